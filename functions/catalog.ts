@@ -1,0 +1,52 @@
+/**
+ * THE list of Lambda functions. CDK, the local runtime, the fixture check (and later the OpenAPI document) read it.
+ * Adding an endpoint = one line here + one handler file at `functions/<name>.ts`.
+ * The function name is the handler path below `functions/`, e.g. `customers/get` → `functions/customers/get.ts`.
+ */
+export type Auth = 'public' | 'merchant';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export type Trigger =
+  | { type: 'http'; method: HttpMethod; path: string; auth: Auth }
+  | { type: 'queue'; queue: QueueName; batchSize: number }
+  | { type: 'schedule'; expression: string; everyMinutesLocally: number };
+
+export type QueueName = 'events' | 'renewals';
+
+export interface FunctionSpec {
+  name: string;
+  trigger: Trigger;
+  /** MB */
+  memory: number;
+  /** seconds */
+  timeout: number;
+}
+
+const API = { memory: 512, timeout: 10 } as const;
+
+const http = (method: HttpMethod, path: string, name: string, auth: Auth = 'merchant'): FunctionSpec => ({
+  name,
+  trigger: { type: 'http', method, path, auth },
+  ...API,
+});
+
+export const catalog: readonly FunctionSpec[] = [
+  http('POST', '/api/auth/request-otp', 'auth/request-otp', 'public'),
+  http('POST', '/api/auth/verify-otp', 'auth/verify-otp', 'public'),
+
+  http('GET', '/api/api-keys', 'api-keys/list'),
+  http('POST', '/api/api-keys', 'api-keys/create'),
+  http('PUT', '/api/api-keys/{id}/revoke', 'api-keys/revoke'),
+
+  http('POST', '/api/customers', 'customers/create'),
+  http('GET', '/api/customers', 'customers/list'),
+  http('GET', '/api/customers/{id}', 'customers/get'),
+  http('PUT', '/api/customers/{id}', 'customers/update'),
+];
+
+export type HttpFunctionSpec = FunctionSpec & { trigger: Extract<Trigger, { type: 'http' }> };
+
+export const httpFunctions = (): HttpFunctionSpec[] =>
+  catalog.filter((f): f is HttpFunctionSpec => f.trigger.type === 'http');
+
+export const handlerFile = (name: string): string => `functions/${name}.ts`;

@@ -1,0 +1,31 @@
+import * as v from 'valibot';
+
+/**
+ * Every environment variable the functions read, validated once at cold start.
+ * `APP_ENV=local` switches the adapters that cannot run on a laptop (SES) to local ones.
+ */
+const ConfigSchema = v.object({
+  APP_ENV: v.optional(v.picklist(['local', 'aws']), 'aws'),
+  TABLE_NAME: v.pipe(v.string(), v.minLength(1)),
+  /** HMAC key for OTPs and card fingerprints. Locally a fixed development value; in AWS read from Secrets Manager. */
+  APP_SECRET: v.optional(v.pipe(v.string(), v.minLength(32))),
+  APP_SECRET_ARN: v.optional(v.string()),
+  OTP_SENDER_EMAIL: v.optional(v.pipe(v.string(), v.email()), 'no-reply@example.com'),
+  LOG_LEVEL: v.optional(v.picklist(['DEBUG', 'INFO', 'WARN', 'ERROR']), 'INFO'),
+});
+
+export type Config = v.InferOutput<typeof ConfigSchema>;
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const result = v.safeParse(ConfigSchema, env);
+  if (!result.success) {
+    const problems = result.issues.map((i) => `${v.getDotPath(i) ?? '?'}: ${i.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  const config = result.output;
+  if (!config.APP_SECRET && !config.APP_SECRET_ARN) throw new Error('Invalid configuration: APP_SECRET or APP_SECRET_ARN is required');
+  return config;
+}
+
+export const config: Config = readConfig();
+export const isLocal = config.APP_ENV === 'local';

@@ -1,0 +1,18 @@
+import type { QueueName } from '../functions/catalog.ts';
+
+/**
+ * Queue definitions shared by CDK and the local runtime. Each queue has a dead-letter queue named `<name>-dlq`.
+ * The URL reaches functions through the environment variable `envVar`.
+ */
+export interface QueueDefinition {
+  name: QueueName;
+  envVar: string;
+  /** seconds; at least 6× the consumer's timeout */
+  visibilityTimeout: number;
+  maxReceiveCount: number;
+}
+
+export const queueDefinitions: readonly QueueDefinition[] = [
+  { name: 'events', envVar: 'EVENTS_QUEUE_URL', visibilityTimeout: 180, maxReceiveCount: 5 },
+  { name: 'renewals', envVar: 'RENEWALS_QUEUE_URL', visibilityTimeout: 180, maxReceiveCount: 5 },
+];

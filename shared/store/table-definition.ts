@@ -1,0 +1,12 @@
+/** The single table's shape. CDK (`infra/`) and the local runtime (`infra/local/`) both build the table from this. */
+export const tableDefinition = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  timeToLiveAttribute: 'expires_at',
+  indexes: [
+    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+  ],
+} as const;
+
+export type IndexName = (typeof tableDefinition.indexes)[number]['name'];
