@@ -1,0 +1,7 @@
+import { createApiKey } from '../../shared/domain/api-keys.ts';
+import { http } from '../../shared/http/index.ts';
+import { CreateApiKeyBody } from '../../shared/schemas/api-keys.ts';
+
+export const handler = http({ auth: 'merchant', body: CreateApiKeyBody, idempotent: true }, async ({ merchant, body }) =>
+  createApiKey(merchant.id, body),
+);

@@ -1,0 +1,7 @@
+import { listCustomers } from '../../shared/domain/customers.ts';
+import { http } from '../../shared/http/index.ts';
+import { ListCustomersQuery } from '../../shared/schemas/customers.ts';
+
+export const handler = http({ auth: 'merchant', query: ListCustomersQuery }, async ({ merchant, query }) =>
+  listCustomers(merchant.id, query),
+);

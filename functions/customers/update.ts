@@ -1,0 +1,8 @@
+import { updateCustomer } from '../../shared/domain/customers.ts';
+import { http } from '../../shared/http/index.ts';
+import { UpdateCustomerBody } from '../../shared/schemas/customers.ts';
+
+export const handler = http(
+  { auth: 'merchant', params: { id: 'customer' }, body: UpdateCustomerBody },
+  async ({ merchant, params, body }) => updateCustomer(merchant.id, params.id, body),
+);

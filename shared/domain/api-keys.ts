@@ -1,0 +1,51 @@
+import { type ApiKeyRecord, getApiKey, listApiKeys as listKeys, putApiKey, revokeApiKey as revoke } from '../store/api-keys.ts';
+import type { PageQuery } from '../store/pagination.ts';
+import { isoNow } from './clock.ts';
+import { API_KEY_PREFIX, type KeyMode, newApiKey, sha256 } from './credentials.ts';
+import { NotFound } from './errors.ts';
+import { newId } from './ids.ts';
+
+/** What a key looks like after creation: identified by prefix and last4, never the key itself. */
+const view = (k: ApiKeyRecord) => ({
+  id: k.id,
+  object: 'api_key',
+  name: k.name,
+  prefix: k.prefix,
+  last4: k.last4,
+  mode: k.mode,
+  status: k.status,
+  created_at: k.created_at,
+  last_used: k.last_used,
+});
+
+/** Issues a key; the full key is in this answer only (it is stored as its SHA-256). */
+export async function createApiKey(merchantId: string, input: { name: string; mode: KeyMode }) {
+  const key = newApiKey(input.mode);
+  const record: ApiKeyRecord = {
+    id: newId('apiKey'),
+    merchant_id: merchantId,
+    name: input.name,
+    mode: input.mode,
+    prefix: API_KEY_PREFIX[input.mode],
+    last4: key.slice(-4),
+    status: 'active',
+    created_at: isoNow(),
+    last_used: null,
+    key_hash: sha256(key),
+  };
+  await putApiKey(record);
+  return { ...view(record), key };
+}
+
+export async function listApiKeys(merchantId: string, page: PageQuery) {
+  const result = await listKeys(merchantId, page);
+  return { object: 'list', data: result.data.map(view), has_more: result.has_more };
+}
+
+/** Revoked keys answer 401 from the next request on; revoking twice is fine. */
+export async function revokeApiKey(merchantId: string, keyId: string) {
+  const key = await getApiKey(merchantId, keyId);
+  if (!key) throw new NotFound();
+  if (key.status !== 'revoked') await revoke(key);
+  return { ...view(key), status: 'revoked' as const };
+}

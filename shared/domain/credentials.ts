@@ -1,0 +1,35 @@
+import { createHash, createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** 32 random bytes from the CSPRNG, written in base62 (43 characters). */
+export function randomBase62(bytes = 32): string {
+  let n = BigInt(`0x${randomBytes(bytes).toString('hex')}`);
+  let out = '';
+  while (n > 0n) {
+    out = BASE62[Number(n % 62n)] + out;
+    n /= 62n;
+  }
+  return out.padStart(43, '0');
+}
+
+export type KeyMode = 'live' | 'test';
+export const API_KEY_PREFIX: Record<KeyMode, string> = { live: 'sk_live_', test: 'sk_test_' };
+export const SESSION_PREFIX = 'sess_';
+
+export const newApiKey = (mode: KeyMode): string => API_KEY_PREFIX[mode] + randomBase62();
+export const newSessionToken = (): string => SESSION_PREFIX + randomBase62();
+
+/** Credentials are stored only as their SHA-256: high-entropy secrets need no slow hash. */
+export const sha256 = (value: string): string => createHash('sha256').update(value).digest('hex');
+
+export const hmac = (secret: string, value: string): string => createHmac('sha256', secret).update(value).digest('hex');
+
+export const constantTimeEqual = (a: string, b: string): boolean => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+/** A 6-digit one-time password from the CSPRNG (leading zeros kept). */
+export const newOtp = (): string => randomInt(0, 1_000_000).toString().padStart(6, '0');

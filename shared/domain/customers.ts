@@ -1,0 +1,53 @@
+import { type CustomerChanges, type CustomerRecord, getCustomer as getRecord, listCustomers as listRecords, putCustomer, updateCustomer as updateRecord } from '../store/customers.ts';
+import type { PageQuery } from '../store/pagination.ts';
+import { isoNow } from './clock.ts';
+import { NotFound } from './errors.ts';
+import { newId } from './ids.ts';
+
+const view = (c: CustomerRecord) => ({
+  id: c.id,
+  object: 'customer',
+  email: c.email,
+  name: c.name,
+  phone: c.phone,
+  metadata: c.metadata,
+  created_at: c.created_at,
+});
+
+export interface NewCustomer {
+  email: string;
+  name?: string;
+  phone?: string;
+  metadata?: Record<string, string>;
+}
+
+export async function createCustomer(merchantId: string, input: NewCustomer) {
+  const customer: CustomerRecord = {
+    id: newId('customer'),
+    merchant_id: merchantId,
+    email: input.email,
+    name: input.name ?? null,
+    phone: input.phone ?? null,
+    metadata: input.metadata ?? {},
+    created_at: isoNow(),
+  };
+  await putCustomer(customer);
+  return view(customer);
+}
+
+export async function getCustomer(merchantId: string, customerId: string) {
+  const customer = await getRecord(merchantId, customerId);
+  if (!customer) throw new NotFound();
+  return view(customer);
+}
+
+export async function updateCustomer(merchantId: string, customerId: string, changes: CustomerChanges) {
+  const customer = await updateRecord(merchantId, customerId, changes);
+  if (!customer) throw new NotFound();
+  return view(customer);
+}
+
+export async function listCustomers(merchantId: string, page: PageQuery) {
+  const result = await listRecords(merchantId, page);
+  return { object: 'list', data: result.data.map(view), has_more: result.has_more };
+}

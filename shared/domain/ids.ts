@@ -1,0 +1,29 @@
+import { ulid } from 'ulid';
+
+/** Identifier prefixes of the contract. An id is `<prefix>_` + a lowercase 26-char ULID (time-sortable). */
+export const PREFIXES = {
+  payment: 'pay',
+  refund: 'ref',
+  subscription: 'sub',
+  invoice: 'inv',
+  rule: 'rul',
+  customer: 'cus',
+  settlement: 'set',
+  webhook: 'whk',
+  event: 'evt',
+  apiKey: 'key',
+  merchant: 'mer',
+  otpRequest: 'req',
+} as const;
+
+export type Entity = keyof typeof PREFIXES;
+
+export const newId = (entity: Entity, time?: number): string => `${PREFIXES[entity]}_${ulid(time).toLowerCase()}`;
+
+const ULID_BODY = '[0-9abcdefghjkmnpqrstvwxyz]{26}';
+const patterns = Object.fromEntries(
+  Object.entries(PREFIXES).map(([entity, prefix]) => [entity, new RegExp(`^${prefix}_${ULID_BODY}$`)]),
+) as Record<Entity, RegExp>;
+
+/** True when `id` has the prefix and shape of `entity`: a malformed id is answered like a missing one (404). */
+export const isId = (entity: Entity, id: unknown): id is string => typeof id === 'string' && patterns[entity].test(id);

@@ -1,0 +1,58 @@
+import { appSecret } from '../secrets.ts';
+import { emailSender } from '../messaging/email.ts';
+import { findOrCreateMerchant } from '../store/merchants.ts';
+import { consumeOtp, getOtpRequest, putOtpRequest, recordWrongOtp } from '../store/otp-requests.ts';
+import { putSession } from '../store/sessions.ts';
+import { clock } from './clock.ts';
+import { constantTimeEqual, hmac, newOtp, newSessionToken, sha256 } from './credentials.ts';
+import { Unauthorized } from './errors.ts';
+import { newId } from './ids.ts';
+
+export const OTP_TTL_SECONDS = 600;
+export const OTP_MAX_ATTEMPTS = 5;
+const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** The OTP is stored only as an HMAC bound to its request, so a leaked table reveals no code. */
+const otpHmac = async (requestId: string, otp: string) => hmac(await appSecret(), `${requestId}:${otp}`);
+
+/** Sends a 6-digit code to the address. Known and unknown addresses get the same answer. */
+export async function requestOtp(email: string): Promise<{ request_id: string; expires_in: number }> {
+  const otp = newOtp();
+  const request_id = newId('otpRequest');
+  await putOtpRequest({
+    request_id,
+    email,
+    otp_hmac: await otpHmac(request_id, otp),
+    attempts: 0,
+    used: false,
+    expires_ms: clock.now() + OTP_TTL_SECONDS * 1000,
+  });
+  await emailSender.send({
+    to: email,
+    subject: 'Your sign-in code',
+    text: `Your sign-in code is ${otp}. It expires in ${OTP_TTL_SECONDS / 60} minutes and works once.`,
+  });
+  return { request_id, expires_in: OTP_TTL_SECONDS };
+}
+
+/**
+ * Exchanges a code for a 24 h session token. Single use, at most 5 wrong tries (then the request is dead),
+ * compared in constant time. The first sign-in of an address creates its merchant.
+ */
+export async function verifyOtp(requestId: string, otp: string): Promise<{ token: string; merchant_id: string }> {
+  const request = await getOtpRequest(requestId);
+  if (!request || request.used) throw new Unauthorized('invalid_otp');
+  if (request.expires_ms <= clock.now()) throw new Unauthorized('otp_expired');
+  if (request.attempts >= OTP_MAX_ATTEMPTS) throw new Unauthorized('otp_attempts_exceeded');
+
+  if (!constantTimeEqual(await otpHmac(requestId, otp), request.otp_hmac)) {
+    await recordWrongOtp(requestId, OTP_MAX_ATTEMPTS);
+    throw new Unauthorized('invalid_otp');
+  }
+  if (!(await consumeOtp(requestId, OTP_MAX_ATTEMPTS))) throw new Unauthorized('invalid_otp');
+
+  const merchant = await findOrCreateMerchant(request.email);
+  const token = newSessionToken();
+  await putSession(sha256(token), { merchant_id: merchant.id, expires_ms: clock.now() + SESSION_TTL_MS });
+  return { token, merchant_id: merchant.id };
+}

@@ -1,0 +1,32 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { AppError, MESSAGES } from '../domain/errors.ts';
+import { logger } from '../logger.ts';
+import { jsonResponse } from './response.ts';
+import { type RequestState, stateOf } from './types.ts';
+
+/**
+ * The one error mapper: an AppError (status + safe message) becomes the documented error shape; anything else is
+ * logged and answered with a bare 500 that leaks nothing.
+ */
+export const errorMapper = (): MiddlewareObj<APIGatewayProxyEvent> => ({
+  onError: (request) => {
+    const error = request.error;
+    if (error instanceof AppError) {
+      if (error.status >= 500) logger.error('Request failed', { code: error.code });
+      else logger.info('Request rejected', { status: error.status, code: error.code });
+    } else {
+      logger.error('Unhandled error', error as Error);
+    }
+    request.response = renderError(stateOf(request), error);
+  },
+});
+
+export function renderError(state: RequestState | undefined, error: unknown): APIGatewayProxyResult {
+  const request_id = state?.requestId;
+  if (error instanceof AppError) {
+    const body = { error: { type: error.type, code: error.code, message: error.message, ...error.details, request_id } };
+    return jsonResponse(state, error.status, body, error.headers);
+  }
+  return jsonResponse(state, 500, { error: { type: 'api_error', code: 'internal_error', message: MESSAGES[500], request_id } });
+}

@@ -1,0 +1,83 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { clock } from '../domain/clock.ts';
+import { sha256 } from '../domain/credentials.ts';
+import { AppError, BadRequest, IdempotencyKeyInUse, IdempotencyKeyReused } from '../domain/errors.ts';
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../store/idempotency.ts';
+import { renderError } from './error-mapper.ts';
+import { stateOf } from './types.ts';
+
+const KEEP_MS = 24 * 60 * 60 * 1000;
+const MAX_KEY_LENGTH = 255;
+
+interface Claim {
+  scope: string;
+  key: string;
+}
+const claims = new WeakMap<object, Claim>();
+
+/**
+ * `Idempotency-Key` on a merchant's POST: the first response (success or client error) is stored for 24 h and
+ * replayed with `Idempotent-Replayed: true`; the same key with another request is a 400, and while the first
+ * request still runs a 409. A server error frees the key so that a retry runs again. Runs after validation, so
+ * rejected requests store nothing.
+ */
+export const idempotency = (): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
+  before: async (request) => {
+    const key = request.event.headers?.['idempotency-key'];
+    if (key === undefined) return;
+    if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw new BadRequest('parameter_invalid', 'Idempotency-Key');
+    const state = stateOf(request);
+    const scope = state.merchant!.id;
+    const now = clock.now();
+    const lockMs = (request.context.getRemainingTimeInMillis?.() ?? 30_000) + 5_000;
+    const hash = requestHash(request.event, state.rawBody);
+    const claim = await claimIdempotencyKey(scope, key, hash, now, lockMs, KEEP_MS);
+    if (claim.claimed) {
+      claims.set(request, { scope, key });
+      return;
+    }
+    const { existing } = claim;
+    if (existing.request_hash !== hash) throw new IdempotencyKeyReused();
+    if (existing.status !== 'completed') throw new IdempotencyKeyInUse();
+    return {
+      statusCode: existing.response_status!,
+      headers: {
+        'Content-Type': 'application/json',
+        ...state.responseHeaders,
+        'Idempotent-Replayed': 'true',
+      },
+      body: existing.response_body!,
+    } satisfies APIGatewayProxyResult;
+  },
+  after: async (request) => {
+    const claim = claims.get(request);
+    if (!claim || !request.response) return;
+    await completeIdempotencyKey(claim.scope, claim.key, request.response.statusCode, request.response.body);
+  },
+  onError: async (request) => {
+    const claim = claims.get(request);
+    if (!claim) return;
+    const error = request.error;
+    if (error instanceof AppError && error.status < 500) {
+      const rendered = renderError(stateOf(request), error);
+      await completeIdempotencyKey(claim.scope, claim.key, rendered.statusCode, rendered.body);
+    } else {
+      await releaseIdempotencyKey(claim.scope, claim.key);
+    }
+  },
+});
+
+/** The request a key stands for: method, path and the body as parsed JSON with sorted keys. */
+function requestHash(event: APIGatewayProxyEvent, body: unknown): string {
+  return sha256(`${event.httpMethod} ${event.path}\n${canonicalJson(body)}`);
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}

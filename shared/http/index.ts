@@ -1,0 +1,79 @@
+import middy from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type * as v from 'valibot';
+import type { Auth } from '../../functions/catalog.ts';
+import type { Entity } from '../domain/ids.ts';
+import { logger } from '../logger.ts';
+import { auth as authenticate } from './auth.ts';
+import { errorMapper } from './error-mapper.ts';
+import { idempotency } from './idempotency.ts';
+import { jsonBody } from './json-body.ts';
+import { rateLimit, type RateLimitOptions } from './rate-limit.ts';
+import { jsonResponse } from './response.ts';
+import { requestContext } from './request-context.ts';
+import { type Merchant, stateOfEvent } from './types.ts';
+import { type AnySchema, validate } from './validate.ts';
+
+type Out<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
+
+export interface HttpOptions<A extends Auth, B, Q, P extends Record<string, Entity>> {
+  auth: A;
+  body?: B;
+  query?: Q;
+  /** path parameters → the entity whose id they carry */
+  params?: P;
+  rateLimit?: RateLimitOptions;
+  /** honour Idempotency-Key (every merchant POST) */
+  idempotent?: boolean;
+}
+
+export interface HttpInput<A extends Auth, B, Q, P> {
+  merchant: A extends 'merchant' ? Merchant : undefined;
+  body: Out<B>;
+  query: Out<Q>;
+  params: { [K in keyof P]: string };
+  sourceIp: string;
+  requestId: string;
+}
+
+export type HttpHandler = middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> & {
+  /** the declared options, read by the catalog consistency test */
+  readonly options: { auth: Auth };
+};
+
+/**
+ * Builds an HTTP Lambda: request id + logger, header normalization, error mapping, auth, rate limit, JSON body,
+ * validation and idempotency, in that order. The function receives validated input and returns the 200 body.
+ */
+export function http<
+  A extends Auth,
+  B extends AnySchema | undefined = undefined,
+  Q extends AnySchema | undefined = undefined,
+  P extends Record<string, Entity> = Record<never, Entity>,
+>(options: HttpOptions<A, B, Q, P>, fn: (input: HttpInput<A, B, Q, P>) => Promise<unknown>): HttpHandler {
+  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(requestContext())
+    .use(httpHeaderNormalizer())
+    .use(errorMapper());
+  if (options.auth === 'merchant') chain.use(authenticate());
+  if (options.rateLimit) chain.use(rateLimit(options.rateLimit));
+  chain.use(jsonBody()).use(validate({ body: options.body, query: options.query, params: options.params }));
+  if (options.idempotent && options.auth === 'merchant') chain.use(idempotency());
+
+  const handler = chain.handler(async (event) => {
+    const state = stateOfEvent(event);
+    const result = await fn({
+      merchant: state.merchant as HttpInput<A, B, Q, P>['merchant'],
+      body: state.body as Out<B>,
+      query: state.query as Out<Q>,
+      params: state.params as HttpInput<A, B, Q, P>['params'],
+      sourceIp: state.sourceIp,
+      requestId: state.requestId,
+    });
+    return jsonResponse(state, 200, result);
+  });
+  return Object.assign(handler, { options: { auth: options.auth } });
+}

@@ -1,0 +1,23 @@
+import { randomUUID } from 'node:crypto';
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { logger } from '../logger.ts';
+import { initState } from './types.ts';
+
+/** Gives the request its id (the `Request-Id` header) and puts it, with method and route, on every log line. */
+export const requestContext = (): MiddlewareObj<APIGatewayProxyEvent> => ({
+  before: (request) => {
+    const event = request.event;
+    const requestId = randomUUID();
+    initState(event, {
+      requestId,
+      sourceIp: event.requestContext?.identity?.sourceIp ?? 'unknown',
+      responseHeaders: { 'Request-Id': requestId },
+      rawBody: {},
+      body: {},
+      query: {},
+      params: {},
+    });
+    logger.appendKeys({ request_id: requestId, method: event.httpMethod, route: event.resource });
+  },
+});

@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import { config, isLocal } from '../config.ts';
+import { isoNow } from '../domain/clock.ts';
+import { addToLocalOutbox } from './local-outbox.ts';
+
+export interface Email {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+/** The e-mail port: Amazon SES v2 in the cloud; locally the console and the local outbox. */
+export interface EmailSender {
+  send(email: Email): Promise<void>;
+}
+
+class SesEmailSender implements EmailSender {
+  private readonly ses = new SESv2Client({});
+  async send(email: Email): Promise<void> {
+    await this.ses.send(
+      new SendEmailCommand({
+        FromEmailAddress: config.OTP_SENDER_EMAIL,
+        Destination: { ToAddresses: [email.to] },
+        Content: { Simple: { Subject: { Data: email.subject }, Body: { Text: { Data: email.text } } } },
+      }),
+    );
+  }
+}
+
+class LocalEmailSender implements EmailSender {
+  async send(email: Email): Promise<void> {
+    addToLocalOutbox({ id: randomUUID(), channel: 'email', ...email, sent_at: isoNow() });
+    process.stdout.write(`\n✉  e-mail to ${email.to}: ${email.subject}\n${email.text}\n\n`);
+  }
+}
+
+export const emailSender: EmailSender = isLocal ? new LocalEmailSender() : new SesEmailSender();

@@ -1,0 +1,135 @@
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { KeyMode } from '../domain/credentials.ts';
+import { db, isConditionFailure, TABLE } from './client.ts';
+import { apiKeyKeys, type Key } from './keys.ts';
+import { listPage, type Page, type PageQuery } from './pagination.ts';
+
+export interface ApiKeyRecord {
+  id: string;
+  merchant_id: string;
+  name: string;
+  mode: KeyMode;
+  prefix: string;
+  last4: string;
+  status: 'active' | 'revoked';
+  created_at: string;
+  last_used: string | null;
+  key_hash: string;
+}
+
+/** What authentication reads: one consistent GetItem by the key's hash. */
+export interface ApiKeyAuthRecord {
+  merchant_id: string;
+  key_id: string;
+  mode: KeyMode;
+  status: 'active' | 'revoked';
+  last_used: string | null;
+}
+
+/** The listed key item and the hash-lookup item are written together, so a key is never half-created. */
+export async function putApiKey(key: ApiKeyRecord): Promise<void> {
+  const auth: ApiKeyAuthRecord = {
+    merchant_id: key.merchant_id,
+    key_id: key.id,
+    mode: key.mode,
+    status: key.status,
+    last_used: key.last_used,
+  };
+  await db.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: TABLE,
+            Item: { ...apiKeyKeys.item(key.merchant_id, key.id), type: 'api_key', ...key },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        {
+          Put: {
+            TableName: TABLE,
+            Item: { ...apiKeyKeys.byHash(key.key_hash), type: 'api_key_hash', ...auth },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+      ],
+    }),
+  );
+}
+
+export async function getApiKey(merchantId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: apiKeyKeys.item(merchantId, keyId), ConsistentRead: true }));
+  return out.Item as ApiKeyRecord | undefined;
+}
+
+export async function getApiKeyByHash(keyHash: string): Promise<ApiKeyAuthRecord | undefined> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: apiKeyKeys.byHash(keyHash), ConsistentRead: true }));
+  return out.Item as ApiKeyAuthRecord | undefined;
+}
+
+export async function listApiKeys(merchantId: string, page: PageQuery): Promise<Page<ApiKeyRecord>> {
+  const { pk, skPrefix } = apiKeyKeys.listPrefix(merchantId);
+  return listPage<ApiKeyRecord>(
+    {
+      partition: { name: 'pk', value: pk },
+      sortKey: { name: 'sk', prefix: skPrefix },
+      cursorKey: (id) => apiKeyKeys.item(merchantId, id),
+    },
+    page,
+  );
+}
+
+/** Revokes both items at once; revoking a revoked key changes nothing. */
+export async function revokeApiKey(key: ApiKeyRecord): Promise<void> {
+  const update = (k: Key) => ({
+    Update: {
+      TableName: TABLE,
+      Key: k,
+      UpdateExpression: 'SET #status = :revoked',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':revoked': 'revoked' },
+    },
+  });
+  await db.send(
+    new TransactWriteCommand({
+      TransactItems: [update(apiKeyKeys.item(key.merchant_id, key.id)), update(apiKeyKeys.byHash(key.key_hash))],
+    }),
+  );
+}
+
+/**
+ * Records use of a key at most once a minute: the condition on the hash item lets one request per minute through,
+ * so a busy key costs one extra write a minute, not one per request.
+ */
+export async function touchApiKey(keyHash: string, auth: ApiKeyAuthRecord, now: string, cutoff: string): Promise<void> {
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: TABLE,
+              Key: apiKeyKeys.byHash(keyHash),
+              UpdateExpression: 'SET last_used = :now',
+              ConditionExpression: '#status = :active AND (attribute_not_exists(last_used) OR last_used = :null OR last_used < :cutoff)',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':now': now, ':cutoff': cutoff, ':active': 'active', ':null': null },
+            },
+          },
+          {
+            Update: {
+              TableName: TABLE,
+              Key: apiKeyKeys.item(auth.merchant_id, auth.key_id),
+              UpdateExpression: 'SET last_used = :now',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: { ':now': now },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+  }
+}

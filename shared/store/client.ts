@@ -1,0 +1,18 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.ts';
+
+/** One document client per container, created at cold start. The endpoint comes from AWS_ENDPOINT_URL_DYNAMODB locally. */
+export const db = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+  marshallOptions: { removeUndefinedValues: true },
+});
+
+export const TABLE = config.TABLE_NAME;
+
+/** DynamoDB TTL wants epoch seconds. */
+export const ttl = (ms: number): number => Math.floor(ms / 1000);
+
+export const isConditionFailure = (e: unknown): boolean =>
+  e instanceof Error &&
+  (e.name === 'ConditionalCheckFailedException' ||
+    (e.name === 'TransactionCanceledException' && /ConditionalCheckFailed/.test(e.message)));

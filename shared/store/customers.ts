@@ -1,0 +1,90 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionFailure, TABLE } from './client.ts';
+import { customerKeys } from './keys.ts';
+import { listPage, type Page, type PageQuery } from './pagination.ts';
+
+export interface CustomerRecord {
+  id: string;
+  merchant_id: string;
+  email: string;
+  name: string | null;
+  phone: string | null;
+  metadata: Record<string, string>;
+  created_at: string;
+}
+
+export type CustomerChanges = Partial<Pick<CustomerRecord, 'email' | 'name' | 'phone' | 'metadata'>>;
+
+const indexKeys = (c: Pick<CustomerRecord, 'id' | 'merchant_id' | 'email'>) => ({
+  ...customerKeys.list(c.merchant_id, c.id),
+  ...customerKeys.byEmail(c.merchant_id, c.email),
+});
+
+export async function putCustomer(customer: CustomerRecord): Promise<void> {
+  await db.send(
+    new PutCommand({
+      TableName: TABLE,
+      Item: { ...customerKeys.item(customer.id), type: 'customer', ...indexKeys(customer), ...customer },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}
+
+/** The merchant's customer, or undefined when it does not exist or belongs to another merchant. */
+export async function getCustomer(merchantId: string, customerId: string): Promise<CustomerRecord | undefined> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: customerKeys.item(customerId) }));
+  const item = out.Item as CustomerRecord | undefined;
+  return item?.merchant_id === merchantId ? strip(item) : undefined;
+}
+
+/** Applies the changes only if the customer is the merchant's; undefined otherwise. */
+export async function updateCustomer(
+  merchantId: string,
+  customerId: string,
+  changes: CustomerChanges,
+): Promise<CustomerRecord | undefined> {
+  const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
+  if (changes.email) entries.push(['gsi2pk', customerKeys.byEmail(merchantId, changes.email).gsi2pk]);
+  const names: Record<string, string> = { '#merchant': 'merchant_id' };
+  const values: Record<string, unknown> = { ':merchant': merchantId };
+  const sets = entries.map(([field, value], i) => {
+    names[`#f${i}`] = field;
+    values[`:v${i}`] = value;
+    return `#f${i} = :v${i}`;
+  });
+  try {
+    const out = await db.send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: customerKeys.item(customerId),
+        UpdateExpression: sets.length ? `SET ${sets.join(', ')}` : 'SET #merchant = :merchant',
+        ConditionExpression: 'attribute_exists(pk) AND #merchant = :merchant',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return strip(out.Attributes as CustomerRecord);
+  } catch (e) {
+    if (isConditionFailure(e)) return undefined;
+    throw e;
+  }
+}
+
+export async function listCustomers(merchantId: string, page: PageQuery): Promise<Page<CustomerRecord>> {
+  const result = await listPage<CustomerRecord>(
+    {
+      index: 'gsi1',
+      partition: { name: 'gsi1pk', value: customerKeys.listPartition(merchantId) },
+      sortKey: { name: 'gsi1sk' },
+      cursorKey: (id) => ({ ...customerKeys.item(id), ...customerKeys.list(merchantId, id) }),
+    },
+    page,
+  );
+  return { data: result.data.map(strip), has_more: result.has_more };
+}
+
+function strip(item: CustomerRecord): CustomerRecord {
+  const { id, merchant_id, email, name, phone, metadata, created_at } = item;
+  return { id, merchant_id, email, name: name ?? null, phone: phone ?? null, metadata: metadata ?? {}, created_at };
+}

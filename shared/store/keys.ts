@@ -1,0 +1,61 @@
+/**
+ * Every key string of the single table is built here and nowhere else.
+ *
+ * Access patterns
+ * | pattern                               | key condition                                         | index |
+ * |---------------------------------------|-------------------------------------------------------|-------|
+ * | merchant profile by id                | pk = MER#<mer>, sk = PROFILE                          | table |
+ * | merchant by e-mail (sign-in)          | pk = EMAIL#<email>, sk = EMAIL                        | table |
+ * | OTP request by id                     | pk = OTP#<req>, sk = OTP                              | table |
+ * | session by token hash (auth)          | pk = SESS#<sha256>, sk = SESS                         | table |
+ * | API key by key hash (auth)            | pk = APIKEY#<sha256>, sk = APIKEY                     | table |
+ * | merchant's API keys, newest first     | pk = MER#<mer>, sk begins_with KEY# (desc)            | table |
+ * | API key by id                         | pk = MER#<mer>, sk = KEY#<key>                        | table |
+ * | customer by id                        | pk = CUS#<cus>, sk = CUS                              | table |
+ * | merchant's customers, newest first    | gsi1pk = MER#<mer>#CUS, gsi1sk < / > <cus> (desc)     | gsi1  |
+ * | merchant's customer by e-mail         | gsi2pk = MER#<mer>#CUSEMAIL#<email>                   | gsi2  |
+ * | idempotency record                    | pk = IDEM#<scope>#<key>, sk = IDEM                    | table |
+ * | rate-limit window                     | pk = RATE#<limit>#<subject>#<window>, sk = RATE       | table |
+ *
+ * Unbounded entities (customers, later payments, invoices, events) get their own partition and are listed through
+ * gsi1; small per-merchant sets (API keys, later rules and webhooks) live under MER#<mer>.
+ */
+
+export type Key = { pk: string; sk: string };
+
+export const merchantKeys = {
+  profile: (merchantId: string): Key => ({ pk: `MER#${merchantId}`, sk: 'PROFILE' }),
+  byEmail: (email: string): Key => ({ pk: `EMAIL#${email}`, sk: 'EMAIL' }),
+};
+
+export const otpKeys = {
+  request: (requestId: string): Key => ({ pk: `OTP#${requestId}`, sk: 'OTP' }),
+};
+
+export const sessionKeys = {
+  byTokenHash: (tokenHash: string): Key => ({ pk: `SESS#${tokenHash}`, sk: 'SESS' }),
+};
+
+export const apiKeyKeys = {
+  byHash: (keyHash: string): Key => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
+  item: (merchantId: string, keyId: string): Key => ({ pk: `MER#${merchantId}`, sk: `KEY#${keyId}` }),
+  listPrefix: (merchantId: string) => ({ pk: `MER#${merchantId}`, skPrefix: 'KEY#' }),
+};
+
+export const customerKeys = {
+  item: (customerId: string): Key => ({ pk: `CUS#${customerId}`, sk: 'CUS' }),
+  list: (merchantId: string, customerId: string) => ({ gsi1pk: `MER#${merchantId}#CUS`, gsi1sk: customerId }),
+  listPartition: (merchantId: string) => `MER#${merchantId}#CUS`,
+  byEmail: (merchantId: string, email: string) => ({ gsi2pk: `MER#${merchantId}#CUSEMAIL#${email}`, gsi2sk: 'CUS' }),
+};
+
+export const idempotencyKeys = {
+  record: (scope: string, key: string): Key => ({ pk: `IDEM#${scope}#${key}`, sk: 'IDEM' }),
+};
+
+export const rateLimitKeys = {
+  window: (limit: string, subject: string, windowStart: number): Key => ({
+    pk: `RATE#${limit}#${subject}#${windowStart}`,
+    sk: 'RATE',
+  }),
+};

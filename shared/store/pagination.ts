@@ -1,0 +1,68 @@
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db, TABLE } from './client.ts';
+import type { IndexName } from './table-definition.ts';
+
+export interface PageQuery {
+  limit: number;
+  starting_after?: string;
+  ending_before?: string;
+}
+
+export interface Page<T> {
+  data: T[];
+  has_more: boolean;
+}
+
+type Item = Record<string, unknown>;
+
+export interface ListSpec {
+  index?: IndexName;
+  /** The key condition over the partition (and optionally a sort key prefix). */
+  partition: { name: string; value: string };
+  sortKey: { name: string; prefix?: string };
+  /** The full exclusive start key (table + index keys) of the item with this id; ids are ULIDs, so this needs no read. */
+  cursorKey: (id: string) => Item;
+  filter?: Pick<QueryCommandInput, 'FilterExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>;
+}
+
+/**
+ * Newest-first cursor pagination: `starting_after` pages towards older items, `ending_before` towards newer ones.
+ * Keeps querying while a filter thins out the pages, so `limit` is honoured exactly.
+ */
+export async function listPage<T = Item>(spec: ListSpec, page: PageQuery): Promise<Page<T>> {
+  const backwards = page.ending_before !== undefined;
+  const cursor = page.ending_before ?? page.starting_after;
+  const names: Record<string, string> = { '#p': spec.partition.name, ...spec.filter?.ExpressionAttributeNames };
+  const values: Record<string, unknown> = { ':p': spec.partition.value, ...spec.filter?.ExpressionAttributeValues };
+  let condition = '#p = :p';
+  if (spec.sortKey.prefix !== undefined) {
+    names['#s'] = spec.sortKey.name;
+    values[':s'] = spec.sortKey.prefix;
+    condition += ' AND begins_with(#s, :s)';
+  }
+
+  const wanted = page.limit + 1;
+  const items: Item[] = [];
+  let startKey: Item | undefined = cursor ? spec.cursorKey(cursor) : undefined;
+  do {
+    const out = await db.send(
+      new QueryCommand({
+        TableName: TABLE,
+        IndexName: spec.index,
+        KeyConditionExpression: condition,
+        FilterExpression: spec.filter?.FilterExpression,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ScanIndexForward: backwards,
+        ExclusiveStartKey: startKey,
+        Limit: spec.filter ? Math.max(wanted, 50) : wanted,
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey && items.length < wanted);
+
+  const has_more = items.length > page.limit;
+  const data = items.slice(0, page.limit);
+  return { data: (backwards ? data.reverse() : data) as T[], has_more };
+}
