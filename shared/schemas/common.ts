@@ -10,6 +10,8 @@ export const Name = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200
 
 /** At most 50 keys, key ≤ 40 chars, string values ≤ 500 chars. */
 export const Metadata = v.pipe(
+  v.unknown(),
+  v.check((m) => typeof m === 'object' && m !== null && !Array.isArray(m), 'metadata must be an object'),
   v.record(v.pipe(v.string(), v.minLength(1), v.maxLength(40)), v.pipe(v.string(), v.maxLength(500))),
   v.check((m) => Object.keys(m).length <= 50, 'at most 50 metadata keys'),
 );

@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { handler as createKey } from '../../functions/api-keys/create.ts';
+import { handler as listKeys } from '../../functions/api-keys/list.ts';
+import { handler as revokeKey } from '../../functions/api-keys/revoke.ts';
+import { handler as listCustomers } from '../../functions/customers/list.ts';
+import { clock } from '../../shared/domain/clock.ts';
+import { newId } from '../../shared/domain/ids.ts';
+import { apiEvent, invokeHttp } from '../support/lambda.ts';
+import { bearer, newMerchant } from '../support/merchant.ts';
+
+const create = (key: string, body: unknown) =>
+  invokeHttp(createKey, apiEvent({ method: 'POST', path: '/api/api-keys', headers: bearer(key), body }));
+const list = (key: string, query?: Record<string, string>) =>
+  invokeHttp(listKeys, apiEvent({ method: 'GET', path: '/api/api-keys', headers: bearer(key), query }));
+const revoke = (key: string, id: string) =>
+  invokeHttp(
+    revokeKey,
+    apiEvent({ method: 'PUT', path: `/api/api-keys/${id}/revoke`, resource: '/api/api-keys/{id}/revoke', pathParameters: { id }, headers: bearer(key) }),
+  );
+const callWith = (key: string) => invokeHttp(listCustomers, apiEvent({ method: 'GET', path: '/api/customers', headers: bearer(key) }));
+
+describe('API keys', () => {
+  it('creates a live key shown once, with its prefix and mode', async () => {
+    const { apiKey } = await newMerchant();
+    const res = await create(apiKey, { name: 'Checkout server', mode: 'live' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: expect.stringMatching(/^key_[0-9a-z]{26}$/), prefix: 'sk_live_', mode: 'live', status: 'active' });
+    expect(res.body.key).toMatch(/^sk_live_[0-9A-Za-z]{43}$/);
+    expect(res.body.last4).toBe(res.body.key.slice(-4));
+    expect((await callWith(res.body.key)).status).toBe(200);
+  });
+
+  it('lists keys newest first with prefix and last4, never the key or its hash', async () => {
+    const { apiKey } = await newMerchant();
+    const made = await create(apiKey, { name: 'Reporting', mode: 'test' });
+    const res = await list(apiKey);
+    expect(res.status).toBe(200);
+    expect(res.body.has_more).toBe(false);
+    expect(res.body.data).toHaveLength(2);
+    expect(res.body.data[0]).toEqual({
+      id: made.body.id,
+      object: 'api_key',
+      name: 'Reporting',
+      prefix: 'sk_test_',
+      last4: made.body.last4,
+      mode: 'test',
+      status: 'active',
+      created_at: made.body.created_at,
+      last_used: null,
+    });
+    const text = JSON.stringify(res.body);
+    expect(text).not.toContain(made.body.key);
+    expect(text).not.toContain(apiKey);
+    expect(text).not.toMatch(/hash/);
+  });
+
+  it('records last_used when a key is used, at most once a minute', async () => {
+    const { apiKey, apiKeyId } = await newMerchant();
+    await callWith(apiKey);
+    const firstUse = (await list(apiKey)).body.data.find((k: { id: string }) => k.id === apiKeyId).last_used;
+    await callWith(apiKey);
+    const sameMinute = (await list(apiKey)).body.data.find((k: { id: string }) => k.id === apiKeyId).last_used;
+    const realNow = clock.now;
+    clock.now = () => realNow() + 61_000;
+    try {
+      await callWith(apiKey);
+      const later = (await list(apiKey)).body.data.find((k: { id: string }) => k.id === apiKeyId).last_used;
+      expect(firstUse).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+      expect(sameMinute).toBe(firstUse);
+      expect(later > firstUse).toBe(true);
+    } finally {
+      clock.now = realNow;
+    }
+  });
+
+  it('revokes a key: it answers 401 at once, and revoking again answers 200', async () => {
+    const { apiKey } = await newMerchant();
+    const other = await create(apiKey, { name: 'To revoke', mode: 'test' });
+    const first = await revoke(apiKey, other.body.id);
+    const afterRevoke = await callWith(other.body.key);
+    const again = await revoke(apiKey, other.body.id);
+    const listed = await list(apiKey);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ id: other.body.id, status: 'revoked' });
+    expect(afterRevoke.status).toBe(401);
+    expect(afterRevoke.body.error).toMatchObject({ type: 'authentication_error', message: 'Invalid API key' });
+    expect(again.status).toBe(200);
+    expect(listed.body.data.find((k: { id: string }) => k.id === other.body.id).status).toBe('revoked');
+  });
+
+  it("answers 404 for an unknown key, a malformed id and another merchant's key", async () => {
+    const a = await newMerchant();
+    const b = await newMerchant();
+    expect((await revoke(a.apiKey, newId('apiKey'))).status).toBe(404);
+    expect((await revoke(a.apiKey, 'key_nope')).status).toBe(404);
+    expect((await revoke(a.apiKey, newId('customer'))).status).toBe(404);
+    const foreign = await revoke(a.apiKey, b.apiKeyId);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error).toMatchObject({ type: 'invalid_request_error', message: 'Resource not found' });
+    expect((await callWith(b.apiKey)).status).toBe(200);
+  });
+
+  it.each([
+    ['no name', { mode: 'live' }, 'name'],
+    ['an unknown mode', { name: 'x', mode: 'production' }, 'mode'],
+    ['a name over 200 chars', { name: 'x'.repeat(201) }, 'name'],
+  ])('answers 400 to a create with %s', async (_case, body, param) => {
+    const { apiKey } = await newMerchant();
+    const res = await create(apiKey, body);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ message: 'Invalid request body', param });
+  });
+
+  it('defaults the mode to test', async () => {
+    const { apiKey } = await newMerchant();
+    const res = await create(apiKey, { name: 'Default mode' });
+    expect(res.body).toMatchObject({ mode: 'test', prefix: 'sk_test_' });
+  });
+});
+
+describe('authentication', () => {
+  it.each([
+    ['no Authorization header', {}],
+    ['a garbage key', bearer('sk_test_garbage')],
+    ['a made-up live key', bearer(`sk_live_${'a'.repeat(43)}`)],
+    ['a made-up session', bearer(`sess_${'a'.repeat(43)}`)],
+    ['a Basic credential', { Authorization: 'Basic dXNlcjpwYXNz' }],
+    ['Bearer without a credential', { Authorization: 'Bearer ' }],
+  ])('answers 401 Invalid API key for %s', async (_case, headers) => {
+    const res = await invokeHttp(listCustomers, apiEvent({ method: 'GET', path: '/api/customers', headers }));
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({
+      error: { type: 'authentication_error', code: 'invalid_api_key', message: 'Invalid API key', request_id: res.headers['request-id'] },
+    });
+  });
+
+  it('reads the header case-insensitively', async () => {
+    const { apiKey } = await newMerchant();
+    const res = await invokeHttp(listCustomers, apiEvent({ method: 'GET', path: '/api/customers', headers: { authorization: `bearer ${apiKey}` } }));
+    expect(res.status).toBe(200);
+  });
+});
