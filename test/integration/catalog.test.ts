@@ -1,0 +1,37 @@
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { catalog, handlerFile, httpFunctions } from '../../functions/catalog.ts';
+import { defaultFixturePath, placeholdersFrom } from '../../infra/local/fixtures.ts';
+import type { HttpHandler } from '../../shared/http/index.ts';
+import { invokeHttp } from '../support/lambda.ts';
+import { loadFixture } from '../support/fixtures.ts';
+import { newMerchant } from '../support/merchant.ts';
+
+const load = async (name: string) => ((await import(`../../${handlerFile(name)}`)) as { handler: HttpHandler }).handler;
+
+describe('the function catalog', () => {
+  it.each(catalog.map((f) => [f.name, f] as const))('%s has a handler file and a fixture', (_name, spec) => {
+    expect(existsSync(handlerFile(spec.name))).toBe(true);
+    expect(existsSync(defaultFixturePath(spec))).toBe(true);
+  });
+
+  it('has one function per method and path', () => {
+    const routes = httpFunctions().map((f) => `${f.trigger.method} ${f.trigger.path}`);
+    expect(new Set(routes).size).toBe(routes.length);
+  });
+
+  it.each(httpFunctions().map((f) => [f.name, f] as const))('%s declares the auth the catalog says', async (_name, spec) => {
+    expect((await load(spec.name)).options.auth).toBe(spec.trigger.auth);
+  });
+
+  it.each(httpFunctions().map((f) => [f.name, f] as const))('%s answers its fixture without a server error', async (_name, spec) => {
+    // Prepare: the fixture's placeholders filled with a fresh merchant, as `npm run invoke` does
+    const event = loadFixture(spec.name, placeholdersFrom(await newMerchant()));
+    // Act
+    const res = await invokeHttp(await load(spec.name), event);
+    // Assess
+    expect(res.status).toBeLessThan(500);
+    expect(event.resource).toBe(spec.trigger.path);
+    expect(event.httpMethod).toBe(spec.trigger.method);
+  });
+});
