@@ -1,0 +1,304 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { catalog, type FunctionSpec, handlerFile, type HttpFunctionSpec, type QueueName } from '../../functions/catalog.ts';
+import type { Config } from '../../shared/config.ts';
+import type { OtpEmail } from './email.ts';
+import type { AppQueue, AppQueues } from './queues.ts';
+
+/** The repository root: entries, lock file and tsconfig are resolved from here, whatever the working directory. */
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The names of the variables `shared/config.ts` reads (queue URLs come from each queue definition's `envVar`). */
+type ConfigVar = keyof Config;
+const env = (name: ConfigVar): string => name;
+
+/**
+ * What a function may do with the table.
+ * - `read`: public GETs (none yet).
+ * - `read-and-touch`: merchant-authenticated GETs. The handler only reads, but the auth middleware records an API
+ *   key's `last_used` (at most once a minute) with a transaction of two `Update`s (`touchApiKey` in
+ *   `shared/store/api-keys.ts`), so these functions also get `dynamodb:UpdateItem` on the base table — and nothing
+ *   else: no Put/Delete, no writes through a batch.
+ * - `read-write`: everything else (POST/PUT create and change data, write idempotency records and rate windows;
+ *   workers write events and state).
+ */
+export type TableAccess = 'read' | 'read-and-touch' | 'read-write';
+
+export const tableAccessOf = (spec: FunctionSpec): TableAccess => {
+  if (spec.trigger.type === 'http' && spec.trigger.method === 'GET') {
+    return spec.trigger.auth === 'merchant' ? 'read-and-touch' : 'read';
+  }
+  return 'read-write';
+};
+
+/** Queues a function may send to. Every function may emit domain events (outbox → `events`), so all get `events`. */
+export const queuesSentToBy = (_spec: FunctionSpec): readonly QueueName[] => ['events'];
+
+/** The functions that send e-mail through SES. */
+export const EMAIL_SENDERS: ReadonlySet<string> = new Set(['auth/request-otp']);
+
+/** `customers/get` → `CustomersGet`: construct ids cannot hold `/`. */
+export const constructIdOf = (name: string): string =>
+  name
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
+
+const describeTrigger = (spec: FunctionSpec): string => {
+  const t = spec.trigger;
+  switch (t.type) {
+    case 'http':
+      return `${t.method} ${t.path}`;
+    case 'queue':
+      return `queue ${t.queue}`;
+    case 'schedule':
+      return `schedule ${t.expression}`;
+  }
+};
+
+const APPLICATION_LOG_LEVEL: Record<Config['LOG_LEVEL'], ApplicationLogLevel> = {
+  DEBUG: ApplicationLogLevel.DEBUG,
+  INFO: ApplicationLogLevel.INFO,
+  WARN: ApplicationLogLevel.WARN,
+  ERROR: ApplicationLogLevel.ERROR,
+};
+
+export interface AppFunctionProps {
+  spec: FunctionSpec;
+  serviceName: string;
+  logLevel: Config['LOG_LEVEL'];
+  logRetention: RetentionDays;
+  logKey: IKey;
+}
+
+/**
+ * One Lambda of the catalog with the defaults every function shares: Node 24 on arm64, ESM bundle with the SDK
+ * inside (no reliance on the runtime's SDK version), minified with source maps, X-Ray tracing, an encrypted log group
+ * of its own and a role that may write to that group only (instead of AWSLambdaBasicExecutionRole's `logs:*` on `*`).
+ * Access to anything else comes through the `use*` methods, which grant and set the variable naming the resource
+ * together, so a function never has a variable without the permission or the other way round.
+ */
+export class AppFunction extends Construct {
+  readonly spec: FunctionSpec;
+  readonly function: NodejsFunction;
+  readonly logGroup: LogGroup;
+  readonly role: Role;
+
+  constructor(scope: Construct, id: string, props: AppFunctionProps) {
+    super(scope, id);
+    const { spec } = props;
+    this.spec = spec;
+    this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention, encryptionKey: props.logKey });
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Lambda ${spec.name}`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Handler', {
+      description: `${spec.name}: ${describeTrigger(spec)}`,
+      entry: join(PROJECT_ROOT, handlerFile(spec.name)),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: spec.memory,
+      timeout: Duration.seconds(spec.timeout),
+      role: this.role,
+      tracing: Tracing.ACTIVE,
+      logGroup: this.logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      // Lambda filters JSON application logs itself; keep its level equal to the app's so neither hides the other.
+      applicationLogLevelV2: APPLICATION_LOG_LEVEL[props.logLevel],
+      systemLogLevelV2: SystemLogLevel.INFO,
+      environment: {
+        [env('APP_ENV')]: 'aws',
+        [env('LOG_LEVEL')]: props.logLevel,
+        POWERTOOLS_SERVICE_NAME: props.serviceName,
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node24',
+        mainFields: ['module', 'main'],
+        // Bundle everything, the AWS SDK v3 included: the exact versions of package-lock.json run in Lambda.
+        externalModules: [],
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        tsconfig: join(PROJECT_ROOT, 'tsconfig.json'),
+        // CommonJS dependencies bundled into an ES module still call `require` for Node built-ins.
+        banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+      },
+    });
+  }
+
+  /** `TABLE_NAME` and the table permissions of `access` (see `TableAccess`). */
+  useTable(table: ITable, access: TableAccess): void {
+    if (access === 'read-write') table.grantReadWriteData(this.function);
+    else table.grantReadData(this.function);
+    if (access === 'read-and-touch') {
+      this.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['dynamodb:UpdateItem'], resources: [table.tableArn] }));
+    }
+    this.function.addEnvironment(env('TABLE_NAME'), table.tableName);
+  }
+
+  /**
+   * `APP_SECRET_ARN` and read access to the secret, decrypting through Secrets Manager only. Written as role
+   * statements rather than `secret.grantRead`, which would add one statement per function to the key policy
+   * (limited to 32 KB); the key policy already delegates to IAM.
+   */
+  useSecret(secret: ISecret): void {
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+        resources: [secret.secretArn],
+      }),
+    );
+    if (secret.encryptionKey) {
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ['kms:Decrypt'],
+          resources: [secret.encryptionKey.keyArn],
+          conditions: { StringEquals: { 'kms:ViaService': `secretsmanager.${Stack.of(this).region}.amazonaws.com` } },
+        }),
+      );
+    }
+    this.function.addEnvironment(env('APP_SECRET_ARN'), secret.secretArn);
+  }
+
+  /** The queue's `envVar` (its URL) and permission to send to it. */
+  sendTo({ queue, definition }: AppQueue): void {
+    queue.grantSendMessages(this.function);
+    this.function.addEnvironment(definition.envVar, queue.queueUrl);
+  }
+
+  /** `OTP_SENDER_EMAIL` and permission to send from that address. */
+  sendEmailFrom(sender: OtpEmail): void {
+    sender.grantSend(this.function);
+    if (sender.sandbox) {
+      Validations.of(this).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+        reason:
+          'SES sandbox only (context sesSandbox): SES also checks the verified recipient identity, so sending needs ' +
+          'every identity of the account; the ses:FromAddress condition still pins the sender address.',
+      });
+    }
+    this.function.addEnvironment(env('OTP_SENDER_EMAIL'), sender.senderAddress);
+  }
+}
+
+export interface AppFunctionsProps extends Omit<AppFunctionProps, 'spec'> {
+  table: ITable;
+  secret: ISecret;
+  queues: AppQueues;
+  otpEmail: OtpEmail;
+}
+
+/**
+ * One `AppFunction` per catalog entry, with its grants and its queue or schedule trigger. HTTP triggers are wired by
+ * the API construct (`httpFunctions`).
+ */
+export class AppFunctions extends Construct {
+  readonly all: readonly AppFunction[];
+
+  constructor(scope: Construct, id: string, props: AppFunctionsProps) {
+    super(scope, id);
+    const { table, secret, queues, otpEmail, ...defaults } = props;
+
+    for (const name of EMAIL_SENDERS) {
+      if (!catalog.some((spec) => spec.name === name)) throw new Error(`E-mail sender "${name}" is not in the catalog`);
+    }
+    const ids = new Map<string, string>();
+    this.all = catalog.map((spec) => {
+      const constructId = constructIdOf(spec.name);
+      const clash = ids.get(constructId);
+      if (clash) throw new Error(`Functions "${clash}" and "${spec.name}" map to the same construct id ${constructId}`);
+      ids.set(constructId, spec.name);
+
+      const fn = new AppFunction(this, constructId, { spec, ...defaults });
+      fn.useTable(table, tableAccessOf(spec));
+      fn.useSecret(secret);
+      for (const queue of queuesSentToBy(spec)) fn.sendTo(queues.get(queue));
+      if (EMAIL_SENDERS.has(spec.name)) fn.sendEmailFrom(otpEmail);
+      this.addTrigger(fn, queues);
+      return fn;
+    });
+
+    this.suppressNagFindings(table);
+  }
+
+  httpFunctions(): (AppFunction & { spec: HttpFunctionSpec })[] {
+    return this.all.filter((f): f is AppFunction & { spec: HttpFunctionSpec } => f.spec.trigger.type === 'http');
+  }
+
+  private addTrigger(fn: AppFunction, queues: AppQueues): void {
+    const { trigger } = fn.spec;
+    if (trigger.type === 'queue') {
+      const { queue, definition } = queues.get(trigger.queue);
+      // AWS guidance: a queue's visibility timeout of at least 6× its consumer's timeout avoids double processing.
+      if (definition.visibilityTimeout < 6 * fn.spec.timeout) {
+        throw new Error(
+          `Queue "${definition.name}" visibility timeout ${definition.visibilityTimeout}s is under 6× the ${fn.spec.timeout}s timeout of ${fn.spec.name}`,
+        );
+      }
+      fn.function.addEventSource(
+        new SqsEventSource(queue, { batchSize: trigger.batchSize, reportBatchItemFailures: true }),
+      );
+    } else if (trigger.type === 'schedule') {
+      new Rule(fn, 'Schedule', {
+        description: `${fn.spec.name}: ${trigger.expression}`,
+        schedule: Schedule.expression(trigger.expression),
+        targets: [new LambdaFunction(fn.function, { retryAttempts: 2 })],
+      });
+    }
+  }
+
+  /** The cdk-nag findings every function has by design (see `compliance.ts`). */
+  private suppressNagFindings(table: ITable): void {
+    const tableArn = Stack.of(this).resolve(table.tableArn) as { 'Fn::GetAtt'?: [string, string] };
+    const tableLogicalId = tableArn['Fn::GetAtt']?.[0];
+    for (const fn of this.all) {
+      Validations.of(fn).acknowledge(
+        {
+          id: 'AwsSolutions-IAM5[Resource::*]',
+          reason:
+            'X-Ray trace upload (xray:PutTraceSegments, xray:PutTelemetryRecords) has no resource-level permissions; ' +
+            'AWS requires Resource "*".',
+        },
+        {
+          id: `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
+          reason:
+            'Table grants include the table\'s own indexes ("<table>/index/*", i.e. gsi1 and gsi2) so the function can ' +
+            'Query them; the wildcard never reaches another table.',
+        },
+        {
+          id: 'PCI.DSS.321-IAMNoInlinePolicy',
+          reason:
+            'The CDK grants form one policy attached to this single function role, created and deleted with it; ' +
+            'a customer-managed policy per role would add resources without narrowing any permission.',
+        },
+        {
+          id: 'PCI.DSS.321-LambdaInsideVPC',
+          reason:
+            'The functions reach only regional AWS APIs (DynamoDB, SQS, Secrets Manager, SES) over TLS with IAM auth, ' +
+            'and payment providers over the internet; a VPC would add NAT/endpoints without a private resource to protect.',
+        },
+      );
+    }
+  }
+}

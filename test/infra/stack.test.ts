@@ -1,0 +1,319 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { CfnResource } from 'aws-cdk-lib';
+import { describe, expect, it } from 'vitest';
+import { catalog, type FunctionSpec, httpFunctions } from '../../functions/catalog.ts';
+import { EMAIL_SENDERS, tableAccessOf } from '../../infra/constructs/functions.ts';
+import { defaultSettings, PaymentOrchestrationStack, settingsFromContext } from '../../infra/stack.ts';
+import { queueDefinitions } from '../../shared/queues.ts';
+import { tableDefinition } from '../../shared/store/table-definition.ts';
+
+/*
+ * CDK assertions on the synthesized template. `aws:cdk:bundling-stacks: []` makes every NodejsFunction skip esbuild
+ * (AssetStaging sees `stack.bundlingRequired === false` and stages the project directory as is, hashing only the
+ * construct path), so synthesis takes seconds; `npm run synth` covers the real bundling.
+ */
+const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+const stack = new PaymentOrchestrationStack(app, 'PaymentOrchestration');
+const template = Template.fromStack(stack);
+
+interface Resource {
+  Type: string;
+  Properties?: Record<string, unknown>;
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
+}
+const resources = template.toJSON().Resources as Record<string, Resource>;
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+const props = (logicalId: string) => resources[logicalId]?.Properties ?? {};
+const logicalIdOf = (construct: { node: { defaultChild?: unknown } }) =>
+  Stack.of(stack).getLogicalId(construct.node.defaultChild as CfnResource);
+/** Logical ids of the resources a value refers to with Ref or Fn::GetAtt, anywhere inside it. */
+const referencedIds = (value: unknown): string[] =>
+  [...JSON.stringify(value).matchAll(/"(?:Ref|Fn::GetAtt)":(?:"|\[")([A-Za-z0-9]+)"/g)].map((m) => m[1]!);
+
+/** Lambda logical id → catalog name, through the description `<name>: <trigger>`. */
+const functionIdByName = new Map(
+  ofType('AWS::Lambda::Function').map(([id, r]) => [String(r.Properties?.Description).split(':')[0]!, id]),
+);
+const functionId = (name: string) => {
+  const id = functionIdByName.get(name);
+  if (!id) throw new Error(`No Lambda for ${name}`);
+  return id;
+};
+/** The statements of the inline policies of a function's role. */
+const statementsOf = (name: string) => {
+  const roleId = referencedIds(props(functionId(name)).Role)[0];
+  return ofType('AWS::IAM::Policy')
+    .filter(([, p]) => referencedIds(p.Properties?.Roles).includes(roleId!))
+    .flatMap(([, p]) => (p.Properties?.PolicyDocument as { Statement: Statement[] }).Statement);
+};
+interface Statement {
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: unknown;
+}
+const actionsOf = (statements: Statement[]) => statements.flatMap((s) => [s.Action].flat());
+
+const tableId = logicalIdOf(stack.table.table);
+
+describe('functions', () => {
+  it('has exactly one Lambda per catalog entry and no other', () => {
+    template.resourceCountIs('AWS::Lambda::Function', catalog.length);
+    expect([...functionIdByName.keys()].sort()).toEqual(catalog.map((f) => f.name).sort());
+  });
+
+  it.each(catalog.map((f) => [f.name, f] as const))('%s runs on Node 24, arm64, with the catalog size and the shared env', (name, spec) => {
+    expect(props(functionId(name))).toMatchObject({
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      MemorySize: spec.memory,
+      Timeout: spec.timeout,
+      TracingConfig: { Mode: 'Active' },
+      LoggingConfig: { LogFormat: 'JSON' },
+      Environment: {
+        Variables: {
+          APP_ENV: 'aws',
+          LOG_LEVEL: defaultSettings.logLevel,
+          POWERTOOLS_SERVICE_NAME: defaultSettings.serviceName,
+          TABLE_NAME: { Ref: tableId },
+          APP_SECRET_ARN: { Ref: logicalIdOf(stack.secret) },
+          EVENTS_QUEUE_URL: { Ref: logicalIdOf(stack.queues.get('events').queue) },
+        },
+      },
+    });
+  });
+
+  it('gives each function its own encrypted log group and no AWS-managed policy', () => {
+    for (const spec of catalog) {
+      const logGroupId = referencedIds((props(functionId(spec.name)).LoggingConfig as { LogGroup: unknown }).LogGroup)[0]!;
+      expect(props(logGroupId)).toMatchObject({ RetentionInDays: defaultSettings.logRetention, KmsKeyId: expect.anything() });
+      const roleId = referencedIds(props(functionId(spec.name)).Role)[0]!;
+      expect(props(roleId).ManagedPolicyArns).toBeUndefined();
+      const logStatements = statementsOf(spec.name).filter((s) => actionsOf([s]).some((a) => a.startsWith('logs:')));
+      expect(logStatements.map((s) => referencedIds(s.Resource))).toEqual([[logGroupId]]);
+    }
+  });
+
+  it('uses Resource "*" only for X-Ray, which has no resource-level permissions', () => {
+    for (const spec of catalog) {
+      const wildcard = statementsOf(spec.name).filter((s) => JSON.stringify(s.Resource) === '"*"');
+      expect(actionsOf(wildcard).every((a) => a.startsWith('xray:')), spec.name).toBe(true);
+    }
+  });
+
+  it('grants table writes by need: merchant GETs may only add the last_used UpdateItem', () => {
+    const writes = ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+    for (const spec of catalog) {
+      const actions = actionsOf(statementsOf(spec.name));
+      const access = tableAccessOf(spec);
+      expect(actions).toContain('dynamodb:GetItem');
+      if (access === 'read-write') expect(actions).toEqual(expect.arrayContaining([...writes, 'dynamodb:UpdateItem']));
+      else for (const write of writes) expect(actions, `${spec.name} ${write}`).not.toContain(write);
+      if (access === 'read') expect(actions).not.toContain('dynamodb:UpdateItem');
+      if (access === 'read-and-touch') {
+        const update = statementsOf(spec.name).filter((s) => actionsOf([s]).includes('dynamodb:UpdateItem'));
+        expect(update).toEqual([{ Action: 'dynamodb:UpdateItem', Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } }]);
+      }
+    }
+    const getters = catalog.filter((f) => f.trigger.type === 'http' && f.trigger.method === 'GET');
+    expect(getters.length).toBeGreaterThan(0);
+    expect(getters.every((f) => tableAccessOf(f) !== 'read-write')).toBe(true);
+  });
+
+  it('lets only the OTP sender send e-mail, from the configured address', () => {
+    for (const spec of catalog) {
+      const ses = statementsOf(spec.name).filter((s) => actionsOf([s]).some((a) => a.startsWith('ses:')));
+      if (EMAIL_SENDERS.has(spec.name)) {
+        expect(ses).toMatchObject([
+          { Action: 'ses:SendEmail', Condition: { StringEquals: { 'ses:FromAddress': defaultSettings.otpSenderEmail } } },
+        ]);
+        expect(props(functionId(spec.name)).Environment).toMatchObject({
+          Variables: { OTP_SENDER_EMAIL: defaultSettings.otpSenderEmail },
+        });
+      } else {
+        expect(ses, spec.name).toEqual([]);
+      }
+    }
+    expect(EMAIL_SENDERS.has('auth/request-otp')).toBe(true);
+  });
+
+  it('lets every function read the app secret through Secrets Manager only', () => {
+    for (const spec of catalog) {
+      const statements = statementsOf(spec.name);
+      expect(actionsOf(statements)).toEqual(expect.arrayContaining(['secretsmanager:GetSecretValue', 'kms:Decrypt']));
+      const decrypt = statements.find((s) => actionsOf([s]).includes('kms:Decrypt'));
+      expect(decrypt?.Condition).toMatchObject({ StringEquals: { 'kms:ViaService': expect.anything() } });
+    }
+  });
+});
+
+describe('REST API', () => {
+  const rootOf = (value: unknown) => JSON.stringify(value).includes('RootResourceId');
+  const paths = new Map<string, string>();
+  const pathOf = (resourceId: string): string => {
+    const known = paths.get(resourceId);
+    if (known) return known;
+    const { ParentId, PathPart } = props(resourceId) as { ParentId: unknown; PathPart: string };
+    const path = `${rootOf(ParentId) ? '' : pathOf(referencedIds(ParentId)[0]!)}/${PathPart}`;
+    paths.set(resourceId, path);
+    return path;
+  };
+  const methods = ofType('AWS::ApiGateway::Method').map(([, m]) => {
+    const p = m.Properties as { HttpMethod: string; ResourceId: unknown; Integration: { Type: string; Uri: unknown } } & Record<string, unknown>;
+    const fnId = referencedIds(p.Integration.Uri).find((id) => resources[id]?.Type === 'AWS::Lambda::Function');
+    const name = [...functionIdByName].find(([, id]) => id === fnId)?.[0];
+    return { route: `${p.HttpMethod} ${rootOf(p.ResourceId) ? '/' : pathOf(referencedIds(p.ResourceId)[0]!)}`, name, props: p };
+  });
+
+  it('has one method per HTTP catalog route, on its path, integrated with its function', () => {
+    const expected = httpFunctions().map((f) => `${f.trigger.method} ${f.trigger.path} -> ${f.name}`);
+    expect(methods.map((m) => `${m.route} -> ${m.name}`).sort()).toEqual(expected.sort());
+    template.resourceCountIs('AWS::ApiGateway::Method', httpFunctions().length);
+    const segments = new Set(httpFunctions().flatMap((f) => f.trigger.path.split('/').filter(Boolean).map((_, i, all) => all.slice(0, i + 1).join('/'))));
+    template.resourceCountIs('AWS::ApiGateway::Resource', segments.size);
+  });
+
+  it('uses Lambda proxy integrations, a request validator and required path parameters', () => {
+    for (const m of methods) {
+      expect(m.props.Integration.Type).toBe('AWS_PROXY');
+      expect(m.props.RequestValidatorId).toBeDefined();
+      const params = [...m.route.matchAll(/\{(\w+)\}/g)].map((p) => [`method.request.path.${p[1]}`, true]);
+      expect(m.props.RequestParameters ?? {}).toEqual(Object.fromEntries(params));
+    }
+    // One API Gateway invoke permission per method: no extra test-invoke permissions.
+    const apiPermissions = ofType('AWS::Lambda::Permission').filter(([, p]) => p.Properties?.Principal === 'apigateway.amazonaws.com');
+    expect(apiPermissions).toHaveLength(httpFunctions().length);
+  });
+
+  it('throttles, traces and access-logs (JSON) the stage, and never logs bodies', () => {
+    const [[, stage]] = ofType('AWS::ApiGateway::Stage') as [[string, Resource]];
+    expect(stage.Properties).toMatchObject({
+      StageName: defaultSettings.stageName,
+      TracingEnabled: true,
+      MethodSettings: [
+        {
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          ThrottlingRateLimit: defaultSettings.apiRateLimit,
+          ThrottlingBurstLimit: defaultSettings.apiBurstLimit,
+          LoggingLevel: 'ERROR',
+          DataTraceEnabled: false,
+        },
+      ],
+    });
+    const accessLog = stage.Properties!.AccessLogSetting as { DestinationArn: unknown; Format: string };
+    expect(resources[referencedIds(accessLog.DestinationArn)[0]!]?.Type).toBe('AWS::Logs::LogGroup');
+    expect(JSON.parse(accessLog.Format)).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
+    template.resourceCountIs('AWS::ApiGateway::Account', 1);
+  });
+
+  it('answers unknown routes 404 in the app error shape', () => {
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'MISSING_AUTHENTICATION_TOKEN',
+      StatusCode: '404',
+      ResponseTemplates: { 'application/json': Match.stringLikeRegexp('"message":"Resource not found"') },
+    });
+  });
+
+  it('puts a WAF web ACL with managed rules and a rate-based rule on the stage', () => {
+    const [[aclId, acl]] = ofType('AWS::WAFv2::WebACL') as [[string, Resource]];
+    const rules = acl.Properties!.Rules as { Statement: Record<string, { Name?: string }> }[];
+    expect(rules.some((r) => r.Statement.RateBasedStatement)).toBe(true);
+    expect(rules.map((r) => r.Statement.ManagedRuleGroupStatement?.Name)).toContain('AWSManagedRulesCommonRuleSet');
+    const [[, association]] = ofType('AWS::WAFv2::WebACLAssociation') as [[string, Resource]];
+    expect(referencedIds(association.Properties!.WebACLArn)).toEqual([aclId]);
+    expect(referencedIds(association.Properties!.ResourceArn)).toContain(ofType('AWS::ApiGateway::Stage')[0]![0]);
+    template.hasResourceProperties('AWS::WAFv2::LoggingConfiguration', {
+      RedactedFields: [{ SingleHeader: { Name: 'authorization' } }],
+    });
+  });
+});
+
+describe('table', () => {
+  it('is built from the table definition: keys, GSIs, TTL, PITR, on demand, protected and retained', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    const keySchema = (hash: string, range: string) => [
+      { AttributeName: hash, KeyType: 'HASH' },
+      { AttributeName: range, KeyType: 'RANGE' },
+    ];
+    expect(resources[tableId]).toMatchObject({
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        KeySchema: keySchema('pk', 'sk'),
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        TimeToLiveSpecification: { AttributeName: 'expires_at', Enabled: true },
+        DeletionProtectionEnabled: true,
+        GlobalSecondaryIndexes: [
+          { IndexName: 'gsi1', KeySchema: keySchema('gsi1pk', 'gsi1sk'), Projection: { ProjectionType: 'ALL' } },
+          { IndexName: 'gsi2', KeySchema: keySchema('gsi2pk', 'gsi2sk'), Projection: { ProjectionType: 'ALL' } },
+        ],
+      },
+    });
+    expect(tableDefinition.indexes.map((i) => i.name)).toEqual(['gsi1', 'gsi2']);
+  });
+});
+
+describe('queues', () => {
+  it.each(queueDefinitions.map((d) => [d.name, d] as const))('%s has an encrypted, TLS-only DLQ, redrive and a depth alarm', (name, definition) => {
+    const { queue, deadLetterQueue } = stack.queues.get(name);
+    const queueId = logicalIdOf(queue);
+    const dlqId = logicalIdOf(deadLetterQueue);
+    expect(props(queueId)).toMatchObject({
+      VisibilityTimeout: definition.visibilityTimeout,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: definition.maxReceiveCount },
+    });
+    expect(definition.maxReceiveCount).toBeGreaterThanOrEqual(5);
+    expect(props(dlqId)).toMatchObject({ SqsManagedSseEnabled: true });
+    for (const id of [queueId, dlqId]) {
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: id }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    }
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+      AlarmActions: Match.anyValue(),
+    });
+  });
+
+  it('wires queue and schedule triggers from the catalog', () => {
+    const by = (type: FunctionSpec['trigger']['type']) => catalog.filter((f) => f.trigger.type === type);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', by('queue').length);
+    template.resourceCountIs('AWS::Events::Rule', by('schedule').length);
+  });
+});
+
+describe('outputs and settings', () => {
+  it('outputs the API URL and the table name', () => {
+    template.hasOutput('ApiUrl', {});
+    template.hasOutput('TableName', { Value: { Ref: tableId } });
+  });
+
+  it('reads settings from context, where -c values are strings', () => {
+    const node = new App({
+      context: { apiRateLimit: '50', logLevel: 'debug', otpSenderEmail: 'otp@shop.test', createSesIdentity: 'false', sesSandbox: 'true', logRetentionDays: '30' },
+    }).node;
+    expect(settingsFromContext(node)).toMatchObject({
+      apiRateLimit: 50,
+      apiBurstLimit: defaultSettings.apiBurstLimit,
+      logLevel: 'DEBUG',
+      otpSenderEmail: 'otp@shop.test',
+      createSesIdentity: false,
+      sesSandbox: true,
+      logRetention: 30,
+    });
+    expect(() => settingsFromContext(new App({ context: { apiRateLimit: 'lots' } }).node)).toThrow(/apiRateLimit/);
+  });
+});
