@@ -8,7 +8,8 @@ import { initState } from './types.ts';
 export const requestContext = (): MiddlewareObj<APIGatewayProxyEvent> => ({
   before: (request) => {
     const event = request.event;
-    const requestId = randomUUID();
+    // API Gateway's own request id (a UUID, also in its access logs) when there is one.
+    const requestId = event.requestContext?.requestId || randomUUID();
     initState(event, {
       requestId,
       sourceIp: event.requestContext?.identity?.sourceIp ?? 'unknown',

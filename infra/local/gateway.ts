@@ -1,0 +1,219 @@
+/**
+ * The local API Gateway: a Node HTTP server that turns each request into the REST proxy event API Gateway would
+ * send, runs the catalog's function in this process (so in-memory adapters such as the local outbox are shared),
+ * and writes the proxy result back.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FunctionSpec, HttpFunctionSpec } from '../../functions/catalog.ts';
+import {
+  apiGatewayEvent,
+  invokeFunction,
+  loadHandler,
+  normalizeProxyResult,
+  type HandlerLoader,
+} from './lambda.ts';
+import { matchRoute, methodsForPath } from './router.ts';
+
+/** API Gateway's payload limit. */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+export const ROUTE_NOT_FOUND = {
+  error: { type: 'invalid_request_error', code: 'route_not_found', message: 'Resource not found' },
+} as const;
+export const PAYLOAD_TOO_LARGE = {
+  error: { type: 'invalid_request_error', code: 'body_too_large', message: 'Invalid request body' },
+} as const;
+export const INTERNAL_ERROR = {
+  error: { type: 'api_error', code: 'internal_error', message: 'Internal server error' },
+} as const;
+
+export interface GatewayOptions {
+  /** 0 = any free port. */
+  port: number;
+  /** Default `127.0.0.1`. */
+  host?: string;
+  catalog: readonly FunctionSpec[];
+  /** How handlers are loaded (tests inject fakes). Default: import `functions/<name>.ts`. */
+  loader?: HandlerLoader;
+  /** Request log line sink; `false` = silent. Default `console.log`. */
+  log?: ((line: string) => void) | false;
+  /** Extra local-only routes (`GET /_local/...`): path → JSON body producer. Default: `/_local/outbox`. */
+  localRoutes?: Record<string, () => Promise<unknown> | unknown>;
+}
+
+export interface Gateway {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+interface Route {
+  method: string;
+  path: string;
+  spec: HttpFunctionSpec;
+}
+
+/** `GET /_local/outbox`: messages the local e-mail/SQS adapters sent, newest last. */
+async function localOutbox(): Promise<unknown> {
+  const { listLocalOutbox } = await import('../../shared/messaging/local-outbox.ts');
+  return { data: listLocalOutbox() };
+}
+
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const routes: Route[] = options.catalog
+    .filter((f): f is HttpFunctionSpec => f.trigger.type === 'http')
+    .map((spec) => ({ method: spec.trigger.method, path: spec.trigger.path, spec }));
+  const loader = options.loader ?? loadHandler;
+  const log = options.log === false ? () => undefined : (options.log ?? ((line: string) => console.log(line)));
+  const localRoutes = options.localRoutes ?? { '/_local/outbox': localOutbox };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      console.error('[gateway] unexpected error', err);
+      if (!res.headersSent) sendJson(res, 500, INTERNAL_ERROR);
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const method = (req.method ?? 'GET').toUpperCase();
+    const rawUrl = req.url ?? '/';
+    const q = rawUrl.indexOf('?');
+    const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
+    const rawQuery = q === -1 ? '' : rawUrl.slice(q + 1);
+    const requestId = randomUUID();
+    const done = (status: number, fn = '') =>
+      log(`${method} ${rawUrl} → ${status} ${Math.round(performance.now() - started)} ms${fn ? `  [${fn}]` : ''}`);
+
+    const local = localRoutes[path];
+    if (local && method === 'GET') {
+      try {
+        sendJson(res, 200, await local(), requestId);
+        done(200, 'local');
+      } catch (err) {
+        console.error(`[gateway] ${path} failed:`, err);
+        sendJson(res, 500, INTERNAL_ERROR, requestId);
+        done(500, 'local');
+      }
+      return;
+    }
+
+    const match = matchRoute(routes, method, path);
+    if (!match) {
+      // API Gateway answers 403 "Missing Authentication Token" here; the API documents a 404 in its error shape.
+      await drain(req);
+      sendJson(res, 404, ROUTE_NOT_FOUND, requestId);
+      const methods = methodsForPath(routes, path);
+      done(404, methods.length ? `no ${method}; ${methods.join(', ')} exist` : 'no route');
+      return;
+    }
+
+    const body = await readBody(req);
+    if (body === undefined) {
+      // API Gateway's own limit (the API's 64 KB rule is the handlers' business).
+      sendJson(res, 413, PAYLOAD_TOO_LARGE, requestId);
+      done(413);
+      return;
+    }
+
+    const spec = match.route.spec;
+    const event = apiGatewayEvent({
+      method,
+      path,
+      resource: match.resource,
+      pathParameters: match.pathParameters,
+      headers: pairs(req.rawHeaders),
+      rawQuery,
+      body: body.length > 0 ? body.toString('utf8') : null,
+      sourceIp: clientIp(req),
+      host: req.headers.host,
+      requestId,
+    });
+
+    let result;
+    try {
+      result = normalizeProxyResult(await invokeFunction(spec, event, { loader }));
+    } catch (err) {
+      console.error(`[gateway] ${spec.name} failed:`, err);
+      sendJson(res, 500, INTERNAL_ERROR, requestId);
+      done(500, spec.name);
+      return;
+    }
+    res.statusCode = result.statusCode;
+    for (const [name, values] of Object.entries(result.headers)) {
+      res.setHeader(name, values.length === 1 ? values[0]! : values);
+    }
+    if (!res.hasHeader('x-amzn-requestid')) res.setHeader('x-amzn-RequestId', requestId);
+    res.setHeader('Content-Length', result.body.length);
+    res.end(result.body);
+    done(result.statusCode, spec.name);
+  }
+
+  await new Promise<void>((ready, fail) => {
+    server.once('error', fail);
+    server.listen(options.port, options.host ?? '127.0.0.1', () => {
+      server.off('error', fail);
+      ready();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const displayHost = !options.host || options.host === '127.0.0.1' || options.host === '0.0.0.0' ? 'localhost' : options.host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${displayHost}:${port}`,
+    port,
+    close: () =>
+      (closing ??= new Promise<void>((closed) => {
+        server.close(() => closed());
+        server.closeIdleConnections();
+        // Requests still running get a short grace period, then their connections are cut.
+        setTimeout(() => server.closeAllConnections(), 1000).unref();
+      })),
+  };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, requestId?: string): void {
+  const payload = Buffer.from(JSON.stringify(body));
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json');
+  if (requestId) {
+    res.setHeader('Request-Id', requestId);
+    res.setHeader('x-amzn-RequestId', requestId);
+  }
+  res.setHeader('Content-Length', payload.length);
+  res.end(payload);
+}
+
+/** Node's flat `rawHeaders` → [name, value] pairs, original case and order. */
+function pairs(raw: string[]): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) out.push([raw[i]!, raw[i + 1]!]);
+  return out;
+}
+
+function clientIp(req: IncomingMessage): string {
+  const ip = req.socket.remoteAddress ?? '127.0.0.1';
+  return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+}
+
+/** The whole body, or undefined when it exceeds API Gateway's limit. */
+async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let tooLarge = false;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) tooLarge = true;
+    if (!tooLarge) chunks.push(chunk);
+  }
+  return tooLarge ? undefined : Buffer.concat(chunks);
+}
+
+async function drain(req: IncomingMessage): Promise<void> {
+  for await (const _chunk of req) {
+    // discard
+  }
+}

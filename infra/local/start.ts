@@ -1,0 +1,112 @@
+/**
+ * `npm start` — the whole API on a laptop: DynamoDB Local, local SQS, the HTTP gateway on PORT (default 3000),
+ * queue pollers, schedule timers, and a demo merchant with a ready test API key.
+ *
+ *   npm start                # in-memory DynamoDB, fresh every start
+ *   npm start -- --persist   # DynamoDB data kept under .data/dynamodb
+ *
+ * Ctrl-C / SIGTERM stop everything (gateway, pollers, timers, SQS, Java) and exit 0.
+ */
+import { resolve } from 'node:path';
+import { catalog } from '../../functions/catalog.ts';
+import { startGateway, type Gateway } from './gateway.ts';
+import { projectRoot } from './lambda.ts';
+import { startLocalStack, type LocalStack } from './services.ts';
+import { startQueuePollers, startScheduleTimers, type Workers } from './workers.ts';
+
+const persist = process.argv.includes('--persist');
+const port = parsePort(process.env.PORT);
+const started = Date.now();
+
+let stack: LocalStack | undefined;
+let gateway: Gateway | undefined;
+let pollers: Workers | undefined;
+let timers: Workers | undefined;
+let shuttingDown = false;
+let shutdownStarted = 0;
+
+async function shutdown(reason: string, exitCode: number): Promise<never | void> {
+  if (shuttingDown) {
+    // The same Ctrl-C often arrives twice (from the terminal and relayed by the tsx wrapper): ignore repeats
+    // for a moment. A later one is the user insisting: stop waiting (the exit hook kills Java synchronously).
+    if (Date.now() - shutdownStarted < 3000) return;
+    console.log('\nForced exit.');
+    process.exit(exitCode || 130);
+  }
+  shuttingDown = true;
+  shutdownStarted = Date.now();
+  console.log(`\n${reason}: stopping…`);
+  // Never hang on the way out.
+  setTimeout(() => {
+    console.error('Shutdown took too long; forcing exit.');
+    process.exit(1);
+  }, 15_000).unref();
+  await Promise.allSettled([gateway?.close(), pollers?.stop(), timers?.stop()]);
+  await stack?.stop().catch((err: unknown) => console.error('Stopping local services failed:', err));
+  console.log('Stopped.');
+  process.exit(exitCode);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => void shutdown(signal, 0));
+}
+
+try {
+  stack = await startLocalStack({
+    persistPath: persist ? resolve(projectRoot, '.data/dynamodb') : undefined,
+    verbose: process.env.DYNAMODB_VERBOSE === 'true',
+  });
+  // Before any handler module is imported: shared/config.ts reads the environment at import time.
+  Object.assign(process.env, stack.env);
+
+  gateway = await startGateway({ port, catalog });
+  pollers = startQueuePollers({ catalog, sqs: stack.sqs.client, queueUrls: stack.queueUrls });
+  timers = startScheduleTimers({ catalog });
+
+  const { createDemoMerchant } = await import('../../shared/domain/demo.ts');
+  const demo = await createDemoMerchant();
+
+  const httpCount = catalog.filter((f) => f.trigger.type === 'http').length;
+  const queues = Object.entries(stack.queueUrls)
+    .map(([envVar, url]) => `${url.slice(url.lastIndexOf('/') + 1)} (${envVar})`)
+    .join(', ');
+  const line = '─'.repeat(72);
+  if (!shuttingDown) console.log(
+    [
+      '',
+      line,
+      `  Payment orchestration API (local)   ready in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      line,
+      `  API            ${gateway.url}   (${httpCount} HTTP functions)`,
+      `  Outbox         ${gateway.url}/_local/outbox   (OTP e-mails and other sent messages)`,
+      `  DynamoDB Local ${stack.dynamo.endpoint}   table ${stack.tableName}, ${persist ? 'persisted in .data/dynamodb' : 'in memory'} (pid ${stack.dynamo.pid})`,
+      `  SQS            ${stack.sqs.endpoint}   queues ${queues}`,
+      `  Workers        ${[...pollers.names, ...timers.names].join(', ') || 'none in the catalog yet'}`,
+      line,
+      `  Demo merchant  ${demo.merchantId} (${demo.email})`,
+      `  Test API key   ${demo.apiKey}`,
+      '',
+      `  curl -s ${gateway.url}/api/customers -H "Authorization: Bearer ${demo.apiKey}"`,
+      line,
+      '  Ctrl-C to stop.',
+      '',
+    ].join('\n'),
+  );
+} catch (err) {
+  if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    console.error(`Port ${port} is in use. Stop what is using it or pick another: PORT=3001 npm start`);
+  } else {
+    console.error('Local runtime failed to start:', err);
+  }
+  await shutdown('Start-up failed', 1);
+}
+
+function parsePort(value: string | undefined): number {
+  if (value === undefined || value === '') return 3000;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    console.error(`PORT must be a port number, got "${value}"`);
+    process.exit(1);
+  }
+  return n;
+}

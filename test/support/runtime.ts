@@ -1,0 +1,132 @@
+/**
+ * HTTP end-to-end helpers.
+ *
+ * - `startTestGateway()`: the local API Gateway in the test process, on a free port, against the services of the
+ *   global setup (cheap: no extra JVM). For HTTP tests of the API.
+ * - `startRuntimeProcess()`: the real `npm start` as a child process (its own DynamoDB Local and SQS), waiting for
+ *   the printed banner. For tests of the local runtime itself.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { catalog } from '../../functions/catalog.ts';
+import { startGateway, type Gateway } from '../../infra/local/gateway.ts';
+import { projectRoot } from '../../infra/local/lambda.ts';
+
+/** In-process gateway on a free port (process.env already holds the services' env, see env.ts). */
+export function startTestGateway(): Promise<Gateway> {
+  return startGateway({ port: 0, catalog, log: false });
+}
+
+export interface RuntimeProcess {
+  child: ChildProcess;
+  /** e.g. `http://localhost:41234` */
+  url: string;
+  apiKey: string;
+  merchantId: string;
+  /** PID of the DynamoDB Local JVM the runtime started. */
+  dynamoPid: number;
+  /** Everything printed so far (stdout + stderr). */
+  output(): string;
+  /** The exit code (or the signal name) once the process, and everything sharing its output, has exited. */
+  exited: Promise<number | NodeJS.Signals>;
+  /** Send a signal to the process group (what a terminal's Ctrl-C does) or, with `only: true`, to the child alone. */
+  signal(signal: NodeJS.Signals, options?: { only?: boolean }): void;
+  /** Last resort: SIGKILL the whole process group (DynamoDB Local included). */
+  kill(): void;
+}
+
+export interface RuntimeProcessOptions {
+  /** Default `npm start`. */
+  command?: string[];
+  env?: Record<string, string>;
+  /** How long to wait for the banner (ms). Default 90 s: a JVM start on a busy 2-core machine. */
+  readyTimeoutMs?: number;
+}
+
+/**
+ * Spawn the local runtime (`npm start`, PORT=0) in its own process group and wait for the demo key line.
+ * The child gets a clean environment: none of the test run's service endpoints leak into it.
+ */
+export async function startRuntimeProcess(options: RuntimeProcessOptions = {}): Promise<RuntimeProcess> {
+  const [cmd, ...args] = options.command ?? ['npm', 'start'];
+  const env: Record<string, string> = {};
+  const testOnly = /^(VITEST|TEST$|NODE_ENV$|APP_|TABLE_NAME$|AWS_|POWERTOOLS_|LOG_LEVEL$|.*_QUEUE_URL$)/;
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !testOnly.test(k)) env[k] = v;
+  Object.assign(env, { PORT: '0', NO_COLOR: '1' }, options.env);
+
+  const child = spawn(cmd!, args, { cwd: projectRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const waiters = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const w of waiters) w();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  child.once('exit', () => {
+    for (const w of waiters) w();
+  });
+  // 'close' (not 'exit'): every process holding the output pipes is gone, e.g. the runtime under `npm start`
+  // when npm itself dies of the signal first.
+  const exited = new Promise<number | NodeJS.Signals>((done) => child.once('close', (code, signal) => done(code ?? signal ?? -1)));
+
+  const group = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // group already gone
+    }
+  };
+  const kill = () => group('SIGKILL');
+
+  const banner = /API\s+(http:\/\/\S+)[\s\S]*DynamoDB Local[^\n]*\(pid (\d+)\)[\s\S]*Demo merchant\s+(mer_\S+)[\s\S]*Test API key\s+(sk_test_\S+)/;
+  try {
+    const m = await new Promise<RegExpExecArray>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`local runtime not ready after ${options.readyTimeoutMs ?? 90_000} ms:\n${output}`));
+      }, options.readyTimeoutMs ?? 90_000);
+      function check() {
+        const found = banner.exec(output);
+        if (found || child.exitCode !== null || child.signalCode !== null) {
+          clearTimeout(timer);
+          waiters.delete(check);
+          if (found) resolve(found);
+          else reject(new Error(`local runtime exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output}`));
+        }
+      }
+      waiters.add(check);
+      check();
+    });
+    return {
+      child,
+      url: m[1]!,
+      dynamoPid: Number(m[2]),
+      merchantId: m[3]!,
+      apiKey: m[4]!,
+      output: () => output,
+      exited,
+      signal: (signal, opts) => (opts?.only ? child.kill(signal) : group(signal)),
+      kill,
+    };
+  } catch (err) {
+    kill();
+    throw err;
+  }
+}
+
+/** Whether a process is still running (a zombie counts as gone). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    // /proc/<pid>/stat: "pid (comm) S ..." — state Z = exited, not yet reaped.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
+  }
+}

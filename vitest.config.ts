@@ -1,0 +1,18 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // DynamoDB Local + local SQS, started once per run; env handed to every worker before handlers are imported.
+    globalSetup: ['test/support/global-setup.ts'],
+    setupFiles: ['test/support/env.ts'],
+    // Each test file in its own child process: handler modules (and their cold-start config) never leak between files.
+    pool: 'forks',
+    // Handlers print OTP e-mails and logs; show them only for failing tests.
+    silent: 'passed-only',
+    testTimeout: 20_000,
+    // The e2e test starts `npm start` (a JVM among other things) in a hook.
+    hookTimeout: 120_000,
+    teardownTimeout: 30_000,
+  },
+});
