@@ -42,6 +42,18 @@ export const catalog: readonly FunctionSpec[] = [
   http('GET', '/api/customers', 'customers/list'),
   http('GET', '/api/customers/{id}', 'customers/get'),
   http('PUT', '/api/customers/{id}', 'customers/update'),
+
+  http('POST', '/api/payments/create', 'payments/create'),
+  http('GET', '/api/payments/list', 'payments/list'),
+  http('GET', '/api/payments/{id}', 'payments/get'),
+  http('POST', '/api/payments/{id}/capture', 'payments/capture'),
+  http('POST', '/api/payments/{id}/void', 'payments/void'),
+  http('POST', '/api/payments/{id}/refund', 'payments/refund'),
+
+  http('POST', '/api/routing/simulate', 'routing/simulate'),
+  http('GET', '/api/routing/rules', 'routing/rules/list'),
+  http('POST', '/api/routing/rules', 'routing/rules/create'),
+  http('PUT', '/api/routing/rules/{id}', 'routing/rules/update'),
 ];
 
 export type HttpFunctionSpec = FunctionSpec & { trigger: Extract<Trigger, { type: 'http' }> };

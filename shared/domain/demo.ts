@@ -1,6 +1,10 @@
+import { SANDBOX_APPROVED_CARD } from '../providers/sandbox.ts';
 import { findOrCreateMerchant } from '../store/merchants.ts';
 import { createApiKey } from './api-keys.ts';
+import type { Merchant } from './auth.ts';
 import { createCustomer, listCustomers } from './customers.ts';
+import { capturePayment } from './payment-lifecycle.ts';
+import { createPayment } from './payments.ts';
 
 export const DEMO_EMAIL = 'demo@merchant.test';
 
@@ -10,14 +14,34 @@ export interface DemoMerchant {
   apiKey: string;
   apiKeyId: string;
   customerId: string;
+  /** an authorized payment (capture or void it) and a captured one (refund it), when asked for */
+  paymentId?: string;
+  capturedPaymentId?: string;
 }
 
-/** The local runtime's ready-to-use merchant: a fresh `sk_test_` key (printed at each start) and a customer to play with. */
-export async function createDemoMerchant(email = DEMO_EMAIL): Promise<DemoMerchant> {
+/**
+ * The local runtime's ready-to-use merchant: a fresh `sk_test_` key (printed at each start), a customer and,
+ * unless told otherwise, two sandbox payments to capture, void or refund.
+ */
+export async function createDemoMerchant(email = DEMO_EMAIL, options = { payments: true }): Promise<DemoMerchant> {
   const merchant = await findOrCreateMerchant(email);
   const key = await createApiKey(merchant.id, { name: 'Local demo key', mode: 'test' });
   // With `npm start -- --persist` the merchant survives restarts: keep its first customer instead of adding more.
   const [existing] = (await listCustomers(merchant.id, { limit: 1 })).data;
   const customer = existing ?? (await createCustomer(merchant.id, { email: 'jane@example.com', name: 'Jane Doe', phone: '+14155550123' }));
-  return { merchantId: merchant.id, email, apiKey: key.key, apiKeyId: key.id, customerId: customer.id };
+  const demo: DemoMerchant = { merchantId: merchant.id, email, apiKey: key.key, apiKeyId: key.id, customerId: customer.id };
+  if (!options.payments) return demo;
+
+  const actor: Merchant = { id: merchant.id, credential: 'api_key', livemode: false };
+  const pay = () =>
+    createPayment(actor, {
+      amount: 2500,
+      currency: 'USD',
+      routing: 'smart',
+      payment_method: { type: 'card', card: { ...SANDBOX_APPROVED_CARD } },
+      customer: { email: customer.email },
+    });
+  const [authorized, toCapture] = await Promise.all([pay(), pay()]);
+  await capturePayment(actor, toCapture.id, {});
+  return { ...demo, paymentId: authorized.id, capturedPaymentId: toCapture.id };
 }

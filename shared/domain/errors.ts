@@ -87,3 +87,16 @@ export class IdempotencyKeyInUse extends AppError {
     super(409, 'idempotency_error', 'idempotency_key_in_use', MESSAGES[409]);
   }
 }
+
+export class Declined extends AppError {
+  constructor(declineCode: string, paymentId: string) {
+    super(402, 'card_error', 'card_declined', MESSAGES[402], { decline_code: declineCode, payment_id: paymentId });
+  }
+}
+
+/** No provider could process the payment (all down or failing): nothing was charged. */
+export class ProvidersUnavailable extends AppError {
+  constructor() {
+    super(500, 'api_error', 'providers_unavailable', MESSAGES[500]);
+  }
+}

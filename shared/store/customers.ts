@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionFailure, TABLE } from './client.ts';
 import { customerKeys } from './keys.ts';
 import { listPage, type Page, type PageQuery } from './pagination.ts';
@@ -69,6 +69,22 @@ export async function updateCustomer(
     if (isConditionFailure(e)) return undefined;
     throw e;
   }
+}
+
+/** The id of a merchant's customer with this (lowercase) e-mail, if any. */
+export async function findCustomerIdByEmail(merchantId: string, email: string): Promise<string | undefined> {
+  const { gsi2pk } = customerKeys.byEmail(merchantId, email);
+  const out = await db.send(
+    new QueryCommand({
+      TableName: TABLE,
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk',
+      ExpressionAttributeValues: { ':pk': gsi2pk },
+      ProjectionExpression: 'id',
+      Limit: 1,
+    }),
+  );
+  return out.Items?.[0]?.id as string | undefined;
 }
 
 export async function listCustomers(merchantId: string, page: PageQuery): Promise<Page<CustomerRecord>> {

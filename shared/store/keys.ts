@@ -4,7 +4,7 @@
  * Access patterns
  * | pattern                               | key condition                                         | index |
  * |---------------------------------------|-------------------------------------------------------|-------|
- * | merchant profile by id                | pk = MER#<mer>, sk = PROFILE                          | table |
+ * | merchant profile by id (+ rule_count) | pk = MER#<mer>, sk = PROFILE                          | table |
  * | merchant by e-mail (sign-in)          | pk = EMAIL#<email>, sk = EMAIL                        | table |
  * | OTP request by id                     | pk = OTP#<req>, sk = OTP                              | table |
  * | session by token hash (auth)          | pk = SESS#<sha256>, sk = SESS                         | table |
@@ -14,6 +14,13 @@
  * | customer by id                        | pk = CUS#<cus>, sk = CUS                              | table |
  * | merchant's customers, newest first    | gsi1pk = MER#<mer>#CUS, gsi1sk < / > <cus> (desc)     | gsi1  |
  * | merchant's customer by e-mail         | gsi2pk = MER#<mer>#CUSEMAIL#<email>                   | gsi2  |
+ * | merchant's routing rules              | pk = MER#<mer>, sk begins_with RULE#                  | table |
+ * | routing rule by id                    | pk = MER#<mer>, sk = RULE#<rul>                       | table |
+ * | payment by id                         | pk = PAY#<pay>, sk = PAY                              | table |
+ * | payment's refunds                     | pk = PAY#<pay>, sk begins_with REF#                   | table |
+ * | merchant's payments, newest first     | gsi1pk = MER#<mer>#PAY, gsi1sk <id> (ULID: time range)| gsi1  |
+ * | routing stats of the last minutes     | pk = RSTAT#<mer>#<shard>, sk >= <bucket ms> (×shards) | table |
+ * | card velocity in an hour              | pk = VEL#<fingerprint>#<hour ms>, sk = VEL            | table |
  * | idempotency record                    | pk = IDEM#<scope>#<key>, sk = IDEM                    | table |
  * | rate-limit window                     | pk = RATE#<limit>#<subject>#<window>, sk = RATE       | table |
  *
@@ -47,6 +54,35 @@ export const customerKeys = {
   list: (merchantId: string, customerId: string) => ({ gsi1pk: `MER#${merchantId}#CUS`, gsi1sk: customerId }),
   listPartition: (merchantId: string) => `MER#${merchantId}#CUS`,
   byEmail: (merchantId: string, email: string) => ({ gsi2pk: `MER#${merchantId}#CUSEMAIL#${email}`, gsi2sk: 'CUS' }),
+};
+
+export const routingRuleKeys = {
+  item: (merchantId: string, ruleId: string): Key => ({ pk: `MER#${merchantId}`, sk: `RULE#${ruleId}` }),
+  listPrefix: (merchantId: string) => ({ pk: `MER#${merchantId}`, skPrefix: 'RULE#' }),
+};
+
+export const paymentKeys = {
+  item: (paymentId: string): Key => ({ pk: `PAY#${paymentId}`, sk: 'PAY' }),
+  refund: (paymentId: string, refundId: string): Key => ({ pk: `PAY#${paymentId}`, sk: `REF#${refundId}` }),
+  list: (merchantId: string, paymentId: string) => ({ gsi1pk: `MER#${merchantId}#PAY`, gsi1sk: paymentId }),
+  listPartition: (merchantId: string) => `MER#${merchantId}#PAY`,
+};
+
+/**
+ * Routing statistics are write-sharded: a merchant doing 1,000 payments/s spreads them over ROUTING_STAT_SHARDS
+ * partition keys (≤ 100 writes/s each, a tenth of a partition), and a read queries every shard.
+ */
+export const ROUTING_STAT_SHARDS = 10;
+export const routingStatKeys = {
+  bucket: (merchantId: string, shard: number, bucketStart: number, provider: string): Key => ({
+    pk: `RSTAT#${merchantId}#${shard}`,
+    sk: `${bucketStart}#${provider}`,
+  }),
+  shard: (merchantId: string, shard: number) => `RSTAT#${merchantId}#${shard}`,
+};
+
+export const velocityKeys = {
+  window: (fingerprint: string, windowStart: number): Key => ({ pk: `VEL#${fingerprint}#${windowStart}`, sk: 'VEL' }),
 };
 
 export const idempotencyKeys = {

@@ -19,7 +19,7 @@ export interface ListSpec {
   index?: IndexName;
   /** The key condition over the partition (and optionally a sort key prefix). */
   partition: { name: string; value: string };
-  sortKey: { name: string; prefix?: string };
+  sortKey: { name: string; prefix?: string; from?: string; to?: string };
   /** The full exclusive start key (table + index keys) of the item with this id; ids are ULIDs, so this needs no read. */
   cursorKey: (id: string) => Item;
   filter?: Pick<QueryCommandInput, 'FilterExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>;
@@ -32,15 +32,7 @@ export interface ListSpec {
 export async function listPage<T = Item>(spec: ListSpec, page: PageQuery): Promise<Page<T>> {
   const backwards = page.ending_before !== undefined;
   const cursor = page.ending_before ?? page.starting_after;
-  const names: Record<string, string> = { '#p': spec.partition.name, ...spec.filter?.ExpressionAttributeNames };
-  const values: Record<string, unknown> = { ':p': spec.partition.value, ...spec.filter?.ExpressionAttributeValues };
-  let condition = '#p = :p';
-  if (spec.sortKey.prefix !== undefined) {
-    names['#s'] = spec.sortKey.name;
-    values[':s'] = spec.sortKey.prefix;
-    condition += ' AND begins_with(#s, :s)';
-  }
-
+  const { condition, names, values } = keyCondition(spec);
   const wanted = page.limit + 1;
   const items: Item[] = [];
   let startKey: Item | undefined = cursor ? spec.cursorKey(cursor) : undefined;
@@ -65,4 +57,50 @@ export async function listPage<T = Item>(spec: ListSpec, page: PageQuery): Promi
   const has_more = items.length > page.limit;
   const data = items.slice(0, page.limit);
   return { data: (backwards ? data.reverse() : data) as T[], has_more };
+}
+
+/** How many items match (filters included): a COUNT query over the key range, paged, reading no attributes out. */
+export async function countItems(spec: Omit<ListSpec, 'cursorKey'>): Promise<number> {
+  const { condition, names, values } = keyCondition(spec);
+  let count = 0;
+  let startKey: Item | undefined;
+  do {
+    const out = await db.send(
+      new QueryCommand({
+        TableName: TABLE,
+        IndexName: spec.index,
+        KeyConditionExpression: condition,
+        FilterExpression: spec.filter?.FilterExpression,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        Select: 'COUNT',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    count += out.Count ?? 0;
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+}
+
+function keyCondition(spec: Omit<ListSpec, 'cursorKey'>) {
+  const names: Record<string, string> = { '#p': spec.partition.name, ...spec.filter?.ExpressionAttributeNames };
+  const values: Record<string, unknown> = { ':p': spec.partition.value, ...spec.filter?.ExpressionAttributeValues };
+  let condition = '#p = :p';
+  const { name, prefix, from, to } = spec.sortKey;
+  if (prefix !== undefined || from !== undefined || to !== undefined) names['#s'] = name;
+  if (prefix !== undefined) {
+    values[':s'] = prefix;
+    condition += ' AND begins_with(#s, :s)';
+  } else if (from !== undefined && to !== undefined) {
+    Object.assign(values, { ':from': from, ':to': to });
+    condition += ' AND #s BETWEEN :from AND :to';
+  } else if (from !== undefined) {
+    values[':from'] = from;
+    condition += ' AND #s >= :from';
+  } else if (to !== undefined) {
+    values[':to'] = to;
+    condition += ' AND #s <= :to';
+  }
+  return { condition, names, values };
 }

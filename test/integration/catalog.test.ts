@@ -26,7 +26,7 @@ describe('the function catalog', () => {
 
   it.each(httpFunctions().map((f) => [f.name, f] as const))('%s answers its fixture without a server error', async (_name, spec) => {
     // Prepare: the fixture's placeholders filled with a fresh merchant, as `npm run invoke` does
-    const event = loadFixture(spec.name, placeholdersFrom(await newMerchant()));
+    const event = loadFixture(spec.name, placeholdersFrom(await newMerchant({ payments: true })));
     // Act
     const res = await invokeHttp(await load(spec.name), event);
     // Assess

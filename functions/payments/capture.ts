@@ -1,0 +1,8 @@
+import { capturePayment } from '../../shared/domain/payment-lifecycle.ts';
+import { http } from '../../shared/http/index.ts';
+import { CaptureBody } from '../../shared/schemas/payments.ts';
+
+export const handler = http(
+  { auth: 'merchant', params: { id: 'payment' }, body: CaptureBody, idempotent: true },
+  async ({ merchant, params, body }) => capturePayment(merchant, params.id, body),
+);

@@ -1,0 +1,8 @@
+import { updateRoutingRule } from '../../../shared/domain/routing-rules.ts';
+import { http } from '../../../shared/http/index.ts';
+import { UpdateRoutingRuleBody } from '../../../shared/schemas/routing-rules.ts';
+
+export const handler = http(
+  { auth: 'merchant', params: { id: 'rule' }, body: UpdateRoutingRuleBody },
+  async ({ merchant, params, body }) => updateRoutingRule(merchant.id, params.id, body),
+);

@@ -1,0 +1,7 @@
+import { simulateRoute } from '../../shared/domain/payments.ts';
+import { http } from '../../shared/http/index.ts';
+import { SimulateRouteBody } from '../../shared/schemas/payments.ts';
+
+export const handler = http({ auth: 'merchant', body: SimulateRouteBody }, async ({ merchant, body }) =>
+  simulateRoute(merchant, body),
+);

@@ -1,0 +1,48 @@
+import { PROVIDERS, type ProviderName } from '../providers/types.ts';
+import { emptyStats, type ProviderStats, readStats, recordAttempt } from '../store/routing-stats.ts';
+import { clock } from './clock.ts';
+
+/** The sliding window of recent authorizations that smart routing and risk read. */
+export const STATS_WINDOW_MS = 15 * 60 * 1000;
+/** A container re-reads a merchant's shared statistics at most this often; its own attempts count at once. */
+const CACHE_MS = 5_000;
+
+type Stats = Record<ProviderName, ProviderStats>;
+const cache = new Map<string, { readAt: number; stats: Stats }>();
+const sequences = new Map<string, number>();
+
+export async function recentStats(merchantId: string): Promise<Stats> {
+  const now = clock.now();
+  const cached = cache.get(merchantId);
+  if (cached && now - cached.readAt < CACHE_MS) return cached.stats;
+  const stats = await readStats(merchantId, now - STATS_WINDOW_MS);
+  cache.set(merchantId, { readAt: now, stats });
+  return stats;
+}
+
+/** The merchant's mean approved amount in the window, across providers; undefined without approvals. */
+export function meanApprovedAmount(stats: Stats): number | undefined {
+  const totals = PROVIDERS.reduce((t, p) => ({ n: t.n + stats[p].approvals, sum: t.sum + stats[p].approved_amount }), { n: 0, sum: 0 });
+  return totals.n > 0 ? totals.sum / totals.n : undefined;
+}
+
+/** Records one authorization attempt in the shared window and in this container's cached copy. */
+export async function countAttempt(merchantId: string, provider: ProviderName, attempt: { approved: boolean; latencyMs: number; amount: number }) {
+  const cached = cache.get(merchantId)?.stats[provider];
+  if (cached) {
+    cached.attempts += 1;
+    cached.approvals += attempt.approved ? 1 : 0;
+    cached.latency_sum += attempt.latencyMs;
+    cached.approved_amount += attempt.approved ? attempt.amount : 0;
+  }
+  await recordAttempt(merchantId, provider, attempt, clock.now(), STATS_WINDOW_MS * 2);
+}
+
+/** Round robin's turn counter: per container, so turns rotate without a shared hot key. */
+export function nextSequence(merchantId: string): number {
+  const n = (sequences.get(merchantId) ?? Math.floor(Math.random() * PROVIDERS.length)) + 1;
+  sequences.set(merchantId, n);
+  return n;
+}
+
+export const noStats = (): Stats => Object.fromEntries(PROVIDERS.map((p) => [p, emptyStats()])) as Stats;

@@ -1,0 +1,187 @@
+import type { ProviderName } from '../providers/types.ts';
+import { listItems, metadataKeyOf, NUMERIC_OPERATORS, type RuleCondition, type RuleField, type RuleOperator } from '../schemas/routing-rules.ts';
+import {
+  listRoutingRules as listRecords,
+  putRoutingRule,
+  type RoutingRuleChanges,
+  type RoutingRuleRecord,
+  updateRoutingRule as updateRecord,
+} from '../store/routing-rules.ts';
+import { isoNow } from './clock.ts';
+import { BadRequest, NotFound } from './errors.ts';
+import { newId } from './ids.ts';
+
+export type { RuleCondition, RuleField, RuleOperator };
+
+/** At most this many rules per merchant (active and disabled alike); the next create answers 400 `too_many_rules`. */
+export const MAX_RULES_PER_MERCHANT = 50;
+
+/** A routing rule as the API returns it and the routing engine reads it. */
+export interface RoutingRule {
+  id: string;
+  object: 'routing_rule';
+  name: string;
+  strategy: 'fixed' | 'smart';
+  priority: number;
+  conditions: RuleCondition[];
+  provider: ProviderName;
+  status: 'active' | 'disabled';
+  created_at: string;
+}
+
+/** What the conditions of a rule are evaluated against: the facts of one payment. */
+export interface PaymentFacts {
+  /** uppercase ISO 4217 code */
+  currency: string;
+  /** minor units */
+  amount: number;
+  card_brand?: string;
+  /** the card number's first digits (6 or 8) */
+  card_bin?: string;
+  customer_email_domain?: string;
+  metadata: Record<string, string>;
+}
+
+export interface NewRoutingRule {
+  name: string;
+  provider: ProviderName;
+  strategy: 'fixed' | 'smart';
+  priority: number;
+  conditions: RuleCondition[];
+}
+
+const view = (r: RoutingRuleRecord): RoutingRule => ({
+  id: r.id,
+  object: 'routing_rule',
+  name: r.name,
+  strategy: r.strategy,
+  priority: r.priority,
+  conditions: r.conditions,
+  provider: r.provider,
+  status: r.status,
+  created_at: r.created_at,
+});
+
+/** Evaluation order: lower priority number first, then the older rule, then the id (ULIDs sort by time). */
+export const compareRules = (a: Pick<RoutingRule, 'priority' | 'created_at' | 'id'>, b: Pick<RoutingRule, 'priority' | 'created_at' | 'id'>): number =>
+  a.priority - b.priority || (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+export async function createRoutingRule(merchantId: string, input: NewRoutingRule): Promise<RoutingRule> {
+  const rule: RoutingRuleRecord = {
+    id: newId('rule'),
+    merchant_id: merchantId,
+    name: input.name,
+    strategy: input.strategy,
+    priority: input.priority,
+    conditions: input.conditions,
+    provider: input.provider,
+    status: 'active',
+    created_at: isoNow(),
+  };
+  if (!(await putRoutingRule(rule, MAX_RULES_PER_MERCHANT))) throw new BadRequest('too_many_rules');
+  return view(rule);
+}
+
+export async function updateRoutingRule(merchantId: string, ruleId: string, changes: RoutingRuleChanges): Promise<RoutingRule> {
+  const rule = await updateRecord(merchantId, ruleId, changes);
+  if (!rule) throw new NotFound();
+  return view(rule);
+}
+
+/** Every rule of the merchant, active and disabled, in evaluation order. A small set: one page, no cursors. */
+export async function listRoutingRules(merchantId: string) {
+  const rules = (await listRecords(merchantId, { consistent: true })).map(view).sort(compareRules);
+  return { object: 'list' as const, data: rules, has_more: false };
+}
+
+/** The merchant's active rules in evaluation order, for the routing engine (an eventually consistent read). */
+export async function activeRules(merchantId: string): Promise<RoutingRule[]> {
+  return (await listRecords(merchantId, { consistent: false }))
+    .filter((r) => r.status === 'active')
+    .map(view)
+    .sort(compareRules);
+}
+
+/**
+ * Whether a payment matches a rule: every condition must hold (AND); a rule without conditions matches every payment.
+ *
+ * - A condition on a missing fact (no card brand, no customer e-mail, a metadata key not sent) never holds for
+ *   `equals`, `in`, `contains` or the numeric operators, and always holds for `not_equals` and `not_in`.
+ * - `currency`, `card_brand` and `customer_email_domain` compare case-insensitively; metadata values exactly.
+ * - `card_bin` compares by prefix: the rule's BIN (6–8 digits) matches a card whose BIN starts with it, so a
+ *   6-digit rule matches the 8-digit BIN of the same card range; with equally long BINs this is plain equality.
+ * - `amount` compares as integers; the numeric operators compare numbers (a non-numeric side never matches).
+ * - `in`/`not_in` read the value as a comma list (items trimmed); `contains` is a substring test.
+ */
+export function ruleMatches(rule: Pick<RoutingRule, 'conditions'>, facts: PaymentFacts): boolean {
+  return rule.conditions.every((condition) => conditionHolds(condition, facts));
+}
+
+const CASE_INSENSITIVE: ReadonlySet<string> = new Set(['currency', 'card_brand', 'customer_email_domain']);
+const NUMERIC: ReadonlySet<string> = new Set(NUMERIC_OPERATORS);
+
+function factOf(field: RuleField, facts: PaymentFacts): string | number | undefined {
+  const key = metadataKeyOf(field);
+  if (key !== undefined) return Object.hasOwn(facts.metadata ?? {}, key) ? facts.metadata[key] : undefined;
+  switch (field) {
+    case 'currency':
+      return facts.currency;
+    case 'amount':
+      return facts.amount;
+    case 'card_brand':
+      return facts.card_brand;
+    case 'card_bin':
+      return facts.card_bin;
+    case 'customer_email_domain':
+      return facts.customer_email_domain;
+    default:
+      return undefined;
+  }
+}
+
+function conditionHolds({ field, operator, value }: RuleCondition, facts: PaymentFacts): boolean {
+  const fact = factOf(field, facts);
+  if (fact === undefined || fact === null || fact === '') return operator === 'not_equals' || operator === 'not_in';
+  const norm = (s: string) => (CASE_INSENSITIVE.has(field) ? s.toLowerCase() : s);
+  const factText = norm(String(fact));
+  const same = (expected: string): boolean => {
+    if (field === 'amount') return isNumeric(expected) && Number(fact) === Number(expected);
+    if (field === 'card_bin') return expected !== '' && factText.startsWith(expected);
+    return factText === norm(expected);
+  };
+  if (NUMERIC.has(operator)) return compareNumbers(operator, fact, value);
+  switch (operator) {
+    case 'equals':
+      return same(value.trim());
+    case 'not_equals':
+      return !same(value.trim());
+    case 'in':
+      return listItems(value).some(same);
+    case 'not_in':
+      return !listItems(value).some(same);
+    case 'contains':
+      return factText.includes(norm(value.trim()));
+    default:
+      return false;
+  }
+}
+
+const isNumeric = (s: string): boolean => s.trim() !== '' && Number.isFinite(Number(s));
+
+function compareNumbers(operator: RuleOperator, fact: string | number, value: string): boolean {
+  if (!isNumeric(String(fact)) || !isNumeric(value)) return false;
+  const a = Number(fact);
+  const b = Number(value);
+  switch (operator) {
+    case 'greater_than':
+      return a > b;
+    case 'greater_than_or_equal':
+      return a >= b;
+    case 'less_than':
+      return a < b;
+    case 'less_than_or_equal':
+      return a <= b;
+    default:
+      return false;
+  }
+}

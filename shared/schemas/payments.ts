@@ -1,0 +1,92 @@
+import * as v from 'valibot';
+import { clock } from '../domain/clock.ts';
+import { luhnValid } from '../domain/cards.ts';
+import { isCurrency } from '../domain/currency.ts';
+import { ROUTING_CHOICES } from '../domain/routing.ts';
+import { PROVIDERS } from '../providers/types.ts';
+import { Email, listQuery, Metadata, Name, Phone } from './common.ts';
+
+export const Amount = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(99_999_999));
+
+/** ISO 4217, any case in, uppercase out. */
+export const Currency = v.pipe(v.string(), v.length(3), v.check(isCurrency, 'unknown currency'), v.toUpperCase());
+
+const CardNumber = v.pipe(v.string(), v.regex(/^\d{12,19}$/), v.check(luhnValid, 'card number fails the Luhn check'));
+
+/** 4 digits, or 2 read as 20YY. */
+const ExpYear = v.pipe(
+  v.number(),
+  v.integer(),
+  v.check((y) => (y >= 0 && y <= 99) || (y >= 1000 && y <= 9999), 'a 2- or 4-digit year'),
+  v.transform((y) => (y < 100 ? 2000 + y : y)),
+);
+
+const notExpired = (card: { exp_month: number; exp_year: number }) => {
+  const now = new Date(clock.now());
+  return card.exp_year * 12 + card.exp_month >= now.getUTCFullYear() * 12 + now.getUTCMonth() + 1;
+};
+
+const Card = v.pipe(
+  v.object({
+    number: CardNumber,
+    exp_month: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(12)),
+    exp_year: ExpYear,
+    cvc: v.pipe(v.string(), v.regex(/^\d{3,4}$/)),
+  }),
+  v.forward(v.check((card) => notExpired(card), 'card has expired'), ['exp_year']),
+);
+
+const Customer = v.object({ email: v.optional(Email), name: v.optional(Name), phone: v.optional(Phone) });
+
+const paymentEntries = {
+  amount: Amount,
+  currency: Currency,
+  routing: v.optional(v.picklist(ROUTING_CHOICES), 'smart'),
+  customer: v.optional(Customer),
+  metadata: v.optional(Metadata),
+  description: v.optional(v.pipe(v.string(), v.maxLength(1000))),
+};
+
+export const CreatePaymentBody = v.object({
+  ...paymentEntries,
+  payment_method: v.object({ type: v.literal('card'), card: Card }),
+});
+
+/** Same as a create, but card secrets are not needed: only what routing reads (number for brand and BIN). */
+export const SimulateRouteBody = v.object({
+  ...paymentEntries,
+  payment_method: v.optional(
+    v.object({
+      type: v.literal('card'),
+      card: v.optional(v.object({ number: v.optional(CardNumber) })),
+    }),
+  ),
+});
+
+export const CaptureBody = v.object({ amount: v.optional(Amount) });
+
+export const RefundBody = v.object({
+  amount: v.optional(Amount),
+  reason: v.optional(v.picklist(['requested_by_customer', 'duplicate', 'fraudulent'])),
+});
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** A real calendar date or an ISO date-time; a bare date means the start (or, for `lte`, the end) of that UTC day. */
+const createdBound = (end: boolean) =>
+  v.pipe(
+    v.string(),
+    v.check((s) => DATE.test(s) || DATE_TIME.test(s), 'an ISO date or date-time'),
+    v.check((s) => !Number.isNaN(Date.parse(s)) && (!DATE.test(s) || new Date(`${s}T00:00:00Z`).toISOString().startsWith(s)), 'a real date'),
+    v.transform((s) => (DATE.test(s) ? Date.parse(`${s}T00:00:00Z`) + (end ? 86_399_999 : 0) : Date.parse(s))),
+  );
+
+export const ListPaymentsQuery = listQuery('payment', {
+  status: v.optional(v.picklist(['succeeded', 'captured', 'voided', 'refunded', 'failed'])),
+  currency: v.optional(Currency),
+  provider: v.optional(v.picklist(PROVIDERS)),
+  customer_email: v.optional(Email),
+  'created[gte]': v.optional(createdBound(false)),
+  'created[lte]': v.optional(createdBound(true)),
+});

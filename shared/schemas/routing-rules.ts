@@ -1,0 +1,126 @@
+import * as v from 'valibot';
+import { PROVIDERS } from '../providers/types.ts';
+
+/**
+ * Routing rule bodies. Validation decisions (DECISIONS.md "Providers and routing" leaves them to us):
+ * - `name` 1–100 chars (trimmed), required on create. `provider` required, one of PROVIDERS (lowercase, exact).
+ * - `strategy` `fixed|smart`, default `fixed`: a rule names a provider, so by default it uses only that provider.
+ * - `priority` integer 0–1000, default 100; lower runs first.
+ * - `conditions` 0–20 items, required on create (send `[]` on purpose for a catch-all rule that matches every payment).
+ * - `status` is `active` on create (not settable); PUT may set `active|disabled`.
+ * - A condition's `value` is a string of 1–500 chars, trimmed; `in`/`not_in` take a comma list whose items are
+ *   trimmed and must be non-empty. Per field (items of a list alike):
+ *   - `amount`: a non-negative integer string (minor units), stored without leading zeros; operators
+ *     equals, not_equals, in, not_in and the numeric ones (greater_than…less_than_or_equal), which only `amount` takes.
+ *   - `currency`: 3 letters, stored uppercase. `card_brand`: one of CARD_BRANDS, stored lowercase.
+ *     `card_bin`: 6–8 digits. These take equals, not_equals, in, not_in.
+ *   - `customer_email_domain`: letters, digits, dots and hyphens, stored lowercase. `metadata.<key>` (key 1–40 chars):
+ *     any text, kept as sent. These also take `contains` (substring).
+ * Every failure is a 400 naming the offending field, e.g. `conditions.0.value` or `conditions.2.operator`.
+ */
+
+export const RULE_BASE_FIELDS = ['currency', 'amount', 'card_brand', 'card_bin', 'customer_email_domain'] as const;
+export type RuleField = (typeof RULE_BASE_FIELDS)[number] | `metadata.${string}`;
+
+export const NUMERIC_OPERATORS = ['greater_than', 'greater_than_or_equal', 'less_than', 'less_than_or_equal'] as const;
+export const LIST_OPERATORS = ['in', 'not_in'] as const;
+export const RULE_OPERATORS = ['equals', 'not_equals', ...LIST_OPERATORS, ...NUMERIC_OPERATORS, 'contains'] as const;
+export type RuleOperator = (typeof RULE_OPERATORS)[number];
+
+export const CARD_BRANDS = ['visa', 'mastercard', 'amex', 'discover', 'jcb', 'diners', 'unionpay', 'unknown'] as const;
+export const RULE_STRATEGIES = ['fixed', 'smart'] as const;
+export const RULE_STATUSES = ['active', 'disabled'] as const;
+
+export const MAX_CONDITIONS = 20;
+const METADATA_PREFIX = 'metadata.';
+const MAX_METADATA_KEY = 40;
+
+export const metadataKeyOf = (field: string): string | undefined =>
+  field.startsWith(METADATA_PREFIX) ? field.slice(METADATA_PREFIX.length) : undefined;
+
+const isRuleField = (field: unknown): field is RuleField => {
+  if (typeof field !== 'string') return false;
+  if ((RULE_BASE_FIELDS as readonly string[]).includes(field)) return true;
+  const key = metadataKeyOf(field);
+  return key !== undefined && key.length >= 1 && key.length <= MAX_METADATA_KEY;
+};
+
+type Kind = 'amount' | 'currency' | 'card_brand' | 'card_bin' | 'customer_email_domain' | 'metadata';
+const kindOf = (field: RuleField): Kind => (metadataKeyOf(field) !== undefined ? 'metadata' : (field as Kind));
+
+const EQUALITY: readonly RuleOperator[] = ['equals', 'not_equals', ...LIST_OPERATORS];
+const OPERATORS_BY_KIND: Record<Kind, readonly RuleOperator[]> = {
+  amount: [...EQUALITY, ...NUMERIC_OPERATORS],
+  currency: EQUALITY,
+  card_brand: EQUALITY,
+  card_bin: EQUALITY,
+  customer_email_domain: [...EQUALITY, 'contains'],
+  metadata: [...EQUALITY, 'contains'],
+};
+
+/** One value (or list item) of a field, normalized; undefined when it is not a valid value of that field. */
+const ITEM: Record<Kind, (item: string) => string | undefined> = {
+  amount: (s) => (/^\d{1,15}$/.test(s) ? String(Number(s)) : undefined),
+  currency: (s) => (/^[A-Za-z]{3}$/.test(s) ? s.toUpperCase() : undefined),
+  card_brand: (s) => ((CARD_BRANDS as readonly string[]).includes(s.toLowerCase()) ? s.toLowerCase() : undefined),
+  card_bin: (s) => (/^\d{6,8}$/.test(s) ? s : undefined),
+  customer_email_domain: (s) => (/^[a-z0-9.-]{1,253}$/.test(s.toLowerCase()) ? s.toLowerCase() : undefined),
+  metadata: (s) => s,
+};
+
+/** The items of an `in`/`not_in` value: split on commas, trimmed. */
+export const listItems = (value: string): string[] => value.split(',').map((item) => item.trim());
+
+const operatorFits = (field: RuleField, operator: RuleOperator): boolean => OPERATORS_BY_KIND[kindOf(field)].includes(operator);
+
+/** The stored form of a condition's value, or undefined when the value does not fit the field and operator. */
+function normalizeValue(field: RuleField, operator: RuleOperator, value: string): string | undefined {
+  const item = ITEM[kindOf(field)];
+  if (!(LIST_OPERATORS as readonly string[]).includes(operator)) {
+    const trimmed = value.trim();
+    return trimmed === '' ? undefined : item(trimmed);
+  }
+  const items = listItems(value).map((i) => (i === '' ? undefined : item(i)));
+  return items.every((i) => i !== undefined) ? items.join(',') : undefined;
+}
+
+export const RuleCondition = v.pipe(
+  v.object({
+    field: v.custom<RuleField>(isRuleField, 'unknown condition field'),
+    operator: v.picklist(RULE_OPERATORS),
+    value: v.pipe(v.string(), v.minLength(1), v.maxLength(500)),
+  }),
+  v.forward(
+    v.check((c) => operatorFits(c.field, c.operator), 'operator not allowed for this field'),
+    ['operator'],
+  ),
+  v.forward(
+    v.check((c) => normalizeValue(c.field, c.operator, c.value) !== undefined, 'value does not fit the field'),
+    ['value'],
+  ),
+  v.transform((c) => ({ field: c.field, operator: c.operator, value: normalizeValue(c.field, c.operator, c.value)! })),
+);
+export type RuleCondition = v.InferOutput<typeof RuleCondition>;
+
+const RuleName = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100));
+const Priority = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000));
+const Conditions = v.pipe(v.array(RuleCondition), v.maxLength(MAX_CONDITIONS));
+const Provider = v.picklist(PROVIDERS);
+const Strategy = v.picklist(RULE_STRATEGIES);
+
+export const CreateRoutingRuleBody = v.object({
+  name: RuleName,
+  provider: Provider,
+  strategy: v.optional(Strategy, 'fixed'),
+  priority: v.optional(Priority, 100),
+  conditions: Conditions,
+});
+
+export const UpdateRoutingRuleBody = v.object({
+  name: v.optional(RuleName),
+  provider: v.optional(Provider),
+  strategy: v.optional(Strategy),
+  priority: v.optional(Priority),
+  conditions: v.optional(Conditions),
+  status: v.optional(v.picklist(RULE_STATUSES)),
+});

@@ -1,0 +1,125 @@
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ProviderName } from '../providers/types.ts';
+import type { RuleCondition } from '../schemas/routing-rules.ts';
+import { db, isConditionFailure, TABLE } from './client.ts';
+import { merchantKeys, routingRuleKeys } from './keys.ts';
+
+export interface RoutingRuleRecord {
+  id: string;
+  merchant_id: string;
+  name: string;
+  strategy: 'fixed' | 'smart';
+  priority: number;
+  conditions: RuleCondition[];
+  provider: ProviderName;
+  status: 'active' | 'disabled';
+  created_at: string;
+}
+
+export type RoutingRuleChanges = Partial<Pick<RoutingRuleRecord, 'name' | 'strategy' | 'priority' | 'conditions' | 'provider' | 'status'>>;
+
+/**
+ * Writes a new rule unless the merchant already has `max` rules: the rule and a `rule_count` attribute on the
+ * merchant's profile item (`MER#<mer>` / `PROFILE`) are written in one transaction, the count conditioned on
+ * staying below `max`, so parallel creates can never exceed the cap. Returns false when the cap is reached.
+ * Rules are never deleted; a future delete must decrement `rule_count` in the same way.
+ */
+export async function putRoutingRule(rule: RoutingRuleRecord, max: number, attempt = 1): Promise<boolean> {
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: TABLE,
+              Key: merchantKeys.profile(rule.merchant_id),
+              UpdateExpression: 'ADD rule_count :one',
+              ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(rule_count) OR rule_count < :max)',
+              ExpressionAttributeValues: { ':one': 1, ':max': max },
+            },
+          },
+          {
+            Put: {
+              TableName: TABLE,
+              Item: { ...routingRuleKeys.item(rule.merchant_id, rule.id), type: 'routing_rule', ...rule },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (e) {
+    // The rule's own condition cannot fail (a fresh ULID), so a failed condition is the cap.
+    if (isConditionFailure(e)) return false;
+    // Two creates of one merchant at the same moment collide on the profile item: retry a few times, jittered.
+    if (attempt < 4 && isTransactionConflict(e)) {
+      await new Promise((done) => setTimeout(done, Math.random() * 25 * 2 ** attempt));
+      return putRoutingRule(rule, max, attempt + 1);
+    }
+    throw e;
+  }
+}
+
+const isTransactionConflict = (e: unknown): boolean =>
+  e instanceof Error && e.name === 'TransactionCanceledException' && /TransactionConflict/.test(e.message);
+
+/** Applies the changes to the merchant's rule; undefined when it does not exist (the key holds the merchant). */
+export async function updateRoutingRule(merchantId: string, ruleId: string, changes: RoutingRuleChanges): Promise<RoutingRuleRecord | undefined> {
+  const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
+  // Nothing to change still reads the rule through the same conditional write (a no-op SET), so 404 stays 404.
+  if (entries.length === 0) entries.push(['id', ruleId]);
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets = entries.map(([field, value], i) => {
+    names[`#f${i}`] = field;
+    values[`:v${i}`] = value;
+    return `#f${i} = :v${i}`;
+  });
+  try {
+    const out = await db.send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: routingRuleKeys.item(merchantId, ruleId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return strip(out.Attributes as RoutingRuleRecord);
+  } catch (e) {
+    if (isConditionFailure(e)) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * All the merchant's rules (at most 50 small items, one partition, usually one page), unordered.
+ * `consistent` for the API's own reads (a rule just written is listed); routing may read eventually consistent.
+ */
+export async function listRoutingRules(merchantId: string, options: { consistent: boolean }): Promise<RoutingRuleRecord[]> {
+  const { pk, skPrefix } = routingRuleKeys.listPrefix(merchantId);
+  const items: RoutingRuleRecord[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await db.send(
+      new QueryCommand({
+        TableName: TABLE,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+        ExpressionAttributeValues: { ':pk': pk, ':sk': skPrefix },
+        ConsistentRead: options.consistent,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...((out.Items ?? []) as RoutingRuleRecord[]));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return items.map(strip);
+}
+
+function strip(item: RoutingRuleRecord): RoutingRuleRecord {
+  const { id, merchant_id, name, strategy, priority, conditions, provider, status, created_at } = item;
+  return { id, merchant_id, name, strategy, priority, conditions: conditions ?? [], provider, status, created_at };
+}

@@ -1,0 +1,68 @@
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PROVIDERS, type ProviderName } from '../providers/types.ts';
+import { db, TABLE, ttl } from './client.ts';
+import { ROUTING_STAT_SHARDS, routingStatKeys } from './keys.ts';
+
+export const STAT_BUCKET_MS = 60_000;
+
+export interface ProviderStats {
+  attempts: number;
+  approvals: number;
+  latency_sum: number;
+  approved_amount: number;
+}
+
+export const emptyStats = (): ProviderStats => ({ attempts: 0, approvals: 0, latency_sum: 0, approved_amount: 0 });
+
+/** Counts one authorization attempt in the current minute's bucket of a random shard. */
+export async function recordAttempt(
+  merchantId: string,
+  provider: ProviderName,
+  attempt: { approved: boolean; latencyMs: number; amount: number },
+  now: number,
+  keepMs: number,
+): Promise<void> {
+  const bucket = now - (now % STAT_BUCKET_MS);
+  const shard = Math.floor(Math.random() * ROUTING_STAT_SHARDS);
+  await db.send(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: routingStatKeys.bucket(merchantId, shard, bucket, provider),
+      UpdateExpression: 'ADD attempts :one, approvals :approved, latency_sum :latency, approved_amount :amount SET expires_at = if_not_exists(expires_at, :expires)',
+      ExpressionAttributeValues: {
+        ':one': 1,
+        ':approved': attempt.approved ? 1 : 0,
+        ':latency': attempt.latencyMs,
+        ':amount': attempt.approved ? attempt.amount : 0,
+        ':expires': ttl(bucket + keepMs),
+      },
+    }),
+  );
+}
+
+/** Sums every shard's buckets since `since` per provider: one Query per shard, in parallel. */
+export async function readStats(merchantId: string, since: number): Promise<Record<ProviderName, ProviderStats>> {
+  const totals = Object.fromEntries(PROVIDERS.map((p) => [p, emptyStats()])) as Record<ProviderName, ProviderStats>;
+  const from = String(since - (since % STAT_BUCKET_MS));
+  const pages = await Promise.all(
+    Array.from({ length: ROUTING_STAT_SHARDS }, (_, shard) =>
+      db.send(
+        new QueryCommand({
+          TableName: TABLE,
+          KeyConditionExpression: 'pk = :pk AND sk >= :from',
+          ExpressionAttributeValues: { ':pk': routingStatKeys.shard(merchantId, shard), ':from': from },
+        }),
+      ),
+    ),
+  );
+  for (const item of pages.flatMap((p) => p.Items ?? [])) {
+    const provider = String(item.sk).split('#')[1] as ProviderName;
+    const total = totals[provider];
+    if (!total) continue;
+    total.attempts += Number(item.attempts ?? 0);
+    total.approvals += Number(item.approvals ?? 0);
+    total.latency_sum += Number(item.latency_sum ?? 0);
+    total.approved_amount += Number(item.approved_amount ?? 0);
+  }
+  return totals;
+}
