@@ -1,4 +1,5 @@
 import { ulid } from 'ulid';
+import { clock } from './clock.ts';
 
 /** Identifier prefixes of the contract. An id is `<prefix>_` + a lowercase 26-char ULID (time-sortable). */
 export const PREFIXES = {
@@ -18,7 +19,8 @@ export const PREFIXES = {
 
 export type Entity = keyof typeof PREFIXES;
 
-export const newId = (entity: Entity, time?: number): string => `${PREFIXES[entity]}_${ulid(time).toLowerCase()}`;
+/** Ids carry the creation time (the clock's), so a time range of a list is a key range. */
+export const newId = (entity: Entity, time = clock.now()): string => `${PREFIXES[entity]}_${ulid(time).toLowerCase()}`;
 
 const ULID_BODY = '[0-9abcdefghjkmnpqrstvwxyz]{26}';
 const patterns = Object.fromEntries(

@@ -12,7 +12,7 @@ import { Declined, ProvidersUnavailable } from './errors.ts';
 import { newId } from './ids.ts';
 import { assessRisk, RISK_DECLINE_THRESHOLD } from './risk.ts';
 import { planRoute, type RoutePlan } from './routing.ts';
-import { countAttempt, meanApprovedAmount, nextSequence, recentStats } from './routing-context.ts';
+import { chance, countAttempt, meanApprovedAmount, nextSequence, recentStats } from './routing-context.ts';
 import { activeRules, type PaymentFacts } from './routing-rules.ts';
 
 export type CreatePaymentInput = v.InferOutput<typeof CreatePaymentBody>;
@@ -56,7 +56,7 @@ async function plan(merchantId: string, input: SimulateRouteInput, cardNumber: s
     facts: factsOf(input, cardNumber),
     rules,
     stats,
-    random: Math.random,
+    random: chance.random,
     sequence: input.routing === 'round_robin' ? nextSequence(merchantId) : 0,
   });
   return { route, stats };

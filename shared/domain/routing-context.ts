@@ -1,5 +1,5 @@
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
-import { emptyStats, type ProviderStats, readStats, recordAttempt } from '../store/routing-stats.ts';
+import { type ProviderStats, readStats, recordAttempt } from '../store/routing-stats.ts';
 import { clock } from './clock.ts';
 
 /** The sliding window of recent authorizations that smart routing and risk read. */
@@ -8,6 +8,9 @@ export const STATS_WINDOW_MS = 15 * 60 * 1000;
 const CACHE_MS = 5_000;
 
 type Stats = Record<ProviderName, ProviderStats>;
+
+/** Smart routing's exploration draws; tests fix them like they fix the clock. */
+export const chance = { random: (): number => Math.random() };
 const cache = new Map<string, { readAt: number; stats: Stats }>();
 const sequences = new Map<string, number>();
 
@@ -44,5 +47,3 @@ export function nextSequence(merchantId: string): number {
   sequences.set(merchantId, n);
   return n;
 }
-
-export const noStats = (): Stats => Object.fromEntries(PROVIDERS.map((p) => [p, emptyStats()])) as Stats;

@@ -58,7 +58,7 @@ export class SandboxConnector implements Connector {
     };
   }
 
-  capture(reference: string): Promise<OperationResult> {
+  capture(reference: string, _amount: number, _currency: string): Promise<OperationResult> {
     return this.operation(reference);
   }
 
@@ -66,7 +66,7 @@ export class SandboxConnector implements Connector {
     return this.operation(reference);
   }
 
-  refund(reference: string): Promise<OperationResult> {
+  refund(reference: string, _amount: number, _currency: string): Promise<OperationResult> {
     return this.operation(`${reference}_re_${randomBytes(6).toString('hex')}`);
   }
 

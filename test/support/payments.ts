@@ -5,6 +5,7 @@ import { handler as list } from '../../functions/payments/list.ts';
 import { handler as refund } from '../../functions/payments/refund.ts';
 import { handler as voidPayment } from '../../functions/payments/void.ts';
 import { handler as simulate } from '../../functions/routing/simulate.ts';
+import { luhnValid } from '../../shared/domain/cards.ts';
 import { apiEvent, invokeHttp } from './lambda.ts';
 import { bearer } from './merchant.ts';
 
@@ -24,7 +25,17 @@ export const CARDS = {
 
 export const CVC = '737';
 
-export const paymentBody = (overrides: Record<string, unknown> = {}, card: string = CARDS.approved) => ({
+/**
+ * A fresh Luhn-valid Visa number the sandbox approves. Tests use their own cards so that card velocity (counted
+ * per card across merchants, as fraud checks must) never couples one test to another.
+ */
+export function freshCard(): string {
+  const body = `4${Array.from({ length: 14 }, () => Math.floor(Math.random() * 10)).join('')}`;
+  for (let check = 0; check < 10; check++) if (luhnValid(body + check)) return body + check;
+  throw new Error('unreachable');
+}
+
+export const paymentBody = (overrides: Record<string, unknown> = {}, card: string = freshCard()) => ({
   amount: 2500,
   currency: 'usd',
   payment_method: { type: 'card', card: { number: card, exp_month: 12, exp_year: 2034, cvc: CVC } },

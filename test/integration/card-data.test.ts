@@ -1,0 +1,96 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { db, TABLE } from '../../shared/store/client.ts';
+import { queueDefinitions } from '../../shared/queues.ts';
+import { newMerchant } from '../support/merchant.ts';
+import { CARDS, paymentBody, payments } from '../support/payments.ts';
+
+// Every log level on, before the handlers' logger is created, so the scan sees everything they could log.
+vi.hoisted(() => {
+  process.env.POWERTOOLS_LOG_LEVEL = process.env.LOG_LEVEL = 'DEBUG';
+});
+
+/** Distinctive CVCs, so that a hit can only be the CVC itself. */
+const CVCS = ['8317', '7291', '6604'];
+const NUMBERS = [CARDS.approved, CARDS.mastercard, CARDS.genericDecline, CARDS.processingError, CARDS.fraudulent, '4242424242424241'];
+
+const captured: string[] = [];
+const originalWrites = { out: process.stdout.write.bind(process.stdout), err: process.stderr.write.bind(process.stderr) };
+const originalConsole = { ...console };
+const responses: string[] = [];
+
+beforeAll(() => {
+  // Capture every log line the handlers write, whichever way they write it.
+  const tap = (chunk: unknown) => void captured.push(String(chunk));
+  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => (tap(chunk), originalWrites.out(chunk as string, ...(rest as [])))) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: unknown, ...rest: unknown[]) => (tap(chunk), originalWrites.err(chunk as string, ...(rest as [])))) as typeof process.stderr.write;
+  for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
+    console[method] = (...args: unknown[]) => {
+      tap(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
+      originalConsole[method](...args);
+    };
+  }
+});
+afterAll(() => {
+  process.stdout.write = originalWrites.out;
+  process.stderr.write = originalWrites.err;
+  Object.assign(console, originalConsole);
+});
+
+describe('card data', () => {
+  it('never reaches a table item, a queued message, a log line or a response', async () => {
+    // Prepare + Act: a run of payments through every path that touches a card
+    const { apiKey } = await newMerchant();
+    const run = async (p: Promise<{ rawBody: string; body: { id?: string } }>) => {
+      const res = await p;
+      responses.push(res.rawBody);
+      return res;
+    };
+    const withCvc = (number: string, cvc: string, extra: Record<string, unknown> = {}) => {
+      const body = paymentBody(extra, number);
+      body.payment_method.card.cvc = cvc;
+      return body;
+    };
+    const ok = await run(payments.create(apiKey, withCvc(CARDS.approved, CVCS[0]!), { 'Idempotency-Key': 'card-data-1' }));
+    await run(payments.create(apiKey, withCvc(CARDS.approved, CVCS[0]!), { 'Idempotency-Key': 'card-data-1' }));
+    await run(payments.create(apiKey, withCvc(CARDS.mastercard, CVCS[1]!, { routing: 'round_robin' })));
+    await run(payments.create(apiKey, withCvc(CARDS.genericDecline, CVCS[2]!)));
+    await run(payments.create(apiKey, withCvc(CARDS.processingError, CVCS[0]!)));
+    await run(payments.create(apiKey, withCvc(CARDS.fraudulent, CVCS[1]!)));
+    await run(payments.create(apiKey, withCvc('4242424242424241', CVCS[2]!)));
+    await run(payments.create(apiKey, withCvc(CARDS.approved, '12')));
+    await run(payments.simulate(apiKey, { amount: 100, currency: 'usd', payment_method: { type: 'card', card: { number: CARDS.mastercard } } }));
+    await run(payments.capture(apiKey, ok.body.id!));
+    await run(payments.refund(apiKey, ok.body.id!, { amount: 100 }));
+    await run(payments.list(apiKey, { limit: '100' }));
+
+    // Assess: the whole table, every queue, the captured output and every response
+    const items: unknown[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await db.send(new ScanCommand({ TableName: TABLE, ExclusiveStartKey: startKey }));
+      items.push(...(page.Items ?? []));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    const sqs = new SQSClient({});
+    const messages: string[] = [];
+    for (const q of queueDefinitions) {
+      const url = process.env[q.envVar]!;
+      const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, VisibilityTimeout: 0, MessageAttributeNames: ['All'] }));
+      messages.push(...(out.Messages ?? []).map((m) => JSON.stringify(m)));
+    }
+
+    const haystacks = { items: items.map((i) => JSON.stringify(i)), messages, logs: captured, responses };
+    expect(items.length).toBeGreaterThan(10);
+    expect(captured.join('\n')).toContain('Request rejected'); // the log capture does see the handlers' logs
+    expect(responses.some((r) => r.includes('"last4":"4242"'))).toBe(true);
+    for (const [where, texts] of Object.entries(haystacks)) {
+      for (const text of texts) {
+        for (const number of NUMBERS) expect(text, `card number in ${where}`).not.toContain(number);
+        for (const cvc of CVCS) expect(text, `CVC in ${where}`).not.toMatch(new RegExp(`["':= ]${cvc}["',} ]`));
+        expect(text, `a cvc field in ${where}`).not.toMatch(/"cvc"/);
+      }
+    }
+  });
+});

@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { newMerchant } from '../support/merchant.ts';
+import { CARDS, paymentBody, payments } from '../support/payments.ts';
+
+async function authorized(amount = 5000) {
+  const { apiKey } = await newMerchant();
+  const created = await payments.create(apiKey, paymentBody({ amount }));
+  return { apiKey, id: created.body.id as string };
+}
+
+async function captured(amount = 5000) {
+  const p = await authorized(amount);
+  await payments.capture(p.apiKey, p.id);
+  return p;
+}
+
+describe('payment state machine', () => {
+  it('captures the whole authorization by default', async () => {
+    const { apiKey, id } = await authorized();
+    const res = await payments.capture(apiKey, id);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id, status: 'captured', amount: 5000, amount_captured: 5000 });
+  });
+
+  it('captures part of the authorization', async () => {
+    const { apiKey, id } = await authorized();
+    const res = await payments.capture(apiKey, id, { amount: 3000 });
+    expect(res.body).toMatchObject({ status: 'captured', amount: 5000, amount_captured: 3000 });
+  });
+
+  it('refuses to capture more than was authorized', async () => {
+    const { apiKey, id } = await authorized();
+    const res = await payments.capture(apiKey, id, { amount: 5001 });
+    expect(res.status).toBe(400);
+    expect(res.body.error.param).toBe('amount');
+    expect((await payments.get(apiKey, id)).body.status).toBe('succeeded');
+  });
+
+  it('voids an authorization', async () => {
+    const { apiKey, id } = await authorized();
+    const res = await payments.void(apiKey, id);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id, status: 'voided' });
+  });
+
+  it('refunds partially, repeatedly, up to the captured amount, then refuses', async () => {
+    const { apiKey, id } = await authorized(5000);
+    await payments.capture(apiKey, id, { amount: 4000 });
+    const first = await payments.refund(apiKey, id, { amount: 1500, reason: 'requested_by_customer' });
+    const second = await payments.refund(apiKey, id, { amount: 1500 });
+    const tooMuch = await payments.refund(apiKey, id, { amount: 1001 });
+    const rest = await payments.refund(apiKey, id);
+    const nothingLeft = await payments.refund(apiKey, id);
+    expect(first.body).toMatchObject({ id, status: 'refunded', amount: 1500, amount_refunded: 1500, refund_id: expect.stringMatching(/^ref_[0-9a-z]{26}$/) });
+    expect(second.body).toMatchObject({ amount: 1500, amount_refunded: 3000 });
+    expect(second.body.refund_id).not.toBe(first.body.refund_id);
+    expect(tooMuch.status).toBe(400);
+    expect(tooMuch.body.error.param).toBe('amount');
+    expect(rest.body).toMatchObject({ amount: 1000, amount_refunded: 4000 });
+    expect(nothingLeft.status).toBe(400);
+    expect(nothingLeft.body.error.code).toBe('invalid_state');
+    expect((await payments.get(apiKey, id)).body).toMatchObject({ status: 'refunded', amount_captured: 4000, amount_refunded: 4000 });
+  });
+
+  it('refuses an unknown refund reason', async () => {
+    const { apiKey, id } = await captured();
+    const res = await payments.refund(apiKey, id, { reason: 'changed_my_mind' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.param).toBe('reason');
+  });
+
+  const illegal: Array<[string, () => Promise<{ apiKey: string; id: string }>, 'capture' | 'void' | 'refund']> = [
+    ['refund an uncaptured payment', () => authorized(), 'refund'],
+    ['capture twice', () => captured(), 'capture'],
+    ['void a captured payment', () => captured(), 'void'],
+    ['capture a voided payment', async () => {
+      const p = await authorized();
+      await payments.void(p.apiKey, p.id);
+      return p;
+    }, 'capture'],
+    ['refund a voided payment', async () => {
+      const p = await authorized();
+      await payments.void(p.apiKey, p.id);
+      return p;
+    }, 'refund'],
+    ['void twice', async () => {
+      const p = await authorized();
+      await payments.void(p.apiKey, p.id);
+      return p;
+    }, 'void'],
+    ['capture a refunded payment', async () => {
+      const p = await captured();
+      await payments.refund(p.apiKey, p.id, { amount: 100 });
+      return p;
+    }, 'capture'],
+    ['void a refunded payment', async () => {
+      const p = await captured();
+      await payments.refund(p.apiKey, p.id, { amount: 100 });
+      return p;
+    }, 'void'],
+  ];
+  it.each(illegal)('answers 400 invalid_state to: %s', async (_case, given, move) => {
+    const { apiKey, id } = await given();
+    const before = (await payments.get(apiKey, id)).body;
+    const res = await payments[move](apiKey, id);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_state', message: 'Invalid request body' });
+    expect((await payments.get(apiKey, id)).body).toEqual(before);
+  });
+
+  it.each(['capture', 'void', 'refund'] as const)('answers 400 invalid_state to %s of a declined payment', async (move) => {
+    const { apiKey } = await newMerchant();
+    const declined = await payments.create(apiKey, paymentBody({}, CARDS.genericDecline));
+    const res = await payments[move](apiKey, declined.body.error.payment_id);
+    expect(res.body.error.code).toBe('invalid_state');
+  });
+});
+
+describe('payments under concurrency', () => {
+  it('never refunds more than was captured: 20 parallel refunds of 1,000 on a 5,000 capture', async () => {
+    const { apiKey, id } = await captured(5000);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => payments.refund(apiKey, id, { amount: 1000 })));
+    const ok = answers.filter((a) => a.status === 200);
+    expect(ok).toHaveLength(5);
+    expect(answers.filter((a) => a.status === 400).every((a) => ['invalid_state', 'amount_too_large'].includes(a.body.error.code))).toBe(true);
+    expect(new Set(ok.map((a) => a.body.refund_id)).size).toBe(5);
+    expect((await payments.get(apiKey, id)).body).toMatchObject({ status: 'refunded', amount_refunded: 5000 });
+  });
+
+  it('never refunds more than was captured: 20 parallel full refunds', async () => {
+    const { apiKey, id } = await captured(5000);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => payments.refund(apiKey, id)));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    expect((await payments.get(apiKey, id)).body.amount_refunded).toBe(5000);
+  });
+
+  it('applies exactly one of a racing capture and void', async () => {
+    for (let round = 0; round < 5; round++) {
+      const { apiKey, id } = await authorized();
+      const [capture, voided] = await Promise.all([payments.capture(apiKey, id), payments.void(apiKey, id)]);
+      const winners = [capture, voided].filter((a) => a.status === 200);
+      expect(winners).toHaveLength(1);
+      const loser = [capture, voided].find((a) => a.status !== 200)!;
+      expect(loser.body.error.code).toBe('invalid_state');
+      const final = (await payments.get(apiKey, id)).body;
+      expect(final.status).toBe(winners[0]!.body.status);
+      expect(final.amount_captured).toBe(final.status === 'captured' ? 5000 : 0);
+    }
+  });
+});

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { clock } from '../../shared/domain/clock.ts';
+import { newMerchant } from '../support/merchant.ts';
+import { CARDS, paymentBody, payments } from '../support/payments.ts';
+
+const ids = (res: { body: { data: Array<{ id: string }> } }) => res.body.data.map((p) => p.id);
+
+describe('listing payments', () => {
+  it('pages newest first with a filter, and total counts every match', async () => {
+    // Prepare: 7 USD and 3 EUR payments, one USD declined
+    const { apiKey } = await newMerchant();
+    const usd: string[] = [];
+    for (let i = 0; i < 7; i++) usd.push((await payments.create(apiKey, paymentBody({ amount: 1000 + i }))).body.id);
+    for (let i = 0; i < 3; i++) await payments.create(apiKey, paymentBody({ currency: 'EUR' }));
+    const declined = await payments.create(apiKey, paymentBody({}, CARDS.genericDecline));
+    const newestUsd = [declined.body.error.payment_id, ...usd.reverse()];
+    // Act
+    const page1 = await payments.list(apiKey, { currency: 'usd', limit: '3' });
+    const page2 = await payments.list(apiKey, { currency: 'USD', limit: '3', starting_after: ids(page1)[2]! });
+    const page3 = await payments.list(apiKey, { currency: 'USD', limit: '3', starting_after: ids(page2)[2]! });
+    const back = await payments.list(apiKey, { currency: 'USD', limit: '3', ending_before: ids(page3)[0]! });
+    const all = await payments.list(apiKey, { limit: '100' });
+    const succeededUsd = await payments.list(apiKey, { currency: 'USD', status: 'succeeded' });
+    const failed = await payments.list(apiKey, { status: 'failed' });
+    // Assess
+    expect(ids(page1)).toEqual(newestUsd.slice(0, 3));
+    expect(page1.body).toMatchObject({ has_more: true, total: 8 });
+    expect(ids(page2)).toEqual(newestUsd.slice(3, 6));
+    expect(ids(page3)).toEqual(newestUsd.slice(6, 8));
+    expect(page3.body.has_more).toBe(false);
+    expect(ids(back)).toEqual(newestUsd.slice(3, 6));
+    expect(all.body.total).toBe(11);
+    expect(all.body.data).toHaveLength(11);
+    expect(succeededUsd.body.total).toBe(7);
+    expect(ids(failed)).toEqual([declined.body.error.payment_id]);
+    expect(page1.body.data[0]).toMatchObject({ id: newestUsd[0], status: 'failed', amount: 2500, currency: 'USD' });
+  });
+
+  it('filters by provider, customer e-mail and creation time', async () => {
+    const { apiKey } = await newMerchant();
+    const realNow = clock.now;
+    const day = (d: number) => Date.parse(`2026-03-${String(d).padStart(2, '0')}T12:00:00.000Z`);
+    try {
+      clock.now = () => day(1);
+      const early = await payments.create(apiKey, paymentBody({ routing: 'adyen', customer: { email: 'ann@example.com' } }));
+      clock.now = () => day(2);
+      const middle = await payments.create(apiKey, paymentBody({ routing: 'stripe', customer: { email: 'bob@example.com' } }));
+      clock.now = () => day(3);
+      const late = await payments.create(apiKey, paymentBody({ routing: 'adyen', customer: { email: 'bob@example.com' } }));
+      clock.now = realNow;
+
+      expect(ids(await payments.list(apiKey, { provider: 'adyen' }))).toEqual([late.body.id, early.body.id]);
+      expect(ids(await payments.list(apiKey, { customer_email: 'BOB@example.com' }))).toEqual([late.body.id, middle.body.id]);
+      expect(ids(await payments.list(apiKey, { 'created[gte]': '2026-03-02', 'created[lte]': '2026-03-02' }))).toEqual([middle.body.id]);
+      expect(ids(await payments.list(apiKey, { 'created[gte]': '2026-03-02T12:00:00.000Z' }))).toEqual([late.body.id, middle.body.id]);
+      expect(ids(await payments.list(apiKey, { 'created[lte]': '2026-03-02T11:59:59Z' }))).toEqual([early.body.id]);
+      const both = await payments.list(apiKey, { provider: 'adyen', 'created[gte]': '2026-03-02' });
+      expect(both.body).toMatchObject({ total: 1, has_more: false });
+    } finally {
+      clock.now = realNow;
+    }
+  });
+
+  it.each([
+    [{ status: 'pending' }, 'status'],
+    [{ currency: 'XYZ' }, 'currency'],
+    [{ provider: 'paypal' }, 'provider'],
+    [{ customer_email: 'bob' }, 'customer_email'],
+    [{ 'created[gte]': '2026-02-30' }, 'created[gte]'],
+    [{ 'created[lte]': 'yesterday' }, 'created[lte]'],
+    [{ limit: '0' }, 'limit'],
+    [{ starting_after: 'cus_01jdxq3m5n6p7r8s9t0v1w2x3y' }, 'starting_after'],
+  ])('answers 400 to the query %o', async (query, param) => {
+    const { apiKey } = await newMerchant();
+    const res = await payments.list(apiKey, query);
+    expect(res.status).toBe(400);
+    expect(res.body.error.param).toBe(param);
+  });
+
+  it('gives a merchant with no payments an empty list and a zero total', async () => {
+    const { apiKey } = await newMerchant();
+    expect((await payments.list(apiKey)).body).toEqual({ object: 'list', data: [], has_more: false, total: 0 });
+  });
+});
