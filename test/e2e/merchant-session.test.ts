@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../infra/local/gateway.ts';
 import { newMerchant } from '../support/merchant.ts';
+import { freshCard } from '../support/payments.ts';
 import { startTestGateway } from '../support/runtime.ts';
 
 /** The README's curl session over HTTP: sign in with the e-mailed code, manage keys, manage customers. */
@@ -73,5 +74,21 @@ describe('a merchant session over HTTP', () => {
     expect(malformed.status).toBe(404);
     expect(foreign.status).toBe(404);
     expect(foreign.body.error).toMatchObject({ type: 'invalid_request_error', message: 'Resource not found' });
+  });
+
+  it('creates, captures and refunds a payment, and routes /api/payments/list before /api/payments/{id}', async () => {
+    const { apiKey } = await newMerchant();
+    const body = { amount: 4999, currency: 'eur', payment_method: { type: 'card', card: { number: freshCard(), exp_month: 12, exp_year: 2034, cvc: '123' } } };
+    const created = await call('POST', '/api/payments/create', apiKey, body, { 'Idempotency-Key': randomUUID() });
+    expect(created.status).toBe(200);
+    expect(created.headers.get('x-ratelimit-limit')).toBe('100');
+    expect(created.body.routing_decision.reason).toMatch(/^Smart routing chose (stripe|adyen|braintree)/);
+    const captured = await call('POST', `/api/payments/${created.body.id}/capture`, apiKey, { amount: 4000 });
+    const refunded = await call('POST', `/api/payments/${created.body.id}/refund`, apiKey, { amount: 1500 });
+    const list = await call('GET', '/api/payments/list?currency=EUR', apiKey);
+    expect(captured.body).toMatchObject({ status: 'captured', amount_captured: 4000 });
+    expect(refunded.body).toMatchObject({ status: 'refunded', amount: 1500, refund_id: expect.stringMatching(/^ref_/) });
+    expect(list.status).toBe(200);
+    expect(list.body).toMatchObject({ object: 'list', total: 1, data: [{ id: created.body.id, status: 'refunded' }] });
   });
 });
