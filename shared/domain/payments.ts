@@ -55,7 +55,7 @@ async function plan(merchantId: string, input: SimulateRouteInput, cardNumber: s
     choice: input.routing,
     facts: factsOf(input, cardNumber),
     rules,
-    stats,
+    stats: stats.providers,
     random: chance.random,
     sequence: input.routing === 'round_robin' ? nextSequence(merchantId) : 0,
   });
@@ -111,7 +111,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     amount: input.amount,
     customerEmail,
     cardAttemptsThisHour: await countCardAttempt(stored.fingerprint, clock.now()),
-    merchantMeanAmount: meanApprovedAmount(stats),
+    merchantMeanAmount: meanApprovedAmount(stats, input.currency),
   });
 
   const now = isoNow();
@@ -156,7 +156,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
         card,
         attempt: index + 1,
       });
-      tried.push(countAttempt(merchant.id, provider, { approved: result.outcome === 'approved', latencyMs: result.latencyMs, amount: input.amount }));
+      tried.push(countAttempt(merchant.id, provider, { approved: result.outcome === 'approved', latencyMs: result.latencyMs, amount: input.amount, currency: input.currency }));
       if (result.outcome === 'soft_failure') {
         softFailures.push(`${provider} answered ${result.reason}`);
         continue;

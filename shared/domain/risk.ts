@@ -35,7 +35,7 @@ export interface RiskSignals {
   customerEmail?: string;
   /** attempts with this card fingerprint in the current hour, this one included */
   cardAttemptsThisHour: number;
-  /** the merchant's mean approved amount in the recent window, undefined without history */
+  /** the merchant's mean approved amount in this currency in the recent window, undefined without history */
   merchantMeanAmount?: number;
 }
 
@@ -70,6 +70,5 @@ export function assessRisk(s: RiskSignals): RiskAssessment {
   if (!domain) add(5, 'no customer e-mail');
   else if (DISPOSABLE_EMAIL_DOMAINS.has(domain)) add(20, `disposable e-mail domain ${domain}`);
 
-  if (s.amount >= 1_000_000) add(10, 'large amount');
   return { score: Math.max(0, Math.min(100, score)), reasons };
 }

@@ -1,5 +1,5 @@
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
-import { type ProviderStats, readStats, recordAttempt } from '../store/routing-stats.ts';
+import { readStats, type RecentStats, recordAttempt } from '../store/routing-stats.ts';
 import { clock } from './clock.ts';
 
 /** The sliding window of recent authorizations that smart routing and risk read. */
@@ -7,7 +7,7 @@ export const STATS_WINDOW_MS = 15 * 60 * 1000;
 /** A container re-reads a merchant's shared statistics at most this often; its own attempts count at once. */
 const CACHE_MS = 5_000;
 
-type Stats = Record<ProviderName, ProviderStats>;
+type Stats = RecentStats;
 
 /** Smart routing's exploration draws; tests fix them like they fix the clock. */
 export const chance = { random: (): number => Math.random() };
@@ -23,20 +23,27 @@ export async function recentStats(merchantId: string): Promise<Stats> {
   return stats;
 }
 
-/** The merchant's mean approved amount in the window, across providers; undefined without approvals. */
-export function meanApprovedAmount(stats: Stats): number | undefined {
-  const totals = PROVIDERS.reduce((t, p) => ({ n: t.n + stats[p].approvals, sum: t.sum + stats[p].approved_amount }), { n: 0, sum: 0 });
-  return totals.n > 0 ? totals.sum / totals.n : undefined;
+/** The merchant's mean approved amount in this currency in the window; undefined without approvals. */
+export function meanApprovedAmount(stats: Stats, currency: string): number | undefined {
+  const volume = stats.currencies[currency];
+  return volume && volume.approvals > 0 ? volume.approved_amount / volume.approvals : undefined;
 }
 
 /** Records one authorization attempt in the shared window and in this container's cached copy. */
-export async function countAttempt(merchantId: string, provider: ProviderName, attempt: { approved: boolean; latencyMs: number; amount: number }) {
-  const cached = cache.get(merchantId)?.stats[provider];
+export async function countAttempt(
+  merchantId: string,
+  provider: ProviderName,
+  attempt: { approved: boolean; latencyMs: number; amount: number; currency: string },
+) {
+  const cached = cache.get(merchantId)?.stats;
   if (cached) {
-    cached.attempts += 1;
-    cached.approvals += attempt.approved ? 1 : 0;
-    cached.latency_sum += attempt.latencyMs;
-    cached.approved_amount += attempt.approved ? attempt.amount : 0;
+    const p = cached.providers[provider];
+    p.attempts += 1;
+    p.approvals += attempt.approved ? 1 : 0;
+    p.latency_sum += attempt.latencyMs;
+    const volume = (cached.currencies[attempt.currency] ??= { approvals: 0, approved_amount: 0 });
+    volume.approvals += attempt.approved ? 1 : 0;
+    volume.approved_amount += attempt.approved ? attempt.amount : 0;
   }
   await recordAttempt(merchantId, provider, attempt, clock.now(), STATS_WINDOW_MS * 2);
 }

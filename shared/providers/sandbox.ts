@@ -45,7 +45,8 @@ export class SandboxConnector implements Connector {
   async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
     const started = performance.now();
     const unreachable = await this.roundTrip();
-    const latencyMs = () => Math.round(performance.now() - started);
+    // Rounded up: timers may fire a fraction of a millisecond early.
+    const latencyMs = () => Math.ceil(performance.now() - started);
     if (unreachable) return { outcome: 'soft_failure', reason: 'provider_down', latencyMs: latencyMs() };
     const behaviour = request.card ? TEST_CARDS[request.card.number] : undefined;
     if (behaviour && 'decline' in behaviour) return { outcome: 'declined', declineCode: behaviour.decline, latencyMs: latencyMs() };

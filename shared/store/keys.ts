@@ -21,6 +21,10 @@
  * | merchant's payments, newest first     | gsi1pk = MER#<mer>#PAY, gsi1sk <id> (ULID: time range)| gsi1  |
  * | routing stats of the last minutes     | pk = RSTAT#<mer>#<shard>, sk >= <bucket ms> (×shards) | table |
  * | card velocity in an hour              | pk = VEL#<fingerprint>#<hour ms>, sk = VEL            | table |
+ * | event (outbox record + delivery log)  | pk = EVT#<evt>, sk = EVT                              | table |
+ * | merchant's events, newest first       | gsi1pk = MER#<mer>#EVT, gsi1sk <evt>                  | gsi1  |
+ * | events not yet picked up (sweeper)    | gsi2pk = OUTBOX#<shard>, gsi2sk < <iso time>          | gsi2  |
+ * | merchant's webhook endpoints          | pk = MER#<mer>, sk begins_with WHK# (+ webhook_count) | table |
  * | idempotency record                    | pk = IDEM#<scope>#<key>, sk = IDEM                    | table |
  * | rate-limit window                     | pk = RATE#<limit>#<subject>#<window>, sk = RATE       | table |
  *
@@ -74,15 +78,33 @@ export const paymentKeys = {
  */
 export const ROUTING_STAT_SHARDS = 10;
 export const routingStatKeys = {
-  bucket: (merchantId: string, shard: number, bucketStart: number, provider: string): Key => ({
+  bucket: (merchantId: string, shard: number, bucketStart: number, provider: string, currency: string): Key => ({
     pk: `RSTAT#${merchantId}#${shard}`,
-    sk: `${bucketStart}#${provider}`,
+    sk: `${bucketStart}#${provider}#${currency}`,
   }),
   shard: (merchantId: string, shard: number) => `RSTAT#${merchantId}#${shard}`,
 };
 
 export const velocityKeys = {
   window: (fingerprint: string, windowStart: number): Key => ({ pk: `VEL#${fingerprint}#${windowStart}`, sk: 'VEL' }),
+};
+
+/**
+ * An event carries an outbox marker (gsi2, sparse) until the delivery worker picks it up; the sweeper finds
+ * markers left behind. The marker is sharded like the routing statistics so that no index key runs hot.
+ */
+export const OUTBOX_SHARDS = 10;
+export const eventKeys = {
+  item: (eventId: string): Key => ({ pk: `EVT#${eventId}`, sk: 'EVT' }),
+  list: (merchantId: string, eventId: string) => ({ gsi1pk: `MER#${merchantId}#EVT`, gsi1sk: eventId }),
+  listPartition: (merchantId: string) => `MER#${merchantId}#EVT`,
+  outbox: (shard: number, createdAt: string) => ({ gsi2pk: `OUTBOX#${shard}`, gsi2sk: createdAt }),
+  outboxPartition: (shard: number) => `OUTBOX#${shard}`,
+};
+
+export const webhookKeys = {
+  item: (merchantId: string, webhookId: string): Key => ({ pk: `MER#${merchantId}`, sk: `WHK#${webhookId}` }),
+  listPrefix: (merchantId: string) => ({ pk: `MER#${merchantId}`, skPrefix: 'WHK#' }),
 };
 
 export const idempotencyKeys = {

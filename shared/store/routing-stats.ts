@@ -9,16 +9,26 @@ export interface ProviderStats {
   attempts: number;
   approvals: number;
   latency_sum: number;
+}
+
+/** Approved volume per currency, for risk's "amount vs the merchant's usual" signal. */
+export interface CurrencyVolume {
+  approvals: number;
   approved_amount: number;
 }
 
-export const emptyStats = (): ProviderStats => ({ attempts: 0, approvals: 0, latency_sum: 0, approved_amount: 0 });
+export interface RecentStats {
+  providers: Record<ProviderName, ProviderStats>;
+  currencies: Record<string, CurrencyVolume>;
+}
+
+export const emptyStats = (): ProviderStats => ({ attempts: 0, approvals: 0, latency_sum: 0 });
 
 /** Counts one authorization attempt in the current minute's bucket of a random shard. */
 export async function recordAttempt(
   merchantId: string,
   provider: ProviderName,
-  attempt: { approved: boolean; latencyMs: number; amount: number },
+  attempt: { approved: boolean; latencyMs: number; amount: number; currency: string },
   now: number,
   keepMs: number,
 ): Promise<void> {
@@ -27,7 +37,7 @@ export async function recordAttempt(
   await db.send(
     new UpdateCommand({
       TableName: TABLE,
-      Key: routingStatKeys.bucket(merchantId, shard, bucket, provider),
+      Key: routingStatKeys.bucket(merchantId, shard, bucket, provider, attempt.currency),
       UpdateExpression: 'ADD attempts :one, approvals :approved, latency_sum :latency, approved_amount :amount SET expires_at = if_not_exists(expires_at, :expires)',
       ExpressionAttributeValues: {
         ':one': 1,
@@ -40,9 +50,10 @@ export async function recordAttempt(
   );
 }
 
-/** Sums every shard's buckets since `since` per provider: one Query per shard, in parallel. */
-export async function readStats(merchantId: string, since: number): Promise<Record<ProviderName, ProviderStats>> {
+/** Sums every shard's buckets since `since` per provider and per currency: one Query per shard, in parallel. */
+export async function readStats(merchantId: string, since: number): Promise<RecentStats> {
   const totals = Object.fromEntries(PROVIDERS.map((p) => [p, emptyStats()])) as Record<ProviderName, ProviderStats>;
+  const currencies: Record<string, CurrencyVolume> = {};
   const from = String(since - (since % STAT_BUCKET_MS));
   const pages = await Promise.all(
     Array.from({ length: ROUTING_STAT_SHARDS }, (_, shard) =>
@@ -56,13 +67,15 @@ export async function readStats(merchantId: string, since: number): Promise<Reco
     ),
   );
   for (const item of pages.flatMap((p) => p.Items ?? [])) {
-    const provider = String(item.sk).split('#')[1] as ProviderName;
+    const [, provider, currency = ''] = String(item.sk).split('#') as [string, ProviderName, string?];
     const total = totals[provider];
     if (!total) continue;
     total.attempts += Number(item.attempts ?? 0);
     total.approvals += Number(item.approvals ?? 0);
     total.latency_sum += Number(item.latency_sum ?? 0);
-    total.approved_amount += Number(item.approved_amount ?? 0);
+    const volume = (currencies[currency] ??= { approvals: 0, approved_amount: 0 });
+    volume.approvals += Number(item.approvals ?? 0);
+    volume.approved_amount += Number(item.approved_amount ?? 0);
   }
-  return totals;
+  return { providers: totals, currencies };
 }
