@@ -12,6 +12,9 @@ const ConfigSchema = v.object({
   APP_SECRET_ARN: v.optional(v.string()),
   OTP_SENDER_EMAIL: v.optional(v.pipe(v.string(), v.email()), 'no-reply@example.com'),
   LOG_LEVEL: v.optional(v.picklist(['DEBUG', 'INFO', 'WARN', 'ERROR']), 'INFO'),
+  /** the `events` queue (outbox → webhook delivery) and its dead-letter queue */
+  EVENTS_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
+  EVENTS_DLQ_URL: v.optional(v.pipe(v.string(), v.url())),
 });
 
 export type Config = v.InferOutput<typeof ConfigSchema>;

@@ -1,26 +1,32 @@
 import type * as v from 'valibot';
 import { connectorFor } from '../providers/index.ts';
 import type { CaptureBody, ListPaymentsQuery, RefundBody } from '../schemas/payments.ts';
+import { publishEvents } from '../events/queue.ts';
 import {
   addRefund,
   cancelRefund,
+  completePayment,
+  confirmRefund,
   getPayment as getRecord,
   listPayments as listRecords,
+  lockPayment,
+  type PaymentOperation,
   type PaymentRecord,
   type PaymentStatus,
   type RefundRecord,
-  transitionPayment,
+  unlockPayment,
 } from '../store/payments.ts';
 import type { Merchant } from './auth.ts';
-import { isoNow } from './clock.ts';
+import { clock, isoNow } from './clock.ts';
 import { BadRequest, InvalidState, NotFound, ProvidersUnavailable } from './errors.ts';
+import { type DomainEvent, type EventType, newEvent } from './events.ts';
 import { newId } from './ids.ts';
 import { paymentView } from './payments.ts';
 
 /**
  * The payment state machine: succeeded → captured | voided; captured → refunded (partial refunds repeat while
- * money remains). Every move is a conditional write, so concurrent moves cannot both apply; the provider is asked
- * after the write claims the move, and a provider failure undoes the claim.
+ * money remains). Every move is a conditional write, so concurrent moves cannot both apply, and every applied move
+ * writes its event in the same transaction.
  */
 async function load(merchant: Merchant, paymentId: string): Promise<PaymentRecord> {
   const payment = await getRecord(merchant.id, paymentId);
@@ -44,11 +50,34 @@ export async function listPayments(merchant: Merchant, query: ListInput) {
   return { object: 'list', data: result.data.map(paymentView), has_more: result.has_more, total: result.total };
 }
 
-async function move(payment: PaymentRecord, from: readonly PaymentStatus[], changes: Partial<PaymentRecord>) {
-  if (!from.includes(payment.status)) throw new InvalidState();
-  const moved = await transitionPayment(payment, from, { ...changes, updated_at: isoNow() });
-  if (!moved) throw new InvalidState();
-  return moved;
+/** A claim on the payment stays valid while the provider is asked (the function's timeout is 10 s). */
+const LOCK_MS = 30_000;
+
+/**
+ * Claims the move, asks the provider, then applies the move with its event in one transaction; if the provider
+ * refuses, the claim is released and nothing changes. Of two racing moves only one gets the claim.
+ */
+async function move(
+  payment: PaymentRecord,
+  operation: PaymentOperation,
+  from: readonly PaymentStatus[],
+  changes: Partial<PaymentRecord>,
+  eventType: EventType,
+  callProvider: () => Promise<{ ok: boolean }>,
+) {
+  if (!from.includes(payment.status) || !(await lockPayment(payment, operation, from, clock.now(), LOCK_MS))) throw new InvalidState();
+  const result = await callProvider();
+  if (!result.ok) {
+    await unlockPayment(payment, operation);
+    throw new ProvidersUnavailable();
+  }
+  let event: DomainEvent | undefined;
+  const moved = await completePayment(payment, operation, { ...changes, updated_at: isoNow() }, (updated) => {
+    event = newEvent(payment.merchant_id, eventType, paymentView(updated));
+    return event;
+  });
+  await publishEvents([event!]);
+  return paymentView(moved);
 }
 
 /** Captures all or part of the authorized amount; a partial capture releases the rest. */
@@ -56,27 +85,23 @@ export async function capturePayment(merchant: Merchant, paymentId: string, body
   const payment = await load(merchant, paymentId);
   const amount = body.amount ?? payment.amount;
   if (amount > payment.amount) throw new BadRequest('amount_too_large', 'amount');
-  const captured = await move(payment, ['succeeded'], { status: 'captured', amount_captured: amount });
-  const result = await connectorFor(payment.provider!, payment.livemode).capture(payment.provider_reference!, amount, payment.currency);
-  if (!result.ok) {
-    await transitionPayment(captured, ['captured'], { status: 'succeeded', amount_captured: 0 });
-    throw new ProvidersUnavailable();
-  }
-  return paymentView(captured);
+  return move(payment, 'capture', ['succeeded'], { status: 'captured', amount_captured: amount }, 'payment.captured', () =>
+    connectorFor(payment.provider!, payment.livemode).capture(payment.provider_reference!, amount, payment.currency),
+  );
 }
 
 export async function voidPayment(merchant: Merchant, paymentId: string) {
   const payment = await load(merchant, paymentId);
-  const voided = await move(payment, ['succeeded'], { status: 'voided' });
-  const result = await connectorFor(payment.provider!, payment.livemode).void(payment.provider_reference!);
-  if (!result.ok) {
-    await transitionPayment(voided, ['voided'], { status: 'succeeded' });
-    throw new ProvidersUnavailable();
-  }
-  return paymentView(voided);
+  return move(payment, 'void', ['succeeded'], { status: 'voided' }, 'payment.voided', () =>
+    connectorFor(payment.provider!, payment.livemode).void(payment.provider_reference!),
+  );
 }
 
-/** Refunds `amount` (default: all that remains) of a captured payment; the sum never exceeds the captured amount. */
+/**
+ * Refunds `amount` (default: all that remains) of a captured payment. The refund is reserved first by a conditional
+ * write that keeps the sum within the captured amount however many refunds race; the provider is then asked, and
+ * the refund is confirmed with its event, or taken back.
+ */
 export async function refundPayment(merchant: Merchant, paymentId: string, body: v.InferOutput<typeof RefundBody>) {
   const payment = await load(merchant, paymentId);
   if (payment.status !== 'captured' && payment.status !== 'refunded') throw new InvalidState();
@@ -88,6 +113,7 @@ export async function refundPayment(merchant: Merchant, paymentId: string, body:
   const refund: RefundRecord = {
     id: newId('refund'),
     payment_id: payment.id,
+    status: 'pending',
     amount,
     reason: body.reason ?? null,
     provider_reference: null,
@@ -100,5 +126,9 @@ export async function refundPayment(merchant: Merchant, paymentId: string, body:
     await cancelRefund(payment, refund);
     throw new ProvidersUnavailable();
   }
-  return { ...paymentView(refunded), refund_id: refund.id, amount, amount_refunded: refunded.amount_refunded };
+  const view = { ...paymentView(refunded), refund_id: refund.id, amount, amount_refunded: refunded.amount_refunded };
+  const event = newEvent(payment.merchant_id, 'payment.refunded', view);
+  await confirmRefund(refund, result.reference, event);
+  await publishEvents([event]);
+  return view;
 }

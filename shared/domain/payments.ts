@@ -1,6 +1,7 @@
 import type * as v from 'valibot';
 import { connectorFor, type ProviderName } from '../providers/index.ts';
 import type { CreatePaymentBody, SimulateRouteBody } from '../schemas/payments.ts';
+import { publishEvents } from '../events/queue.ts';
 import { appSecret } from '../secrets.ts';
 import { findCustomerIdByEmail } from '../store/customers.ts';
 import { type PaymentRecord, putPayment, type RoutingDecision } from '../store/payments.ts';
@@ -9,6 +10,7 @@ import type { Merchant } from './auth.ts';
 import { cardBrand, cardFingerprint, type StoredCard } from './cards.ts';
 import { clock, isoNow } from './clock.ts';
 import { Declined, ProvidersUnavailable } from './errors.ts';
+import { newEvent } from './events.ts';
 import { newId } from './ids.ts';
 import { assessRisk, RISK_DECLINE_THRESHOLD } from './risk.ts';
 import { planRoute, type RoutePlan } from './routing.ts';
@@ -141,7 +143,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
   };
 
   if (risk.score >= RISK_DECLINE_THRESHOLD) {
-    await putPayment({ ...base, decline_code: 'fraudulent' });
+    await record({ ...base, decline_code: 'fraudulent' });
     throw new Declined('fraudulent', id);
   }
 
@@ -163,7 +165,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
       }
       const routing_decision = decision(withFailover(route, softFailures, provider), provider, started);
       if (result.outcome === 'declined') {
-        await putPayment({ ...base, provider, routing_decision, decline_code: result.declineCode });
+        await record({ ...base, provider, routing_decision, decline_code: result.declineCode });
         throw new Declined(result.declineCode, id);
       }
       const payment: PaymentRecord = {
@@ -174,13 +176,20 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
         provider_token: result.providerToken,
         routing_decision,
       };
-      await putPayment(payment);
+      await record(payment);
       return paymentView(payment);
     }
   } finally {
     await Promise.all(tried);
   }
   throw new ProvidersUnavailable();
+}
+
+/** Stores the payment with its `payment.succeeded` or `payment.failed` event, then hands the event on. */
+async function record(payment: PaymentRecord): Promise<void> {
+  const event = newEvent(payment.merchant_id, payment.status === 'succeeded' ? 'payment.succeeded' : 'payment.failed', paymentView(payment));
+  await putPayment(payment, event);
+  await publishEvents([event]);
 }
 
 /** When the first choices failed softly, the decision says so: the reason names them and why it moved on. */

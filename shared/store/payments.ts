@@ -1,8 +1,10 @@
 import { encodeTime } from 'ulid';
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DomainEvent } from '../domain/events.ts';
 import type { StoredCard } from '../domain/cards.ts';
 import type { ProviderName } from '../providers/types.ts';
 import { db, isConditionFailure, TABLE } from './client.ts';
+import { eventPut } from './events.ts';
 import { paymentKeys } from './keys.ts';
 import { countItems, type ListSpec, listPage, type Page, type PageQuery } from './pagination.ts';
 
@@ -44,18 +46,27 @@ export interface PaymentRecord {
 export interface RefundRecord {
   id: string;
   payment_id: string;
+  status: 'pending' | 'succeeded';
   amount: number;
   reason: string | null;
   provider_reference: string | null;
   created_at: string;
 }
 
-export async function putPayment(payment: PaymentRecord): Promise<void> {
+/** Stores a new payment and the event that reports it, in one transaction (the outbox). */
+export async function putPayment(payment: PaymentRecord, event: DomainEvent): Promise<void> {
   await db.send(
-    new PutCommand({
-      TableName: TABLE,
-      Item: { ...paymentKeys.item(payment.id), ...paymentKeys.list(payment.merchant_id, payment.id), type: 'payment', ...payment },
-      ConditionExpression: 'attribute_not_exists(pk)',
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: TABLE,
+            Item: { ...paymentKeys.item(payment.id), ...paymentKeys.list(payment.merchant_id, payment.id), type: 'payment', ...payment },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        eventPut(event),
+      ],
     }),
   );
 }
@@ -67,40 +78,89 @@ export async function getPayment(merchantId: string, paymentId: string): Promise
   return item?.merchant_id === merchantId ? item : undefined;
 }
 
+export type PaymentOperation = 'capture' | 'void';
+
 /**
- * Moves a payment from one of `from` to a new state with its changes, atomically; undefined when the payment is
- * no longer in one of those states (a concurrent move won).
+ * Claims a move of the payment (capture or void) while the provider is asked: only from one of `from`, and only if
+ * no other move holds the payment (an abandoned claim expires after `lockMs`). False when another move won.
  */
-export async function transitionPayment(
+export async function lockPayment(
   payment: PaymentRecord,
+  operation: PaymentOperation,
   from: readonly PaymentStatus[],
+  now: number,
+  lockMs: number,
+): Promise<boolean> {
+  const values: Record<string, unknown> = { ':op': operation, ':until': now + lockMs, ':now': now };
+  from.forEach((status, i) => (values[`:from${i}`] = status));
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: paymentKeys.item(payment.id),
+        UpdateExpression: 'SET pending_operation = :op, pending_until = :until',
+        ConditionExpression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')}) AND (attribute_not_exists(pending_operation) OR pending_until < :now)`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+}
+
+/** Releases a claim after the provider refused the move; the payment stays as it was. */
+export async function unlockPayment(payment: PaymentRecord, operation: PaymentOperation): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: paymentKeys.item(payment.id),
+        UpdateExpression: 'REMOVE pending_operation, pending_until',
+        ConditionExpression: 'pending_operation = :op',
+        ExpressionAttributeValues: { ':op': operation },
+      }),
+    );
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+  }
+}
+
+/** Applies a claimed move and writes its event, in one transaction; the claim must still be this move's. */
+export async function completePayment(
+  payment: PaymentRecord,
+  operation: PaymentOperation,
   changes: Partial<PaymentRecord>,
-): Promise<PaymentRecord | undefined> {
-  const names: Record<string, string> = { '#status': 'status' };
-  const values: Record<string, unknown> = {};
-  from.forEach((s, i) => (values[`:from${i}`] = s));
+  event: (updated: PaymentRecord) => DomainEvent,
+): Promise<PaymentRecord> {
+  const updated: PaymentRecord = { ...payment, ...changes };
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':op': operation };
   const sets = Object.entries(changes).map(([field, value], i) => {
     names[`#f${i}`] = field;
     values[`:v${i}`] = value;
     return `#f${i} = :v${i}`;
   });
-  try {
-    const out = await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: paymentKeys.item(payment.id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return out.Attributes as PaymentRecord;
-  } catch (e) {
-    if (isConditionFailure(e)) return undefined;
-    throw e;
-  }
+  await db.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName: TABLE,
+            Key: paymentKeys.item(payment.id),
+            UpdateExpression: `SET ${sets.join(', ')} REMOVE pending_operation, pending_until`,
+            ConditionExpression: 'pending_operation = :op',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          },
+        },
+        eventPut(event(updated)),
+      ],
+    }),
+  );
+  return updated;
 }
 
 /**
@@ -143,6 +203,27 @@ export async function addRefund(payment: PaymentRecord, refund: RefundRecord, no
     throw e;
   }
   return { ...payment, amount_refunded: payment.amount_refunded + refund.amount, status: 'refunded', updated_at: now };
+}
+
+/** Marks a reserved refund as carried out by the provider and writes its event, in one transaction. */
+export async function confirmRefund(refund: RefundRecord, providerReference: string, event: DomainEvent): Promise<void> {
+  await db.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName: TABLE,
+            Key: paymentKeys.refund(refund.payment_id, refund.id),
+            UpdateExpression: 'SET #status = :succeeded, provider_reference = :reference',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':succeeded': 'succeeded', ':reference': providerReference },
+          },
+        },
+        eventPut(event),
+      ],
+    }),
+  );
 }
 
 /** Takes a refund back out when the provider could not carry it out; with none left the payment is captured again. */

@@ -1,0 +1,43 @@
+import { clock } from './clock.ts';
+import { newId } from './ids.ts';
+
+/** Every event a merchant can subscribe to (DECISIONS.md "Webhooks"). */
+export const EVENT_TYPES = [
+  'payment.succeeded',
+  'payment.failed',
+  'payment.captured',
+  'payment.voided',
+  'payment.refunded',
+  'subscription.created',
+  'subscription.renewed',
+  'subscription.paused',
+  'subscription.resumed',
+  'subscription.cancelled',
+  'subscription.past_due',
+  'invoice.created',
+  'invoice.sent',
+  'invoice.paid',
+  'settlement.paid',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** An event as it is stored in the outbox and delivered: the Standard Webhooks payload plus routing fields. */
+export interface DomainEvent {
+  id: string;
+  type: EventType;
+  merchant_id: string;
+  created_at: string;
+  data: { object: Record<string, unknown> };
+}
+
+export const newEvent = (merchantId: string, type: EventType, object: Record<string, unknown>): DomainEvent => ({
+  id: newId('event'),
+  type,
+  merchant_id: merchantId,
+  created_at: new Date(clock.now()).toISOString(),
+  data: { object },
+});
+
+/** The body a merchant's endpoint receives. */
+export const eventPayload = (event: DomainEvent) =>
+  JSON.stringify({ id: event.id, type: event.type, created_at: event.created_at, data: event.data });

@@ -1,0 +1,162 @@
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DomainEvent } from '../domain/events.ts';
+import { db, isConditionFailure, TABLE, ttl } from './client.ts';
+import { eventKeys, OUTBOX_SHARDS } from './keys.ts';
+import { listPage, type Page, type PageQuery } from './pagination.ts';
+
+const KEEP_MS = 30 * 24 * 60 * 60 * 1000;
+
+export interface EndpointDelivery {
+  delivered: boolean;
+  attempts: number;
+  last_status_code: number | null;
+}
+
+/** An event and its delivery state: `pending` endpoints of `targeted` still wait for a 2xx. */
+export interface EventRecord extends DomainEvent {
+  targeted?: number;
+  pending?: number;
+  attempts: number;
+  last_status_code: number | null;
+  endpoints?: Record<string, EndpointDelivery>;
+}
+
+/** The Put that writes an event into the outbox, to go in the same transaction as the change it reports. */
+export function eventPut(event: DomainEvent) {
+  const shard = Math.floor(Math.random() * OUTBOX_SHARDS);
+  return {
+    Put: {
+      TableName: TABLE,
+      Item: {
+        ...eventKeys.item(event.id),
+        ...eventKeys.list(event.merchant_id, event.id),
+        ...eventKeys.outbox(shard, event.created_at),
+        ...event,
+        type: 'event',
+        event_type: event.type,
+        attempts: 0,
+        last_status_code: null,
+        expires_at: ttl(Date.parse(event.created_at) + KEEP_MS),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+const fromItem = (item: Record<string, unknown>): EventRecord => ({ ...(item as unknown as EventRecord), type: item.event_type as EventRecord['type'] });
+
+export async function getEvent(eventId: string): Promise<EventRecord | undefined> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: eventKeys.item(eventId), ConsistentRead: true }));
+  return out.Item ? fromItem(out.Item) : undefined;
+}
+
+/** Records the first delivery round (once): which endpoints were targeted and how each attempt went. */
+export async function recordFanOut(eventId: string, endpoints: Record<string, EndpointDelivery>): Promise<boolean> {
+  const results = Object.values(endpoints);
+  const lastCode = results.at(-1)?.last_status_code ?? null;
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: eventKeys.item(eventId),
+        UpdateExpression: 'SET targeted = :n, pending = :pending, endpoints = :endpoints, attempts = :attempts, last_status_code = :code REMOVE gsi2pk, gsi2sk',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(targeted)',
+        ExpressionAttributeValues: {
+          ':n': results.length,
+          ':pending': results.filter((r) => !r.delivered).length,
+          ':endpoints': endpoints,
+          ':attempts': results.length,
+          ':code': lastCode,
+        },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+}
+
+/** Counts one retry to one endpoint; a first 2xx lowers `pending`. */
+export async function recordRetry(eventId: string, webhookId: string, statusCode: number, delivered: boolean): Promise<void> {
+  const names = { '#w': webhookId };
+  const common = {
+    TableName: TABLE,
+    Key: eventKeys.item(eventId),
+    ExpressionAttributeNames: names,
+  };
+  if (delivered) {
+    try {
+      await db.send(
+        new UpdateCommand({
+          ...common,
+          UpdateExpression:
+            'SET endpoints.#w.delivered = :true, endpoints.#w.last_status_code = :code, endpoints.#w.attempts = endpoints.#w.attempts + :one, last_status_code = :code ADD attempts :one, pending :minus',
+          ConditionExpression: 'endpoints.#w.delivered = :false',
+          ExpressionAttributeValues: { ':true': true, ':false': false, ':code': statusCode, ':one': 1, ':minus': -1 },
+        }),
+      );
+    } catch (e) {
+      if (!isConditionFailure(e)) throw e;
+    }
+    return;
+  }
+  await db.send(
+    new UpdateCommand({
+      ...common,
+      UpdateExpression: 'SET endpoints.#w.last_status_code = :code, endpoints.#w.attempts = endpoints.#w.attempts + :one, last_status_code = :code ADD attempts :one',
+      ConditionExpression: 'attribute_exists(endpoints.#w)',
+      ExpressionAttributeValues: { ':code': statusCode, ':one': 1 },
+    }),
+  );
+}
+
+/** Events whose outbox marker is older than `before`: their send to the queue was lost (or is very late). */
+export async function strandedEvents(before: string, limitPerShard = 100): Promise<string[]> {
+  const pages = await Promise.all(
+    Array.from({ length: OUTBOX_SHARDS }, (_, shard) =>
+      db.send(
+        new QueryCommand({
+          TableName: TABLE,
+          IndexName: 'gsi2',
+          KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
+          ExpressionAttributeValues: { ':pk': eventKeys.outboxPartition(shard), ':before': before },
+          ProjectionExpression: 'id',
+          Limit: limitPerShard,
+        }),
+      ),
+    ),
+  );
+  return pages.flatMap((p) => (p.Items ?? []).map((i) => String(i.id)));
+}
+
+export interface EventFilters {
+  event?: string;
+  delivered?: boolean;
+}
+
+export async function listEvents(merchantId: string, filters: EventFilters, page: PageQuery): Promise<Page<EventRecord>> {
+  const clauses: string[] = [];
+  const values: Record<string, unknown> = {};
+  if (filters.event) {
+    clauses.push('event_type = :type');
+    values[':type'] = filters.event;
+  }
+  if (filters.delivered !== undefined) {
+    values[':zero'] = 0;
+    clauses.push(filters.delivered ? '(targeted > :zero AND pending = :zero)' : '(attribute_not_exists(targeted) OR targeted = :zero OR pending > :zero)');
+  }
+  const result = await listPage<Record<string, unknown>>(
+    {
+      index: 'gsi1',
+      partition: { name: 'gsi1pk', value: eventKeys.listPartition(merchantId) },
+      sortKey: { name: 'gsi1sk' },
+      cursorKey: (id) => ({ ...eventKeys.item(id), ...eventKeys.list(merchantId, id) }),
+      filter: clauses.length
+        ? { FilterExpression: clauses.join(' AND '), ExpressionAttributeValues: values }
+        : undefined,
+    },
+    page,
+  );
+  return { data: result.data.map(fromItem), has_more: result.has_more };
+}
