@@ -22,12 +22,13 @@ export interface FunctionSpec {
   timeout: number;
 }
 
-const API = { memory: 512, timeout: 10 } as const;
+const API: Pick<FunctionSpec, 'memory' | 'timeout'> = { memory: 512, timeout: 10 };
 
-const http = (method: HttpMethod, path: string, name: string, auth: Auth = 'merchant'): FunctionSpec => ({
+const http = (method: HttpMethod, path: string, name: string, auth: Auth = 'merchant', limits: Partial<typeof API> = {}): FunctionSpec => ({
   name,
   trigger: { type: 'http', method, path, auth },
   ...API,
+  ...limits,
 });
 
 export const catalog: readonly FunctionSpec[] = [
@@ -54,6 +55,17 @@ export const catalog: readonly FunctionSpec[] = [
   http('GET', '/api/routing/rules', 'routing/rules/list'),
   http('POST', '/api/routing/rules', 'routing/rules/create'),
   http('PUT', '/api/routing/rules/{id}', 'routing/rules/update'),
+
+  http('POST', '/api/webhooks/configure', 'webhooks/configure'),
+  http('GET', '/api/webhooks', 'webhooks/list'),
+  http('DELETE', '/api/webhooks/{id}', 'webhooks/delete'),
+  http('GET', '/api/webhooks/events', 'webhooks/events'),
+  // Delivers synchronously: up to the 15 s delivery timeout, within API Gateway's 29 s.
+  http('POST', '/api/webhooks/test', 'webhooks/test', 'merchant', { timeout: 20 }),
+
+  // Background work. A queue's visibility timeout is at least 6× its worker's timeout (shared/queues.ts).
+  { name: 'workers/webhook-delivery', trigger: { type: 'queue', queue: 'events', batchSize: 10 }, memory: 512, timeout: 30 },
+  { name: 'workers/outbox-sweeper', trigger: { type: 'schedule', expression: 'rate(5 minutes)', everyMinutesLocally: 1 }, memory: 256, timeout: 60 },
 ];
 
 export type HttpFunctionSpec = FunctionSpec & { trigger: Extract<Trigger, { type: 'http' }> };

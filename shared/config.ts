@@ -15,6 +15,8 @@ const ConfigSchema = v.object({
   /** the `events` queue (outbox → webhook delivery) and its dead-letter queue */
   EVENTS_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   EVENTS_DLQ_URL: v.optional(v.pipe(v.string(), v.url())),
+  /** first webhook retry's jitter cap (doubling per attempt); lowered locally to watch retries happen */
+  WEBHOOK_RETRY_BASE_MS: v.optional(v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number)), '10000'),
 });
 
 export type Config = v.InferOutput<typeof ConfigSchema>;

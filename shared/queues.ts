@@ -7,12 +7,14 @@ import type { QueueName } from '../functions/catalog.ts';
 export interface QueueDefinition {
   name: QueueName;
   envVar: string;
+  /** names the dead-letter queue's URL for the queue's consumer, which sends there what it gives up on */
+  dlqEnvVar: string;
   /** seconds; at least 6× the consumer's timeout */
   visibilityTimeout: number;
   maxReceiveCount: number;
 }
 
 export const queueDefinitions: readonly QueueDefinition[] = [
-  { name: 'events', envVar: 'EVENTS_QUEUE_URL', visibilityTimeout: 180, maxReceiveCount: 5 },
-  { name: 'renewals', envVar: 'RENEWALS_QUEUE_URL', visibilityTimeout: 180, maxReceiveCount: 5 },
+  { name: 'events', envVar: 'EVENTS_QUEUE_URL', dlqEnvVar: 'EVENTS_DLQ_URL', visibilityTimeout: 180, maxReceiveCount: 5 },
+  { name: 'renewals', envVar: 'RENEWALS_QUEUE_URL', dlqEnvVar: 'RENEWALS_DLQ_URL', visibilityTimeout: 180, maxReceiveCount: 5 },
 ];

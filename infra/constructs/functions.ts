@@ -249,7 +249,7 @@ export class AppFunctions extends Construct {
   private addTrigger(fn: AppFunction, queues: AppQueues): void {
     const { trigger } = fn.spec;
     if (trigger.type === 'queue') {
-      const { queue, definition } = queues.get(trigger.queue);
+      const { queue, definition, deadLetterQueue } = queues.get(trigger.queue);
       // AWS guidance: a queue's visibility timeout of at least 6× its consumer's timeout avoids double processing.
       if (definition.visibilityTimeout < 6 * fn.spec.timeout) {
         throw new Error(
@@ -259,6 +259,9 @@ export class AppFunctions extends Construct {
       fn.function.addEventSource(
         new SqsEventSource(queue, { batchSize: trigger.batchSize, reportBatchItemFailures: true }),
       );
+      // The consumer dead-letters what it gives up on itself (e.g. webhook retries after 3 days).
+      deadLetterQueue.grantSendMessages(fn.function);
+      fn.function.addEnvironment(definition.dlqEnvVar, deadLetterQueue.queueUrl);
     } else if (trigger.type === 'schedule') {
       new Rule(fn, 'Schedule', {
         description: `${fn.spec.name}: ${trigger.expression}`,

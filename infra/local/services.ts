@@ -376,6 +376,7 @@ export async function createQueues(client: SQSClient): Promise<Record<string, st
     );
     if (!main.QueueUrl) throw new Error(`No URL for queue ${q.name}`);
     urls[q.envVar] = main.QueueUrl;
+    urls[q.dlqEnvVar] = dlq.QueueUrl!;
   }
   return urls;
 }

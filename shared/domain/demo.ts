@@ -5,6 +5,7 @@ import type { Merchant } from './auth.ts';
 import { createCustomer, listCustomers } from './customers.ts';
 import { capturePayment } from './payment-lifecycle.ts';
 import { createPayment } from './payments.ts';
+import { listDeliveries } from './webhooks.ts';
 
 export const DEMO_EMAIL = 'demo@merchant.test';
 
@@ -17,6 +18,8 @@ export interface DemoMerchant {
   /** an authorized payment (capture or void it) and a captured one (refund it), when asked for */
   paymentId?: string;
   capturedPaymentId?: string;
+  /** the `payment.succeeded` event of `paymentId` */
+  eventId?: string;
 }
 
 /**
@@ -43,5 +46,6 @@ export async function createDemoMerchant(email = DEMO_EMAIL, options = { payment
     });
   const [authorized, toCapture] = await Promise.all([pay(), pay()]);
   await capturePayment(actor, toCapture.id, {});
-  return { ...demo, paymentId: authorized.id, capturedPaymentId: toCapture.id };
+  const [event] = (await listDeliveries(merchant.id, { limit: 1, event: 'payment.succeeded' })).data;
+  return { ...demo, paymentId: authorized.id, capturedPaymentId: toCapture.id, eventId: event?.id };
 }

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { catalog, handlerFile, httpFunctions } from '../../functions/catalog.ts';
-import { defaultFixturePath, placeholdersFrom } from '../../infra/local/fixtures.ts';
+import { defaultFixturePath, placeholdersFrom, readFixture } from '../../infra/local/fixtures.ts';
 import type { HttpHandler } from '../../shared/http/index.ts';
-import { invokeHttp } from '../support/lambda.ts';
+import { fakeContext, invokeHttp } from '../support/lambda.ts';
 import { loadFixture } from '../support/fixtures.ts';
 import { newMerchant } from '../support/merchant.ts';
 
@@ -33,5 +33,18 @@ describe('the function catalog', () => {
     expect(res.status).toBeLessThan(500);
     expect(event.resource).toBe(spec.trigger.path);
     expect(event.httpMethod).toBe(spec.trigger.method);
+  });
+
+  const workers = catalog.filter((f) => f.trigger.type !== 'http');
+  it.each(workers.map((f) => [f.name, f] as const))('%s runs its fixture', async (_name, spec) => {
+    // Prepare
+    const placeholders = placeholdersFrom(await newMerchant({ payments: true }));
+    const { event, missing } = readFixture(defaultFixturePath(spec), placeholders);
+    const handler = ((await import(`../../${handlerFile(spec.name)}`)) as { handler: (e: unknown, c: unknown) => Promise<unknown> }).handler;
+    // Act
+    const result = await handler(event, fakeContext({ name: spec.name, timeout: spec.timeout }));
+    // Assess
+    expect(missing).toEqual([]);
+    if (spec.trigger.type === 'queue') expect(result).toEqual({ batchItemFailures: [] });
   });
 });

@@ -1,0 +1,7 @@
+import { listDeliveries } from '../../shared/domain/webhooks.ts';
+import { http } from '../../shared/http/index.ts';
+import { ListWebhookEventsQuery } from '../../shared/schemas/webhooks.ts';
+
+export const handler = http({ auth: 'merchant', query: ListWebhookEventsQuery }, async ({ merchant, query }) =>
+  listDeliveries(merchant.id, query),
+);

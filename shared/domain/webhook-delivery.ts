@@ -1,0 +1,113 @@
+import { config, isLocal } from '../config.ts';
+import { eventsQueue, type EventsMessage, MAX_DELAY_SECONDS } from '../events/queue.ts';
+import { logger } from '../logger.ts';
+import { type EndpointDelivery, getEvent, recordFanOut, recordRetry, strandedEvents } from '../store/events.ts';
+import { disableWebhook, listWebhooks, type WebhookRecord } from '../store/webhooks.ts';
+import { postWebhook, type WebhookHttpResult } from '../webhooks/http-client.ts';
+import { signatureHeaders } from '../webhooks/signing.ts';
+import { clock } from './clock.ts';
+import { type DomainEvent, eventPayload } from './events.ts';
+
+export const DELIVERY_TIMEOUT_MS = 15_000;
+
+/**
+ * Retries: full jitter, delay = random(0, min(cap, base × 2^attempt)), until `giveUpAfterMs` after the first
+ * attempt (3 days); then the message goes to the dead-letter queue. Tests shorten it like they move the clock.
+ */
+export const retryPolicy = { baseMs: config.WEBHOOK_RETRY_BASE_MS, capMs: 12 * 60 * 60 * 1000, giveUpAfterMs: 3 * 24 * 60 * 60 * 1000 };
+
+export const retryDelayMs = (attempt: number, random = Math.random): number =>
+  Math.floor(random() * Math.min(retryPolicy.capMs, retryPolicy.baseMs * 2 ** attempt));
+
+const subscribed = (webhook: WebhookRecord, type: string) =>
+  webhook.status === 'active' && (webhook.events.includes('*') || webhook.events.includes(type));
+
+const isSuccess = (status: number) => status >= 200 && status < 300;
+
+/** One signed POST of the event to the endpoint (SSRF-checked at the resolved address, no redirects, 15 s). */
+export function deliver(webhook: WebhookRecord, event: DomainEvent): Promise<WebhookHttpResult> {
+  const payload = eventPayload(event);
+  return postWebhook(new URL(webhook.url), payload, signatureHeaders(webhook.secret, event.id, payload, new Date(clock.now())), {
+    timeoutMs: DELIVERY_TIMEOUT_MS,
+    allowLoopback: isLocal,
+  });
+}
+
+/** Handles one message of the events queue: a new event's first round, or a retry to one endpoint. */
+export async function handleEventsMessage(message: EventsMessage): Promise<void> {
+  if (message.kind === 'event') return fanOut(message.event_id);
+  return retry(message);
+}
+
+/** Delivers a new event to every subscribed endpoint at once, records the round, and schedules retries. */
+async function fanOut(eventId: string): Promise<void> {
+  const event = await getEvent(eventId);
+  if (!event || event.targeted !== undefined) return; // unknown, or a duplicate send already handled
+  // An endpoint receives the events that happened after it was configured, not older ones still in the queue.
+  const endpoints = (await listWebhooks(event.merchant_id)).filter((w) => subscribed(w, event.type) && w.created_at <= event.created_at);
+  const results = await Promise.all(endpoints.map((w) => deliver(w, event)));
+  const round: Record<string, EndpointDelivery> = {};
+  endpoints.forEach((w, i) => {
+    const status = results[i]!.status_code;
+    round[w.id] = { delivered: isSuccess(status), attempts: 1, last_status_code: status };
+  });
+  if (!(await recordFanOut(event.id, round))) return; // a concurrent duplicate recorded it first
+  const now = clock.now();
+  await Promise.all(endpoints.map((w, i) => afterFailure(w, event.id, results[i]!, { attempt: 1, first_attempt_at: now })));
+}
+
+async function retry(message: Extract<EventsMessage, { kind: 'retry' }>): Promise<void> {
+  const now = clock.now();
+  if (message.due_at > now) {
+    // SQS delays at most 15 minutes: walk longer waits in hops.
+    await eventsQueue.send([message], Math.ceil((message.due_at - now) / 1000));
+    return;
+  }
+  const event = await getEvent(message.event_id);
+  const webhook = event && (await listWebhooks(event.merchant_id)).find((w) => w.id === message.webhook_id);
+  if (!event || !webhook || webhook.status !== 'active') return;
+  const result = await deliver(webhook, event);
+  await recordRetry(event.id, webhook.id, result.status_code, isSuccess(result.status_code));
+  await afterFailure(webhook, event.id, result, { attempt: message.attempt, first_attempt_at: message.first_attempt_at });
+}
+
+/** After an attempt: nothing on success; 410 disables the endpoint; otherwise the next retry, or the DLQ at the end. */
+async function afterFailure(
+  webhook: WebhookRecord,
+  eventId: string,
+  result: WebhookHttpResult,
+  { attempt, first_attempt_at }: { attempt: number; first_attempt_at: number },
+): Promise<void> {
+  if (isSuccess(result.status_code)) return;
+  if (result.status_code === 410) {
+    logger.info('Endpoint answered 410 Gone: disabled', { webhook_id: webhook.id });
+    await disableWebhook(webhook.merchant_id, webhook.id, 'endpoint answered 410 Gone');
+    return;
+  }
+  const delay = retryDelayMs(attempt);
+  const next: EventsMessage = {
+    kind: 'retry',
+    event_id: eventId,
+    webhook_id: webhook.id,
+    attempt: attempt + 1,
+    first_attempt_at,
+    due_at: clock.now() + delay,
+  };
+  if (next.due_at - first_attempt_at > retryPolicy.giveUpAfterMs) {
+    logger.warn('Webhook delivery gave up', { webhook_id: webhook.id, event_id: eventId, attempts: attempt });
+    await eventsQueue.deadLetter(next, `gave up after ${attempt} attempts; last status ${result.status_code}`);
+    return;
+  }
+  await eventsQueue.send([next], Math.min(MAX_DELAY_SECONDS, Math.ceil(delay / 1000)));
+}
+
+/** Events older than this without a pickup are resent by the sweeper (a lost send, or a worker outage). */
+export const STRANDED_AFTER_MS = 2 * 60 * 1000;
+
+/** The outbox sweeper: resends events whose outbox marker is still there well after they were written. */
+export async function sweepOutbox(): Promise<{ resent: number }> {
+  const before = new Date(clock.now() - STRANDED_AFTER_MS).toISOString();
+  const ids = await strandedEvents(before);
+  if (ids.length > 0) await eventsQueue.send(ids.map((event_id) => ({ kind: 'event', event_id })));
+  return { resent: ids.length };
+}

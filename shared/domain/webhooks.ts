@@ -1,0 +1,111 @@
+import { lookup } from 'node:dns/promises';
+import type * as v from 'valibot';
+import { isLocal } from '../config.ts';
+import type { ConfigureWebhookBody, ListWebhookEventsQuery, TestWebhookBody } from '../schemas/webhooks.ts';
+import { type EventRecord, listEvents } from '../store/events.ts';
+import { deleteWebhook as deleteRecord, listWebhooks as listRecords, putWebhook, type WebhookRecord } from '../store/webhooks.ts';
+import { type HostLookup, resolveAndCheck, validateWebhookUrl } from '../webhooks/ssrf.ts';
+import { newWebhookSecret } from '../webhooks/signing.ts';
+import { isoNow } from './clock.ts';
+import { BadRequest, NotFound } from './errors.ts';
+import { type EventType, newEvent } from './events.ts';
+import { newId } from './ids.ts';
+import { deliver } from './webhook-delivery.ts';
+
+export const MAX_WEBHOOKS_PER_MERCHANT = 16;
+
+/** DNS resolution bounded in time, so a configure request never hangs on a slow resolver. */
+const lookupWithin =
+  (ms: number): HostLookup =>
+  (host) => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('DNS lookup timed out')), ms)));
+    return Promise.race([lookup(host, { all: true }), timeout]).finally(() => clearTimeout(timer));
+  };
+
+const view = (w: WebhookRecord) => ({
+  id: w.id,
+  object: 'webhook',
+  url: w.url,
+  events: w.events,
+  status: w.status,
+  created_at: w.created_at,
+});
+
+/**
+ * Registers an endpoint. The URL must be https (http only to loopback when running locally) and must not point,
+ * by literal or by what its host resolves to now, at a private, link-local or metadata address. The signing
+ * secret is in this answer only.
+ */
+export async function configureWebhook(merchantId: string, input: v.InferOutput<typeof ConfigureWebhookBody>) {
+  const checked = validateWebhookUrl(input.url, { allowLoopbackHttp: isLocal });
+  if (!checked.ok) throw new BadRequest('url_not_allowed', 'url');
+  const resolved = await resolveAndCheck(checked.url.hostname, { allowLoopback: isLocal, lookup: lookupWithin(3_000) });
+  if (!resolved.ok) throw new BadRequest('url_not_allowed', 'url');
+
+  const webhook: WebhookRecord = {
+    id: newId('webhook'),
+    merchant_id: merchantId,
+    url: checked.url.toString(),
+    events: input.events.includes('*') ? ['*'] : [...new Set(input.events)],
+    status: 'active',
+    secret: newWebhookSecret(),
+    created_at: isoNow(),
+  };
+  if (!(await putWebhook(webhook, MAX_WEBHOOKS_PER_MERCHANT))) throw new BadRequest('too_many_webhooks', 'url');
+  return { ...view(webhook), secret: webhook.secret };
+}
+
+export async function listWebhooks(merchantId: string) {
+  return { object: 'list', data: (await listRecords(merchantId)).map(view), has_more: false };
+}
+
+export async function deleteWebhook(merchantId: string, webhookId: string) {
+  if (!(await deleteRecord(merchantId, webhookId))) throw new NotFound();
+  return { id: webhookId, object: 'webhook', deleted: true };
+}
+
+const deliveryView = (e: EventRecord) => ({
+  id: e.id,
+  object: 'webhook_event',
+  event: e.type,
+  delivered: (e.targeted ?? 0) > 0 && e.pending === 0,
+  attempts: e.attempts,
+  last_status_code: e.last_status_code,
+  created_at: e.created_at,
+});
+
+/** The delivery log: every event of the merchant, newest first, with how its delivery went. */
+export async function listDeliveries(merchantId: string, query: v.InferOutput<typeof ListWebhookEventsQuery>) {
+  const { limit, starting_after, ending_before, event, delivered } = query;
+  const page = await listEvents(merchantId, { event, delivered }, { limit, starting_after, ending_before });
+  return { object: 'list', data: page.data.map(deliveryView), has_more: page.has_more };
+}
+
+/** A sample object per event family, so a test delivery looks like the real thing. */
+const sampleObject = (type: EventType): Record<string, unknown> => ({
+  id: `${type.split('.')[0]}_test`,
+  object: type.split('.')[0],
+  livemode: false,
+  test: true,
+});
+
+/**
+ * Sends one signed test event synchronously to the newest active endpoint subscribed to it (or the one named) and
+ * reports the outcome; `status_code` is 0 when the endpoint could not be reached.
+ */
+export async function testWebhook(merchantId: string, input: v.InferOutput<typeof TestWebhookBody>) {
+  const endpoints = await listRecords(merchantId);
+  const target = input.webhook_id
+    ? endpoints.find((w) => w.id === input.webhook_id)
+    : endpoints.find((w) => w.status === 'active' && (w.events.includes('*') || w.events.includes(input.event)));
+  if (!target) throw new BadRequest('no_webhook_endpoint', input.webhook_id ? 'webhook_id' : 'event');
+  const result = await deliver(target, newEvent(merchantId, input.event, sampleObject(input.event)));
+  return {
+    object: 'webhook_test',
+    webhook_id: target.id,
+    delivered: result.status_code >= 200 && result.status_code < 300,
+    status_code: result.status_code,
+    latency_ms: result.latency_ms,
+  };
+}

@@ -1,0 +1,114 @@
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionFailure, TABLE } from './client.ts';
+import { merchantKeys, webhookKeys } from './keys.ts';
+
+export interface WebhookRecord {
+  id: string;
+  merchant_id: string;
+  url: string;
+  /** event names, or `*` for all */
+  events: string[];
+  status: 'active' | 'disabled';
+  /** `whsec_…`, kept to sign deliveries; shown to the merchant once */
+  secret: string;
+  created_at: string;
+  disabled_reason?: string;
+}
+
+/**
+ * Writes a new endpoint unless the merchant has `max` already: a `webhook_count` on the merchant's profile is
+ * raised in the same transaction, conditioned on staying below `max`. False when the cap is reached.
+ */
+export async function putWebhook(webhook: WebhookRecord, max: number): Promise<boolean> {
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: TABLE,
+              Key: merchantKeys.profile(webhook.merchant_id),
+              UpdateExpression: 'ADD webhook_count :one',
+              ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(webhook_count) OR webhook_count < :max)',
+              ExpressionAttributeValues: { ':one': 1, ':max': max },
+            },
+          },
+          {
+            Put: {
+              TableName: TABLE,
+              Item: { ...webhookKeys.item(webhook.merchant_id, webhook.id), type: 'webhook', ...webhook },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+}
+
+/** The merchant's endpoints (at most 16), newest first. */
+export async function listWebhooks(merchantId: string): Promise<WebhookRecord[]> {
+  const { pk, skPrefix } = webhookKeys.listPrefix(merchantId);
+  const out = await db.send(
+    new QueryCommand({
+      TableName: TABLE,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+      ScanIndexForward: false,
+    }),
+  );
+  return (out.Items ?? []) as WebhookRecord[];
+}
+
+/** Deletes the endpoint and lowers the count; false when there is no such endpoint. */
+export async function deleteWebhook(merchantId: string, webhookId: string): Promise<boolean> {
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              TableName: TABLE,
+              Key: webhookKeys.item(merchantId, webhookId),
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
+          {
+            Update: {
+              TableName: TABLE,
+              Key: merchantKeys.profile(merchantId),
+              UpdateExpression: 'ADD webhook_count :minus',
+              ExpressionAttributeValues: { ':minus': -1 },
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+}
+
+/** Stops deliveries to an endpoint that answered 410 Gone. */
+export async function disableWebhook(merchantId: string, webhookId: string, reason: string): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: webhookKeys.item(merchantId, webhookId),
+        UpdateExpression: 'SET #status = :disabled, disabled_reason = :reason',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':disabled': 'disabled', ':reason': reason },
+      }),
+    );
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+  }
+}

@@ -1,0 +1,229 @@
+import type { SQSEvent } from 'aws-lambda';
+import { Webhook } from 'standardwebhooks';
+import { afterEach, describe, expect, it } from 'vitest';
+import { handler as configure } from '../../functions/webhooks/configure.ts';
+import { handler as remove } from '../../functions/webhooks/delete.ts';
+import { handler as events } from '../../functions/webhooks/events.ts';
+import { handler as list } from '../../functions/webhooks/list.ts';
+import { handler as test } from '../../functions/webhooks/test.ts';
+import { handler as sweeper } from '../../functions/workers/outbox-sweeper.ts';
+import { handler as worker } from '../../functions/workers/webhook-delivery.ts';
+import { clock } from '../../shared/domain/clock.ts';
+import { eventsQueue, type EventsMessage } from '../../shared/events/queue.ts';
+import { apiEvent, invokeHttp } from '../support/lambda.ts';
+import { bearer, newMerchant } from '../support/merchant.ts';
+import { paymentBody, payments } from '../support/payments.ts';
+import { startReceiver } from '../support/receiver.ts';
+
+const call = {
+  configure: (key: string, body: unknown) => invokeHttp(configure, apiEvent({ method: 'POST', path: '/api/webhooks/configure', headers: bearer(key), body })),
+  list: (key: string) => invokeHttp(list, apiEvent({ method: 'GET', path: '/api/webhooks', headers: bearer(key) })),
+  remove: (key: string, id: string) => invokeHttp(remove, apiEvent({ method: 'DELETE', path: `/api/webhooks/${id}`, headers: bearer(key) })),
+  test: (key: string, body: unknown) => invokeHttp(test, apiEvent({ method: 'POST', path: '/api/webhooks/test', headers: bearer(key), body })),
+  events: (key: string, query: Record<string, string> = {}) =>
+    invokeHttp(events, apiEvent({ method: 'GET', path: '/api/webhooks/events', headers: bearer(key), query })),
+};
+
+/** The worker invoked as Lambda would invoke it, with the messages that were sent to the events queue. */
+const runWorker = (messages: EventsMessage[]) =>
+  worker(
+    {
+      Records: messages.map((m, i) => ({
+        messageId: String(i),
+        receiptHandle: String(i),
+        body: JSON.stringify(m),
+        attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' },
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:events',
+        awsRegion: 'us-east-1',
+      })),
+    } as SQSEvent,
+  );
+
+const realSend = eventsQueue.send;
+afterEach(() => {
+  eventsQueue.send = realSend;
+});
+
+describe('webhook endpoints', () => {
+  it('configures an endpoint with a whsec_ secret shown once, lists it without the secret, deletes it', async () => {
+    const { apiKey } = await newMerchant();
+    const made = await call.configure(apiKey, { url: 'http://127.0.0.1:9/hooks', events: ['payment.succeeded', 'payment.succeeded', 'payment.refunded'] });
+    const listed = await call.list(apiKey);
+    const removed = await call.remove(apiKey, made.body.id);
+    const again = await call.remove(apiKey, made.body.id);
+    expect(made.status).toBe(200);
+    expect(made.body).toMatchObject({
+      id: expect.stringMatching(/^whk_[0-9a-z]{26}$/),
+      url: 'http://127.0.0.1:9/hooks',
+      events: ['payment.succeeded', 'payment.refunded'],
+      status: 'active',
+      secret: expect.stringMatching(/^whsec_/),
+    });
+    expect(Buffer.from(made.body.secret.slice(6), 'base64')).toHaveLength(32);
+    expect(listed.body.data).toEqual([{ id: made.body.id, object: 'webhook', url: made.body.url, events: made.body.events, status: 'active', created_at: made.body.created_at }]);
+    expect(removed.status).toBe(200);
+    expect(again.status).toBe(404);
+    expect((await call.list(apiKey)).body.data).toEqual([]);
+  });
+
+  it.each([
+    ['http://169.254.169.254/latest/meta-data/'],
+    ['https://169.254.169.254/'],
+    ['https://10.0.0.1/hooks'],
+    ['https://192.168.0.10/hooks'],
+    ['https://172.16.0.1/hooks'],
+    ['https://[fd00:ec2::254]/'],
+    ['https://[::ffff:10.0.0.1]/'],
+    ['https://100.64.0.1/'],
+    ['https://0.0.0.0/'],
+    ['https://metadata.google.internal/'],
+    ['http://hooks.example.com/'],
+    ['ftp://hooks.example.com/'],
+    ['https://user:pass@hooks.example.com/'],
+    ['not a url'],
+  ])('refuses to configure %s', async (url) => {
+    const { apiKey } = await newMerchant();
+    const res = await call.configure(apiKey, { url, events: ['*'] });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', message: 'Invalid request body', param: 'url' });
+  });
+
+  it.each([
+    [{ url: 'http://127.0.0.1:9/x', events: [] }, 'events'],
+    [{ url: 'http://127.0.0.1:9/x', events: ['payment.exploded'] }, 'events.0'],
+    [{ url: 'http://127.0.0.1:9/x' }, 'events'],
+    [{ events: ['*'] }, 'url'],
+  ])('answers 400 to %o', async (body, param) => {
+    const { apiKey } = await newMerchant();
+    const res = await call.configure(apiKey, body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.param).toBe(param);
+  });
+
+  it('takes up to 16 endpoints per merchant', async () => {
+    const { apiKey } = await newMerchant();
+    const answers = await Promise.all(Array.from({ length: 18 }, (_, i) => call.configure(apiKey, { url: `http://127.0.0.1:9/h${i}`, events: ['*'] })));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(16);
+    expect(answers.filter((a) => a.status === 400).every((a) => a.body.error.code === 'too_many_webhooks')).toBe(true);
+    expect((await call.list(apiKey)).body.data).toHaveLength(16);
+  });
+
+  it("answers 404 when deleting another merchant's endpoint", async () => {
+    const a = await newMerchant();
+    const b = await newMerchant();
+    const theirs = await call.configure(b.apiKey, { url: 'http://127.0.0.1:9/x', events: ['*'] });
+    expect((await call.remove(a.apiKey, theirs.body.id)).status).toBe(404);
+    expect((await call.list(b.apiKey)).body.data).toHaveLength(1);
+  });
+});
+
+describe('POST /api/webhooks/test', () => {
+  it('delivers a signed test event synchronously and reports it', async () => {
+    const { apiKey } = await newMerchant();
+    const receiver = await startReceiver([200]);
+    const made = await call.configure(apiKey, { url: receiver.url, events: ['subscription.renewed'] });
+    try {
+      const res = await call.test(apiKey, { event: 'subscription.renewed' });
+      expect(res.body).toMatchObject({ delivered: true, status_code: 200, latency_ms: expect.any(Number), webhook_id: made.body.id });
+      const event = new Webhook(made.body.secret).verify(receiver.received[0]!.body, receiver.received[0]!.headers as Record<string, string>);
+      expect(event).toMatchObject({ type: 'subscription.renewed', id: expect.stringMatching(/^evt_/) });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('reports delivered: false with status_code 0 when the endpoint is down', async () => {
+    const { apiKey } = await newMerchant();
+    const receiver = await startReceiver();
+    await receiver.close(); // nothing listens there any more
+    await call.configure(apiKey, { url: receiver.url, events: ['*'] });
+    const res = await call.test(apiKey, { event: 'payment.failed' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ delivered: false, status_code: 0 });
+  });
+
+  it('answers 400 for an unknown event and when no endpoint is configured for it', async () => {
+    const { apiKey } = await newMerchant();
+    const unknown = await call.test(apiKey, { event: 'payment.exploded' });
+    const none = await call.test(apiKey, { event: 'payment.succeeded' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.param).toBe('event');
+    expect(none.status).toBe(400);
+    expect(none.body.error.code).toBe('no_webhook_endpoint');
+  });
+});
+
+describe('the outbox', () => {
+  it('delivers an event whose send was lost after the write, through the sweeper', async () => {
+    // Prepare: an endpoint, and the send to the queue failing after the payment's transaction committed
+    const { apiKey } = await newMerchant();
+    const receiver = await startReceiver([200]);
+    const made = await call.configure(apiKey, { url: receiver.url, events: ['payment.succeeded'] });
+    eventsQueue.send = async () => {
+      throw new Error('injected: the network dropped the send');
+    };
+    const payment = await payments.create(apiKey, paymentBody());
+    expect(payment.status).toBe(200);
+    // Act: the sweeper runs later (its send is real; the worker then gets what was sent)
+    const sent: EventsMessage[] = [];
+    eventsQueue.send = async (messages, delay) => {
+      sent.push(...messages);
+      return realSend.call(eventsQueue, messages, delay);
+    };
+    const realNow = clock.now;
+    clock.now = () => realNow() + 3 * 60_000;
+    let swept;
+    try {
+      swept = await sweeper();
+    } finally {
+      clock.now = realNow;
+    }
+    const mine = sent.filter((m) => m.kind === 'event');
+    const result = await runWorker(mine);
+    // Assess
+    expect(swept.resent).toBeGreaterThanOrEqual(1);
+    expect(result).toEqual({ batchItemFailures: [] });
+    await receiver.waitFor(1);
+    const delivered = new Webhook(made.body.secret).verify(receiver.received[0]!.body, receiver.received[0]!.headers as Record<string, string>);
+    expect(delivered).toMatchObject({ type: 'payment.succeeded', data: { object: { id: payment.body.id } } });
+    const log = await call.events(apiKey, { event: 'payment.succeeded' });
+    expect(log.body.data).toEqual([expect.objectContaining({ event: 'payment.succeeded', delivered: true, attempts: 1, last_status_code: 200 })]);
+    // Once picked up, the event is no longer stranded
+    clock.now = () => realNow() + 3 * 60_000;
+    try {
+      sent.length = 0;
+      await sweeper();
+      expect(sent.filter((m) => m.kind === 'event' && m.event_id === log.body.data[0].id)).toEqual([]);
+    } finally {
+      clock.now = realNow;
+      await receiver.close();
+    }
+  });
+
+  it('lists deliveries newest first and filters by event and delivered', async () => {
+    const { apiKey } = await newMerchant();
+    const receiver = await startReceiver([200]);
+    await call.configure(apiKey, { url: receiver.url, events: ['payment.captured'] });
+    const sent: EventsMessage[] = [];
+    eventsQueue.send = async (messages) => void sent.push(...messages);
+    const p = await payments.create(apiKey, paymentBody());
+    await payments.capture(apiKey, p.body.id);
+    await runWorker(sent.splice(0));
+    try {
+      const all = await call.events(apiKey);
+      const captured = await call.events(apiKey, { event: 'payment.captured' });
+      const delivered = await call.events(apiKey, { delivered: 'true' });
+      const undelivered = await call.events(apiKey, { delivered: 'false' });
+      expect(all.body.data.map((e: { event: string }) => e.event)).toEqual(['payment.captured', 'payment.succeeded']);
+      expect(captured.body.data).toEqual([expect.objectContaining({ event: 'payment.captured', delivered: true })]);
+      expect(delivered.body.data.map((e: { event: string }) => e.event)).toEqual(['payment.captured']);
+      expect(undelivered.body.data.map((e: { event: string }) => e.event)).toEqual(['payment.succeeded']);
+      expect((await call.events(apiKey, { delivered: 'maybe' })).status).toBe(400);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
