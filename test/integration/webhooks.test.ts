@@ -9,6 +9,7 @@ import { handler as test } from '../../functions/webhooks/test.ts';
 import { handler as sweeper } from '../../functions/workers/outbox-sweeper.ts';
 import { handler as worker } from '../../functions/workers/webhook-delivery.ts';
 import { clock } from '../../shared/domain/clock.ts';
+import { retryDelayMs, retryPolicy } from '../../shared/domain/webhook-delivery.ts';
 import { eventsQueue, type EventsMessage } from '../../shared/events/queue.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant } from '../support/merchant.ts';
@@ -225,5 +226,51 @@ describe('the outbox', () => {
     } finally {
       await receiver.close();
     }
+  });
+});
+
+describe('webhook retries', () => {
+  it('retries after a failure with a jittered delay, and after the give-up time sends the retry to the dead-letter queue', async () => {
+    // Prepare: an endpoint that always fails; retries give up at once
+    const { apiKey } = await newMerchant();
+    const receiver = await startReceiver([503]);
+    await call.configure(apiKey, { url: receiver.url, events: ['payment.succeeded'] });
+    const sent: EventsMessage[] = [];
+    eventsQueue.send = async (messages) => void sent.push(...messages);
+    const realDeadLetter = eventsQueue.deadLetter;
+    const giveUp = retryPolicy.giveUpAfterMs;
+    try {
+      await payments.create(apiKey, paymentBody());
+      // Act 1: the first round fails → a retry is scheduled
+      await runWorker(sent.splice(0));
+      const [retry] = sent.splice(0);
+      // Act 2: the retry fails too, past the give-up time → dead-letter queue (the real one)
+      retryPolicy.giveUpAfterMs = 0;
+      const dead: unknown[] = [];
+      eventsQueue.deadLetter = async (message, reason) => {
+        dead.push({ message, reason });
+        return realDeadLetter.call(eventsQueue, message, reason);
+      };
+      await runWorker([{ ...(retry as Extract<EventsMessage, { kind: 'retry' }>), due_at: 0 }]);
+      // Assess
+      expect(retry).toMatchObject({ kind: 'retry', attempt: 2, webhook_id: expect.stringMatching(/^whk_/) });
+      expect(receiver.received).toHaveLength(2);
+      expect(receiver.received[1]!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id']);
+      expect(dead).toEqual([{ message: expect.objectContaining({ kind: 'retry', attempt: 3 }), reason: expect.stringContaining('last status 503') }]);
+      const log = await call.events(apiKey);
+      expect(log.body.data[0]).toMatchObject({ delivered: false, attempts: 2, last_status_code: 503 });
+    } finally {
+      retryPolicy.giveUpAfterMs = giveUp;
+      eventsQueue.deadLetter = realDeadLetter;
+      await receiver.close();
+    }
+  });
+
+  it('draws each delay from zero up to a cap that doubles per attempt, at most 12 hours', () => {
+    expect(retryDelayMs(1, () => 0)).toBe(0);
+    expect(retryDelayMs(1, () => 0.999999)).toBe(Math.floor(0.999999 * retryPolicy.baseMs * 2));
+    expect(retryDelayMs(3, () => 0.5)).toBe(Math.floor(0.5 * retryPolicy.baseMs * 8));
+    expect(retryDelayMs(40, () => 0.999999)).toBeLessThanOrEqual(12 * 60 * 60 * 1000);
+    expect(retryPolicy.giveUpAfterMs).toBe(3 * 24 * 60 * 60 * 1000);
   });
 });
