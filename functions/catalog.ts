@@ -20,6 +20,8 @@ export interface FunctionSpec {
   memory: number;
   /** seconds */
   timeout: number;
+  /** queues this function sends to besides `events` (which every function may use for its outbox) */
+  sendsTo?: QueueName[];
 }
 
 const API: Pick<FunctionSpec, 'memory' | 'timeout'> = { memory: 512, timeout: 10 };
@@ -63,8 +65,18 @@ export const catalog: readonly FunctionSpec[] = [
   // Delivers synchronously: up to the 15 s delivery timeout, within API Gateway's 29 s.
   http('POST', '/api/webhooks/test', 'webhooks/test', 'merchant', { timeout: 20 }),
 
+
+
+  http('GET', '/api/balance', 'balance/get'),
+  http('GET', '/api/settlements', 'settlements/list'),
+  http('GET', '/api/settlements/{id}', 'settlements/get'),
+  http('GET', '/api/analytics', 'analytics/overview'),
+  http('GET', '/api/analytics/revenue', 'analytics/revenue'),
+  http('GET', '/api/analytics/providers', 'analytics/providers'),
+
   // Background work. A queue's visibility timeout is at least 6× its worker's timeout (shared/queues.ts).
   { name: 'workers/webhook-delivery', trigger: { type: 'queue', queue: 'events', batchSize: 10 }, memory: 512, timeout: 30 },
+  { name: 'workers/daily-settlement', trigger: { type: 'schedule', expression: 'cron(0 2 * * ? *)', everyMinutesLocally: 5 }, memory: 512, timeout: 300 },
   { name: 'workers/outbox-sweeper', trigger: { type: 'schedule', expression: 'rate(5 minutes)', everyMinutesLocally: 1 }, memory: 256, timeout: 60 },
 ];
 

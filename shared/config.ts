@@ -15,6 +15,11 @@ const ConfigSchema = v.object({
   /** the `events` queue (outbox → webhook delivery) and its dead-letter queue */
   EVENTS_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   EVENTS_DLQ_URL: v.optional(v.pipe(v.string(), v.url())),
+  /** the `renewals` queue (renewal scanner → renewal worker) and its dead-letter queue */
+  RENEWALS_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
+  RENEWALS_DLQ_URL: v.optional(v.pipe(v.string(), v.url())),
+  /** the API's public base URL for links made outside a request (e.g. a renewal invoice's PDF link in an e-mail) */
+  PUBLIC_API_URL: v.optional(v.pipe(v.string(), v.url())),
   /** first webhook retry's jitter cap (doubling per attempt); lowered locally to watch retries happen */
   WEBHOOK_RETRY_BASE_MS: v.optional(v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number)), '10000'),
 });

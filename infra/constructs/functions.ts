@@ -43,8 +43,8 @@ export const tableAccessOf = (spec: FunctionSpec): TableAccess => {
   return 'read-write';
 };
 
-/** Queues a function may send to. Every function may emit domain events (outbox → `events`), so all get `events`. */
-export const queuesSentToBy = (_spec: FunctionSpec): readonly QueueName[] => ['events'];
+/** Queues a function may send to: every function may emit domain events (outbox → `events`), plus its `sendsTo`. */
+export const queuesSentToBy = (spec: FunctionSpec): readonly QueueName[] => ['events', ...(spec.sendsTo ?? [])];
 
 /** The functions that send e-mail through SES. */
 export const EMAIL_SENDERS: ReadonlySet<string> = new Set(['auth/request-otp']);

@@ -153,7 +153,8 @@ export function apiGatewayEvent(req: ApiGatewayRequest): APIGatewayProxyEvent {
       httpMethod: method,
       extendedRequestId: randomUUID().replace(/-/g, '').slice(0, 16),
       requestTime: requestTime(now),
-      path: `/${LOCAL_STAGE}${req.path}`,
+      // As behind a custom domain: the local API is served without a stage prefix.
+      path: req.path,
       accountId: LOCAL_ACCOUNT_ID,
       protocol: 'HTTP/1.1',
       stage: LOCAL_STAGE,

@@ -60,6 +60,8 @@ try {
   Object.assign(process.env, stack.env);
 
   gateway = await startGateway({ port, catalog });
+  // Links made outside a request (a renewal's invoice e-mail) point at this gateway.
+  process.env.PUBLIC_API_URL = gateway.url;
   pollers = startQueuePollers({ catalog, sqs: stack.sqs.client, queueUrls: stack.queueUrls });
   timers = startScheduleTimers({ catalog });
 

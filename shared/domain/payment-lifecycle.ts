@@ -2,6 +2,7 @@ import type * as v from 'valibot';
 import { connectorFor } from '../providers/index.ts';
 import type { CaptureBody, ListPaymentsQuery, RefundBody } from '../schemas/payments.ts';
 import { publishEvents } from '../events/queue.ts';
+import type { TransactItem } from '../store/client.ts';
 import {
   addRefund,
   cancelRefund,
@@ -21,6 +22,7 @@ import { clock, isoNow } from './clock.ts';
 import { BadRequest, InvalidState, NotFound, ProvidersUnavailable } from './errors.ts';
 import { type DomainEvent, type EventType, newEvent } from './events.ts';
 import { newId } from './ids.ts';
+import { captureCounters, dayOf, refundCounters } from './ledger.ts';
 import { paymentView } from './payments.ts';
 
 /**
@@ -64,6 +66,7 @@ async function move(
   changes: Partial<PaymentRecord>,
   eventType: EventType,
   callProvider: () => Promise<{ ok: boolean }>,
+  counters: TransactItem[] = [],
 ) {
   if (!from.includes(payment.status) || !(await lockPayment(payment, operation, from, clock.now(), LOCK_MS))) throw new InvalidState();
   const result = await callProvider();
@@ -75,7 +78,7 @@ async function move(
   const moved = await completePayment(payment, operation, { ...changes, updated_at: isoNow() }, (updated) => {
     event = newEvent(payment.merchant_id, eventType, paymentView(updated));
     return event;
-  });
+  }, counters);
   await publishEvents([event!]);
   return paymentView(moved);
 }
@@ -85,8 +88,14 @@ export async function capturePayment(merchant: Merchant, paymentId: string, body
   const payment = await load(merchant, paymentId);
   const amount = body.amount ?? payment.amount;
   if (amount > payment.amount) throw new BadRequest('amount_too_large', 'amount');
-  return move(payment, 'capture', ['succeeded'], { status: 'captured', amount_captured: amount }, 'payment.captured', () =>
-    connectorFor(payment.provider!, payment.livemode).capture(payment.provider_reference!, amount, payment.currency),
+  return move(
+    payment,
+    'capture',
+    ['succeeded'],
+    { status: 'captured', amount_captured: amount },
+    'payment.captured',
+    () => connectorFor(payment.provider!, payment.livemode).capture(payment.provider_reference!, amount, payment.currency),
+    captureCounters(payment.merchant_id, payment.currency, amount, dayOf(isoNow())),
   );
 }
 
@@ -128,7 +137,11 @@ export async function refundPayment(merchant: Merchant, paymentId: string, body:
   }
   const view = { ...paymentView(refunded), refund_id: refund.id, amount, amount_refunded: refunded.amount_refunded };
   const event = newEvent(payment.merchant_id, 'payment.refunded', view);
-  await confirmRefund(refund, result.reference, event);
+  for (let attempt = 1; ; attempt++) {
+    const counters = await refundCounters(payment.merchant_id, payment.currency, amount, dayOf(refund.created_at));
+    if (await confirmRefund(refund, result.reference, event, counters)) break;
+    if (attempt === 5) throw new Error('Refund counters kept conflicting');
+  }
   await publishEvents([event]);
   return view;
 }

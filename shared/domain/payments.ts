@@ -3,7 +3,7 @@ import { connectorFor, type ProviderName } from '../providers/index.ts';
 import type { CreatePaymentBody, SimulateRouteBody } from '../schemas/payments.ts';
 import { publishEvents } from '../events/queue.ts';
 import { appSecret } from '../secrets.ts';
-import { findCustomerIdByEmail } from '../store/customers.ts';
+import { cardOnFileUpdate, findCustomerIdByEmail } from '../store/customers.ts';
 import { type PaymentRecord, putPayment, type RoutingDecision } from '../store/payments.ts';
 import { countCardAttempt } from '../store/velocity.ts';
 import type { Merchant } from './auth.ts';
@@ -12,6 +12,7 @@ import { clock, isoNow } from './clock.ts';
 import { Declined, ProvidersUnavailable } from './errors.ts';
 import { newEvent } from './events.ts';
 import { newId } from './ids.ts';
+import { type AttemptOutcome, authorizationCounters } from './ledger.ts';
 import { assessRisk, RISK_DECLINE_THRESHOLD } from './risk.ts';
 import { planRoute, type RoutePlan } from './routing.ts';
 import { chance, countAttempt, meanApprovedAmount, nextSequence, recentStats } from './routing-context.ts';
@@ -143,11 +144,12 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
   };
 
   if (risk.score >= RISK_DECLINE_THRESHOLD) {
-    await record({ ...base, decline_code: 'fraudulent' });
+    await recordPayment({ ...base, decline_code: 'fraudulent' }, []);
     throw new Declined('fraudulent', id);
   }
 
   const tried: Promise<void>[] = [];
+  const attempts: AttemptOutcome[] = [];
   const softFailures: string[] = [];
   try {
     for (const [index, provider] of route.candidates.entries()) {
@@ -158,6 +160,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
         card,
         attempt: index + 1,
       });
+      attempts.push({ provider, approved: result.outcome === 'approved', latencyMs: result.latencyMs });
       tried.push(countAttempt(merchant.id, provider, { approved: result.outcome === 'approved', latencyMs: result.latencyMs, amount: input.amount, currency: input.currency }));
       if (result.outcome === 'soft_failure') {
         softFailures.push(`${provider} answered ${result.reason}`);
@@ -165,7 +168,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
       }
       const routing_decision = decision(withFailover(route, softFailures, provider), provider, started);
       if (result.outcome === 'declined') {
-        await record({ ...base, provider, routing_decision, decline_code: result.declineCode });
+        await recordPayment({ ...base, provider, routing_decision, decline_code: result.declineCode }, attempts);
         throw new Declined(result.declineCode, id);
       }
       const payment: PaymentRecord = {
@@ -176,7 +179,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
         provider_token: result.providerToken,
         routing_decision,
       };
-      await record(payment);
+      await recordPayment(payment, attempts);
       return paymentView(payment);
     }
   } finally {
@@ -185,10 +188,28 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
   throw new ProvidersUnavailable();
 }
 
-/** Stores the payment with its `payment.succeeded` or `payment.failed` event, then hands the event on. */
-async function record(payment: PaymentRecord): Promise<void> {
-  const event = newEvent(payment.merchant_id, payment.status === 'succeeded' ? 'payment.succeeded' : 'payment.failed', paymentView(payment));
-  await putPayment(payment, event);
+/**
+ * Stores the payment with its `payment.succeeded` or `payment.failed` event, then hands the event on. A successful
+ * payment of a known customer also becomes the customer's card on file (its provider token), in the same transaction.
+ */
+export async function recordPayment(payment: PaymentRecord, attempts: readonly AttemptOutcome[]): Promise<void> {
+  const succeeded = payment.status === 'succeeded';
+  const event = newEvent(payment.merchant_id, succeeded ? 'payment.succeeded' : 'payment.failed', paymentView(payment));
+  const { card } = payment;
+  const alongside =
+    succeeded && payment.customer_id && payment.provider && payment.provider_token
+      ? [
+          cardOnFileUpdate(payment.customer_id, {
+            provider: payment.provider,
+            provider_token: payment.provider_token,
+            brand: card.brand,
+            last4: card.last4,
+            exp_month: card.exp_month,
+            exp_year: card.exp_year,
+          }),
+        ]
+      : [];
+  await putPayment(payment, event, [...alongside, ...authorizationCounters(payment, attempts)]);
   await publishEvents([event]);
 }
 

@@ -36,6 +36,8 @@ export interface HttpInput<A extends Auth, B, Q, P> {
   params: { [K in keyof P]: string };
   sourceIp: string;
   requestId: string;
+  /** the API's public base URL as this request reached it (for links such as an invoice's `pdf_url`) */
+  baseUrl: string;
 }
 
 export type HttpHandler = middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> & {
@@ -72,6 +74,7 @@ export function http<
       params: state.params as HttpInput<A, B, Q, P>['params'],
       sourceIp: state.sourceIp,
       requestId: state.requestId,
+      baseUrl: state.baseUrl,
     });
     return jsonResponse(state, 200, result);
   });

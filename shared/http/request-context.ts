@@ -18,7 +18,18 @@ export const requestContext = (): MiddlewareObj<APIGatewayProxyEvent> => ({
       body: {},
       query: {},
       params: {},
+      baseUrl: baseUrlOf(event),
     });
     logger.appendKeys({ request_id: requestId, method: event.httpMethod, route: event.resource });
   },
 });
+
+/** The API's public base URL as the caller reached it: scheme and host from the request, plus the stage if in the path. */
+function baseUrlOf(event: APIGatewayProxyEvent): string {
+  const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  const host = headers['host'] ?? 'localhost';
+  const proto = headers['x-forwarded-proto'] ?? (/^(localhost|127\.|\[::1\])/.test(host) ? 'http' : 'https');
+  const stage = event.requestContext?.stage;
+  const stagePrefix = stage && event.requestContext?.path?.startsWith(`/${stage}/`) ? `/${stage}` : '';
+  return `${proto}://${host}${stagePrefix}`;
+}

@@ -17,6 +17,8 @@ export interface RequestState {
   body: unknown;
   query: unknown;
   params: Record<string, string>;
+  /** where this API is reached, e.g. `https://abc.execute-api.eu-west-1.amazonaws.com/v1` or `http://localhost:3000` */
+  baseUrl: string;
 }
 
 type AnyRequest = Pick<Request<APIGatewayProxyEvent, unknown, Error, Context>, 'event'>;

@@ -5,7 +5,9 @@ import type { AuthorizeRequest, AuthorizeResult, Connector, OperationResult, Pro
  * Stripe's public test cards and what the sandbox answers for them. Any other Luhn-valid number is approved.
  * `first_attempt_processing_error` fails only at the first provider tried, so routing fails over.
  */
-export const TEST_CARDS: Readonly<Record<string, { decline: string } | { soft: 'first_attempt_processing_error' }>> = {
+export const TEST_CARDS: Readonly<
+  Record<string, { decline: string } | { soft: 'first_attempt_processing_error' } | { laterChargesDecline: true }>
+> = {
   '4000000000000002': { decline: 'generic_decline' },
   '4000000000009995': { decline: 'insufficient_funds' },
   '4000000000009987': { decline: 'lost_card' },
@@ -14,7 +16,11 @@ export const TEST_CARDS: Readonly<Record<string, { decline: string } | { soft: '
   '4000000000000127': { decline: 'incorrect_cvc' },
   '4100000000000019': { decline: 'fraudulent' },
   '4000000000000119': { soft: 'first_attempt_processing_error' },
+  // Stripe's "attaches, but charges fail": the first payment succeeds, charges on its card-on-file token decline.
+  '4000000000000341': { laterChargesDecline: true },
 };
+
+const DECLINING_TOKEN = '_declines_';
 
 /** A card every sandbox provider approves (Stripe's 4242… test card), for demos and fixtures. */
 export const SANDBOX_APPROVED_CARD = { number: '4242424242424242', exp_month: 12, exp_year: 2034, cvc: '123' } as const;
@@ -48,13 +54,16 @@ export class SandboxConnector implements Connector {
     // Rounded up: timers may fire a fraction of a millisecond early.
     const latencyMs = () => Math.ceil(performance.now() - started);
     if (unreachable) return { outcome: 'soft_failure', reason: 'provider_down', latencyMs: latencyMs() };
+    if (request.providerToken?.includes(DECLINING_TOKEN)) return { outcome: 'declined', declineCode: 'generic_decline', latencyMs: latencyMs() };
     const behaviour = request.card ? TEST_CARDS[request.card.number] : undefined;
     if (behaviour && 'decline' in behaviour) return { outcome: 'declined', declineCode: behaviour.decline, latencyMs: latencyMs() };
-    if (behaviour && request.attempt === 1) return { outcome: 'soft_failure', reason: 'processing_error', latencyMs: latencyMs() };
+    if (behaviour && 'soft' in behaviour && request.attempt === 1) return { outcome: 'soft_failure', reason: 'processing_error', latencyMs: latencyMs() };
+    const marker = behaviour && 'laterChargesDecline' in behaviour ? DECLINING_TOKEN : '_';
     return {
       outcome: 'approved',
       reference: `${this.name}_ch_${randomBytes(12).toString('hex')}`,
-      providerToken: request.providerToken ?? `tok_${this.name}_${randomBytes(12).toString('hex')}`,
+      // A reusable card-on-file token, as a provider's vault issues it (no card data in it).
+      providerToken: request.providerToken ?? `tok_${this.name}${marker}${randomBytes(12).toString('hex')}`,
       latencyMs: latencyMs(),
     };
   }

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 
 /** One document client per container, created at cold start. The endpoint comes from AWS_ENDPOINT_URL_DYNAMODB locally. */
@@ -16,3 +16,6 @@ export const isConditionFailure = (e: unknown): boolean =>
   e instanceof Error &&
   (e.name === 'ConditionalCheckFailedException' ||
     (e.name === 'TransactionCanceledException' && /ConditionalCheckFailed/.test(e.message)));
+
+/** One write of a TransactWriteItems call: repositories hand these to each other to commit changes together. */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ProviderName } from '../providers/types.ts';
 import { db, isConditionFailure, TABLE } from './client.ts';
 import { customerKeys } from './keys.ts';
 import { listPage, type Page, type PageQuery } from './pagination.ts';
@@ -11,7 +12,29 @@ export interface CustomerRecord {
   phone: string | null;
   metadata: Record<string, string>;
   created_at: string;
+  /** the card of the customer's latest successful payment, as a provider token (never the number) */
+  card_on_file?: CardOnFile | null;
 }
+
+export interface CardOnFile {
+  provider: ProviderName;
+  provider_token: string;
+  brand: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+}
+
+/** Keeps the card of a successful payment on file for the customer: goes in the payment's transaction. */
+export const cardOnFileUpdate = (customerId: string, card: CardOnFile) => ({
+  Update: {
+    TableName: TABLE,
+    Key: customerKeys.item(customerId),
+    UpdateExpression: 'SET card_on_file = :card',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: { ':card': card },
+  },
+});
 
 export type CustomerChanges = Partial<Pick<CustomerRecord, 'email' | 'name' | 'phone' | 'metadata'>>;
 
@@ -101,6 +124,6 @@ export async function listCustomers(merchantId: string, page: PageQuery): Promis
 }
 
 function strip(item: CustomerRecord): CustomerRecord {
-  const { id, merchant_id, email, name, phone, metadata, created_at } = item;
-  return { id, merchant_id, email, name: name ?? null, phone: phone ?? null, metadata: metadata ?? {}, created_at };
+  const { id, merchant_id, email, name, phone, metadata, created_at, card_on_file } = item;
+  return { id, merchant_id, email, name: name ?? null, phone: phone ?? null, metadata: metadata ?? {}, created_at, card_on_file: card_on_file ?? null };
 }

@@ -25,6 +25,19 @@
  * | merchant's events, newest first       | gsi1pk = MER#<mer>#EVT, gsi1sk <evt>                  | gsi1  |
  * | events not yet picked up (sweeper)    | gsi2pk = OUTBOX#<shard>, gsi2sk < <iso time>          | gsi2  |
  * | merchant's webhook endpoints          | pk = MER#<mer>, sk begins_with WHK# (+ webhook_count) | table |
+ * | subscription by id                    | pk = SUB#<sub>, sk = SUB                              | table |
+ * | merchant's subscriptions, newest first| gsi1pk = MER#<mer>#SUB, gsi1sk <sub>                  | gsi1  |
+ * | subscriptions due for renewal         | gsi2pk = RENEW#<shard>, gsi2sk <= <due date>#<sub>    | gsi2  |
+ * | renewal of one period (idempotency)   | pk = SUB#<sub>, sk = PERIOD#<period start>            | table |
+ * | invoice by id                         | pk = INV#<inv>, sk = INV                              | table |
+ * | merchant's invoices, newest first     | gsi1pk = MER#<mer>#INV, gsi1sk <inv>                  | gsi1  |
+ * | invoice number counter (gapless)      | pk = MER#<mer>, sk = INVNUM                           | table |
+ * | merchant counters (balance, analytics)| pk = CNT#<mer>#<kind>#<shard>, sk = <day>#<dims>      | table |
+ * | settlement by id                      | pk = SET#<set>, sk = SET                              | table |
+ * | merchant's settlements, newest first  | gsi1pk = MER#<mer>#SET, gsi1sk <set>                  | gsi1  |
+ * | settlement of a merchant/currency/day | pk = MER#<mer>, sk = SETDAY#<day>#<currency>          | table |
+ * | balance cells of all merchants (job)  | gsi2pk = BALANCE#<hash shard>                         | gsi2  |
+ * | settlements waiting to arrive (job)   | gsi2pk = SETTLEMENT#PENDING, gsi2sk <= <date>#~       | gsi2  |
  * | idempotency record                    | pk = IDEM#<scope>#<key>, sk = IDEM                    | table |
  * | rate-limit window                     | pk = RATE#<limit>#<subject>#<window>, sk = RATE       | table |
  *
@@ -105,6 +118,51 @@ export const eventKeys = {
 export const webhookKeys = {
   item: (merchantId: string, webhookId: string): Key => ({ pk: `MER#${merchantId}`, sk: `WHK#${webhookId}` }),
   listPrefix: (merchantId: string) => ({ pk: `MER#${merchantId}`, skPrefix: 'WHK#' }),
+};
+
+export const RENEWAL_SHARDS = 10;
+export const subscriptionKeys = {
+  item: (subscriptionId: string): Key => ({ pk: `SUB#${subscriptionId}`, sk: 'SUB' }),
+  list: (merchantId: string, subscriptionId: string) => ({ gsi1pk: `MER#${merchantId}#SUB`, gsi1sk: subscriptionId }),
+  listPartition: (merchantId: string) => `MER#${merchantId}#SUB`,
+  /** present only while the subscription renews (sparse): the scanner reads due dates, never the table */
+  due: (shard: number, dueDate: string, subscriptionId: string) => ({ gsi2pk: `RENEW#${shard}`, gsi2sk: `${dueDate}#${subscriptionId}` }),
+  duePartition: (shard: number) => `RENEW#${shard}`,
+  period: (subscriptionId: string, periodStart: string): Key => ({ pk: `SUB#${subscriptionId}`, sk: `PERIOD#${periodStart}` }),
+};
+
+export const invoiceKeys = {
+  item: (invoiceId: string): Key => ({ pk: `INV#${invoiceId}`, sk: 'INV' }),
+  list: (merchantId: string, invoiceId: string) => ({ gsi1pk: `MER#${merchantId}#INV`, gsi1sk: invoiceId }),
+  listPartition: (merchantId: string) => `MER#${merchantId}#INV`,
+  numberCounter: (merchantId: string): Key => ({ pk: `MER#${merchantId}`, sk: 'INVNUM' }),
+};
+
+/** Write-sharded per-merchant counters, summed on read (see DESIGN.md). */
+export const COUNTER_SHARDS = 10;
+export const counterKeys = {
+  cell: (merchantId: string, kind: string, shard: number, sortKey: string): Key => ({ pk: `CNT#${merchantId}#${kind}#${shard}`, sk: sortKey }),
+  shard: (merchantId: string, kind: string, shard: number) => `CNT#${merchantId}#${kind}#${shard}`,
+  /** balance cells are also in a sparse index, so the daily job finds every merchant with money without a scan */
+  balanceIndex: (merchantId: string, sortKey: string, shard: number) => ({
+    gsi2pk: `BALANCE#${indexShardOf(merchantId)}`,
+    gsi2sk: `${merchantId}#${sortKey}#${shard}`,
+  }),
+  balanceIndexPartition: (indexShard: number) => `BALANCE#${indexShard}`,
+};
+
+/** A stable small number per merchant, to spread a merchant-wide index over COUNTER_SHARDS keys. */
+export const indexShardOf = (merchantId: string): number =>
+  [...merchantId].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % COUNTER_SHARDS;
+
+export const settlementKeys = {
+  item: (settlementId: string): Key => ({ pk: `SET#${settlementId}`, sk: 'SET' }),
+  list: (merchantId: string, settlementId: string) => ({ gsi1pk: `MER#${merchantId}#SET`, gsi1sk: settlementId }),
+  listPartition: (merchantId: string) => `MER#${merchantId}#SET`,
+  daily: (merchantId: string, day: string, currency: string): Key => ({ pk: `MER#${merchantId}`, sk: `SETDAY#${day}#${currency}` }),
+  /** sparse: only while the settlement waits for its arrival date */
+  pendingIndex: (arrivalDate: string, settlementId: string) => ({ gsi2pk: 'SETTLEMENT#PENDING', gsi2sk: `${arrivalDate}#${settlementId}` }),
+  pendingPartition: 'SETTLEMENT#PENDING',
 };
 
 export const idempotencyKeys = {

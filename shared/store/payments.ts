@@ -3,7 +3,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import type { DomainEvent } from '../domain/events.ts';
 import type { StoredCard } from '../domain/cards.ts';
 import type { ProviderName } from '../providers/types.ts';
-import { db, isConditionFailure, TABLE } from './client.ts';
+import { db, isConditionFailure, TABLE, type TransactItem } from './client.ts';
 import { eventPut } from './events.ts';
 import { paymentKeys } from './keys.ts';
 import { countItems, type ListSpec, listPage, type Page, type PageQuery } from './pagination.ts';
@@ -54,7 +54,7 @@ export interface RefundRecord {
 }
 
 /** Stores a new payment and the event that reports it, in one transaction (the outbox). */
-export async function putPayment(payment: PaymentRecord, event: DomainEvent): Promise<void> {
+export async function putPayment(payment: PaymentRecord, event: DomainEvent, alongside: TransactItem[] = []): Promise<void> {
   await db.send(
     new TransactWriteCommand({
       TransactItems: [
@@ -66,6 +66,7 @@ export async function putPayment(payment: PaymentRecord, event: DomainEvent): Pr
           },
         },
         eventPut(event),
+        ...alongside,
       ],
     }),
   );
@@ -134,6 +135,7 @@ export async function completePayment(
   operation: PaymentOperation,
   changes: Partial<PaymentRecord>,
   event: (updated: PaymentRecord) => DomainEvent,
+  alongside: TransactItem[] = [],
 ): Promise<PaymentRecord> {
   const updated: PaymentRecord = { ...payment, ...changes };
   const names: Record<string, string> = {};
@@ -157,6 +159,7 @@ export async function completePayment(
           },
         },
         eventPut(event(updated)),
+        ...alongside,
       ],
     }),
   );
@@ -205,9 +208,13 @@ export async function addRefund(payment: PaymentRecord, refund: RefundRecord, no
   return { ...payment, amount_refunded: payment.amount_refunded + refund.amount, status: 'refunded', updated_at: now };
 }
 
-/** Marks a reserved refund as carried out by the provider and writes its event, in one transaction. */
-export async function confirmRefund(refund: RefundRecord, providerReference: string, event: DomainEvent): Promise<void> {
-  await db.send(
+/**
+ * Marks a reserved refund as carried out by the provider and writes its event and counters, in one transaction.
+ * False when a counter's condition failed (a concurrent balance change): plan the counters again and retry.
+ */
+export async function confirmRefund(refund: RefundRecord, providerReference: string, event: DomainEvent, alongside: TransactItem[]): Promise<boolean> {
+  try {
+    await db.send(
     new TransactWriteCommand({
       TransactItems: [
         {
@@ -221,9 +228,15 @@ export async function confirmRefund(refund: RefundRecord, providerReference: str
           },
         },
         eventPut(event),
+        ...alongside,
       ],
     }),
   );
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+  return true;
 }
 
 /** Takes a refund back out when the provider could not carry it out; with none left the payment is captured again. */

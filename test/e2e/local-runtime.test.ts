@@ -244,7 +244,7 @@ describe('local gateway', () => {
       requestContext: {
         resourcePath: '/api/things/{id}',
         httpMethod: 'GET',
-        path: '/local/api/things/thing_1',
+        path: '/api/things/thing_1', // served without a stage prefix, as behind a custom domain
         stage: 'local',
         identity: { sourceIp: '127.0.0.1', userAgent: 'e2e-agent' },
       },

@@ -35,6 +35,7 @@ const DOCUMENTED_DECLINES: ReadonlyArray<[string, string]> = [
   ['4100000000000019', 'fraudulent'],
 ];
 const PROCESSING_ERROR_CARD = '4000000000000119';
+const CHARGES_FAIL_LATER_CARD = '4000000000000341';
 
 describe('SandboxConnector.authorize', () => {
   describe('Stripe test cards', () => {
@@ -58,8 +59,17 @@ describe('SandboxConnector.authorize', () => {
       // Assess: the table the connector reads agrees with DECISIONS.md, and holds only Luhn-valid numbers
       const documented = new Map<string, unknown>(DOCUMENTED_DECLINES.map(([n, decline]) => [n, { decline }]));
       documented.set(PROCESSING_ERROR_CARD, { soft: 'first_attempt_processing_error' });
+      documented.set(CHARGES_FAIL_LATER_CARD, { laterChargesDecline: true });
       expect(new Map(Object.entries(TEST_CARDS))).toEqual(documented);
       for (const number of Object.keys(TEST_CARDS)) expect(luhnValid(number), number).toBe(true);
+    });
+
+    it('4000000000000341 is approved, but charges on its card-on-file token decline', async () => {
+      const first = await authorize('stripe', CHARGES_FAIL_LATER_CARD);
+      expect(first.outcome).toBe('approved');
+      const token = first.outcome === 'approved' ? first.providerToken : '';
+      const later = await connectorFor('stripe').authorize({ paymentId: 'pay_x', amount: 100, currency: 'USD', providerToken: token, attempt: 1 });
+      expect(later).toMatchObject({ outcome: 'declined', declineCode: 'generic_decline' });
     });
 
     it('4000000000000119 fails softly with processing_error at the first attempt, at every provider', async () => {

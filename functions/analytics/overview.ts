@@ -1,0 +1,5 @@
+import { overview } from '../../shared/domain/analytics.ts';
+import { http } from '../../shared/http/index.ts';
+import { AnalyticsQuery } from '../../shared/schemas/reports.ts';
+
+export const handler = http({ auth: 'merchant', query: AnalyticsQuery }, async ({ merchant, query }) => overview(merchant.id, query));

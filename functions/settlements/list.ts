@@ -1,0 +1,7 @@
+import { listSettlements } from '../../shared/domain/settlements.ts';
+import { http } from '../../shared/http/index.ts';
+import { ListSettlementsQuery } from '../../shared/schemas/reports.ts';
+
+export const handler = http({ auth: 'merchant', query: ListSettlementsQuery }, async ({ merchant, query }) =>
+  listSettlements(merchant.id, query.status, query),
+);

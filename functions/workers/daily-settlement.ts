@@ -1,0 +1,4 @@
+import { runDailySettlement } from '../../shared/domain/settlements.ts';
+
+/** Daily: pending funds two days old become available, available funds are settled, arrived settlements are paid. */
+export const handler = async () => runDailySettlement();

@@ -1,0 +1,19 @@
+import { readCells } from '../store/counters.ts';
+
+/** Available and pending funds per currency, summed from the balance cells (no payment is read). */
+export async function getBalance(merchantId: string) {
+  const cells = await readCells(merchantId, 'BAL', 'A', 'Z~');
+  const available = new Map<string, number>();
+  const pending = new Map<string, number>();
+  for (const cell of cells) {
+    const [currency, bucket] = cell.sk.split('#') as [string, string];
+    const into = bucket === 'available' ? available : pending;
+    into.set(currency, (into.get(currency) ?? 0) + (cell.values.amount ?? 0));
+  }
+  const currencies = [...new Set([...available.keys(), ...pending.keys()])].sort();
+  return {
+    object: 'balance',
+    available: currencies.map((currency) => ({ amount: available.get(currency) ?? 0, currency })),
+    pending: currencies.map((currency) => ({ amount: pending.get(currency) ?? 0, currency })),
+  };
+}

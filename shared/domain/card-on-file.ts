@@ -1,0 +1,74 @@
+import { connectorFor } from '../providers/index.ts';
+import { getCustomer } from '../store/customers.ts';
+import type { PaymentRecord } from '../store/payments.ts';
+import type { Merchant } from './auth.ts';
+import type { CardBrand } from './cards.ts';
+import { isoNow } from './clock.ts';
+import { Declined, ResourceMissing } from './errors.ts';
+import { newId } from './ids.ts';
+import { capturePayment } from './payment-lifecycle.ts';
+import { recordPayment } from './payments.ts';
+import { countAttempt } from './routing-context.ts';
+
+export interface StoredCardCharge {
+  customerId: string;
+  amount: number;
+  currency: string;
+  description?: string;
+  metadata?: Record<string, string>;
+}
+
+/**
+ * Charges the customer's card on file and captures it: a provider token, at the provider that issued it (a token
+ * works nowhere else, so there is no failover), never a card number. A decline is stored as `failed` and thrown as
+ * `Declined`, like any payment's; the customer must have a card on file (`resource_missing` otherwise).
+ */
+export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCharge) {
+  const started = performance.now();
+  const customer = await getCustomer(merchant.id, charge.customerId);
+  const card = customer?.card_on_file;
+  if (!customer || !card) throw new ResourceMissing('customer_id');
+
+  const id = newId('payment');
+  const result = await connectorFor(card.provider, merchant.livemode).authorize({
+    paymentId: id,
+    amount: charge.amount,
+    currency: charge.currency,
+    providerToken: card.provider_token,
+    attempt: 1,
+  });
+  await countAttempt(merchant.id, card.provider, { approved: result.outcome === 'approved', latencyMs: result.latencyMs, amount: charge.amount, currency: charge.currency });
+  const now = isoNow();
+  const payment: PaymentRecord = {
+    id,
+    merchant_id: merchant.id,
+    livemode: merchant.livemode,
+    status: result.outcome === 'approved' ? 'succeeded' : 'failed',
+    amount: charge.amount,
+    currency: charge.currency,
+    amount_captured: 0,
+    amount_refunded: 0,
+    provider: card.provider,
+    provider_reference: result.outcome === 'approved' ? result.reference : null,
+    provider_token: card.provider_token,
+    card: { brand: card.brand as CardBrand, last4: card.last4, bin: '', exp_month: card.exp_month, exp_year: card.exp_year, fingerprint: '' },
+    customer: { email: customer.email },
+    customer_email: customer.email,
+    customer_id: customer.id,
+    description: charge.description ?? null,
+    metadata: charge.metadata ?? {},
+    routing_decision: {
+      strategy: 'card_on_file',
+      reason: `The customer's card on file is a ${card.provider} token, so the charge goes to ${card.provider} only.`,
+      alternatives_considered: [],
+      latency_ms: Math.round(performance.now() - started),
+    },
+    risk_score: 0,
+    decline_code: result.outcome === 'declined' ? result.declineCode : result.outcome === 'soft_failure' ? result.reason : null,
+    created_at: now,
+    updated_at: now,
+  };
+  await recordPayment(payment, [{ provider: card.provider, approved: result.outcome === 'approved', latencyMs: result.latencyMs }]);
+  if (payment.status !== 'succeeded') throw new Declined(payment.decline_code ?? 'generic_decline', id);
+  return capturePayment(merchant, id, {});
+}

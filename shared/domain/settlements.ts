@@ -1,0 +1,119 @@
+import { publishEvents } from '../events/queue.ts';
+import { logger } from '../logger.ts';
+import type { PageQuery } from '../store/pagination.ts';
+import {
+  allBalanceCells,
+  arrivedSettlements,
+  type BalanceCell,
+  cellHolds,
+  getSettlement as getRecord,
+  listSettlements as listRecords,
+  markSettlementPaid,
+  putSettlement,
+  releaseCell,
+  type SettlementRecord,
+} from '../store/settlements.ts';
+import { readCells } from '../store/counters.ts';
+import { clock } from './clock.ts';
+import { NotFound } from './errors.ts';
+import { newEvent } from './events.ts';
+import { newId } from './ids.ts';
+import { availableSortKey, balanceAdd, dayOf } from './ledger.ts';
+
+const DAY_MS = 86_400_000;
+/** Captured funds stay pending this many days, and a settlement arrives this many days after it is made. */
+export const HOLD_DAYS = 2;
+
+const addDays = (day: string, n: number) => dayOf(new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS).toISOString());
+
+const view = (s: SettlementRecord) => ({
+  id: s.id,
+  object: 'settlement',
+  amount: s.amount,
+  currency: s.currency,
+  status: s.status,
+  arrival_date: s.arrival_date,
+  transactions: s.transactions,
+  created_at: s.created_at,
+  paid_at: s.paid_at,
+});
+
+export async function getSettlement(merchantId: string, id: string) {
+  const settlement = await getRecord(merchantId, id);
+  if (!settlement) throw new NotFound();
+  return view(settlement);
+}
+
+export async function listSettlements(merchantId: string, status: string | undefined, page: PageQuery) {
+  const result = await listRecords(merchantId, status, page);
+  return { object: 'list', data: result.data.map(view), has_more: result.has_more };
+}
+
+/**
+ * The daily job, safe to run twice a day: (1) funds captured at least two days ago move from pending to available;
+ * (2) one settlement per merchant and currency sweeps the available funds (status pending, arriving in two days);
+ * (3) settlements whose arrival date has come are paid, each with a `settlement.paid` event.
+ */
+export async function runDailySettlement(): Promise<{ released: number; settled: number; paid: number }> {
+  const today = dayOf(new Date(clock.now()).toISOString());
+  const releaseThrough = addDays(today, -HOLD_DAYS);
+  const cells = await allBalanceCells();
+
+  let released = 0;
+  for (const cell of cells) {
+    const [currency, bucket, captureDay] = cell.sk.split('#') as [string, string, string?];
+    if (bucket !== 'pending' || !captureDay || captureDay > releaseThrough) continue;
+    const moved = await releaseCell(cell, balanceAdd(cell.merchant_id, availableSortKey(currency), { amount: cell.amount, payments: cell.payments }, cell.shard));
+    if (moved) released++;
+  }
+
+  let settled = 0;
+  const accounts = new Set(cells.map((c) => `${c.merchant_id} ${c.sk.split('#')[0]}`));
+  for (const account of accounts) {
+    const [merchantId, currency] = account.split(' ') as [string, string];
+    if (await settle(merchantId, currency, today)) settled++;
+  }
+
+  let paid = 0;
+  for (const settlement of await arrivedSettlements(today)) {
+    const event = newEvent(settlement.merchant_id, 'settlement.paid', view({ ...settlement, status: 'paid', paid_at: new Date(clock.now()).toISOString() }));
+    if (await markSettlementPaid(settlement, new Date(clock.now()).toISOString(), event)) {
+      await publishEvents([event]);
+      paid++;
+    }
+  }
+  logger.info('Daily settlement run', { today, released, settled, paid });
+  return { released, settled, paid };
+}
+
+/** Sweeps a merchant's available funds in one currency into today's settlement (at most one a day). */
+async function settle(merchantId: string, currency: string, today: string): Promise<boolean> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const sk = availableSortKey(currency);
+    const cells: BalanceCell[] = (await readCells(merchantId, 'BAL', sk, sk)).map((c) => ({
+      merchant_id: merchantId,
+      sk: c.sk,
+      shard: c.shard,
+      amount: c.values.amount ?? 0,
+      payments: c.values.payments ?? 0,
+    }));
+    const amount = cells.reduce((n, c) => n + c.amount, 0);
+    if (amount <= 0) return false;
+    const settlement: SettlementRecord = {
+      id: newId('settlement'),
+      merchant_id: merchantId,
+      amount,
+      currency,
+      status: 'pending',
+      arrival_date: addDays(today, HOLD_DAYS),
+      transactions: cells.reduce((n, c) => n + c.payments, 0),
+      created_at: new Date(clock.now()).toISOString(),
+      paid_at: null,
+    };
+    const takes = cells
+      .filter((c) => c.amount !== 0 || c.payments !== 0)
+      .map((c) => balanceAdd(merchantId, c.sk, { amount: -c.amount, payments: -c.payments }, c.shard, cellHolds(c)));
+    if (await putSettlement(settlement, today, takes)) return true;
+  }
+  return false;
+}

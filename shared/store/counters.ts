@@ -1,0 +1,89 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, TABLE, type TransactItem } from './client.ts';
+import { COUNTER_SHARDS, counterKeys } from './keys.ts';
+
+/**
+ * Write-sharded counters: each write ADDs to one cell of a random shard (`CNT#<mer>#<kind>#<shard>`), inside the
+ * transaction of the change it counts, so a busy merchant spreads its writes over COUNTER_SHARDS partitions.
+ * Reads query every shard of a sort-key range and sum the cells that share a sort key.
+ */
+export type CounterKind = 'PAY' | 'PROV' | 'REV' | 'BAL';
+
+export const randomShard = (): number => Math.floor(Math.random() * COUNTER_SHARDS);
+
+/** An ADD of `values` to one counter cell, for a TransactWrite; `set` adds plain attributes (e.g. index keys). */
+export function counterAdd(
+  merchantId: string,
+  kind: CounterKind,
+  sortKey: string,
+  values: Record<string, number>,
+  options: { shard?: number; set?: Record<string, unknown>; condition?: { expression: string; values: Record<string, unknown> } } = {},
+): TransactItem {
+  const names: Record<string, string> = {};
+  const attributeValues: Record<string, unknown> = { ...options.condition?.values };
+  const adds = Object.entries(values).map(([field, value], i) => {
+    names[`#a${i}`] = field;
+    attributeValues[`:a${i}`] = value;
+    return `#a${i} :a${i}`;
+  });
+  const sets = Object.entries({ merchant_id: merchantId, ...options.set }).map(([field, value], i) => {
+    names[`#s${i}`] = field;
+    attributeValues[`:s${i}`] = value;
+    return `#s${i} = :s${i}`;
+  });
+  return {
+    Update: {
+      TableName: TABLE,
+      Key: counterKeys.cell(merchantId, kind, options.shard ?? randomShard(), sortKey),
+      UpdateExpression: `ADD ${adds.join(', ')} SET ${sets.join(', ')}`,
+      ConditionExpression: options.condition?.expression,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: attributeValues,
+    },
+  };
+}
+
+export interface CounterCell {
+  shard: number;
+  sk: string;
+  values: Record<string, number>;
+}
+
+/** Every cell of every shard with a sort key in [from, to], unsummed (callers group by `sk`). */
+export async function readCells(merchantId: string, kind: CounterKind, from: string, to: string): Promise<CounterCell[]> {
+  const shards = await Promise.all(
+    Array.from({ length: COUNTER_SHARDS }, async (_, shard) => {
+      const cells: CounterCell[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const out = await db.send(
+          new QueryCommand({
+            TableName: TABLE,
+            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+            ExpressionAttributeValues: { ':pk': counterKeys.shard(merchantId, kind, shard), ':from': from, ':to': to },
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        for (const item of out.Items ?? []) {
+          const values: Record<string, number> = {};
+          for (const [k, v] of Object.entries(item)) if (typeof v === 'number' && k !== 'expires_at') values[k] = v;
+          cells.push({ shard, sk: String(item.sk), values });
+        }
+        startKey = out.LastEvaluatedKey;
+      } while (startKey);
+      return cells;
+    }),
+  );
+  return shards.flat();
+}
+
+/** Sums cells by sort key. */
+export function sumBySortKey(cells: readonly CounterCell[]): Map<string, Record<string, number>> {
+  const sums = new Map<string, Record<string, number>>();
+  for (const cell of cells) {
+    const sum = sums.get(cell.sk) ?? {};
+    for (const [k, v] of Object.entries(cell.values)) sum[k] = (sum[k] ?? 0) + v;
+    sums.set(cell.sk, sum);
+  }
+  return sums;
+}
