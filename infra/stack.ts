@@ -144,6 +144,11 @@ export class PaymentOrchestrationStack extends Stack {
       throttlingBurstLimit: settings.apiBurstLimit,
       ...logs,
     });
+    // Workers make links outside any request (a renewal invoice's PDF link): they learn the API's URL. Only
+    // non-HTTP functions get it, so no function the API integrates depends on the API (no cycle).
+    for (const fn of this.functions.all) {
+      if (fn.spec.trigger.type !== 'http') fn.function.addEnvironment('PUBLIC_API_URL', this.api.url);
+    }
     new ApiFirewall(this, 'Firewall', {
       stage: this.api.api.deploymentStage,
       rateLimitPer5Minutes: settings.wafRateLimitPer5Minutes,

@@ -19,7 +19,7 @@ const ConfigSchema = v.object({
   RENEWALS_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   RENEWALS_DLQ_URL: v.optional(v.pipe(v.string(), v.url())),
   /** the API's public base URL for links made outside a request (e.g. a renewal invoice's PDF link in an e-mail) */
-  PUBLIC_API_URL: v.optional(v.pipe(v.string(), v.url())),
+  PUBLIC_API_URL: v.optional(v.pipe(v.string(), v.url(), v.transform((url) => url.replace(/\/+$/, '')))),
   /** first webhook retry's jitter cap (doubling per attempt); lowered locally to watch retries happen */
   WEBHOOK_RETRY_BASE_MS: v.optional(v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number)), '10000'),
 });
