@@ -65,7 +65,19 @@ export const catalog: readonly FunctionSpec[] = [
   // Delivers synchronously: up to the 15 s delivery timeout, within API Gateway's 29 s.
   http('POST', '/api/webhooks/test', 'webhooks/test', 'merchant', { timeout: 20 }),
 
+  http('POST', '/api/subscriptions', 'subscriptions/create'),
+  http('GET', '/api/subscriptions', 'subscriptions/list'),
+  http('PUT', '/api/subscriptions/{id}/pause', 'subscriptions/pause'),
+  http('PUT', '/api/subscriptions/{id}/resume', 'subscriptions/resume'),
+  http('PUT', '/api/subscriptions/{id}/cancel', 'subscriptions/cancel'),
 
+  http('POST', '/api/invoices', 'invoices/create'),
+  http('GET', '/api/invoices', 'invoices/list'),
+  http('GET', '/api/invoices/{id}', 'invoices/get'),
+  http('PUT', '/api/invoices/{id}/send', 'invoices/send'),
+  http('PUT', '/api/invoices/{id}/mark-paid', 'invoices/mark-paid'),
+  // The customer's link: signed (HMAC, 7 days), no API key; renders the PDF on request.
+  http('GET', '/api/invoices/{id}/pdf', 'invoices/pdf', 'public', { memory: 1024, timeout: 10 }),
 
   http('GET', '/api/balance', 'balance/get'),
   http('GET', '/api/settlements', 'settlements/list'),
@@ -76,6 +88,8 @@ export const catalog: readonly FunctionSpec[] = [
 
   // Background work. A queue's visibility timeout is at least 6× its worker's timeout (shared/queues.ts).
   { name: 'workers/webhook-delivery', trigger: { type: 'queue', queue: 'events', batchSize: 10 }, memory: 512, timeout: 30 },
+  { name: 'workers/renewal-scanner', trigger: { type: 'schedule', expression: 'rate(1 hour)', everyMinutesLocally: 1 }, memory: 512, timeout: 60, sendsTo: ['renewals'] },
+  { name: 'workers/renewal', trigger: { type: 'queue', queue: 'renewals', batchSize: 5 }, memory: 512, timeout: 30 },
   { name: 'workers/daily-settlement', trigger: { type: 'schedule', expression: 'cron(0 2 * * ? *)', everyMinutesLocally: 5 }, memory: 512, timeout: 300 },
   { name: 'workers/outbox-sweeper', trigger: { type: 'schedule', expression: 'rate(5 minutes)', everyMinutesLocally: 1 }, memory: 256, timeout: 60 },
 ];

@@ -20,6 +20,14 @@ const ConfigSchema = v.object({
   RENEWALS_DLQ_URL: v.optional(v.pipe(v.string(), v.url())),
   /** the API's public base URL for links made outside a request (e.g. a renewal invoice's PDF link in an e-mail) */
   PUBLIC_API_URL: v.optional(v.pipe(v.string(), v.url(), v.transform((url) => url.replace(/\/+$/, '')))),
+  /** SMS (AWS End User Messaging): phone number, sender id, pool or ARN to send from (account default when absent) */
+  SMS_ORIGINATION_IDENTITY: v.optional(v.pipe(v.string(), v.minLength(1))),
+  SMS_CONFIGURATION_SET: v.optional(v.pipe(v.string(), v.minLength(1))),
+  /** WhatsApp (AWS End User Messaging Social): the business phone number id, and the approved template to send */
+  WHATSAPP_PHONE_NUMBER_ID: v.optional(v.pipe(v.string(), v.minLength(1))),
+  WHATSAPP_TEMPLATE_NAME: v.optional(v.pipe(v.string(), v.minLength(1)), 'invoice_ready'),
+  WHATSAPP_TEMPLATE_LANGUAGE: v.optional(v.pipe(v.string(), v.minLength(2)), 'en'),
+  WHATSAPP_META_API_VERSION: v.optional(v.pipe(v.string(), v.regex(/^v\d+\.\d+$/)), 'v20.0'),
   /** first webhook retry's jitter cap (doubling per attempt); lowered locally to watch retries happen */
   WEBHOOK_RETRY_BASE_MS: v.optional(v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number)), '10000'),
 });

@@ -47,6 +47,9 @@ export class AppApi extends Construct {
     this.api = new RestApi(this, 'Api', {
       description: 'Payment orchestration API',
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      // Lets a function answer bytes (the invoice PDF) whatever the client's Accept says; JSON bodies then arrive
+      // base64-encoded, which the JSON body parser decodes.
+      binaryMediaTypes: ['*/*'],
       // The account-level role API Gateway needs to write execution and access logs.
       cloudWatchRole: true,
       deployOptions: {

@@ -46,8 +46,11 @@ export const tableAccessOf = (spec: FunctionSpec): TableAccess => {
 /** Queues a function may send to: every function may emit domain events (outbox → `events`), plus its `sendsTo`. */
 export const queuesSentToBy = (spec: FunctionSpec): readonly QueueName[] => ['events', ...(spec.sendsTo ?? [])];
 
+/** The functions that send SMS and WhatsApp messages (AWS End User Messaging). */
+export const MESSAGE_SENDERS: ReadonlySet<string> = new Set(['invoices/send', 'workers/renewal']);
+
 /** The functions that send e-mail through SES. */
-export const EMAIL_SENDERS: ReadonlySet<string> = new Set(['auth/request-otp']);
+export const EMAIL_SENDERS: ReadonlySet<string> = new Set(['auth/request-otp', 'invoices/send', 'workers/renewal']);
 
 /** `customers/get` → `CustomersGet`: construct ids cannot hold `/`. */
 export const constructIdOf = (name: string): string =>
@@ -187,6 +190,35 @@ export class AppFunction extends Construct {
     this.function.addEnvironment(definition.envVar, queue.queueUrl);
   }
 
+  /**
+   * Permission to send SMS and WhatsApp messages (AWS End User Messaging). The origination identities and WhatsApp
+   * numbers are account resources configured after deploy (SMS_ORIGINATION_IDENTITY, WHATSAPP_PHONE_NUMBER_ID), so
+   * the grant covers this account and region's ones.
+   */
+  sendMessages(): void {
+    const { region, account, partition } = Stack.of(this);
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['sms-voice:SendTextMessage'],
+        resources: [`arn:${partition}:sms-voice:${region}:${account}:*`],
+      }),
+    );
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['social-messaging:SendWhatsAppMessage'],
+        resources: [`arn:${partition}:social-messaging:${region}:${account}:phone-number-id/*`],
+      }),
+    );
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sms-voice:<AWS::Region>:<AWS::AccountId>:*]',
+      reason: 'SMS origination identities (numbers, sender ids, pools) are set up after deploy; the grant is limited to this account and region and to SendTextMessage.',
+    });
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:social-messaging:<AWS::Region>:<AWS::AccountId>:phone-number-id/*]',
+      reason: 'The WhatsApp business number is linked after deploy; the grant is limited to this account and region and to SendWhatsAppMessage.',
+    });
+  }
+
   /** `OTP_SENDER_EMAIL` and permission to send from that address. */
   sendEmailFrom(sender: OtpEmail): void {
     sender.grantSend(this.function);
@@ -235,6 +267,7 @@ export class AppFunctions extends Construct {
       fn.useSecret(secret);
       for (const queue of queuesSentToBy(spec)) fn.sendTo(queues.get(queue));
       if (EMAIL_SENDERS.has(spec.name)) fn.sendEmailFrom(otpEmail);
+      if (MESSAGE_SENDERS.has(spec.name)) fn.sendMessages();
       this.addTrigger(fn, queues);
       return fn;
     });

@@ -11,7 +11,9 @@ import { errorMapper } from './error-mapper.ts';
 import { idempotency } from './idempotency.ts';
 import { jsonBody } from './json-body.ts';
 import { rateLimit, type RateLimitOptions } from './rate-limit.ts';
-import { jsonResponse } from './response.ts';
+import { FileBody, fileResponse, jsonResponse } from './response.ts';
+
+export { FileBody };
 import { requestContext } from './request-context.ts';
 import { type Merchant, stateOfEvent } from './types.ts';
 import { type AnySchema, validate } from './validate.ts';
@@ -76,7 +78,7 @@ export function http<
       requestId: state.requestId,
       baseUrl: state.baseUrl,
     });
-    return jsonResponse(state, 200, result);
+    return result instanceof FileBody ? fileResponse(state, result) : jsonResponse(state, 200, result);
   });
   return Object.assign(handler, { options: { auth: options.auth } });
 }

@@ -18,3 +18,22 @@ export function jsonResponse(
     body: JSON.stringify(body),
   };
 }
+
+/** A non-JSON 200 body (e.g. an invoice PDF): a handler returns one of these instead of an object. */
+export class FileBody {
+  constructor(
+    readonly contentType: string,
+    readonly bytes: Uint8Array,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+/** A file answer: base64 for API Gateway (whose binary media types let it through as bytes). */
+export function fileResponse(state: RequestState, file: FileBody): APIGatewayProxyResult {
+  return {
+    statusCode: 200,
+    isBase64Encoded: true,
+    headers: { 'Content-Type': file.contentType, 'Request-Id': state.requestId, ...state.responseHeaders, ...file.headers },
+    body: Buffer.from(file.bytes).toString('base64'),
+  };
+}

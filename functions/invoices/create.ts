@@ -1,0 +1,7 @@
+import { createInvoice } from '../../shared/domain/invoices.ts';
+import { http } from '../../shared/http/index.ts';
+import { CreateInvoiceBody } from '../../shared/schemas/invoices.ts';
+
+export const handler = http({ auth: 'merchant', body: CreateInvoiceBody, idempotent: true }, async ({ merchant, body, baseUrl }) =>
+  createInvoice(merchant.id, body, baseUrl),
+);

@@ -1,0 +1,6 @@
+import { pauseSubscription } from '../../shared/domain/subscriptions.ts';
+import { http } from '../../shared/http/index.ts';
+
+export const handler = http({ auth: 'merchant', params: { id: 'subscription' } }, async ({ merchant, params }) =>
+  pauseSubscription(merchant, params.id),
+);

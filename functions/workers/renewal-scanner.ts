@@ -1,0 +1,9 @@
+import { scanRenewals } from '../../shared/domain/renewals.ts';
+import { logger } from '../../shared/logger.ts';
+
+/** Hourly: enqueues one renewal message per subscription due today or earlier (read from the sparse due index). */
+export const handler = async () => {
+  const result = await scanRenewals();
+  logger.info('Renewal scan', result);
+  return result;
+};

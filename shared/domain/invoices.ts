@@ -1,0 +1,250 @@
+/**
+ * Invoices: draft on create (with a gapless per-merchant number), sent (again and again) by e-mail, SMS or WhatsApp,
+ * paid once. Every move is a conditional write that carries its event (invoice.created / .sent / .paid) in the same
+ * transaction. The PDF (`invoice-pdf.ts`) is rendered on request behind a signed, expiring link (`pdf_url`, new on
+ * every read).
+ */
+import * as v from 'valibot';
+import { config } from '../config.ts';
+import { publishEvents } from '../events/queue.ts';
+import { emailSender } from '../messaging/email.ts';
+import { messageSender } from '../messaging/messages.ts';
+import { CreateInvoiceBody, type ListInvoicesQuery } from '../schemas/invoices.ts';
+import { getCustomer } from '../store/customers.ts';
+import {
+  getInvoice as getRecord,
+  type InvoiceChannel,
+  type InvoiceItem,
+  type InvoiceRecord,
+  type InvoiceStatus,
+  insertNumberedInvoice,
+  listInvoices as listRecords,
+  merchantEmail,
+  moveInvoice,
+} from '../store/invoices.ts';
+import { isoNow } from './clock.ts';
+import { BadRequest, InvalidState, NotFound, ResourceMissing } from './errors.ts';
+import { type DomainEvent, newEvent } from './events.ts';
+import { isId, newId } from './ids.ts';
+import { PDF_LINK_TTL_SECONDS, signedPdfUrl } from './signed-links.ts';
+import { formatMoney, invoiceTotals } from './tax.ts';
+
+export type { InvoiceChannel, InvoiceStatus };
+
+export interface NewInvoice {
+  customer_id: string;
+  items: { name: string; amount: number; quantity: number }[];
+  /** uppercase ISO 4217 */
+  currency: string;
+  /** YYYY-MM-DD */
+  due_date: string;
+  /** percent, 0–100, at most 4 decimals */
+  tax_rate: number;
+  subscription_id?: string;
+  /** the subscription period this invoice bills (YYYY-MM-DD) */
+  period_start?: string;
+  metadata?: Record<string, string>;
+}
+
+export interface InvoiceView {
+  id: string;
+  object: 'invoice';
+  number: string;
+  customer_id: string;
+  status: InvoiceStatus;
+  currency: string;
+  items: InvoiceItem[];
+  subtotal: number;
+  tax: number;
+  tax_rate: number;
+  total: number;
+  due_date: string;
+  /** signed link to the PDF, valid 7 days; null only when no public base URL is known (outside a request) */
+  pdf_url: string | null;
+  created_at: string;
+  sent_at: string | null;
+  sent_to: string | null;
+  channel: InvoiceChannel | null;
+  paid_at: string | null;
+  payment_id: string | null;
+  subscription_id: string | null;
+  period_start: string | null;
+  metadata: Record<string, string>;
+}
+
+const toView = (i: InvoiceRecord, pdfUrl: string | null): InvoiceView => ({
+  id: i.id,
+  object: 'invoice',
+  number: i.number,
+  customer_id: i.customer_id,
+  status: i.status,
+  currency: i.currency,
+  items: i.items,
+  subtotal: i.subtotal,
+  tax: i.tax,
+  tax_rate: i.tax_rate,
+  total: i.total,
+  due_date: i.due_date,
+  pdf_url: pdfUrl,
+  created_at: i.created_at,
+  sent_at: i.sent_at,
+  sent_to: i.sent_to,
+  channel: i.channel,
+  paid_at: i.paid_at,
+  payment_id: i.payment_id,
+  subscription_id: i.subscription_id,
+  period_start: i.period_start,
+  metadata: i.metadata,
+});
+
+/** A fresh signed link on every read: from the request's base URL, or the configured public one outside a request. */
+async function pdfUrlOf(invoiceId: string, baseUrl: string | undefined): Promise<string | null> {
+  const base = baseUrl ?? config.PUBLIC_API_URL;
+  return base ? signedPdfUrl(base, invoiceId) : null;
+}
+
+const view = async (invoice: InvoiceRecord, baseUrl: string | undefined): Promise<InvoiceView> => toView(invoice, await pdfUrlOf(invoice.id, baseUrl));
+
+/** `INV-000001`; past 999,999 the number simply grows a digit. */
+export const invoiceNumber = (sequence: number): string => `INV-${String(sequence).padStart(6, '0')}`;
+
+/**
+ * The same rules as `POST /api/invoices` for callers inside the service (subscription renewals): a renewal can never
+ * store an invoice the API would refuse. The first problem is a 400 naming its field.
+ */
+function validated(input: NewInvoice): v.InferOutput<typeof CreateInvoiceBody> {
+  const result = v.safeParse(CreateInvoiceBody, input, { abortEarly: true });
+  if (result.success) return result.output;
+  const issue = result.issues[0];
+  throw new BadRequest(issue.received === 'undefined' ? 'parameter_missing' : 'parameter_invalid', v.getDotPath(issue) ?? undefined);
+}
+
+/** Creates a draft invoice with the merchant's next number; ResourceMissing('customer_id') for a customer not the merchant's. */
+export async function createInvoice(merchantId: string, input: NewInvoice, baseUrl: string): Promise<InvoiceView> {
+  const body = validated(input);
+  if (!isId('customer', body.customer_id)) throw new ResourceMissing('customer_id');
+  const [customer, issuer] = await Promise.all([getCustomer(merchantId, body.customer_id), merchantEmail(merchantId)]);
+  if (!customer) throw new ResourceMissing('customer_id');
+
+  const totals = invoiceTotals(body.items, body.tax_rate);
+  const id = newId('invoice');
+  const pdfUrl = await pdfUrlOf(id, baseUrl);
+  const draft: Omit<InvoiceRecord, 'number'> = {
+    id,
+    merchant_id: merchantId,
+    customer_id: customer.id,
+    merchant_email: issuer ?? null,
+    customer_name: customer.name,
+    customer_email: customer.email,
+    status: 'draft',
+    currency: body.currency,
+    items: body.items,
+    ...totals,
+    tax_rate: body.tax_rate,
+    due_date: body.due_date,
+    created_at: isoNow(),
+    sent_at: null,
+    sent_to: null,
+    channel: null,
+    paid_at: null,
+    payment_id: null,
+    subscription_id: input.subscription_id ?? null,
+    period_start: input.period_start ?? null,
+    metadata: body.metadata ?? {},
+  };
+  const { invoice, event } = await insertNumberedInvoice(merchantId, (sequence) => {
+    const invoice: InvoiceRecord = { ...draft, number: invoiceNumber(sequence) };
+    return { invoice, event: newEvent(merchantId, 'invoice.created', { ...toView(invoice, pdfUrl) }) };
+  });
+  await publishEvents([event]);
+  return toView(invoice, pdfUrl);
+}
+
+async function load(merchantId: string, invoiceId: string): Promise<InvoiceRecord> {
+  const invoice = isId('invoice', invoiceId) ? await getRecord(merchantId, invoiceId) : undefined;
+  if (!invoice) throw new NotFound();
+  return invoice;
+}
+
+export async function getInvoice(merchantId: string, invoiceId: string, baseUrl: string): Promise<InvoiceView> {
+  return view(await load(merchantId, invoiceId), baseUrl);
+}
+
+export async function listInvoices(merchantId: string, query: v.InferOutput<typeof ListInvoicesQuery>, baseUrl: string) {
+  const { limit, starting_after, ending_before, status, customer_id } = query;
+  const page = await listRecords(merchantId, { status, customer_id }, { limit, starting_after, ending_before });
+  return { object: 'list', data: await Promise.all(page.data.map((i) => view(i, baseUrl))), has_more: page.has_more };
+}
+
+/** Applies a move from one of `from` with its event, or answers invalid_state (also when a racing move won). */
+async function move(invoice: InvoiceRecord, from: readonly InvoiceStatus[], changes: Partial<InvoiceRecord>, type: DomainEvent['type'], pdfUrl: string | null) {
+  if (!from.includes(invoice.status)) throw new InvalidState();
+  const result = toView({ ...invoice, ...changes }, pdfUrl);
+  const event = newEvent(invoice.merchant_id, type, { ...result });
+  if (!(await moveInvoice(invoice, from, changes, event))) throw new InvalidState();
+  await publishEvents([event]);
+  return result;
+}
+
+const LINK_DAYS = PDF_LINK_TTL_SECONDS / 86_400;
+
+/** What the customer receives, per channel: the amount in the currency's format and the signed PDF link. */
+export function invoiceMessage(invoice: InvoiceRecord, pdfUrl: string) {
+  const amount = formatMoney(invoice.total, invoice.currency);
+  const issuer = invoice.merchant_email ?? 'Your supplier';
+  const greeting = invoice.customer_name ? `Hello ${invoice.customer_name},` : 'Hello,';
+  return {
+    subject: `Invoice ${invoice.number} for ${amount}, due ${invoice.due_date}`,
+    email: [
+      greeting,
+      '',
+      `${issuer} sent you invoice ${invoice.number} for ${amount}, due on ${invoice.due_date}.`,
+      '',
+      `View or download the invoice (PDF, the link is valid for ${LINK_DAYS} days):`,
+      pdfUrl,
+      '',
+      `Invoice ${invoice.number} (${invoice.id})`,
+    ].join('\n'),
+    short: `Invoice ${invoice.number} from ${issuer}: ${amount} due ${invoice.due_date}. PDF: ${pdfUrl}`,
+    /** WhatsApp template body parameters: {{1}} number, {{2}} amount, {{3}} due date, {{4}} link */
+    params: [invoice.number, amount, invoice.due_date, pdfUrl],
+  };
+}
+
+/**
+ * Sends the invoice to the customer over `channel` (e-mail → the customer's e-mail; sms/whatsapp → the customer's
+ * phone, 400 `customer_has_no_phone` without one) and moves it to `sent`. Re-sending a sent invoice is allowed;
+ * a paid one answers invalid_state.
+ */
+export async function sendInvoice(merchantId: string, invoiceId: string, channel: InvoiceChannel, baseUrl: string): Promise<InvoiceView & { status: 'sent'; sent_to: string }> {
+  const invoice = await load(merchantId, invoiceId);
+  if (invoice.status === 'paid') throw new InvalidState();
+  const customer = await getCustomer(merchantId, invoice.customer_id);
+  if (!customer) throw new ResourceMissing('customer_id');
+  const to = channel === 'email' ? customer.email : customer.phone;
+  if (!to) throw new BadRequest('customer_has_no_phone', 'channel');
+  const pdfUrl = await pdfUrlOf(invoice.id, baseUrl);
+  if (!pdfUrl) throw new Error('No public base URL to link the invoice PDF from');
+
+  const message = invoiceMessage(invoice, pdfUrl);
+  if (channel === 'email') await emailSender.send({ to, subject: message.subject, text: message.email });
+  else await messageSender.send({ channel, to, text: message.short, params: message.params });
+
+  const changes = { status: 'sent', sent_at: isoNow(), sent_to: to, channel } as const;
+  return (await move(invoice, ['draft', 'sent'], changes, 'invoice.sent', pdfUrl)) as InvoiceView & typeof changes;
+}
+
+/**
+ * Marks a draft or sent invoice paid (optionally by one of the merchant's payments); paying twice answers
+ * invalid_state. `baseUrl` makes the response's `pdf_url` (default: the configured public URL).
+ */
+export async function markInvoicePaid(
+  merchantId: string,
+  invoiceId: string,
+  paymentId?: string,
+  baseUrl?: string,
+): Promise<InvoiceView & { status: 'paid'; paid_at: string }> {
+  const invoice = await load(merchantId, invoiceId);
+  const changes = { status: 'paid', paid_at: isoNow(), payment_id: paymentId ?? null } as const;
+  return (await move(invoice, ['draft', 'sent'], changes, 'invoice.paid', await pdfUrlOf(invoice.id, baseUrl))) as InvoiceView & typeof changes;
+}

@@ -1,0 +1,249 @@
+import { randomUUID } from 'node:crypto';
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import * as v from 'valibot';
+import { config } from '../config.ts';
+import { logger } from '../logger.ts';
+import { RenewalMessage, type RenewalMessageBody } from '../schemas/subscriptions.ts';
+import { getCustomer } from '../store/customers.ts';
+import {
+  claimPeriod,
+  forEachDueSubscription,
+  getPeriod,
+  loadSubscription,
+  type PeriodRecord,
+  type SubscriptionRecord,
+  updateClaimedPeriod,
+} from '../store/subscriptions.ts';
+import type { Merchant } from './auth.ts';
+import { addDays, billingDateAfter, RETRY_DAYS } from './billing-dates.ts';
+import { chargeCardOnFile } from './card-on-file.ts';
+import { clock, isoNow } from './clock.ts';
+import { AppError } from './errors.ts';
+import { createInvoice, markInvoicePaid, sendInvoice } from './invoices.ts';
+import { applyMove, scheduleOf, today } from './subscriptions.ts';
+
+/**
+ * Renewals: an hourly schedule runs the scanner, which reads the sparse renewal index (never the table) and enqueues
+ * one message per due subscription and period; the renewal worker renews that period exactly once.
+ *
+ * Per period the worker: claims the period (a conditional write of the period row: a second run of the same period,
+ * or of the same retry, finds it claimed and does nothing), creates the period's invoice, then charges the
+ * customer's card on file and marks the invoice paid, or — with no card on file — e-mails the invoice; then advances
+ * `next_billing` on the anchor schedule and emits `subscription.renewed`, conditionally on the subscription still
+ * waiting for this period.
+ *
+ * A declined charge makes the subscription `past_due` (`subscription.past_due`) and schedules retries 1, 3 and 5
+ * days after the due date: the subscription stays in the renewal index under its `retry_at` date, and the scanner
+ * sends a retry message (same period, `attempt` 1–3) that reuses the period's invoice and charges the card then on
+ * file. A retry that succeeds makes the subscription active again and renews the period. When the day-5 retry fails
+ * too, the subscription stays `past_due` with no retry scheduled and leaves the renewal index: nothing renews until
+ * the merchant acts (cancelling is the move open to it; `subscription.past_due` with `retry_at: null` says so).
+ *
+ * A period whose charge started but whose outcome was never recorded (the worker died mid-charge) stays `charging`
+ * and is never charged again: it is logged as an error for someone to look at, since the charge may have happened.
+ */
+
+const sqs = new SQSClient({});
+
+/** The send to the renewals queue: a seam tests replace to see what the scanner enqueues. */
+export const renewalsQueue = {
+  async send(messages: RenewalMessageBody[]): Promise<void> {
+    if (messages.length === 0) return;
+    if (!config.RENEWALS_QUEUE_URL) throw new Error('RENEWALS_QUEUE_URL is not configured');
+    for (let i = 0; i < messages.length; i += 10) {
+      const batch = messages.slice(i, i + 10);
+      const out = await sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: config.RENEWALS_QUEUE_URL,
+          Entries: batch.map((m, j) => ({ Id: String(j), MessageBody: JSON.stringify(m) })),
+        }),
+      );
+      if (out.Failed?.length) throw new Error(`SQS refused ${out.Failed.length} renewal message(s)`);
+    }
+  },
+};
+
+/** The message for a subscription found in the renewal index, if it is really due on `day`. */
+export function renewalMessageOf(s: SubscriptionRecord, day: string): RenewalMessage | undefined {
+  if (s.status === 'active' && s.next_billing <= day) return { subscription_id: s.id, period_start: s.next_billing, attempt: 0 };
+  if (s.status === 'past_due' && s.retry_attempt && s.retry_at && s.retry_at <= day) {
+    return { subscription_id: s.id, period_start: s.next_billing, attempt: s.retry_attempt };
+  }
+  return undefined;
+}
+
+/**
+ * Enqueues one message per due subscription and period (deduplication is the worker's: a subscription found again
+ * before its renewal ran gets another message, which finds the period claimed or renewed).
+ */
+export async function scanRenewals(): Promise<{ due: number; enqueued: number }> {
+  const day = today();
+  let due = 0;
+  let enqueued = 0;
+  await forEachDueSubscription(day, async (page) => {
+    const messages = page.flatMap((s) => renewalMessageOf(s, day) ?? []);
+    // A first renewal's message is `{subscription_id, period_start}`; retries add their attempt.
+    await renewalsQueue.send(messages.map(({ attempt, ...m }) => (attempt ? { ...m, attempt } : m)));
+    due += page.length;
+    enqueued += messages.length;
+  });
+  return { due, enqueued };
+}
+
+export const parseRenewalMessage = (body: string): RenewalMessage => v.parse(RenewalMessage, JSON.parse(body));
+
+/** Longer than the worker's timeout (30 s), shorter than the queue's visibility timeout (180 s). */
+export const LEASE_MS = 120_000;
+
+export type RenewalOutcome = 'renewed' | 'past_due' | `skipped:${string}`;
+
+const actorOf = (s: SubscriptionRecord): Merchant => ({ id: s.merchant_id, credential: 'api_key', livemode: s.livemode });
+
+const baseUrl = () => config.PUBLIC_API_URL ?? '';
+
+const skip = (reason: string, message: RenewalMessage): RenewalOutcome => {
+  logger.info('Renewal skipped', { reason, ...message });
+  return `skipped:${reason}`;
+};
+
+/** Renews one period of one subscription (one message of the renewals queue), at most once. */
+export async function renewPeriod(message: RenewalMessage): Promise<RenewalOutcome> {
+  const { subscription_id, period_start: period, attempt } = message;
+  const subscription = await loadSubscription(subscription_id);
+  if (!subscription) return skip('unknown_subscription', message);
+  const day = today();
+  if (period > day) return skip('not_due_yet', message);
+  if (subscription.next_billing !== period || (subscription.status !== 'active' && subscription.status !== 'past_due')) {
+    return skip('period_not_pending', message);
+  }
+
+  // Finish what an earlier run of this period did but could not complete (it stopped between two writes).
+  const existing = await getPeriod(subscription_id, period);
+  if (existing?.state === 'settled') return completeRenewal(subscription, existing);
+  if (existing?.state === 'failed' && existing.attempt === attempt) return recordDecline(subscription, existing);
+
+  const due =
+    attempt === 0
+      ? subscription.status === 'active'
+      : subscription.status === 'past_due' && subscription.retry_attempt === attempt && subscription.retry_at !== null && subscription.retry_at <= day;
+  if (!due) return skip('attempt_not_due', message);
+
+  const claimed = await claimPeriod(subscription_id, period, attempt, randomUUID(), clock.now(), LEASE_MS);
+  if (!claimed) {
+    const current = await getPeriod(subscription_id, period);
+    if (current?.state === 'charging' && current.lease_until < clock.now()) {
+      logger.error('A renewal charge was started but its outcome never recorded; the period is not charged again', { ...message, period: current });
+    }
+    return skip('claimed', message);
+  }
+  return renewClaimed(subscription, claimed);
+}
+
+async function renewClaimed(subscription: SubscriptionRecord, claimed: PeriodRecord): Promise<RenewalOutcome> {
+  const message = { subscription_id: subscription.id, period_start: claimed.period_start, attempt: claimed.attempt };
+  let period: PeriodRecord = claimed;
+  // One invoice per period: a retry (or a run taking over an abandoned claim) reuses the one already made.
+  if (!period.invoice_id) {
+    const invoice = await createInvoice(
+      subscription.merchant_id,
+      {
+        customer_id: subscription.customer_id,
+        items: [{ name: subscription.plan, amount: subscription.amount, quantity: 1 }],
+        currency: subscription.currency,
+        due_date: period.period_start,
+        tax_rate: 0,
+        subscription_id: subscription.id,
+        period_start: period.period_start,
+      },
+      baseUrl(),
+    );
+    if (!(await updateClaimedPeriod(period, ['open'], { invoice_id: invoice.id }, isoNow()))) return skip('claim_lost', message);
+    period = { ...period, invoice_id: invoice.id };
+  }
+  const invoiceId = period.invoice_id!;
+
+  const customer = await getCustomer(subscription.merchant_id, subscription.customer_id);
+  if (!customer?.card_on_file) {
+    await sendInvoice(subscription.merchant_id, invoiceId, 'email', baseUrl());
+    if (!(await updateClaimedPeriod(period, ['open'], { state: 'settled', outcome: 'invoice_sent' }, isoNow()))) return skip('claim_lost', message);
+    return completeRenewal(subscription, { ...period, state: 'settled', outcome: 'invoice_sent' });
+  }
+
+  // From here on the period is never charged again, whatever happens to this run.
+  if (!(await updateClaimedPeriod(period, ['open'], { state: 'charging' }, isoNow()))) return skip('claim_lost', message);
+  let paymentId: string;
+  try {
+    const payment = await chargeCardOnFile(actorOf(subscription), {
+      customerId: subscription.customer_id,
+      amount: subscription.amount,
+      currency: subscription.currency,
+      description: `${subscription.plan} (${period.period_start})`,
+      metadata: { subscription_id: subscription.id, period_start: period.period_start, invoice_id: invoiceId },
+    });
+    paymentId = payment.id;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'card_declined') {
+      const declineCode = error.details.decline_code ?? 'generic_decline';
+      await updateClaimedPeriod(period, ['charging'], { state: 'failed', decline_code: declineCode, payment_id: error.details.payment_id }, isoNow());
+      return recordDecline(subscription, { ...period, state: 'failed', decline_code: declineCode });
+    }
+    logger.error('A renewal charge failed with an unknown outcome; the period stays charging and is not charged again', {
+      ...message,
+      error: (error as Error).message,
+    });
+    throw error;
+  }
+  await updateClaimedPeriod(period, ['charging'], { state: 'settled', outcome: 'charged', payment_id: paymentId }, isoNow());
+  return completeRenewal(subscription, { ...period, state: 'settled', outcome: 'charged', payment_id: paymentId });
+}
+
+/** Paid or invoiced: the invoice is marked paid (once), the subscription moves to the next period, `subscription.renewed`. */
+async function completeRenewal(subscription: SubscriptionRecord, period: PeriodRecord): Promise<RenewalOutcome> {
+  const message = { subscription_id: subscription.id, period_start: period.period_start, attempt: period.attempt };
+  if (period.outcome === 'charged' && period.invoice_id) {
+    try {
+      await markInvoicePaid(subscription.merchant_id, period.invoice_id, period.payment_id);
+    } catch (error) {
+      // Already paid by an earlier run of this completion.
+      if (!(error instanceof AppError && error.code === 'invalid_state')) throw error;
+    }
+  }
+  const moved = await applyMove(
+    subscription,
+    {
+      from: ['active', 'past_due'],
+      expect: { next_billing: period.period_start },
+      changes: {
+        status: 'active',
+        current_period_start: period.period_start,
+        next_billing: billingDateAfter(scheduleOf(subscription), period.period_start),
+        retry_attempt: null,
+        retry_at: null,
+        latest_invoice: period.invoice_id ?? subscription.latest_invoice,
+      },
+    },
+    'subscription.renewed',
+  );
+  return moved ? 'renewed' : skip('moved_meanwhile', message);
+}
+
+/** A declined attempt: past_due with the next retry scheduled (days 1, 3, 5 after the due date), or none after the last. */
+async function recordDecline(subscription: SubscriptionRecord, period: PeriodRecord): Promise<RenewalOutcome> {
+  const message = { subscription_id: subscription.id, period_start: period.period_start, attempt: period.attempt };
+  const retryDays = RETRY_DAYS[period.attempt];
+  const moved = await applyMove(
+    subscription,
+    {
+      from: period.attempt === 0 ? ['active'] : ['past_due'],
+      expect: period.attempt === 0 ? { next_billing: period.period_start } : { next_billing: period.period_start, retry_attempt: period.attempt },
+      changes: {
+        status: 'past_due',
+        retry_attempt: retryDays === undefined ? null : period.attempt + 1,
+        retry_at: retryDays === undefined ? null : addDays(period.period_start, retryDays),
+        latest_invoice: period.invoice_id ?? subscription.latest_invoice,
+      },
+    },
+    'subscription.past_due',
+  );
+  return moved ? 'past_due' : skip('moved_meanwhile', message);
+}

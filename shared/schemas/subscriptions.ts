@@ -1,0 +1,61 @@
+import * as v from 'valibot';
+import { addDays, INTERVALS, isCalendarDate, MAX_INTERVAL_COUNT, RETRY_DAYS, utcDate } from '../domain/billing-dates.ts';
+import { clock } from '../domain/clock.ts';
+import { isId } from '../domain/ids.ts';
+import { listQuery, Metadata } from './common.ts';
+import { Amount, Currency } from './payments.ts';
+
+export const SUBSCRIPTION_STATUSES = ['active', 'paused', 'past_due', 'cancelled'] as const;
+
+/** How far ahead a subscription may start. */
+export const MAX_START_DAYS_AHEAD = 366;
+
+const CalendarDate = v.pipe(v.string(), v.check(isCalendarDate, 'a real calendar date YYYY-MM-DD'));
+
+/** Today (UTC) or later, at most a year ahead. */
+const StartDate = v.pipe(
+  CalendarDate,
+  v.check((d) => d >= utcDate(clock.now()), 'start_date is in the past'),
+  v.check((d) => d <= addDays(utcDate(clock.now()), MAX_START_DAYS_AHEAD), 'start_date is more than a year ahead'),
+);
+
+export const CreateSubscriptionBody = v.pipe(
+  v.object({
+    // Any string: an id that is not the merchant's customer (whatever its shape) answers resource_missing.
+    customer_id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
+    plan: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200)),
+    amount: Amount,
+    currency: Currency,
+    interval: v.picklist(INTERVALS),
+    interval_count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(365)), 1),
+    start_date: v.optional(StartDate),
+    metadata: v.optional(Metadata),
+  }),
+  // At most a year per period: 365 days, 52 weeks, 12 months, 1 year.
+  v.forward(
+    v.partialCheck(
+      [['interval'], ['interval_count']],
+      (s) => s.interval_count <= MAX_INTERVAL_COUNT[s.interval],
+      'interval_count is too large for the interval',
+    ),
+    ['interval_count'],
+  ),
+);
+
+export const ListSubscriptionsQuery = listQuery('subscription', {
+  status: v.optional(v.picklist(SUBSCRIPTION_STATUSES)),
+  customer_id: v.optional(v.pipe(v.string(), v.check((id) => isId('customer', id), 'a customer id'))),
+});
+
+/**
+ * A message of the `renewals` queue: renew one period of one subscription. `attempt` 0 (or absent) is the renewal on
+ * the due date; 1–3 are the retries of a declined charge on days 1, 3 and 5 after it.
+ */
+export const RenewalMessage = v.object({
+  subscription_id: v.pipe(v.string(), v.check((id) => isId('subscription', id), 'a subscription id')),
+  period_start: CalendarDate,
+  attempt: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(RETRY_DAYS.length)), 0),
+});
+export type RenewalMessage = v.InferOutput<typeof RenewalMessage>;
+/** As it travels: a first renewal's message carries no `attempt`. */
+export type RenewalMessageBody = v.InferInput<typeof RenewalMessage>;

@@ -1,0 +1,225 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { DomainEvent } from '../domain/events.ts';
+import { db, isConditionFailure, TABLE } from './client.ts';
+import { eventPut } from './events.ts';
+import { invoiceKeys, merchantKeys } from './keys.ts';
+import { listPage, type Page, type PageQuery } from './pagination.ts';
+
+export type InvoiceStatus = 'draft' | 'sent' | 'paid';
+export type InvoiceChannel = 'email' | 'sms' | 'whatsapp';
+
+export interface InvoiceItem {
+  name: string;
+  amount: number;
+  quantity: number;
+}
+
+export interface InvoiceRecord {
+  id: string;
+  merchant_id: string;
+  /** `INV-000001`: per merchant, gapless */
+  number: string;
+  customer_id: string;
+  /** who the invoice was issued by and to, as they were at issue time (printed on the PDF) */
+  merchant_email: string | null;
+  customer_name: string | null;
+  customer_email: string;
+  status: InvoiceStatus;
+  currency: string;
+  items: InvoiceItem[];
+  subtotal: number;
+  tax: number;
+  tax_rate: number;
+  total: number;
+  due_date: string;
+  created_at: string;
+  sent_at: string | null;
+  sent_to: string | null;
+  channel: InvoiceChannel | null;
+  paid_at: string | null;
+  payment_id: string | null;
+  subscription_id: string | null;
+  period_start: string | null;
+  metadata: Record<string, string>;
+}
+
+/** The counter item holds the last number given out in `n`. */
+async function readCounter(merchantId: string): Promise<number> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: invoiceKeys.numberCounter(merchantId), ConsistentRead: true }));
+  return Number(out.Item?.n ?? 0);
+}
+
+interface Cancellation {
+  CancellationReasons?: Array<{ Code?: string }>;
+}
+
+/**
+ * Lost the race for the number: the counter moved (its condition failed) or another transaction held it at the same
+ * moment (conflict). Any other failure (e.g. the invoice's own condition) is not retried.
+ */
+function lostNumberRace(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  if (e.name === 'TransactionConflictException') return true;
+  if (e.name !== 'TransactionCanceledException') return false;
+  const reasons = (e as unknown as Cancellation).CancellationReasons;
+  if (!reasons) return /ConditionalCheckFailed|TransactionConflict/.test(e.message);
+  const [counter, ...others] = reasons;
+  const counterLost = counter?.Code === 'ConditionalCheckFailed' || counter?.Code === 'TransactionConflict';
+  return (counterLost || others.some((r) => r.Code === 'TransactionConflict')) && others.every((r) => !r.Code || r.Code === 'None' || r.Code === 'TransactionConflict');
+}
+
+/** Racing creates back off with full jitter (doubling from the base up to the cap), for at most the time budget. */
+const BACKOFF_BASE_MS = 10;
+const BACKOFF_CAP_MS = 500;
+/** Well inside the API function's 10 s timeout; nothing is written by a create that gives up. */
+const NUMBER_RACE_BUDGET_MS = 8_000;
+
+/**
+ * Gives the invoice the merchant's next number and stores it with its event, in ONE transaction: the counter moves
+ * from the value read to the next only if nobody moved it meanwhile, so numbers are consecutive and a failed write
+ * uses none (gapless). A create that lost the race waits a jittered while, reads the counter again and retries.
+ * `build` makes the invoice and its event for a number.
+ */
+export async function insertNumberedInvoice(
+  merchantId: string,
+  build: (sequence: number) => { invoice: InvoiceRecord; event: DomainEvent },
+): Promise<{ invoice: InvoiceRecord; event: DomainEvent }> {
+  const started = performance.now();
+  for (let attempt = 1; ; attempt++) {
+    const current = await readCounter(merchantId);
+    const next = current + 1;
+    const built = build(next);
+    try {
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: TABLE,
+                Key: invoiceKeys.numberCounter(merchantId),
+                UpdateExpression: 'SET n = :next, #type = :type',
+                ConditionExpression: current === 0 ? 'attribute_not_exists(n)' : 'n = :current',
+                ExpressionAttributeNames: { '#type': 'type' },
+                ExpressionAttributeValues: { ':next': next, ':type': 'invoice_counter', ...(current === 0 ? {} : { ':current': current }) },
+              },
+            },
+            {
+              Put: {
+                TableName: TABLE,
+                Item: { ...invoiceKeys.item(built.invoice.id), ...invoiceKeys.list(merchantId, built.invoice.id), type: 'invoice', ...built.invoice },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            eventPut(built.event),
+          ],
+        }),
+      );
+      return built;
+    } catch (e) {
+      if (!lostNumberRace(e) || performance.now() - started > NUMBER_RACE_BUDGET_MS) throw e;
+      // Wait first, then read afresh: a value learned before the wait would be stale after it.
+      await sleep(Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt));
+    }
+  }
+}
+
+/** The merchant's invoice, or undefined when missing or another merchant's. */
+export async function getInvoice(merchantId: string, invoiceId: string): Promise<InvoiceRecord | undefined> {
+  const invoice = await getInvoiceById(invoiceId);
+  return invoice?.merchant_id === merchantId ? invoice : undefined;
+}
+
+/** Any merchant's invoice: only for a request that proved itself otherwise (a signed link). */
+export async function getInvoiceById(invoiceId: string): Promise<InvoiceRecord | undefined> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: invoiceKeys.item(invoiceId), ConsistentRead: true }));
+  return out.Item ? strip(out.Item as InvoiceRecord) : undefined;
+}
+
+/**
+ * Moves the merchant's invoice from one of `from` and writes the move's event, in one transaction.
+ * False when the invoice is not (or no longer) in one of `from`, or is not the merchant's.
+ */
+export async function moveInvoice(
+  invoice: InvoiceRecord,
+  from: readonly InvoiceStatus[],
+  changes: Partial<InvoiceRecord>,
+  event: DomainEvent,
+): Promise<boolean> {
+  const names: Record<string, string> = { '#status': 'status', '#merchant': 'merchant_id' };
+  const values: Record<string, unknown> = { ':merchant': invoice.merchant_id };
+  from.forEach((status, i) => (values[`:from${i}`] = status));
+  const sets = Object.entries(changes).map(([field, value], i) => {
+    names[`#f${i}`] = field;
+    values[`:v${i}`] = value;
+    return `#f${i} = :v${i}`;
+  });
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: TABLE,
+              Key: invoiceKeys.item(invoice.id),
+              UpdateExpression: `SET ${sets.join(', ')}`,
+              ConditionExpression: `#merchant = :merchant AND #status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
+              ExpressionAttributeNames: names,
+              ExpressionAttributeValues: values,
+            },
+          },
+          eventPut(event),
+        ],
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+}
+
+export interface InvoiceFilters {
+  status?: InvoiceStatus | undefined;
+  customer_id?: string | undefined;
+}
+
+/** The merchant's invoices, newest first, filtered by status and customer. */
+export async function listInvoices(merchantId: string, filters: InvoiceFilters, page: PageQuery): Promise<Page<InvoiceRecord>> {
+  const clauses: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  for (const field of ['status', 'customer_id'] as const) {
+    const value = filters[field];
+    if (value === undefined) continue;
+    names[`#${field}`] = field;
+    values[`:${field}`] = value;
+    clauses.push(`#${field} = :${field}`);
+  }
+  const result = await listPage<InvoiceRecord>(
+    {
+      index: 'gsi1',
+      partition: { name: 'gsi1pk', value: invoiceKeys.listPartition(merchantId) },
+      sortKey: { name: 'gsi1sk' },
+      cursorKey: (id) => ({ ...invoiceKeys.item(id), ...invoiceKeys.list(merchantId, id) }),
+      filter: clauses.length ? { FilterExpression: clauses.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values } : undefined,
+    },
+    page,
+  );
+  return { data: result.data.map(strip), has_more: result.has_more };
+}
+
+/**
+ * The merchant's sign-in e-mail (printed on its invoices as the issuer).
+ * Belongs in `store/merchants.ts` (which has no read by id yet); kept here until it moves.
+ */
+export async function merchantEmail(merchantId: string): Promise<string | undefined> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: merchantKeys.profile(merchantId), ProjectionExpression: 'email' }));
+  return out.Item?.email as string | undefined;
+}
+
+/** The record without table keys (gsi1 is read as a projection of everything). */
+function strip(item: InvoiceRecord): InvoiceRecord {
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g1s, type: _type, ...record } = item as InvoiceRecord & Record<string, unknown>;
+  return record as unknown as InvoiceRecord;
+}

@@ -1,0 +1,445 @@
+import { randomUUID } from 'node:crypto';
+import { PinpointSMSVoiceV2Client, SendTextMessageCommand } from '@aws-sdk/client-pinpoint-sms-voice-v2';
+import { SendWhatsAppMessageCommand, SocialMessagingClient } from '@aws-sdk/client-socialmessaging';
+import { describe, expect, it, vi } from 'vitest';
+import { handler as create } from '../../functions/invoices/create.ts';
+import { handler as get } from '../../functions/invoices/get.ts';
+import { handler as list } from '../../functions/invoices/list.ts';
+import { handler as markPaid } from '../../functions/invoices/mark-paid.ts';
+import { handler as send } from '../../functions/invoices/send.ts';
+import { clock } from '../../shared/domain/clock.ts';
+import { createCustomer } from '../../shared/domain/customers.ts';
+import { createInvoice, markInvoicePaid, sendInvoice } from '../../shared/domain/invoices.ts';
+import { newId } from '../../shared/domain/ids.ts';
+import { listDeliveries } from '../../shared/domain/webhooks.ts';
+import { listLocalOutbox } from '../../shared/messaging/local-outbox.ts';
+import { ChannelNotConfigured, cloudMessageSender, type MessagingSettings } from '../../shared/messaging/messages.ts';
+
+const messagingSettings = (over: Partial<MessagingSettings>): MessagingSettings => ({
+  WHATSAPP_TEMPLATE_NAME: 'invoice_ready',
+  WHATSAPP_TEMPLATE_LANGUAGE: 'en',
+  WHATSAPP_META_API_VERSION: 'v20.0',
+  ...over,
+});
+import { getEvent } from '../../shared/store/events.ts';
+import { apiEvent, invokeHttp } from '../support/lambda.ts';
+import { bearer, newMerchant } from '../support/merchant.ts';
+
+const BASE_URL = 'http://localhost:3000';
+
+const invoices = {
+  create: (key: string, body: unknown, headers: Record<string, string> = {}) =>
+    invokeHttp(create, apiEvent({ method: 'POST', path: '/api/invoices', headers: { ...bearer(key), ...headers }, body })),
+  list: (key: string, query: Record<string, string> = {}) => invokeHttp(list, apiEvent({ method: 'GET', path: '/api/invoices', headers: bearer(key), query })),
+  get: (key: string, id: string) => invokeHttp(get, apiEvent({ method: 'GET', path: `/api/invoices/${id}`, headers: bearer(key) })),
+  send: (key: string, id: string, body?: unknown) => invokeHttp(send, apiEvent({ method: 'PUT', path: `/api/invoices/${id}/send`, headers: bearer(key), body })),
+  markPaid: (key: string, id: string) => invokeHttp(markPaid, apiEvent({ method: 'PUT', path: `/api/invoices/${id}/mark-paid`, headers: bearer(key) })),
+};
+
+const invoiceBody = (customerId: string, overrides: Record<string, unknown> = {}) => ({
+  customer_id: customerId,
+  items: [{ name: 'Consulting (hours)', amount: 1999, quantity: 3 }],
+  currency: 'usd',
+  due_date: '2026-12-31',
+  tax_rate: 7.25,
+  ...overrides,
+});
+
+const PDF_URL = (id: string) => new RegExp(`^http://localhost:3000/api/invoices/${id}/pdf\\?expires=(\\d+)&signature=[0-9a-f]{64}$`);
+
+/** Runs `fn` with the clock moved forward by `ms`. */
+async function later<T>(ms: number, fn: () => Promise<T>): Promise<T> {
+  const realNow = clock.now;
+  clock.now = () => realNow() + ms;
+  try {
+    return await fn();
+  } finally {
+    clock.now = realNow;
+  }
+}
+
+describe('creating an invoice', () => {
+  it('answers a draft with its number, tax math and a signed pdf_url', async () => {
+    // Prepare
+    const { apiKey, customerId } = await newMerchant();
+    // Act
+    const res = await invoices.create(apiKey, invoiceBody(customerId, { items: [{ name: 'Consulting', amount: 1999, quantity: 3 }, { name: 'Setup', amount: 5000, quantity: 1 }] }));
+    // Assess: 1999 × 3 + 5000 = 10997; 7.25 % of it = 797.2825 → 797
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      id: expect.stringMatching(/^inv_[0-9a-z]{26}$/),
+      object: 'invoice',
+      number: 'INV-000001',
+      customer_id: customerId,
+      status: 'draft',
+      currency: 'USD',
+      items: [
+        { name: 'Consulting', amount: 1999, quantity: 3 },
+        { name: 'Setup', amount: 5000, quantity: 1 },
+      ],
+      subtotal: 10_997,
+      tax: 797,
+      tax_rate: 7.25,
+      total: 11_794,
+      due_date: '2026-12-31',
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      sent_at: null,
+      sent_to: null,
+      paid_at: null,
+      subscription_id: null,
+    });
+    const [, expires] = PDF_URL(res.body.id).exec(res.body.pdf_url)!;
+    const inSevenDays = Math.floor(clock.now() / 1000) + 7 * 86_400;
+    expect(Number(expires)).toBeGreaterThanOrEqual(inSevenDays - 5);
+    expect(Number(expires)).toBeLessThanOrEqual(inSevenDays);
+    expect(res.headers['content-type']).toBe('application/json');
+  });
+
+  it('reads back the same invoice with a new link on every read', async () => {
+    const { apiKey, customerId } = await newMerchant();
+    const created = (await invoices.create(apiKey, invoiceBody(customerId))).body;
+    const read = await later(5_000, () => invoices.get(apiKey, created.id));
+    expect(read.status).toBe(200);
+    expect({ ...read.body, pdf_url: undefined }).toEqual({ ...created, pdf_url: undefined });
+    expect(read.body.pdf_url).toMatch(PDF_URL(created.id));
+    expect(read.body.pdf_url).not.toBe(created.pdf_url);
+  });
+
+  it.each([
+    ['no items', { items: [] }, 'items'],
+    ['101 items', { items: Array.from({ length: 101 }, () => ({ name: 'x', amount: 1, quantity: 1 })) }, 'items'],
+    ['an item without a name', { items: [{ amount: 100, quantity: 1 }] }, 'items.0.name'],
+    ['a 201-char item name', { items: [{ name: 'x'.repeat(201), amount: 100, quantity: 1 }] }, 'items.0.name'],
+    ['a negative amount', { items: [{ name: 'x', amount: -1, quantity: 1 }] }, 'items.0.amount'],
+    ['a fractional amount', { items: [{ name: 'x', amount: 1.5, quantity: 1 }] }, 'items.0.amount'],
+    ['an amount over 99,999,999', { items: [{ name: 'x', amount: 100_000_000, quantity: 1 }] }, 'items.0.amount'],
+    ['quantity 0', { items: [{ name: 'x', amount: 1, quantity: 0 }] }, 'items.0.quantity'],
+    ['quantity 10,001', { items: [{ name: 'x', amount: 1, quantity: 10_001 }] }, 'items.0.quantity'],
+    ['a tax rate with 5 decimals', { tax_rate: 7.12345 }, 'tax_rate'],
+    ['a negative tax rate', { tax_rate: -1 }, 'tax_rate'],
+    ['a tax rate over 100', { tax_rate: 100.5 }, 'tax_rate'],
+    ['a tax rate as a string', { tax_rate: '7.25' }, 'tax_rate'],
+    ['Feb 30', { due_date: '2026-02-30' }, 'due_date'],
+    ['a due date in another format', { due_date: '12/31/2026' }, 'due_date'],
+    ['no due date', { due_date: undefined }, 'due_date'],
+    ['an unknown currency', { currency: 'XYZ' }, 'currency'],
+    ['no customer', { customer_id: undefined }, 'customer_id'],
+  ])('answers 400 to %s, naming the field', async (_case, overrides, param) => {
+    const { apiKey, customerId } = await newMerchant();
+    const res = await invoices.create(apiKey, invoiceBody(customerId, overrides));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', message: 'Invalid request body', param });
+  });
+
+  it('accepts free items and the limits themselves', async () => {
+    const { apiKey, customerId } = await newMerchant();
+    const items = [{ name: 'x'.repeat(200), amount: 99_999_999, quantity: 10_000 }, { name: 'Free sample', amount: 0, quantity: 1 }];
+    const res = await invoices.create(apiKey, invoiceBody(customerId, { items, tax_rate: 100 }));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ subtotal: 999_999_990_000, tax: 999_999_990_000, total: 1_999_999_980_000 });
+  });
+
+  it.each([
+    ['another merchant’s customer', async () => (await newMerchant()).customerId],
+    ['an unknown customer', async () => newId('customer')],
+    ['a malformed customer id', async () => 'cus_nope'],
+  ])('answers 400 resource_missing for %s', async (_case, customer) => {
+    const { apiKey } = await newMerchant();
+    const res = await invoices.create(apiKey, invoiceBody(await customer()));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'resource_missing', param: 'customer_id', message: 'Invalid request body' });
+  });
+
+  it('gives 50 parallel creates 50 distinct consecutive numbers', async () => {
+    // Prepare
+    const { apiKey, customerId } = await newMerchant();
+    // Act
+    const answers = await Promise.all(Array.from({ length: 50 }, () => invoices.create(apiKey, invoiceBody(customerId))));
+    // Assess
+    expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200));
+    const numbers = answers.map((a) => a.body.number as string).sort();
+    expect(numbers).toEqual(Array.from({ length: 50 }, (_, i) => `INV-${String(i + 1).padStart(6, '0')}`));
+    const listed = await invoices.list(apiKey, { limit: '100' });
+    expect(listed.body.data).toHaveLength(50);
+  }, 60_000);
+
+  it('numbers each merchant on its own', async () => {
+    const first = await newMerchant();
+    const second = await newMerchant();
+    await invoices.create(first.apiKey, invoiceBody(first.customerId));
+    await invoices.create(first.apiKey, invoiceBody(first.customerId));
+    const res = await invoices.create(second.apiKey, invoiceBody(second.customerId));
+    expect(res.body.number).toBe('INV-000001');
+  });
+
+  it('replays an idempotent create without using up a number', async () => {
+    const { apiKey, customerId } = await newMerchant();
+    const key = { 'Idempotency-Key': randomUUID() };
+    const first = await invoices.create(apiKey, invoiceBody(customerId), key);
+    const replay = await invoices.create(apiKey, invoiceBody(customerId), key);
+    const next = await invoices.create(apiKey, invoiceBody(customerId));
+    expect(replay.status).toBe(200);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    expect(next.body.number).toBe('INV-000002');
+  });
+
+  it('keeps the subscription and period given by the domain API', async () => {
+    const { merchantId, customerId } = await newMerchant();
+    const subscriptionId = newId('subscription');
+    const view = await createInvoice(
+      merchantId,
+      { customer_id: customerId, items: [{ name: 'Pro plan', amount: 2900, quantity: 1 }], currency: 'EUR', due_date: '2026-12-01', tax_rate: 19, subscription_id: subscriptionId, period_start: '2026-11-01' },
+      BASE_URL,
+    );
+    expect(view).toMatchObject({ number: 'INV-000001', subscription_id: subscriptionId, period_start: '2026-11-01', subtotal: 2900, tax: 551, total: 3451 });
+    expect(view.pdf_url).toMatch(PDF_URL(view.id));
+    const stranger = (await newMerchant()).customerId;
+    await expect(createInvoice(merchantId, { customer_id: stranger, items: view.items, currency: 'EUR', due_date: '2026-12-01', tax_rate: 19 }, BASE_URL)).rejects.toMatchObject({
+      code: 'resource_missing',
+      details: { param: 'customer_id' },
+    });
+    await expect(createInvoice(merchantId, { customer_id: customerId, items: view.items, currency: 'EUR', due_date: '2026-12-01', tax_rate: 7.12345 }, BASE_URL)).rejects.toMatchObject({
+      status: 400,
+      details: { param: 'tax_rate' },
+    });
+  });
+});
+
+describe('reading invoices', () => {
+  it('answers 404 for another merchant’s invoice, an unknown one and a malformed id', async () => {
+    const owner = await newMerchant();
+    const other = await newMerchant();
+    const created = (await invoices.create(owner.apiKey, invoiceBody(owner.customerId))).body;
+    for (const res of [
+      await invoices.get(other.apiKey, created.id),
+      await invoices.send(other.apiKey, created.id, { channel: 'email' }),
+      await invoices.markPaid(other.apiKey, created.id),
+      await invoices.get(owner.apiKey, newId('invoice')),
+      await invoices.get(owner.apiKey, 'inv_123'),
+      await invoices.get(owner.apiKey, newId('payment')),
+    ]) {
+      expect(res.status).toBe(404);
+      expect(res.body.error).toMatchObject({ type: 'invalid_request_error', message: 'Resource not found' });
+    }
+    expect((await invoices.get(owner.apiKey, created.id)).body.status).toBe('draft');
+  });
+
+  it('lists newest first with filters and cursors', async () => {
+    // Prepare: three invoices for Jane, one for another customer, one of Jane's paid
+    const { apiKey, merchantId, customerId } = await newMerchant();
+    const other = await createCustomer(merchantId, { email: 'max@example.com', name: 'Max' });
+    const made = [];
+    for (const customer of [customerId, customerId, other.id, customerId]) made.push((await invoices.create(apiKey, invoiceBody(customer))).body);
+    await invoices.markPaid(apiKey, made[1].id);
+    const ids = made.map((m) => m.id as string).reverse();
+    // Act
+    const all = await invoices.list(apiKey);
+    const firstPage = await invoices.list(apiKey, { limit: '2' });
+    const secondPage = await invoices.list(apiKey, { limit: '2', starting_after: firstPage.body.data[1].id });
+    const before = await invoices.list(apiKey, { limit: '2', ending_before: ids[3]! });
+    const drafts = await invoices.list(apiKey, { status: 'draft' });
+    const paid = await invoices.list(apiKey, { status: 'paid' });
+    const janes = await invoices.list(apiKey, { customer_id: customerId });
+    const janesDrafts = await invoices.list(apiKey, { customer_id: customerId, status: 'draft' });
+    // Assess
+    expect(all.body).toMatchObject({ object: 'list', has_more: false });
+    expect(all.body.data.map((i: { id: string }) => i.id)).toEqual(ids);
+    expect(all.body.data[0]).toMatchObject({ object: 'invoice', number: 'INV-000004', pdf_url: expect.stringMatching(PDF_URL(ids[0]!)) });
+    expect(firstPage.body.has_more).toBe(true);
+    expect(secondPage.body.data.map((i: { id: string }) => i.id)).toEqual(ids.slice(2));
+    expect(secondPage.body.has_more).toBe(false);
+    expect(before.body.data.map((i: { id: string }) => i.id)).toEqual(ids.slice(1, 3));
+    expect(drafts.body.data).toHaveLength(3);
+    expect(paid.body.data.map((i: { id: string }) => i.id)).toEqual([made[1].id]);
+    expect(janes.body.data).toHaveLength(3);
+    expect(janesDrafts.body.data.map((i: { id: string }) => i.id)).toEqual([made[3].id, made[0].id]);
+  });
+
+  it.each([
+    ['an unknown status', { status: 'void' }, 'status'],
+    ['a malformed customer_id', { customer_id: 'cus_1' }, 'customer_id'],
+    ['limit 0', { limit: '0' }, 'limit'],
+    ['limit 101', { limit: '101' }, 'limit'],
+    ['a cursor of another kind', { starting_after: newId('payment') }, 'starting_after'],
+  ])('answers 400 to %s', async (_case, query, param) => {
+    const { apiKey } = await newMerchant();
+    const res = await invoices.list(apiKey, query);
+    expect(res.status).toBe(400);
+    expect(res.body.error.param).toBe(param);
+  });
+});
+
+describe('sending an invoice', () => {
+  const outboxFor = (to: string, channel: string, link: string) =>
+    listLocalOutbox().find((m) => m.to === to && m.channel === channel && m.text.includes(link.split('?')[0]!));
+
+  it('e-mails the customer the amount and a signed link', async () => {
+    // Prepare
+    const { apiKey, customerId } = await newMerchant();
+    const created = (await invoices.create(apiKey, invoiceBody(customerId))).body;
+    // Act
+    const res = await invoices.send(apiKey, created.id, { channel: 'email' });
+    // Assess
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: created.id, status: 'sent', sent_to: 'jane@example.com', channel: 'email', sent_at: expect.stringMatching(/Z$/) });
+    const mail = outboxFor('jane@example.com', 'email', res.body.pdf_url);
+    expect(mail?.subject).toBe('Invoice INV-000001 for USD 64.32, due 2026-12-31');
+    expect(mail?.text).toContain('USD 64.32');
+    expect(mail?.text).toContain(res.body.pdf_url);
+  });
+
+  it('sends by e-mail when no channel is named', async () => {
+    const { apiKey, customerId } = await newMerchant();
+    const created = (await invoices.create(apiKey, invoiceBody(customerId))).body;
+    const res = await invoices.send(apiKey, created.id);
+    expect(res.body).toMatchObject({ status: 'sent', channel: 'email', sent_to: 'jane@example.com' });
+  });
+
+  it.each(['sms', 'whatsapp'])('sends over %s to the customer’s phone', async (channel) => {
+    const { apiKey, merchantId } = await newMerchant();
+    const phone = `+1415${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
+    const customer = await createCustomer(merchantId, { email: 'kim@example.com', name: 'Kim', phone });
+    const created = (await invoices.create(apiKey, invoiceBody(customer.id, { currency: 'jpy', items: [{ name: 'Tea', amount: 1235, quantity: 1 }], tax_rate: 0 }))).body;
+    const res = await invoices.send(apiKey, created.id, { channel });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'sent', sent_to: phone, channel });
+    const message = outboxFor(phone, channel, res.body.pdf_url);
+    // JPY has no decimals
+    expect(message?.text).toContain('JPY 1,235');
+    expect(message?.text).toContain(res.body.pdf_url);
+  });
+
+  it('answers 400 customer_has_no_phone when the customer has no phone, and stays a draft', async () => {
+    const { apiKey, merchantId } = await newMerchant();
+    const customer = await createCustomer(merchantId, { email: 'nophone@example.com' });
+    const created = (await invoices.create(apiKey, invoiceBody(customer.id))).body;
+    for (const channel of ['sms', 'whatsapp']) {
+      const res = await invoices.send(apiKey, created.id, { channel });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'customer_has_no_phone', param: 'channel' });
+    }
+    expect((await invoices.get(apiKey, created.id)).body.status).toBe('draft');
+  });
+
+  it('answers 400 to an unknown channel', async () => {
+    const { apiKey, customerId } = await newMerchant();
+    const created = (await invoices.create(apiKey, invoiceBody(customerId))).body;
+    const res = await invoices.send(apiKey, created.id, { channel: 'fax' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.param).toBe('channel');
+  });
+
+  it('re-sends a sent invoice over another channel', async () => {
+    const { apiKey, customerId } = await newMerchant();
+    const created = (await invoices.create(apiKey, invoiceBody(customerId))).body;
+    const first = await invoices.send(apiKey, created.id, { channel: 'email' });
+    const again = await later(1_000, () => invoices.send(apiKey, created.id, { channel: 'sms' }));
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ status: 'sent', channel: 'sms', sent_to: '+14155550123' });
+    expect(Date.parse(again.body.sent_at)).toBeGreaterThan(Date.parse(first.body.sent_at));
+  });
+});
+
+describe('invoice states', () => {
+  it('marks a draft paid once; paying again or sending then answers invalid_state', async () => {
+    const { apiKey, customerId } = await newMerchant();
+    const created = (await invoices.create(apiKey, invoiceBody(customerId))).body;
+    const paid = await invoices.markPaid(apiKey, created.id);
+    const again = await invoices.markPaid(apiKey, created.id);
+    const sendAfter = await invoices.send(apiKey, created.id, { channel: 'email' });
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({ id: created.id, status: 'paid', paid_at: expect.stringMatching(/Z$/), pdf_url: expect.stringMatching(PDF_URL(created.id)) });
+    for (const res of [again, sendAfter]) {
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'invalid_state', message: 'Invalid request body' });
+    }
+    expect((await invoices.get(apiKey, created.id)).body).toMatchObject({ status: 'paid', paid_at: paid.body.paid_at });
+  });
+
+  it('marks a sent invoice paid, keeping where it was sent', async () => {
+    const { apiKey, customerId } = await newMerchant();
+    const created = (await invoices.create(apiKey, invoiceBody(customerId))).body;
+    await invoices.send(apiKey, created.id, { channel: 'email' });
+    const paid = await invoices.markPaid(apiKey, created.id);
+    expect(paid.body).toMatchObject({ status: 'paid', sent_to: 'jane@example.com', paid_at: expect.any(String) });
+  });
+
+  it('lets only one of several racing mark-paid calls win', async () => {
+    const { apiKey, customerId } = await newMerchant();
+    const created = (await invoices.create(apiKey, invoiceBody(customerId))).body;
+    const answers = await Promise.all(Array.from({ length: 5 }, () => invoices.markPaid(apiKey, created.id)));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 400 && a.body.error.code === 'invalid_state')).toHaveLength(4);
+  });
+
+  it('records invoice.created, invoice.sent and invoice.paid in the webhook event log', async () => {
+    // Prepare
+    const { apiKey, merchantId, customerId } = await newMerchant();
+    const created = (await invoices.create(apiKey, invoiceBody(customerId))).body;
+    // Act
+    await invoices.send(apiKey, created.id, { channel: 'email' });
+    await invoices.markPaid(apiKey, created.id);
+    // Assess
+    const log = await listDeliveries(merchantId, { limit: 10 });
+    const invoiceEvents = log.data.filter((e) => e.event.startsWith('invoice.'));
+    expect(invoiceEvents.map((e) => e.event)).toEqual(['invoice.paid', 'invoice.sent', 'invoice.created']);
+    const objects = await Promise.all(invoiceEvents.map(async (e) => (await getEvent(e.id))?.data.object));
+    expect(objects).toEqual([
+      expect.objectContaining({ id: created.id, number: 'INV-000001', status: 'paid' }),
+      expect.objectContaining({ id: created.id, status: 'sent', sent_to: 'jane@example.com' }),
+      expect.objectContaining({ id: created.id, status: 'draft', total: 6432 }),
+    ]);
+  });
+
+  it('serves the subscription helper’s domain calls: send, then mark paid by a payment', async () => {
+    const { merchantId, customerId } = await newMerchant();
+    const created = await createInvoice(merchantId, { customer_id: customerId, items: [{ name: 'Plan', amount: 1000, quantity: 1 }], currency: 'USD', due_date: '2026-12-01', tax_rate: 0 }, BASE_URL);
+    const sent = await sendInvoice(merchantId, created.id, 'email', BASE_URL);
+    const paymentId = newId('payment');
+    const paid = await markInvoicePaid(merchantId, created.id, paymentId);
+    expect(sent).toMatchObject({ status: 'sent', sent_to: 'jane@example.com' });
+    expect(paid).toMatchObject({ status: 'paid', payment_id: paymentId, paid_at: expect.any(String) });
+    await expect(markInvoicePaid(merchantId, created.id)).rejects.toMatchObject({ code: 'invalid_state' });
+  });
+});
+
+describe('the cloud messaging adapters', () => {
+  const message = { to: '+14155550123', text: 'Invoice INV-000001: USD 64.32 due 2026-12-31. PDF: https://x/pdf', params: ['INV-000001', 'USD 64.32', '2026-12-31', 'https://x/pdf'] };
+
+  it('sends SMS through End User Messaging SMS as a transactional text', async () => {
+    const send = vi.spyOn(PinpointSMSVoiceV2Client.prototype, 'send').mockResolvedValue({ MessageId: 'm-1' } as never);
+    try {
+      await cloudMessageSender(messagingSettings({ SMS_ORIGINATION_IDENTITY: 'pool-123' })).send({ channel: 'sms', ...message });
+      const command = send.mock.calls[0]![0] as SendTextMessageCommand;
+      expect(command).toBeInstanceOf(SendTextMessageCommand);
+      expect(command.input).toMatchObject({ DestinationPhoneNumber: message.to, MessageBody: message.text, OriginationIdentity: 'pool-123', MessageType: 'TRANSACTIONAL' });
+    } finally {
+      send.mockRestore();
+    }
+  });
+
+  it('sends WhatsApp as the configured template with the message’s parameters', async () => {
+    const send = vi.spyOn(SocialMessagingClient.prototype, 'send').mockResolvedValue({ messageId: 'w-1' } as never);
+    try {
+      await cloudMessageSender(messagingSettings({ WHATSAPP_PHONE_NUMBER_ID: 'phone-number-id-abc', WHATSAPP_TEMPLATE_NAME: 'invoice_ready' })).send({ channel: 'whatsapp', ...message });
+      const command = send.mock.calls[0]![0] as SendWhatsAppMessageCommand;
+      expect(command).toBeInstanceOf(SendWhatsAppMessageCommand);
+      expect(command.input).toMatchObject({ originationPhoneNumberId: 'phone-number-id-abc', metaApiVersion: 'v20.0' });
+      expect(JSON.parse(new TextDecoder().decode(command.input.message))).toEqual({
+        messaging_product: 'whatsapp',
+        to: message.to,
+        type: 'template',
+        template: { name: 'invoice_ready', language: { code: 'en' }, components: [{ type: 'body', parameters: message.params.map((text) => ({ type: 'text', text })) }] },
+      });
+    } finally {
+      send.mockRestore();
+    }
+  });
+
+  it('refuses WhatsApp with a typed 400 when no WhatsApp number is configured', async () => {
+    const sender = cloudMessageSender(messagingSettings({}));
+    await expect(sender.send({ channel: 'whatsapp', ...message })).rejects.toBeInstanceOf(ChannelNotConfigured);
+    await expect(sender.send({ channel: 'whatsapp', ...message })).rejects.toMatchObject({ status: 400, code: 'channel_not_configured', details: { param: 'channel' } });
+  });
+});

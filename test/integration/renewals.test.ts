@@ -1,0 +1,391 @@
+import type { SQSEvent } from 'aws-lambda';
+import { Webhook } from 'standardwebhooks';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { handler as cancel } from '../../functions/subscriptions/cancel.ts';
+import { handler as create } from '../../functions/subscriptions/create.ts';
+import { handler as list } from '../../functions/subscriptions/list.ts';
+import { handler as pause } from '../../functions/subscriptions/pause.ts';
+import { handler as resume } from '../../functions/subscriptions/resume.ts';
+import { handler as configure } from '../../functions/webhooks/configure.ts';
+import { handler as renewalWorker } from '../../functions/workers/renewal.ts';
+import { handler as scanner } from '../../functions/workers/renewal-scanner.ts';
+import { handler as deliveryWorker } from '../../functions/workers/webhook-delivery.ts';
+import { config } from '../../shared/config.ts';
+import { addDays, billingDateAfter } from '../../shared/domain/billing-dates.ts';
+import { clock } from '../../shared/domain/clock.ts';
+import { LEASE_MS, renewalsQueue } from '../../shared/domain/renewals.ts';
+import { eventsQueue, type EventsMessage } from '../../shared/events/queue.ts';
+import { listLocalOutbox } from '../../shared/messaging/local-outbox.ts';
+import type { RenewalMessageBody } from '../../shared/schemas/subscriptions.ts';
+import { getCustomer } from '../../shared/store/customers.ts';
+import { listEvents } from '../../shared/store/events.ts';
+import { listInvoices } from '../../shared/store/invoices.ts';
+import { listPayments } from '../../shared/store/payments.ts';
+import { claimPeriod, getPeriod, loadSubscription, updateClaimedPeriod } from '../../shared/store/subscriptions.ts';
+import { apiEvent, invokeHttp } from '../support/lambda.ts';
+import { bearer, newMerchant } from '../support/merchant.ts';
+import { paymentBody, payments } from '../support/payments.ts';
+import { startReceiver } from '../support/receiver.ts';
+
+/** Stripe's "attaches, but later charges fail": the payment succeeds, renewals on its card-on-file token decline. */
+const CHARGES_DECLINE_LATER = '4000000000000341';
+
+const call = {
+  create: (key: string, body: unknown) => invokeHttp(create, apiEvent({ method: 'POST', path: '/api/subscriptions', headers: bearer(key), body })),
+  list: (key: string) => invokeHttp(list, apiEvent({ method: 'GET', path: '/api/subscriptions', headers: bearer(key) })),
+  pause: (key: string, id: string) => invokeHttp(pause, apiEvent({ method: 'PUT', path: `/api/subscriptions/${id}/pause`, headers: bearer(key) })),
+  resume: (key: string, id: string) => invokeHttp(resume, apiEvent({ method: 'PUT', path: `/api/subscriptions/${id}/resume`, headers: bearer(key) })),
+  cancel: (key: string, id: string) => invokeHttp(cancel, apiEvent({ method: 'PUT', path: `/api/subscriptions/${id}/cancel`, headers: bearer(key) })),
+  configure: (key: string, body: unknown) => invokeHttp(configure, apiEvent({ method: 'POST', path: '/api/webhooks/configure', headers: bearer(key), body })),
+};
+
+const realNow = clock.now;
+const realRenewalsSend = renewalsQueue.send;
+const realEventsSend = eventsQueue.send;
+const realPublicUrl = config.PUBLIC_API_URL;
+/** What went to the events queue (the outbox's sends), for the webhook delivery worker. */
+let eventMessages: EventsMessage[] = [];
+
+beforeEach(() => {
+  eventMessages = [];
+  eventsQueue.send = async (messages) => void eventMessages.push(...messages);
+  // Outside a request, invoice links are made from the public URL (npm start sets it to the local gateway).
+  config.PUBLIC_API_URL = 'http://localhost:3000';
+});
+afterEach(() => {
+  clock.now = realNow;
+  renewalsQueue.send = realRenewalsSend;
+  eventsQueue.send = realEventsSend;
+  config.PUBLIC_API_URL = realPublicUrl;
+});
+
+/** The clock at noon UTC of a date (the scanner and the worker read "today" from it). */
+const at = (date: string) => {
+  const offset = Date.parse(`${date}T12:00:00.000Z`) - realNow();
+  clock.now = () => realNow() + offset;
+};
+
+/** Runs the scheduled scanner and returns what it enqueued for these subscriptions (the send is captured). */
+async function scan(...subscriptionIds: string[]): Promise<RenewalMessageBody[]> {
+  const sent: RenewalMessageBody[] = [];
+  renewalsQueue.send = async (messages) => void sent.push(...messages);
+  try {
+    await scanner();
+  } finally {
+    renewalsQueue.send = realRenewalsSend;
+  }
+  return sent.filter((m) => subscriptionIds.includes(m.subscription_id));
+}
+
+const sqsEvent = (bodies: string[], queue: string): SQSEvent =>
+  ({
+    Records: bodies.map((body, i) => ({
+      messageId: `m${i}`,
+      receiptHandle: `r${i}`,
+      body,
+      attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: `arn:aws:sqs:us-east-1:123456789012:${queue}`,
+      awsRegion: 'us-east-1',
+    })),
+  }) as SQSEvent;
+
+/** The renewal worker as Lambda runs it, on one batch of the renewals queue. */
+const renew = (messages: unknown[]) => renewalWorker(sqsEvent(messages.map((m) => JSON.stringify(m)), 'renewals'));
+
+const chargesOf = async (merchantId: string, subscriptionId: string) =>
+  (await listPayments(merchantId, {}, { limit: 100 })).data.filter((p) => p.metadata.subscription_id === subscriptionId);
+const invoicesOf = async (merchantId: string) => (await listInvoices(merchantId, {}, { limit: 100 })).data;
+const eventsOf = async (merchantId: string, type: string) => (await listEvents(merchantId, { event: type }, { limit: 100 })).data;
+const subscription = async (id: string) => (await loadSubscription(id))!;
+
+const monthly = (customerId: string) => ({ customer_id: customerId, plan: 'Pro monthly', amount: 2900, currency: 'eur', interval: 'month' });
+
+describe('the renewal scanner', () => {
+  it('enqueues one message for a due subscription and none for paused, cancelled or not yet due ones', async () => {
+    // Prepare: four daily subscriptions; one paused, one cancelled, one starting tomorrow
+    const { apiKey, customerId } = await newMerchant();
+    const daily = { customer_id: customerId, plan: 'Daily', amount: 100, currency: 'usd', interval: 'day' };
+    const due = (await call.create(apiKey, daily)).body;
+    const paused = (await call.create(apiKey, daily)).body;
+    const cancelled = (await call.create(apiKey, daily)).body;
+    const later = (await call.create(apiKey, { ...daily, start_date: due.next_billing })).body;
+    await call.pause(apiKey, paused.id);
+    await call.cancel(apiKey, cancelled.id);
+    // Act
+    at(due.next_billing);
+    const sent = await scan(due.id, paused.id, cancelled.id, later.id);
+    // Assess
+    expect(sent).toEqual([{ subscription_id: due.id, period_start: due.next_billing }]);
+    expect(later.next_billing).toBe(addDays(due.next_billing, 1));
+  });
+
+  it('finds a subscription due days ago (the schedule did not run) under its own period', async () => {
+    const { apiKey, customerId } = await newMerchant();
+    const sub = (await call.create(apiKey, monthly(customerId))).body;
+    at(addDays(sub.next_billing, 4));
+    expect(await scan(sub.id)).toEqual([{ subscription_id: sub.id, period_start: sub.next_billing }]);
+  });
+
+  it('sends what it finds to the renewals queue', async () => {
+    // The real send (the local SQS of the test run) takes the scanner's messages without error.
+    await expect(realRenewalsSend.call(renewalsQueue, [{ subscription_id: 'sub_01jd0z8x9k2m3n4p5q6r7s8t9v', period_start: '2026-01-01' }])).resolves.toBeUndefined();
+  });
+});
+
+describe('renewing a period', () => {
+  it('charges the card on file once however often the period runs, pays the invoice, and the endpoint receives subscription.renewed', async () => {
+    // Prepare: a customer whose successful payment left a card on file, an endpoint for subscription.renewed
+    const { apiKey, customerId, merchantId } = await newMerchant();
+    expect((await payments.create(apiKey, paymentBody())).status).toBe(200);
+    expect((await getCustomer(merchantId, customerId))?.card_on_file).toMatchObject({ provider_token: expect.stringMatching(/^tok_/) });
+    const receiver = await startReceiver([200]);
+    const hook = (await call.configure(apiKey, { url: receiver.url, events: ['subscription.renewed'] })).body;
+    const sub = (await call.create(apiKey, { customer_id: customerId, plan: 'Daily coffee', amount: 450, currency: 'usd', interval: 'day' })).body;
+    try {
+      // Act: the due date comes; the scanner's message is delivered twice at once, then once more
+      at(sub.next_billing);
+      const messages = await scan(sub.id);
+      const concurrent = await renew([messages[0], messages[0]]);
+      const again = await renew(messages);
+      // Assess: one charge, one invoice, paid by it; the subscription moved on by one day
+      expect(messages).toHaveLength(1);
+      expect(concurrent).toEqual({ batchItemFailures: [] });
+      expect(again).toEqual({ batchItemFailures: [] });
+      const charges = await chargesOf(merchantId, sub.id);
+      expect(charges).toEqual([expect.objectContaining({ status: 'captured', amount: 450, amount_captured: 450, currency: 'USD', customer_id: customerId })]);
+      const invoices = await invoicesOf(merchantId);
+      expect(invoices).toEqual([
+        expect.objectContaining({
+          subscription_id: sub.id,
+          period_start: sub.next_billing,
+          due_date: sub.next_billing,
+          status: 'paid',
+          payment_id: charges[0]!.id,
+          total: 450,
+          currency: 'USD',
+          items: [{ name: 'Daily coffee', amount: 450, quantity: 1 }],
+        }),
+      ]);
+      const [listed] = (await call.list(apiKey)).body.data;
+      expect(listed).toMatchObject({
+        id: sub.id,
+        status: 'active',
+        current_period_start: sub.next_billing,
+        next_billing: addDays(sub.next_billing, 1),
+        latest_invoice: invoices[0]!.id,
+      });
+      expect(await scan(sub.id)).toEqual([]);
+      expect(await eventsOf(merchantId, 'subscription.renewed')).toHaveLength(1);
+
+      // The webhook: the delivery worker runs on what the outbox sent (with the real clock: signatures carry the time)
+      clock.now = realNow;
+      const delivery = await deliveryWorker(sqsEvent(eventMessages.map((m) => JSON.stringify(m)), 'events'));
+      expect(delivery).toEqual({ batchItemFailures: [] });
+      await receiver.waitFor(1);
+      const received = receiver.received[0]!;
+      const event = new Webhook(hook.secret).verify(received.body, received.headers as Record<string, string>);
+      expect(event).toMatchObject({
+        type: 'subscription.renewed',
+        id: expect.stringMatching(/^evt_/),
+        data: { object: { id: sub.id, object: 'subscription', status: 'active', next_billing: addDays(sub.next_billing, 1), latest_invoice: invoices[0]!.id } },
+      });
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('e-mails the invoice when the customer has no card on file, and renews', async () => {
+    // Prepare: the merchant's customer never paid
+    const { apiKey, customerId, merchantId } = await newMerchant();
+    const sub = (await call.create(apiKey, monthly(customerId))).body;
+    // Act
+    at(sub.next_billing);
+    const messages = await scan(sub.id);
+    const result = await renew(messages);
+    await renew(messages);
+    // Assess
+    expect(result).toEqual({ batchItemFailures: [] });
+    const invoices = await invoicesOf(merchantId);
+    expect(invoices).toEqual([
+      expect.objectContaining({ status: 'sent', channel: 'email', sent_to: 'jane@example.com', total: 2900, currency: 'EUR', subscription_id: sub.id, payment_id: null }),
+    ]);
+    const mails = listLocalOutbox().filter((m) => m.text.includes(invoices[0]!.id));
+    expect(mails).toEqual([expect.objectContaining({ channel: 'email', to: 'jane@example.com', subject: expect.stringContaining(invoices[0]!.number) })]);
+    expect(mails[0]!.text).toContain('http://localhost:3000/api/invoices/');
+    expect((await listPayments(merchantId, {}, { limit: 10 })).total).toBe(0);
+    const after = await subscription(sub.id);
+    expect(after).toMatchObject({
+      status: 'active',
+      current_period_start: sub.next_billing,
+      next_billing: billingDateAfter({ anchor: sub.current_period_start, interval: 'month', interval_count: 1 }, sub.next_billing),
+      latest_invoice: invoices[0]!.id,
+    });
+    expect(await eventsOf(merchantId, 'subscription.renewed')).toHaveLength(1);
+  });
+
+  it('goes past_due on a declined charge and recovers on the day-1 retry once the customer paid with a good card', async () => {
+    // Prepare: a card on file whose later charges decline
+    const { apiKey, customerId, merchantId } = await newMerchant();
+    expect((await payments.create(apiKey, paymentBody({}, CHARGES_DECLINE_LATER))).status).toBe(200);
+    const sub = (await call.create(apiKey, monthly(customerId))).body;
+    const due = sub.next_billing;
+
+    // Act 1: the renewal declines
+    at(due);
+    const [first] = await scan(sub.id);
+    const declined = await renew([first]);
+    await renew([first]);
+    // Assess 1: past_due, the retry a day later, one failed charge, one open invoice
+    expect(declined).toEqual({ batchItemFailures: [] });
+    expect(await subscription(sub.id)).toMatchObject({ status: 'past_due', next_billing: due, retry_at: addDays(due, 1), retry_attempt: 1 });
+    expect(await chargesOf(merchantId, sub.id)).toEqual([expect.objectContaining({ status: 'failed', decline_code: 'generic_decline' })]);
+    const [invoice] = await invoicesOf(merchantId);
+    expect(invoice).toMatchObject({ status: 'draft', subscription_id: sub.id });
+    const pastDue = await eventsOf(merchantId, 'subscription.past_due');
+    expect(pastDue.map((e) => e.data.object)).toEqual([expect.objectContaining({ id: sub.id, status: 'past_due', retry_at: addDays(due, 1) })]);
+    expect(await scan(sub.id)).toEqual([]); // not again before the retry date
+
+    // Act 2: the customer pays with a good card (a new card on file), the day-1 retry runs
+    expect((await payments.create(apiKey, paymentBody())).status).toBe(200);
+    at(addDays(due, 1));
+    const retries = await scan(sub.id);
+    const recovered = await renew(retries);
+    await renew(retries);
+    // Assess 2: active again, the same invoice paid by the retry's charge, next period scheduled
+    expect(retries).toEqual([{ subscription_id: sub.id, period_start: due, attempt: 1 }]);
+    expect(recovered).toEqual({ batchItemFailures: [] });
+    const charges = await chargesOf(merchantId, sub.id);
+    expect(charges.map((c) => c.status).sort()).toEqual(['captured', 'failed']);
+    const paid = charges.find((c) => c.status === 'captured')!;
+    expect(await invoicesOf(merchantId)).toEqual([expect.objectContaining({ id: invoice!.id, status: 'paid', payment_id: paid.id })]);
+    const after = await subscription(sub.id);
+    expect(after).toMatchObject({ status: 'active', current_period_start: due, retry_at: null, retry_attempt: null, latest_invoice: invoice!.id });
+    expect(after.next_billing).toBe(billingDateAfter({ anchor: sub.current_period_start, interval: 'month', interval_count: 1 }, due));
+    expect(await eventsOf(merchantId, 'subscription.renewed')).toHaveLength(1);
+  });
+
+  it('retries on days 1, 3 and 5, then stays past_due out of the renewal index until the merchant cancels', async () => {
+    const { apiKey, customerId, merchantId } = await newMerchant();
+    expect((await payments.create(apiKey, paymentBody({}, CHARGES_DECLINE_LATER))).status).toBe(200);
+    const sub = (await call.create(apiKey, monthly(customerId))).body;
+    const due = sub.next_billing;
+    at(due);
+    await renew(await scan(sub.id));
+
+    const seen: unknown[] = [];
+    for (const [attempt, day, nextRetry] of [
+      [1, 1, 3],
+      [2, 3, 5],
+      [3, 5, null],
+    ] as const) {
+      at(addDays(due, day - 1));
+      expect(await scan(sub.id)).toEqual([]); // nothing the day before
+      at(addDays(due, day));
+      const messages = await scan(sub.id);
+      seen.push(...messages);
+      await renew(messages);
+      expect(await subscription(sub.id)).toMatchObject({
+        status: 'past_due',
+        next_billing: due,
+        retry_attempt: nextRetry === null ? null : attempt + 1,
+        retry_at: nextRetry === null ? null : addDays(due, nextRetry),
+      });
+    }
+
+    expect(seen).toEqual([1, 2, 3].map((attempt) => ({ subscription_id: sub.id, period_start: due, attempt })));
+    at(addDays(due, 40));
+    expect(await scan(sub.id)).toEqual([]);
+    expect(await chargesOf(merchantId, sub.id)).toHaveLength(4);
+    expect(await invoicesOf(merchantId)).toEqual([expect.objectContaining({ status: 'draft' })]);
+    expect((await eventsOf(merchantId, 'subscription.past_due')).map((e) => e.data.object.retry_at)).toEqual([
+      null,
+      addDays(due, 5),
+      addDays(due, 3),
+      addDays(due, 1),
+    ]);
+    // A late duplicate of the last retry changes nothing
+    await renew([{ subscription_id: sub.id, period_start: due, attempt: 3 }]);
+    expect(await chargesOf(merchantId, sub.id)).toHaveLength(4);
+    // A past_due subscription cannot be paused or resumed; the merchant can cancel it
+    for (const move of [call.pause, call.resume]) {
+      const res = await move(apiKey, sub.id);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('invalid_state');
+    }
+    const cancelled = await call.cancel(apiKey, sub.id);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', retry_at: null });
+  });
+
+  it('does nothing for a period not due yet, a paused or cancelled subscription, a retry out of turn or an unknown subscription', async () => {
+    const { apiKey, customerId, merchantId } = await newMerchant();
+    expect((await payments.create(apiKey, paymentBody())).status).toBe(200);
+    const early = (await call.create(apiKey, monthly(customerId))).body;
+    const paused = (await call.create(apiKey, monthly(customerId))).body;
+    const cancelled = (await call.create(apiKey, monthly(customerId))).body;
+    await call.pause(apiKey, paused.id);
+    await call.cancel(apiKey, cancelled.id);
+    // A message for the due date, run the day before it
+    at(addDays(early.next_billing, -1));
+    const result = await renew([
+      { subscription_id: early.id, period_start: early.next_billing },
+      { subscription_id: early.id, period_start: early.next_billing, attempt: 1 },
+      { subscription_id: 'sub_01jd0z8x9k2m3n4p5q6r7s8t9v', period_start: early.next_billing },
+    ]);
+    // Messages enqueued before the pause and the cancel, run on the due date
+    at(paused.next_billing);
+    const stale = await renew([
+      { subscription_id: paused.id, period_start: paused.next_billing },
+      { subscription_id: cancelled.id, period_start: cancelled.next_billing },
+      { subscription_id: early.id, period_start: early.next_billing, attempt: 2 },
+      { subscription_id: early.id, period_start: addDays(early.next_billing, -1) },
+    ]);
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(stale).toEqual({ batchItemFailures: [] });
+    expect(await invoicesOf(merchantId)).toEqual([]);
+    expect((await listPayments(merchantId, {}, { limit: 10 })).total).toBe(1);
+    expect(await subscription(paused.id)).toMatchObject({ status: 'paused', next_billing: paused.next_billing });
+  });
+
+  it('never charges twice when workers race, and takes over a claim abandoned before the charge once its lease ran out', async () => {
+    // Prepare: a worker claimed the period and died before doing anything; another died while charging
+    const { apiKey, customerId, merchantId } = await newMerchant();
+    expect((await payments.create(apiKey, paymentBody())).status).toBe(200);
+    const abandoned = (await call.create(apiKey, monthly(customerId))).body;
+    const stuck = (await call.create(apiKey, monthly(customerId))).body;
+    at(abandoned.next_billing);
+    const dead = await claimPeriod(abandoned.id, abandoned.next_billing, 0, 'dead-worker', clock.now(), LEASE_MS);
+    const charging = await claimPeriod(stuck.id, stuck.next_billing, 0, 'dead-worker-2', clock.now(), LEASE_MS);
+    expect(await updateClaimedPeriod(charging!, ['open'], { state: 'charging' }, new Date(clock.now()).toISOString())).toBe(true);
+    // Act: while the lease holds, racing workers do nothing; after it, one of them finishes the renewal
+    const messages = await scan(abandoned.id, stuck.id);
+    const whileHeld = await Promise.all([renew(messages), renew(messages)]);
+    const chargesWhileHeld = (await listPayments(merchantId, {}, { limit: 10 })).total;
+    at(abandoned.next_billing);
+    const later = clock.now() + LEASE_MS + 1000;
+    clock.now = () => later;
+    const afterLease = await Promise.all([renew(messages), renew(messages), renew(messages)]);
+    // Assess
+    expect(dead).toMatchObject({ state: 'open', attempt: 0 });
+    expect(messages).toHaveLength(2);
+    expect([...whileHeld, ...afterLease].every((r) => r.batchItemFailures.length === 0)).toBe(true);
+    expect(chargesWhileHeld).toBe(1);
+    expect(await chargesOf(merchantId, abandoned.id)).toEqual([expect.objectContaining({ status: 'captured' })]);
+    expect(await subscription(abandoned.id)).toMatchObject({ status: 'active', current_period_start: abandoned.next_billing });
+    expect(await getPeriod(abandoned.id, abandoned.next_billing)).toMatchObject({ state: 'settled', outcome: 'charged', attempt: 0 });
+    // The period whose charge may have happened is never charged again and waits for someone to look at it
+    expect(await chargesOf(merchantId, stuck.id)).toEqual([]);
+    expect(await subscription(stuck.id)).toMatchObject({ status: 'active', next_billing: stuck.next_billing });
+    expect(await getPeriod(stuck.id, stuck.next_billing)).toMatchObject({ state: 'charging' });
+    expect(await invoicesOf(merchantId)).toHaveLength(1);
+  });
+
+  it('fails a malformed message so that SQS retries it and finally dead-letters it', async () => {
+    const result = await renewalWorker(sqsEvent(['not json', JSON.stringify({ subscription_id: 'sub_x', period_start: '2026-01-01' })], 'renewals'));
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }, { itemIdentifier: 'm1' }] });
+  });
+});
