@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProviderName } from '../providers/types.ts';
+import { assignments } from './expressions.ts';
 import { db, isConditionFailure, TABLE } from './client.ts';
 import { customerKeys } from './keys.ts';
 import { listPage, type Page, type PageQuery } from './pagination.ts';
@@ -70,11 +71,7 @@ export async function updateCustomer(
   if (changes.email) entries.push(['gsi2pk', customerKeys.byEmail(merchantId, changes.email).gsi2pk]);
   const names: Record<string, string> = { '#merchant': 'merchant_id' };
   const values: Record<string, unknown> = { ':merchant': merchantId };
-  const sets = entries.map(([field, value], i) => {
-    names[`#f${i}`] = field;
-    values[`:v${i}`] = value;
-    return `#f${i} = :v${i}`;
-  });
+  const sets = assignments(entries, names, values);
   try {
     const out = await db.send(
       new UpdateCommand({

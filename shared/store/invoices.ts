@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DomainEvent } from '../domain/events.ts';
+import { assignments, equalityFilter } from './expressions.ts';
 import { db, isConditionFailure, TABLE } from './client.ts';
 import { eventPut } from './events.ts';
 import { invoiceKeys, merchantKeys } from './keys.ts';
@@ -149,11 +150,7 @@ export async function moveInvoice(
   const names: Record<string, string> = { '#status': 'status', '#merchant': 'merchant_id' };
   const values: Record<string, unknown> = { ':merchant': invoice.merchant_id };
   from.forEach((status, i) => (values[`:from${i}`] = status));
-  const sets = Object.entries(changes).map(([field, value], i) => {
-    names[`#f${i}`] = field;
-    values[`:v${i}`] = value;
-    return `#f${i} = :v${i}`;
-  });
+  const sets = assignments(Object.entries(changes), names, values);
   try {
     await db.send(
       new TransactWriteCommand({
@@ -186,23 +183,14 @@ export interface InvoiceFilters {
 
 /** The merchant's invoices, newest first, filtered by status and customer. */
 export async function listInvoices(merchantId: string, filters: InvoiceFilters, page: PageQuery): Promise<Page<InvoiceRecord>> {
-  const clauses: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  for (const field of ['status', 'customer_id'] as const) {
-    const value = filters[field];
-    if (value === undefined) continue;
-    names[`#${field}`] = field;
-    values[`:${field}`] = value;
-    clauses.push(`#${field} = :${field}`);
-  }
+  const filter = equalityFilter({ status: filters.status, customer_id: filters.customer_id });
   const result = await listPage<InvoiceRecord>(
     {
       index: 'gsi1',
       partition: { name: 'gsi1pk', value: invoiceKeys.listPartition(merchantId) },
       sortKey: { name: 'gsi1sk' },
       cursorKey: (id) => ({ ...invoiceKeys.item(id), ...invoiceKeys.list(merchantId, id) }),
-      filter: clauses.length ? { FilterExpression: clauses.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values } : undefined,
+      filter,
     },
     page,
   );

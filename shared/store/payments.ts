@@ -3,6 +3,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import type { DomainEvent } from '../domain/events.ts';
 import type { StoredCard } from '../domain/cards.ts';
 import type { ProviderName } from '../providers/types.ts';
+import { assignments, equalityFilter } from './expressions.ts';
 import { db, isConditionFailure, TABLE, type TransactItem } from './client.ts';
 import { eventPut } from './events.ts';
 import { paymentKeys } from './keys.ts';
@@ -140,11 +141,7 @@ export async function completePayment(
   const updated: PaymentRecord = { ...payment, ...changes };
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':op': operation };
-  const sets = Object.entries(changes).map(([field, value], i) => {
-    names[`#f${i}`] = field;
-    values[`:v${i}`] = value;
-    return `#f${i} = :v${i}`;
-  });
+  const sets = assignments(Object.entries(changes), names, values);
   await db.send(
     new TransactWriteCommand({
       TransactItems: [
@@ -283,16 +280,7 @@ export interface PaymentFilters {
 
 /** The merchant's payments by id (ULIDs sort by time, so a created range is a key range) and attribute filters. */
 function listSpec(merchantId: string, filters: PaymentFilters): Omit<ListSpec, 'cursorKey'> {
-  const clauses: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  for (const field of ['status', 'currency', 'provider', 'customer_email'] as const) {
-    const value = filters[field];
-    if (value === undefined) continue;
-    names[`#${field}`] = field;
-    values[`:${field}`] = value;
-    clauses.push(`#${field} = :${field}`);
-  }
+  const filter = equalityFilter({ status: filters.status, currency: filters.currency, provider: filters.provider, customer_email: filters.customer_email });
   return {
     index: 'gsi1',
     partition: { name: 'gsi1pk', value: paymentKeys.listPartition(merchantId) },
@@ -301,9 +289,7 @@ function listSpec(merchantId: string, filters: PaymentFilters): Omit<ListSpec, '
       from: filters.created_gte === undefined ? undefined : `pay_${encodeTime(filters.created_gte, 10).toLowerCase()}`,
       to: filters.created_lte === undefined ? undefined : `pay_${encodeTime(filters.created_lte, 10).toLowerCase()}~`,
     },
-    filter: clauses.length
-      ? { FilterExpression: clauses.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values }
-      : undefined,
+    filter,
   };
 }
 

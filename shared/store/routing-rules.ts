@@ -1,6 +1,7 @@
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProviderName } from '../providers/types.ts';
 import type { RuleCondition } from '../schemas/routing-rules.ts';
+import { assignments } from './expressions.ts';
 import { db, isConditionFailure, TABLE } from './client.ts';
 import { merchantKeys, routingRuleKeys } from './keys.ts';
 
@@ -71,11 +72,7 @@ export async function updateRoutingRule(merchantId: string, ruleId: string, chan
   if (entries.length === 0) entries.push(['id', ruleId]);
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
-  const sets = entries.map(([field, value], i) => {
-    names[`#f${i}`] = field;
-    values[`:v${i}`] = value;
-    return `#f${i} = :v${i}`;
-  });
+  const sets = assignments(entries, names, values);
   try {
     const out = await db.send(
       new UpdateCommand({

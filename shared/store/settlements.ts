@@ -2,6 +2,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dyn
 import type { DomainEvent } from '../domain/events.ts';
 import { db, isConditionFailure, TABLE, type TransactItem } from './client.ts';
 import { eventPut } from './events.ts';
+import { equalityFilter } from './expressions.ts';
 import { COUNTER_SHARDS, counterKeys, settlementKeys } from './keys.ts';
 import { listPage, type Page, type PageQuery } from './pagination.ts';
 
@@ -192,7 +193,7 @@ export async function listSettlements(merchantId: string, status: string | undef
       partition: { name: 'gsi1pk', value: settlementKeys.listPartition(merchantId) },
       sortKey: { name: 'gsi1sk' },
       cursorKey: (id) => ({ ...settlementKeys.item(id), ...settlementKeys.list(merchantId, id) }),
-      filter: status ? { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':status': status } } : undefined,
+      filter: equalityFilter({ status }),
     },
     page,
   );

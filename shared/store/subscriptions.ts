@@ -1,6 +1,7 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Interval } from '../domain/billing-dates.ts';
 import type { DomainEvent } from '../domain/events.ts';
+import { assignments, equalityFilter } from './expressions.ts';
 import { db, isConditionFailure, TABLE } from './client.ts';
 import { eventPut } from './events.ts';
 import { RENEWAL_SHARDS, subscriptionKeys } from './keys.ts';
@@ -116,11 +117,7 @@ export async function transitionSubscription(
   const updated: SubscriptionRecord = { ...subscription, ...transition.changes };
   const names: Record<string, string> = { '#status': 'status' };
   const values: Record<string, unknown> = {};
-  const sets = Object.entries(transition.changes).map(([field, value], i) => {
-    names[`#f${i}`] = field;
-    values[`:v${i}`] = value;
-    return `#f${i} = :v${i}`;
-  });
+  const sets = assignments(Object.entries(transition.changes), names, values);
   const due = dueDateOf(updated);
   let remove = '';
   if (due) {
@@ -168,23 +165,14 @@ export interface SubscriptionFilters {
 }
 
 export async function listSubscriptions(merchantId: string, filters: SubscriptionFilters, page: PageQuery): Promise<Page<SubscriptionRecord>> {
-  const clauses: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  for (const field of ['status', 'customer_id'] as const) {
-    const value = filters[field];
-    if (value === undefined) continue;
-    names[`#${field}`] = field;
-    values[`:${field}`] = value;
-    clauses.push(`#${field} = :${field}`);
-  }
+  const filter = equalityFilter({ status: filters.status, customer_id: filters.customer_id });
   const result = await listPage<Record<string, unknown>>(
     {
       index: 'gsi1',
       partition: { name: 'gsi1pk', value: subscriptionKeys.listPartition(merchantId) },
       sortKey: { name: 'gsi1sk' },
       cursorKey: (id) => ({ ...subscriptionKeys.item(id), ...subscriptionKeys.list(merchantId, id) }),
-      filter: clauses.length ? { FilterExpression: clauses.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values } : undefined,
+      filter,
     },
     page,
   );
@@ -311,11 +299,7 @@ export async function updateClaimedPeriod(
   const names: Record<string, string> = { '#state': 'state' };
   const values: Record<string, unknown> = { ':claim': period.claim, ':now': now };
   states.forEach((s, i) => (values[`:s${i}`] = s));
-  const sets = Object.entries(changes).map(([field, value], i) => {
-    names[`#f${i}`] = field;
-    values[`:v${i}`] = value;
-    return `#f${i} = :v${i}`;
-  });
+  const sets = assignments(Object.entries(changes), names, values);
   try {
     await db.send(
       new UpdateCommand({

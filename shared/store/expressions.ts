@@ -1,0 +1,27 @@
+/** Small builders for DynamoDB expressions, so every repository writes them the same way. */
+
+/**
+ * `#fN = :vN` assignments for a SET clause, one per entry; their names and values are added to `names` and
+ * `values` (which may already hold the condition's).
+ */
+export function assignments(entries: Iterable<[string, unknown]>, names: Record<string, string>, values: Record<string, unknown>): string[] {
+  return [...entries].map(([field, value], i) => {
+    names[`#f${i}`] = field;
+    values[`:v${i}`] = value;
+    return `#f${i} = :v${i}`;
+  });
+}
+
+/** A filter on attributes that must equal the given values (undefined ones ignored); undefined when there is none. */
+export function equalityFilter(filters: Record<string, unknown>) {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const clauses: string[] = [];
+  for (const [field, value] of Object.entries(filters)) {
+    if (value === undefined) continue;
+    names[`#${field}`] = field;
+    values[`:${field}`] = value;
+    clauses.push(`#${field} = :${field}`);
+  }
+  return clauses.length ? { FilterExpression: clauses.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values } : undefined;
+}
