@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import * as v from 'valibot';
 import { config } from '../config.ts';
 import { logger } from '../logger.ts';
+import { sendJson } from '../queues-client.ts';
 import { RenewalMessage, type RenewalMessageBody } from '../schemas/subscriptions.ts';
 import { getCustomer } from '../store/customers.ts';
 import {
@@ -43,24 +43,9 @@ import { applyMove, scheduleOf, today } from './subscriptions.ts';
  * and is never charged again: it is logged as an error for someone to look at, since the charge may have happened.
  */
 
-const sqs = new SQSClient({});
-
 /** The send to the renewals queue: a seam tests replace to see what the scanner enqueues. */
 export const renewalsQueue = {
-  async send(messages: RenewalMessageBody[]): Promise<void> {
-    if (messages.length === 0) return;
-    if (!config.RENEWALS_QUEUE_URL) throw new Error('RENEWALS_QUEUE_URL is not configured');
-    for (let i = 0; i < messages.length; i += 10) {
-      const batch = messages.slice(i, i + 10);
-      const out = await sqs.send(
-        new SendMessageBatchCommand({
-          QueueUrl: config.RENEWALS_QUEUE_URL,
-          Entries: batch.map((m, j) => ({ Id: String(j), MessageBody: JSON.stringify(m) })),
-        }),
-      );
-      if (out.Failed?.length) throw new Error(`SQS refused ${out.Failed.length} renewal message(s)`);
-    }
-  },
+  send: (messages: RenewalMessageBody[]): Promise<void> => sendJson(config.RENEWALS_QUEUE_URL, 'renewals', messages),
 };
 
 /** The message for a subscription found in the renewal index, if it is really due on `day`. */
