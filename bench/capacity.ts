@@ -1,0 +1,117 @@
+/**
+ * Capacity per operation: each operation runs once to warm the container's caches (API key `last_used` touch,
+ * routing statistics, rules), then once recorded. Handlers run in this process as Lambda would run them.
+ */
+import type { SQSEvent } from 'aws-lambda';
+import { handler as createInvoice } from '../functions/invoices/create.ts';
+import { handler as configureWebhook } from '../functions/webhooks/configure.ts';
+import { handler as deliveryWorker } from '../functions/workers/webhook-delivery.ts';
+import { eventsQueue, type EventsMessage } from '../shared/events/queue.ts';
+import { apiEvent, invokeHttp, type HttpResult } from '../test/support/lambda.ts';
+import { bearer, newMerchant } from '../test/support/merchant.ts';
+import { paymentBody, payments } from '../test/support/payments.ts';
+import { startReceiver } from '../test/support/receiver.ts';
+import { type Call, record } from './dynamo.ts';
+
+export interface OperationCapacity {
+  operation: string;
+  requests: number;
+  rcu: number;
+  wcu: number;
+  /** e.g. `UpdateItem RATE 1W` */
+  calls: string[];
+}
+
+const ok = (res: HttpResult): HttpResult => {
+  if (res.status !== 200) throw new Error(`expected 200, got ${res.status}: ${res.rawBody}`);
+  return res;
+};
+
+const summarize = (operation: string, calls: Call[]): OperationCapacity => ({
+  operation,
+  requests: calls.length,
+  rcu: calls.reduce((s, c) => s + c.rcu, 0),
+  wcu: calls.reduce((s, c) => s + c.wcu, 0),
+  calls: calls.map((c) => `${c.command} ${c.keys.join(',')} ${c.wcu ? `${c.wcu}W` : `${c.rcu}R`}`),
+});
+
+const RUNS = 3;
+const wcu = (calls: Call[]) => calls.reduce((s, c) => s + c.wcu, 0);
+
+/**
+ * Runs `op` once to warm up, then RUNS times recorded; returns the calls of the run with the median WCU (DynamoDB
+ * Local's accounting of one transaction varies by a few units from run to run).
+ */
+async function steady(op: () => Promise<unknown>): Promise<Call[]> {
+  await op();
+  const runs: Call[][] = [];
+  for (let i = 0; i < RUNS; i++) runs.push(await record(op));
+  return runs.sort((a, b) => wcu(a) - wcu(b))[Math.floor(RUNS / 2)]!;
+}
+
+const sqsEvent = (messages: EventsMessage[]) =>
+  ({
+    Records: messages.map((m, i) => ({
+      messageId: String(i),
+      receiptHandle: String(i),
+      body: JSON.stringify(m),
+      attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'bench', ApproximateFirstReceiveTimestamp: '0' },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:events',
+      awsRegion: 'us-east-1',
+    })),
+  }) as SQSEvent;
+
+export interface CapacityResult {
+  operations: OperationCapacity[];
+  /** the recorded calls of one steady-state create, for the round-trip replay */
+  createCalls: Call[];
+  getCalls: Call[];
+}
+
+export async function benchCapacity(): Promise<CapacityResult> {
+  const { apiKey, customerId } = await newMerchant();
+  const create = async (headers?: Record<string, string>) => ok(await payments.create(apiKey, paymentBody(), headers)).body.id as string;
+  const ids = await Promise.all(Array.from({ length: RUNS + 1 }, () => create()));
+  const toCapture = [...ids];
+  const toRefund = await Promise.all(Array.from({ length: RUNS + 1 }, () => create()));
+  for (const id of toRefund) ok(await payments.capture(apiKey, id));
+
+  const createCalls = await steady(() => create());
+  const getCalls = await steady(() => payments.get(apiKey, ids[0]!).then(ok));
+  const operations = [
+    summarize('payment create', createCalls),
+    summarize('payment create + Idempotency-Key', await steady(() => create({ 'Idempotency-Key': crypto.randomUUID() }))),
+    summarize('payment get', getCalls),
+    summarize('payment list (10)', await steady(() => payments.list(apiKey, { limit: '10' }).then(ok))),
+    summarize('payment capture', await steady(async () => ok(await payments.capture(apiKey, toCapture.pop()!)))),
+    summarize('payment refund', await steady(async () => ok(await payments.refund(apiKey, toRefund.pop()!, { amount: 500 })))),
+  ];
+
+  const due = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+  const invoice = { customer_id: customerId, items: [{ name: 'Consulting (hours)', amount: 1999, quantity: 3 }], currency: 'usd', due_date: due, tax_rate: 7.25 };
+  const invoiceCall = () => invokeHttp(createInvoice, apiEvent({ method: 'POST', path: '/api/invoices', headers: bearer(apiKey), body: invoice })).then(ok);
+  operations.push(summarize('invoice create', await steady(invoiceCall)));
+
+  // Webhook delivery: the events worker handling one `payment.succeeded` with one endpoint (a local receiver).
+  const receiver = await startReceiver([200]);
+  const realSend = eventsQueue.send;
+  const sent: EventsMessage[] = [];
+  eventsQueue.send = async (messages) => void sent.push(...messages);
+  try {
+    ok(await invokeHttp(configureWebhook, apiEvent({ method: 'POST', path: '/api/webhooks/configure', headers: bearer(apiKey), body: { url: receiver.url, events: ['payment.succeeded'] } })));
+    const events: EventsMessage[][] = [];
+    for (let i = 0; i <= RUNS; i++) {
+      await create();
+      events.push(sent.splice(0));
+    }
+    operations.push(summarize('webhook delivery (1 event, 1 endpoint)', await steady(() => deliveryWorker(sqsEvent(events.pop()!)))));
+    if (receiver.received.length !== RUNS + 1) throw new Error(`the receiver got ${receiver.received.length} deliveries, expected ${RUNS + 1}`);
+  } finally {
+    eventsQueue.send = realSend;
+    await receiver.close();
+  }
+  return { operations, createCalls, getCalls };
+}

@@ -1,0 +1,104 @@
+/** The cost model and the scale-on-paper model, from measured figures and the key design. */
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { COUNTER_SHARDS, OUTBOX_SHARDS, ROUTING_STAT_SHARDS } from '../shared/store/keys.ts';
+import type { Call } from './dynamo.ts';
+
+/** AWS list prices, us-east-1, on-demand (USD). */
+export const PRICES = {
+  source: 'AWS list prices, us-east-1, as quoted in issue 7 (aws.amazon.com/api-gateway/pricing, /lambda/pricing, /dynamodb/pricing/on-demand); not fetched by the benchmark',
+  asOf: '2026-11-22',
+  apiGatewayRestPerMillionRequests: 3.5,
+  lambdaArm64PerGbSecond: 0.0000133334,
+  lambdaPerMillionRequests: 0.2,
+  dynamoDbPerMillionWriteRequestUnits: 0.625,
+  dynamoDbPerMillionReadRequestUnits: 0.125,
+};
+
+/** Dollars per million creates: one REST API request, one Lambda invocation of `durationMs`, its DynamoDB units. */
+export function costPerMillionCreates(m: { memoryMb: number; durationMs: number; wcu: number; rcu: number }) {
+  const apiGateway = PRICES.apiGatewayRestPerMillionRequests;
+  const lambdaRequests = PRICES.lambdaPerMillionRequests;
+  // Lambda bills duration by the millisecond, rounded up
+  const lambdaDuration = (m.memoryMb / 1024) * (Math.ceil(m.durationMs) / 1000) * PRICES.lambdaArm64PerGbSecond * 1e6;
+  const dynamoDbWrites = m.wcu * PRICES.dynamoDbPerMillionWriteRequestUnits;
+  const dynamoDbReads = m.rcu * PRICES.dynamoDbPerMillionReadRequestUnits;
+  const total = apiGateway + lambdaRequests + lambdaDuration + dynamoDbWrites + dynamoDbReads;
+  return { inputs: m, apiGateway, lambdaRequests, lambdaDuration, dynamoDbWrites, dynamoDbReads, total };
+}
+
+/** DynamoDB's item size rule (attribute names + values; numbers ≈ digits/2 + 1), in bytes. */
+const sizeOf = (v: AttributeValue): number => {
+  if (v.S !== undefined) return Buffer.byteLength(v.S);
+  if (v.N !== undefined) return Math.ceil(v.N.length / 2) + 1;
+  if (v.M) return 3 + itemBytes(v.M);
+  if (v.L) return 3 + v.L.reduce((s, x) => s + 1 + sizeOf(x), 0);
+  return 1;
+};
+const itemBytes = (item: Record<string, AttributeValue>): number =>
+  Object.entries(item).reduce((s, [name, v]) => s + Buffer.byteLength(name) + sizeOf(v), 0);
+
+/** Sizes of the items a create Puts, by key prefix (`PAY`, `EVT`). */
+function putSizes(create: Call[]): Record<string, number> {
+  const tx = create.find((c) => c.command === 'TransactWriteItems')?.input as { TransactItems: { Put?: { Item: Record<string, AttributeValue> } }[] };
+  const sizes: Record<string, number> = {};
+  for (const { Put } of tx?.TransactItems ?? []) if (Put) sizes[String(Put.Item.pk!.S).split('#')[0]!] = itemBytes(Put.Item);
+  return sizes;
+}
+
+export const PARTITION_WCU = 1000;
+export const PARTITION_RCU = 3000;
+
+export interface KeyLoad {
+  key: string;
+  by: string;
+  kind: 'write' | 'read';
+  /** requests to keys of this pattern per create: in the create request, and later (the delivery worker) */
+  perCreate: number;
+  inRequest: number;
+  /** requests per second on ONE key of the pattern */
+  perSecond: number;
+  unitsEach: number;
+  unitsPerSecond: number;
+  /** of one partition's 1,000 WCU/s (writes) or 3,000 RCU/s (reads) */
+  share: number;
+}
+
+/**
+ * Every key one create writes (and the hottest it reads), for ONE merchant at `rate` creates/s, every payment by a
+ * known customer with one provider attempt. Units by the service's rules: 1 WCU per KB written (items ≤ 1 KB where
+ * the create only updates them), 2× inside a transaction; an index write per GSI the item is in (projection ALL),
+ * counted once. Also returns the WCU of one create by these rules, and the key prefixes the recorded create wrote
+ * that the rows do not cover (should be none).
+ */
+export function scaleOnPaper(create: Call[], rate = 1000) {
+  const sizes = putSizes(create);
+  const kb = (prefix: string) => Math.max(1, Math.ceil((sizes[prefix] ?? 1024) / 1024));
+  /** `spread`: how many keys a merchant's writes of this pattern spread over (`rate` = a new key each time) */
+  const row = (kind: KeyLoad['kind'], key: string, by: string, unitsEach: number, spread: number, perCreate = 1, inRequest = perCreate): KeyLoad => {
+    const perSecond = (rate * perCreate) / spread;
+    const share = (perSecond * unitsEach) / (kind === 'write' ? PARTITION_WCU : PARTITION_RCU);
+    return { key, by, kind, perCreate, inRequest, perSecond, unitsEach, unitsPerSecond: perSecond * unitsEach, share };
+  };
+  const rows = [
+    row('write', 'RATE#payments-create#<mer>#<minute>', 'rate-limit window (UpdateItem ADD)', 1, 1),
+    row('write', 'VEL#<card>#<hour>', 'card velocity, per card', 1, rate),
+    row('write', `RSTAT#<mer>#<0..${ROUTING_STAT_SHARDS - 1}>`, 'routing stats, random shard', 1, ROUTING_STAT_SHARDS),
+    row('write', 'PAY#<pay>', 'payment Put (transaction)', 2 * kb('PAY'), rate),
+    row('write', 'gsi1 MER#<mer>#PAY', 'payment list index entry', kb('PAY'), 1),
+    row('write', 'EVT#<evt>', 'outbox event Put (transaction)', 2 * kb('EVT'), rate),
+    row('write', 'gsi1 MER#<mer>#EVT', 'event list index: the Put, then the worker’s update', kb('EVT'), 1, 2, 1),
+    row('write', `gsi2 OUTBOX#<0..${OUTBOX_SHARDS - 1}>`, 'outbox marker: added, removed by the worker; shared by ALL merchants', kb('EVT'), OUTBOX_SHARDS, 2, 1),
+    row('write', 'CUS#<cus>', 'card on file (transaction), per customer', 2, rate),
+    row('write', 'gsi1 MER#<mer>#CUS', 'customer list index entry, rewritten by the card-on-file update', 1, 1),
+    row('write', 'gsi2 MER#<mer>#CUSEMAIL#<email>', 'customer e-mail index entry, per customer', 1, rate),
+    row('write', `CNT#<mer>#PAY#<0..${COUNTER_SHARDS - 1}>`, 'authorization counter (transaction), random shard', 2, COUNTER_SHARDS),
+    row('write', `CNT#<mer>#PROV#<0..${COUNTER_SHARDS - 1}>`, 'provider counter (transaction), random shard', 2, COUNTER_SHARDS),
+    row('write', 'IDEM#<mer>#<key>', 'only with Idempotency-Key: claim + completion, per key', 2, rate, 2, 0),
+    row('read', 'APIKEY#<hash>', 'API key GetItem (strongly consistent), every request', 1, 1),
+    row('read', 'MER#<mer> RULE#', 'routing rules Query, every create', 0.5, 1),
+  ];
+  const wcuPerCreate = rows.filter((r) => r.kind === 'write').reduce((s, r) => s + r.inRequest * r.unitsEach, 0);
+  const covered = new Set(rows.map((r) => r.key.replace(/^gsi\d /, '').split('#')[0]));
+  const written = new Set(create.filter((c) => c.wcu > 0).flatMap((c) => c.keys));
+  return { rate, itemBytes: sizes, wcuPerCreate, rows, uncovered: [...written].filter((k) => !covered.has(k)) };
+}

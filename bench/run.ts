@@ -1,0 +1,186 @@
+/**
+ * `npm run bench`: bundles and cold init, DynamoDB capacity per operation, fixed-rate latency on the local stack
+ * against the DynamoDB round trips an operation cannot avoid, the cost of a million creates and the hottest keys of
+ * one merchant at 1,000 creates/s. Prints tables, writes bench/results.json. A benchmark, not a test: it never fails
+ * on a missed target, it reports it.
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { catalog } from '../functions/catalog.ts';
+import { startLocalStack } from '../infra/local/services.ts';
+import { BASELINE, benchBundles, ROOT } from './bundles.ts';
+import { costPerMillionCreates, PRICES, scaleOnPaper } from './model.ts';
+import { percentile } from './stats.ts';
+
+const INIT_RUNS = Number(process.env.BENCH_INIT_RUNS ?? 15);
+const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 15);
+const REPLAYS = 50;
+/** the single-connection run is cut in parts with the round-trip replays before, between and after them */
+const PARTS = 3;
+/** 1 connection: requests one after another, the latency of a create on its own; then concurrent load. */
+const CREATE = [{ rate: 20, connections: 1 }, { rate: 40, connections: 4 }];
+const GET = [{ rate: 20, connections: 1 }, { rate: 200, connections: 10 }];
+const TARGETS = { initRatio: 1.3, createLatencyRatio: 1.5, createWcu: 6, createRcu: 2, keyShare: 0.1 };
+
+const started = performance.now();
+const print = (line = '') => process.stdout.write(`${line}\n`);
+const log = (line: string) => process.stderr.write(`[bench ${Math.round((performance.now() - started) / 1000)}s] ${line}\n`);
+const fixed = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : '-');
+const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+
+/** Numbers right-aligned, text left-aligned. */
+function table(title: string, head: string[], rows: (string | number)[][]): void {
+  const cells = [head, ...rows.map((r) => r.map(String))];
+  const widths = head.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
+  const numeric = head.map((_, i) => rows.every((r) => typeof r[i] === 'number' || /^[\d.,%-]+$/.test(String(r[i]))));
+  print(`\n${title}`);
+  for (const [i, r] of cells.entries()) {
+    print(r.map((c, j) => (numeric[j] ? c.padStart(widths[j]!) : c.padEnd(widths[j]!))).join('  ').trimEnd());
+    if (i === 0) print(widths.map((w) => '-'.repeat(w)).join('  '));
+  }
+}
+
+// 1. Bundles, before anything else runs on the machine
+const bundles = await benchBundles(INIT_RUNS, log);
+
+// 2-3. The local stack; handlers read their configuration at import, so modules are loaded after the env is set
+async function onLocalStack() {
+  log('starting DynamoDB Local + SQS');
+  const stack = await startLocalStack({ tableName: 'bench', logLevel: 'WARN' });
+  Object.assign(process.env, stack.env);
+  try {
+    return await measure();
+  } finally {
+    log('stopping DynamoDB Local + SQS');
+    await stack.stop();
+  }
+}
+
+async function measure() {
+  const { benchCapacity } = await import('./capacity.ts');
+  const { merge, replaySequence, startLoad } = await import('./load.ts');
+  const { newMerchant } = await import('../test/support/merchant.ts');
+
+  log('capacity per operation');
+  const capacity = await benchCapacity();
+
+  // The least a create does in sequence: authenticate (API key), count it against the merchant's limit, and store
+  // the payment with its event in one transaction. A get: authenticate, read the payment.
+  const unavoidableCreate = capacity.createCalls.filter((c) => c.keys[0] === 'APIKEY' || c.keys[0] === 'RATE' || c.command === 'TransactWriteItems');
+  const unavoidableGet = capacity.getCalls;
+  const reader = await newMerchant({ payments: true });
+  const load = await startLoad(
+    CREATE.reduce((n, p) => n + p.rate * SECONDS, 0),
+    [reader.paymentId!, reader.capturedPaymentId!],
+    reader.apiKey,
+  );
+  const runs = [];
+  const replays = { create: [] as number[], get: [] as number[] };
+  try {
+    for (const [kind, phases] of [['create', CREATE], ['get', GET]] as const) {
+      for (const phase of phases) {
+        log(`load ${kind} at ${phase.rate}/s over ${phase.connections} connection(s) for ${SECONDS} s`);
+        if (phase.connections > 1) {
+          runs.push({ kind, ...(await load[kind]({ ...phase, seconds: SECONDS })) });
+          continue;
+        }
+        // the run the round trips are compared with: replays before, between and after its parts
+        const calls = kind === 'create' ? unavoidableCreate : unavoidableGet;
+        const parts = [];
+        for (let i = 0; i < PARTS; i++) {
+          replays[kind].push(...(await replaySequence(calls, REPLAYS)));
+          parts.push(await load[kind]({ ...phase, seconds: SECONDS / PARTS }));
+        }
+        replays[kind].push(...(await replaySequence(calls, REPLAYS)));
+        runs.push({ kind, ...merge(parts) });
+      }
+    }
+  } finally {
+    await load.close();
+  }
+  return { capacity, unavoidableCreate, unavoidableGet, runs, replays };
+}
+
+const { capacity, unavoidableCreate, unavoidableGet, runs, replays } = await onLocalStack();
+const roundTrips = {
+  create: { calls: unavoidableCreate.map((c) => `${c.command} ${c.keys.join(',')}`), replays: replays.create.length, p50Ms: percentile(replays.create, 50) },
+  get: { calls: unavoidableGet.map((c) => `${c.command} ${c.keys.join(',')}`), replays: replays.get.length, p50Ms: percentile(replays.get, 50) },
+};
+const single = (kind: string) => runs.find((r) => r.kind === kind && r.connections === 1)!;
+const latencyRatio = { create: single('create').p50 / roundTrips.create.p50Ms, get: single('get').p50 / roundTrips.get.p50Ms };
+const create = capacity.operations.find((o) => o.operation === 'payment create')!;
+const memoryMb = catalog.find((f) => f.name === 'payments/create')!.memory;
+const cost = costPerMillionCreates({ memoryMb, durationMs: single('create').p50, wcu: create.wcu, rcu: create.rcu });
+const scale = scaleOnPaper(capacity.createCalls);
+const functions = bundles.filter((b) => b.name !== BASELINE);
+const worstInit = functions.reduce((a, b) => (b.ratio > a.ratio ? b : a));
+const hottest = scale.rows.filter((r) => r.kind === 'write').reduce((a, b) => (b.share > a.share ? b : a));
+const targets = [
+  { target: `cold init ratio ≤ ${TARGETS.initRatio} (every function)`, value: `${fixed(worstInit.ratio, 2)} worst (${worstInit.name}); ${functions.filter((b) => b.ratio > TARGETS.initRatio).length} over`, met: worstInit.ratio <= TARGETS.initRatio },
+  { target: `create p50 ≤ ${TARGETS.createLatencyRatio}× unavoidable round trips`, value: fixed(latencyRatio.create, 2), met: latencyRatio.create <= TARGETS.createLatencyRatio },
+  { target: `create ≤ ${TARGETS.createWcu} WCU`, value: `${create.wcu} (service rules: ${scale.wcuPerCreate})`, met: create.wcu <= TARGETS.createWcu },
+  { target: `create ≤ ${TARGETS.createRcu} RCU`, value: String(create.rcu), met: create.rcu <= TARGETS.createRcu },
+  { target: `no key over ${pct(TARGETS.keyShare)} of a partition at 1,000 creates/s`, value: `${pct(hottest.share)} (${hottest.key})`, met: hottest.share <= TARGETS.keyShare },
+];
+
+// Report
+const baseline = bundles.find((b) => b.name === BASELINE)!;
+table(
+  `Bundles (esbuild as CDK bundles them) and cold init: median of ${INIT_RUNS} fresh node processes importing the bundle`,
+  ['function', 'KB', 'init ms', 'ratio', 'largest additions to the baseline (KB)'],
+  bundles.map((b) => [b.name, fixed(b.bytes / 1024, 0), fixed(b.initMs), fixed(b.ratio, 2), Object.entries(b.additions).map(([p, kb]) => `${p} ${kb}`).join(', ')]),
+);
+table(
+  'DynamoDB per operation (DynamoDB Local, ReturnConsumedCapacity TOTAL, warm container, median of 3)',
+  ['operation', 'requests', 'RCU', 'WCU', 'calls'],
+  capacity.operations.map((o) => [o.operation, o.requests, o.rcu, o.wcu, o.calls.join('; ')]),
+);
+table(
+  `Fixed-rate load through the local gateway (${SECONDS} s each)`,
+  ['endpoint', 'rate/s', 'conns', 'sent', 'ok', 'errors', 'ok/s', 'p50 ms', 'p99 ms'],
+  runs.map((r) => [r.name, r.rate, r.connections, r.sent, r.ok, r.errors, fixed(r.ok / r.seconds), fixed(r.p50), fixed(r.p99)]),
+);
+table(
+  'Unavoidable DynamoDB round trips (replayed in sequence on DynamoDB Local)',
+  ['operation', 'round trips', 'p50 ms', 'operation p50 ms', 'ratio'],
+  (['create', 'get'] as const).map((k) => [k, roundTrips[k].calls.join(' → '), fixed(roundTrips[k].p50Ms), fixed(single(k).p50), fixed(latencyRatio[k], 2)]),
+);
+table(`Cost per million creates (USD; ${memoryMb} MB, ${Math.ceil(single('create').p50)} ms, ${create.wcu} WCU, ${create.rcu} RCU)`, ['item', 'USD'], [
+  ['API Gateway REST', fixed(cost.apiGateway, 2)],
+  ['Lambda requests', fixed(cost.lambdaRequests, 2)],
+  ['Lambda duration (arm64)', fixed(cost.lambdaDuration, 2)],
+  ['DynamoDB writes', fixed(cost.dynamoDbWrites, 2)],
+  ['DynamoDB reads', fixed(cost.dynamoDbReads, 2)],
+  ['total', fixed(cost.total, 2)],
+]);
+table(
+  'Scale on paper: one merchant at 1,000 creates/s (share of a partition: 1,000 WCU/s, 3,000 RCU/s)',
+  ['key (one of)', 'kind', 'per create', 'per s', 'units', 'units/s', 'share', '', 'by'],
+  scale.rows.map((r) => [r.key, r.kind, r.perCreate, fixed(r.perSecond, 0), r.unitsEach, fixed(r.unitsPerSecond, 0), pct(r.share), r.share > TARGETS.keyShare ? 'OVER' : '', r.by]),
+);
+print(`item sizes: ${Object.entries(scale.itemBytes).map(([k, b]) => `${k} ${b} B`).join(', ')}; one create by these rules: ${scale.wcuPerCreate} WCU (DynamoDB Local: ${create.wcu})`);
+if (scale.uncovered.length) print(`! the create also wrote keys the model does not list: ${scale.uncovered.join(', ')}`);
+table('Targets', ['target', 'value', ''], targets.map((t) => [t.target, t.value, t.met ? 'met' : 'MISSED']));
+
+const results = {
+  date: new Date().toISOString(),
+  node: process.version,
+  cpu: cpus()[0]?.model ?? 'unknown',
+  cores: cpus().length,
+  memoryGb: Math.round(totalmem() / 2 ** 30),
+  seconds: Math.round((performance.now() - started) / 1000),
+  bundles: { initRuns: INIT_RUNS, baselineMs: baseline.initMs, functions: bundles },
+  capacity: capacity.operations,
+  load: runs.map(({ latencies: _, ...r }) => r),
+  roundTrips,
+  latencyRatio,
+  /** one warm create's DynamoDB calls in order, with their round trips (parallel ones overlap) */
+  createCalls: capacity.createCalls.map((c) => ({ command: c.command, keys: c.keys, rcu: c.rcu, wcu: c.wcu, ms: Number(c.ms.toFixed(2)) })),
+  cost: { prices: PRICES, perMillionCreates: cost },
+  scale,
+  targets,
+};
+writeFileSync(join(ROOT, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
+print(`\nbench/results.json written (${results.seconds} s, ${results.cpu}, ${results.cores} cores, node ${results.node})`);
+process.exit(0);
