@@ -1,5 +1,5 @@
 /**
- * THE list of Lambda functions. CDK, the local runtime, the fixture check (and later the OpenAPI document) read it.
+ * THE list of Lambda functions. CDK, the local runtime, the fixture check and the OpenAPI document read it.
  * Adding an endpoint = one line here + one handler file at `functions/<name>.ts`.
  * The function name is the handler path below `functions/`, e.g. `customers/get` → `functions/customers/get.ts`.
  */
@@ -7,7 +7,8 @@ export type Auth = 'public' | 'merchant';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export type Trigger =
-  | { type: 'http'; method: HttpMethod; path: string; auth: Auth }
+  /** `summary`: one line naming the operation, the title of its entry in the OpenAPI document */
+  | { type: 'http'; method: HttpMethod; path: string; auth: Auth; summary: string }
   | { type: 'queue'; queue: QueueName; batchSize: number }
   | { type: 'schedule'; expression: string; everyMinutesLocally: number };
 
@@ -26,65 +27,65 @@ export interface FunctionSpec {
 
 const API: Pick<FunctionSpec, 'memory' | 'timeout'> = { memory: 512, timeout: 10 };
 
-const http = (method: HttpMethod, path: string, name: string, auth: Auth = 'merchant', limits: Partial<typeof API> = {}): FunctionSpec => ({
+const http = (method: HttpMethod, path: string, name: string, summary: string, auth: Auth = 'merchant', limits: Partial<typeof API> = {}): FunctionSpec => ({
   name,
-  trigger: { type: 'http', method, path, auth },
+  trigger: { type: 'http', method, path, auth, summary },
   ...API,
   ...limits,
 });
 
 export const catalog: readonly FunctionSpec[] = [
-  http('POST', '/api/auth/request-otp', 'auth/request-otp', 'public'),
-  http('POST', '/api/auth/verify-otp', 'auth/verify-otp', 'public'),
+  http('POST', '/api/auth/request-otp', 'auth/request-otp', 'Send a one-time sign-in code by e-mail', 'public'),
+  http('POST', '/api/auth/verify-otp', 'auth/verify-otp', 'Exchange a one-time code for a session token', 'public'),
 
-  http('GET', '/api/api-keys', 'api-keys/list'),
-  http('POST', '/api/api-keys', 'api-keys/create'),
-  http('PUT', '/api/api-keys/{id}/revoke', 'api-keys/revoke'),
+  http('GET', '/api/api-keys', 'api-keys/list', 'List API keys'),
+  http('POST', '/api/api-keys', 'api-keys/create', 'Create an API key'),
+  http('PUT', '/api/api-keys/{id}/revoke', 'api-keys/revoke', 'Revoke an API key'),
 
-  http('POST', '/api/customers', 'customers/create'),
-  http('GET', '/api/customers', 'customers/list'),
-  http('GET', '/api/customers/{id}', 'customers/get'),
-  http('PUT', '/api/customers/{id}', 'customers/update'),
+  http('POST', '/api/customers', 'customers/create', 'Create a customer'),
+  http('GET', '/api/customers', 'customers/list', 'List customers'),
+  http('GET', '/api/customers/{id}', 'customers/get', 'Retrieve a customer'),
+  http('PUT', '/api/customers/{id}', 'customers/update', 'Update a customer'),
 
-  http('POST', '/api/payments/create', 'payments/create'),
-  http('GET', '/api/payments/list', 'payments/list'),
-  http('GET', '/api/payments/{id}', 'payments/get'),
-  http('POST', '/api/payments/{id}/capture', 'payments/capture'),
-  http('POST', '/api/payments/{id}/void', 'payments/void'),
-  http('POST', '/api/payments/{id}/refund', 'payments/refund'),
+  http('POST', '/api/payments/create', 'payments/create', 'Create (authorize) a payment'),
+  http('GET', '/api/payments/list', 'payments/list', 'List payments'),
+  http('GET', '/api/payments/{id}', 'payments/get', 'Retrieve a payment'),
+  http('POST', '/api/payments/{id}/capture', 'payments/capture', 'Capture a payment'),
+  http('POST', '/api/payments/{id}/void', 'payments/void', 'Void a payment'),
+  http('POST', '/api/payments/{id}/refund', 'payments/refund', 'Refund a payment'),
 
-  http('POST', '/api/routing/simulate', 'routing/simulate'),
-  http('GET', '/api/routing/rules', 'routing/rules/list'),
-  http('POST', '/api/routing/rules', 'routing/rules/create'),
-  http('PUT', '/api/routing/rules/{id}', 'routing/rules/update'),
+  http('POST', '/api/routing/simulate', 'routing/simulate', 'Simulate the routing of a payment'),
+  http('GET', '/api/routing/rules', 'routing/rules/list', 'List routing rules'),
+  http('POST', '/api/routing/rules', 'routing/rules/create', 'Create a routing rule'),
+  http('PUT', '/api/routing/rules/{id}', 'routing/rules/update', 'Update a routing rule'),
 
-  http('POST', '/api/webhooks/configure', 'webhooks/configure'),
-  http('GET', '/api/webhooks', 'webhooks/list'),
-  http('DELETE', '/api/webhooks/{id}', 'webhooks/delete'),
-  http('GET', '/api/webhooks/events', 'webhooks/events'),
+  http('POST', '/api/webhooks/configure', 'webhooks/configure', 'Configure a webhook endpoint'),
+  http('GET', '/api/webhooks', 'webhooks/list', 'List webhook endpoints'),
+  http('DELETE', '/api/webhooks/{id}', 'webhooks/delete', 'Delete a webhook endpoint'),
+  http('GET', '/api/webhooks/events', 'webhooks/events', 'List webhook events and their delivery'),
   // Delivers synchronously: up to the 15 s delivery timeout, within API Gateway's 29 s.
-  http('POST', '/api/webhooks/test', 'webhooks/test', 'merchant', { timeout: 20 }),
+  http('POST', '/api/webhooks/test', 'webhooks/test', 'Send a test event', 'merchant', { timeout: 20 }),
 
-  http('POST', '/api/subscriptions', 'subscriptions/create'),
-  http('GET', '/api/subscriptions', 'subscriptions/list'),
-  http('PUT', '/api/subscriptions/{id}/pause', 'subscriptions/pause'),
-  http('PUT', '/api/subscriptions/{id}/resume', 'subscriptions/resume'),
-  http('PUT', '/api/subscriptions/{id}/cancel', 'subscriptions/cancel'),
+  http('POST', '/api/subscriptions', 'subscriptions/create', 'Create a subscription'),
+  http('GET', '/api/subscriptions', 'subscriptions/list', 'List subscriptions'),
+  http('PUT', '/api/subscriptions/{id}/pause', 'subscriptions/pause', 'Pause a subscription'),
+  http('PUT', '/api/subscriptions/{id}/resume', 'subscriptions/resume', 'Resume a subscription'),
+  http('PUT', '/api/subscriptions/{id}/cancel', 'subscriptions/cancel', 'Cancel a subscription'),
 
-  http('POST', '/api/invoices', 'invoices/create'),
-  http('GET', '/api/invoices', 'invoices/list'),
-  http('GET', '/api/invoices/{id}', 'invoices/get'),
-  http('PUT', '/api/invoices/{id}/send', 'invoices/send'),
-  http('PUT', '/api/invoices/{id}/mark-paid', 'invoices/mark-paid'),
+  http('POST', '/api/invoices', 'invoices/create', 'Create an invoice'),
+  http('GET', '/api/invoices', 'invoices/list', 'List invoices'),
+  http('GET', '/api/invoices/{id}', 'invoices/get', 'Retrieve an invoice'),
+  http('PUT', '/api/invoices/{id}/send', 'invoices/send', 'Send an invoice'),
+  http('PUT', '/api/invoices/{id}/mark-paid', 'invoices/mark-paid', 'Mark an invoice paid'),
   // The customer's link: signed (HMAC, 7 days), no API key; renders the PDF on request.
-  http('GET', '/api/invoices/{id}/pdf', 'invoices/pdf', 'public', { memory: 1024, timeout: 10 }),
+  http('GET', '/api/invoices/{id}/pdf', 'invoices/pdf', 'Download an invoice PDF (signed link)', 'public', { memory: 1024, timeout: 10 }),
 
-  http('GET', '/api/balance', 'balance/get'),
-  http('GET', '/api/settlements', 'settlements/list'),
-  http('GET', '/api/settlements/{id}', 'settlements/get'),
-  http('GET', '/api/analytics', 'analytics/overview'),
-  http('GET', '/api/analytics/revenue', 'analytics/revenue'),
-  http('GET', '/api/analytics/providers', 'analytics/providers'),
+  http('GET', '/api/balance', 'balance/get', 'Retrieve the balance'),
+  http('GET', '/api/settlements', 'settlements/list', 'List settlements'),
+  http('GET', '/api/settlements/{id}', 'settlements/get', 'Retrieve a settlement'),
+  http('GET', '/api/analytics', 'analytics/overview', 'Payment analytics overview'),
+  http('GET', '/api/analytics/revenue', 'analytics/revenue', 'Revenue per day'),
+  http('GET', '/api/analytics/providers', 'analytics/providers', 'Provider performance'),
 
   // Background work. A queue's visibility timeout is at least 6× its worker's timeout (shared/queues.ts).
   { name: 'workers/webhook-delivery', trigger: { type: 'queue', queue: 'events', batchSize: 10 }, memory: 512, timeout: 30 },

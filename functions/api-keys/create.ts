@@ -1,7 +1,9 @@
 import { createApiKey } from '../../shared/domain/api-keys.ts';
 import { http } from '../../shared/http/index.ts';
 import { CreateApiKeyBody } from '../../shared/schemas/api-keys.ts';
+import { NewApiKey } from '../../shared/schemas/responses/accounts.ts';
 
-export const handler = http({ auth: 'merchant', body: CreateApiKeyBody, idempotent: true }, async ({ merchant, body }) =>
-  createApiKey(merchant.id, body),
+export const handler = http(
+  { auth: 'merchant', body: CreateApiKeyBody, idempotent: true, response: NewApiKey },
+  async ({ merchant, body }) => createApiKey(merchant.id, body),
 );

@@ -1,7 +1,9 @@
 import { listApiKeys } from '../../shared/domain/api-keys.ts';
 import { http } from '../../shared/http/index.ts';
 import { ListApiKeysQuery } from '../../shared/schemas/api-keys.ts';
+import { ApiKeyList } from '../../shared/schemas/responses/accounts.ts';
 
-export const handler = http({ auth: 'merchant', query: ListApiKeysQuery }, async ({ merchant, query }) =>
-  listApiKeys(merchant.id, query),
+export const handler = http(
+  { auth: 'merchant', query: ListApiKeysQuery, response: ApiKeyList },
+  async ({ merchant, query }) => listApiKeys(merchant.id, query),
 );

@@ -1,7 +1,9 @@
 import { createCustomer } from '../../shared/domain/customers.ts';
 import { http } from '../../shared/http/index.ts';
 import { CreateCustomerBody } from '../../shared/schemas/customers.ts';
+import { Customer } from '../../shared/schemas/responses/accounts.ts';
 
-export const handler = http({ auth: 'merchant', body: CreateCustomerBody, idempotent: true }, async ({ merchant, body }) =>
-  createCustomer(merchant.id, body),
+export const handler = http(
+  { auth: 'merchant', body: CreateCustomerBody, idempotent: true, response: Customer },
+  async ({ merchant, body }) => createCustomer(merchant.id, body),
 );

@@ -1,7 +1,9 @@
 import { createInvoice } from '../../shared/domain/invoices.ts';
 import { http } from '../../shared/http/index.ts';
 import { CreateInvoiceBody } from '../../shared/schemas/invoices.ts';
+import { Invoice } from '../../shared/schemas/responses/billing.ts';
 
-export const handler = http({ auth: 'merchant', body: CreateInvoiceBody, idempotent: true }, async ({ merchant, body, baseUrl }) =>
-  createInvoice(merchant.id, body, baseUrl),
+export const handler = http(
+  { auth: 'merchant', body: CreateInvoiceBody, idempotent: true, response: Invoice },
+  async ({ merchant, body, baseUrl }) => createInvoice(merchant.id, body, baseUrl),
 );

@@ -1,8 +1,9 @@
 import { sendInvoice } from '../../shared/domain/invoices.ts';
 import { http } from '../../shared/http/index.ts';
 import { SendInvoiceBody } from '../../shared/schemas/invoices.ts';
+import { SentInvoice } from '../../shared/schemas/responses/billing.ts';
 
 export const handler = http(
-  { auth: 'merchant', params: { id: 'invoice' }, body: SendInvoiceBody },
+  { auth: 'merchant', params: { id: 'invoice' }, body: SendInvoiceBody, response: SentInvoice },
   async ({ merchant, params, body, baseUrl }) => sendInvoice(merchant.id, params.id, body.channel, baseUrl),
 );

@@ -1,6 +1,7 @@
 import { createPayment } from '../../shared/domain/payments.ts';
 import { http } from '../../shared/http/index.ts';
 import { CreatePaymentBody } from '../../shared/schemas/payments.ts';
+import { Payment } from '../../shared/schemas/responses/payments.ts';
 
 export const handler = http(
   {
@@ -8,6 +9,8 @@ export const handler = http(
     body: CreatePaymentBody,
     idempotent: true,
     rateLimit: { name: 'payments-create', limit: 100, per: 'merchant' },
+    response: Payment,
+    errors: [402, 500],
   },
   async ({ merchant, body }) => createPayment(merchant, body),
 );

@@ -1,7 +1,9 @@
 import { listPayments } from '../../shared/domain/payment-lifecycle.ts';
 import { http } from '../../shared/http/index.ts';
 import { ListPaymentsQuery } from '../../shared/schemas/payments.ts';
+import { PaymentList } from '../../shared/schemas/responses/payments.ts';
 
-export const handler = http({ auth: 'merchant', query: ListPaymentsQuery }, async ({ merchant, query }) =>
-  listPayments(merchant, query),
+export const handler = http(
+  { auth: 'merchant', query: ListPaymentsQuery, response: PaymentList },
+  async ({ merchant, query }) => listPayments(merchant, query),
 );

@@ -1,8 +1,9 @@
 import { refundPayment } from '../../shared/domain/payment-lifecycle.ts';
 import { http } from '../../shared/http/index.ts';
 import { RefundBody } from '../../shared/schemas/payments.ts';
+import { Refund } from '../../shared/schemas/responses/payments.ts';
 
 export const handler = http(
-  { auth: 'merchant', params: { id: 'payment' }, body: RefundBody, idempotent: true },
+  { auth: 'merchant', params: { id: 'payment' }, body: RefundBody, idempotent: true, response: Refund, errors: [500] },
   async ({ merchant, params, body }) => refundPayment(merchant, params.id, body),
 );

@@ -1,6 +1,8 @@
 import { voidPayment } from '../../shared/domain/payment-lifecycle.ts';
 import { http } from '../../shared/http/index.ts';
+import { Payment } from '../../shared/schemas/responses/payments.ts';
 
-export const handler = http({ auth: 'merchant', params: { id: 'payment' }, idempotent: true }, async ({ merchant, params }) =>
-  voidPayment(merchant, params.id),
+export const handler = http(
+  { auth: 'merchant', params: { id: 'payment' }, idempotent: true, response: Payment, errors: [500] },
+  async ({ merchant, params }) => voidPayment(merchant, params.id),
 );

@@ -1,7 +1,9 @@
 import { listSettlements } from '../../shared/domain/settlements.ts';
 import { http } from '../../shared/http/index.ts';
 import { ListSettlementsQuery } from '../../shared/schemas/reports.ts';
+import { SettlementList } from '../../shared/schemas/responses/reports.ts';
 
-export const handler = http({ auth: 'merchant', query: ListSettlementsQuery }, async ({ merchant, query }) =>
-  listSettlements(merchant.id, query.status, query),
+export const handler = http(
+  { auth: 'merchant', query: ListSettlementsQuery, response: SettlementList },
+  async ({ merchant, query }) => listSettlements(merchant.id, query.status, query),
 );

@@ -1,7 +1,9 @@
 import { createSubscription } from '../../shared/domain/subscriptions.ts';
 import { http } from '../../shared/http/index.ts';
 import { CreateSubscriptionBody } from '../../shared/schemas/subscriptions.ts';
+import { Subscription } from '../../shared/schemas/responses/billing.ts';
 
-export const handler = http({ auth: 'merchant', body: CreateSubscriptionBody, idempotent: true }, async ({ merchant, body }) =>
-  createSubscription(merchant, body),
+export const handler = http(
+  { auth: 'merchant', body: CreateSubscriptionBody, idempotent: true, response: Subscription },
+  async ({ merchant, body }) => createSubscription(merchant, body),
 );

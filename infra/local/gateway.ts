@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FunctionSpec, HttpFunctionSpec } from '../../functions/catalog.ts';
+import { docsRoutes, type StaticAnswer } from './docs.ts';
 import {
   apiGatewayEvent,
   invokeFunction,
@@ -41,6 +42,8 @@ export interface GatewayOptions {
   log?: ((line: string) => void) | false;
   /** Extra local-only routes (`GET /_local/...`): path → JSON body producer. Default: `/_local/outbox`. */
   localRoutes?: Record<string, () => Promise<unknown> | unknown>;
+  /** Serve `GET /api/openapi.json` and the docs page `GET /docs` (docs.ts). Default true. */
+  docs?: boolean;
 }
 
 export interface Gateway {
@@ -68,6 +71,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const loader = options.loader ?? loadHandler;
   const log = options.log === false ? () => undefined : (options.log ?? ((line: string) => console.log(line)));
   const localRoutes = options.localRoutes ?? { '/_local/outbox': localOutbox };
+  let url = '';
+  const docs = options.docs === false ? async () => undefined : docsRoutes(() => url);
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
@@ -98,6 +103,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         sendJson(res, 500, INTERNAL_ERROR, requestId);
         done(500, 'local');
       }
+      return;
+    }
+    const doc = method === 'GET' ? await docs(path) : undefined;
+    if (doc) {
+      sendStatic(res, doc, requestId);
+      done(200, 'docs');
       return;
     }
 
@@ -161,9 +172,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const { port } = server.address() as AddressInfo;
   const displayHost = !options.host || options.host === '127.0.0.1' || options.host === '0.0.0.0' ? 'localhost' : options.host;
+  url = `http://${displayHost}:${port}`;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${displayHost}:${port}`,
+    url,
     port,
     close: () =>
       (closing ??= new Promise<void>((closed) => {
@@ -185,6 +197,14 @@ function sendJson(res: ServerResponse, status: number, body: unknown, requestId?
   }
   res.setHeader('Content-Length', payload.length);
   res.end(payload);
+}
+
+function sendStatic(res: ServerResponse, answer: StaticAnswer, requestId: string): void {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', answer.contentType);
+  res.setHeader('Request-Id', requestId);
+  res.setHeader('Content-Length', Buffer.byteLength(answer.body));
+  res.end(answer.body);
 }
 
 /** Node's flat `rawHeaders` → [name, value] pairs, original case and order. */

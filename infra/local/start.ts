@@ -80,6 +80,7 @@ try {
       `  Payment orchestration API (local)   ready in ${((Date.now() - started) / 1000).toFixed(1)} s`,
       line,
       `  API            ${gateway.url}   (${httpCount} HTTP functions)`,
+      `  Docs           ${gateway.url}/docs   (OpenAPI: ${gateway.url}/api/openapi.json)`,
       `  Outbox         ${gateway.url}/_local/outbox   (OTP e-mails and other sent messages)`,
       `  DynamoDB Local ${stack.dynamo.endpoint}   table ${stack.tableName}, ${persist ? 'persisted in .data/dynamodb' : 'in memory'} (pid ${stack.dynamo.pid})`,
       `  SQS            ${stack.sqs.endpoint}   queues ${queues}`,

@@ -54,7 +54,7 @@ export async function overview(merchantId: string, query: AnalyticsQuery) {
   const attempts = mine.reduce((n, r) => n + r.attempts, 0);
   const approvals = mine.reduce((n, r) => n + r.approvals, 0);
   return {
-    object: 'analytics',
+    object: 'analytics' as const,
     volume: mine.reduce((n, r) => n + r.volume, 0),
     transactions: approvals,
     attempts,
@@ -74,7 +74,7 @@ export async function revenue(merchantId: string, query: AnalyticsQuery) {
     const v = sums.get(`${date}#${currency}`) ?? {};
     return { date, amount: (v.captured ?? 0) - (v.refunded ?? 0) };
   });
-  return { object: 'revenue', total: by_day.reduce((n, d) => n + d.amount, 0), currency, period: query.period, by_day };
+  return { object: 'revenue' as const, total: by_day.reduce((n, d) => n + d.amount, 0), currency, period: query.period, by_day };
 }
 
 /** Per provider: approved volume, approval rate of authorization attempts, mean authorization latency (ms). */
@@ -90,7 +90,7 @@ export async function providers(merchantId: string, query: AnalyticsQuery) {
     for (const k of ['attempts', 'approvals', 'volume', 'latency_sum'] as const) t[k] += cell.values[k] ?? 0;
   }
   return {
-    object: 'list',
+    object: 'list' as const,
     currency,
     period: query.period,
     data: [...totals].map(([provider, t]) => ({

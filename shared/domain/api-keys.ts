@@ -8,7 +8,7 @@ import { newId } from './ids.ts';
 /** What a key looks like after creation: identified by prefix and last4, never the key itself. */
 const view = (k: ApiKeyRecord) => ({
   id: k.id,
-  object: 'api_key',
+  object: 'api_key' as const,
   name: k.name,
   prefix: k.prefix,
   last4: k.last4,
@@ -39,7 +39,7 @@ export async function createApiKey(merchantId: string, input: { name: string; mo
 
 export async function listApiKeys(merchantId: string, page: PageQuery) {
   const result = await listKeys(merchantId, page);
-  return { object: 'list', data: result.data.map(view), has_more: result.has_more };
+  return { object: 'list' as const, data: result.data.map(view), has_more: result.has_more };
 }
 
 /** Revoked keys answer 401 from the next request on; revoking twice is fine. */

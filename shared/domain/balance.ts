@@ -12,7 +12,7 @@ export async function getBalance(merchantId: string) {
   }
   const currencies = [...new Set([...available.keys(), ...pending.keys()])].sort();
   return {
-    object: 'balance',
+    object: 'balance' as const,
     available: currencies.map((currency) => ({ amount: available.get(currency) ?? 0, currency })),
     pending: currencies.map((currency) => ({ amount: pending.get(currency) ?? 0, currency })),
   };

@@ -6,7 +6,7 @@ import { newId } from './ids.ts';
 
 const view = (c: CustomerRecord) => ({
   id: c.id,
-  object: 'customer',
+  object: 'customer' as const,
   email: c.email,
   name: c.name,
   phone: c.phone,
@@ -49,5 +49,5 @@ export async function updateCustomer(merchantId: string, customerId: string, cha
 
 export async function listCustomers(merchantId: string, page: PageQuery) {
   const result = await listRecords(merchantId, page);
-  return { object: 'list', data: result.data.map(view), has_more: result.has_more };
+  return { object: 'list' as const, data: result.data.map(view), has_more: result.has_more };
 }

@@ -173,7 +173,7 @@ export async function getInvoice(merchantId: string, invoiceId: string, baseUrl:
 export async function listInvoices(merchantId: string, query: v.InferOutput<typeof ListInvoicesQuery>, baseUrl: string) {
   const { limit, starting_after, ending_before, status, customer_id } = query;
   const page = await listRecords(merchantId, { status, customer_id }, { limit, starting_after, ending_before });
-  return { object: 'list', data: await Promise.all(page.data.map((i) => view(i, baseUrl))), has_more: page.has_more };
+  return { object: 'list' as const, data: await Promise.all(page.data.map((i) => view(i, baseUrl))), has_more: page.has_more };
 }
 
 /** Applies a move from one of `from` with its event, or answers invalid_state (also when a racing move won). */

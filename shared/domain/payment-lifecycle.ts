@@ -49,7 +49,7 @@ export async function listPayments(merchant: Merchant, query: ListInput) {
     { status, currency, provider, customer_email, created_gte: query['created[gte]'], created_lte: query['created[lte]'] },
     { limit, starting_after, ending_before },
   );
-  return { object: 'list', data: result.data.map(paymentView), has_more: result.has_more, total: result.total };
+  return { object: 'list' as const, data: result.data.map(paymentView), has_more: result.has_more, total: result.total };
 }
 
 /** A claim on the payment stays valid while the provider is asked (the function's timeout is 10 s). */

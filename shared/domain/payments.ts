@@ -24,7 +24,7 @@ export type SimulateRouteInput = v.InferOutput<typeof SimulateRouteBody>;
 /** A payment as the API shows it. */
 export const paymentView = (p: PaymentRecord) => ({
   id: p.id,
-  object: 'payment',
+  object: 'payment' as const,
   status: p.status,
   amount: p.amount,
   currency: p.currency,
@@ -34,7 +34,7 @@ export const paymentView = (p: PaymentRecord) => ({
   routing_decision: p.routing_decision,
   risk_score: p.risk_score,
   decline_code: p.decline_code,
-  payment_method: { type: 'card', card: { brand: p.card.brand, last4: p.card.last4, exp_month: p.card.exp_month, exp_year: p.card.exp_year } },
+  payment_method: { type: 'card' as const, card: { brand: p.card.brand, last4: p.card.last4, exp_month: p.card.exp_month, exp_year: p.card.exp_year } },
   customer_id: p.customer_id,
   customer: p.customer,
   description: p.description,
@@ -70,7 +70,7 @@ export async function simulateRoute(merchant: Merchant, input: SimulateRouteInpu
   const started = performance.now();
   const { route } = await plan(merchant.id, input, input.payment_method?.card?.number);
   return {
-    object: 'routing_simulation',
+    object: 'routing_simulation' as const,
     provider: route.candidates[0] ?? null,
     routing_decision: decision(route, route.candidates[0], started),
   };

@@ -28,7 +28,7 @@ const addDays = (day: string, n: number) => dayOf(new Date(Date.parse(`${day}T00
 
 const view = (s: SettlementRecord) => ({
   id: s.id,
-  object: 'settlement',
+  object: 'settlement' as const,
   amount: s.amount,
   currency: s.currency,
   status: s.status,
@@ -46,7 +46,7 @@ export async function getSettlement(merchantId: string, id: string) {
 
 export async function listSettlements(merchantId: string, status: string | undefined, page: PageQuery) {
   const result = await listRecords(merchantId, status, page);
-  return { object: 'list', data: result.data.map(view), has_more: result.has_more };
+  return { object: 'list' as const, data: result.data.map(view), has_more: result.has_more };
 }
 
 /**

@@ -26,7 +26,7 @@ import { isId, newId } from './ids.ts';
  */
 export const subscriptionView = (s: SubscriptionRecord) => ({
   id: s.id,
-  object: 'subscription',
+  object: 'subscription' as const,
   status: s.status,
   customer_id: s.customer_id,
   plan: s.plan,
@@ -91,7 +91,7 @@ type ListInput = v.InferOutput<typeof ListSubscriptionsQuery>;
 export async function listSubscriptions(merchant: Merchant, query: ListInput) {
   const { limit, starting_after, ending_before, status, customer_id } = query;
   const result = await listRecords(merchant.id, { status, customer_id }, { limit, starting_after, ending_before });
-  return { object: 'list', data: result.data.map(subscriptionView), has_more: result.has_more };
+  return { object: 'list' as const, data: result.data.map(subscriptionView), has_more: result.has_more };
 }
 
 async function load(merchant: Merchant, subscriptionId: string): Promise<SubscriptionRecord> {

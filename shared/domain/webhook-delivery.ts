@@ -6,7 +6,7 @@ import { disableWebhook, listWebhooks, type WebhookRecord } from '../store/webho
 import { postWebhook, type WebhookHttpResult } from '../webhooks/http-client.ts';
 import { signatureHeaders } from '../webhooks/signing.ts';
 import { clock } from './clock.ts';
-import { type DomainEvent, eventPayload } from './events.ts';
+import { type DomainEvent, type EventType, eventPayload } from './events.ts';
 
 export const DELIVERY_TIMEOUT_MS = 15_000;
 
@@ -19,7 +19,7 @@ export const retryPolicy = { baseMs: config.WEBHOOK_RETRY_BASE_MS, capMs: 12 * 6
 export const retryDelayMs = (attempt: number, random = Math.random): number =>
   Math.floor(random() * Math.min(retryPolicy.capMs, retryPolicy.baseMs * 2 ** attempt));
 
-const subscribed = (webhook: WebhookRecord, type: string) =>
+const subscribed = (webhook: WebhookRecord, type: EventType) =>
   webhook.status === 'active' && (webhook.events.includes('*') || webhook.events.includes(type));
 
 const isSuccess = (status: number) => status >= 200 && status < 300;

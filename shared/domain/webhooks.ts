@@ -25,7 +25,7 @@ const lookupWithin =
 
 const view = (w: WebhookRecord) => ({
   id: w.id,
-  object: 'webhook',
+  object: 'webhook' as const,
   url: w.url,
   events: w.events,
   status: w.status,
@@ -57,17 +57,17 @@ export async function configureWebhook(merchantId: string, input: v.InferOutput<
 }
 
 export async function listWebhooks(merchantId: string) {
-  return { object: 'list', data: (await listRecords(merchantId)).map(view), has_more: false };
+  return { object: 'list' as const, data: (await listRecords(merchantId)).map(view), has_more: false };
 }
 
 export async function deleteWebhook(merchantId: string, webhookId: string) {
   if (!(await deleteRecord(merchantId, webhookId))) throw new NotFound();
-  return { id: webhookId, object: 'webhook', deleted: true };
+  return { id: webhookId, object: 'webhook' as const, deleted: true as const };
 }
 
 const deliveryView = (e: EventRecord) => ({
   id: e.id,
-  object: 'webhook_event',
+  object: 'webhook_event' as const,
   event: e.type,
   delivered: (e.targeted ?? 0) > 0 && e.pending === 0,
   attempts: e.attempts,
@@ -79,7 +79,7 @@ const deliveryView = (e: EventRecord) => ({
 export async function listDeliveries(merchantId: string, query: v.InferOutput<typeof ListWebhookEventsQuery>) {
   const { limit, starting_after, ending_before, event, delivered } = query;
   const page = await listEvents(merchantId, { event, delivered }, { limit, starting_after, ending_before });
-  return { object: 'list', data: page.data.map(deliveryView), has_more: page.has_more };
+  return { object: 'list' as const, data: page.data.map(deliveryView), has_more: page.has_more };
 }
 
 /** A sample object per event family, so a test delivery looks like the real thing. */
@@ -102,7 +102,7 @@ export async function testWebhook(merchantId: string, input: v.InferOutput<typeo
   if (!target) throw new BadRequest('no_webhook_endpoint', input.webhook_id ? 'webhook_id' : 'event');
   const result = await deliver(target, newEvent(merchantId, input.event, sampleObject(input.event)));
   return {
-    object: 'webhook_test',
+    object: 'webhook_test' as const,
     webhook_id: target.id,
     delivered: result.status_code >= 200 && result.status_code < 300,
     status_code: result.status_code,

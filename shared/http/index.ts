@@ -19,13 +19,21 @@ import { type Merchant, stateOfEvent } from './types.ts';
 import { type AnySchema, validate } from './validate.ts';
 
 type Out<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
+/** What the function may return: what its response schema accepts (so the schema cannot drift from the view). */
+type Returned<R> = R extends v.GenericSchema ? v.InferInput<R> : unknown;
 
-export interface HttpOptions<A extends Auth, B, Q, P extends Record<string, Entity>> {
+export interface HttpOptions<A extends Auth, B, Q, P extends Record<string, Entity>, R = AnySchema | undefined> {
   auth: A;
   body?: B;
   query?: Q;
   /** path parameters → the entity whose id they carry */
   params?: P;
+  /** the 200 body (shared/schemas/responses): checked against the function's return type, and documented */
+  response?: R;
+  /** instead of `response`: the content type of a file answer (`FileBody`), e.g. `application/pdf` */
+  file?: string;
+  /** error statuses the function itself raises beyond those the options imply (see infra/openapi/statuses.ts) */
+  errors?: readonly number[];
   rateLimit?: RateLimitOptions;
   /** honour Idempotency-Key (every merchant POST) */
   idempotent?: boolean;
@@ -43,8 +51,8 @@ export interface HttpInput<A extends Auth, B, Q, P> {
 }
 
 export type HttpHandler = middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> & {
-  /** the declared options, read by the catalog consistency test */
-  readonly options: { auth: Auth };
+  /** the declared options, read by the catalog consistency test and the OpenAPI document */
+  readonly options: Readonly<HttpOptions<Auth, AnySchema | undefined, AnySchema | undefined, Record<string, Entity>>>;
 };
 
 /**
@@ -56,7 +64,8 @@ export function http<
   B extends AnySchema | undefined = undefined,
   Q extends AnySchema | undefined = undefined,
   P extends Record<string, Entity> = Record<never, Entity>,
->(options: HttpOptions<A, B, Q, P>, fn: (input: HttpInput<A, B, Q, P>) => Promise<unknown>): HttpHandler {
+  R extends AnySchema | undefined = undefined,
+>(options: HttpOptions<A, B, Q, P, R>, fn: (input: HttpInput<A, B, Q, P>) => Promise<Returned<R>>): HttpHandler {
   const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(requestContext())
@@ -80,5 +89,5 @@ export function http<
     });
     return result instanceof FileBody ? fileResponse(state, result) : jsonResponse(state, 200, result);
   });
-  return Object.assign(handler, { options: { auth: options.auth } });
+  return Object.assign(handler, { options });
 }

@@ -1,10 +1,10 @@
 import * as v from 'valibot';
-import { isId } from '../domain/ids.ts';
+import { exampleId, idPattern } from '../domain/ids.ts';
 import { Email } from './common.ts';
 
 export const RequestOtpBody = v.object({ email: Email });
 
 export const VerifyOtpBody = v.object({
-  request_id: v.pipe(v.string(), v.check((id) => isId('otpRequest', id))),
-  otp: v.pipe(v.string(), v.regex(/^\d{6}$/)),
+  request_id: v.pipe(v.string(), v.regex(idPattern('otpRequest'), 'the request_id from request-otp'), v.examples([exampleId('otpRequest')])),
+  otp: v.pipe(v.string(), v.regex(/^\d{6}$/), v.examples(['123456'])),
 });

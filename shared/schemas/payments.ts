@@ -6,12 +6,12 @@ import { ROUTING_CHOICES } from '../domain/routing.ts';
 import { PROVIDERS } from '../providers/types.ts';
 import { Email, listQuery, Metadata, Name, Phone } from './common.ts';
 
-export const Amount = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(99_999_999));
+export const Amount = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(99_999_999), v.examples([4999]));
 
 /** ISO 4217, any case in, uppercase out. */
-export const Currency = v.pipe(v.string(), v.length(3), v.check(isCurrency, 'unknown currency'), v.toUpperCase());
+export const Currency = v.pipe(v.string(), v.length(3), v.check(isCurrency, 'an ISO 4217 currency code, any case'), v.toUpperCase(), v.examples(['eur']));
 
-const CardNumber = v.pipe(v.string(), v.regex(/^\d{12,19}$/), v.check(luhnValid, 'card number fails the Luhn check'));
+const CardNumber = v.pipe(v.string(), v.regex(/^\d{12,19}$/), v.check(luhnValid, 'passes the Luhn check'), v.examples(['4242424242424242']));
 
 /** 4 digits, or 2 read as 20YY. */
 const ExpYear = v.pipe(
@@ -19,6 +19,7 @@ const ExpYear = v.pipe(
   v.integer(),
   v.check((y) => (y >= 0 && y <= 99) || (y >= 1000 && y <= 9999), 'a 2- or 4-digit year'),
   v.transform((y) => (y < 100 ? 2000 + y : y)),
+  v.examples([2030]),
 );
 
 const notExpired = (card: { exp_month: number; exp_year: number }) => {
@@ -29,11 +30,11 @@ const notExpired = (card: { exp_month: number; exp_year: number }) => {
 const Card = v.pipe(
   v.object({
     number: CardNumber,
-    exp_month: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(12)),
+    exp_month: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(12), v.examples([12])),
     exp_year: ExpYear,
-    cvc: v.pipe(v.string(), v.regex(/^\d{3,4}$/)),
+    cvc: v.pipe(v.string(), v.regex(/^\d{3,4}$/), v.examples(['123'])),
   }),
-  v.forward(v.check((card) => notExpired(card), 'card has expired'), ['exp_year']),
+  v.forward(v.check((card) => notExpired(card), 'the card has not expired'), ['exp_year']),
 );
 
 const Customer = v.object({ email: v.optional(Email), name: v.optional(Name), phone: v.optional(Phone) });
@@ -67,7 +68,7 @@ export const CaptureBody = v.object({ amount: v.optional(Amount) });
 
 export const RefundBody = v.object({
   amount: v.optional(Amount),
-  reason: v.optional(v.picklist(['requested_by_customer', 'duplicate', 'fraudulent'])),
+  reason: v.optional(v.pipe(v.picklist(['requested_by_customer', 'duplicate', 'fraudulent']), v.examples(['requested_by_customer' as const]))),
 });
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;

@@ -86,26 +86,34 @@ function normalizeValue(field: RuleField, operator: RuleOperator, value: string)
 
 export const RuleCondition = v.pipe(
   v.object({
-    field: v.custom<RuleField>(isRuleField, 'unknown condition field'),
+    field: v.pipe(
+      v.custom<RuleField>(isRuleField, 'unknown condition field'),
+      // what JSON Schema (the OpenAPI document) says of it
+      v.metadata({ anyOf: [{ type: 'string', enum: RULE_BASE_FIELDS }, { type: 'string', pattern: '^metadata\\..{1,40}$' }] }),
+    ),
     operator: v.picklist(RULE_OPERATORS),
     value: v.pipe(v.string(), v.minLength(1), v.maxLength(500)),
   }),
   v.forward(
-    v.check((c) => operatorFits(c.field, c.operator), 'operator not allowed for this field'),
+    v.check((c) => operatorFits(c.field, c.operator), 'the operator fits the field: the numeric ones for amount only, contains for customer_email_domain and metadata.<key>'),
     ['operator'],
   ),
   v.forward(
-    v.check((c) => normalizeValue(c.field, c.operator, c.value) !== undefined, 'value does not fit the field'),
+    v.check((c) => normalizeValue(c.field, c.operator, c.value) !== undefined, 'the value fits the field: amount digits, currency 3 letters, card_bin 6-8 digits, a card brand; in/not_in take a comma list'),
     ['value'],
   ),
   v.transform((c) => ({ field: c.field, operator: c.operator, value: normalizeValue(c.field, c.operator, c.value)! })),
 );
 export type RuleCondition = v.InferOutput<typeof RuleCondition>;
 
-const RuleName = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100));
+const RuleName = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100), v.examples(['EUR to Adyen']));
 const Priority = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000));
-const Conditions = v.pipe(v.array(RuleCondition), v.maxLength(MAX_CONDITIONS));
-const Provider = v.picklist(PROVIDERS);
+const Conditions = v.pipe(
+  v.array(RuleCondition),
+  v.maxLength(MAX_CONDITIONS),
+  v.examples([[{ field: 'currency' as RuleField, operator: 'equals' as const, value: 'EUR' }]]),
+);
+const Provider = v.pipe(v.picklist(PROVIDERS), v.examples(['adyen' as const]));
 const Strategy = v.picklist(RULE_STRATEGIES);
 
 export const CreateRoutingRuleBody = v.object({

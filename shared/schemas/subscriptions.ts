@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { addDays, INTERVALS, isCalendarDate, MAX_INTERVAL_COUNT, RETRY_DAYS, utcDate } from '../domain/billing-dates.ts';
 import { clock } from '../domain/clock.ts';
-import { isId } from '../domain/ids.ts';
+import { exampleId, idPattern } from '../domain/ids.ts';
 import { listQuery, Metadata } from './common.ts';
 import { Amount, Currency } from './payments.ts';
 
@@ -15,18 +15,18 @@ const CalendarDate = v.pipe(v.string(), v.check(isCalendarDate, 'a real calendar
 /** Today (UTC) or later, at most a year ahead. */
 const StartDate = v.pipe(
   CalendarDate,
-  v.check((d) => d >= utcDate(clock.now()), 'start_date is in the past'),
-  v.check((d) => d <= addDays(utcDate(clock.now()), MAX_START_DAYS_AHEAD), 'start_date is more than a year ahead'),
+  v.check((d) => d >= utcDate(clock.now()), 'today (UTC) or later'),
+  v.check((d) => d <= addDays(utcDate(clock.now()), MAX_START_DAYS_AHEAD), 'at most 366 days ahead'),
 );
 
 export const CreateSubscriptionBody = v.pipe(
   v.object({
     // Any string: an id that is not the merchant's customer (whatever its shape) answers resource_missing.
-    customer_id: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
-    plan: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200)),
+    customer_id: v.pipe(v.string(), v.minLength(1), v.maxLength(64), v.examples([exampleId('customer')])),
+    plan: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200), v.examples(['Pro monthly'])),
     amount: Amount,
     currency: Currency,
-    interval: v.picklist(INTERVALS),
+    interval: v.pipe(v.picklist(INTERVALS), v.examples(['month' as const])),
     interval_count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(365)), 1),
     start_date: v.optional(StartDate),
     metadata: v.optional(Metadata),
@@ -36,7 +36,7 @@ export const CreateSubscriptionBody = v.pipe(
     v.partialCheck(
       [['interval'], ['interval_count']],
       (s) => s.interval_count <= MAX_INTERVAL_COUNT[s.interval],
-      'interval_count is too large for the interval',
+      'at most a year per period: 365 days, 52 weeks, 12 months or 1 year',
     ),
     ['interval_count'],
   ),
@@ -44,7 +44,7 @@ export const CreateSubscriptionBody = v.pipe(
 
 export const ListSubscriptionsQuery = listQuery('subscription', {
   status: v.optional(v.picklist(SUBSCRIPTION_STATUSES)),
-  customer_id: v.optional(v.pipe(v.string(), v.check((id) => isId('customer', id), 'a customer id'))),
+  customer_id: v.optional(v.pipe(v.string(), v.regex(idPattern('customer'), 'a customer id'))),
 });
 
 /**
@@ -52,7 +52,7 @@ export const ListSubscriptionsQuery = listQuery('subscription', {
  * the due date; 1–3 are the retries of a declined charge on days 1, 3 and 5 after it.
  */
 export const RenewalMessage = v.object({
-  subscription_id: v.pipe(v.string(), v.check((id) => isId('subscription', id), 'a subscription id')),
+  subscription_id: v.pipe(v.string(), v.regex(idPattern('subscription'), 'a subscription id')),
   period_start: CalendarDate,
   attempt: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(RETRY_DAYS.length)), 0),
 });

@@ -1,18 +1,18 @@
 import * as v from 'valibot';
 import { EVENT_TYPES } from '../domain/events.ts';
-import { isId } from '../domain/ids.ts';
+import { idPattern } from '../domain/ids.ts';
 import { listQuery } from './common.ts';
 
 const EventName = v.picklist(EVENT_TYPES);
 
 export const ConfigureWebhookBody = v.object({
-  url: v.pipe(v.string(), v.minLength(1), v.maxLength(2048)),
-  events: v.pipe(v.array(v.union([EventName, v.literal('*')])), v.minLength(1), v.maxLength(EVENT_TYPES.length + 1)),
+  url: v.pipe(v.string(), v.minLength(1), v.maxLength(2048), v.examples(['https://shop.example.com/hooks'])),
+  events: v.pipe(v.array(v.union([EventName, v.literal('*')])), v.minLength(1), v.maxLength(EVENT_TYPES.length + 1), v.examples([['payment.succeeded', 'payment.failed']])),
 });
 
 export const TestWebhookBody = v.object({
   event: EventName,
-  webhook_id: v.optional(v.pipe(v.string(), v.check((id) => isId('webhook', id)))),
+  webhook_id: v.optional(v.pipe(v.string(), v.regex(idPattern('webhook'), 'a webhook id'))),
 });
 
 export const ListWebhookEventsQuery = listQuery('event', {

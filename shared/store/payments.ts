@@ -2,6 +2,7 @@ import { encodeTime } from 'ulid';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DomainEvent } from '../domain/events.ts';
 import type { StoredCard } from '../domain/cards.ts';
+import type { AppliedStrategy } from '../domain/routing.ts';
 import type { ProviderName } from '../providers/types.ts';
 import { assignments, equalityFilter } from './expressions.ts';
 import { db, isConditionFailure, TABLE, type TransactItem } from './client.ts';
@@ -12,7 +13,8 @@ import { countItems, type ListSpec, listPage, type Page, type PageQuery } from '
 export type PaymentStatus = 'succeeded' | 'captured' | 'voided' | 'refunded' | 'failed';
 
 export interface RoutingDecision {
-  strategy: string;
+  /** how the provider was chosen; `card_on_file` for a charge of a customer's saved card (renewals) */
+  strategy: AppliedStrategy | 'card_on_file';
   reason: string;
   alternatives_considered: ProviderName[];
   latency_ms: number;

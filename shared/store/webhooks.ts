@@ -1,4 +1,5 @@
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { EventType } from '../domain/events.ts';
 import { db, isConditionFailure, TABLE } from './client.ts';
 import { merchantKeys, webhookKeys } from './keys.ts';
 
@@ -7,7 +8,7 @@ export interface WebhookRecord {
   merchant_id: string;
   url: string;
   /** event names, or `*` for all */
-  events: string[];
+  events: (EventType | '*')[];
   status: 'active' | 'disabled';
   /** `whsec_…`, kept to sign deliveries; shown to the merchant once */
   secret: string;

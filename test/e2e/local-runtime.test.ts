@@ -194,7 +194,7 @@ describe('local gateway', () => {
   const INTERNAL_ERROR = { error: { type: 'api_error', code: 'internal_error', message: 'Internal server error' } };
   const fn = (name: string, method: 'GET' | 'POST', path: string, timeout = 5): FunctionSpec => ({
     name,
-    trigger: { type: 'http', method, path, auth: 'merchant' },
+    trigger: { type: 'http', method, path, auth: 'merchant', summary: name },
     memory: 512,
     timeout,
   });

@@ -1,15 +1,22 @@
 import { existsSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { catalog, handlerFile, httpFunctions } from '../../functions/catalog.ts';
 import { defaultFixturePath, placeholdersFrom, readFixture } from '../../infra/local/fixtures.ts';
+import { buildOpenApi } from '../../infra/openapi/document.ts';
 import type { HttpHandler } from '../../shared/http/index.ts';
 import { fakeContext, invokeHttp } from '../support/lambda.ts';
 import { loadFixture } from '../support/fixtures.ts';
 import { newMerchant } from '../support/merchant.ts';
+import { type ResponseCheck, responseChecker } from '../support/openapi.ts';
 
 const load = async (name: string) => ((await import(`../../${handlerFile(name)}`)) as { handler: HttpHandler }).handler;
 
 describe('the function catalog', () => {
+  let conformsToDocument: ResponseCheck;
+  beforeAll(async () => {
+    conformsToDocument = responseChecker(await buildOpenApi());
+  });
+
   it.each(catalog.map((f) => [f.name, f] as const))('%s has a handler file and a fixture', (_name, spec) => {
     expect(existsSync(handlerFile(spec.name))).toBe(true);
     expect(existsSync(defaultFixturePath(spec))).toBe(true);
@@ -24,7 +31,7 @@ describe('the function catalog', () => {
     expect((await load(spec.name)).options.auth).toBe(spec.trigger.auth);
   });
 
-  it.each(httpFunctions().map((f) => [f.name, f] as const))('%s answers its fixture without a server error', async (_name, spec) => {
+  it.each(httpFunctions().map((f) => [f.name, f] as const))('%s answers its fixture without a server error, as documented', async (_name, spec) => {
     // Prepare: the fixture's placeholders filled with a fresh merchant, as `npm run invoke` does
     const event = loadFixture(spec.name, placeholdersFrom(await newMerchant({ payments: true })));
     // Act
@@ -33,6 +40,7 @@ describe('the function catalog', () => {
     expect(res.status).toBeLessThan(500);
     expect(event.resource).toBe(spec.trigger.path);
     expect(event.httpMethod).toBe(spec.trigger.method);
+    conformsToDocument(spec.trigger.method, spec.trigger.path, res.status, res.body);
   });
 
   const workers = catalog.filter((f) => f.trigger.type !== 'http');

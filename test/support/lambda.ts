@@ -5,9 +5,11 @@
  * Events are built by the same code the local gateway uses (`infra/local/lambda.ts`).
  */
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import * as v from 'valibot';
 import { catalog, type HttpFunctionSpec } from '../../functions/catalog.ts';
 import { apiGatewayEvent, lambdaContext, normalizeProxyResult, type LambdaContextOptions } from '../../infra/local/lambda.ts';
 import { matchRoute } from '../../infra/local/router.ts';
+import type { HttpHandler as DeclaredHandler } from '../../shared/http/index.ts';
 
 /** Parsed JSON bodies are loosely typed on purpose: tests read fields and assert on them. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -91,7 +93,10 @@ export interface HttpResult {
 
 type HttpHandler = (event: APIGatewayProxyEvent, context: Context) => unknown;
 
-/** Invoke a handler with an event and read its proxy result (fails the test on a malformed result). */
+/**
+ * Invoke a handler with an event and read its proxy result. Fails the test on a malformed result, and on a 200 JSON
+ * body that its declared response schema (`http({ response })`, the OpenAPI document's source) does not accept.
+ */
 export async function invokeHttp(handler: HttpHandler, event: APIGatewayProxyEvent, context: Context = fakeContext()): Promise<HttpResult> {
   const result = normalizeProxyResult(await handler(event, context));
   const multiValueHeaders: Record<string, string[]> = {};
@@ -105,6 +110,11 @@ export async function invokeHttp(handler: HttpHandler, event: APIGatewayProxyEve
     } catch {
       body = rawBody;
     }
+  }
+  const declared = (handler as Partial<DeclaredHandler>).options?.response;
+  if (declared && result.statusCode === 200) {
+    const checked = v.safeParse(declared, body);
+    if (!checked.success) throw new Error(`A 200 body does not match its response schema:\n${v.summarize(checked.issues)}\n${rawBody}`);
   }
   return { status: result.statusCode, headers, multiValueHeaders, body, rawBody };
 }

@@ -1,0 +1,155 @@
+/**
+ * The OpenAPI 3.1 document, generated from the function catalog (method, path, auth, summary) and what each handler
+ * declares (`http({ body, query, params, response, … })`). Only prose is written here: tag descriptions, and the
+ * shared parts (security, headers, error responses).
+ *
+ * Importing this module imports the response schemas, and building imports every handler: set the environment
+ * shared/config.ts reads first (see write.ts).
+ */
+import { readdirSync } from 'node:fs';
+import { httpFunctions, type HttpFunctionSpec } from '../../functions/catalog.ts';
+import { exampleId, idPattern } from '../../shared/domain/ids.ts';
+import type { HttpHandler } from '../../shared/http/index.ts';
+import * as responses from '../../shared/schemas/responses/index.ts';
+import { type HandlerLoader, loadHandler, projectRoot } from '../local/lambda.ts';
+import { ERROR_RESPONSES, HEADERS, PARAMETERS, SECURITY_SCHEMES, SERVERS, TAGS } from './shared-parts.ts';
+import { componentsOf, type Definitions, exampleOf, type JsonSchema, jsonSchemaOf } from './json-schema.ts';
+import { errorStatuses } from './statuses.ts';
+
+export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Operation>> };
+export type Operation = Record<string, unknown> & { operationId: string; responses: Record<string, JsonSchema> };
+
+export interface BuildOptions {
+  /** the servers to list; default: the local runtime and the deployed stage */
+  servers?: { url: string; description: string }[];
+  loader?: HandlerLoader;
+}
+
+const isSchema = (value: unknown): value is Definitions[string] =>
+  typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'schema';
+const schemasOf = (module: Record<string, unknown>): Definitions =>
+  Object.fromEntries(Object.entries(module).filter((entry): entry is [string, Definitions[string]] => isSchema(entry[1])));
+
+/** `routing/rules/create` → `routingRulesCreate` */
+export const operationIdOf = (name: string): string => name.replace(/[/-](\w)/g, (_, c: string) => c.toUpperCase());
+
+export async function buildOpenApi(options: BuildOptions = {}): Promise<OpenApiDocument> {
+  const loader = options.loader ?? loadHandler;
+  const functions = await Promise.all(
+    httpFunctions().map(async (spec) => ({ spec, options: ((await loader(spec.name)) as unknown as HttpHandler).options })),
+  );
+
+  // Request bodies are components named as in shared/schemas (CreatePaymentBody, …); responses as in responses/.
+  const requestSchemas = await requestSchemaNames();
+  const bodies: Definitions = {};
+  for (const { spec, options } of functions) {
+    if (!options.body) continue;
+    const name = requestSchemas.get(options.body);
+    if (!name) throw new Error(`The body schema of ${spec.name} is not an export of shared/schemas/*.ts: it names the component`);
+    bodies[name] = options.body;
+  }
+  const responseDefs = schemasOf(responses);
+  const schemas = { ...componentsOf(bodies), ...componentsOf(responseDefs) };
+
+  const paths: OpenApiDocument['paths'] = {};
+  for (const { spec, options: handler } of functions) {
+    (paths[spec.trigger.path] ??= {})[spec.trigger.method.toLowerCase()] = operation(spec, handler, { bodies, responseDefs, schemas });
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Payment orchestration API',
+      version: '1.0.0',
+      description:
+        'Payments routed across providers, subscriptions, invoices, routing rules, customers, balance, analytics and webhooks. ' +
+        'JSON in and out; every success answers 200; errors have one shape (`ErrorBody`). Amounts are integers in minor units.',
+    },
+    servers: options.servers ?? SERVERS,
+    security: [{ bearer: [] }],
+    tags: TAGS.map(({ areas: _areas, ...tag }) => tag),
+    paths,
+    components: { schemas, securitySchemes: SECURITY_SCHEMES, parameters: PARAMETERS, headers: HEADERS, responses: ERROR_RESPONSES },
+  };
+}
+
+interface Context {
+  bodies: Definitions;
+  responseDefs: Definitions;
+  schemas: Record<string, JsonSchema>;
+}
+
+function operation(spec: HttpFunctionSpec, handler: HttpHandler['options'], ctx: Context): Operation {
+  const { method, auth, summary } = spec.trigger;
+  const area = spec.name.split('/')[0]!;
+  const tag = TAGS.find((t) => t.areas.includes(area));
+  if (!tag) throw new Error(`No tag for the area "${area}" of ${spec.name} (infra/openapi/shared-parts.ts)`);
+  const parameters = [
+    ...Object.entries(handler.params ?? {}).map(([name, entity]) => ({
+      name,
+      in: 'path',
+      required: true,
+      schema: { type: 'string', pattern: idPattern(entity).source },
+      example: exampleId(entity),
+    })),
+    ...queryParameters(handler.query),
+    ...(handler.idempotent && auth === 'merchant' ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+  ];
+  const body = handler.body && jsonSchemaOf(handler.body, ctx.bodies);
+  return {
+    operationId: operationIdOf(spec.name),
+    summary,
+    tags: [tag.name],
+    ...(auth === 'public' && { security: [] }),
+    ...(parameters.length > 0 && { parameters }),
+    ...(body && {
+      requestBody: {
+        required: hasRequired(body, ctx.schemas),
+        content: { 'application/json': { schema: body, example: exampleOf(body, ctx.schemas, true) } },
+      },
+    }),
+    responses: {
+      '200': success(handler, ctx),
+      ...Object.fromEntries(errorStatuses(method, handler).map((status) => [String(status), { $ref: `#/components/responses/${status}` }])),
+    },
+  };
+}
+
+function success(handler: HttpHandler['options'], ctx: Context): JsonSchema {
+  const headers = { 'Request-Id': { $ref: '#/components/headers/RequestId' }, ...(handler.rateLimit && rateLimitHeaders) };
+  if (handler.file) return { description: 'The file', headers, content: { [handler.file]: { schema: { type: 'string', format: 'binary' } } } };
+  if (!handler.response) throw new Error('An HTTP function declares `response` (or `file`) in its http() options');
+  const schema = jsonSchemaOf(handler.response, ctx.responseDefs);
+  return { description: 'OK', headers, content: { 'application/json': { schema, example: exampleOf(schema, ctx.schemas) } } };
+}
+
+const rateLimitHeaders = Object.fromEntries(
+  ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'].map((h) => [h, { $ref: `#/components/headers/${h.replace(/-/g, '')}` }]),
+);
+
+function queryParameters(query: HttpHandler['options']['query']): JsonSchema[] {
+  if (!query) return [];
+  const schema = jsonSchemaOf(query);
+  const required = (schema.required ?? []) as string[];
+  return Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>).map(([name, { description, ...prop }]) => ({
+    name,
+    in: 'query',
+    required: required.includes(name),
+    ...(typeof description === 'string' && { description }),
+    schema: prop,
+  }));
+}
+
+const hasRequired = (schema: JsonSchema, components: Record<string, JsonSchema>): boolean => {
+  const target = typeof schema.$ref === 'string' ? components[schema.$ref.split('/').pop()!]! : schema;
+  return Array.isArray(target.required) && target.required.length > 0;
+};
+
+/** Request schema instance → its export name in shared/schemas/*.ts. */
+async function requestSchemaNames(): Promise<Map<unknown, string>> {
+  const names = new Map<unknown, string>();
+  for (const file of readdirSync(`${projectRoot}shared/schemas`).filter((f) => f.endsWith('.ts'))) {
+    const module = (await import(`../../shared/schemas/${file}`)) as Record<string, unknown>;
+    for (const [name, schema] of Object.entries(schemasOf(module))) names.set(schema, name);
+  }
+  return names;
+}

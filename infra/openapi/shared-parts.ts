@@ -1,0 +1,91 @@
+/** The hand-written parts of the OpenAPI document: servers, tags, security, shared headers and the error responses. */
+import { MESSAGES } from '../../shared/domain/errors.ts';
+import { exampleId } from '../../shared/domain/ids.ts';
+
+export const SERVERS = [
+  { url: 'http://localhost:3000', description: 'Local runtime (`npm start`)' },
+  {
+    url: 'https://{apiId}.execute-api.{region}.amazonaws.com/{stage}',
+    description: 'Deployed stack (`npx cdk deploy` prints the URL)',
+    variables: { apiId: { default: 'abc123defg' }, region: { default: 'eu-west-1' }, stage: { default: 'v1' } },
+  },
+];
+
+/** A tag per area of the API; `areas` are the first segments of the catalog's function names. */
+export const TAGS = [
+  { name: 'Authentication', areas: ['auth'], description: 'Sign in with a one-time code sent by e-mail; the token works like an API key for 24 h.' },
+  { name: 'API keys', areas: ['api-keys'], description: '`sk_live_…` and `sk_test_…` keys; the full key is shown once, at creation.' },
+  { name: 'Customers', areas: ['customers'], description: 'The people who pay; a payment whose `customer.email` matches is linked.' },
+  { name: 'Payments', areas: ['payments'], description: 'Authorize (create), capture, void and refund card payments; list them with filters.' },
+  { name: 'Routing', areas: ['routing'], description: 'Rules that pick the provider, and a simulation of the decision a payment would get.' },
+  { name: 'Subscriptions', areas: ['subscriptions'], description: 'Recurring charges of a customer: renewals invoice and charge the card on file.' },
+  { name: 'Invoices', areas: ['invoices'], description: 'Invoices with computed tax, gapless numbers, a signed PDF link, and delivery by e-mail, SMS or WhatsApp.' },
+  { name: 'Balance and settlements', areas: ['balance', 'settlements'], description: 'Funds pending and available per currency, and the daily payouts.' },
+  { name: 'Analytics', areas: ['analytics'], description: 'Volume, approval rate, revenue per day and provider performance over a window.' },
+  { name: 'Webhooks', areas: ['webhooks'], description: 'Endpoints that receive every event signed per Standard Webhooks, the delivery log, and test sends.' },
+];
+
+export const SECURITY_SCHEMES = {
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API key (`sk_live_…`, `sk_test_…`) or the session token from `POST /api/auth/verify-otp`.',
+  },
+};
+
+export const PARAMETERS = {
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description: 'Replays the first response (24 h) for the same key and body; the same key with another body is a 400.',
+    schema: { type: 'string', minLength: 1, maxLength: 255 },
+    example: 'order-1042',
+  },
+};
+
+const header = (description: string, schema: Record<string, unknown>) => ({ description, schema });
+export const HEADERS = {
+  RequestId: header('Identifies the request (a UUID), also in `error.request_id`.', { type: 'string', format: 'uuid' }),
+  XRateLimitLimit: header('Requests allowed per one-minute window.', { type: 'integer', examples: [100] }),
+  XRateLimitRemaining: header('Requests left in the current window.', { type: 'integer', examples: [99] }),
+  XRateLimitReset: header('When the window resets (Unix seconds).', { type: 'integer', examples: [1773480420] }),
+  RetryAfter: header('Seconds until the next window.', { type: 'integer', examples: [17] }),
+};
+
+const STATUS = {
+  400: ['Invalid request: a body or query that fails validation, an operation the resource state refuses, a reused Idempotency-Key', 'invalid_request_error', 'parameter_invalid', { param: 'amount' }],
+  401: ['Missing, invalid or revoked credential (for verify-otp: a wrong, expired or used code)', 'authentication_error', 'invalid_api_key', {}],
+  402: ['Payment declined; the failed payment is kept', 'card_error', 'card_declined', { decline_code: 'insufficient_funds', payment_id: exampleId('payment') }],
+  404: ['No such resource for this merchant (a malformed id too)', 'invalid_request_error', 'resource_missing', {}],
+  409: ['A request with this Idempotency-Key is still running', 'idempotency_error', 'idempotency_key_in_use', {}],
+  429: ['Rate limit exceeded (100 per minute)', 'rate_limit_error', 'rate_limit_exceeded', {}],
+  500: ['No provider could process the request; nothing was charged', 'api_error', 'providers_unavailable', {}],
+} as const;
+
+/** Error responses by status: the `ErrorBody` schema with an example of that status. */
+export const ERROR_RESPONSES = Object.fromEntries(
+  Object.entries(STATUS).map(([status, [description, type, code, details]]) => [
+    status,
+    {
+      description,
+      headers: {
+        'Request-Id': { $ref: '#/components/headers/RequestId' },
+        ...(status === '429' && {
+          'Retry-After': { $ref: '#/components/headers/RetryAfter' },
+          'X-RateLimit-Limit': { $ref: '#/components/headers/XRateLimitLimit' },
+          'X-RateLimit-Remaining': { $ref: '#/components/headers/XRateLimitRemaining' },
+          'X-RateLimit-Reset': { $ref: '#/components/headers/XRateLimitReset' },
+        }),
+      },
+      content: {
+        'application/json': {
+          schema: { $ref: '#/components/schemas/ErrorBody' },
+          example: {
+            error: { type, code, message: MESSAGES[Number(status) as keyof typeof MESSAGES], ...details, request_id: '3f0c2b1e-8d4a-4c6b-9a51-2f7e6d1c0b9a' },
+          },
+        },
+      },
+    },
+  ]),
+);

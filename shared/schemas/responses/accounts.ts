@@ -1,0 +1,53 @@
+/** Sign-in, API keys and customers as the API returns them (shared/domain/otp.ts, api-keys.ts, customers.ts). */
+import * as v from 'valibot';
+import { Email, Id, list, Metadata, Phone, Timestamp } from './common.ts';
+
+export const OtpRequested = v.object({
+  request_id: Id('otpRequest'),
+  expires_in: v.pipe(v.number(), v.integer(), v.description('seconds the code stays valid'), v.examples([600])),
+});
+
+export const Session = v.object({
+  token: v.pipe(
+    v.string(),
+    v.regex(/^sess_[0-9A-Za-z]{43}$/),
+    v.description('send as `Authorization: Bearer <token>`; lives 24 h'),
+    v.examples(['sess_9xQ2mL7vT4kR1pZ8wN3bC6yF0hJ5dG2sA4eU7iO1qW3']),
+  ),
+  merchant_id: Id('merchant'),
+});
+
+const apiKeyEntries = {
+  id: Id('apiKey'),
+  object: v.literal('api_key'),
+  name: v.pipe(v.string(), v.examples(['Checkout server'])),
+  prefix: v.pipe(v.string(), v.regex(/^sk_(live|test)_$/), v.examples(['sk_test_'])),
+  last4: v.pipe(v.string(), v.length(4), v.examples(['x9Qa'])),
+  mode: v.picklist(['live', 'test']),
+  status: v.picklist(['active', 'revoked']),
+  created_at: Timestamp,
+  last_used: v.nullable(Timestamp),
+};
+
+/** A key as listed: identified by `prefix` and `last4`, never the key itself. */
+export const ApiKey = v.object(apiKeyEntries);
+
+/** A new key: the full `key` is in this answer only. */
+export const NewApiKey = v.object({
+  ...apiKeyEntries,
+  key: v.pipe(v.string(), v.regex(/^sk_(live|test)_[0-9A-Za-z]{43}$/), v.examples(['sk_test_4eC39HqLyjWDarjtT1zdp7dcXz81Kf0pLm3Rt7Ux9Qa'])),
+});
+
+export const ApiKeyList = list(ApiKey);
+
+export const Customer = v.object({
+  id: Id('customer'),
+  object: v.literal('customer'),
+  email: Email,
+  name: v.nullable(v.pipe(v.string(), v.examples(['Jane Doe']))),
+  phone: v.nullable(Phone),
+  metadata: Metadata,
+  created_at: Timestamp,
+});
+
+export const CustomerList = list(Customer);

@@ -1,0 +1,7 @@
+/** Every response schema; the OpenAPI document names its components after these exports. */
+export * from './accounts.ts';
+export * from './billing.ts';
+export * from './errors.ts';
+export * from './payments.ts';
+export * from './reports.ts';
+export * from './webhooks.ts';

@@ -1,0 +1,84 @@
+/** Payments and routing as the API returns them (shared/domain/payments.ts `paymentView`, routing-rules.ts). */
+import * as v from 'valibot';
+import { PROVIDERS } from '../../providers/types.ts';
+import { CARD_BRANDS, RULE_OPERATORS, RULE_STATUSES, RULE_STRATEGIES } from '../routing-rules.ts';
+import { Amount, Count, Currency, Email, Id, list, Metadata, Phone, Timestamp } from './common.ts';
+
+const Provider = v.pipe(v.picklist(PROVIDERS), v.description('lowercase provider name'));
+
+export const RoutingDecision = v.object({
+  strategy: v.picklist(['smart', 'rules', 'lowest_cost', 'round_robin', 'forced', 'card_on_file']),
+  reason: v.pipe(v.string(), v.examples(['Smart routing chose stripe: highest score stripe 84.0 (approval 91.7% over 12 recent attempts, 125 ms, fee 2.90%).'])),
+  alternatives_considered: v.pipe(v.array(Provider), v.description('the other eligible providers, best first'), v.examples([['adyen', 'braintree']])),
+  latency_ms: v.pipe(Count, v.description('routing plus authorization'), v.examples([19])),
+});
+
+const paymentEntries = {
+  id: Id('payment'),
+  object: v.literal('payment'),
+  status: v.picklist(['succeeded', 'captured', 'voided', 'refunded', 'failed']),
+  amount: Amount,
+  currency: Currency,
+  amount_captured: v.pipe(Amount, v.examples([0])),
+  amount_refunded: v.pipe(Amount, v.examples([0])),
+  provider: v.nullable(Provider),
+  routing_decision: v.nullable(RoutingDecision),
+  risk_score: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100), v.examples([15])),
+  decline_code: v.nullable(v.pipe(v.string(), v.description('why a `failed` payment was declined'))),
+  payment_method: v.object({
+    type: v.literal('card'),
+    card: v.object({
+      brand: v.picklist(CARD_BRANDS),
+      last4: v.pipe(v.string(), v.regex(/^\d{4}$/), v.examples(['4242'])),
+      exp_month: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(12), v.examples([12])),
+      exp_year: v.pipe(v.number(), v.integer(), v.examples([2030])),
+    }),
+  }),
+  customer_id: v.nullable(Id('customer')),
+  customer: v.nullable(v.object({ email: v.optional(Email), name: v.optional(v.string()), phone: v.optional(Phone) })),
+  description: v.nullable(v.string()),
+  metadata: Metadata,
+  livemode: v.boolean(),
+  created_at: Timestamp,
+};
+
+export const Payment = v.object(paymentEntries);
+
+/** `total`: how many payments match the filters. */
+export const PaymentList = v.object({ ...list(Payment).entries, total: Count });
+
+/** The refunded payment; `amount` is this refund's amount, `amount_refunded` the sum of all refunds. */
+export const Refund = v.object({
+  ...paymentEntries,
+  status: v.pipe(paymentEntries.status, v.examples(['refunded'])),
+  amount_captured: v.pipe(Amount, v.examples([4999])),
+  amount_refunded: v.pipe(Amount, v.examples([1500])),
+  refund_id: Id('refund'),
+  amount: v.pipe(Amount, v.examples([1500])),
+});
+
+export const RouteSimulation = v.object({
+  object: v.literal('routing_simulation'),
+  provider: v.nullable(Provider),
+  routing_decision: RoutingDecision,
+});
+
+export const RoutingRule = v.object({
+  id: Id('rule'),
+  object: v.literal('routing_rule'),
+  name: v.pipe(v.string(), v.examples(['EUR to Adyen'])),
+  strategy: v.picklist(RULE_STRATEGIES),
+  priority: v.pipe(v.number(), v.integer(), v.examples([100])),
+  conditions: v.array(
+    v.object({
+      field: v.pipe(v.string(), v.examples(['currency'])),
+      operator: v.picklist(RULE_OPERATORS),
+      value: v.pipe(v.string(), v.examples(['EUR'])),
+    }),
+  ),
+  provider: Provider,
+  status: v.picklist(RULE_STATUSES),
+  created_at: Timestamp,
+});
+
+export const RoutingRuleList = list(RoutingRule);
