@@ -1,4 +1,4 @@
-import { sendInvoice } from '../../shared/domain/invoices.ts';
+import { sendInvoice } from '../../shared/domain/invoice-delivery.ts';
 import { http } from '../../shared/http/index.ts';
 import { SendInvoiceBody } from '../../shared/schemas/invoices.ts';
 import { SentInvoice } from '../../shared/schemas/responses/billing.ts';

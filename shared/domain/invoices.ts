@@ -7,8 +7,6 @@
 import * as v from 'valibot';
 import { config } from '../config.ts';
 import { publishEvents } from '../events/queue.ts';
-import { emailSender } from '../messaging/email.ts';
-import { messageSender } from '../messaging/messages.ts';
 import { CreateInvoiceBody, type ListInvoicesQuery } from '../schemas/invoices.ts';
 import { getCustomer } from '../store/customers.ts';
 import {
@@ -26,8 +24,8 @@ import { isoNow } from './clock.ts';
 import { BadRequest, InvalidState, NotFound, ResourceMissing } from './errors.ts';
 import { type DomainEvent, newEvent } from './events.ts';
 import { isId, newId } from './ids.ts';
-import { PDF_LINK_TTL_SECONDS, signedPdfUrl } from './signed-links.ts';
-import { formatMoney, invoiceTotals } from './tax.ts';
+import { signedPdfUrl } from './signed-links.ts';
+import { invoiceTotals } from './tax.ts';
 
 export type { InvoiceChannel, InvoiceStatus };
 
@@ -98,7 +96,7 @@ const toView = (i: InvoiceRecord, pdfUrl: string | null): InvoiceView => ({
 });
 
 /** A fresh signed link on every read: from the request's base URL, or the configured public one outside a request. */
-async function pdfUrlOf(invoiceId: string, baseUrl: string | undefined): Promise<string | null> {
+export async function pdfUrlOf(invoiceId: string, baseUrl: string | undefined): Promise<string | null> {
   const base = baseUrl ?? config.PUBLIC_API_URL;
   return base ? signedPdfUrl(base, invoiceId) : null;
 }
@@ -160,7 +158,7 @@ export async function createInvoice(merchantId: string, input: NewInvoice, baseU
   return toView(invoice, pdfUrl);
 }
 
-async function load(merchantId: string, invoiceId: string): Promise<InvoiceRecord> {
+export async function load(merchantId: string, invoiceId: string): Promise<InvoiceRecord> {
   const invoice = isId('invoice', invoiceId) ? await getRecord(merchantId, invoiceId) : undefined;
   if (!invoice) throw new NotFound();
   return invoice;
@@ -177,61 +175,13 @@ export async function listInvoices(merchantId: string, query: v.InferOutput<type
 }
 
 /** Applies a move from one of `from` with its event, or answers invalid_state (also when a racing move won). */
-async function move(invoice: InvoiceRecord, from: readonly InvoiceStatus[], changes: Partial<InvoiceRecord>, type: DomainEvent['type'], pdfUrl: string | null) {
+export async function move(invoice: InvoiceRecord, from: readonly InvoiceStatus[], changes: Partial<InvoiceRecord>, type: DomainEvent['type'], pdfUrl: string | null) {
   if (!from.includes(invoice.status)) throw new InvalidState();
   const result = toView({ ...invoice, ...changes }, pdfUrl);
   const event = newEvent(invoice.merchant_id, type, { ...result });
   if (!(await moveInvoice(invoice, from, changes, event))) throw new InvalidState();
   await publishEvents([event]);
   return result;
-}
-
-const LINK_DAYS = PDF_LINK_TTL_SECONDS / 86_400;
-
-/** What the customer receives, per channel: the amount in the currency's format and the signed PDF link. */
-export function invoiceMessage(invoice: InvoiceRecord, pdfUrl: string) {
-  const amount = formatMoney(invoice.total, invoice.currency);
-  const issuer = invoice.merchant_email ?? 'Your supplier';
-  const greeting = invoice.customer_name ? `Hello ${invoice.customer_name},` : 'Hello,';
-  return {
-    subject: `Invoice ${invoice.number} for ${amount}, due ${invoice.due_date}`,
-    email: [
-      greeting,
-      '',
-      `${issuer} sent you invoice ${invoice.number} for ${amount}, due on ${invoice.due_date}.`,
-      '',
-      `View or download the invoice (PDF, the link is valid for ${LINK_DAYS} days):`,
-      pdfUrl,
-      '',
-      `Invoice ${invoice.number} (${invoice.id})`,
-    ].join('\n'),
-    short: `Invoice ${invoice.number} from ${issuer}: ${amount} due ${invoice.due_date}. PDF: ${pdfUrl}`,
-    /** WhatsApp template body parameters: {{1}} number, {{2}} amount, {{3}} due date, {{4}} link */
-    params: [invoice.number, amount, invoice.due_date, pdfUrl],
-  };
-}
-
-/**
- * Sends the invoice to the customer over `channel` (e-mail → the customer's e-mail; sms/whatsapp → the customer's
- * phone, 400 `customer_has_no_phone` without one) and moves it to `sent`. Re-sending a sent invoice is allowed;
- * a paid one answers invalid_state.
- */
-export async function sendInvoice(merchantId: string, invoiceId: string, channel: InvoiceChannel, baseUrl: string): Promise<InvoiceView & { status: 'sent'; sent_to: string }> {
-  const invoice = await load(merchantId, invoiceId);
-  if (invoice.status === 'paid') throw new InvalidState();
-  const customer = await getCustomer(merchantId, invoice.customer_id);
-  if (!customer) throw new ResourceMissing('customer_id');
-  const to = channel === 'email' ? customer.email : customer.phone;
-  if (!to) throw new BadRequest('customer_has_no_phone', 'channel');
-  const pdfUrl = await pdfUrlOf(invoice.id, baseUrl);
-  if (!pdfUrl) throw new Error('No public base URL to link the invoice PDF from');
-
-  const message = invoiceMessage(invoice, pdfUrl);
-  if (channel === 'email') await emailSender.send({ to, subject: message.subject, text: message.email });
-  else await messageSender.send({ channel, to, text: message.short, params: message.params });
-
-  const changes = { status: 'sent', sent_at: isoNow(), sent_to: to, channel } as const;
-  return (await move(invoice, ['draft', 'sent'], changes, 'invoice.sent', pdfUrl)) as InvoiceView & typeof changes;
 }
 
 /**

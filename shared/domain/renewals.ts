@@ -19,7 +19,8 @@ import { addDays, billingDateAfter, RETRY_DAYS } from './billing-dates.ts';
 import { chargeCardOnFile } from './card-on-file.ts';
 import { clock, isoNow } from './clock.ts';
 import { AppError } from './errors.ts';
-import { createInvoice, markInvoicePaid, sendInvoice } from './invoices.ts';
+import { sendInvoice } from './invoice-delivery.ts';
+import { createInvoice, markInvoicePaid } from './invoices.ts';
 import { applyMove, scheduleOf, today } from './subscriptions.ts';
 
 /**
