@@ -3,6 +3,7 @@ import { clock } from '../domain/clock.ts';
 import { luhnValid } from '../domain/cards.ts';
 import { isCurrency } from '../domain/currency.ts';
 import { ROUTING_CHOICES } from '../domain/routing.ts';
+import { SANDBOX_APPROVED_CARD } from '../providers/sandbox.ts';
 import { PROVIDERS } from '../providers/types.ts';
 import { Email, listQuery, Metadata, Name, Phone } from './common.ts';
 
@@ -11,7 +12,7 @@ export const Amount = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(
 /** ISO 4217, any case in, uppercase out. */
 export const Currency = v.pipe(v.string(), v.length(3), v.check(isCurrency, 'an ISO 4217 currency code, any case'), v.toUpperCase(), v.examples(['eur']));
 
-const CardNumber = v.pipe(v.string(), v.regex(/^\d{12,19}$/), v.check(luhnValid, 'passes the Luhn check'), v.examples(['4242424242424242']));
+const CardNumber = v.pipe(v.string(), v.regex(/^\d{12,19}$/), v.check(luhnValid, 'passes the Luhn check'), v.examples([SANDBOX_APPROVED_CARD.number]));
 
 /** 4 digits, or 2 read as 20YY. */
 const ExpYear = v.pipe(
