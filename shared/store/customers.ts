@@ -3,7 +3,7 @@ import type { ProviderName } from '../providers/types.ts';
 import { assignments } from './expressions.ts';
 import { db, isConditionFailure, TABLE } from './client.ts';
 import { customerKeys } from './keys.ts';
-import { listPage, type Page, type PageQuery } from './pagination.ts';
+import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
 export interface CustomerRecord {
   id: string;
@@ -109,12 +109,7 @@ export async function findCustomerIdByEmail(merchantId: string, email: string): 
 
 export async function listCustomers(merchantId: string, page: PageQuery): Promise<Page<CustomerRecord>> {
   const result = await listPage<CustomerRecord>(
-    {
-      index: 'gsi1',
-      partition: { name: 'gsi1pk', value: customerKeys.listPartition(merchantId) },
-      sortKey: { name: 'gsi1sk' },
-      cursorKey: (id) => ({ ...customerKeys.item(id), ...customerKeys.list(merchantId, id) }),
-    },
+    merchantList(customerKeys, merchantId),
     page,
   );
   return { data: result.data.map(strip), has_more: result.has_more };

@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DomainEvent } from '../domain/events.ts';
 import { db, isConditionFailure, TABLE, ttl } from './client.ts';
 import { eventKeys, OUTBOX_SHARDS } from './keys.ts';
-import { listPage, type Page, type PageQuery } from './pagination.ts';
+import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
 const KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -147,15 +147,9 @@ export async function listEvents(merchantId: string, filters: EventFilters, page
     clauses.push(filters.delivered ? '(targeted > :zero AND pending = :zero)' : '(attribute_not_exists(targeted) OR targeted = :zero OR pending > :zero)');
   }
   const result = await listPage<Record<string, unknown>>(
-    {
-      index: 'gsi1',
-      partition: { name: 'gsi1pk', value: eventKeys.listPartition(merchantId) },
-      sortKey: { name: 'gsi1sk' },
-      cursorKey: (id) => ({ ...eventKeys.item(id), ...eventKeys.list(merchantId, id) }),
-      filter: clauses.length
+    merchantList(eventKeys, merchantId, clauses.length
         ? { FilterExpression: clauses.join(' AND '), ExpressionAttributeValues: values }
-        : undefined,
-    },
+        : undefined),
     page,
   );
   return { data: result.data.map(fromItem), has_more: result.has_more };

@@ -5,7 +5,7 @@ import { assignments, equalityFilter } from './expressions.ts';
 import { db, isConditionFailure, TABLE } from './client.ts';
 import { eventPut } from './events.ts';
 import { invoiceKeys, merchantKeys } from './keys.ts';
-import { listPage, type Page, type PageQuery } from './pagination.ts';
+import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
 export type InvoiceStatus = 'draft' | 'sent' | 'paid';
 export type InvoiceChannel = 'email' | 'sms' | 'whatsapp';
@@ -185,13 +185,7 @@ export interface InvoiceFilters {
 export async function listInvoices(merchantId: string, filters: InvoiceFilters, page: PageQuery): Promise<Page<InvoiceRecord>> {
   const filter = equalityFilter({ status: filters.status, customer_id: filters.customer_id });
   const result = await listPage<InvoiceRecord>(
-    {
-      index: 'gsi1',
-      partition: { name: 'gsi1pk', value: invoiceKeys.listPartition(merchantId) },
-      sortKey: { name: 'gsi1sk' },
-      cursorKey: (id) => ({ ...invoiceKeys.item(id), ...invoiceKeys.list(merchantId, id) }),
-      filter,
-    },
+    merchantList(invoiceKeys, merchantId, filter),
     page,
   );
   return { data: result.data.map(strip), has_more: result.has_more };

@@ -1,5 +1,6 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, TABLE } from './client.ts';
+import type { Key } from './keys.ts';
 import type { IndexName } from './table-definition.ts';
 
 export interface PageQuery {
@@ -24,6 +25,22 @@ export interface ListSpec {
   cursorKey: (id: string) => Item;
   filter?: Pick<QueryCommandInput, 'FilterExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>;
 }
+
+/** The key builders of an entity listed per merchant on gsi1 (see keys.ts). */
+export interface MerchantListKeys {
+  item: (id: string) => Key;
+  list: (merchantId: string, id: string) => { gsi1pk: string; gsi1sk: string };
+  listPartition: (merchantId: string) => string;
+}
+
+/** A merchant's list of one entity on gsi1 (ids are ULIDs: newest first), optionally filtered. */
+export const merchantList = (keys: MerchantListKeys, merchantId: string, filter?: ListSpec['filter']): ListSpec => ({
+  index: 'gsi1',
+  partition: { name: 'gsi1pk', value: keys.listPartition(merchantId) },
+  sortKey: { name: 'gsi1sk' },
+  cursorKey: (id) => ({ ...keys.item(id), ...keys.list(merchantId, id) }),
+  filter,
+});
 
 /**
  * Newest-first cursor pagination: `starting_after` pages towards older items, `ending_before` towards newer ones.

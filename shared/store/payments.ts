@@ -8,7 +8,7 @@ import { assignments, equalityFilter } from './expressions.ts';
 import { db, isConditionFailure, TABLE, type TransactItem } from './client.ts';
 import { eventPut } from './events.ts';
 import { paymentKeys } from './keys.ts';
-import { countItems, type ListSpec, listPage, type Page, type PageQuery } from './pagination.ts';
+import { countItems, type ListSpec, listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
 export type PaymentStatus = 'succeeded' | 'captured' | 'voided' | 'refunded' | 'failed';
 
@@ -281,25 +281,21 @@ export interface PaymentFilters {
 }
 
 /** The merchant's payments by id (ULIDs sort by time, so a created range is a key range) and attribute filters. */
-function listSpec(merchantId: string, filters: PaymentFilters): Omit<ListSpec, 'cursorKey'> {
-  const filter = equalityFilter({ status: filters.status, currency: filters.currency, provider: filters.provider, customer_email: filters.customer_email });
+function listSpec(merchantId: string, filters: PaymentFilters): ListSpec {
+  const { created_gte, created_lte, ...attributes } = filters;
+  const spec = merchantList(paymentKeys, merchantId, equalityFilter({ ...attributes }));
   return {
-    index: 'gsi1',
-    partition: { name: 'gsi1pk', value: paymentKeys.listPartition(merchantId) },
+    ...spec,
     sortKey: {
-      name: 'gsi1sk',
-      from: filters.created_gte === undefined ? undefined : `pay_${encodeTime(filters.created_gte, 10).toLowerCase()}`,
-      to: filters.created_lte === undefined ? undefined : `pay_${encodeTime(filters.created_lte, 10).toLowerCase()}~`,
+      ...spec.sortKey,
+      from: created_gte === undefined ? undefined : `pay_${encodeTime(created_gte, 10).toLowerCase()}`,
+      to: created_lte === undefined ? undefined : `pay_${encodeTime(created_lte, 10).toLowerCase()}~`,
     },
-    filter,
   };
 }
 
 export async function listPayments(merchantId: string, filters: PaymentFilters, page: PageQuery): Promise<Page<PaymentRecord> & { total: number }> {
   const spec = listSpec(merchantId, filters);
-  const [result, total] = await Promise.all([
-    listPage<PaymentRecord>({ ...spec, cursorKey: (id) => ({ ...paymentKeys.item(id), ...paymentKeys.list(merchantId, id) }) }, page),
-    countItems(spec),
-  ]);
+  const [result, total] = await Promise.all([listPage<PaymentRecord>(spec, page), countItems(spec)]);
   return { ...result, total };
 }

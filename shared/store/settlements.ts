@@ -4,7 +4,7 @@ import { db, isConditionFailure, TABLE, type TransactItem } from './client.ts';
 import { eventPut } from './events.ts';
 import { equalityFilter } from './expressions.ts';
 import { COUNTER_SHARDS, counterKeys, settlementKeys } from './keys.ts';
-import { listPage, type Page, type PageQuery } from './pagination.ts';
+import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
 export interface SettlementRecord {
   id: string;
@@ -188,13 +188,7 @@ export async function getSettlement(merchantId: string, id: string): Promise<Set
 
 export async function listSettlements(merchantId: string, status: string | undefined, page: PageQuery): Promise<Page<SettlementRecord>> {
   return listPage<SettlementRecord>(
-    {
-      index: 'gsi1',
-      partition: { name: 'gsi1pk', value: settlementKeys.listPartition(merchantId) },
-      sortKey: { name: 'gsi1sk' },
-      cursorKey: (id) => ({ ...settlementKeys.item(id), ...settlementKeys.list(merchantId, id) }),
-      filter: equalityFilter({ status }),
-    },
+    merchantList(settlementKeys, merchantId, equalityFilter({ status })),
     page,
   );
 }

@@ -5,7 +5,7 @@ import { assignments, equalityFilter } from './expressions.ts';
 import { db, isConditionFailure, TABLE } from './client.ts';
 import { eventPut } from './events.ts';
 import { RENEWAL_SHARDS, subscriptionKeys } from './keys.ts';
-import { listPage, type Page, type PageQuery } from './pagination.ts';
+import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
 export type SubscriptionStatus = 'active' | 'paused' | 'past_due' | 'cancelled';
 
@@ -167,13 +167,7 @@ export interface SubscriptionFilters {
 export async function listSubscriptions(merchantId: string, filters: SubscriptionFilters, page: PageQuery): Promise<Page<SubscriptionRecord>> {
   const filter = equalityFilter({ status: filters.status, customer_id: filters.customer_id });
   const result = await listPage<Record<string, unknown>>(
-    {
-      index: 'gsi1',
-      partition: { name: 'gsi1pk', value: subscriptionKeys.listPartition(merchantId) },
-      sortKey: { name: 'gsi1sk' },
-      cursorKey: (id) => ({ ...subscriptionKeys.item(id), ...subscriptionKeys.list(merchantId, id) }),
-      filter,
-    },
+    merchantList(subscriptionKeys, merchantId, filter),
     page,
   );
   return { data: result.data.map(strip), has_more: result.has_more };
