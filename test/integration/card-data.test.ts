@@ -88,7 +88,9 @@ describe('card data', () => {
     for (const [where, texts] of Object.entries(haystacks)) {
       for (const text of texts) {
         for (const number of NUMBERS) expect(text, `card number in ${where}`).not.toContain(number);
-        for (const cvc of CVCS) expect(text, `CVC in ${where}`).not.toMatch(new RegExp(`["':= ]${cvc}["',} ]`));
+        // Other tests' random cards share the table, and one may end in these digits: a last4 is not a CVC.
+        const withoutLast4 = text.replace(/"last4":\s*"\d{4}"/g, '');
+        for (const cvc of CVCS) expect(withoutLast4, `CVC in ${where}`).not.toMatch(new RegExp(`["':= ]${cvc}["',} ]`));
         expect(text, `a cvc field in ${where}`).not.toMatch(/"cvc"/);
       }
     }
