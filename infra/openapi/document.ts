@@ -148,7 +148,7 @@ const hasRequired = (schema: JsonSchema, components: Record<string, JsonSchema>)
 async function requestSchemaNames(): Promise<Map<unknown, string>> {
   const names = new Map<unknown, string>();
   for (const file of readdirSync(`${projectRoot}shared/schemas`).filter((f) => f.endsWith('.ts'))) {
-    const module = (await import(`../../shared/schemas/${file}`)) as Record<string, unknown>;
+    const module = (await import(/* @vite-ignore */ `../../shared/schemas/${file}`)) as Record<string, unknown>;
     for (const [name, schema] of Object.entries(schemasOf(module))) names.set(schema, name);
   }
   return names;

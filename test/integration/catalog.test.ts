@@ -9,7 +9,7 @@ import { loadFixture } from '../support/fixtures.ts';
 import { newMerchant } from '../support/merchant.ts';
 import { type ResponseCheck, responseChecker } from '../support/openapi.ts';
 
-const load = async (name: string) => ((await import(`../../${handlerFile(name)}`)) as { handler: HttpHandler }).handler;
+const load = async (name: string) => ((await import(/* @vite-ignore */ `../../${handlerFile(name)}`)) as { handler: HttpHandler }).handler;
 
 describe('the function catalog', () => {
   let conformsToDocument: ResponseCheck;
@@ -48,7 +48,7 @@ describe('the function catalog', () => {
     // Prepare
     const placeholders = placeholdersFrom(await newMerchant({ payments: true }));
     const { event, missing } = readFixture(defaultFixturePath(spec), placeholders);
-    const handler = ((await import(`../../${handlerFile(spec.name)}`)) as { handler: (e: unknown, c: unknown) => Promise<unknown> }).handler;
+    const handler = ((await import(/* @vite-ignore */ `../../${handlerFile(spec.name)}`)) as { handler: (e: unknown, c: unknown) => Promise<unknown> }).handler;
     // Act
     const result = await handler(event, fakeContext({ name: spec.name, timeout: spec.timeout }));
     // Assess
