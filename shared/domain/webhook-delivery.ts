@@ -4,6 +4,7 @@ import { logger } from '../logger.ts';
 import { type EndpointDelivery, getEvent, recordFanOut, recordRetry, strandedEvents } from '../store/events.ts';
 import { disableWebhook, listWebhooks, type WebhookRecord } from '../store/webhooks.ts';
 import { postWebhook, type WebhookHttpResult } from '../webhooks/http-client.ts';
+import { openSecret } from '../webhooks/sealed-secret.ts';
 import { signatureHeaders } from '../webhooks/signing.ts';
 import { clock } from './clock.ts';
 import { type DomainEvent, type EventType, eventPayload } from './events.ts';
@@ -25,9 +26,10 @@ const subscribed = (webhook: WebhookRecord, type: EventType) =>
 const isSuccess = (status: number) => status >= 200 && status < 300;
 
 /** One signed POST of the event to the endpoint (SSRF-checked at the resolved address, no redirects, 15 s). */
-export function deliver(webhook: WebhookRecord, event: DomainEvent): Promise<WebhookHttpResult> {
+export async function deliver(webhook: WebhookRecord, event: DomainEvent): Promise<WebhookHttpResult> {
   const payload = eventPayload(event);
-  return postWebhook(new URL(webhook.url), payload, signatureHeaders(webhook.secret, event.id, payload, new Date(clock.now())), {
+  const secret = await openSecret(webhook.secret_sealed, webhook.merchant_id, webhook.id);
+  return postWebhook(new URL(webhook.url), payload, signatureHeaders(secret, event.id, payload, new Date(clock.now())), {
     timeoutMs: DELIVERY_TIMEOUT_MS,
     allowLoopback: isLocal,
   });

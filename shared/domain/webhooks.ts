@@ -5,6 +5,7 @@ import type { ConfigureWebhookBody, ListWebhookEventsQuery, TestWebhookBody } fr
 import { type EventRecord, listEvents } from '../store/events.ts';
 import { deleteWebhook as deleteRecord, listWebhooks as listRecords, putWebhook, type WebhookRecord } from '../store/webhooks.ts';
 import { type HostLookup, resolveAndCheck, validateWebhookUrl } from '../webhooks/ssrf.ts';
+import { sealSecret } from '../webhooks/sealed-secret.ts';
 import { newWebhookSecret } from '../webhooks/signing.ts';
 import { isoNow } from './clock.ts';
 import { BadRequest, NotFound } from './errors.ts';
@@ -43,17 +44,19 @@ export async function configureWebhook(merchantId: string, input: v.InferOutput<
   const resolved = await resolveAndCheck(checked.url.hostname, { allowLoopback: isLocal, lookup: lookupWithin(3_000) });
   if (!resolved.ok) throw new BadRequest('url_not_allowed', 'url');
 
+  const id = newId('webhook');
+  const secret = newWebhookSecret();
   const webhook: WebhookRecord = {
-    id: newId('webhook'),
+    id,
     merchant_id: merchantId,
     url: checked.url.toString(),
     events: input.events.includes('*') ? ['*'] : [...new Set(input.events)],
     status: 'active',
-    secret: newWebhookSecret(),
+    secret_sealed: await sealSecret(secret, merchantId, id),
     created_at: isoNow(),
   };
   if (!(await putWebhook(webhook, MAX_WEBHOOKS_PER_MERCHANT))) throw new BadRequest('too_many_webhooks', 'url');
-  return { ...view(webhook), secret: webhook.secret };
+  return { ...view(webhook), secret };
 }
 
 export async function listWebhooks(merchantId: string) {

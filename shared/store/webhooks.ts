@@ -10,8 +10,8 @@ export interface WebhookRecord {
   /** event names, or `*` for all */
   events: (EventType | '*')[];
   status: 'active' | 'disabled';
-  /** `whsec_…`, kept to sign deliveries; shown to the merchant once */
-  secret: string;
+  /** the `whsec_…` signing secret, sealed (shared/webhooks/sealed-secret.ts); shown in clear to the merchant once */
+  secret_sealed: string;
   created_at: string;
   disabled_reason?: string;
 }

@@ -1,3 +1,4 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,6 +12,8 @@ import { handler as worker } from '../../functions/workers/webhook-delivery.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import { retryDelayMs, retryPolicy } from '../../shared/domain/webhook-delivery.ts';
 import { eventsQueue, type EventsMessage } from '../../shared/events/queue.ts';
+import { db, TABLE } from '../../shared/store/client.ts';
+import { webhookKeys } from '../../shared/store/keys.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant } from '../support/merchant.ts';
 import { paymentBody, payments } from '../support/payments.ts';
@@ -50,8 +53,9 @@ afterEach(() => {
 
 describe('webhook endpoints', () => {
   it('configures an endpoint with a whsec_ secret shown once, lists it without the secret, deletes it', async () => {
-    const { apiKey } = await newMerchant();
+    const { apiKey, merchantId } = await newMerchant();
     const made = await call.configure(apiKey, { url: 'http://127.0.0.1:9/hooks', events: ['payment.succeeded', 'payment.succeeded', 'payment.refunded'] });
+    const stored = await db.send(new GetCommand({ TableName: TABLE, Key: webhookKeys.item(merchantId, made.body.id) }));
     const listed = await call.list(apiKey);
     const removed = await call.remove(apiKey, made.body.id);
     const again = await call.remove(apiKey, made.body.id);
@@ -64,6 +68,9 @@ describe('webhook endpoints', () => {
       secret: expect.stringMatching(/^whsec_/),
     });
     expect(Buffer.from(made.body.secret.slice(6), 'base64')).toHaveLength(32);
+    // the table keeps the secret sealed: neither the whsec_ string nor its key bytes are in the item
+    expect(stored.Item).toMatchObject({ secret_sealed: expect.stringMatching(/^v1\./) });
+    expect(JSON.stringify(stored.Item)).not.toContain(made.body.secret.slice(6, 30));
     expect(listed.body.data).toEqual([{ id: made.body.id, object: 'webhook', url: made.body.url, events: made.body.events, status: 'active', created_at: made.body.created_at }]);
     expect(removed.status).toBe(200);
     expect(again.status).toBe(404);
