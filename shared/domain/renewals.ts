@@ -5,6 +5,7 @@ import { logger } from '../logger.ts';
 import { sendJson } from '../queues-client.ts';
 import { RenewalMessage, type RenewalMessageBody } from '../schemas/subscriptions.ts';
 import { getCustomer } from '../store/customers.ts';
+import { getInvoice as getInvoiceRecord } from '../store/invoices.ts';
 import {
   claimPeriod,
   forEachDueSubscription,
@@ -36,7 +37,8 @@ import { applyMove, scheduleOf, today } from './subscriptions.ts';
  * A declined charge makes the subscription `past_due` (`subscription.past_due`) and schedules retries 1, 3 and 5
  * days after the due date: the subscription stays in the renewal index under its `retry_at` date, and the scanner
  * sends a retry message (same period, `attempt` 1–3) that reuses the period's invoice and charges the card then on
- * file. A retry that succeeds makes the subscription active again and renews the period. When the day-5 retry fails
+ * file. A retry that succeeds makes the subscription active again and renews the period; so does a retry that finds
+ * the invoice already marked paid by the merchant, without charging. When the day-5 retry fails
  * too, the subscription stays `past_due` with no retry scheduled and leaves the renewal index: nothing renews until
  * the merchant acts (cancelling is the move open to it; `subscription.past_due` with `retry_at: null` says so).
  *
@@ -148,6 +150,13 @@ async function renewClaimed(subscription: SubscriptionRecord, claimed: PeriodRec
   }
   const invoiceId = period.invoice_id!;
 
+  // Since an earlier (declined) attempt the merchant may have collected this invoice another way (mark-paid):
+  // the period is paid, so it renews without a charge.
+  if ((await getInvoiceRecord(subscription.merchant_id, invoiceId))?.status === 'paid') {
+    if (!(await updateClaimedPeriod(period, ['open'], { state: 'settled', outcome: 'paid_elsewhere' }, isoNow()))) return skip('claim_lost', message);
+    return completeRenewal(subscription, { ...period, state: 'settled', outcome: 'paid_elsewhere' });
+  }
+
   const customer = await getCustomer(subscription.merchant_id, subscription.customer_id);
   if (!customer?.card_on_file) {
     await sendInvoice(subscription.merchant_id, invoiceId, 'email', baseUrl());
@@ -190,8 +199,16 @@ async function completeRenewal(subscription: SubscriptionRecord, period: PeriodR
     try {
       await markInvoicePaid(subscription.merchant_id, period.invoice_id, period.payment_id);
     } catch (error) {
-      // Already paid by an earlier run of this completion.
       if (!(error instanceof AppError && error.code === 'invalid_state')) throw error;
+      // Paid already: by an earlier run of this completion, or by the merchant while this charge ran.
+      const invoice = await getInvoiceRecord(subscription.merchant_id, period.invoice_id);
+      if (invoice?.payment_id !== period.payment_id) {
+        logger.error('The invoice was marked paid while its renewal charged the card: the customer paid twice; refund one', {
+          ...message,
+          invoice_id: period.invoice_id,
+          payment_id: period.payment_id,
+        });
+      }
     }
   }
   const moved = await applyMove(

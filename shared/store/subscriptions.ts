@@ -220,7 +220,8 @@ export interface PeriodRecord {
   lease_until: number;
   invoice_id?: string;
   payment_id?: string;
-  outcome?: 'charged' | 'invoice_sent';
+  /** charged the card on file, e-mailed the invoice, or found the invoice already paid (mark-paid after a decline) */
+  outcome?: 'charged' | 'invoice_sent' | 'paid_elsewhere';
   decline_code?: string;
   created_at: string;
   updated_at: string;

@@ -1,6 +1,7 @@
 import type { SQSEvent } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { handler as markPaid } from '../../functions/invoices/mark-paid.ts';
 import { handler as cancel } from '../../functions/subscriptions/cancel.ts';
 import { handler as create } from '../../functions/subscriptions/create.ts';
 import { handler as list } from '../../functions/subscriptions/list.ts';
@@ -36,6 +37,7 @@ const call = {
   pause: (key: string, id: string) => invokeHttp(pause, apiEvent({ method: 'PUT', path: `/api/subscriptions/${id}/pause`, headers: bearer(key) })),
   resume: (key: string, id: string) => invokeHttp(resume, apiEvent({ method: 'PUT', path: `/api/subscriptions/${id}/resume`, headers: bearer(key) })),
   cancel: (key: string, id: string) => invokeHttp(cancel, apiEvent({ method: 'PUT', path: `/api/subscriptions/${id}/cancel`, headers: bearer(key) })),
+  markPaid: (key: string, id: string) => invokeHttp(markPaid, apiEvent({ method: 'PUT', path: `/api/invoices/${id}/mark-paid`, headers: bearer(key) })),
   configure: (key: string, body: unknown) => invokeHttp(configure, apiEvent({ method: 'POST', path: '/api/webhooks/configure', headers: bearer(key), body })),
 };
 
@@ -265,6 +267,32 @@ describe('renewing a period', () => {
     const after = await subscription(sub.id);
     expect(after).toMatchObject({ status: 'active', current_period_start: due, retry_at: null, retry_attempt: null, latest_invoice: invoice!.id });
     expect(after.next_billing).toBe(billingDateAfter({ anchor: sub.current_period_start, interval: 'month', interval_count: 1 }, due));
+    expect(await eventsOf(merchantId, 'subscription.renewed')).toHaveLength(1);
+  });
+
+  it('renews without charging when the merchant marked the past_due invoice paid before the retry', async () => {
+    // Prepare: a declined renewal, then the merchant collects the invoice another way and a good card is on file
+    const { apiKey, customerId, merchantId } = await newMerchant();
+    expect((await payments.create(apiKey, paymentBody({}, CHARGES_DECLINE_LATER))).status).toBe(200);
+    const sub = (await call.create(apiKey, monthly(customerId))).body;
+    const due = sub.next_billing;
+    at(due);
+    await renew(await scan(sub.id));
+    const [invoice] = await invoicesOf(merchantId);
+    expect((await call.markPaid(apiKey, invoice!.id)).status).toBe(200);
+    expect((await payments.create(apiKey, paymentBody())).status).toBe(200);
+
+    // Act: the day-1 retry runs (twice, as SQS may deliver it)
+    at(addDays(due, 1));
+    const retries = await scan(sub.id);
+    await renew(retries);
+    await renew(retries);
+
+    // Assess: no second charge, the invoice keeps the merchant's payment, the subscription renews
+    expect(retries).toEqual([{ subscription_id: sub.id, period_start: due, attempt: 1 }]);
+    expect((await chargesOf(merchantId, sub.id)).map((c) => c.status)).toEqual(['failed']);
+    expect(await invoicesOf(merchantId)).toEqual([expect.objectContaining({ id: invoice!.id, status: 'paid', payment_id: null })]);
+    expect(await subscription(sub.id)).toMatchObject({ status: 'active', current_period_start: due, retry_at: null, latest_invoice: invoice!.id });
     expect(await eventsOf(merchantId, 'subscription.renewed')).toHaveLength(1);
   });
 
