@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { emailSender } from '../messaging/email.ts';
 import { messageSender } from '../messaging/messages.ts';
 import { getCustomer } from '../store/customers.ts';
-import type { InvoiceRecord } from '../store/invoices.ts';
-import { isoNow } from './clock.ts';
+import { claimInvoiceSend, type InvoiceRecord, releaseInvoiceSend } from '../store/invoices.ts';
+import { clock, isoNow } from './clock.ts';
 import { BadRequest, InvalidState, ResourceMissing } from './errors.ts';
 import { type InvoiceChannel, type InvoiceView, load, move, pdfUrlOf } from './invoices.ts';
 import { PDF_LINK_TTL_SECONDS } from './signed-links.ts';
@@ -16,6 +17,9 @@ import { formatMoney } from './tax.ts';
 const LINK_DAYS = PDF_LINK_TTL_SECONDS / 86_400;
 
 /** What the customer receives, per channel: the amount in the currency's format and the signed PDF link. */
+/** Longer than any sender's timeout (the send function's 10 s, the renewal worker's 30 s): a claim outlives its run. */
+const SEND_LEASE_MS = 60_000;
+
 export function invoiceMessage(invoice: InvoiceRecord, pdfUrl: string) {
   const amount = formatMoney(invoice.total, invoice.currency);
   const issuer = invoice.merchant_email ?? 'Your supplier';
@@ -41,7 +45,7 @@ export function invoiceMessage(invoice: InvoiceRecord, pdfUrl: string) {
 /**
  * Sends the invoice to the customer over `channel` (e-mail → the customer's e-mail; sms/whatsapp → the customer's
  * phone, 400 `customer_has_no_phone` without one) and moves it to `sent`. Re-sending a sent invoice is allowed;
- * a paid one answers invalid_state.
+ * a paid one, or one being sent or marked paid at this moment, answers invalid_state.
  */
 export async function sendInvoice(merchantId: string, invoiceId: string, channel: InvoiceChannel, baseUrl: string): Promise<InvoiceView & { status: 'sent'; sent_to: string }> {
   const invoice = await load(merchantId, invoiceId);
@@ -53,11 +57,19 @@ export async function sendInvoice(merchantId: string, invoiceId: string, channel
   const pdfUrl = await pdfUrlOf(invoice.id, baseUrl);
   if (!pdfUrl) throw new Error('No public base URL to link the invoice PDF from');
 
+  // Claimed before the message goes out: a racing mark-paid (or send) is refused instead of following it.
+  const claim = randomUUID();
+  if (!(await claimInvoiceSend(invoice, ['draft', 'sent'], claim, clock.now(), SEND_LEASE_MS))) throw new InvalidState();
   const message = invoiceMessage(invoice, pdfUrl);
-  if (channel === 'email') await emailSender.send({ to, subject: message.subject, text: message.email });
-  else await messageSender.send({ channel, to, text: message.short, params: message.params });
+  try {
+    if (channel === 'email') await emailSender.send({ to, subject: message.subject, text: message.email });
+    else await messageSender.send({ channel, to, text: message.short, params: message.params });
+  } catch (error) {
+    await releaseInvoiceSend(invoice, claim);
+    throw error;
+  }
 
   const changes = { status: 'sent', sent_at: isoNow(), sent_to: to, channel } as const;
-  return (await move(invoice, ['draft', 'sent'], changes, 'invoice.sent', pdfUrl)) as InvoiceView & typeof changes;
+  return (await move(invoice, ['draft', 'sent'], changes, 'invoice.sent', pdfUrl, claim)) as InvoiceView & typeof changes;
 }
 

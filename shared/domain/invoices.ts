@@ -20,7 +20,7 @@ import {
   merchantEmail,
   moveInvoice,
 } from '../store/invoices.ts';
-import { isoNow } from './clock.ts';
+import { clock, isoNow } from './clock.ts';
 import { BadRequest, InvalidState, NotFound, ResourceMissing } from './errors.ts';
 import { type DomainEvent, newEvent } from './events.ts';
 import { isId, newId } from './ids.ts';
@@ -174,12 +174,22 @@ export async function listInvoices(merchantId: string, query: v.InferOutput<type
   return { object: 'list' as const, data: await Promise.all(page.data.map((i) => view(i, baseUrl))), has_more: page.has_more };
 }
 
-/** Applies a move from one of `from` with its event, or answers invalid_state (also when a racing move won). */
-export async function move(invoice: InvoiceRecord, from: readonly InvoiceStatus[], changes: Partial<InvoiceRecord>, type: DomainEvent['type'], pdfUrl: string | null) {
+/**
+ * Applies a move from one of `from` with its event, or answers invalid_state (also when a racing move won, or
+ * while the invoice is being sent). `sendClaim` completes a send that holds the claim.
+ */
+export async function move(
+  invoice: InvoiceRecord,
+  from: readonly InvoiceStatus[],
+  changes: Partial<InvoiceRecord>,
+  type: DomainEvent['type'],
+  pdfUrl: string | null,
+  sendClaim?: string,
+) {
   if (!from.includes(invoice.status)) throw new InvalidState();
   const result = toView({ ...invoice, ...changes }, pdfUrl);
   const event = newEvent(invoice.merchant_id, type, { ...result });
-  if (!(await moveInvoice(invoice, from, changes, event))) throw new InvalidState();
+  if (!(await moveInvoice(invoice, from, changes, event, sendClaim ? { sendClaim } : { now: clock.now() }))) throw new InvalidState();
   await publishEvents([event]);
   return result;
 }

@@ -200,9 +200,11 @@ async function completeRenewal(subscription: SubscriptionRecord, period: PeriodR
       await markInvoicePaid(subscription.merchant_id, period.invoice_id, period.payment_id);
     } catch (error) {
       if (!(error instanceof AppError && error.code === 'invalid_state')) throw error;
-      // Paid already: by an earlier run of this completion, or by the merchant while this charge ran.
       const invoice = await getInvoiceRecord(subscription.merchant_id, period.invoice_id);
-      if (invoice?.payment_id !== period.payment_id) {
+      // Being sent at this moment: fail, so that the queue runs this completion again shortly.
+      if (invoice?.status !== 'paid') throw error;
+      // Paid already: by an earlier run of this completion, or by the merchant while this charge ran.
+      if (invoice.payment_id !== period.payment_id) {
         logger.error('The invoice was marked paid while its renewal charged the card: the customer paid twice; refund one', {
           ...message,
           invoice_id: period.invoice_id,

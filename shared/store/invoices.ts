@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DomainEvent } from '../domain/events.ts';
 import { assignments, equalityFilter } from './expressions.ts';
 import { db, isConditionFailure, TABLE } from './client.ts';
@@ -139,18 +139,28 @@ export async function getInvoiceById(invoiceId: string): Promise<InvoiceRecord |
 
 /**
  * Moves the merchant's invoice from one of `from` and writes the move's event, in one transaction.
- * False when the invoice is not (or no longer) in one of `from`, or is not the merchant's.
+ * A send's move completes its claim (`sendClaim`, cleared here); any other move waits for no live send claim.
+ * False when the invoice is not (or no longer) in one of `from`, is being sent, or is not the merchant's.
  */
 export async function moveInvoice(
   invoice: InvoiceRecord,
   from: readonly InvoiceStatus[],
   changes: Partial<InvoiceRecord>,
   event: DomainEvent,
+  guard: { sendClaim: string } | { now: number },
 ): Promise<boolean> {
   const names: Record<string, string> = { '#status': 'status', '#merchant': 'merchant_id' };
   const values: Record<string, unknown> = { ':merchant': invoice.merchant_id };
   from.forEach((status, i) => (values[`:from${i}`] = status));
   const sets = assignments(Object.entries(changes), names, values);
+  let claimCondition: string;
+  if ('sendClaim' in guard) {
+    values[':claim'] = guard.sendClaim;
+    claimCondition = 'send_claim = :claim';
+  } else {
+    values[':now'] = guard.now;
+    claimCondition = '(attribute_not_exists(send_claim) OR send_claim_until < :now)';
+  }
   try {
     await db.send(
       new TransactWriteCommand({
@@ -159,8 +169,8 @@ export async function moveInvoice(
             Update: {
               TableName: TABLE,
               Key: invoiceKeys.item(invoice.id),
-              UpdateExpression: `SET ${sets.join(', ')}`,
-              ConditionExpression: `#merchant = :merchant AND #status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
+              UpdateExpression: `SET ${sets.join(', ')} REMOVE send_claim, send_claim_until`,
+              ConditionExpression: `#merchant = :merchant AND #status IN (${from.map((_, i) => `:from${i}`).join(', ')}) AND ${claimCondition}`,
               ExpressionAttributeNames: names,
               ExpressionAttributeValues: values,
             },
@@ -173,6 +183,48 @@ export async function moveInvoice(
   } catch (e) {
     if (isConditionFailure(e)) return false;
     throw e;
+  }
+}
+
+/**
+ * Claims the invoice for a send (the message goes out between claim and move): while the claim lives, other
+ * moves (mark-paid, another send) are refused, so a refused operation never follows a message already sent.
+ */
+export async function claimInvoiceSend(invoice: InvoiceRecord, from: readonly InvoiceStatus[], claim: string, now: number, leaseMs: number): Promise<boolean> {
+  const values: Record<string, unknown> = { ':merchant': invoice.merchant_id, ':claim': claim, ':until': now + leaseMs, ':now': now };
+  from.forEach((status, i) => (values[`:from${i}`] = status));
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: invoiceKeys.item(invoice.id),
+        UpdateExpression: 'SET send_claim = :claim, send_claim_until = :until',
+        ConditionExpression: `#merchant = :merchant AND #status IN (${from.map((_, i) => `:from${i}`).join(', ')}) AND (attribute_not_exists(send_claim) OR send_claim_until < :now)`,
+        ExpressionAttributeNames: { '#status': 'status', '#merchant': 'merchant_id' },
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+}
+
+/** Releases a send claim whose message could not be sent; the invoice stays as it was. */
+export async function releaseInvoiceSend(invoice: InvoiceRecord, claim: string): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: invoiceKeys.item(invoice.id),
+        UpdateExpression: 'REMOVE send_claim, send_claim_until',
+        ConditionExpression: 'send_claim = :claim',
+        ExpressionAttributeValues: { ':claim': claim },
+      }),
+    );
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
   }
 }
 

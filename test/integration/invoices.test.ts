@@ -374,6 +374,22 @@ describe('invoice states', () => {
     expect(answers.filter((a) => a.status === 400 && a.body.error.code === 'invalid_state')).toHaveLength(4);
   });
 
+  it('never messages the customer for a send it refuses while mark-paid races it', async () => {
+    // Prepare: ten drafts
+    const { apiKey, customerId } = await newMerchant();
+    const drafts = await Promise.all(Array.from({ length: 10 }, async () => (await invoices.create(apiKey, invoiceBody(customerId))).body));
+    // Act: send and mark-paid each at the same moment
+    const races = await Promise.all(drafts.map(async (d) => [d.id, ...(await Promise.all([invoices.send(apiKey, d.id), invoices.markPaid(apiKey, d.id)]))] as const));
+    // Assess: one message exactly when the send answered 200, none when it answered invalid_state; paid exactly when mark-paid won
+    for (const [id, sent, paid] of races) {
+      const messages = listLocalOutbox().filter((m) => m.text.includes(`/api/invoices/${id}/pdf`));
+      expect([sent.status, paid.status]).toContain(200);
+      for (const res of [sent, paid].filter((r) => r.status !== 200)) expect(res.body.error.code).toBe('invalid_state');
+      expect(messages).toHaveLength(sent.status === 200 ? 1 : 0);
+      expect((await invoices.get(apiKey, id)).body.status).toBe(paid.status === 200 ? 'paid' : 'sent');
+    }
+  });
+
   it('records invoice.created, invoice.sent and invoice.paid in the webhook event log', async () => {
     // Prepare
     const { apiKey, merchantId, customerId } = await newMerchant();
