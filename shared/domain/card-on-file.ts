@@ -1,4 +1,4 @@
-import { connectorFor } from '../providers/index.ts';
+import { authorizeWithin, connectorFor } from '../providers/index.ts';
 import { getCustomer } from '../store/customers.ts';
 import type { PaymentRecord } from '../store/payments.ts';
 import type { Merchant } from './auth.ts';
@@ -30,7 +30,7 @@ export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCha
   if (!customer || !card) throw new ResourceMissing('customer_id');
 
   const id = newId('payment');
-  const result = await connectorFor(card.provider, merchant.livemode).authorize({
+  const result = await authorizeWithin(connectorFor(card.provider, merchant.livemode), {
     paymentId: id,
     amount: charge.amount,
     currency: charge.currency,

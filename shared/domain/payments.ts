@@ -1,5 +1,5 @@
 import type * as v from 'valibot';
-import { connectorFor, type ProviderName } from '../providers/index.ts';
+import { authorizeWithin, connectorFor, type ProviderName } from '../providers/index.ts';
 import type { CreatePaymentBody, SimulateRouteBody } from '../schemas/payments.ts';
 import { publishEvents } from '../events/queue.ts';
 import { appSecret } from '../secrets.ts';
@@ -154,7 +154,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
   const softFailures: string[] = [];
   try {
     for (const [index, provider] of route.candidates.entries()) {
-      const result = await connectorFor(provider, merchant.livemode).authorize({
+      const result = await authorizeWithin(connectorFor(provider, merchant.livemode), {
         paymentId: id,
         amount: input.amount,
         currency: input.currency,

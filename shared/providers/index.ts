@@ -1,5 +1,5 @@
 import { SandboxConnector } from './sandbox.ts';
-import { type Connector, PROVIDERS, type ProviderName } from './types.ts';
+import { type AuthorizeRequest, type AuthorizeResult, type Connector, PROVIDERS, type ProviderName } from './types.ts';
 
 export * from './types.ts';
 export { FEES, feeFor } from './fees.ts';
@@ -17,3 +17,22 @@ const sandboxes: Record<ProviderName, Connector> = {
 export const connectorFor = (provider: ProviderName, _livemode: boolean): Connector => sandboxes[provider];
 
 export const isProvider = (value: string): value is ProviderName => (PROVIDERS as readonly string[]).includes(value);
+
+/**
+ * How long one provider may take to authorize before the attempt is a `timeout` soft failure and routing fails over.
+ * Three attempts fit in the create function's 10 s with room for the writes. Tests shorten it.
+ */
+export const providerDeadlines = { authorizeMs: 2_500 };
+
+/** Authorizes at `connector`, or answers a `timeout` soft failure once the deadline passes (the attempt is aborted). */
+export async function authorizeWithin(connector: Connector, request: AuthorizeRequest): Promise<AuthorizeResult> {
+  const started = performance.now();
+  const signal = AbortSignal.timeout(providerDeadlines.authorizeMs);
+  const timedOut = (): AuthorizeResult => ({ outcome: 'soft_failure', reason: 'timeout', latencyMs: Math.ceil(performance.now() - started) });
+  const deadline = new Promise<AuthorizeResult>((resolve) => signal.addEventListener('abort', () => resolve(timedOut()), { once: true }));
+  const answer = connector.authorize({ ...request, signal }).catch((error: unknown) => {
+    if (signal.aborted) return timedOut();
+    throw error;
+  });
+  return Promise.race([answer, deadline]);
+}

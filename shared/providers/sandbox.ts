@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuthorizeRequest, AuthorizeResult, Connector, OperationResult, ProviderName } from './types.ts';
 
 /**
@@ -43,14 +44,15 @@ function parsePairs(value: string | undefined): Record<string, number> {
   return out;
 }
 
-const pause = (ms: number) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve());
+/** Waits `ms`; rejects at once when `signal` aborts (the caller's deadline passed). */
+const pause = (ms: number, signal?: AbortSignal) => (ms > 0 ? sleep(ms, undefined, { signal }) : Promise.resolve());
 
 export class SandboxConnector implements Connector {
   constructor(readonly name: ProviderName) {}
 
   async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
     const started = performance.now();
-    const unreachable = await this.roundTrip();
+    const unreachable = await this.roundTrip(request.signal);
     // Rounded up: timers may fire a fraction of a millisecond early.
     const latencyMs = () => Math.ceil(performance.now() - started);
     if (unreachable) return { outcome: 'soft_failure', reason: 'provider_down', latencyMs: latencyMs() };
@@ -85,8 +87,8 @@ export class SandboxConnector implements Connector {
   }
 
   /** Waits the configured latency; true when the provider is down. */
-  private async roundTrip(): Promise<boolean> {
-    await pause(sandboxSettings.latencyMs[this.name] ?? 0);
+  private async roundTrip(signal?: AbortSignal): Promise<boolean> {
+    await pause(sandboxSettings.latencyMs[this.name] ?? 0, signal);
     return sandboxSettings.down.has(this.name);
   }
 }

@@ -20,6 +20,11 @@ export interface AuthorizeRequest {
   providerToken?: string;
   /** 1 for the first provider tried, 2 for the first failover, … */
   attempt: number;
+  /**
+   * Aborted when the attempt's deadline passes: the connector stops and must leave nothing authorized (a live
+   * connector sends the provider's idempotency key, so the provider's own reversal can find the attempt).
+   */
+  signal?: AbortSignal;
 }
 
 /** Soft failures may be retried at another provider; declines are the card's answer and are final. */

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handler as createRule } from '../../functions/routing/rules/create.ts';
 import { chance } from '../../shared/domain/routing-context.ts';
+import { providerDeadlines } from '../../shared/providers/index.ts';
 import { sandboxSettings } from '../../shared/providers/sandbox.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant } from '../support/merchant.ts';
@@ -13,9 +14,13 @@ const realRandom = chance.random;
 beforeEach(() => {
   chance.random = () => 0.99; // no exploration: decisions are deterministic
 });
+const realDeadline = providerDeadlines.authorizeMs;
+const realLatency = { ...sandboxSettings.latencyMs };
 afterEach(() => {
   chance.random = realRandom;
   sandboxSettings.down.clear();
+  sandboxSettings.latencyMs = { ...realLatency };
+  providerDeadlines.authorizeMs = realDeadline;
 });
 
 describe('routing', () => {
@@ -78,6 +83,32 @@ describe('routing', () => {
     expect(res.body.provider).not.toBe('stripe');
     expect(res.body.routing_decision.alternatives_considered[0]).toBe('stripe');
     expect(res.body.routing_decision.reason).toContain(`stripe answered provider_down, so the payment failed over to ${res.body.provider}`);
+  });
+
+  it('fails over when the first provider is too slow, and nothing is left authorized there', async () => {
+    // Prepare: stripe first, and slower than the authorization deadline
+    const { apiKey } = await newMerchant();
+    await addRule(apiKey, { name: 'Stripe first', provider: 'stripe', strategy: 'smart', conditions: [] });
+    providerDeadlines.authorizeMs = 100;
+    sandboxSettings.latencyMs.stripe = 5_000;
+    // Act
+    const res = await payments.create(apiKey, paymentBody());
+    // Assess: one payment, at the provider that answered in time
+    expect(res.status).toBe(200);
+    expect(res.body.provider).not.toBe('stripe');
+    expect(res.body.routing_decision.reason).toContain(`stripe answered timeout, so the payment failed over to ${res.body.provider}`);
+    const listed = (await payments.list(apiKey)).body;
+    expect(listed.data.map((p: { id: string }) => p.id)).toEqual([res.body.id]);
+  });
+
+  it('answers 500 and records no payment when every provider is too slow', async () => {
+    const { apiKey } = await newMerchant();
+    providerDeadlines.authorizeMs = 50;
+    for (const p of ['stripe', 'adyen', 'braintree'] as const) sandboxSettings.latencyMs[p] = 5_000;
+    const res = await payments.create(apiKey, paymentBody());
+    expect(res.status).toBe(500);
+    expect(res.body.error).toMatchObject({ type: 'api_error', code: 'providers_unavailable' });
+    expect((await payments.list(apiKey)).body.total).toBe(0);
   });
 
   it('does not fail over a hard decline', async () => {
