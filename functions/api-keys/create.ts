@@ -4,6 +4,6 @@ import { CreateApiKeyBody } from '../../shared/schemas/api-keys.ts';
 import { NewApiKey } from '../../shared/schemas/responses/accounts.ts';
 
 export const handler = http(
-  { auth: 'merchant', body: CreateApiKeyBody, idempotent: true, response: NewApiKey },
+  { auth: 'merchant', body: CreateApiKeyBody, idempotent: { withhold: ['key'] }, response: NewApiKey },
   async ({ merchant, body }) => createApiKey(merchant.id, body),
 );

@@ -20,9 +20,10 @@ const claims = new WeakMap<object, Claim>();
  * `Idempotency-Key` on a merchant's POST: the first response (success or client error) is stored for 24 h and
  * replayed with `Idempotent-Replayed: true`; the same key with another request is a 400, and while the first
  * request still runs a 409. A server error frees the key so that a retry runs again. Runs after validation, so
- * rejected requests store nothing.
+ * rejected requests store nothing. Fields named in `withhold` (a secret shown once, such as a new API key) are
+ * removed from the stored response: a replay answers the same resource without them.
  */
-export const idempotency = (): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
+export const idempotency = ({ withhold = [] }: { withhold?: readonly string[] } = {}): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
   before: async (request) => {
     const key = request.event.headers?.['idempotency-key'];
     if (key === undefined) return;
@@ -53,7 +54,8 @@ export const idempotency = (): MiddlewareObj<APIGatewayProxyEvent, APIGatewayPro
   after: async (request) => {
     const claim = claims.get(request);
     if (!claim || !request.response) return;
-    await completeIdempotencyKey(claim.scope, claim.key, request.response.statusCode, request.response.body);
+    const { statusCode, body } = request.response;
+    await completeIdempotencyKey(claim.scope, claim.key, statusCode, withhold.length ? withheld(body, withhold) : body);
   },
   onError: async (request) => {
     const claim = claims.get(request);
@@ -67,6 +69,13 @@ export const idempotency = (): MiddlewareObj<APIGatewayProxyEvent, APIGatewayPro
     }
   },
 });
+
+/** The JSON body without the named top-level fields. */
+function withheld(body: string, fields: readonly string[]): string {
+  const parsed = JSON.parse(body) as Record<string, unknown>;
+  for (const field of fields) delete parsed[field];
+  return JSON.stringify(parsed);
+}
 
 /** The request a key stands for: method, path and the body as parsed JSON with sorted keys. */
 function requestHash(event: APIGatewayProxyEvent, body: unknown): string {

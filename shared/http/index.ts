@@ -35,8 +35,11 @@ export interface HttpOptions<A extends Auth, B, Q, P extends Record<string, Enti
   /** error statuses the function itself raises beyond those the options imply (see infra/openapi/statuses.ts) */
   errors?: readonly number[];
   rateLimit?: RateLimitOptions;
-  /** honour Idempotency-Key (every merchant POST) */
-  idempotent?: boolean;
+  /**
+   * honour Idempotency-Key (every merchant POST); `withhold` names response fields shown once (a new secret),
+   * which are never stored with the response and so are absent from a replay
+   */
+  idempotent?: boolean | { withhold: readonly string[] };
 }
 
 export interface HttpInput<A extends Auth, B, Q, P> {
@@ -74,7 +77,7 @@ export function http<
   if (options.auth === 'merchant') chain.use(authenticate());
   if (options.rateLimit) chain.use(rateLimit(options.rateLimit));
   chain.use(jsonBody()).use(validate({ body: options.body, query: options.query, params: options.params }));
-  if (options.idempotent && options.auth === 'merchant') chain.use(idempotency());
+  if (options.idempotent && options.auth === 'merchant') chain.use(idempotency(options.idempotent === true ? {} : options.idempotent));
 
   const handler = chain.handler(async (event) => {
     const state = stateOfEvent(event);

@@ -33,7 +33,7 @@ describe('a merchant session over HTTP', () => {
     // Keys: create, list (prefix and last4, never the key), use, revoke → 401
     const created = await owner.POST('/api/api-keys', { body: { name: 'Checkout server', mode: 'test' } });
     expect(created.response.status).toBe(200);
-    const key = created.data!.key;
+    const key = created.data!.key!;
     const server = api(key);
     const listed = await server.GET('/api/api-keys');
     expect(listed.data!.data).toEqual([expect.objectContaining({ id: created.data!.id, prefix: 'sk_test_', last4: key.slice(-4) })]);

@@ -40,7 +40,7 @@ describe('webhook delivery from the local runtime', () => {
       // Assess: every try carries the same id and a valid signature over the event
       const ids = receiver.received.map((r) => r.headers['webhook-id']);
       expect(new Set(ids).size).toBe(1);
-      const verifier = new Webhook(secret);
+      const verifier = new Webhook(secret!);
       for (const delivery of receiver.received) {
         const event = verifier.verify(delivery.body, delivery.headers as Record<string, string>) as Record<string, unknown>;
         expect(event).toMatchObject({ id: ids[0], type: 'payment.succeeded', data: { object: { id: payment.data!.id, status: 'succeeded', amount: 4321 } } });

@@ -1,3 +1,4 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { handler as createKey } from '../../functions/api-keys/create.ts';
 import { handler as listKeys } from '../../functions/api-keys/list.ts';
@@ -5,6 +6,8 @@ import { handler as revokeKey } from '../../functions/api-keys/revoke.ts';
 import { handler as listCustomers } from '../../functions/customers/list.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import { newId } from '../../shared/domain/ids.ts';
+import { db, TABLE } from '../../shared/store/client.ts';
+import { idempotencyKeys } from '../../shared/store/keys.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant } from '../support/merchant.ts';
 
@@ -28,6 +31,24 @@ describe('API keys', () => {
     expect(res.body.key).toMatch(/^sk_live_[0-9A-Za-z]{43}$/);
     expect(res.body.last4).toBe(res.body.key.slice(-4));
     expect((await callWith(res.body.key)).status).toBe(200);
+  });
+
+  it('stores the new key nowhere: an idempotent replay answers the same key record without the key', async () => {
+    // Prepare + Act: a create, then the same request again under the same Idempotency-Key
+    const { apiKey, merchantId } = await newMerchant();
+    const headers = { ...bearer(apiKey), 'Idempotency-Key': 'new-key-1' };
+    const body = { name: 'Checkout server', mode: 'live' };
+    const first = await invokeHttp(createKey, apiEvent({ method: 'POST', path: '/api/api-keys', headers, body }));
+    const replay = await invokeHttp(createKey, apiEvent({ method: 'POST', path: '/api/api-keys', headers, body }));
+    // Assess: the replay is the same record, marked replayed, without the key; the stored response does not hold it
+    const { key, ...record } = first.body;
+    expect(key).toMatch(/^sk_live_/);
+    expect(replay.status).toBe(200);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual(record);
+    const stored = await db.send(new GetCommand({ TableName: TABLE, Key: idempotencyKeys.record(merchantId, 'new-key-1') }));
+    expect(stored.Item).toMatchObject({ status: 'completed', response_status: 200 });
+    expect(JSON.stringify(stored.Item)).not.toContain(key);
   });
 
   it('lists keys newest first with prefix and last4, never the key or its hash', async () => {

@@ -35,7 +35,14 @@ export const ApiKey = v.object(apiKeyEntries);
 /** A new key: the full `key` is in this answer only. */
 export const NewApiKey = v.object({
   ...apiKeyEntries,
-  key: v.pipe(v.string(), v.regex(/^sk_(live|test)_[0-9A-Za-z]{43}$/), v.examples(['sk_test_4eC39HqLyjWDarjtT1zdp7dcXz81Kf0pLm3Rt7Ux9Qa'])),
+  key: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^sk_(live|test)_[0-9A-Za-z]{43}$/),
+      v.description('The full key, in this answer only: it is stored as a hash, so an idempotent replay of the create omits it.'),
+      v.examples(['sk_test_4eC39HqLyjWDarjtT1zdp7dcXz81Kf0pLm3Rt7Ux9Qa']),
+    ),
+  ),
 });
 
 export const ApiKeyList = list(ApiKey);

@@ -17,7 +17,14 @@ export const Webhook = v.object(webhookEntries);
 /** A new endpoint: the signing `secret` is in this answer only. */
 export const NewWebhook = v.object({
   ...webhookEntries,
-  secret: v.pipe(v.string(), v.regex(/^whsec_[A-Za-z0-9+/]{43}=$/), v.examples(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw4eLcbQ9qB1c='])),
+  secret: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^whsec_[A-Za-z0-9+/]{43}=$/),
+      v.description('The signing secret, in this answer only: an idempotent replay of the configure omits it.'),
+      v.examples(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw4eLcbQ9qB1c=']),
+    ),
+  ),
 });
 
 export const WebhookList = list(Webhook);
