@@ -15,7 +15,7 @@ import { newId } from './ids.ts';
 import { type AttemptOutcome, authorizationCounters } from './ledger.ts';
 import { assessRisk, RISK_DECLINE_THRESHOLD } from './risk.ts';
 import { planRoute, type RoutePlan } from './routing.ts';
-import { chance, countAttempt, meanApprovedAmount, nextSequence, recentStats } from './routing-context.ts';
+import { chance, countAttempt, meanApprovedAmount, recentStats, roundRobinTurn } from './routing-context.ts';
 import { activeRules, type PaymentFacts } from './routing-rules.ts';
 
 export type CreatePaymentInput = v.InferOutput<typeof CreatePaymentBody>;
@@ -52,7 +52,7 @@ const factsOf = (input: SimulateRouteInput, cardNumber: string | undefined): Pay
   metadata: input.metadata ?? {},
 });
 
-async function plan(merchantId: string, input: SimulateRouteInput, cardNumber: string | undefined) {
+async function plan(merchantId: string, input: SimulateRouteInput, cardNumber: string | undefined, { simulation = false } = {}) {
   const [rules, stats] = await Promise.all([activeRules(merchantId), recentStats(merchantId)]);
   const route = planRoute({
     choice: input.routing,
@@ -60,7 +60,7 @@ async function plan(merchantId: string, input: SimulateRouteInput, cardNumber: s
     rules,
     stats: stats.providers,
     random: chance.random,
-    sequence: input.routing === 'round_robin' ? nextSequence(merchantId) : 0,
+    sequence: input.routing === 'round_robin' ? roundRobinTurn(merchantId, !simulation) : 0,
   });
   return { route, stats };
 }
@@ -68,7 +68,7 @@ async function plan(merchantId: string, input: SimulateRouteInput, cardNumber: s
 /** The decision a payment would get, charging nothing and counting nothing. */
 export async function simulateRoute(merchant: Merchant, input: SimulateRouteInput) {
   const started = performance.now();
-  const { route } = await plan(merchant.id, input, input.payment_method?.card?.number);
+  const { route } = await plan(merchant.id, input, input.payment_method?.card?.number, { simulation: true });
   return {
     object: 'routing_simulation' as const,
     provider: route.candidates[0] ?? null,

@@ -48,9 +48,13 @@ export async function countAttempt(
   await recordAttempt(merchantId, provider, attempt, clock.now(), STATS_WINDOW_MS * 2);
 }
 
-/** Round robin's turn counter: per container, so turns rotate without a shared hot key. */
-export function nextSequence(merchantId: string): number {
-  const n = (sequences.get(merchantId) ?? Math.floor(Math.random() * PROVIDERS.length)) + 1;
-  sequences.set(merchantId, n);
+/**
+ * Round robin's next turn: per container, so turns rotate without a shared hot key. A payment `take`s its turn;
+ * a simulation only looks at it, so it predicts the turn the next payment gets.
+ */
+export function roundRobinTurn(merchantId: string, take: boolean): number {
+  if (!sequences.has(merchantId)) sequences.set(merchantId, Math.floor(Math.random() * PROVIDERS.length));
+  const n = sequences.get(merchantId)! + 1;
+  if (take) sequences.set(merchantId, n);
   return n;
 }

@@ -71,6 +71,16 @@ describe('routing', () => {
     expect(new Set(providers)).toEqual(new Set(['stripe', 'adyen', 'braintree']));
   });
 
+  it('simulates round_robin without taking a turn: each simulation names the provider the next payment gets', async () => {
+    const { apiKey } = await newMerchant();
+    for (let i = 0; i < 3; i++) {
+      const predicted = (await payments.simulate(apiKey, { amount: 2500, currency: 'usd', routing: 'round_robin' })).body.provider;
+      const again = (await payments.simulate(apiKey, { amount: 2500, currency: 'usd', routing: 'round_robin' })).body.provider;
+      const paid = (await payments.create(apiKey, paymentBody({ routing: 'round_robin' }))).body.provider;
+      expect([again, paid]).toEqual([predicted, predicted]);
+    }
+  });
+
   it('fails over when the first provider is down, and the decision names it', async () => {
     // Prepare: a smart rule puts stripe first; stripe is down
     const { apiKey } = await newMerchant();
