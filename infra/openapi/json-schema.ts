@@ -20,8 +20,12 @@ const config = (definitions: Definitions): ConversionConfig => ({
   typeMode: 'output',
   definitions,
   ignoreActions: ['trim', 'to_lower_case', 'to_upper_case', 'transform'],
-  overrideAction: ({ valibotAction, jsonSchema }) =>
-    valibotAction.type === 'check' || valibotAction.type === 'partial_check' ? note(jsonSchema, (valibotAction as { message?: unknown }).message) : undefined,
+  overrideAction: ({ valibotAction, jsonSchema }) => {
+    if (valibotAction.type === 'check' || valibotAction.type === 'partial_check') return note(jsonSchema, (valibotAction as { message?: unknown }).message);
+    // A raw check (metadata's entries) is stated by the `v.metadata` of its pipe.
+    if (valibotAction.type === 'raw_check') return { ...jsonSchema };
+    return undefined;
+  },
   // `v.custom` (e.g. a routing rule's `field`) is described by the metadata of its pipe.
   overrideSchema: ({ valibotSchema, jsonSchema }) => (valibotSchema.type === 'custom' ? { ...jsonSchema } : undefined),
   overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,

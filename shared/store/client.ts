@@ -4,7 +4,9 @@ import { config } from '../config.ts';
 
 /** One document client per container, created at cold start. The endpoint comes from AWS_ENDPOINT_URL_DYNAMODB locally. */
 export const db = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
-  marshallOptions: { removeUndefinedValues: true },
+  // convertClassInstanceToMap: the marshaller tells plain objects by `constructor.name`, so a merchant's metadata
+  // with a `constructor` key would otherwise fail to store; it is stored as a map like any other object.
+  marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true },
 });
 
 export const TABLE = config.TABLE_NAME;

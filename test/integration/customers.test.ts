@@ -136,6 +136,15 @@ describe('request bodies', () => {
     expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code, message: 'Invalid request body' });
   });
 
+  it('keeps every valid metadata key, including ones named like object internals', async () => {
+    const { apiKey } = await newMerchant();
+    const metadata = { constructor: 'acme', prototype: 'p', toString: 't', hasOwnProperty: 'h', order: '1' };
+    const created = await create(apiKey, { email: 'meta@example.com', metadata });
+    expect(created.status).toBe(200);
+    expect(created.body.metadata).toEqual(metadata);
+    expect((await get(apiKey, created.body.id)).body.metadata).toEqual(metadata);
+  });
+
   it('accepts a charset in the Content-Type and ignores unknown fields', async () => {
     const res = await raw(JSON.stringify({ email: 'a@b.co', favourite_colour: 'teal' }), { 'Content-Type': 'application/json; charset=utf-8' });
     expect(res.status).toBe(200);
@@ -150,6 +159,8 @@ describe('request bodies', () => {
     [{ email: 'a@b.co', metadata: { ['k'.repeat(41)]: 'v' } }, `metadata.${'k'.repeat(41)}`, 'parameter_invalid'],
     [{ email: 'a@b.co', metadata: ['v'] }, 'metadata', 'parameter_invalid'],
     [{ email: 'a@b.co', metadata: { k: 'v'.repeat(501) } }, 'metadata.k', 'parameter_invalid'],
+    [{ email: 'a@b.co', metadata: { constructor: 5 } }, 'metadata.constructor', 'parameter_invalid'],
+    [{ email: 'a@b.co', metadata: JSON.parse('{"__proto__":"x"}') as object }, 'metadata.__proto__', 'parameter_invalid'],
   ])('answers 400 to %o naming the field', async (body, param, code) => {
     const { apiKey } = await newMerchant();
     const res = await create(apiKey, body);
