@@ -16,7 +16,7 @@ import { FileBody, fileResponse, jsonResponse } from './response.ts';
 export { FileBody };
 import { requestContext } from './request-context.ts';
 import { type Merchant, stateOfEvent } from './types.ts';
-import { type AnySchema, validate } from './validate.ts';
+import { type AnySchema, pathIds, validate } from './validate.ts';
 
 type Out<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
 /** What the function may return: what its response schema accepts (so the schema cannot drift from the view). */
@@ -59,7 +59,7 @@ export type HttpHandler = middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewa
 };
 
 /**
- * Builds an HTTP Lambda: request id + logger, header normalization, error mapping, auth, rate limit, JSON body,
+ * Builds an HTTP Lambda: request id + logger, header normalization, error mapping, auth, rate limit, path ids, JSON body,
  * validation and idempotency, in that order. The function receives validated input and returns the 200 body.
  */
 export function http<
@@ -76,7 +76,8 @@ export function http<
     .use(errorMapper());
   if (options.auth === 'merchant') chain.use(authenticate());
   if (options.rateLimit) chain.use(rateLimit(options.rateLimit));
-  chain.use(jsonBody()).use(validate({ body: options.body, query: options.query, params: options.params }));
+  if (options.params) chain.use(pathIds(options.params));
+  chain.use(jsonBody()).use(validate({ body: options.body, query: options.query }));
   if (options.idempotent && options.auth === 'merchant') chain.use(idempotency(options.idempotent === true ? {} : options.idempotent));
 
   const handler = chain.handler(async (event) => {

@@ -10,21 +10,28 @@ export type AnySchema = v.GenericSchema;
 export interface ValidateOptions {
   body?: AnySchema;
   query?: AnySchema;
-  /** Path parameters and the entity whose id each must be; a malformed id answers 404 like a missing one. */
-  params?: Record<string, Entity>;
 }
 
-/** Validates body, query and path with valibot; the first issue names the offending field in `param`. */
-export const validate = (options: ValidateOptions): MiddlewareObj<APIGatewayProxyEvent> => ({
+/**
+ * Path ids: each parameter must be an id of its entity; a malformed id answers 404 like a missing one. Runs before
+ * the body is read, so a wrong id is a 404 whatever the body holds.
+ */
+export const pathIds = (params: Record<string, Entity>): MiddlewareObj<APIGatewayProxyEvent> => ({
   before: (request) => {
     const state = stateOf(request);
-    const event = request.event;
-    for (const [name, entity] of Object.entries(options.params ?? {})) {
-      const value = event.pathParameters?.[name];
+    for (const [name, entity] of Object.entries(params)) {
+      const value = request.event.pathParameters?.[name];
       if (!isId(entity, value)) throw new NotFound();
       state.params[name] = value;
     }
-    if (options.query) state.query = parse(options.query, event.queryStringParameters ?? {});
+  },
+});
+
+/** Validates body and query with valibot; the first issue names the offending field in `param`. */
+export const validate = (options: ValidateOptions): MiddlewareObj<APIGatewayProxyEvent> => ({
+  before: (request) => {
+    const state = stateOf(request);
+    if (options.query) state.query = parse(options.query, request.event.queryStringParameters ?? {});
     if (options.body) state.body = parse(options.body, state.body);
   },
 });

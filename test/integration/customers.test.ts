@@ -72,6 +72,19 @@ describe('customers', () => {
     },
   );
 
+  it.each([
+    ['malformed JSON', '{"name":', { 'Content-Type': 'application/json' }],
+    ['a form body', 'name=x', { 'Content-Type': 'application/x-www-form-urlencoded' }],
+  ])('answers 404 for a malformed id before reading the body, even with %s', async (_case, body, headers) => {
+    const { apiKey } = await newMerchant();
+    const res = await invokeHttp(
+      updateCustomer,
+      apiEvent({ method: 'PUT', path: '/api/customers/foo', resource: '/api/customers/{id}', pathParameters: { id: 'foo' }, headers: { ...bearer(apiKey), ...headers }, body }),
+    );
+    expect(res.status).toBe(404);
+    expect(res.body.error).toMatchObject({ code: 'resource_missing' });
+  });
+
   it('lists newest first across pages in both directions', async () => {
     // Prepare: 5 customers, plus the demo one made with the merchant
     const { apiKey, customerId } = await newMerchant();
