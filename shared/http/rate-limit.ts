@@ -17,24 +17,33 @@ const WINDOW_MS = 60_000;
 
 /**
  * Fixed one-minute windows counted atomically in DynamoDB. Every response carries X-RateLimit-* headers;
- * request limit+1 in a window is a 429 with Retry-After.
+ * request limit+1 in a window is a 429 with Retry-After. A request refused before it could be counted (a 401:
+ * no merchant to count it for) carries them too, with nothing used up.
  */
 export const rateLimit = (options: RateLimitOptions): MiddlewareObj<APIGatewayProxyEvent> => ({
   before: async (request) => {
     const state = stateOf(request);
     const subject = options.per === 'ip' ? state.sourceIp : state.merchant!.id;
     const now = clock.now();
-    const windowStart = now - (now % WINDOW_MS);
-    const windowEnd = windowStart + WINDOW_MS;
-    const count = await countInWindow(options.name, subject, windowStart, windowEnd);
-    const headers = {
-      'X-RateLimit-Limit': String(options.limit),
-      'X-RateLimit-Remaining': String(Math.max(0, options.limit - count)),
-      'X-RateLimit-Reset': String(Math.ceil(windowEnd / 1000)),
-    };
-    Object.assign(state.responseHeaders, headers);
+    const { windowEnd, headers } = windowOf(options.limit, now);
+    const count = await countInWindow(options.name, subject, windowEnd - WINDOW_MS, windowEnd);
+    Object.assign(state.responseHeaders, headers(count));
     if (count > options.limit) {
       throw new RateLimited({ 'Retry-After': String(Math.max(1, Math.ceil((windowEnd - now) / 1000))) });
     }
   },
+  onError: (request) => {
+    const state = stateOf(request);
+    if (!state.responseHeaders['X-RateLimit-Limit']) Object.assign(state.responseHeaders, windowOf(options.limit, clock.now()).headers(0));
+  },
 });
+
+function windowOf(limit: number, now: number) {
+  const windowEnd = now - (now % WINDOW_MS) + WINDOW_MS;
+  const headers = (count: number) => ({
+    'X-RateLimit-Limit': String(limit),
+    'X-RateLimit-Remaining': String(Math.max(0, limit - count)),
+    'X-RateLimit-Reset': String(Math.ceil(windowEnd / 1000)),
+  });
+  return { windowEnd, headers };
+}
