@@ -2,11 +2,13 @@ import type { ProviderName } from '../providers/types.ts';
 import { listItems, metadataKeyOf, NUMERIC_OPERATORS, type RuleCondition, type RuleField, type RuleOperator } from '../schemas/routing-rules.ts';
 import {
   listRoutingRules as listRecords,
+  routingRulePage,
   putRoutingRule,
   type RoutingRuleChanges,
   type RoutingRuleRecord,
   updateRoutingRule as updateRecord,
 } from '../store/routing-rules.ts';
+import type { PageQuery } from '../store/pagination.ts';
 import { isoNow } from './clock.ts';
 import { BadRequest, NotFound } from './errors.ts';
 import { newId } from './ids.ts';
@@ -88,10 +90,13 @@ export async function updateRoutingRule(merchantId: string, ruleId: string, chan
   return view(rule);
 }
 
-/** Every rule of the merchant, active and disabled, in evaluation order. A small set: one page, no cursors. */
-export async function listRoutingRules(merchantId: string) {
-  const rules = (await listRecords(merchantId, { consistent: true })).map(view).sort(compareRules);
-  return { object: 'list' as const, data: rules, has_more: false };
+/**
+ * The merchant's rules, active and disabled, newest first like every list (cursor pages); each carries the
+ * `priority` that orders evaluation (lowest first, then oldest first).
+ */
+export async function listRoutingRules(merchantId: string, page: PageQuery) {
+  const result = await routingRulePage(merchantId, page);
+  return { object: 'list' as const, data: result.data.map(view), has_more: result.has_more };
 }
 
 /** The merchant's active rules in evaluation order, for the routing engine (an eventually consistent read). */

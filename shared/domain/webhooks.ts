@@ -3,7 +3,8 @@ import type * as v from 'valibot';
 import { isLocal } from '../config.ts';
 import type { ConfigureWebhookBody, ListWebhookEventsQuery, TestWebhookBody } from '../schemas/webhooks.ts';
 import { type EventRecord, listEvents } from '../store/events.ts';
-import { deleteWebhook as deleteRecord, listWebhooks as listRecords, putWebhook, type WebhookRecord } from '../store/webhooks.ts';
+import { deleteWebhook as deleteRecord, listWebhooks as listRecords, putWebhook, type WebhookRecord, webhookPage } from '../store/webhooks.ts';
+import type { PageQuery } from '../store/pagination.ts';
 import { type HostLookup, resolveAndCheck, validateWebhookUrl } from '../webhooks/ssrf.ts';
 import { sealSecret } from '../webhooks/sealed-secret.ts';
 import { newWebhookSecret } from '../webhooks/signing.ts';
@@ -59,8 +60,10 @@ export async function configureWebhook(merchantId: string, input: v.InferOutput<
   return { ...view(webhook), secret };
 }
 
-export async function listWebhooks(merchantId: string) {
-  return { object: 'list' as const, data: (await listRecords(merchantId)).map(view), has_more: false };
+/** The merchant's endpoints, newest first, in cursor pages like every list. */
+export async function listWebhooks(merchantId: string, page: PageQuery) {
+  const result = await webhookPage(merchantId, page);
+  return { object: 'list' as const, data: result.data.map(view), has_more: result.has_more };
 }
 
 export async function deleteWebhook(merchantId: string, webhookId: string) {

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { listQuery } from './common.ts';
 import { PROVIDERS } from '../providers/types.ts';
 
 /**
@@ -132,3 +133,6 @@ export const UpdateRoutingRuleBody = v.object({
   conditions: v.optional(Conditions),
   status: v.optional(v.picklist(RULE_STATUSES)),
 });
+
+/** `GET /api/routing/rules`: pagination only. */
+export const ListRoutingRulesQuery = listQuery('rule');

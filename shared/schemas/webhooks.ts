@@ -15,6 +15,9 @@ export const TestWebhookBody = v.object({
   webhook_id: v.optional(v.pipe(v.string(), v.regex(idPattern('webhook'), 'a webhook id'))),
 });
 
+/** `GET /api/webhooks`: pagination only. */
+export const ListWebhooksQuery = listQuery('webhook');
+
 export const ListWebhookEventsQuery = listQuery('event', {
   event: v.optional(EventName),
   delivered: v.optional(v.pipe(v.picklist(['true', 'false']), v.transform((s) => s === 'true'))),

@@ -24,6 +24,8 @@ export interface ListSpec {
   /** The full exclusive start key (table + index keys) of the item with this id; ids are ULIDs, so this needs no read. */
   cursorKey: (id: string) => Item;
   filter?: Pick<QueryCommandInput, 'FilterExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>;
+  /** a strongly consistent read (table only): a small set the merchant just changed, such as routing rules */
+  consistent?: boolean;
 }
 
 /** The key builders of an entity listed per merchant on gsi1 (see keys.ts). */
@@ -63,6 +65,7 @@ export async function listPage<T = Item>(spec: ListSpec, page: PageQuery): Promi
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
         ScanIndexForward: backwards,
+        ConsistentRead: spec.consistent,
         ExclusiveStartKey: startKey,
         Limit: spec.filter ? Math.max(wanted, 50) : wanted,
       }),

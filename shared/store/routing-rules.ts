@@ -4,6 +4,7 @@ import type { RuleCondition } from '../schemas/routing-rules.ts';
 import { assignments } from './expressions.ts';
 import { db, isConditionFailure, TABLE } from './client.ts';
 import { merchantKeys, routingRuleKeys } from './keys.ts';
+import { listPage, type Page, type PageQuery } from './pagination.ts';
 
 export interface RoutingRuleRecord {
   id: string;
@@ -96,6 +97,22 @@ export async function updateRoutingRule(merchantId: string, ruleId: string, chan
  * All the merchant's rules (at most 50 small items, one partition, usually one page), unordered.
  * `consistent` for the API's own reads (a rule just written is listed); routing may read eventually consistent.
  */
+/** A page of the merchant's rules, newest first, read consistently (a rule just made or changed is in it). */
+export async function routingRulePage(merchantId: string, page: PageQuery): Promise<Page<RoutingRuleRecord>> {
+  const { pk, skPrefix } = routingRuleKeys.listPrefix(merchantId);
+  const result = await listPage<RoutingRuleRecord>(
+    {
+      partition: { name: 'pk', value: pk },
+      sortKey: { name: 'sk', prefix: skPrefix },
+      cursorKey: (id) => routingRuleKeys.item(merchantId, id),
+      consistent: true,
+    },
+    page,
+  );
+  return { data: result.data.map(strip), has_more: result.has_more };
+}
+
+/** Every rule of the merchant (at most 50), for the routing engine. */
 export async function listRoutingRules(merchantId: string, options: { consistent: boolean }): Promise<RoutingRuleRecord[]> {
   const { pk, skPrefix } = routingRuleKeys.listPrefix(merchantId);
   const items: RoutingRuleRecord[] = [];

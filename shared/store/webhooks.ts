@@ -2,6 +2,7 @@ import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-
 import type { EventType } from '../domain/events.ts';
 import { db, isConditionFailure, TABLE } from './client.ts';
 import { merchantKeys, webhookKeys } from './keys.ts';
+import { listPage, type Page, type PageQuery } from './pagination.ts';
 
 export interface WebhookRecord {
   id: string;
@@ -63,6 +64,20 @@ export async function listWebhooks(merchantId: string): Promise<WebhookRecord[]>
     }),
   );
   return (out.Items ?? []) as WebhookRecord[];
+}
+
+/** A page of the merchant's endpoints, newest first, read consistently (an endpoint just configured is in it). */
+export async function webhookPage(merchantId: string, page: PageQuery): Promise<Page<WebhookRecord>> {
+  const { pk, skPrefix } = webhookKeys.listPrefix(merchantId);
+  return listPage<WebhookRecord>(
+    {
+      partition: { name: 'pk', value: pk },
+      sortKey: { name: 'sk', prefix: skPrefix },
+      cursorKey: (id) => webhookKeys.item(merchantId, id),
+      consistent: true,
+    },
+    page,
+  );
 }
 
 /** Deletes the endpoint and lowers the count; false when there is no such endpoint. */

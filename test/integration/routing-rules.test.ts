@@ -14,7 +14,8 @@ const update = (key: string, id: string, body: unknown) =>
     updateRule,
     apiEvent({ method: 'PUT', path: `/api/routing/rules/${id}`, resource: '/api/routing/rules/{id}', pathParameters: { id }, headers: bearer(key), body }),
   );
-const list = (key: string) => invokeHttp(listRules, apiEvent({ method: 'GET', path: '/api/routing/rules', headers: bearer(key) }));
+const list = (key: string, query?: Record<string, string>) =>
+  invokeHttp(listRules, apiEvent({ method: 'GET', path: '/api/routing/rules', headers: bearer(key), query }));
 
 const ids = (res: { body: Json }) => res.body.data.map((r: { id: string }) => r.id);
 const eurToAdyen = { name: 'EUR to Adyen', provider: 'adyen', conditions: [{ field: 'currency', operator: 'equals', value: 'EUR' }] };
@@ -98,30 +99,46 @@ describe('routing rules', () => {
     expect(listed.body.data).toEqual([rerouted.body]);
   });
 
-  it('lists every rule, active and disabled, by priority then creation time', async () => {
+  it('lists every rule, active and disabled, newest first with its priority, whatever the priorities', async () => {
     // Prepare
     const { apiKey } = await newMerchant();
     const late = await create(apiKey, { ...eurToAdyen, name: 'late', priority: 500 });
-    const firstOf10 = await create(apiKey, { ...eurToAdyen, name: 'first of 10', priority: 10 });
     const zero = await create(apiKey, { ...eurToAdyen, name: 'zero', priority: 0 });
-    const secondOf10 = await create(apiKey, { ...eurToAdyen, name: 'second of 10', priority: 10 });
     const byDefault = await create(apiKey, { ...eurToAdyen, name: 'default' });
     await update(apiKey, zero.body.id, { status: 'disabled' });
+    await update(apiKey, late.body.id, { priority: 1 });
     // Act
     const res = await list(apiKey);
     // Assess
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ object: 'list', has_more: false });
-    expect(ids(res)).toEqual([zero, firstOf10, secondOf10, byDefault, late].map((r) => r.body.id));
-    expect(res.body.data[0]).toMatchObject({ status: 'disabled', object: 'routing_rule' });
+    expect(ids(res)).toEqual([byDefault, zero, late].map((r) => r.body.id));
+    expect(res.body.data.map((r: { priority: number; status: string }) => [r.priority, r.status])).toEqual([
+      [byDefault.body.priority, 'active'],
+      [0, 'disabled'],
+      [1, 'active'],
+    ]);
   });
 
-  it('moves a rule in the order when its priority changes', async () => {
+  it('pages with limit (default 10), starting_after and ending_before', async () => {
+    // Prepare: 12 rules, oldest first
     const { apiKey } = await newMerchant();
-    const a = await create(apiKey, { ...eurToAdyen, name: 'a', priority: 1 });
-    const b = await create(apiKey, { ...eurToAdyen, name: 'b', priority: 2 });
-    await update(apiKey, a.body.id, { priority: 3 });
-    expect(ids(await list(apiKey))).toEqual([b.body.id, a.body.id]);
+    const made: string[] = [];
+    for (let i = 0; i < 12; i++) made.push((await create(apiKey, { ...eurToAdyen, name: `rule ${i}` })).body.id);
+    const newest = [...made].reverse();
+    // Act
+    const first = await list(apiKey);
+    const second = await list(apiKey, { starting_after: newest[9]! });
+    const back = await list(apiKey, { ending_before: newest[10]!, limit: '3' });
+    const bad = await list(apiKey, { limit: '0' });
+    // Assess
+    expect(ids(first)).toEqual(newest.slice(0, 10));
+    expect(first.body.has_more).toBe(true);
+    expect(ids(second)).toEqual(newest.slice(10));
+    expect(second.body.has_more).toBe(false);
+    expect(ids(back)).toEqual(newest.slice(7, 10));
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.param).toBe('limit');
   });
 
   it('answers an empty list for a merchant without rules, and lists only the merchant’s own', async () => {
@@ -148,7 +165,7 @@ describe('routing rules', () => {
     // Assess
     expect(disabled.body).toEqual({ ...toggled.body, status: 'disabled' });
     expect(activeWhileDisabled.map((r) => r.id)).toEqual([kept.body.id]);
-    expect(ids(listed)).toEqual([toggled.body.id, kept.body.id]);
+    expect(ids(listed)).toEqual([toggled.body.id, kept.body.id]); // newest first
     expect(activeAgain.map((r) => r.id)).toEqual([toggled.body.id, kept.body.id]);
     expect(activeAgain[1]).toEqual(kept.body);
   });
@@ -315,7 +332,7 @@ describe('routing rule creation limits and idempotency', () => {
     await update(apiKey, made[0]!, { status: 'disabled' });
     // Act
     const res = await create(apiKey, { ...eurToAdyen, name: 'one too many' });
-    const listed = await list(apiKey);
+    const listed = await list(apiKey, { limit: '100' });
     // Assess
     expect(made.every((id) => /^rul_/.test(id))).toBe(true);
     expect(res.status).toBe(400);
@@ -330,7 +347,7 @@ describe('routing rule creation limits and idempotency', () => {
     for (let i = 0; i < 45; i++) await create(apiKey, { ...eurToAdyen, name: `rule ${i}` });
     // Act: 10 more at once
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => create(apiKey, { ...eurToAdyen, name: `parallel ${i}` })));
-    const listed = await list(apiKey);
+    const listed = await list(apiKey, { limit: '100' });
     // Assess
     expect(answers.filter((a) => a.status === 200)).toHaveLength(5);
     expect(answers.filter((a) => a.status === 400 && a.body.error.code === 'too_many_rules')).toHaveLength(5);

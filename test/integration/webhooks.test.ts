@@ -21,7 +21,7 @@ import { startReceiver } from '../support/receiver.ts';
 
 const call = {
   configure: (key: string, body: unknown) => invokeHttp(configure, apiEvent({ method: 'POST', path: '/api/webhooks/configure', headers: bearer(key), body })),
-  list: (key: string) => invokeHttp(list, apiEvent({ method: 'GET', path: '/api/webhooks', headers: bearer(key) })),
+  list: (key: string, query?: Record<string, string>) => invokeHttp(list, apiEvent({ method: 'GET', path: '/api/webhooks', headers: bearer(key), query })),
   remove: (key: string, id: string) => invokeHttp(remove, apiEvent({ method: 'DELETE', path: `/api/webhooks/${id}`, headers: bearer(key) })),
   test: (key: string, body: unknown) => invokeHttp(test, apiEvent({ method: 'POST', path: '/api/webhooks/test', headers: bearer(key), body })),
   events: (key: string, query: Record<string, string> = {}) =>
@@ -116,7 +116,11 @@ describe('webhook endpoints', () => {
     const answers = await Promise.all(Array.from({ length: 18 }, (_, i) => call.configure(apiKey, { url: `http://127.0.0.1:9/h${i}`, events: ['*'] })));
     expect(answers.filter((a) => a.status === 200)).toHaveLength(16);
     expect(answers.filter((a) => a.status === 400).every((a) => a.body.error.code === 'too_many_webhooks')).toBe(true);
-    expect((await call.list(apiKey)).body.data).toHaveLength(16);
+    const firstPage = (await call.list(apiKey)).body;
+    expect(firstPage.data).toHaveLength(10);
+    expect(firstPage.has_more).toBe(true);
+    expect((await call.list(apiKey, { starting_after: firstPage.data[9].id })).body.data).toHaveLength(6);
+    expect((await call.list(apiKey, { limit: '100' })).body.data).toHaveLength(16);
   });
 
   it("answers 404 when deleting another merchant's endpoint", async () => {

@@ -1,8 +1,9 @@
 import { listRoutingRules } from '../../../shared/domain/routing-rules.ts';
 import { http } from '../../../shared/http/index.ts';
 import { RoutingRuleList } from '../../../shared/schemas/responses/payments.ts';
+import { ListRoutingRulesQuery } from '../../../shared/schemas/routing-rules.ts';
 
 export const handler = http(
-  { auth: 'merchant', response: RoutingRuleList },
-  async ({ merchant }) => listRoutingRules(merchant.id),
+  { auth: 'merchant', query: ListRoutingRulesQuery, response: RoutingRuleList },
+  async ({ merchant, query }) => listRoutingRules(merchant.id, query),
 );
