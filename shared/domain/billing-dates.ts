@@ -118,12 +118,14 @@ export function billingDateOnOrAfter(schedule: Schedule, date: string): string {
 export const billingDateAfter = (schedule: Schedule, date: string): string => billingDateOnOrAfter(schedule, addDays(date, 1));
 
 /**
- * Where a resumed subscription bills next: the first date of its schedule that is today or later and not before the
- * renewal it was waiting for (so a period already billed is never billed again, and periods missed while paused are
- * skipped, not billed).
+ * Where a resumed subscription bills next: the next future date of its schedule (after today, so resuming never
+ * charges at once) and not before the renewal it was waiting for (a period already billed is never billed again;
+ * periods missed while paused, today's included, are skipped, not billed).
  */
-export const resumedNextBilling = (schedule: Schedule, nextBilling: string, today: string): string =>
-  billingDateOnOrAfter(schedule, nextBilling > today ? nextBilling : today);
+export const resumedNextBilling = (schedule: Schedule, nextBilling: string, today: string): string => {
+  const tomorrow = addDays(today, 1);
+  return billingDateOnOrAfter(schedule, nextBilling > tomorrow ? nextBilling : tomorrow);
+};
 
 /** Days after a failed renewal's due date on which the charge is retried. */
 export const RETRY_DAYS = [1, 3, 5] as const;

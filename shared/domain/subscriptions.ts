@@ -125,7 +125,7 @@ export const pauseSubscription = (merchant: Merchant, subscriptionId: string) =>
   move(merchant, subscriptionId, ['active'], 'subscription.paused', () => ({ from: ['active'], changes: { status: 'paused' } }));
 
 /**
- * paused → active: `next_billing` moves to the first date of the anchor schedule that is today or later (and not
+ * paused → active: `next_billing` moves to the next future date of the anchor schedule (after today, and not
  * before the renewal it was waiting for); periods missed while paused are skipped, not billed.
  */
 export const resumeSubscription = (merchant: Merchant, subscriptionId: string) =>

@@ -260,7 +260,7 @@ describe('pause, resume, cancel', () => {
     expect(res.body.status).toBe('cancelled');
   });
 
-  it('resumes on the next billing date of the anchor schedule that is today or later, skipping the paused periods', async () => {
+  it('resumes on the next future billing date of the anchor schedule, skipping the paused periods', async () => {
     // Prepare: Jan 31 monthly, paused in February
     const { apiKey, customerId } = await newMerchant();
     setClock('2027-01-31T09:00:00.000Z');
@@ -276,8 +276,8 @@ describe('pause, resume, cancel', () => {
     // Assess
     expect(sub.next_billing).toBe('2027-02-28');
     expect(resumed.body).toMatchObject({ status: 'active', next_billing: '2027-05-31' });
-    expect(onBillingDay.body).toMatchObject({ status: 'active', next_billing: '2027-06-30' });
-    expect((await rawItem(sub.id)).gsi2sk).toBe(`2027-06-30#${sub.id}`);
+    expect(onBillingDay.body).toMatchObject({ status: 'active', next_billing: '2027-07-31' });
+    expect((await rawItem(sub.id)).gsi2sk).toBe(`2027-07-31#${sub.id}`);
   });
 
   it('resumes weekly and daily schedules on their next date', async () => {
@@ -290,10 +290,11 @@ describe('pause, resume, cancel', () => {
     const w = await call.resume(apiKey, weekly.id);
     const d = await call.resume(apiKey, daily.id);
     const day = today();
-    expect(w.body.next_billing).toBe(billingDateOnOrAfter({ anchor: weekly.current_period_start, interval: 'week', interval_count: 1 }, day));
-    expect(w.body.next_billing >= day && w.body.next_billing < addDays(day, 7)).toBe(true);
-    expect(d.body.next_billing).toBe(billingDateOnOrAfter({ anchor: daily.current_period_start, interval: 'day', interval_count: 3 }, day));
-    expect(d.body.next_billing >= day && d.body.next_billing < addDays(day, 3)).toBe(true);
+    const tomorrow = addDays(day, 1);
+    expect(w.body.next_billing).toBe(billingDateOnOrAfter({ anchor: weekly.current_period_start, interval: 'week', interval_count: 1 }, tomorrow));
+    expect(w.body.next_billing > day && w.body.next_billing <= addDays(day, 7)).toBe(true);
+    expect(d.body.next_billing).toBe(billingDateOnOrAfter({ anchor: daily.current_period_start, interval: 'day', interval_count: 3 }, tomorrow));
+    expect(d.body.next_billing > day && d.body.next_billing <= addDays(day, 3)).toBe(true);
   });
 
   it.each([

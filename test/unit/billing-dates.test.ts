@@ -61,11 +61,13 @@ describe('next_billing', () => {
 describe('resuming', () => {
   const monthly = schedule('2025-01-31', 'month');
 
-  it('moves next_billing to the first schedule date that is today or later', () => {
+  it('moves next_billing to the next future schedule date', () => {
     // Paused with next_billing 2025-02-28, resumed on 2025-05-10: Feb, Mar, Apr are skipped
     expect(resumedNextBilling(monthly, '2025-02-28', '2025-05-10')).toBe('2025-05-31');
-    // Resumed on a billing day: due today
-    expect(resumedNextBilling(monthly, '2025-02-28', '2025-04-30')).toBe('2025-04-30');
+    // Resumed on a billing day: that day is skipped too, nothing is charged at once
+    expect(resumedNextBilling(monthly, '2025-02-28', '2025-04-30')).toBe('2025-05-31');
+    // Resumed the day before a billing day: due tomorrow
+    expect(resumedNextBilling(monthly, '2025-02-28', '2025-04-29')).toBe('2025-04-30');
     expect(resumedNextBilling(schedule('2025-03-01', 'week'), '2025-03-08', '2025-03-20')).toBe('2025-03-22');
     expect(resumedNextBilling(schedule('2025-03-01', 'day', 3), '2025-03-04', '2025-03-20')).toBe('2025-03-22');
   });
