@@ -189,7 +189,7 @@ export class AppApi extends Construct {
         id: 'UnknownRoute',
         type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
         statusCode: '404',
-        template: body('invalid_request_error', 'resource_missing', json(MESSAGES[404])),
+        template: body('invalid_request_error', 'route_not_found', json(MESSAGES[404])),
       },
       {
         id: 'Throttled',

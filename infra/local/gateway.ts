@@ -20,12 +20,13 @@ import { matchRoute, methodsForPath } from './router.ts';
 /** API Gateway's payload limit. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
-export const ROUTE_NOT_FOUND = {
-  error: { type: 'invalid_request_error', code: 'route_not_found', message: 'Resource not found' },
-} as const;
-export const PAYLOAD_TOO_LARGE = {
-  error: { type: 'invalid_request_error', code: 'body_too_large', message: 'Invalid request body' },
-} as const;
+/** The gateway's own answers, in the error shape of DECISIONS.md like the deployed API's gateway responses. */
+export const routeNotFound = (requestId: string) => ({
+  error: { type: 'invalid_request_error', code: 'route_not_found', message: 'Resource not found', request_id: requestId },
+});
+export const payloadTooLarge = (requestId: string) => ({
+  error: { type: 'invalid_request_error', code: 'body_too_large', message: 'Invalid request body', request_id: requestId },
+});
 export const INTERNAL_ERROR = {
   error: { type: 'api_error', code: 'internal_error', message: 'Internal server error' },
 } as const;
@@ -116,7 +117,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (!match) {
       // API Gateway answers 403 "Missing Authentication Token" here; the API documents a 404 in its error shape.
       await drain(req);
-      sendJson(res, 404, ROUTE_NOT_FOUND, requestId);
+      sendJson(res, 404, routeNotFound(requestId), requestId);
       const methods = methodsForPath(routes, path);
       done(404, methods.length ? `no ${method}; ${methods.join(', ')} exist` : 'no route');
       return;
@@ -125,7 +126,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const body = await readBody(req);
     if (body === undefined) {
       // API Gateway's own limit (the API's 64 KB rule is the handlers' business).
-      sendJson(res, 413, PAYLOAD_TOO_LARGE, requestId);
+      sendJson(res, 413, payloadTooLarge(requestId), requestId);
       done(413);
       return;
     }

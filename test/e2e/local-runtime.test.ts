@@ -16,7 +16,13 @@ import { sqsClient } from '../../infra/local/services.ts';
 import { startQueuePollers, startScheduleTimers } from '../../infra/local/workers.ts';
 import { isRunning, startRuntimeProcess, type RuntimeProcess } from '../support/runtime.ts';
 
-const ROUTE_NOT_FOUND = { error: { type: 'invalid_request_error', code: 'route_not_found', message: 'Resource not found' } };
+/** The gateway's 404, with the request id it also sends as the Request-Id header. */
+const routeNotFound = async (res: Response) => {
+  expect(res.status).toBe(404);
+  expect(await res.json()).toEqual({
+    error: { type: 'invalid_request_error', code: 'route_not_found', message: 'Resource not found', request_id: res.headers.get('request-id') },
+  });
+};
 
 /** The exit code once the process has exited; fails after `ms` (waits on the exit event, no fixed sleeps). */
 async function exitWithin(proc: RuntimeProcess, ms: number): Promise<number | NodeJS.Signals> {
@@ -52,10 +58,8 @@ describe('npm start', () => {
   it('answers 404 in the error shape for an unknown route and for a known path with another method', async () => {
     const unknown = await fetch(`${runtime!.url}/api/nope`);
     const wrongMethod = await fetch(`${runtime!.url}/api/customers`, { method: 'DELETE' });
-    expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toEqual(ROUTE_NOT_FOUND);
-    expect(wrongMethod.status).toBe(404);
-    expect(await wrongMethod.json()).toEqual(ROUTE_NOT_FOUND);
+    await routeNotFound(unknown);
+    await routeNotFound(wrongMethod);
   });
 
   it('lists messages sent by handlers in /_local/outbox (handlers run in the gateway process)', async () => {
@@ -287,10 +291,8 @@ describe('local gateway', () => {
   it('answers 404 for an unknown route and for a known path with another method, without calling a handler', async () => {
     const unknown = await fetch(`${gateway.url}/api/unknown`);
     const wrongMethod = await fetch(`${gateway.url}/api/things/list`, { method: 'POST', body: '{}' });
-    expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toEqual(ROUTE_NOT_FOUND);
-    expect(wrongMethod.status).toBe(404);
-    expect(await wrongMethod.json()).toEqual(ROUTE_NOT_FOUND);
+    await routeNotFound(unknown);
+    await routeNotFound(wrongMethod);
     expect(calls).toEqual([]);
   });
 });

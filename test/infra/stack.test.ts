@@ -213,7 +213,7 @@ describe('REST API', () => {
     template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
       ResponseType: 'MISSING_AUTHENTICATION_TOKEN',
       StatusCode: '404',
-      ResponseTemplates: { 'application/json': Match.stringLikeRegexp('"message":"Resource not found"') },
+      ResponseTemplates: { 'application/json': Match.stringLikeRegexp('"code":"route_not_found","message":"Resource not found","request_id":"\\$context.requestId"') },
     });
   });
 
