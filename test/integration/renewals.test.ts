@@ -105,6 +105,14 @@ const subscription = async (id: string) => (await loadSubscription(id))!;
 
 const monthly = (customerId: string) => ({ customer_id: customerId, plan: 'Pro monthly', amount: 2900, currency: 'eur', interval: 'month' });
 
+/** A merchant whose customer's card on file declines later charges, subscribed monthly; `due` is its first renewal. */
+async function monthlyOnDecliningCard() {
+  const { apiKey, customerId, merchantId } = await newMerchant();
+  expect((await payments.create(apiKey, paymentBody({}, CHARGES_DECLINE_LATER))).status).toBe(200);
+  const sub = (await call.create(apiKey, monthly(customerId))).body;
+  return { apiKey, merchantId, sub, due: sub.next_billing as string };
+}
+
 describe('the renewal scanner', () => {
   it('enqueues one message for a due subscription and none for paused, cancelled or not yet due ones', async () => {
     // Prepare: four daily subscriptions; one paused, one cancelled, one starting tomorrow
@@ -231,10 +239,7 @@ describe('renewing a period', () => {
 
   it('goes past_due on a declined charge and recovers on the day-1 retry once the customer paid with a good card', async () => {
     // Prepare: a card on file whose later charges decline
-    const { apiKey, customerId, merchantId } = await newMerchant();
-    expect((await payments.create(apiKey, paymentBody({}, CHARGES_DECLINE_LATER))).status).toBe(200);
-    const sub = (await call.create(apiKey, monthly(customerId))).body;
-    const due = sub.next_billing;
+    const { apiKey, merchantId, sub, due } = await monthlyOnDecliningCard();
 
     // Act 1: the renewal declines
     at(due);
@@ -272,10 +277,7 @@ describe('renewing a period', () => {
 
   it('renews without charging when the merchant marked the past_due invoice paid before the retry', async () => {
     // Prepare: a declined renewal, then the merchant collects the invoice another way and a good card is on file
-    const { apiKey, customerId, merchantId } = await newMerchant();
-    expect((await payments.create(apiKey, paymentBody({}, CHARGES_DECLINE_LATER))).status).toBe(200);
-    const sub = (await call.create(apiKey, monthly(customerId))).body;
-    const due = sub.next_billing;
+    const { apiKey, merchantId, sub, due } = await monthlyOnDecliningCard();
     at(due);
     await renew(await scan(sub.id));
     const [invoice] = await invoicesOf(merchantId);
@@ -297,10 +299,7 @@ describe('renewing a period', () => {
   });
 
   it('retries on days 1, 3 and 5, then stays past_due out of the renewal index until the merchant cancels', async () => {
-    const { apiKey, customerId, merchantId } = await newMerchant();
-    expect((await payments.create(apiKey, paymentBody({}, CHARGES_DECLINE_LATER))).status).toBe(200);
-    const sub = (await call.create(apiKey, monthly(customerId))).body;
-    const due = sub.next_billing;
+    const { apiKey, merchantId, sub, due } = await monthlyOnDecliningCard();
     at(due);
     await renew(await scan(sub.id));
 
