@@ -11,6 +11,14 @@ export async function getBalance(merchantId: string) {
     into.set(currency, (into.get(currency) ?? 0) + (cell.values.amount ?? 0));
   }
   const currencies = [...new Set([...available.keys(), ...pending.keys()])].sort();
+  // Refunds draw on available funds first, then pending ones; one recorded against available alone (see
+  // unplannedRefundCounters) is shown taken from pending here, as it is once those funds are released.
+  for (const currency of currencies) {
+    const owed = Math.min(-(available.get(currency) ?? 0), pending.get(currency) ?? 0);
+    if (owed <= 0) continue;
+    available.set(currency, (available.get(currency) ?? 0) + owed);
+    pending.set(currency, (pending.get(currency) ?? 0) - owed);
+  }
   return {
     object: 'balance' as const,
     available: currencies.map((currency) => ({ amount: available.get(currency) ?? 0, currency })),

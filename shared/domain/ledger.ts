@@ -61,16 +61,17 @@ export function captureCounters(merchantId: string, currency: string, amount: nu
 /**
  * A refund: revenue, and the balance taken from available funds first, then from pending ones (newest first); what
  * neither covers (money already settled) leaves available negative. Each touched cell is conditioned on still
- * holding what the plan read, so a concurrent change makes the caller plan again.
+ * holding what the plan read, so a concurrent change makes the caller plan again; cells of one bucket are tried in
+ * random shard order, so concurrent refunds draw on different cells.
  */
 export async function refundCounters(merchantId: string, currency: string, amount: number, day: string): Promise<TransactItem[]> {
-  const cells = await readCells(merchantId, 'BAL', `${currency}#`, `${currency}#~`);
+  const cells = shuffled(await readCells(merchantId, 'BAL', `${currency}#`, `${currency}#~`));
   const take = (cell: CounterCell, x: number) =>
     balanceAdd(merchantId, cell.sk, { amount: -x }, cell.shard, { expression: 'amount >= :x', values: { ':x': x } });
   const items: TransactItem[] = [counterAdd(merchantId, 'REV', `${day}#${currency}`, { refunded: amount })];
   let rest = amount;
   const available = cells.filter((c) => c.sk === availableSortKey(currency) && (c.values.amount ?? 0) > 0);
-  const pending = cells.filter((c) => c.sk.startsWith(`${currency}#pending#`) && (c.values.amount ?? 0) > 0).sort((a, b) => (a.sk < b.sk ? 1 : -1));
+  const pending = cells.filter((c) => c.sk.startsWith(`${currency}#pending#`) && (c.values.amount ?? 0) > 0).sort((a, b) => (a.sk < b.sk ? 1 : a.sk > b.sk ? -1 : 0));
   for (const cell of [...available, ...pending]) {
     if (rest === 0) break;
     const x = Math.min(rest, cell.values.amount!);
@@ -79,4 +80,22 @@ export async function refundCounters(merchantId: string, currency: string, amoun
   }
   if (rest > 0) items.push(balanceAdd(merchantId, availableSortKey(currency), { amount: -rest }));
   return items;
+}
+
+/**
+ * A refund's counters without a plan: the whole amount from available funds, which may go negative until pending
+ * funds are released into it. Totals stay exact; used when planned takes keep losing to concurrent refunds.
+ */
+export const unplannedRefundCounters = (merchantId: string, currency: string, amount: number, day: string): TransactItem[] => [
+  counterAdd(merchantId, 'REV', `${day}#${currency}`, { refunded: amount }),
+  balanceAdd(merchantId, availableSortKey(currency), { amount: -amount }),
+];
+
+function shuffled<T>(items: readonly T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
 }

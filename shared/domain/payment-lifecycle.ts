@@ -1,4 +1,5 @@
 import type * as v from 'valibot';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { connectorFor } from '../providers/index.ts';
 import type { CaptureBody, ListPaymentsQuery, RefundBody } from '../schemas/payments.ts';
 import { publishEvents } from '../events/queue.ts';
@@ -22,7 +23,7 @@ import { clock, isoNow } from './clock.ts';
 import { BadRequest, InvalidState, NotFound, ProvidersUnavailable } from './errors.ts';
 import { type DomainEvent, type EventType, newEvent } from './events.ts';
 import { newId } from './ids.ts';
-import { captureCounters, dayOf, refundCounters } from './ledger.ts';
+import { captureCounters, dayOf, refundCounters, unplannedRefundCounters } from './ledger.ts';
 import { paymentView } from './payments.ts';
 
 /**
@@ -129,7 +130,13 @@ export async function refundPayment(merchant: Merchant, paymentId: string, body:
     created_at: isoNow(),
   };
   const refunded = await addRefund(payment, refund, refund.created_at);
-  if (!refunded) throw new InvalidState();
+  if (!refunded) {
+    // A concurrent refund got there first: name what is wrong now, as if this one had come after it.
+    const now = await load(merchant, paymentId);
+    const left = now.amount_captured - now.amount_refunded;
+    if (left > 0 && amount > left) throw new BadRequest('amount_too_large', 'amount');
+    throw new InvalidState();
+  }
   const result = await connectorFor(payment.provider!, payment.livemode).refund(payment.provider_reference!, amount, payment.currency);
   if (!result.ok) {
     await cancelRefund(payment, refund);
@@ -137,11 +144,28 @@ export async function refundPayment(merchant: Merchant, paymentId: string, body:
   }
   const view = { ...paymentView(refunded), refund_id: refund.id, amount, amount_refunded: refunded.amount_refunded };
   const event = newEvent(payment.merchant_id, 'payment.refunded', view);
-  for (let attempt = 1; ; attempt++) {
-    const counters = await refundCounters(payment.merchant_id, payment.currency, amount, dayOf(refund.created_at));
-    if (await confirmRefund(refund, result.reference, event, counters)) break;
-    if (attempt === 5) throw new Error('Refund counters kept conflicting');
-  }
+  await confirmWithCounters(refund, result.reference, event, payment.merchant_id, payment.currency);
   await publishEvents([event]);
   return view;
+}
+
+const PLANNED_ATTEMPTS = 4;
+const UNPLANNED_ATTEMPTS = 8;
+
+/**
+ * The provider has refunded: the refund must now be recorded, whatever else is happening. Planned counters (taking
+ * from available, then pending) are tried a few times, then counters that need no plan; each retry after a short,
+ * jittered pause. Only a failure that is not a conflict gives up.
+ */
+async function confirmWithCounters(refund: RefundRecord, reference: string, event: DomainEvent, merchantId: string, currency: string) {
+  const day = dayOf(refund.created_at);
+  for (let attempt = 0; attempt < PLANNED_ATTEMPTS + UNPLANNED_ATTEMPTS; attempt++) {
+    if (attempt > 0) await sleep(Math.random() * Math.min(200, 10 * 2 ** attempt));
+    const counters =
+      attempt < PLANNED_ATTEMPTS
+        ? await refundCounters(merchantId, currency, refund.amount, day)
+        : unplannedRefundCounters(merchantId, currency, refund.amount, day);
+    if (await confirmRefund(refund, reference, event, counters)) return;
+  }
+  throw new Error('The refund could not be recorded: its writes kept conflicting');
 }

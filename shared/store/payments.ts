@@ -5,7 +5,7 @@ import type { StoredCard } from '../domain/cards.ts';
 import type { AppliedStrategy } from '../domain/routing.ts';
 import type { ProviderName } from '../providers/types.ts';
 import { assignments, equalityFilter } from './expressions.ts';
-import { db, isConditionFailure, TABLE, type TransactItem } from './client.ts';
+import { db, isConditionFailure, isTransactionConflict, TABLE, type TransactItem } from './client.ts';
 import { eventPut } from './events.ts';
 import { paymentKeys } from './keys.ts';
 import { countItems, type ListSpec, listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
@@ -204,12 +204,15 @@ export async function addRefund(payment: PaymentRecord, refund: RefundRecord, no
     if (isConditionFailure(e)) return undefined;
     throw e;
   }
-  return { ...payment, amount_refunded: payment.amount_refunded + refund.amount, status: 'refunded', updated_at: now };
+  // Read back what was committed: concurrent refunds may have been reserved meanwhile, and `amount_refunded` is
+  // the payment's sum, not this request's view of it.
+  return getPayment(payment.merchant_id, payment.id);
 }
 
 /**
  * Marks a reserved refund as carried out by the provider and writes its event and counters, in one transaction.
- * False when a counter's condition failed (a concurrent balance change): plan the counters again and retry.
+ * False when a counter's condition failed or another transaction held one of the items (a concurrent balance
+ * change): plan the counters again and retry.
  */
 export async function confirmRefund(refund: RefundRecord, providerReference: string, event: DomainEvent, alongside: TransactItem[]): Promise<boolean> {
   try {
@@ -232,7 +235,7 @@ export async function confirmRefund(refund: RefundRecord, providerReference: str
     }),
   );
   } catch (e) {
-    if (isConditionFailure(e)) return false;
+    if (isConditionFailure(e) || isTransactionConflict(e)) return false;
     throw e;
   }
   return true;

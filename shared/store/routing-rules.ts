@@ -26,7 +26,7 @@ export type RoutingRuleChanges = Partial<Pick<RoutingRuleRecord, 'name' | 'strat
  * staying below `max`, so parallel creates can never exceed the cap. Returns false when the cap is reached.
  * Rules are never deleted; a future delete must decrement `rule_count` in the same way.
  */
-export async function putRoutingRule(rule: RoutingRuleRecord, max: number, attempt = 1): Promise<boolean> {
+export async function putRoutingRule(rule: RoutingRuleRecord, max: number): Promise<boolean> {
   try {
     await db.send(
       new TransactWriteCommand({
@@ -52,19 +52,12 @@ export async function putRoutingRule(rule: RoutingRuleRecord, max: number, attem
     );
     return true;
   } catch (e) {
-    // The rule's own condition cannot fail (a fresh ULID), so a failed condition is the cap.
+    // The rule's own condition cannot fail (a fresh ULID), so a failed condition is the cap. (Two creates colliding
+    // on the profile item are retried by the client: see client.ts.)
     if (isConditionFailure(e)) return false;
-    // Two creates of one merchant at the same moment collide on the profile item: retry a few times, jittered.
-    if (attempt < 4 && isTransactionConflict(e)) {
-      await new Promise((done) => setTimeout(done, Math.random() * 25 * 2 ** attempt));
-      return putRoutingRule(rule, max, attempt + 1);
-    }
     throw e;
   }
 }
-
-const isTransactionConflict = (e: unknown): boolean =>
-  e instanceof Error && e.name === 'TransactionCanceledException' && /TransactionConflict/.test(e.message);
 
 /** Applies the changes to the merchant's rule; undefined when it does not exist (the key holds the merchant). */
 export async function updateRoutingRule(merchantId: string, ruleId: string, changes: RoutingRuleChanges): Promise<RoutingRuleRecord | undefined> {

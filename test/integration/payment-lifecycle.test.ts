@@ -1,5 +1,10 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { newMerchant } from '../support/merchant.ts';
+import { handler as getBalance } from '../../functions/balance/get.ts';
+import { captureCounters, dayOf, unplannedRefundCounters } from '../../shared/domain/ledger.ts';
+import { db } from '../../shared/store/client.ts';
+import { apiEvent, invokeHttp } from '../support/lambda.ts';
+import { bearer, newMerchant } from '../support/merchant.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
 
 async function authorized(amount = 5000) {
@@ -132,6 +137,41 @@ describe('payments under concurrency', () => {
     const answers = await Promise.all(Array.from({ length: 20 }, () => payments.refund(apiKey, id)));
     expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
     expect((await payments.get(apiKey, id)).body.amount_refunded).toBe(5000);
+  });
+
+  it('records every refund of a storm on several payments: no 500, and balance and revenue match what was refunded', async () => {
+    // Prepare: one merchant, four captures of 5,000
+    const { apiKey } = await newMerchant();
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const created = await payments.create(apiKey, paymentBody({ amount: 5000 }));
+      await payments.capture(apiKey, created.body.id);
+      ids.push(created.body.id);
+    }
+    // Act: ten refunds of 700 on each payment, all at once (seven fit in each)
+    const answers = await Promise.all(ids.flatMap((id) => Array.from({ length: 10 }, async () => ({ id, res: await payments.refund(apiKey, id, { amount: 700 }) }))));
+    // Assess
+    expect(answers.filter((a) => a.res.status === 200)).toHaveLength(28);
+    expect(answers.filter((a) => a.res.status === 400).every((a) => a.res.body.error.code === 'amount_too_large')).toBe(true);
+    for (const id of ids) {
+      const ok = answers.filter((a) => a.id === id && a.res.status === 200).map((a) => a.res.body.amount_refunded as number);
+      expect((await payments.get(apiKey, id)).body.amount_refunded).toBe(4900);
+      expect(Math.max(...ok)).toBe(4900);
+      expect(ok.every((n) => n >= 700 && n <= 4900)).toBe(true);
+    }
+    const balance = (await invokeHttp(getBalance, apiEvent({ method: 'GET', path: '/api/balance', headers: bearer(apiKey) }))).body;
+    expect(balance).toEqual({ object: 'balance', available: [{ amount: 0, currency: 'USD' }], pending: [{ amount: 4 * 100, currency: 'USD' }] });
+  });
+
+  it('shows a refund recorded against available funds alone as taken from pending ones', async () => {
+    // Prepare: a capture of 5,000 today, and a refund of 1,200 recorded the way a contended refund falls back to
+    const { apiKey, merchantId } = await newMerchant();
+    const day = dayOf(new Date().toISOString());
+    await db.send(new TransactWriteCommand({ TransactItems: [...captureCounters(merchantId, 'USD', 5000, day), ...unplannedRefundCounters(merchantId, 'USD', 1200, day)] }));
+    // Act
+    const balance = (await invokeHttp(getBalance, apiEvent({ method: 'GET', path: '/api/balance', headers: bearer(apiKey) }))).body;
+    // Assess
+    expect(balance).toEqual({ object: 'balance', available: [{ amount: 0, currency: 'USD' }], pending: [{ amount: 3800, currency: 'USD' }] });
   });
 
   it('applies exactly one of a racing capture and void', async () => {
