@@ -1,8 +1,9 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { clock } from '../domain/clock.ts';
-import { sha256 } from '../domain/credentials.ts';
+import { hmac } from '../domain/credentials.ts';
 import { AppError, BadRequest, IdempotencyKeyInUse, IdempotencyKeyReused } from '../domain/errors.ts';
+import { appSecret } from '../secrets.ts';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../store/idempotency.ts';
 import { renderError } from './error-mapper.ts';
 import { stateOf } from './types.ts';
@@ -32,7 +33,7 @@ export const idempotency = ({ withhold = [] }: { withhold?: readonly string[] } 
     const scope = state.merchant!.id;
     const now = clock.now();
     const lockMs = (request.context.getRemainingTimeInMillis?.() ?? 30_000) + 5_000;
-    const hash = requestHash(request.event, state.rawBody);
+    const hash = await requestHash(request.event, state.rawBody);
     const claim = await claimIdempotencyKey(scope, key, hash, now, lockMs, KEEP_MS);
     if (claim.claimed) {
       claims.set(request, { scope, key });
@@ -77,15 +78,22 @@ function withheld(body: string, fields: readonly string[]): string {
   return JSON.stringify(parsed);
 }
 
-/** The request a key stands for: method, path and the body as parsed JSON with sorted keys. */
-function requestHash(event: APIGatewayProxyEvent, body: unknown): string {
-  return sha256(`${event.httpMethod} ${event.path}\n${canonicalJson(body)}`);
+/**
+ * The request a key stands for: method, path and the body as parsed JSON with sorted keys, keyed with the app
+ * secret. A payment's body holds a card number: the stored hash must not let anyone with the table test guesses
+ * (an unkeyed hash of a number whose BIN and last4 are known falls to brute force), and a CVC is not kept in any
+ * form, so `cvc` fields are left out (a replay that differs only in its CVC is the same request).
+ */
+async function requestHash(event: APIGatewayProxyEvent, body: unknown): Promise<string> {
+  return hmac(await appSecret(), `${event.httpMethod} ${event.path}\n${canonicalJson(body)}`);
 }
 
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value)
+      .filter(([k]) => k !== 'cvc')
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value);

@@ -1,8 +1,10 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { createHash } from 'node:crypto';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { queueDefinitions } from '../../shared/queues.ts';
+import { idempotencyKeys } from '../../shared/store/keys.ts';
 import { newMerchant } from '../support/merchant.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
 
@@ -41,8 +43,8 @@ afterAll(() => {
 describe('card data', () => {
   it('never reaches a table item, a queued message, a log line or a response', async () => {
     // Prepare + Act: a run of payments through every path that touches a card
-    const { apiKey } = await newMerchant();
-    const run = async (p: Promise<{ rawBody: string; body: { id?: string } }>) => {
+    const { apiKey, merchantId } = await newMerchant();
+    const run = async (p: Promise<{ rawBody: string; body: { id?: string }; headers: Record<string, string> }>) => {
       const res = await p;
       responses.push(res.rawBody);
       return res;
@@ -52,8 +54,9 @@ describe('card data', () => {
       body.payment_method.card.cvc = cvc;
       return body;
     };
-    const ok = await run(payments.create(apiKey, withCvc(CARDS.approved, CVCS[0]!), { 'Idempotency-Key': 'card-data-1' }));
-    await run(payments.create(apiKey, withCvc(CARDS.approved, CVCS[0]!), { 'Idempotency-Key': 'card-data-1' }));
+    const firstBody = withCvc(CARDS.approved, CVCS[0]!);
+    const ok = await run(payments.create(apiKey, firstBody, { 'Idempotency-Key': 'card-data-1' }));
+    const replay = await run(payments.create(apiKey, withCvc(CARDS.approved, CVCS[1]!), { 'Idempotency-Key': 'card-data-1' }));
     await run(payments.create(apiKey, withCvc(CARDS.mastercard, CVCS[1]!, { routing: 'round_robin' })));
     await run(payments.create(apiKey, withCvc(CARDS.genericDecline, CVCS[2]!)));
     await run(payments.create(apiKey, withCvc(CARDS.processingError, CVCS[0]!)));
@@ -80,6 +83,16 @@ describe('card data', () => {
       const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, VisibilityTimeout: 0, MessageAttributeNames: ['All'] }));
       messages.push(...(out.Messages ?? []).map((m) => JSON.stringify(m)));
     }
+
+    // The idempotency record keeps a keyed hash of the request, without the CVC: a replay differing only in its CVC
+    // is the same request, and nobody holding the table can test card-number guesses against an unkeyed hash.
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    const idem = (await db.send(new GetCommand({ TableName: TABLE, Key: idempotencyKeys.record(merchantId, 'card-data-1') }))).Item!;
+    const sorted = (v: unknown): unknown =>
+      Array.isArray(v) ? v.map(sorted) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => [k, sorted(x)])) : v;
+    const unkeyed = createHash('sha256').update(`POST /api/payments/create\n${JSON.stringify(sorted(firstBody))}`).digest('hex');
+    expect(idem.request_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(idem.request_hash).not.toBe(unkeyed);
 
     const haystacks = { items: items.map((i) => JSON.stringify(i)), messages, logs: captured, responses };
     expect(items.length).toBeGreaterThan(10);
