@@ -2,6 +2,7 @@ import { appSecret } from '../secrets.ts';
 import { emailSender } from '../messaging/email.ts';
 import { findOrCreateMerchant } from '../store/merchants.ts';
 import { consumeOtp, getOtpRequest, putOtpRequest, recordWrongOtp } from '../store/otp-requests.ts';
+import { countInWindow, windowCount } from '../store/rate-limits.ts';
 import { putSession } from '../store/sessions.ts';
 import { clock } from './clock.ts';
 import { constantTimeEqual, hmac, newOtp, newSessionToken, sha256 } from './credentials.ts';
@@ -10,6 +11,12 @@ import { newId } from './ids.ts';
 
 export const OTP_TTL_SECONDS = 600;
 export const OTP_MAX_ATTEMPTS = 5;
+/**
+ * Wrong codes per e-mail address and clock hour, over all of its requests. Each request allows 5 tries, but anyone
+ * can ask for many requests: without this bound one client could guess about 500 codes a minute at one account.
+ */
+export const OTP_MAX_WRONG_PER_EMAIL_HOUR = 20;
+const HOUR_MS = 60 * 60 * 1000;
 const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** The OTP is stored only as an HMAC bound to its request, so a leaked table reveals no code. */
@@ -36,17 +43,22 @@ export async function requestOtp(email: string): Promise<{ request_id: string; e
 }
 
 /**
- * Exchanges a code for a 24 h session token. Single use, at most 5 wrong tries (then the request is dead),
- * compared in constant time. The first sign-in of an address creates its merchant.
+ * Exchanges a code for a 24 h session token. Single use, at most 5 wrong tries (then the request is dead), and at
+ * most 20 wrong codes an hour per address over all its requests (then its codes wait for the next hour); compared
+ * in constant time. The first sign-in of an address creates its merchant.
  */
 export async function verifyOtp(requestId: string, otp: string): Promise<{ token: string; merchant_id: string }> {
   const request = await getOtpRequest(requestId);
   if (!request || request.used) throw new Unauthorized('invalid_otp');
   if (request.expires_ms <= clock.now()) throw new Unauthorized('otp_expired');
   if (request.attempts >= OTP_MAX_ATTEMPTS) throw new Unauthorized('otp_attempts_exceeded');
+  const now = clock.now();
+  const hour = { start: now - (now % HOUR_MS), end: now - (now % HOUR_MS) + HOUR_MS };
+  const address = sha256(request.email);
+  if ((await windowCount('otp-wrong', address, hour.start)) >= OTP_MAX_WRONG_PER_EMAIL_HOUR) throw new Unauthorized('otp_attempts_exceeded');
 
   if (!constantTimeEqual(await otpHmac(requestId, otp), request.otp_hmac)) {
-    await recordWrongOtp(requestId, OTP_MAX_ATTEMPTS);
+    await Promise.all([recordWrongOtp(requestId, OTP_MAX_ATTEMPTS), countInWindow('otp-wrong', address, hour.start, hour.end)]);
     throw new Unauthorized('invalid_otp');
   }
   if (!(await consumeOtp(requestId, OTP_MAX_ATTEMPTS))) throw new Unauthorized('invalid_otp');

@@ -1,4 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, TABLE, ttl } from './client.ts';
 import { rateLimitKeys } from './keys.ts';
 
@@ -19,4 +19,10 @@ export async function countInWindow(limit: string, subject: string, windowStart:
     }),
   );
   return Number(out.Attributes?.count ?? 1);
+}
+
+/** The count of a window so far, without counting anything. */
+export async function windowCount(limit: string, subject: string, windowStart: number): Promise<number> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: rateLimitKeys.window(limit, subject, windowStart), ConsistentRead: true }));
+  return Number(out.Item?.count ?? 0);
 }

@@ -16,7 +16,7 @@ const post = (handler: typeof requestOtp, path: string, body: unknown, sourceIp 
 
 /** The code as the merchant reads it from the e-mail (the local outbox). */
 function otpSentTo(email: string): string {
-  const mail = listLocalOutbox().find((m) => m.to === email);
+  const mail = listLocalOutbox().find((m) => m.to === email); // newest first
   const code = /\b(\d{6})\b/.exec(mail?.text ?? '')?.[1];
   if (!code) throw new Error(`no OTP e-mail for ${email}`);
   return code;
@@ -91,6 +91,32 @@ describe('sign-in with a one-time password', () => {
     await Promise.all(Array.from({ length: 8 }, () => post(verifyOtp, '/api/auth/verify-otp', { request_id, otp: wrongCode(otp) })));
     const right = await post(verifyOtp, '/api/auth/verify-otp', { request_id, otp });
     expect(right.body.error.code).toBe('otp_attempts_exceeded');
+  });
+
+  it('stops codes for an address after 20 wrong ones in an hour, over all its requests, until the next hour', async () => {
+    // Prepare: a fixed point in an hour, and four requests for one address, each guessed wrong five times
+    const realNow = clock.now;
+    const hourStart = Math.floor(realNow() / 3_600_000) * 3_600_000;
+    clock.now = () => hourStart + 60_000;
+    try {
+      const email = uniqueEmail();
+      for (let r = 0; r < 4; r++) {
+        const { request_id, otp } = await startSignIn(email);
+        for (let i = 0; i < 5; i++) await post(verifyOtp, '/api/auth/verify-otp', { request_id, otp: wrongCode(otp) });
+      }
+      // Act: a fifth request with the right code, in this hour and in the next
+      const fresh = await startSignIn(email);
+      const thisHour = await post(verifyOtp, '/api/auth/verify-otp', { request_id: fresh.request_id, otp: fresh.otp });
+      clock.now = () => hourStart + 3_600_000 + 60_000;
+      const later = await startSignIn(email);
+      const nextHour = await post(verifyOtp, '/api/auth/verify-otp', { request_id: later.request_id, otp: later.otp });
+      // Assess
+      expect(thisHour.status).toBe(401);
+      expect(thisHour.body.error.code).toBe('otp_attempts_exceeded');
+      expect(nextHour.status).toBe(200);
+    } finally {
+      clock.now = realNow;
+    }
   });
 
   it('still accepts the right code after 4 wrong ones', async () => {
