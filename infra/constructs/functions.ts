@@ -36,6 +36,12 @@ const env = (name: ConfigVar): string => name;
  */
 export type TableAccess = 'read' | 'read-and-touch' | 'read-write';
 
+/** What the store calls: single-item reads and queries (table and indexes), and single-item or transactional writes. */
+export const TABLE_READS = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'];
+export const TABLE_WRITES = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
+/** The partitions an API key's `last_used` lives in: its hash item and its item under the merchant (keys.ts). */
+export const API_KEY_PARTITIONS = ['APIKEY#*', 'MER#*'];
+
 export const tableAccessOf = (spec: FunctionSpec): TableAccess => {
   if (spec.trigger.type === 'http' && spec.trigger.method === 'GET') {
     return spec.trigger.auth === 'merchant' ? 'read-and-touch' : 'read';
@@ -150,13 +156,27 @@ export class AppFunction extends Construct {
     });
   }
 
-  /** `TABLE_NAME` and the table permissions of `access` (see `TableAccess`). */
+  /**
+   * `TABLE_NAME` and the table permissions of `access` (see `TableAccess`), as exact action lists rather than
+   * `grantReadWriteData` (which adds Scan and batch writes no function uses). A merchant GET's one write, the API
+   * key's `last_used`, is limited to the key's items by their partition key.
+   */
   useTable(table: ITable, access: TableAccess): void {
-    if (access === 'read-write') table.grantReadWriteData(this.function);
-    else table.grantReadData(this.function);
-    if (access === 'read-and-touch') {
-      this.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['dynamodb:UpdateItem'], resources: [table.tableArn] }));
+    const indexes = `${table.tableArn}/index/*`;
+    this.role.addToPrincipalPolicy(new PolicyStatement({ actions: TABLE_READS, resources: [table.tableArn, indexes] }));
+    if (access === 'read-write') {
+      this.role.addToPrincipalPolicy(new PolicyStatement({ actions: TABLE_WRITES, resources: [table.tableArn] }));
     }
+    if (access === 'read-and-touch') {
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ['dynamodb:UpdateItem'],
+          resources: [table.tableArn],
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': API_KEY_PARTITIONS } },
+        }),
+      );
+    }
+    if (table.encryptionKey) table.encryptionKey.grantEncryptDecrypt(this.function);
     this.function.addEnvironment(env('TABLE_NAME'), table.tableName);
   }
 

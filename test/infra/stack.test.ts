@@ -103,18 +103,28 @@ describe('functions', () => {
     }
   });
 
-  it('grants table writes by need: merchant GETs may only add the last_used UpdateItem', () => {
-    const writes = ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+  it('grants table actions by need: no Scan or batch writes; merchant GETs may only touch API key items', () => {
+    const never = ['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:BatchGetItem', 'dynamodb:*'];
+    const writes = ['dynamodb:PutItem', 'dynamodb:DeleteItem'];
     for (const spec of catalog) {
-      const actions = actionsOf(statementsOf(spec.name));
+      const statements = statementsOf(spec.name);
+      const actions = actionsOf(statements);
       const access = tableAccessOf(spec);
-      expect(actions).toContain('dynamodb:GetItem');
+      expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+      for (const action of never) expect(actions, `${spec.name} ${action}`).not.toContain(action);
       if (access === 'read-write') expect(actions).toEqual(expect.arrayContaining([...writes, 'dynamodb:UpdateItem']));
       else for (const write of writes) expect(actions, `${spec.name} ${write}`).not.toContain(write);
       if (access === 'read') expect(actions).not.toContain('dynamodb:UpdateItem');
       if (access === 'read-and-touch') {
-        const update = statementsOf(spec.name).filter((s) => actionsOf([s]).includes('dynamodb:UpdateItem'));
-        expect(update).toEqual([{ Action: 'dynamodb:UpdateItem', Effect: 'Allow', Resource: { 'Fn::GetAtt': [tableId, 'Arn'] } }]);
+        const update = statements.filter((s) => actionsOf([s]).includes('dynamodb:UpdateItem'));
+        expect(update).toEqual([
+          {
+            Action: 'dynamodb:UpdateItem',
+            Effect: 'Allow',
+            Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
+            Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*', 'MER#*'] } },
+          },
+        ]);
       }
     }
     const getters = catalog.filter((f) => f.trigger.type === 'http' && f.trigger.method === 'GET');
