@@ -16,6 +16,7 @@ import { startQueuePollers, startScheduleTimers, type Workers } from './workers.
 
 const persist = process.argv.includes('--persist');
 const port = parsePort(process.env.PORT);
+const logLevel = parseLogLevel(process.env.LOG_LEVEL);
 const started = Date.now();
 
 let stack: LocalStack | undefined;
@@ -55,6 +56,7 @@ try {
   stack = await startLocalStack({
     persistPath: persist ? resolve(projectRoot, '.data/dynamodb') : undefined,
     verbose: process.env.DYNAMODB_VERBOSE === 'true',
+    logLevel,
   });
   // Before any handler module is imported: shared/config.ts reads the environment at import time.
   Object.assign(process.env, stack.env);
@@ -112,4 +114,11 @@ function parsePort(value: string | undefined): number {
     process.exit(1);
   }
   return n;
+}
+
+function parseLogLevel(value: string | undefined): 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' {
+  const level = (value || 'INFO').toUpperCase();
+  if (level === 'DEBUG' || level === 'INFO' || level === 'WARN' || level === 'ERROR') return level;
+  console.error(`LOG_LEVEL must be DEBUG, INFO, WARN or ERROR, got "${value}"`);
+  process.exit(1);
 }
