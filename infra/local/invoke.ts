@@ -5,8 +5,8 @@
  *   npm run invoke -- customers/get                      # events/http/customers-get.json
  *   npm run invoke -- customers/get events/http/x.json
  *
- * Placeholders in the fixture (`{{API_KEY}}`, `{{MERCHANT_ID}}`, `{{CUSTOMER_ID}}`, …) are filled from the demo
- * seed. Exit code 0 when the handler returned (whatever the status), 1 when it threw, 2 on bad usage.
+ * Placeholders in the fixture (`{{API_KEY}}`, `{{MERCHANT_ID}}`, `{{CUSTOMER_ID}}`, `{{INVOICE_ID}}`, …) are filled
+ * from the demo seed and the objects made for the fixtures (fixture-objects.ts). Exit code 0 when the handler returned (whatever the status), 1 when it threw, 2 on bad usage.
  */
 import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
@@ -47,7 +47,9 @@ try {
   Object.assign(process.env, stack.env);
   const { createDemoMerchant } = await import('../../shared/domain/demo.ts');
   const demo = await createDemoMerchant();
-  const { event, missing } = readFixture(fixturePath, placeholdersFrom(demo));
+  const { createFixtureObjects } = await import('./fixture-objects.ts');
+  const objects = await createFixtureObjects(demo);
+  const { event, missing } = readFixture(fixturePath, { ...placeholdersFrom(demo), ...placeholdersFrom(objects) });
   if (missing.length) console.warn(`Warning: no value for placeholder(s) ${missing.map((m) => `{{${m}}}`).join(', ')}`);
 
   console.log(`▶ ${spec.name}  ${relative(process.cwd(), fixturePath)}`);

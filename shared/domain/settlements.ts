@@ -56,9 +56,35 @@ export async function listSettlements(merchantId: string, status: string | undef
  */
 export async function runDailySettlement(): Promise<{ released: number; settled: number; paid: number }> {
   const today = dayOf(new Date(clock.now()).toISOString());
-  const releaseThrough = addDays(today, -HOLD_DAYS);
-  const cells = await allBalanceCells();
+  const { released, settled } = await releaseAndSettle(await allBalanceCells(), today);
 
+  let paid = 0;
+  for (const settlement of await arrivedSettlements(today)) {
+    const event = newEvent(settlement.merchant_id, 'settlement.paid', view({ ...settlement, status: 'paid', paid_at: new Date(clock.now()).toISOString() }));
+    if (await markSettlementPaid(settlement, new Date(clock.now()).toISOString(), event)) {
+      await publishEvents([event]);
+      paid++;
+    }
+  }
+  logger.info('Daily settlement run', { today, released, settled, paid });
+  return { released, settled, paid };
+}
+
+/** Steps (1) and (2) of the daily job for one merchant, as the job would run them on `day`. */
+export async function settleMerchant(merchantId: string, day: string): Promise<{ released: number; settled: number }> {
+  const cells = (await readCells(merchantId, 'BAL', 'A', 'Z~')).map((c) => ({
+    merchant_id: merchantId,
+    sk: c.sk,
+    shard: c.shard,
+    amount: c.values.amount ?? 0,
+    payments: c.values.payments ?? 0,
+  }));
+  return releaseAndSettle(cells, day);
+}
+
+/** Moves pending cells captured at least HOLD_DAYS before `today` to available, then settles every account once. */
+async function releaseAndSettle(cells: readonly BalanceCell[], today: string): Promise<{ released: number; settled: number }> {
+  const releaseThrough = addDays(today, -HOLD_DAYS);
   let released = 0;
   for (const cell of cells) {
     const [currency, bucket, captureDay] = cell.sk.split('#') as [string, string, string?];
@@ -73,17 +99,7 @@ export async function runDailySettlement(): Promise<{ released: number; settled:
     const [merchantId, currency] = account.split(' ') as [string, string];
     if (await settle(merchantId, currency, today)) settled++;
   }
-
-  let paid = 0;
-  for (const settlement of await arrivedSettlements(today)) {
-    const event = newEvent(settlement.merchant_id, 'settlement.paid', view({ ...settlement, status: 'paid', paid_at: new Date(clock.now()).toISOString() }));
-    if (await markSettlementPaid(settlement, new Date(clock.now()).toISOString(), event)) {
-      await publishEvents([event]);
-      paid++;
-    }
-  }
-  logger.info('Daily settlement run', { today, released, settled, paid });
-  return { released, settled, paid };
+  return { released, settled };
 }
 
 /** Sweeps a merchant's available funds in one currency into today's settlement (at most one a day). */

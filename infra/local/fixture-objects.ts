@@ -1,0 +1,66 @@
+/**
+ * What the event fixtures point at, beyond the demo merchant's key, customer and payments: an invoice (with a signed
+ * PDF link), a subscription, a routing rule, a webhook endpoint, a settlement and a sign-in code. `npm run invoke`
+ * and the catalog test fill the fixtures' placeholders with these, so every fixture answers as in real use.
+ */
+import type { Merchant } from '../../shared/domain/auth.ts';
+import { clock } from '../../shared/domain/clock.ts';
+import type { DemoMerchant } from '../../shared/domain/demo.ts';
+import { createInvoice } from '../../shared/domain/invoices.ts';
+import { dayOf } from '../../shared/domain/ledger.ts';
+import { requestOtp } from '../../shared/domain/otp.ts';
+import { createRoutingRule } from '../../shared/domain/routing-rules.ts';
+import { HOLD_DAYS, listSettlements, settleMerchant } from '../../shared/domain/settlements.ts';
+import { signedPdfUrl } from '../../shared/domain/signed-links.ts';
+import { createSubscription, pauseSubscription } from '../../shared/domain/subscriptions.ts';
+import { configureWebhook } from '../../shared/domain/webhooks.ts';
+import { listLocalOutbox } from '../../shared/messaging/local-outbox.ts';
+
+export interface FixtureObjects {
+  invoiceId: string;
+  pdfExpires: string;
+  pdfSignature: string;
+  subscriptionId: string;
+  /** a second subscription, paused (to resume) */
+  pausedSubscriptionId: string;
+  ruleId: string;
+  webhookId: string;
+  settlementId: string;
+  otpRequestId: string;
+  otp: string;
+}
+
+/** Creates them for the demo merchant (made with its payments: the captured one is what the settlement carries). */
+export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureObjects> {
+  const merchant: Merchant = { id: demo.merchantId, credential: 'api_key', livemode: false };
+  const baseUrl = 'https://abc123.execute-api.us-east-1.amazonaws.com/v1';
+  const monthly = { customer_id: demo.customerId, plan: 'Pro monthly', amount: 2900, currency: 'USD', interval: 'month' as const, interval_count: 1 };
+  const [invoice, subscription, paused, rule, webhook, otpRequest] = await Promise.all([
+    createInvoice(demo.merchantId, { customer_id: demo.customerId, items: [{ name: 'Consulting', amount: 12000, quantity: 1 }], currency: 'USD', due_date: '2030-01-31', tax_rate: 0 }, baseUrl),
+    createSubscription(merchant, monthly),
+    createSubscription(merchant, monthly).then((made) => pauseSubscription(merchant, made.id)),
+    createRoutingRule(demo.merchantId, { name: 'EUR to Adyen', provider: 'adyen', strategy: 'fixed', priority: 100, conditions: [{ field: 'currency', operator: 'equals', value: 'EUR' }] }),
+    configureWebhook(demo.merchantId, { url: 'http://127.0.0.1:9/hooks', events: ['*'] }),
+    requestOtp(demo.email),
+  ]);
+  // The captured demo payment, settled as the daily job would once its funds are released.
+  const settleDay = dayOf(new Date(clock.now() + HOLD_DAYS * 86_400_000).toISOString());
+  await settleMerchant(demo.merchantId, settleDay);
+  const [settlement] = (await listSettlements(demo.merchantId, undefined, { limit: 1 })).data;
+  if (!settlement) throw new Error('The demo merchant has no captured payment to settle (create it with its payments)');
+  const pdf = new URL(await signedPdfUrl(baseUrl, invoice.id));
+  const otp = /\b(\d{6})\b/.exec(listLocalOutbox().find((m) => m.to === demo.email)?.text ?? '')?.[1];
+  if (!otp) throw new Error('No sign-in code in the local outbox');
+  return {
+    invoiceId: invoice.id,
+    pdfExpires: pdf.searchParams.get('expires')!,
+    pdfSignature: pdf.searchParams.get('signature')!,
+    subscriptionId: subscription.id,
+    pausedSubscriptionId: paused.id,
+    ruleId: rule.id,
+    webhookId: webhook.id,
+    settlementId: settlement.id,
+    otpRequestId: otpRequest.request_id,
+    otp,
+  };
+}
