@@ -21,8 +21,10 @@ export interface FunctionSpec {
   memory: number;
   /** seconds */
   timeout: number;
-  /** queues this function sends to besides `events` (which every function may use for its outbox) */
+  /** queues this function sends to besides `events` (which every function that writes uses for its outbox) */
   sendsTo?: QueueName[];
+  /** a worker that only reads the table (a GET's access follows from its method) */
+  readsOnly?: true;
 }
 
 const API: Pick<FunctionSpec, 'memory' | 'timeout'> = { memory: 512, timeout: 10 };
@@ -89,10 +91,10 @@ export const catalog: readonly FunctionSpec[] = [
 
   // Background work. A queue's visibility timeout is at least 6× its worker's timeout (shared/queues.ts).
   { name: 'workers/webhook-delivery', trigger: { type: 'queue', queue: 'events', batchSize: 10 }, memory: 512, timeout: 30 },
-  { name: 'workers/renewal-scanner', trigger: { type: 'schedule', expression: 'rate(1 hour)', everyMinutesLocally: 1 }, memory: 512, timeout: 60, sendsTo: ['renewals'] },
+  { name: 'workers/renewal-scanner', trigger: { type: 'schedule', expression: 'rate(1 hour)', everyMinutesLocally: 1 }, memory: 512, timeout: 60, sendsTo: ['renewals'], readsOnly: true },
   { name: 'workers/renewal', trigger: { type: 'queue', queue: 'renewals', batchSize: 5 }, memory: 512, timeout: 30 },
   { name: 'workers/daily-settlement', trigger: { type: 'schedule', expression: 'cron(0 2 * * ? *)', everyMinutesLocally: 5 }, memory: 512, timeout: 300 },
-  { name: 'workers/outbox-sweeper', trigger: { type: 'schedule', expression: 'rate(5 minutes)', everyMinutesLocally: 1 }, memory: 256, timeout: 60 },
+  { name: 'workers/outbox-sweeper', trigger: { type: 'schedule', expression: 'rate(5 minutes)', everyMinutesLocally: 1 }, memory: 256, timeout: 60, sendsTo: ['events'], readsOnly: true },
 ];
 
 export type HttpFunctionSpec = FunctionSpec & { trigger: Extract<Trigger, { type: 'http' }> };

@@ -6,7 +6,7 @@ import type { Config } from '../shared/config.ts';
 import { AppApi } from './constructs/api.ts';
 import { OtpEmail } from './constructs/email.ts';
 import { Encryption } from './constructs/encryption.ts';
-import { AppFunctions } from './constructs/functions.ts';
+import { AppFunctions, type MessagingSettings } from './constructs/functions.ts';
 import { Observability } from './constructs/observability.ts';
 import { AppQueues } from './constructs/queues.ts';
 import { AppSecret } from './constructs/secret.ts';
@@ -36,7 +36,21 @@ export interface AppSettings {
   apiBurstLimit: number;
   /** WAF: requests per client IP per 5 minutes. Context `wafRateLimit`. */
   wafRateLimitPer5Minutes: number;
+  /**
+   * SMS and WhatsApp senders (AWS End User Messaging, set up in the account); unset ones stay unset. Contexts
+   * `smsOriginationIdentity`, `smsConfigurationSet`, `whatsappPhoneNumberId`, `whatsappTemplateName`,
+   * `whatsappTemplateLanguage`.
+   */
+  messaging: MessagingSettings;
 }
+
+const MESSAGING_CONTEXT: Record<string, keyof MessagingSettings> = {
+  smsOriginationIdentity: 'SMS_ORIGINATION_IDENTITY',
+  smsConfigurationSet: 'SMS_CONFIGURATION_SET',
+  whatsappPhoneNumberId: 'WHATSAPP_PHONE_NUMBER_ID',
+  whatsappTemplateName: 'WHATSAPP_TEMPLATE_NAME',
+  whatsappTemplateLanguage: 'WHATSAPP_TEMPLATE_LANGUAGE',
+};
 
 export const defaultSettings: AppSettings = {
   serviceName: 'payments-api',
@@ -50,6 +64,7 @@ export const defaultSettings: AppSettings = {
   apiRateLimit: 100,
   apiBurstLimit: 200,
   wafRateLimitPer5Minutes: 6000,
+  messaging: {},
 };
 
 const LOG_LEVELS: readonly Config['LOG_LEVEL'][] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
@@ -92,6 +107,12 @@ export function settingsFromContext(node: Node): AppSettings {
     apiRateLimit: number('apiRateLimit', defaultSettings.apiRateLimit),
     apiBurstLimit: number('apiBurstLimit', defaultSettings.apiBurstLimit),
     wafRateLimitPer5Minutes: number('wafRateLimit', defaultSettings.wafRateLimitPer5Minutes),
+    messaging: Object.fromEntries(
+      Object.entries(MESSAGING_CONTEXT).flatMap(([key, envVar]) => {
+        const value = raw(key);
+        return value === undefined || value === '' ? [] : [[envVar, String(value)]];
+      }),
+    ),
   };
 }
 
@@ -132,6 +153,7 @@ export class PaymentOrchestrationStack extends Stack {
       secret,
       queues: this.queues,
       otpEmail,
+      messaging: settings.messaging,
       serviceName: settings.serviceName,
       logLevel: settings.logLevel,
       ...logs,

@@ -12,9 +12,11 @@ export interface QueueDefinition {
   /** seconds; at least 6× the consumer's timeout */
   visibilityTimeout: number;
   maxReceiveCount: number;
+  /** the consumer sends to the dead-letter queue itself (besides SQS moving messages there after maxReceiveCount) */
+  consumerDeadLetters: boolean;
 }
 
 export const queueDefinitions: readonly QueueDefinition[] = [
-  { name: 'events', envVar: 'EVENTS_QUEUE_URL', dlqEnvVar: 'EVENTS_DLQ_URL', visibilityTimeout: 180, maxReceiveCount: 5 },
-  { name: 'renewals', envVar: 'RENEWALS_QUEUE_URL', dlqEnvVar: 'RENEWALS_DLQ_URL', visibilityTimeout: 180, maxReceiveCount: 5 },
+  { name: 'events', envVar: 'EVENTS_QUEUE_URL', dlqEnvVar: 'EVENTS_DLQ_URL', visibilityTimeout: 180, maxReceiveCount: 5, consumerDeadLetters: true },
+  { name: 'renewals', envVar: 'RENEWALS_QUEUE_URL', dlqEnvVar: 'RENEWALS_DLQ_URL', visibilityTimeout: 180, maxReceiveCount: 5, consumerDeadLetters: false },
 ];

@@ -1,4 +1,4 @@
-import { Validations } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -45,6 +45,8 @@ export class AppApi extends Construct {
     this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.logRetention, encryptionKey: props.logKey });
 
     this.api = new RestApi(this, 'Api', {
+      // The API's metrics are keyed by this name: the stack's own, so two stacks in a region never share them.
+      restApiName: Stack.of(this).stackName,
       description: 'Payment orchestration API',
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
       // Lets a function answer bytes (the invoice PDF) whatever the client's Accept says; JSON bodies then arrive

@@ -46,14 +46,21 @@ export const tableAccessOf = (spec: FunctionSpec): TableAccess => {
   if (spec.trigger.type === 'http' && spec.trigger.method === 'GET') {
     return spec.trigger.auth === 'merchant' ? 'read-and-touch' : 'read';
   }
-  return 'read-write';
+  return spec.readsOnly ? 'read' : 'read-write';
 };
 
-/** Queues a function may send to: every function may emit domain events (outbox → `events`), plus its `sendsTo`. */
-export const queuesSentToBy = (spec: FunctionSpec): readonly QueueName[] => ['events', ...(spec.sendsTo ?? [])];
+/** Queues a function may send to: one that writes emits domain events (outbox → `events`); plus its `sendsTo`. */
+export const queuesSentToBy = (spec: FunctionSpec): readonly QueueName[] => [
+  ...new Set<QueueName>([...(tableAccessOf(spec) === 'read-write' ? (['events'] as const) : []), ...(spec.sendsTo ?? [])]),
+];
 
 /** The functions that send SMS and WhatsApp messages (AWS End User Messaging). */
-export const MESSAGE_SENDERS: ReadonlySet<string> = new Set(['invoices/send', 'workers/renewal']);
+export const MESSAGE_SENDERS: ReadonlySet<string> = new Set(['invoices/send']);
+
+/** The SMS and WhatsApp senders' settings, by the environment variable each becomes (shared/config.ts). */
+export type MessagingSettings = Partial<
+  Record<'SMS_ORIGINATION_IDENTITY' | 'SMS_CONFIGURATION_SET' | 'WHATSAPP_PHONE_NUMBER_ID' | 'WHATSAPP_TEMPLATE_NAME' | 'WHATSAPP_TEMPLATE_LANGUAGE', string>
+>;
 
 /** The functions that send e-mail through SES. */
 export const EMAIL_SENDERS: ReadonlySet<string> = new Set(['auth/request-otp', 'invoices/send', 'workers/renewal']);
@@ -211,11 +218,12 @@ export class AppFunction extends Construct {
   }
 
   /**
-   * Permission to send SMS and WhatsApp messages (AWS End User Messaging). The origination identities and WhatsApp
-   * numbers are account resources configured after deploy (SMS_ORIGINATION_IDENTITY, WHATSAPP_PHONE_NUMBER_ID), so
-   * the grant covers this account and region's ones.
+   * Permission to send SMS and WhatsApp messages (AWS End User Messaging), and the senders' settings. The origination
+   * identities and WhatsApp numbers are account resources set up outside this stack, so the grant covers this account
+   * and region's ones; the settings name which to use (CDK context, see AppSettings.messaging).
    */
-  sendMessages(): void {
+  sendMessages(settings: MessagingSettings): void {
+    for (const [name, value] of Object.entries(settings)) if (value) this.function.addEnvironment(name, value);
     const { region, account, partition } = Stack.of(this);
     this.role.addToPrincipalPolicy(
       new PolicyStatement({
@@ -259,6 +267,7 @@ export interface AppFunctionsProps extends Omit<AppFunctionProps, 'spec'> {
   secret: ISecret;
   queues: AppQueues;
   otpEmail: OtpEmail;
+  messaging: MessagingSettings;
 }
 
 /**
@@ -270,7 +279,7 @@ export class AppFunctions extends Construct {
 
   constructor(scope: Construct, id: string, props: AppFunctionsProps) {
     super(scope, id);
-    const { table, secret, queues, otpEmail, ...defaults } = props;
+    const { table, secret, queues, otpEmail, messaging, ...defaults } = props;
 
     for (const name of EMAIL_SENDERS) {
       if (!catalog.some((spec) => spec.name === name)) throw new Error(`E-mail sender "${name}" is not in the catalog`);
@@ -287,7 +296,7 @@ export class AppFunctions extends Construct {
       fn.useSecret(secret);
       for (const queue of queuesSentToBy(spec)) fn.sendTo(queues.get(queue));
       if (EMAIL_SENDERS.has(spec.name)) fn.sendEmailFrom(otpEmail);
-      if (MESSAGE_SENDERS.has(spec.name)) fn.sendMessages();
+      if (MESSAGE_SENDERS.has(spec.name)) fn.sendMessages(messaging);
       this.addTrigger(fn, queues);
       return fn;
     });
@@ -312,9 +321,11 @@ export class AppFunctions extends Construct {
       fn.function.addEventSource(
         new SqsEventSource(queue, { batchSize: trigger.batchSize, reportBatchItemFailures: true }),
       );
-      // The consumer dead-letters what it gives up on itself (e.g. webhook retries after 3 days).
-      deadLetterQueue.grantSendMessages(fn.function);
-      fn.function.addEnvironment(definition.dlqEnvVar, deadLetterQueue.queueUrl);
+      // A consumer that dead-letters what it gives up on itself (webhook retries after 3 days) may send there.
+      if (definition.consumerDeadLetters) {
+        deadLetterQueue.grantSendMessages(fn.function);
+        fn.function.addEnvironment(definition.dlqEnvVar, deadLetterQueue.queueUrl);
+      }
     } else if (trigger.type === 'schedule') {
       new Rule(fn, 'Schedule', {
         description: `${fn.spec.name}: ${trigger.expression}`,

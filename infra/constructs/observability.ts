@@ -53,7 +53,7 @@ export class Observability extends Construct {
     }
     this.alarm('Api5xx', {
       description: 'The API answered 5XX',
-      metric: props.api.metricServerError({ period: FIVE_MINUTES, statistic: Stats.SUM }),
+      metric: props.api.deploymentStage.metricServerError({ period: FIVE_MINUTES, statistic: Stats.SUM }),
     });
     for (const fn of props.functions) {
       this.alarm(`${fn.node.id}Errors`, {
@@ -67,12 +67,12 @@ export class Observability extends Construct {
       widgets: [
         [
           graph('API requests and errors', [
-            props.api.metricCount({ period: FIVE_MINUTES }),
-            props.api.metricClientError({ period: FIVE_MINUTES }),
-            props.api.metricServerError({ period: FIVE_MINUTES }),
+            props.api.deploymentStage.metricCount({ period: FIVE_MINUTES }),
+            props.api.deploymentStage.metricClientError({ period: FIVE_MINUTES }),
+            props.api.deploymentStage.metricServerError({ period: FIVE_MINUTES }),
           ]),
           graph('API latency p99 (ms)', [
-            props.api.metricLatency({ period: FIVE_MINUTES, statistic: Stats.p(99) }),
+            props.api.deploymentStage.metricLatency({ period: FIVE_MINUTES, statistic: Stats.p(99) }),
             props.api.metricIntegrationLatency({ period: FIVE_MINUTES, statistic: Stats.p(99) }),
           ]),
         ],

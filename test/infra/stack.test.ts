@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnResource } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { catalog, type FunctionSpec, httpFunctions } from '../../functions/catalog.ts';
-import { EMAIL_SENDERS, tableAccessOf } from '../../infra/constructs/functions.ts';
+import { EMAIL_SENDERS, queuesSentToBy, tableAccessOf } from '../../infra/constructs/functions.ts';
 import { defaultSettings, PaymentOrchestrationStack, settingsFromContext } from '../../infra/stack.ts';
 import { queueDefinitions } from '../../shared/queues.ts';
 import { tableDefinition } from '../../shared/store/table-definition.ts';
@@ -79,10 +79,13 @@ describe('functions', () => {
           POWERTOOLS_SERVICE_NAME: defaultSettings.serviceName,
           TABLE_NAME: { Ref: tableId },
           APP_SECRET_ARN: { Ref: logicalIdOf(stack.secret) },
-          EVENTS_QUEUE_URL: { Ref: logicalIdOf(stack.queues.get('events').queue) },
         },
       },
     });
+    // Only what writes emits events (and the sweeper, which resends them): GETs cannot reach the events queue.
+    const variables = (props(functionId(name)).Environment as { Variables: Record<string, unknown> }).Variables;
+    expect('EVENTS_QUEUE_URL' in variables, name).toBe(queuesSentToBy(spec).includes('events'));
+    if (spec.trigger.type === 'http') expect('EVENTS_QUEUE_URL' in variables, name).toBe(spec.trigger.method !== 'GET');
   });
 
   it('gives each function its own encrypted log group and no AWS-managed policy', () => {
@@ -219,6 +222,18 @@ describe('REST API', () => {
     template.resourceCountIs('AWS::ApiGateway::Account', 1);
   });
 
+  it('names the API after the stack and alarms on its own stage\'s 5XX only', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { Name: 'PaymentOrchestration' });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: '5XXError',
+      Dimensions: Match.arrayWith([
+        { Name: 'ApiName', Value: 'PaymentOrchestration' },
+        { Name: 'Stage', Value: Match.anyValue() },
+      ]),
+      AlarmActions: Match.anyValue(),
+    });
+  });
+
   it('answers unknown routes 404 in the app error shape', () => {
     template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
       ResponseType: 'MISSING_AUTHENTICATION_TOKEN',
@@ -325,5 +340,27 @@ describe('outputs and settings', () => {
       logRetention: 30,
     });
     expect(() => settingsFromContext(new App({ context: { apiRateLimit: 'lots' } }).node)).toThrow(/apiRateLimit/);
+  });
+
+  it('hands the SMS and WhatsApp settings to the one function that sends them, and only the set ones', () => {
+    // Prepare: a stack from context with an SMS identity and a WhatsApp number
+    const withMessaging = new App({ context: { 'aws:cdk:bundling-stacks': [], smsOriginationIdentity: 'pool-1', whatsappPhoneNumberId: 'phone-number-id-7' } });
+    const settings = settingsFromContext(withMessaging.node);
+    const built = Template.fromStack(new PaymentOrchestrationStack(withMessaging, 'WithMessaging', { settings })).toJSON().Resources as Record<string, Resource>;
+    // Assess
+    expect(settings.messaging).toEqual({ SMS_ORIGINATION_IDENTITY: 'pool-1', WHATSAPP_PHONE_NUMBER_ID: 'phone-number-id-7' });
+    const senders = Object.values(built).filter(
+      (r) => r.Type === 'AWS::Lambda::Function' && JSON.stringify(r.Properties?.Environment ?? {}).includes('SMS_ORIGINATION_IDENTITY'),
+    );
+    expect(senders).toHaveLength(1);
+    expect((senders[0]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables).toMatchObject({
+      SMS_ORIGINATION_IDENTITY: 'pool-1',
+      WHATSAPP_PHONE_NUMBER_ID: 'phone-number-id-7',
+    });
+    expect(JSON.stringify(senders[0]!.Properties!.Environment)).not.toContain('SMS_CONFIGURATION_SET');
+    for (const spec of catalog) {
+      const sms = statementsOf(spec.name).filter((s) => actionsOf([s]).includes('sms-voice:SendTextMessage'));
+      expect(sms, spec.name).toHaveLength(spec.name === 'invoices/send' ? 1 : 0);
+    }
   });
 });
