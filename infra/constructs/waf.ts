@@ -72,8 +72,9 @@ export class ApiFirewall extends Construct {
           visibilityConfig: visibility('PerIpFloodGuard'),
         },
         // The common rule set blocks bodies over 8 KB; the API accepts up to 64 KB (the handlers answer 400
-        // body_too_large above that), e.g. payments with 50 metadata entries. Count instead of block.
-        managed(1, 'AWSManagedRulesCommonRuleSet', ['SizeRestrictions_BODY']),
+        // body_too_large above that), e.g. payments with 50 metadata entries. It also blocks requests without a
+        // User-Agent, which merchants' server-side clients often omit. Count both instead of blocking.
+        managed(1, 'AWSManagedRulesCommonRuleSet', ['SizeRestrictions_BODY', 'NoUserAgent_HEADER']),
         managed(2, 'AWSManagedRulesKnownBadInputsRuleSet'),
       ],
     });

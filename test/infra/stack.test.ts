@@ -247,6 +247,22 @@ describe('REST API', () => {
     const rules = acl.Properties!.Rules as { Statement: Record<string, { Name?: string }> }[];
     expect(rules.some((r) => r.Statement.RateBasedStatement)).toBe(true);
     expect(rules.map((r) => r.Statement.ManagedRuleGroupStatement?.Name)).toContain('AWSManagedRulesCommonRuleSet');
+    // Bodies up to the API's 64 KB and clients without a User-Agent are counted, not blocked
+    template.hasResourceProperties('AWS::WAFv2::WebACL', {
+      Rules: Match.arrayWith([
+        Match.objectLike({
+          Statement: {
+            ManagedRuleGroupStatement: Match.objectLike({
+              Name: 'AWSManagedRulesCommonRuleSet',
+              RuleActionOverrides: [
+                { Name: 'SizeRestrictions_BODY', ActionToUse: { Count: {} } },
+                { Name: 'NoUserAgent_HEADER', ActionToUse: { Count: {} } },
+              ],
+            }),
+          },
+        }),
+      ]),
+    });
     const [[, association]] = ofType('AWS::WAFv2::WebACLAssociation') as [[string, Resource]];
     expect(referencedIds(association.Properties!.WebACLArn)).toEqual([aclId]);
     expect(referencedIds(association.Properties!.ResourceArn)).toContain(ofType('AWS::ApiGateway::Stage')[0]![0]);
