@@ -125,7 +125,8 @@ export async function createInvoice(merchantId: string, input: NewInvoice, baseU
   if (!customer) throw new ResourceMissing('customer_id');
 
   const totals = invoiceTotals(body.items, body.tax_rate);
-  const id = newId('invoice');
+  const createdAt = clock.now();
+  const id = newId('invoice', createdAt);
   const pdfUrl = await pdfUrlOf(id, baseUrl);
   const draft: Omit<InvoiceRecord, 'number'> = {
     id,
@@ -140,7 +141,7 @@ export async function createInvoice(merchantId: string, input: NewInvoice, baseU
     ...totals,
     tax_rate: body.tax_rate,
     due_date: body.due_date,
-    created_at: isoNow(),
+    created_at: new Date(createdAt).toISOString(),
     sent_at: null,
     sent_to: null,
     channel: null,

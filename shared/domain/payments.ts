@@ -8,7 +8,7 @@ import { type PaymentRecord, putPayment, type RoutingDecision } from '../store/p
 import { countCardAttempt } from '../store/velocity.ts';
 import type { Merchant } from './auth.ts';
 import { cardBrand, cardFingerprint, type StoredCard } from './cards.ts';
-import { clock, isoNow } from './clock.ts';
+import { clock } from './clock.ts';
 import { Declined, ProvidersUnavailable } from './errors.ts';
 import { newEvent } from './events.ts';
 import { newId } from './ids.ts';
@@ -93,7 +93,9 @@ function decision(route: RoutePlan, chosen: ProviderName | undefined, started: n
 export async function createPayment(merchant: Merchant, input: CreatePaymentInput) {
   const started = performance.now();
   const { card } = input.payment_method;
-  const id = newId('payment');
+  // One instant for the id (a ULID, which orders lists) and created_at, however long routing and the provider take.
+  const createdAt = clock.now();
+  const id = newId('payment', createdAt);
   const customerEmail = input.customer?.email;
   const stored: StoredCard = {
     brand: cardBrand(card.number),
@@ -118,7 +120,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     merchantMeanAmount: meanApprovedAmount(stats, input.currency),
   });
 
-  const now = isoNow();
+  const now = new Date(createdAt).toISOString();
   const base: PaymentRecord = {
     id,
     merchant_id: merchant.id,

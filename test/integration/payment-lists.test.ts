@@ -6,6 +6,18 @@ import { CARDS, paymentBody, payments } from '../support/payments.ts';
 const ids = (res: { body: { data: Array<{ id: string }> } }) => res.body.data.map((p) => p.id);
 
 describe('listing payments', () => {
+  it('lists payments made at once in created_at order, slow providers or not', async () => {
+    // Prepare: eight creates at the same moment (their authorizations end in any order)
+    const { apiKey } = await newMerchant();
+    await Promise.all(Array.from({ length: 8 }, () => payments.create(apiKey, paymentBody())));
+    // Act
+    const listed = (await payments.list(apiKey, { limit: '100' })).body.data as Array<{ created_at: string }>;
+    // Assess: newest first by the id is newest first by created_at too
+    const times = listed.map((p) => p.created_at);
+    expect(times).toHaveLength(8);
+    expect(times).toEqual([...times].sort().reverse());
+  });
+
   it('pages newest first with a filter, and total counts every match', async () => {
     // Prepare: 7 USD and 3 EUR payments, one USD declined
     const { apiKey } = await newMerchant();
