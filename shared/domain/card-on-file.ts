@@ -16,6 +16,8 @@ export interface StoredCardCharge {
   currency: string;
   description?: string;
   metadata?: Record<string, string>;
+  /** the payment's id, chosen by the caller to charge again after a crash (the provider's idempotency key) */
+  paymentId?: string;
 }
 
 /**
@@ -29,7 +31,7 @@ export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCha
   const card = customer?.card_on_file;
   if (!customer || !card) throw new ResourceMissing('customer_id');
 
-  const id = newId('payment');
+  const id = charge.paymentId ?? newId('payment');
   const result = await authorizeWithin(connectorFor(card.provider, merchant.livemode), {
     paymentId: id,
     amount: charge.amount,

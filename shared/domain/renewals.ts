@@ -6,6 +6,7 @@ import { sendJson } from '../queues-client.ts';
 import { RenewalMessage, type RenewalMessageBody } from '../schemas/subscriptions.ts';
 import { getCustomer } from '../store/customers.ts';
 import { getInvoice as getInvoiceRecord } from '../store/invoices.ts';
+import { getPayment } from '../store/payments.ts';
 import {
   claimPeriod,
   forEachDueSubscription,
@@ -13,6 +14,7 @@ import {
   loadSubscription,
   type PeriodRecord,
   type SubscriptionRecord,
+  takeOverCharging,
   updateClaimedPeriod,
 } from '../store/subscriptions.ts';
 import type { Merchant } from './auth.ts';
@@ -21,7 +23,9 @@ import { chargeCardOnFile } from './card-on-file.ts';
 import { clock, isoNow } from './clock.ts';
 import { AppError } from './errors.ts';
 import { sendInvoice } from './invoice-delivery.ts';
+import { newId } from './ids.ts';
 import { createInvoice, markInvoicePaid } from './invoices.ts';
+import { capturePayment } from './payment-lifecycle.ts';
 import { applyMove, scheduleOf, today } from './subscriptions.ts';
 
 /**
@@ -43,7 +47,8 @@ import { applyMove, scheduleOf, today } from './subscriptions.ts';
  * the merchant acts (cancelling is the move open to it; `subscription.past_due` with `retry_at: null` says so).
  *
  * A period whose charge started but whose outcome was never recorded (the worker died mid-charge) stays `charging`
- * and is never charged again: it is logged as an error for someone to look at, since the charge may have happened.
+ * until its lease runs out; the next run then finds the outcome by the payment id kept on the period, or charges
+ * again under that same id (recoverCharge).
  */
 
 /** The send to the renewals queue: a seam tests replace to see what the scanner enqueues. */
@@ -109,6 +114,7 @@ export async function renewPeriod(message: RenewalMessage): Promise<RenewalOutco
   const existing = await getPeriod(subscription_id, period);
   if (existing?.state === 'settled') return completeRenewal(subscription, existing);
   if (existing?.state === 'failed' && existing.attempt === attempt) return recordDecline(subscription, existing);
+  if (existing?.state === 'charging' && existing.attempt === attempt && existing.lease_until < clock.now()) return recoverCharge(subscription, existing);
 
   const due =
     attempt === 0
@@ -117,13 +123,7 @@ export async function renewPeriod(message: RenewalMessage): Promise<RenewalOutco
   if (!due) return skip('attempt_not_due', message);
 
   const claimed = await claimPeriod(subscription_id, period, attempt, randomUUID(), clock.now(), LEASE_MS);
-  if (!claimed) {
-    const current = await getPeriod(subscription_id, period);
-    if (current?.state === 'charging' && current.lease_until < clock.now()) {
-      logger.error('A renewal charge was started but its outcome never recorded; the period is not charged again', { ...message, period: current });
-    }
-    return skip('claimed', message);
-  }
+  if (!claimed) return skip('claimed', message);
   return renewClaimed(subscription, claimed);
 }
 
@@ -164,8 +164,17 @@ async function renewClaimed(subscription: SubscriptionRecord, claimed: PeriodRec
     return completeRenewal(subscription, { ...period, state: 'settled', outcome: 'invoice_sent' });
   }
 
-  // From here on the period is never charged again, whatever happens to this run.
-  if (!(await updateClaimedPeriod(period, ['open'], { state: 'charging' }, isoNow()))) return skip('claim_lost', message);
+  // The payment id is chosen and kept on the period before the provider is asked: a run that dies mid-charge
+  // leaves it behind for the next run to find the outcome by (recoverCharge).
+  const charging = { state: 'charging' as const, payment_id: newId('payment') };
+  if (!(await updateClaimedPeriod(period, ['open'], charging, isoNow()))) return skip('claim_lost', message);
+  return chargePeriod(subscription, { ...period, ...charging });
+}
+
+/** Charges the period's invoice to the card on file under the period's payment id, and records how it ended. */
+async function chargePeriod(subscription: SubscriptionRecord, period: PeriodRecord): Promise<RenewalOutcome> {
+  const message = { subscription_id: subscription.id, period_start: period.period_start, attempt: period.attempt };
+  const invoiceId = period.invoice_id!;
   let paymentId: string;
   try {
     const payment = await chargeCardOnFile(actorOf(subscription), {
@@ -174,6 +183,7 @@ async function renewClaimed(subscription: SubscriptionRecord, claimed: PeriodRec
       currency: subscription.currency,
       description: `${subscription.plan} (${period.period_start})`,
       metadata: { subscription_id: subscription.id, period_start: period.period_start, invoice_id: invoiceId },
+      paymentId: period.payment_id,
     });
     paymentId = payment.id;
   } catch (error) {
@@ -182,7 +192,7 @@ async function renewClaimed(subscription: SubscriptionRecord, claimed: PeriodRec
       await updateClaimedPeriod(period, ['charging'], { state: 'failed', decline_code: declineCode, payment_id: error.details.payment_id }, isoNow());
       return recordDecline(subscription, { ...period, state: 'failed', decline_code: declineCode });
     }
-    logger.error('A renewal charge failed with an unknown outcome; the period stays charging and is not charged again', {
+    logger.error('A renewal charge failed with an unknown outcome; the period stays charging until its lease runs out', {
       ...message,
       error: (error as Error).message,
     });
@@ -190,6 +200,32 @@ async function renewClaimed(subscription: SubscriptionRecord, claimed: PeriodRec
   }
   await updateClaimedPeriod(period, ['charging'], { state: 'settled', outcome: 'charged', payment_id: paymentId }, isoNow());
   return completeRenewal(subscription, { ...period, state: 'settled', outcome: 'charged', payment_id: paymentId });
+}
+
+/**
+ * A run died while charging: the period is still `charging`, its lease ran out. The payment recorded under the
+ * period's payment id tells how the charge ended (captured, authorized but not captured yet, or declined); with
+ * none recorded the charge is made again under the same id, which a live provider takes as the idempotency key of
+ * the first attempt, so the customer pays at most once.
+ */
+async function recoverCharge(subscription: SubscriptionRecord, stuck: PeriodRecord): Promise<RenewalOutcome> {
+  const message = { subscription_id: subscription.id, period_start: stuck.period_start, attempt: stuck.attempt };
+  if (!stuck.payment_id || !stuck.invoice_id) {
+    logger.error('A renewal charge was started without a payment id; the period is not charged again', { ...message, period: stuck });
+    return skip('charging_unknown', message);
+  }
+  const period = await takeOverCharging(stuck, randomUUID(), clock.now(), LEASE_MS);
+  if (!period) return skip('claimed', message);
+  const payment = await getPayment(subscription.merchant_id, stuck.payment_id);
+  if (!payment) return chargePeriod(subscription, period);
+  if (payment.status === 'failed') {
+    const declineCode = payment.decline_code ?? 'generic_decline';
+    await updateClaimedPeriod(period, ['charging'], { state: 'failed', decline_code: declineCode }, isoNow());
+    return recordDecline(subscription, { ...period, state: 'failed', decline_code: declineCode });
+  }
+  if (payment.status === 'succeeded') await capturePayment(actorOf(subscription), payment.id, {});
+  await updateClaimedPeriod(period, ['charging'], { state: 'settled', outcome: 'charged' }, isoNow());
+  return completeRenewal(subscription, { ...period, state: 'settled', outcome: 'charged' });
 }
 
 /** Paid or invoiced: the invoice is marked paid (once), the subscription moves to the next period, `subscription.renewed`. */

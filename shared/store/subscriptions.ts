@@ -284,6 +284,37 @@ export async function claimPeriod(
   }
 }
 
+/**
+ * Takes over a period left `charging` by a run whose lease ran out (it died mid-charge): the new claim and lease,
+ * on the condition that nobody took it over first. Undefined when another run did, or the lease still holds.
+ */
+export async function takeOverCharging(period: PeriodRecord, claim: string, now: number, leaseMs: number): Promise<PeriodRecord | undefined> {
+  try {
+    const out = await db.send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: subscriptionKeys.period(period.subscription_id, period.period_start),
+        UpdateExpression: 'SET claim = :claim, lease_until = :until, updated_at = :iso',
+        ConditionExpression: '#state = :charging AND claim = :previous AND lease_until < :now',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: {
+          ':charging': 'charging',
+          ':previous': period.claim,
+          ':claim': claim,
+          ':until': now + leaseMs,
+          ':now': now,
+          ':iso': new Date(now).toISOString(),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return out.Attributes as PeriodRecord;
+  } catch (e) {
+    if (isConditionFailure(e)) return undefined;
+    throw e;
+  }
+}
+
 /** Changes the period row only while this worker's claim holds it in one of `states`. False when it lost the claim. */
 export async function updateClaimedPeriod(
   period: PeriodRecord,

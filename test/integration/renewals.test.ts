@@ -13,7 +13,10 @@ import { handler as scanner } from '../../functions/workers/renewal-scanner.ts';
 import { handler as deliveryWorker } from '../../functions/workers/webhook-delivery.ts';
 import { config } from '../../shared/config.ts';
 import { addDays, billingDateAfter } from '../../shared/domain/billing-dates.ts';
+import { chargeCardOnFile } from '../../shared/domain/card-on-file.ts';
 import { clock } from '../../shared/domain/clock.ts';
+import { newId } from '../../shared/domain/ids.ts';
+import { createInvoice } from '../../shared/domain/invoices.ts';
 import { LEASE_MS, renewalsQueue } from '../../shared/domain/renewals.ts';
 import { eventsQueue, type EventsMessage } from '../../shared/events/queue.ts';
 import { listLocalOutbox } from '../../shared/messaging/local-outbox.ts';
@@ -409,6 +412,40 @@ describe('renewing a period', () => {
     expect(await subscription(stuck.id)).toMatchObject({ status: 'active', next_billing: stuck.next_billing });
     expect(await getPeriod(stuck.id, stuck.next_billing)).toMatchObject({ state: 'charging' });
     expect(await invoicesOf(merchantId)).toHaveLength(1);
+  });
+
+  it('finishes a charge whose worker died: charges under the kept payment id if nothing was recorded, else uses what was', async () => {
+    // Prepare: two periods left charging by dead workers, each with its payment id; one of the charges went through
+    const { apiKey, customerId, merchantId } = await newMerchant();
+    expect((await payments.create(apiKey, paymentBody())).status).toBe(200);
+    const unrecorded = (await call.create(apiKey, monthly(customerId))).body;
+    const recorded = (await call.create(apiKey, monthly(customerId))).body;
+    at(unrecorded.next_billing);
+    const dieWhileCharging = async (sub: { id: string; next_billing: string }) => {
+      const period = (await claimPeriod(sub.id, sub.next_billing, 0, `dead-${sub.id}`, clock.now(), LEASE_MS))!;
+      const invoice = await createInvoice(merchantId, { customer_id: customerId, items: [{ name: 'Pro monthly', amount: 2900, quantity: 1 }], currency: 'EUR', due_date: sub.next_billing, tax_rate: 0, subscription_id: sub.id, period_start: sub.next_billing }, 'http://localhost:3000');
+      const payment_id = newId('payment');
+      expect(await updateClaimedPeriod(period, ['open'], { invoice_id: invoice.id, state: 'charging', payment_id }, new Date(clock.now()).toISOString())).toBe(true);
+      return { payment_id, invoice_id: invoice.id };
+    };
+    const lost = await dieWhileCharging(unrecorded);
+    const kept = await dieWhileCharging(recorded);
+    const actor = { id: merchantId, credential: 'api_key' as const, livemode: false };
+    await chargeCardOnFile(actor, { customerId, amount: 2900, currency: 'EUR', paymentId: kept.payment_id, metadata: { subscription_id: recorded.id } });
+    // Act: the scanner's messages run after the dead workers' leases, twice each
+    const messages = await scan(unrecorded.id, recorded.id);
+    const later = clock.now() + LEASE_MS + 1000;
+    clock.now = () => later;
+    await Promise.all([renew(messages), renew(messages)]);
+    // Assess: one captured payment per period, under the kept ids; both periods renewed and their invoices paid
+    expect(await chargesOf(merchantId, unrecorded.id)).toEqual([expect.objectContaining({ id: lost.payment_id, status: 'captured' })]);
+    expect(await chargesOf(merchantId, recorded.id)).toEqual([expect.objectContaining({ id: kept.payment_id, status: 'captured' })]);
+    for (const [sub, ids] of [[unrecorded, lost], [recorded, kept]] as const) {
+      expect(await getPeriod(sub.id, sub.next_billing)).toMatchObject({ state: 'settled', outcome: 'charged', payment_id: ids.payment_id });
+      expect(await subscription(sub.id)).toMatchObject({ status: 'active', current_period_start: sub.next_billing });
+    }
+    const paid = (await invoicesOf(merchantId)).filter((i) => i.status === 'paid').map((i) => [i.id, i.payment_id]);
+    expect(paid.sort()).toEqual([[lost.invoice_id, lost.payment_id], [kept.invoice_id, kept.payment_id]].sort());
   });
 
   it('fails a malformed message so that SQS retries it and finally dead-letters it', async () => {
