@@ -11,6 +11,7 @@ export interface CardInput {
 }
 
 export interface AuthorizeRequest {
+  /** our payment id: a live connector sends it as the provider's idempotency key, so one id never charges twice */
   paymentId: string;
   amount: number;
   currency: string;
