@@ -137,6 +137,17 @@ export async function getInvoiceById(invoiceId: string): Promise<InvoiceRecord |
   return out.Item ? strip(out.Item as InvoiceRecord) : undefined;
 }
 
+const STATE_NAMES = { '#status': 'status', '#merchant': 'merchant_id' };
+/** No send holds the invoice (none started, or its run died and the lease ran out); needs `:now`. */
+const NO_LIVE_SEND_CLAIM = '(attribute_not_exists(send_claim) OR send_claim_until < :now)';
+
+/** `#merchant = :merchant AND #status IN (:from0, …)`, with its values added to `values`. */
+function ownedIn(invoice: InvoiceRecord, from: readonly InvoiceStatus[], values: Record<string, unknown>): string {
+  values[':merchant'] = invoice.merchant_id;
+  from.forEach((status, i) => (values[`:from${i}`] = status));
+  return `#merchant = :merchant AND #status IN (${from.map((_, i) => `:from${i}`).join(', ')})`;
+}
+
 /**
  * Moves the merchant's invoice from one of `from` and writes the move's event, in one transaction.
  * A send's move completes its claim (`sendClaim`, cleared here); any other move waits for no live send claim.
@@ -149,9 +160,9 @@ export async function moveInvoice(
   event: DomainEvent,
   guard: { sendClaim: string } | { now: number },
 ): Promise<boolean> {
-  const names: Record<string, string> = { '#status': 'status', '#merchant': 'merchant_id' };
-  const values: Record<string, unknown> = { ':merchant': invoice.merchant_id };
-  from.forEach((status, i) => (values[`:from${i}`] = status));
+  const names: Record<string, string> = { ...STATE_NAMES };
+  const values: Record<string, unknown> = {};
+  const state = ownedIn(invoice, from, values);
   const sets = assignments(Object.entries(changes), names, values);
   let claimCondition: string;
   if ('sendClaim' in guard) {
@@ -159,7 +170,7 @@ export async function moveInvoice(
     claimCondition = 'send_claim = :claim';
   } else {
     values[':now'] = guard.now;
-    claimCondition = '(attribute_not_exists(send_claim) OR send_claim_until < :now)';
+    claimCondition = NO_LIVE_SEND_CLAIM;
   }
   try {
     await db.send(
@@ -170,7 +181,7 @@ export async function moveInvoice(
               TableName: TABLE,
               Key: invoiceKeys.item(invoice.id),
               UpdateExpression: `SET ${sets.join(', ')} REMOVE send_claim, send_claim_until`,
-              ConditionExpression: `#merchant = :merchant AND #status IN (${from.map((_, i) => `:from${i}`).join(', ')}) AND ${claimCondition}`,
+              ConditionExpression: `${state} AND ${claimCondition}`,
               ExpressionAttributeNames: names,
               ExpressionAttributeValues: values,
             },
@@ -191,16 +202,16 @@ export async function moveInvoice(
  * moves (mark-paid, another send) are refused, so a refused operation never follows a message already sent.
  */
 export async function claimInvoiceSend(invoice: InvoiceRecord, from: readonly InvoiceStatus[], claim: string, now: number, leaseMs: number): Promise<boolean> {
-  const values: Record<string, unknown> = { ':merchant': invoice.merchant_id, ':claim': claim, ':until': now + leaseMs, ':now': now };
-  from.forEach((status, i) => (values[`:from${i}`] = status));
+  const values: Record<string, unknown> = { ':claim': claim, ':until': now + leaseMs, ':now': now };
+  const state = ownedIn(invoice, from, values);
   try {
     await db.send(
       new UpdateCommand({
         TableName: TABLE,
         Key: invoiceKeys.item(invoice.id),
         UpdateExpression: 'SET send_claim = :claim, send_claim_until = :until',
-        ConditionExpression: `#merchant = :merchant AND #status IN (${from.map((_, i) => `:from${i}`).join(', ')}) AND (attribute_not_exists(send_claim) OR send_claim_until < :now)`,
-        ExpressionAttributeNames: { '#status': 'status', '#merchant': 'merchant_id' },
+        ConditionExpression: `${state} AND ${NO_LIVE_SEND_CLAIM}`,
+        ExpressionAttributeNames: { ...STATE_NAMES },
         ExpressionAttributeValues: values,
       }),
     );
