@@ -1,6 +1,6 @@
 import { type CounterCell, counterAdd, randomShard, readCells } from '../store/counters.ts';
 import type { TransactItem } from '../store/client.ts';
-import { counterKeys } from '../store/keys.ts';
+import { COUNTER_SHARDS, counterKeys } from '../store/keys.ts';
 import type { PaymentRecord } from '../store/payments.ts';
 import type { ProviderName } from '../providers/types.ts';
 
@@ -72,13 +72,21 @@ export async function refundCounters(merchantId: string, currency: string, amoun
   let rest = amount;
   const available = cells.filter((c) => c.sk === availableSortKey(currency) && (c.values.amount ?? 0) > 0);
   const pending = cells.filter((c) => c.sk.startsWith(`${currency}#pending#`) && (c.values.amount ?? 0) > 0).sort((a, b) => (a.sk < b.sk ? 1 : a.sk > b.sk ? -1 : 0));
+  const drawnAvailableShards = new Set<number>();
   for (const cell of [...available, ...pending]) {
     if (rest === 0) break;
     const x = Math.min(rest, cell.values.amount!);
     items.push(take(cell, x));
+    if (cell.sk === availableSortKey(currency)) drawnAvailableShards.add(cell.shard);
     rest -= x;
   }
-  if (rest > 0) items.push(balanceAdd(merchantId, availableSortKey(currency), { amount: -rest }));
+  // What no cell covers leaves available negative, on a shard not already in this transaction (one item, one write).
+  if (rest > 0) {
+    const free = Array.from({ length: COUNTER_SHARDS }, (_, shard) => shard).filter((shard) => !drawnAvailableShards.has(shard));
+    const shard = free[Math.floor(Math.random() * free.length)];
+    if (shard !== undefined) items.push(balanceAdd(merchantId, availableSortKey(currency), { amount: -rest }, shard));
+    else return unplannedRefundCounters(merchantId, currency, amount, day); // every shard drawn: record it unplanned
+  }
   return items;
 }
 

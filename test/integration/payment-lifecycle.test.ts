@@ -1,7 +1,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { handler as getBalance } from '../../functions/balance/get.ts';
-import { captureCounters, dayOf, unplannedRefundCounters } from '../../shared/domain/ledger.ts';
+import { availableSortKey, balanceAdd, captureCounters, dayOf, refundCounters, unplannedRefundCounters } from '../../shared/domain/ledger.ts';
 import { db } from '../../shared/store/client.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant } from '../support/merchant.ts';
@@ -167,11 +167,28 @@ describe('payments under concurrency', () => {
     // Prepare: a capture of 5,000 today, and a refund of 1,200 recorded the way a contended refund falls back to
     const { apiKey, merchantId } = await newMerchant();
     const day = dayOf(new Date().toISOString());
-    await db.send(new TransactWriteCommand({ TransactItems: [...captureCounters(merchantId, 'USD', 5000, day), ...unplannedRefundCounters(merchantId, 'USD', 1200, day)] }));
+    await db.send(new TransactWriteCommand({ TransactItems: captureCounters(merchantId, 'USD', 5000, day) }));
+    await db.send(new TransactWriteCommand({ TransactItems: unplannedRefundCounters(merchantId, 'USD', 1200, day) }));
     // Act
     const balance = (await invokeHttp(getBalance, apiEvent({ method: 'GET', path: '/api/balance', headers: bearer(apiKey) }))).body;
     // Assess
     expect(balance).toEqual({ object: 'balance', available: [{ amount: 0, currency: 'USD' }], pending: [{ amount: 3800, currency: 'USD' }] });
+  });
+
+  it('plans a refund beyond the balance as one write per cell, whichever shards hold the funds', async () => {
+    for (const funded of [[0, 1, 2], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]]) {
+      for (let round = 0; round < 10; round++) {
+        // Prepare: 100 available on each funded shard, and a refund of 500 more than that (money already settled)
+        const { apiKey, merchantId } = await newMerchant();
+        await db.send(new TransactWriteCommand({ TransactItems: funded.map((shard) => balanceAdd(merchantId, availableSortKey('USD'), { amount: 100 }, shard)) }));
+        const refund = funded.length * 100 + 500;
+        // Act: the planned counters, committed as the refund's transaction would
+        await db.send(new TransactWriteCommand({ TransactItems: await refundCounters(merchantId, 'USD', refund, dayOf(new Date().toISOString())) }));
+        // Assess: the balance is short by exactly the uncovered 500
+        const balance = (await invokeHttp(getBalance, apiEvent({ method: 'GET', path: '/api/balance', headers: bearer(apiKey) }))).body;
+        expect(balance.available).toEqual([{ amount: -500, currency: 'USD' }]);
+      }
+    }
   });
 
   it('applies exactly one of a racing capture and void', async () => {

@@ -5,8 +5,15 @@ import { PROVIDERS } from '../../providers/types.ts';
 import { Amount, CalendarDate, Count, Currency, Id, list, Timestamp } from './common.ts';
 
 const Funds = v.array(v.object({ amount: Amount, currency: Currency }));
+/** Available funds go negative when refunds exceed what has not been paid out yet (money already settled). */
+const AvailableFunds = v.array(
+  v.object({
+    amount: v.pipe(v.number(), v.integer(), v.description('minor units; negative while refunds exceed the funds not yet settled')),
+    currency: Currency,
+  }),
+);
 
-export const Balance = v.object({ object: v.literal('balance'), available: Funds, pending: Funds });
+export const Balance = v.object({ object: v.literal('balance'), available: AvailableFunds, pending: Funds });
 
 export const Settlement = v.object({
   id: Id('settlement'),
