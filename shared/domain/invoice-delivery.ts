@@ -58,9 +58,9 @@ export async function sendInvoice(merchantId: string, invoiceId: string, channel
   if (!pdfUrl) throw new Error('No public base URL to link the invoice PDF from');
 
   // Claimed before the message goes out: a racing mark-paid (or send) is refused instead of following it.
+  const message = invoiceMessage(invoice, pdfUrl);
   const claim = randomUUID();
   if (!(await claimInvoiceSend(invoice, ['draft', 'sent'], claim, clock.now(), SEND_LEASE_MS))) throw new InvalidState();
-  const message = invoiceMessage(invoice, pdfUrl);
   try {
     if (channel === 'email') await emailSender.send({ to, subject: message.subject, text: message.email });
     else await messageSender.send({ channel, to, text: message.short, params: message.params });

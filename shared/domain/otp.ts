@@ -2,7 +2,7 @@ import { appSecret } from '../secrets.ts';
 import { emailSender } from '../messaging/email.ts';
 import { findOrCreateMerchant } from '../store/merchants.ts';
 import { consumeOtp, getOtpRequest, putOtpRequest, recordWrongOtp } from '../store/otp-requests.ts';
-import { countInWindow, windowCount } from '../store/rate-limits.ts';
+import { returnWindowSlot, takeWindowSlot } from '../store/rate-limits.ts';
 import { putSession } from '../store/sessions.ts';
 import { clock } from './clock.ts';
 import { constantTimeEqual, hmac, newOtp, newSessionToken, sha256 } from './credentials.ts';
@@ -55,12 +55,15 @@ export async function verifyOtp(requestId: string, otp: string): Promise<{ token
   const now = clock.now();
   const hour = { start: now - (now % HOUR_MS), end: now - (now % HOUR_MS) + HOUR_MS };
   const address = sha256(request.email);
-  if ((await windowCount('otp-wrong', address, hour.start)) >= OTP_MAX_WRONG_PER_EMAIL_HOUR) throw new Unauthorized('otp_attempts_exceeded');
+  // Every guess holds one of the address's wrong-code slots while it is compared (so parallel guesses cannot
+  // outrun the limit); a right code gives its slot back.
+  if (!(await takeWindowSlot('otp-wrong', address, hour.start, hour.end, OTP_MAX_WRONG_PER_EMAIL_HOUR))) throw new Unauthorized('otp_attempts_exceeded');
 
   if (!constantTimeEqual(await otpHmac(requestId, otp), request.otp_hmac)) {
-    await Promise.all([recordWrongOtp(requestId, OTP_MAX_ATTEMPTS), countInWindow('otp-wrong', address, hour.start, hour.end)]);
+    await recordWrongOtp(requestId, OTP_MAX_ATTEMPTS);
     throw new Unauthorized('invalid_otp');
   }
+  await returnWindowSlot('otp-wrong', address, hour.start);
   if (!(await consumeOtp(requestId, OTP_MAX_ATTEMPTS))) throw new Unauthorized('invalid_otp');
 
   const merchant = await findOrCreateMerchant(request.email);

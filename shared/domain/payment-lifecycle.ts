@@ -113,30 +113,8 @@ export async function voidPayment(merchant: Merchant, paymentId: string) {
  * the refund is confirmed with its event, or taken back.
  */
 export async function refundPayment(merchant: Merchant, paymentId: string, body: v.InferOutput<typeof RefundBody>) {
-  const payment = await load(merchant, paymentId);
-  if (payment.status !== 'captured' && payment.status !== 'refunded') throw new InvalidState();
-  const remaining = payment.amount_captured - payment.amount_refunded;
-  const amount = body.amount ?? remaining;
-  if (remaining <= 0) throw new InvalidState();
-  if (amount > remaining) throw new BadRequest('amount_too_large', 'amount');
-
-  const refund: RefundRecord = {
-    id: newId('refund'),
-    payment_id: payment.id,
-    status: 'pending',
-    amount,
-    reason: body.reason ?? null,
-    provider_reference: null,
-    created_at: isoNow(),
-  };
-  const refunded = await addRefund(payment, refund, refund.created_at);
-  if (!refunded) {
-    // A concurrent refund got there first: name what is wrong now, as if this one had come after it.
-    const now = await load(merchant, paymentId);
-    const left = now.amount_captured - now.amount_refunded;
-    if (left > 0 && amount > left) throw new BadRequest('amount_too_large', 'amount');
-    throw new InvalidState();
-  }
+  const { payment, refund, refunded } = await reserveRefund(merchant, paymentId, body);
+  const amount = refund.amount;
   const result = await connectorFor(payment.provider!, payment.livemode).refund(payment.provider_reference!, amount, payment.currency);
   if (!result.ok) {
     await cancelRefund(payment, refund);
@@ -147,6 +125,29 @@ export async function refundPayment(merchant: Merchant, paymentId: string, body:
   await confirmWithCounters(refund, result.reference, event, payment.merchant_id, payment.currency);
   await publishEvents([event]);
   return view;
+}
+
+const RESERVE_ATTEMPTS = 5;
+
+/**
+ * Reserves the refund's amount on the payment. A reservation that loses to a concurrent refund is judged again on
+ * the payment as it is now, as if this request had come after the other one: a default amount becomes what is left.
+ */
+async function reserveRefund(merchant: Merchant, paymentId: string, body: v.InferOutput<typeof RefundBody>) {
+  const id = newId('refund');
+  const createdAt = isoNow();
+  for (let attempt = 1; ; attempt++) {
+    const payment = await load(merchant, paymentId);
+    if (payment.status !== 'captured' && payment.status !== 'refunded') throw new InvalidState();
+    const remaining = payment.amount_captured - payment.amount_refunded;
+    if (remaining <= 0) throw new InvalidState();
+    const amount = body.amount ?? remaining;
+    if (amount > remaining) throw new BadRequest('amount_too_large', 'amount');
+    const refund: RefundRecord = { id, payment_id: payment.id, status: 'pending', amount, reason: body.reason ?? null, provider_reference: null, created_at: createdAt };
+    const refunded = await addRefund(payment, refund, createdAt);
+    if (refunded) return { payment, refund, refunded };
+    if (attempt === RESERVE_ATTEMPTS) throw new InvalidState();
+  }
 }
 
 const PLANNED_ATTEMPTS = 4;

@@ -82,18 +82,25 @@ function withheld(body: string, fields: readonly string[]): string {
  * The request a key stands for: method, path and the body as parsed JSON with sorted keys, keyed with the app
  * secret. A payment's body holds a card number: the stored hash must not let anyone with the table test guesses
  * (an unkeyed hash of a number whose BIN and last4 are known falls to brute force), and a CVC is not kept in any
- * form, so `cvc` fields are left out (a replay that differs only in its CVC is the same request).
+ * form, so the card's `cvc` is left out (a replay that differs only in its CVC is the same request).
  */
 async function requestHash(event: APIGatewayProxyEvent, body: unknown): Promise<string> {
-  return hmac(await appSecret(), `${event.httpMethod} ${event.path}\n${canonicalJson(body)}`);
+  return hmac(await appSecret(), `${event.httpMethod} ${event.path}\n${canonicalJson(withoutCvc(body))}`);
+}
+
+/** The body without `payment_method.card.cvc` (the only place a CVC arrives); every other field counts. */
+function withoutCvc(body: unknown): unknown {
+  const card = (body as { payment_method?: { card?: unknown } } | null)?.payment_method?.card;
+  if (!card || typeof card !== 'object' || !('cvc' in card)) return body;
+  const { cvc: _cvc, ...rest } = card as Record<string, unknown>;
+  const { payment_method } = body as { payment_method: Record<string, unknown> };
+  return { ...(body as object), payment_method: { ...payment_method, card: rest } };
 }
 
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value)
-      .filter(([k]) => k !== 'cvc')
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value);

@@ -1,5 +1,5 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, TABLE, ttl } from './client.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionFailure, TABLE, ttl } from './client.ts';
 import { rateLimitKeys } from './keys.ts';
 
 /**
@@ -21,8 +21,38 @@ export async function countInWindow(limit: string, subject: string, windowStart:
   return Number(out.Attributes?.count ?? 1);
 }
 
-/** The count of a window so far, without counting anything. */
-export async function windowCount(limit: string, subject: string, windowStart: number): Promise<number> {
-  const out = await db.send(new GetCommand({ TableName: TABLE, Key: rateLimitKeys.window(limit, subject, windowStart), ConsistentRead: true }));
-  return Number(out.Item?.count ?? 0);
+/**
+ * Takes one of the window's `max` slots atomically; false when all are taken. Unlike `countInWindow`, parallel
+ * callers can never take more than `max` between them.
+ */
+export async function takeWindowSlot(limit: string, subject: string, windowStart: number, windowEnd: number, max: number): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: rateLimitKeys.window(limit, subject, windowStart),
+        UpdateExpression: 'ADD #count :one SET expires_at = if_not_exists(expires_at, :expires)',
+        ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: { ':one': 1, ':max': max, ':expires': ttl(windowEnd + (windowEnd - windowStart)) },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+}
+
+/** Gives a slot back (the use it was taken for did not count). */
+export async function returnWindowSlot(limit: string, subject: string, windowStart: number): Promise<void> {
+  await db.send(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: rateLimitKeys.window(limit, subject, windowStart),
+      UpdateExpression: 'ADD #count :minus',
+      ExpressionAttributeNames: { '#count': 'count' },
+      ExpressionAttributeValues: { ':minus': -1 },
+    }),
+  );
 }

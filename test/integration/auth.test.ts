@@ -119,6 +119,28 @@ describe('sign-in with a one-time password', () => {
     }
   });
 
+  it('lets no more than 20 wrong codes an hour through for an address, even sent all at once', async () => {
+    const realNow = clock.now;
+    const hourStart = Math.floor(realNow() / 3_600_000) * 3_600_000;
+    clock.now = () => hourStart + 60_000;
+    try {
+      // Prepare: six requests for one address
+      const email = uniqueEmail();
+      const requests = [];
+      for (let r = 0; r < 6; r++) requests.push(await startSignIn(email));
+      // Act: five wrong codes on each, all in parallel (30 guesses)
+      const answers = await Promise.all(
+        requests.flatMap(({ request_id, otp }) => Array.from({ length: 5 }, () => post(verifyOtp, '/api/auth/verify-otp', { request_id, otp: wrongCode(otp) }))),
+      );
+      // Assess: 20 were compared, the other 10 refused unread
+      const codes = answers.map((a) => a.body.error.code as string);
+      expect(codes.filter((c) => c === 'invalid_otp')).toHaveLength(20);
+      expect(codes.filter((c) => c === 'otp_attempts_exceeded')).toHaveLength(10);
+    } finally {
+      clock.now = realNow;
+    }
+  });
+
   it('still accepts the right code after 4 wrong ones', async () => {
     const { request_id, otp } = await startSignIn();
     for (let i = 0; i < 4; i++) await post(verifyOtp, '/api/auth/verify-otp', { request_id, otp: wrongCode(otp) });

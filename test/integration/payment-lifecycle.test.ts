@@ -191,6 +191,18 @@ describe('payments under concurrency', () => {
     }
   });
 
+  it('refunds what is left to a refund without amount that races a partial one, never answering amount_too_large', async () => {
+    for (let round = 0; round < 8; round++) {
+      const { apiKey, id } = await captured(1000);
+      const [partial, rest] = await Promise.all([payments.refund(apiKey, id, { amount: 300 }), payments.refund(apiKey, id, {})]);
+      expect(rest.status).toBe(200);
+      const refundedByAnswers = [partial, rest].filter((a) => a.status === 200).reduce((sum, a) => sum + (a.body.amount as number), 0);
+      expect(refundedByAnswers).toBe(1000);
+      if (partial.status !== 200) expect(partial.body.error.code).toBe('invalid_state');
+      expect((await payments.get(apiKey, id)).body.amount_refunded).toBe(1000);
+    }
+  });
+
   it('applies exactly one of a racing capture and void', async () => {
     for (let round = 0; round < 5; round++) {
       const { apiKey, id } = await authorized();
