@@ -12,7 +12,6 @@ import { getCustomer } from '../store/customers.ts';
 import {
   getInvoice as getRecord,
   type InvoiceChannel,
-  type InvoiceItem,
   type InvoiceRecord,
   type InvoiceStatus,
   insertNumberedInvoice,
@@ -44,31 +43,12 @@ export interface NewInvoice {
   metadata?: Record<string, string>;
 }
 
-export interface InvoiceView {
-  id: string;
+/** The invoice as the API returns it: the stored record without its issuer/recipient snapshot, plus a PDF link. */
+export type InvoiceView = Omit<InvoiceRecord, 'merchant_id' | 'merchant_email' | 'customer_name' | 'customer_email'> & {
   object: 'invoice';
-  number: string;
-  customer_id: string;
-  status: InvoiceStatus;
-  currency: string;
-  items: InvoiceItem[];
-  subtotal: number;
-  tax: number;
-  tax_rate: number;
-  total: number;
-  due_date: string;
   /** signed link to the PDF, valid 7 days; null only when no public base URL is known (outside a request) */
   pdf_url: string | null;
-  created_at: string;
-  sent_at: string | null;
-  sent_to: string | null;
-  channel: InvoiceChannel | null;
-  paid_at: string | null;
-  payment_id: string | null;
-  subscription_id: string | null;
-  period_start: string | null;
-  metadata: Record<string, string>;
-}
+};
 
 const toView = (i: InvoiceRecord, pdfUrl: string | null): InvoiceView => ({
   id: i.id,

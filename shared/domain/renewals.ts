@@ -150,9 +150,9 @@ async function renewClaimed(subscription: SubscriptionRecord, claimed: PeriodRec
   }
   const invoiceId = period.invoice_id!;
 
-  // Since an earlier (declined) attempt the merchant may have collected this invoice another way (mark-paid):
-  // the period is paid, so it renews without a charge.
-  if ((await getInvoiceRecord(subscription.merchant_id, invoiceId))?.status === 'paid') {
+  // Since an earlier (declined) attempt the merchant may have collected the reused invoice another way (mark-paid):
+  // the period is paid, so it renews without a charge. (An invoice made by this run cannot be paid yet.)
+  if (claimed.invoice_id && (await getInvoiceRecord(subscription.merchant_id, invoiceId))?.status === 'paid') {
     if (!(await updateClaimedPeriod(period, ['open'], { state: 'settled', outcome: 'paid_elsewhere' }, isoNow()))) return skip('claim_lost', message);
     return completeRenewal(subscription, { ...period, state: 'settled', outcome: 'paid_elsewhere' });
   }

@@ -51,3 +51,35 @@ async function findMerchantByEmail(email: string): Promise<MerchantRecord | unde
   const { id, created_at } = out.Item as MerchantRecord;
   return { id, email, created_at };
 }
+
+/**
+ * Writes a new item the merchant may have at most `max` of: the item and a count on the merchant's profile
+ * (`count`, e.g. `rule_count`) are written in one transaction, the count conditioned on staying below `max`, so
+ * parallel creates can never pass the cap. False when the cap is reached (the item's own condition cannot fail:
+ * a fresh ULID). A delete lowers the same count in its own transaction.
+ */
+export async function putWithinMerchantCap(merchantId: string, count: string, max: number, item: Record<string, unknown>): Promise<boolean> {
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: TABLE,
+              Key: merchantKeys.profile(merchantId),
+              UpdateExpression: 'ADD #count :one',
+              ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#count) OR #count < :max)',
+              ExpressionAttributeNames: { '#count': count },
+              ExpressionAttributeValues: { ':one': 1, ':max': max },
+            },
+          },
+          { Put: { TableName: TABLE, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+        ],
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+}

@@ -1,9 +1,10 @@
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProviderName } from '../providers/types.ts';
 import type { RuleCondition } from '../schemas/routing-rules.ts';
 import { assignments } from './expressions.ts';
 import { db, isConditionFailure, TABLE } from './client.ts';
-import { merchantKeys, routingRuleKeys } from './keys.ts';
+import { routingRuleKeys } from './keys.ts';
+import { putWithinMerchantCap } from './merchants.ts';
 import { listPage, type Page, type PageQuery } from './pagination.ts';
 
 export interface RoutingRuleRecord {
@@ -21,43 +22,11 @@ export interface RoutingRuleRecord {
 export type RoutingRuleChanges = Partial<Pick<RoutingRuleRecord, 'name' | 'strategy' | 'priority' | 'conditions' | 'provider' | 'status'>>;
 
 /**
- * Writes a new rule unless the merchant already has `max` rules: the rule and a `rule_count` attribute on the
- * merchant's profile item (`MER#<mer>` / `PROFILE`) are written in one transaction, the count conditioned on
- * staying below `max`, so parallel creates can never exceed the cap. Returns false when the cap is reached.
- * Rules are never deleted; a future delete must decrement `rule_count` in the same way.
+ * Writes a new rule unless the merchant already has `max` (counted as `rule_count` on its profile, in the same
+ * transaction). Rules are never deleted; a future delete must lower `rule_count` in the same way.
  */
-export async function putRoutingRule(rule: RoutingRuleRecord, max: number): Promise<boolean> {
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: TABLE,
-              Key: merchantKeys.profile(rule.merchant_id),
-              UpdateExpression: 'ADD rule_count :one',
-              ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(rule_count) OR rule_count < :max)',
-              ExpressionAttributeValues: { ':one': 1, ':max': max },
-            },
-          },
-          {
-            Put: {
-              TableName: TABLE,
-              Item: { ...routingRuleKeys.item(rule.merchant_id, rule.id), type: 'routing_rule', ...rule },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-        ],
-      }),
-    );
-    return true;
-  } catch (e) {
-    // The rule's own condition cannot fail (a fresh ULID), so a failed condition is the cap. (Two creates colliding
-    // on the profile item are retried by the client: see client.ts.)
-    if (isConditionFailure(e)) return false;
-    throw e;
-  }
-}
+export const putRoutingRule = (rule: RoutingRuleRecord, max: number): Promise<boolean> =>
+  putWithinMerchantCap(rule.merchant_id, 'rule_count', max, { ...routingRuleKeys.item(rule.merchant_id, rule.id), type: 'routing_rule', ...rule });
 
 /** Applies the changes to the merchant's rule; undefined when it does not exist (the key holds the merchant). */
 export async function updateRoutingRule(merchantId: string, ruleId: string, changes: RoutingRuleChanges): Promise<RoutingRuleRecord | undefined> {

@@ -2,6 +2,7 @@ import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-
 import type { EventType } from '../domain/events.ts';
 import { db, isConditionFailure, TABLE } from './client.ts';
 import { merchantKeys, webhookKeys } from './keys.ts';
+import { putWithinMerchantCap } from './merchants.ts';
 import { listPage, type Page, type PageQuery } from './pagination.ts';
 
 export interface WebhookRecord {
@@ -17,40 +18,9 @@ export interface WebhookRecord {
   disabled_reason?: string;
 }
 
-/**
- * Writes a new endpoint unless the merchant has `max` already: a `webhook_count` on the merchant's profile is
- * raised in the same transaction, conditioned on staying below `max`. False when the cap is reached.
- */
-export async function putWebhook(webhook: WebhookRecord, max: number): Promise<boolean> {
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: TABLE,
-              Key: merchantKeys.profile(webhook.merchant_id),
-              UpdateExpression: 'ADD webhook_count :one',
-              ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(webhook_count) OR webhook_count < :max)',
-              ExpressionAttributeValues: { ':one': 1, ':max': max },
-            },
-          },
-          {
-            Put: {
-              TableName: TABLE,
-              Item: { ...webhookKeys.item(webhook.merchant_id, webhook.id), type: 'webhook', ...webhook },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-        ],
-      }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return false;
-    throw e;
-  }
-}
+/** Writes a new endpoint unless the merchant has `max` already (counted as `webhook_count` on its profile). */
+export const putWebhook = (webhook: WebhookRecord, max: number): Promise<boolean> =>
+  putWithinMerchantCap(webhook.merchant_id, 'webhook_count', max, { ...webhookKeys.item(webhook.merchant_id, webhook.id), type: 'webhook', ...webhook });
 
 /** The merchant's endpoints (at most 16), newest first. */
 export async function listWebhooks(merchantId: string): Promise<WebhookRecord[]> {
