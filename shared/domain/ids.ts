@@ -1,4 +1,5 @@
-import { ulid } from 'ulid';
+import { createHash } from 'node:crypto';
+import { encodeTime, ulid } from 'ulid';
 import { clock } from './clock.ts';
 
 /** Identifier prefixes of the contract. An id is `<prefix>_` + a lowercase 26-char ULID (time-sortable). */
@@ -21,6 +22,30 @@ export type Entity = keyof typeof PREFIXES;
 
 /** Ids carry the creation time (the clock's), so a time range of a list is a key range. */
 export const newId = (entity: Entity, time = clock.now()): string => `${PREFIXES[entity]}_${ulid(time).toLowerCase()}`;
+
+/**
+ * Where a request's new objects take their ids and creation time from. A request with an `Idempotency-Key` has a
+ * seed (scope, key and the key's first use), so running it again after a crash or timeout mints the same ids: a
+ * conditional put then finds what the first run committed instead of creating a second object.
+ */
+export interface Origin {
+  /** epoch ms of the request's first run */
+  at: number;
+  seed: string | null;
+}
+
+export const freshOrigin = (at = clock.now()): Origin => ({ at, seed: null });
+
+const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
+
+/** The id of the `ordinal`-th `entity` the request creates: random without a seed, derived from it with one. */
+export function idFor(entity: Entity, origin: Origin, ordinal = 0): string {
+  if (origin.seed === null) return newId(entity, origin.at);
+  const digest = createHash('sha256').update(`${origin.seed}#${entity}#${ordinal}`).digest();
+  let random = '';
+  for (let i = 0; i < 16; i++) random += CROCKFORD[digest[i]! & 31];
+  return `${PREFIXES[entity]}_${encodeTime(origin.at, 10).toLowerCase()}${random}`;
+}
 
 const ULID_BODY = '[0-9abcdefghjkmnpqrstvwxyz]{26}';
 const patterns = Object.fromEntries(

@@ -4,7 +4,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as v from 'valibot';
 import type { Auth } from '../../functions/catalog.ts';
-import type { Entity } from '../domain/ids.ts';
+import type { Entity, Origin } from '../domain/ids.ts';
 import { logger } from '../logger.ts';
 import { auth as authenticate } from './auth.ts';
 import { errorMapper } from './error-mapper.ts';
@@ -51,6 +51,8 @@ export interface HttpInput<A extends Auth, B, Q, P> {
   requestId: string;
   /** the API's public base URL as this request reached it (for links such as an invoice's `pdf_url`) */
   baseUrl: string;
+  /** ids and creation time for what the request creates: an idempotent retry gets the same (shared/domain/ids.ts) */
+  origin: Origin;
 }
 
 export type HttpHandler = middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> & {
@@ -90,6 +92,7 @@ export function http<
       sourceIp: state.sourceIp,
       requestId: state.requestId,
       baseUrl: state.baseUrl,
+      origin: state.origin,
     });
     return result instanceof FileBody ? fileResponse(state, result) : jsonResponse(state, 200, result);
   });

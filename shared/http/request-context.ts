@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { freshOrigin } from '../domain/ids.ts';
 import { logger } from '../logger.ts';
 import { initState } from './types.ts';
 
@@ -19,6 +20,7 @@ export const requestContext = (): MiddlewareObj<APIGatewayProxyEvent> => ({
       query: {},
       params: {},
       baseUrl: baseUrlOf(event),
+      origin: freshOrigin(),
     });
     logger.appendKeys({ request_id: requestId, method: event.httpMethod, route: event.resource });
   },

@@ -1,6 +1,7 @@
 import type { Request } from '@middy/core';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { Merchant } from '../domain/auth.ts';
+import type { Origin } from '../domain/ids.ts';
 
 export type { Merchant };
 
@@ -19,6 +20,8 @@ export interface RequestState {
   params: Record<string, string>;
   /** where this API is reached, e.g. `https://abc.execute-api.eu-west-1.amazonaws.com/v1` or `http://localhost:3000` */
   baseUrl: string;
+  /** ids and creation time of what the request creates (the same on an idempotent retry) */
+  origin: Origin;
 }
 
 type AnyRequest = Pick<Request<APIGatewayProxyEvent, unknown, Error, Context>, 'event'>;
