@@ -5,5 +5,5 @@ import { Payment } from '../../shared/schemas/responses/payments.ts';
 
 export const handler = http(
   { auth: 'merchant', params: { id: 'payment' }, body: CaptureBody, idempotent: true, response: Payment, errors: [500] },
-  async ({ merchant, params, body }) => capturePayment(merchant, params.id, body),
+  async ({ merchant, params, body, origin }) => capturePayment(merchant, params.id, body, origin),
 );

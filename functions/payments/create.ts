@@ -12,5 +12,5 @@ export const handler = http(
     response: Payment,
     errors: [402, 500],
   },
-  async ({ merchant, body }) => createPayment(merchant, body),
+  async ({ merchant, body, origin }) => createPayment(merchant, body, origin),
 );

@@ -5,5 +5,5 @@ import { Refund } from '../../shared/schemas/responses/payments.ts';
 
 export const handler = http(
   { auth: 'merchant', params: { id: 'payment' }, body: RefundBody, idempotent: true, response: Refund, errors: [500] },
-  async ({ merchant, params, body }) => refundPayment(merchant, params.id, body),
+  async ({ merchant, params, body, origin }) => refundPayment(merchant, params.id, body, origin),
 );

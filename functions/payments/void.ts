@@ -4,5 +4,5 @@ import { Payment } from '../../shared/schemas/responses/payments.ts';
 
 export const handler = http(
   { auth: 'merchant', params: { id: 'payment' }, idempotent: true, response: Payment, errors: [500] },
-  async ({ merchant, params }) => voidPayment(merchant, params.id),
+  async ({ merchant, params, origin }) => voidPayment(merchant, params.id, origin),
 );

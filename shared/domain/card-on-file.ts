@@ -1,14 +1,12 @@
-import { authorizeWithin, connectorFor } from '../providers/index.ts';
 import { getCustomer } from '../store/customers.ts';
-import type { PaymentRecord } from '../store/payments.ts';
+import { getPayment, getStoredPayment, type PaymentRecord } from '../store/payments.ts';
 import type { Merchant } from './auth.ts';
 import type { CardBrand } from './cards.ts';
 import { isoNow } from './clock.ts';
-import { Declined, ResourceMissing } from './errors.ts';
+import { Declined, OutcomeUnknown, ResourceMissing } from './errors.ts';
 import { newId } from './ids.ts';
 import { capturePayment } from './payment-lifecycle.ts';
-import { recordPayment } from './payments.ts';
-import { countAttempt } from './routing-context.ts';
+import { authorizePayment, paymentView, resolveAuthorization } from './payments.ts';
 
 export interface StoredCardCharge {
   customerId: string;
@@ -32,26 +30,25 @@ export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCha
   if (!customer || !card) throw new ResourceMissing('customer_id');
 
   const id = charge.paymentId ?? newId('payment');
-  const result = await authorizeWithin(connectorFor(card.provider, merchant.livemode), {
-    paymentId: id,
-    amount: charge.amount,
-    currency: charge.currency,
-    providerToken: card.provider_token,
-    attempt: 1,
-  });
-  await countAttempt(merchant.id, card.provider, { approved: result.outcome === 'approved', latencyMs: result.latencyMs, amount: charge.amount, currency: charge.currency });
+  // Charged before under this id (a renewal run that died): what the first run left is resolved and used.
+  const earlier = charge.paymentId ? await getStoredPayment(merchant.id, id) : undefined;
+  if (earlier) {
+    const resolved = await resolveAuthorization(earlier, 'reconciler');
+    if (resolved === 'pending') throw new OutcomeUnknown(id);
+    if (resolved === 'settled') return settled(merchant, id);
+  }
   const now = isoNow();
-  const payment: PaymentRecord = {
+  const base: PaymentRecord = {
     id,
     merchant_id: merchant.id,
     livemode: merchant.livemode,
-    status: result.outcome === 'approved' ? 'succeeded' : 'failed',
+    status: 'failed',
     amount: charge.amount,
     currency: charge.currency,
     amount_captured: 0,
     amount_refunded: 0,
     provider: card.provider,
-    provider_reference: result.outcome === 'approved' ? result.reference : null,
+    provider_reference: null,
     provider_token: card.provider_token,
     card: { brand: card.brand as CardBrand, last4: card.last4, bin: '', exp_month: card.exp_month, exp_year: card.exp_year, fingerprint: '' },
     customer: { email: customer.email },
@@ -59,18 +56,26 @@ export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCha
     customer_id: customer.id,
     description: charge.description ?? null,
     metadata: charge.metadata ?? {},
-    routing_decision: {
-      strategy: 'card_on_file',
-      reason: `The customer's card on file is a ${card.provider} token, so the charge goes to ${card.provider} only.`,
-      alternatives_considered: [],
-      latency_ms: Math.round(performance.now() - started),
-    },
+    routing_decision: null,
     risk_score: 0,
-    decline_code: result.outcome === 'declined' ? result.declineCode : result.outcome === 'soft_failure' ? result.reason : null,
+    decline_code: null,
     created_at: now,
     updated_at: now,
   };
-  await recordPayment(payment, [{ provider: card.provider, approved: result.outcome === 'approved', latencyMs: result.latencyMs }]);
+  const payment = await authorizePayment(base, [card.provider], { providerToken: card.provider_token }, () => ({
+    strategy: 'card_on_file',
+    reason: `The customer's card on file is a ${card.provider} token, so the charge goes to ${card.provider} only.`,
+    alternatives_considered: [],
+    latency_ms: Math.round(performance.now() - started),
+  }));
   if (payment.status !== 'succeeded') throw new Declined(payment.decline_code ?? 'generic_decline', id);
   return capturePayment(merchant, id, {});
+}
+
+/** A charge recorded earlier: captured now if only authorized, declined if it failed. */
+async function settled(merchant: Merchant, id: string) {
+  const payment = await getPayment(merchant.id, id);
+  if (!payment || payment.status === 'failed') throw new Declined(payment?.decline_code ?? 'generic_decline', id);
+  if (payment.status === 'succeeded') return capturePayment(merchant, id, {});
+  return paymentView(payment);
 }

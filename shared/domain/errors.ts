@@ -47,8 +47,8 @@ export class BadRequest extends AppError {
 }
 
 export class InvalidState extends AppError {
-  constructor(param?: string) {
-    super(400, 'invalid_request_error', 'invalid_state', MESSAGES[400], param ? { param } : {});
+  constructor(param?: string, reason?: string) {
+    super(400, 'invalid_request_error', 'invalid_state', reason ? `${MESSAGES[400]}: ${reason}` : MESSAGES[400], param ? { param } : {});
   }
 }
 
@@ -98,5 +98,15 @@ export class Declined extends AppError {
 export class ProvidersUnavailable extends AppError {
   constructor() {
     super(500, 'api_error', 'providers_unavailable', MESSAGES[500]);
+  }
+}
+
+/**
+ * A provider was asked and its answer never came, nor could it be found: the payment is recorded `failed` and the
+ * reconciler reverses whatever the provider may hold. Nothing is charged.
+ */
+export class OutcomeUnknown extends AppError {
+  constructor(paymentId: string) {
+    super(500, 'api_error', 'provider_outcome_unknown', MESSAGES[500], { payment_id: paymentId });
   }
 }

@@ -16,6 +16,7 @@ export const PREFIXES = {
   apiKey: 'key',
   merchant: 'mer',
   otpRequest: 'req',
+  operation: 'op',
 } as const;
 
 export type Entity = keyof typeof PREFIXES;

@@ -1,40 +1,40 @@
 import type * as v from 'valibot';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { connectorFor } from '../providers/index.ts';
+import { connectorFor, type OperationResult, type ProviderName } from '../providers/index.ts';
 import type { CaptureBody, ListPaymentsQuery, RefundBody } from '../schemas/payments.ts';
 import { publishEvents } from '../events/queue.ts';
-import type { TransactItem } from '../store/client.ts';
+import { commit, type Operation } from '../store/commit.ts';
 import {
-  addRefund,
-  cancelRefund,
-  completePayment,
-  confirmRefund,
-  getPayment as getRecord,
+  getRefund,
+  getStoredPayment,
   listPayments as listRecords,
-  lockPayment,
-  type PaymentOperation,
   type PaymentRecord,
-  type PaymentStatus,
+  paymentTarget,
   type RefundRecord,
-  unlockPayment,
+  refundTarget,
+  type StoredPayment,
+  type StoredRefund,
 } from '../store/payments.ts';
 import type { Merchant } from './auth.ts';
 import { clock, isoNow } from './clock.ts';
-import { BadRequest, InvalidState, NotFound, ProvidersUnavailable } from './errors.ts';
-import { type DomainEvent, type EventType, newEvent } from './events.ts';
-import { newId } from './ids.ts';
+import { BadRequest, IdempotencyKeyInUse, InvalidState, NotFound, OutcomeUnknown, ProvidersUnavailable } from './errors.ts';
+import { newEvent } from './events.ts';
+import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { captureCounters, dayOf, refundCounters, unplannedRefundCounters } from './ledger.ts';
-import { paymentView } from './payments.ts';
+import { OPERATION_LEASE_MS, paymentView } from './payments.ts';
+import { PAYMENT, REFUND, transition } from './state-machines.ts';
 
 /**
- * The payment state machine: succeeded → captured | voided; captured → refunded (partial refunds repeat while
- * money remains). Every move is a conditional write, so concurrent moves cannot both apply, and every applied move
- * writes its event in the same transaction.
+ * Capture, void and refund (the payment state machine is the PAYMENT table in state-machines.ts). Each goes through
+ * the operation primitive: `begin` puts the operation on the item (conditional on the state and on no live
+ * operation), the provider is called under the operation's id as idempotency key, and one commit applies the move
+ * with its event and counters and finishes the operation. A run that dies leaves the operation for the reconciler,
+ * which calls the provider again under the same key (no second effect) and finishes it.
  */
-async function load(merchant: Merchant, paymentId: string): Promise<PaymentRecord> {
-  const payment = await getRecord(merchant.id, paymentId);
-  if (!payment) throw new NotFound();
-  return payment;
+async function load(merchant: Merchant, paymentId: string): Promise<StoredPayment & PaymentRecord> {
+  const payment = await getStoredPayment(merchant.id, paymentId);
+  if (!payment || payment.status === 'processing') throw new NotFound();
+  return payment as StoredPayment & PaymentRecord;
 }
 
 export async function getPayment(merchant: Merchant, paymentId: string) {
@@ -53,78 +53,95 @@ export async function listPayments(merchant: Merchant, query: ListInput) {
   return { object: 'list' as const, data: result.data.map(paymentView), has_more: result.has_more, total: result.total };
 }
 
-/** A claim on the payment stays valid while the provider is asked (the function's timeout is 10 s). */
-const LOCK_MS = 30_000;
+/** Captures all or part of the authorized amount; a partial capture releases the rest. */
+export async function capturePayment(merchant: Merchant, paymentId: string, body: v.InferOutput<typeof CaptureBody>, origin: Origin = freshOrigin()) {
+  const payment = await load(merchant, paymentId);
+  const amount = body.amount ?? payment.amount;
+  return move(payment, 'capture', amount, origin);
+}
 
-/**
- * Claims the move, asks the provider, then applies the move with its event in one transaction; if the provider
- * refuses, the claim is released and nothing changes. Of two racing moves only one gets the claim.
- */
-async function move(
-  payment: PaymentRecord,
-  operation: PaymentOperation,
-  from: readonly PaymentStatus[],
-  changes: Partial<PaymentRecord>,
-  eventType: EventType,
-  callProvider: () => Promise<{ ok: boolean }>,
-  counters: TransactItem[] = [],
-) {
-  if (!from.includes(payment.status) || !(await lockPayment(payment, operation, from, clock.now(), LOCK_MS))) throw new InvalidState();
-  const result = await callProvider();
-  if (!result.ok) {
-    await unlockPayment(payment, operation);
-    throw new ProvidersUnavailable();
-  }
-  let event: DomainEvent | undefined;
-  const moved = await completePayment(payment, operation, { ...changes, updated_at: isoNow() }, (updated) => {
-    event = newEvent(payment.merchant_id, eventType, paymentView(updated));
-    return event;
-  }, counters);
-  await publishEvents([event!]);
+export async function voidPayment(merchant: Merchant, paymentId: string, origin: Origin = freshOrigin()) {
+  return move(await load(merchant, paymentId), 'void', undefined, origin);
+}
+
+/** Begins the capture or void on the payment, then carries it out. A retried request that already did it replays. */
+async function move(payment: StoredPayment & PaymentRecord, kind: 'capture' | 'void', amount: number | undefined, origin: Origin) {
+  const opId = idFor('operation', origin);
+  if (payment.last_operation === opId) return paymentView(payment);
+  if (payment.op?.id === opId) return carryOut(await takeOver(payment), payment.op);
+  const { from } = transition('payment', PAYMENT, kind, payment.status);
+  if (amount !== undefined && amount > payment.amount) throw new BadRequest('amount_too_large', 'amount');
+  const op: Operation = {
+    id: opId,
+    kind,
+    lease_until: clock.now() + OPERATION_LEASE_MS,
+    provider: payment.provider!,
+    reference: payment.provider_reference!,
+    amount,
+    currency: payment.currency,
+  };
+  const began = await commit({ writes: [{ move: paymentTarget(payment), inStates: from, operation: { begin: op, now: clock.now() } }] });
+  if (began === 'refused') throw new InvalidState(undefined, `another operation is changing this ${payment.status} payment`);
+  return carryOut(payment, op);
+}
+
+/** Takes over a payment's operation whose lease ended; refused while the run that began it may still be alive. */
+async function takeOver<T extends StoredPayment | StoredRefund>(item: T): Promise<T> {
+  const op = item.op!;
+  const now = clock.now();
+  if (op.lease_until >= now) throw new IdempotencyKeyInUse();
+  const target = 'payment_id' in item ? refundTarget(item) : paymentTarget(item);
+  const leaseUntil = now + OPERATION_LEASE_MS;
+  if ((await commit({ writes: [{ move: target, operation: { takeOver: op.id, now, leaseUntil } }] })) === 'refused') throw new IdempotencyKeyInUse();
+  return { ...item, op: { ...op, lease_until: leaseUntil } };
+}
+
+/** Asks the provider for the payment's capture or void under the operation's key and records the answer. */
+export async function carryOut(payment: StoredPayment, op: Operation) {
+  const connector = connectorFor(op.provider as ProviderName, payment.livemode);
+  const result =
+    op.kind === 'capture'
+      ? await connector.capture(op.reference!, op.amount!, payment.currency, op.id)
+      : await connector.void(op.reference!, op.id);
+  if (!result.ok) return giveUp(payment, op, result);
+  const now = isoNow();
+  const changes = op.kind === 'capture' ? { amount_captured: op.amount!, updated_at: now, last_operation: op.id } : { updated_at: now, last_operation: op.id };
+  const move = PAYMENT[op.kind as 'capture' | 'void'];
+  const moved: PaymentRecord = { ...(payment as PaymentRecord), ...changes, status: move.to };
+  const event = newEvent(payment.merchant_id, move.event, paymentView(moved));
+  const committed = await commit({
+    writes: [{ move: paymentTarget(payment), transition: move, set: changes, operation: { finish: op.id } }],
+    events: [event],
+    counters: op.kind === 'capture' ? captureCounters(payment.merchant_id, payment.currency, op.amount!, dayOf(now)) : [],
+  });
+  if (committed === 'refused') throw new IdempotencyKeyInUse();
+  await publishEvents([event]);
   return paymentView(moved);
 }
 
-/** Captures all or part of the authorized amount; a partial capture releases the rest. */
-export async function capturePayment(merchant: Merchant, paymentId: string, body: v.InferOutput<typeof CaptureBody>) {
-  const payment = await load(merchant, paymentId);
-  const amount = body.amount ?? payment.amount;
-  if (amount > payment.amount) throw new BadRequest('amount_too_large', 'amount');
-  return move(
-    payment,
-    'capture',
-    ['succeeded'],
-    { status: 'captured', amount_captured: amount },
-    'payment.captured',
-    () => connectorFor(payment.provider!, payment.livemode).capture(payment.provider_reference!, amount, payment.currency),
-    captureCounters(payment.merchant_id, payment.currency, amount, dayOf(isoNow())),
-  );
-}
-
-export async function voidPayment(merchant: Merchant, paymentId: string) {
-  const payment = await load(merchant, paymentId);
-  return move(payment, 'void', ['succeeded'], { status: 'voided' }, 'payment.voided', () =>
-    connectorFor(payment.provider!, payment.livemode).void(payment.provider_reference!),
-  );
+/** The provider refused (nothing happened: the operation ends, the item stays) or its answer was lost (kept for the reconciler). */
+async function giveUp(item: StoredPayment | StoredRefund, op: Operation, result: Extract<OperationResult, { ok: false }>): Promise<never> {
+  if (result.reason === 'unknown') throw new OutcomeUnknown('payment_id' in item ? item.payment_id : item.id);
+  const target = 'payment_id' in item ? refundTarget(item) : paymentTarget(item);
+  await commit({ writes: [{ move: target, operation: { finish: op.id } }] });
+  throw new ProvidersUnavailable();
 }
 
 /**
  * Refunds `amount` (default: all that remains) of a captured payment. The refund is reserved first by a conditional
- * write that keeps the sum within the captured amount however many refunds race; the provider is then asked, and
- * the refund is confirmed with its event, or taken back.
+ * write that keeps the sum within the captured amount however many refunds race, with its operation on the refund
+ * item; the provider is then asked under the refund's id, and the refund is confirmed with its event, or taken back.
  */
-export async function refundPayment(merchant: Merchant, paymentId: string, body: v.InferOutput<typeof RefundBody>) {
-  const { payment, refund, refunded } = await reserveRefund(merchant, paymentId, body);
-  const amount = refund.amount;
-  const result = await connectorFor(payment.provider!, payment.livemode).refund(payment.provider_reference!, amount, payment.currency);
-  if (!result.ok) {
-    await cancelRefund(payment, refund);
-    throw new ProvidersUnavailable();
+export async function refundPayment(merchant: Merchant, paymentId: string, body: v.InferOutput<typeof RefundBody>, origin: Origin = freshOrigin()) {
+  const refundId = idFor('refund', origin);
+  const earlier = origin.seed === null ? undefined : await getRefund(paymentId, refundId);
+  if (earlier) {
+    const payment = await load(merchant, paymentId);
+    if (!earlier.op) return refundView(payment, earlier);
+    return carryOutRefund(payment, await takeOver(earlier));
   }
-  const view = { ...paymentView(refunded), refund_id: refund.id, amount, amount_refunded: refunded.amount_refunded };
-  const event = newEvent(payment.merchant_id, 'payment.refunded', view);
-  await confirmWithCounters(refund, result.reference, event, payment.merchant_id, payment.currency);
-  await publishEvents([event]);
-  return view;
+  const { payment, refund } = await reserveRefund(merchant, paymentId, refundId, body);
+  return carryOutRefund(payment, refund);
 }
 
 const RESERVE_ATTEMPTS = 5;
@@ -133,20 +150,25 @@ const RESERVE_ATTEMPTS = 5;
  * Reserves the refund's amount on the payment. A reservation that loses to a concurrent refund is judged again on
  * the payment as it is now, as if this request had come after the other one: a default amount becomes what is left.
  */
-async function reserveRefund(merchant: Merchant, paymentId: string, body: v.InferOutput<typeof RefundBody>) {
-  const id = newId('refund');
+async function reserveRefund(merchant: Merchant, paymentId: string, refundId: string, body: v.InferOutput<typeof RefundBody>) {
   const createdAt = isoNow();
   for (let attempt = 1; ; attempt++) {
     const payment = await load(merchant, paymentId);
-    if (payment.status !== 'captured' && payment.status !== 'refunded') throw new InvalidState();
+    const move = transition('payment', PAYMENT, 'refund', payment.status);
     const remaining = payment.amount_captured - payment.amount_refunded;
-    if (remaining <= 0) throw new InvalidState();
+    if (remaining <= 0) throw new InvalidState(undefined, 'the payment has been refunded in full');
     const amount = body.amount ?? remaining;
     if (amount > remaining) throw new BadRequest('amount_too_large', 'amount');
-    const refund: RefundRecord = { id, payment_id: payment.id, status: 'pending', amount, reason: body.reason ?? null, provider_reference: null, created_at: createdAt };
-    const refunded = await addRefund(payment, refund, createdAt);
-    if (refunded) return { payment, refund, refunded };
-    if (attempt === RESERVE_ATTEMPTS) throw new InvalidState();
+    const op: Operation = { id: refundId, kind: 'refund', lease_until: clock.now() + OPERATION_LEASE_MS, provider: payment.provider!, reference: payment.provider_reference!, amount, currency: payment.currency };
+    const refund: StoredRefund = { id: refundId, payment_id: payment.id, merchant_id: payment.merchant_id, currency: payment.currency, status: 'pending', amount, reason: body.reason ?? null, provider_reference: null, created_at: createdAt, op };
+    const reserved = await commit({
+      writes: [
+        { move: paymentTarget(payment), transition: move, add: { amount_refunded: amount }, atMost: { amount_refunded: payment.amount_captured - amount }, set: { updated_at: createdAt } },
+        { create: refundTarget(refund), item: { ...refund, op: undefined }, operation: op },
+      ],
+    });
+    if (reserved === 'committed') return { payment, refund };
+    if (attempt === RESERVE_ATTEMPTS) throw new InvalidState(undefined, 'concurrent refunds left nothing to refund');
   }
 }
 
@@ -154,19 +176,70 @@ const PLANNED_ATTEMPTS = 4;
 const UNPLANNED_ATTEMPTS = 8;
 
 /**
- * The provider has refunded: the refund must now be recorded, whatever else is happening. Planned counters (taking
- * from available, then pending) are tried a few times, then counters that need no plan; each retry after a short,
- * jittered pause. Only a failure that is not a conflict gives up.
+ * Asks the provider for the refund under the refund's id and records the answer. Once the provider has refunded,
+ * the refund must be recorded whatever else is happening: planned counters (taking from available, then pending)
+ * are tried a few times, then counters that need no plan, each retry after a short jittered pause.
  */
-async function confirmWithCounters(refund: RefundRecord, reference: string, event: DomainEvent, merchantId: string, currency: string) {
+async function carryOutRefund(payment: PaymentRecord, refund: StoredRefund) {
+  const op = refund.op!;
+  const result = await connectorFor(op.provider as ProviderName, payment.livemode).refund(op.reference!, refund.amount, payment.currency, op.id);
+  if (!result.ok) {
+    if (result.reason !== 'unknown') await takeBack(payment, refund);
+    return giveUp(refund, op, result);
+  }
   const day = dayOf(refund.created_at);
+  const committedPayment = (await getStoredPayment(payment.merchant_id, payment.id)) as PaymentRecord;
+  const view = refundView(committedPayment, refund);
+  const event = newEvent(payment.merchant_id, 'payment.refunded', view);
   for (let attempt = 0; attempt < PLANNED_ATTEMPTS + UNPLANNED_ATTEMPTS; attempt++) {
     if (attempt > 0) await sleep(Math.random() * Math.min(200, 10 * 2 ** attempt));
     const counters =
       attempt < PLANNED_ATTEMPTS
-        ? await refundCounters(merchantId, currency, refund.amount, day)
-        : unplannedRefundCounters(merchantId, currency, refund.amount, day);
-    if (await confirmRefund(refund, reference, event, counters)) return;
+        ? await refundCounters(payment.merchant_id, payment.currency, refund.amount, day)
+        : unplannedRefundCounters(payment.merchant_id, payment.currency, refund.amount, day);
+    const confirmed = await commit({
+      writes: [{ move: refundTarget(refund), transition: REFUND.confirm, set: { provider_reference: result.reference }, operation: { finish: op.id } }],
+      events: [event],
+      counters,
+    }).catch((error: unknown) => {
+      if (error instanceof Error && error.name === 'TransactionCanceledException') return 'refused' as const;
+      throw error;
+    });
+    if (confirmed === 'committed') {
+      await publishEvents([event]);
+      return view;
+    }
   }
   throw new Error('The refund could not be recorded: its writes kept conflicting');
+}
+
+/** The refund endpoint's answer: the payment with the refund's id and amount, and the committed amount refunded. */
+function refundView(payment: PaymentRecord, refund: RefundRecord) {
+  return { ...paymentView(payment), refund_id: refund.id, amount: refund.amount, amount_refunded: payment.amount_refunded };
+}
+
+/** The provider refused the refund: its amount goes back to the payment, which is captured again when none is left. */
+async function takeBack(payment: PaymentRecord, refund: StoredRefund): Promise<void> {
+  await commit({
+    writes: [
+      { move: paymentTarget(payment), add: { amount_refunded: -refund.amount } },
+      { remove: refundTarget(refund), operation: refund.op!.id },
+    ],
+  });
+  await commit({ writes: [{ move: paymentTarget(payment), transition: PAYMENT.restore, expect: { amount_refunded: 0 } }] });
+}
+
+/**
+ * The reconciler's part for payments: an operation whose lease ended is taken over and carried out again under its
+ * own key, so the provider's answer (or its earlier effect) is recorded exactly once.
+ */
+export async function reconcilePaymentOperation(payment: StoredPayment): Promise<void> {
+  const taken = await takeOver(payment);
+  await carryOut(taken, taken.op!);
+}
+
+export async function reconcileRefundOperation(refund: StoredRefund): Promise<void> {
+  const payment = await getStoredPayment(refund.merchant_id!, refund.payment_id);
+  if (!payment) return;
+  await carryOutRefund(payment as PaymentRecord, await takeOver(refund));
 }

@@ -1,22 +1,24 @@
 import type * as v from 'valibot';
-import { authorizeWithin, connectorFor, type ProviderName } from '../providers/index.ts';
+import { type AuthorizeRequest, type AuthorizeResult, authorizeWithin, type Connector, connectorFor, lookupWithin, type ProviderName } from '../providers/index.ts';
 import type { CreatePaymentBody, SimulateRouteBody } from '../schemas/payments.ts';
 import { publishEvents } from '../events/queue.ts';
 import { appSecret } from '../secrets.ts';
 import { cardOnFileUpdate, findCustomerIdByEmail } from '../store/customers.ts';
-import { type PaymentRecord, putPayment, type RoutingDecision } from '../store/payments.ts';
+import { commit, type Operation } from '../store/commit.ts';
+import { getStoredPayment, type PaymentRecord, paymentTarget, type RoutingDecision, type StoredPayment } from '../store/payments.ts';
 import { countCardAttempt } from '../store/velocity.ts';
 import type { Merchant } from './auth.ts';
 import { cardBrand, cardFingerprint, type StoredCard } from './cards.ts';
 import { clock } from './clock.ts';
-import { Declined, ProvidersUnavailable } from './errors.ts';
+import { Declined, IdempotencyKeyInUse, OutcomeUnknown, ProvidersUnavailable } from './errors.ts';
 import { newEvent } from './events.ts';
-import { newId } from './ids.ts';
+import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { type AttemptOutcome, authorizationCounters } from './ledger.ts';
 import { assessRisk, RISK_DECLINE_THRESHOLD } from './risk.ts';
 import { planRoute, type RoutePlan } from './routing.ts';
 import { chance, countAttempt, meanApprovedAmount, recentStats, roundRobinTurn } from './routing-context.ts';
 import { activeRules, type PaymentFacts } from './routing-rules.ts';
+import { PAYMENT } from './state-machines.ts';
 
 export type CreatePaymentInput = v.InferOutput<typeof CreatePaymentBody>;
 export type SimulateRouteInput = v.InferOutput<typeof SimulateRouteBody>;
@@ -85,17 +87,29 @@ function decision(route: RoutePlan, chosen: ProviderName | undefined, started: n
   };
 }
 
+/** How long an operation holds its item: past the create function's 10 s timeout, so a live run is never taken over. */
+export const OPERATION_LEASE_MS = 15_000;
+
 /**
  * Scores the risk, routes, and authorizes at the first provider that answers, failing over on soft failures.
  * The card number and CVC live only in this call's memory: the payment keeps brand, last4, BIN, expiry and an
  * HMAC fingerprint. Declines are stored as `failed` and answered 402; when every provider fails softly, 500.
+ *
+ * The payment is stored `processing` with its attempt's operation before any provider is asked, and the attempt's
+ * operation id is the provider's idempotency key: a run that dies or times out leaves the operation behind, and a
+ * retried request (same Idempotency-Key, so the same payment id) or the reconciler resolves it with the provider
+ * before anything is tried again. An `unknown` answer is resolved the same way before routing may fail over.
  */
-export async function createPayment(merchant: Merchant, input: CreatePaymentInput) {
+export async function createPayment(merchant: Merchant, input: CreatePaymentInput, origin: Origin = freshOrigin()) {
   const started = performance.now();
   const { card } = input.payment_method;
   // One instant for the id (a ULID, which orders lists) and created_at, however long routing and the provider take.
-  const createdAt = clock.now();
-  const id = newId('payment', createdAt);
+  const createdAt = origin.at;
+  const id = idFor('payment', origin);
+  if (origin.seed !== null) {
+    const earlier = await getStoredPayment(merchant.id, id);
+    if (earlier && (await resolveAuthorization(earlier, 'request')) !== 'absent') return answerOf(merchant.id, id);
+  }
   const customerEmail = input.customer?.email;
   const stored: StoredCard = {
     brand: cardBrand(card.number),
@@ -147,59 +161,98 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
   };
 
   if (risk.score >= RISK_DECLINE_THRESHOLD) {
-    await recordPayment({ ...base, decline_code: 'fraudulent' }, []);
-    throw new Declined('fraudulent', id);
+    const declined = { ...base, decline_code: 'fraudulent' };
+    const event = newEvent(merchant.id, 'payment.failed', paymentView(declined));
+    if ((await commit({ writes: [{ create: paymentTarget(declined), item: declined }], events: [event], counters: authorizationCounters(declined, []) })) === 'refused') {
+      return answerOf(merchant.id, id);
+    }
+    await publishEvents([event]);
+    return answerFor(declined);
   }
 
+  const payment = await authorizePayment(base, route.candidates, { card }, (provider, softFailures) =>
+    decision(withFailover(route, softFailures, provider), provider, started),
+  );
+  return answerFor(payment);
+}
+
+/** The create's answer: the payment (200) or its decline (402). */
+function answerFor(payment: PaymentRecord) {
+  if (payment.status === 'failed') throw new Declined(payment.decline_code ?? 'generic_decline', payment.id);
+  return paymentView(payment);
+}
+
+/**
+ * Authorizes `base` at the first of `candidates` that answers (failing over on soft failures), each attempt under
+ * its own operation, and records the outcome: the payment succeeded, or failed with its decline code. Throws
+ * OutcomeUnknown (recorded failed, reversed later) or ProvidersUnavailable (nothing held, nothing kept).
+ */
+export async function authorizePayment(
+  base: PaymentRecord,
+  candidates: readonly ProviderName[],
+  method: Pick<AuthorizeRequest, 'card' | 'providerToken'>,
+  describe: (provider: ProviderName, softFailures: readonly string[]) => RoutingDecision,
+): Promise<PaymentRecord> {
   const tried: Promise<void>[] = [];
   const attempts: AttemptOutcome[] = [];
   const softFailures: string[] = [];
+  let op: Operation | undefined;
   try {
-    for (const [index, provider] of route.candidates.entries()) {
-      const result = await authorizeWithin(connectorFor(provider, merchant.livemode), {
-        paymentId: id,
-        amount: input.amount,
-        currency: input.currency,
-        card,
-        attempt: index + 1,
-      });
+    for (const [index, provider] of candidates.entries()) {
+      const next: Operation = { id: `${base.id}_${index + 1}`, kind: 'authorize', lease_until: clock.now() + OPERATION_LEASE_MS, provider, attempt: index + 1 };
+      const began = op
+        ? await commit({ writes: [{ move: paymentTarget(base), operation: { replace: op.id, with: next } }] })
+        : await commit({ writes: [{ create: paymentTarget(base), item: { ...base, status: 'processing' }, operation: next }] });
+      if (began === 'refused') throw new IdempotencyKeyInUse();
+      op = next;
+      const connector = connectorFor(provider, base.livemode);
+      let result = await authorizeWithin(connector, { ...method, paymentId: base.id, idempotencyKey: op.id, amount: base.amount, currency: base.currency, attempt: index + 1 });
+      if (result.outcome === 'unknown') result = await resolveUnknown(connector, op.id, result.latencyMs);
       attempts.push({ provider, approved: result.outcome === 'approved', latencyMs: result.latencyMs });
-      tried.push(countAttempt(merchant.id, provider, { approved: result.outcome === 'approved', latencyMs: result.latencyMs, amount: input.amount, currency: input.currency }));
+      tried.push(countAttempt(base.merchant_id, provider, { approved: result.outcome === 'approved', latencyMs: result.latencyMs, amount: base.amount, currency: base.currency }));
       if (result.outcome === 'soft_failure') {
         softFailures.push(`${provider} answered ${result.reason}`);
         continue;
       }
-      const routing_decision = decision(withFailover(route, softFailures, provider), provider, started);
-      if (result.outcome === 'declined') {
-        await recordPayment({ ...base, provider, routing_decision, decline_code: result.declineCode }, attempts);
-        throw new Declined(result.declineCode, id);
+      const routing_decision = describe(provider, softFailures);
+      if (result.outcome === 'unknown') {
+        // Neither answered nor found: the attempt may hold an authorization nobody can confirm now. The payment is
+        // recorded failed with the operation still on it; the reconciler reverses whatever the provider holds.
+        await finishCreate({ ...base, provider, routing_decision, decline_code: 'processing_error' }, op, attempts, { keepOperation: true });
+        throw new OutcomeUnknown(base.id);
       }
-      const payment: PaymentRecord = {
-        ...base,
-        status: 'succeeded',
-        provider,
-        provider_reference: result.reference,
-        provider_token: result.providerToken,
-        routing_decision,
-      };
-      await recordPayment(payment, attempts);
-      return paymentView(payment);
+      const payment: PaymentRecord =
+        result.outcome === 'declined'
+          ? { ...base, provider, routing_decision, decline_code: result.declineCode }
+          : { ...base, status: 'succeeded', provider, provider_reference: result.reference, provider_token: result.providerToken, routing_decision };
+      await finishCreate(payment, op, attempts);
+      return payment;
     }
   } finally {
     await Promise.all(tried);
   }
+  // Every provider failed before accepting: nothing is held, so nothing is kept (a retry runs again).
+  if (op) await commit({ writes: [{ remove: paymentTarget(base), operation: op.id }] });
   throw new ProvidersUnavailable();
 }
 
 /**
- * Stores the payment with its `payment.succeeded` or `payment.failed` event, then hands the event on. A successful
- * payment of a known customer also becomes the customer's card on file (its provider token), in the same transaction.
+ * An `unknown` authorization, resolved by asking the provider what it holds under the attempt's key: one found is
+ * used; none means nothing is held (the attempt failed softly, routing may go on); `unknown` stays unknown.
  */
-export async function recordPayment(payment: PaymentRecord, attempts: readonly AttemptOutcome[]): Promise<void> {
+async function resolveUnknown(connector: Connector, key: string, latencyMs: number): Promise<AuthorizeResult> {
+  const found = await lookupWithin(connector, key);
+  if (found.found === 'authorized') return { outcome: 'approved', reference: found.reference, providerToken: found.providerToken, latencyMs };
+  if (found.found === 'none') return { outcome: 'soft_failure', reason: 'timeout', latencyMs };
+  return { outcome: 'unknown', latencyMs };
+}
+
+/** Records the create's outcome (succeeded or failed) with its event, counters and card on file; the attempt's operation ends. */
+async function finishCreate(payment: PaymentRecord, op: Operation, attempts: readonly AttemptOutcome[], { keepOperation = false } = {}): Promise<void> {
   const succeeded = payment.status === 'succeeded';
   const event = newEvent(payment.merchant_id, succeeded ? 'payment.succeeded' : 'payment.failed', paymentView(payment));
   const { card } = payment;
-  const alongside =
+  const cardOnFile =
     succeeded && payment.customer_id && payment.provider && payment.provider_token
       ? [
           cardOnFileUpdate(payment.customer_id, {
@@ -212,8 +265,60 @@ export async function recordPayment(payment: PaymentRecord, attempts: readonly A
           }),
         ]
       : [];
-  await putPayment(payment, event, [...alongside, ...authorizationCounters(payment, attempts)]);
+  const { status: _status, ...fields } = payment;
+  const result = await commit({
+    writes: [{ move: paymentTarget(payment), transition: PAYMENT[succeeded ? 'authorize' : 'decline'], set: fields, operation: keepOperation ? undefined : { finish: op.id } }],
+    events: [event],
+    counters: [...cardOnFile, ...authorizationCounters(payment, attempts)],
+  });
+  if (result === 'refused') throw new IdempotencyKeyInUse();
   await publishEvents([event]);
+}
+
+/**
+ * A payment a retried request (or the reconciler) finds with its authorization unfinished: once the lease ended, the
+ * provider is asked what it holds under the attempt's key. Authorized: the payment is recorded as succeeded.
+ * Nothing: the processing payment is removed (`absent`: the request may run again, as if it never had). Still
+ * unknown: it stays for later. A payment recorded `failed` with an unknown attempt has any authorization reversed.
+ */
+export async function resolveAuthorization(payment: StoredPayment, by: 'request' | 'reconciler'): Promise<'settled' | 'absent' | 'pending'> {
+  const op = payment.op;
+  if (!op || op.kind !== 'authorize') return 'settled';
+  const now = clock.now();
+  if (op.lease_until >= now) {
+    if (by === 'request') throw new IdempotencyKeyInUse();
+    return 'pending';
+  }
+  const leaseUntil = now + OPERATION_LEASE_MS;
+  if ((await commit({ writes: [{ move: paymentTarget(payment), operation: { takeOver: op.id, now, leaseUntil } }] })) === 'refused') return 'pending';
+  const connector = connectorFor(op.provider as ProviderName, payment.livemode);
+  const found = await lookupWithin(connector, op.id);
+  if (found.found === 'unknown') return 'pending';
+  if (payment.status === 'processing') {
+    if (found.found === 'none') {
+      await commit({ writes: [{ remove: paymentTarget(payment), operation: op.id }] });
+      return 'absent';
+    }
+    const { op: _op, last_operation: _last, ...record } = payment;
+    const attempt = { provider: op.provider as ProviderName, approved: true, latencyMs: 0 };
+    await finishCreate({ ...(record as PaymentRecord), status: 'succeeded', provider: attempt.provider, provider_reference: found.reference, provider_token: found.providerToken }, op, [attempt]);
+    return 'settled';
+  }
+  // Recorded failed while its attempt was unknown: whatever the provider holds is reversed.
+  if (found.found === 'authorized') {
+    const reversed = await connector.void(found.reference, `${op.id}_reverse`);
+    if (!reversed.ok) return 'pending';
+  }
+  await commit({ writes: [{ move: paymentTarget(payment), operation: { finish: op.id } }] });
+  return 'settled';
+}
+
+/** The create's answer from what is stored: the payment (200), its decline (402), or an outcome still unknown (500). */
+async function answerOf(merchantId: string, id: string) {
+  const payment = await getStoredPayment(merchantId, id);
+  if (!payment || payment.status === 'processing') throw new IdempotencyKeyInUse();
+  if (payment.status === 'failed' && payment.op) throw new OutcomeUnknown(id);
+  return answerFor(payment as PaymentRecord);
 }
 
 /** When the first choices failed softly, the decision says so: the reason names them and why it moved on. */

@@ -1,5 +1,5 @@
 import { SandboxConnector } from './sandbox.ts';
-import { type AuthorizeRequest, type AuthorizeResult, type Connector, PROVIDERS, type ProviderName } from './types.ts';
+import { type AuthorizeRequest, type AuthorizeResult, type Connector, type LookupResult, PROVIDERS, type ProviderName } from './types.ts';
 
 export * from './types.ts';
 export { FEES, feeFor } from './fees.ts';
@@ -19,20 +19,28 @@ export const connectorFor = (provider: ProviderName, _livemode: boolean): Connec
 export const isProvider = (value: string): value is ProviderName => (PROVIDERS as readonly string[]).includes(value);
 
 /**
- * How long one provider may take to authorize before the attempt is a `timeout` soft failure and routing fails over.
- * Three attempts fit in the create function's 10 s with room for the writes. Tests shorten it.
+ * How long one provider may take to authorize before the attempt's outcome is `unknown` (then resolved by a
+ * look-up under the same idempotency key, within `lookupMs`). Fits three attempts in the create function's 10 s
+ * with room for the writes. Tests shorten them.
  */
-export const providerDeadlines = { authorizeMs: 2_500 };
+export const providerDeadlines = { authorizeMs: 2_500, lookupMs: 1_000 };
 
-/** Authorizes at `connector`, or answers a `timeout` soft failure once the deadline passes (the attempt is aborted). */
+/** Authorizes at `connector`, or answers `unknown` once the deadline passes (the attempt is aborted). */
 export async function authorizeWithin(connector: Connector, request: AuthorizeRequest): Promise<AuthorizeResult> {
   const started = performance.now();
   const signal = AbortSignal.timeout(providerDeadlines.authorizeMs);
-  const timedOut = (): AuthorizeResult => ({ outcome: 'soft_failure', reason: 'timeout', latencyMs: Math.ceil(performance.now() - started) });
+  const timedOut = (): AuthorizeResult => ({ outcome: 'unknown', latencyMs: Math.ceil(performance.now() - started) });
   const deadline = new Promise<AuthorizeResult>((resolve) => signal.addEventListener('abort', () => resolve(timedOut()), { once: true }));
   const answer = connector.authorize({ ...request, signal }).catch((error: unknown) => {
     if (signal.aborted) return timedOut();
     throw error;
   });
   return Promise.race([answer, deadline]);
+}
+
+/** What `connector` holds under `idempotencyKey`, or `unknown` once the look-up's deadline passes. */
+export async function lookupWithin(connector: Connector, idempotencyKey: string): Promise<LookupResult> {
+  const signal = AbortSignal.timeout(providerDeadlines.lookupMs);
+  const deadline = new Promise<LookupResult>((resolve) => signal.addEventListener('abort', () => resolve({ found: 'unknown' }), { once: true }));
+  return Promise.race([connector.lookup(idempotencyKey, signal).catch((): LookupResult => ({ found: 'unknown' })), deadline]);
 }

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AuthorizeRequest, AuthorizeResult, Connector, OperationResult, ProviderName } from './types.ts';
+import type { AuthorizeRequest, AuthorizeResult, Connector, LookupResult, OperationResult, ProviderName } from './types.ts';
 
 /**
  * Stripe's public test cards and what the sandbox answers for them. Any other Luhn-valid number is approved.
@@ -28,62 +28,152 @@ export const SANDBOX_APPROVED_CARD = { number: '4242424242424242', exp_month: 12
 
 /**
  * How the sandbox providers behave, read from the environment at cold start and changeable at run time (tests):
- * `SANDBOX_LATENCY_MS=stripe=120,adyen=80` adds latency, `SANDBOX_DOWN=adyen` makes a provider unreachable.
+ * `SANDBOX_LATENCY_MS=stripe=120,adyen=80` adds latency, `SANDBOX_DOWN=adyen` makes a provider unreachable,
+ * `SANDBOX_FAULTS=stripe=accept_then_timeout` makes it carry out every call and then never answer (the caller's
+ * deadline passes: the outcome is unknown to it) or, with `accept_then_drop`, drop the connection after accepting.
  */
+export type SandboxFault = 'accept_then_timeout' | 'accept_then_drop';
 export const sandboxSettings = {
   latencyMs: parsePairs(process.env.SANDBOX_LATENCY_MS),
   down: new Set((process.env.SANDBOX_DOWN ?? '').split(',').map((s) => s.trim()).filter(Boolean)) as Set<string>,
+  faults: parsePairs(process.env.SANDBOX_FAULTS, (v) => (v === 'accept_then_timeout' || v === 'accept_then_drop' ? v : undefined)) as Partial<Record<string, SandboxFault>>,
 };
 
-function parsePairs(value: string | undefined): Record<string, number> {
-  const out: Record<string, number> = {};
+function parsePairs<T = number>(value: string | undefined, read: (v: string) => T | undefined = (v) => (Number.isFinite(Number(v)) ? (Number(v) as T) : undefined)): Record<string, T> {
+  const out: Record<string, T> = {};
   for (const pair of (value ?? '').split(',')) {
-    const [name, ms] = pair.split('=').map((s) => s.trim());
-    if (name && ms && Number.isFinite(Number(ms))) out[name] = Number(ms);
+    const [name, raw] = pair.split('=').map((s) => s.trim());
+    const parsed = raw ? read(raw) : undefined;
+    if (name && parsed !== undefined) out[name] = parsed;
   }
   return out;
 }
 
+/** What one sandbox provider holds for an authorization: its state and the money moved on it. */
+export interface SandboxAuthorization {
+  provider: ProviderName;
+  paymentId: string;
+  reference: string;
+  amount: number;
+  state: 'authorized' | 'captured' | 'voided';
+  captured: number;
+  refunded: number;
+}
+
+/**
+ * The sandbox providers' books (per process, like a provider's own database): authorizations by reference, and the
+ * answer given to every idempotency key, so a call repeated under the same key has no second effect.
+ */
+export const sandboxBooks = {
+  authorizations: new Map<string, SandboxAuthorization>(),
+  answers: new Map<string, unknown>(),
+  /** every money call that reached a provider: `<provider> <operation> <idempotency key>` */
+  calls: [] as string[],
+};
+
+class ConnectionDropped extends Error {}
+
 /** Waits `ms`; rejects at once when `signal` aborts (the caller's deadline passed). */
 const pause = (ms: number, signal?: AbortSignal) => (ms > 0 ? sleep(ms, undefined, { signal }) : Promise.resolve());
+
+const referenceFor = (provider: ProviderName, key: string) => `${provider}_ch_${createHash('sha256').update(key).digest('hex').slice(0, 24)}`;
 
 export class SandboxConnector implements Connector {
   constructor(readonly name: ProviderName) {}
 
   async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
     const started = performance.now();
-    const unreachable = await this.roundTrip(request.signal);
     // Rounded up: timers may fire a fraction of a millisecond early.
     const latencyMs = () => Math.ceil(performance.now() - started);
-    if (unreachable) return { outcome: 'soft_failure', reason: 'provider_down', latencyMs: latencyMs() };
-    if (request.providerToken?.includes(DECLINING_TOKEN)) return { outcome: 'declined', declineCode: 'generic_decline', latencyMs: latencyMs() };
+    try {
+      if (await this.roundTrip(request.signal)) return { outcome: 'soft_failure', reason: 'provider_down', latencyMs: latencyMs() };
+      const result = this.once(`authorize ${request.idempotencyKey}`, () => this.decide(request));
+      await this.answer(request.signal);
+      return { ...result, latencyMs: latencyMs() };
+    } catch (error) {
+      if (request.signal?.aborted || error instanceof ConnectionDropped) return { outcome: 'unknown', latencyMs: latencyMs() };
+      throw error;
+    }
+  }
+
+  /** A look-up is a quick read: it takes no configured latency (a slow authorization can still be looked up). */
+  async lookup(idempotencyKey: string): Promise<LookupResult> {
+    if (sandboxSettings.down.has(this.name)) return { found: 'unknown' };
+    const answer = sandboxBooks.answers.get(`${this.name} authorize ${idempotencyKey}`) as AuthorizeResult | undefined;
+    return answer?.outcome === 'approved' ? { found: 'authorized', reference: answer.reference, providerToken: answer.providerToken } : { found: 'none' };
+  }
+
+  capture(reference: string, amount: number, _currency: string, idempotencyKey: string): Promise<OperationResult> {
+    return this.operation(`capture ${idempotencyKey}`, () => {
+      const held = sandboxBooks.authorizations.get(reference);
+      if (held && held.state !== 'authorized') return { ok: false, reason: 'processing_error' };
+      if (held) Object.assign(held, { state: 'captured', captured: amount });
+      return { ok: true, reference };
+    });
+  }
+
+  void(reference: string, idempotencyKey: string): Promise<OperationResult> {
+    return this.operation(`void ${idempotencyKey}`, () => {
+      const held = sandboxBooks.authorizations.get(reference);
+      if (held && held.state === 'captured') return { ok: false, reason: 'processing_error' };
+      if (held) held.state = 'voided';
+      return { ok: true, reference };
+    });
+  }
+
+  refund(reference: string, amount: number, _currency: string, idempotencyKey: string): Promise<OperationResult> {
+    return this.operation(`refund ${idempotencyKey}`, () => {
+      const held = sandboxBooks.authorizations.get(reference);
+      if (held && (held.state !== 'captured' || held.refunded + amount > held.captured)) return { ok: false, reason: 'processing_error' };
+      if (held) held.refunded += amount;
+      return { ok: true, reference: `${reference}_re_${randomBytes(6).toString('hex')}` };
+    });
+  }
+
+  /** The card's answer, and the authorization it leaves held when approved. */
+  private decide(request: AuthorizeRequest): AuthorizeResult {
+    if (request.providerToken?.includes(DECLINING_TOKEN)) return { outcome: 'declined', declineCode: 'generic_decline', latencyMs: 0 };
     const behaviour = request.card ? TEST_CARDS[request.card.number] : undefined;
-    if (behaviour && 'decline' in behaviour) return { outcome: 'declined', declineCode: behaviour.decline, latencyMs: latencyMs() };
-    if (behaviour && 'soft' in behaviour && request.attempt === 1) return { outcome: 'soft_failure', reason: 'processing_error', latencyMs: latencyMs() };
+    if (behaviour && 'decline' in behaviour) return { outcome: 'declined', declineCode: behaviour.decline, latencyMs: 0 };
+    if (behaviour && 'soft' in behaviour && request.attempt === 1) return { outcome: 'soft_failure', reason: 'processing_error', latencyMs: 0 };
     const marker = behaviour && 'laterChargesDecline' in behaviour ? DECLINING_TOKEN : '_';
+    const reference = referenceFor(this.name, request.idempotencyKey);
+    sandboxBooks.authorizations.set(reference, { provider: this.name, paymentId: request.paymentId, reference, amount: request.amount, state: 'authorized', captured: 0, refunded: 0 });
     return {
       outcome: 'approved',
-      reference: `${this.name}_ch_${randomBytes(12).toString('hex')}`,
+      reference,
       // A reusable card-on-file token, as a provider's vault issues it (no card data in it).
       providerToken: request.providerToken ?? `tok_${this.name}${marker}${randomBytes(12).toString('hex')}`,
-      latencyMs: latencyMs(),
+      latencyMs: 0,
     };
   }
 
-  capture(reference: string, _amount: number, _currency: string): Promise<OperationResult> {
-    return this.operation(reference);
+  private async operation(call: string, effect: () => OperationResult): Promise<OperationResult> {
+    try {
+      if (await this.roundTrip()) return { ok: false, reason: 'provider_down' };
+      const result = this.once(call, effect);
+      await this.answer(AbortSignal.timeout(OPERATION_DEADLINE_MS));
+      return result;
+    } catch {
+      return { ok: false, reason: 'unknown' };
+    }
   }
 
-  void(reference: string): Promise<OperationResult> {
-    return this.operation(reference);
+  /** The answer already given under this key, or the effect carried out now and remembered. */
+  private once<T>(call: string, effect: () => T): T {
+    const key = `${this.name} ${call}`;
+    if (!sandboxBooks.answers.has(key)) {
+      sandboxBooks.calls.push(key);
+      sandboxBooks.answers.set(key, effect());
+    }
+    return sandboxBooks.answers.get(key) as T;
   }
 
-  refund(reference: string, _amount: number, _currency: string): Promise<OperationResult> {
-    return this.operation(`${reference}_re_${randomBytes(6).toString('hex')}`);
-  }
-
-  private async operation(reference: string): Promise<OperationResult> {
-    return (await this.roundTrip()) ? { ok: false, reason: 'provider_down' } : { ok: true, reference };
+  /** After the provider carried a call out: the injected fault decides whether its answer reaches the caller. */
+  private async answer(signal?: AbortSignal): Promise<void> {
+    const fault = sandboxSettings.faults[this.name];
+    if (fault === 'accept_then_drop') throw new ConnectionDropped('socket hang up');
+    if (fault === 'accept_then_timeout') await new Promise((_, reject) => signal?.addEventListener('abort', () => reject(new ConnectionDropped('timeout')), { once: true }));
   }
 
   /** Waits the configured latency; true when the provider is down. */
@@ -92,3 +182,6 @@ export class SandboxConnector implements Connector {
     return sandboxSettings.down.has(this.name);
   }
 }
+
+/** How long a capture, void or refund may take before its outcome is unknown. */
+const OPERATION_DEADLINE_MS = 2_500;

@@ -11,8 +11,10 @@ export interface CardInput {
 }
 
 export interface AuthorizeRequest {
-  /** our payment id: a live connector sends it as the provider's idempotency key, so one id never charges twice */
+  /** our payment id (the provider's reference to our order) */
   paymentId: string;
+  /** our operation's id for this attempt: the provider's idempotency key, so one attempt never authorizes twice */
+  idempotencyKey: string;
   amount: number;
   currency: string;
   /** a new card, or… */
@@ -28,23 +30,40 @@ export interface AuthorizeRequest {
   signal?: AbortSignal;
 }
 
-/** Soft failures may be retried at another provider; declines are the card's answer and are final. */
-export type SoftFailure = 'processing_error' | 'timeout' | 'provider_down';
+/**
+ * Soft failures leave nothing held at the provider (a `timeout` is one only once a look-up found nothing): another
+ * provider may be tried.
+ * Declines are the card's answer and are final. `unknown` (a timeout or a connection lost after sending) may hide an
+ * accepted request: it is resolved (asked again under the same idempotency key) before anything else is tried.
+ */
+export type SoftFailure = 'processing_error' | 'provider_down' | 'timeout';
 
 export type AuthorizeResult =
   | { outcome: 'approved'; reference: string; providerToken: string; latencyMs: number }
   | { outcome: 'declined'; declineCode: string; latencyMs: number }
-  | { outcome: 'soft_failure'; reason: SoftFailure; latencyMs: number };
+  | { outcome: 'soft_failure'; reason: SoftFailure; latencyMs: number }
+  | { outcome: 'unknown'; latencyMs: number };
 
-export type OperationResult = { ok: true; reference: string } | { ok: false; reason: SoftFailure };
+export type OperationResult = { ok: true; reference: string } | { ok: false; reason: SoftFailure | 'unknown' };
 
-/** One connector per provider; the sandbox back ends and live connectors implement the same interface. */
+/** What the provider holds under one of our idempotency keys. */
+export type LookupResult =
+  | { found: 'authorized'; reference: string; providerToken: string }
+  | { found: 'none' }
+  | { found: 'unknown' };
+
+/**
+ * One connector per provider; the sandbox back ends and live connectors implement the same interface. Every call
+ * that changes money carries our idempotency key: the same call again under the same key has no second effect.
+ */
 export interface Connector {
   readonly name: ProviderName;
   authorize(request: AuthorizeRequest): Promise<AuthorizeResult>;
-  capture(reference: string, amount: number, currency: string): Promise<OperationResult>;
-  void(reference: string): Promise<OperationResult>;
-  refund(reference: string, amount: number, currency: string): Promise<OperationResult>;
+  /** The authorization made under `idempotencyKey`, if any: how an `unknown` authorization is resolved. */
+  lookup(idempotencyKey: string, signal?: AbortSignal): Promise<LookupResult>;
+  capture(reference: string, amount: number, currency: string, idempotencyKey: string): Promise<OperationResult>;
+  void(reference: string, idempotencyKey: string): Promise<OperationResult>;
+  refund(reference: string, amount: number, currency: string, idempotencyKey: string): Promise<OperationResult>;
 }
 
 /** A provider's price for a card payment: `percent` of the amount plus `fixed` minor units. */

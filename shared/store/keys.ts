@@ -40,6 +40,7 @@
  * | settlements waiting to arrive (job)   | gsi2pk = SETTLEMENT#PENDING, gsi2sk <= <date>#~       | gsi2  |
  * | idempotency record                    | pk = IDEM#<scope>#<key>, sk = IDEM                    | table |
  * | rate-limit window                     | pk = RATE#<limit>#<subject>#<window>, sk = RATE       | table |
+ * | operations whose lease ended (reconc.)| gsi2pk = LEASE#<shard>, gsi2sk < <now iso>           | gsi2  |
  *
  * Unbounded entities (customers, later payments, invoices, events) get their own partition and are listed through
  * gsi1; small per-merchant sets (API keys, later rules and webhooks) live under MER#<mer>.
@@ -174,4 +175,14 @@ export const rateLimitKeys = {
     pk: `RATE#${limit}#${subject}#${windowStart}`,
     sk: 'RATE',
   }),
+};
+
+/**
+ * An item with an external operation in flight (payment, refund, …) is in this sparse index until the operation is
+ * finished: the reconciler reads the entries whose lease ended, never the table. Sharded by the item's key.
+ */
+export const LEASE_SHARDS = 10;
+export const leaseKeys = {
+  entry: (shard: number, leaseUntil: string, key: Key) => ({ gsi2pk: `LEASE#${shard}`, gsi2sk: `${leaseUntil}#${key.pk}#${key.sk}` }),
+  partition: (shard: number) => `LEASE#${shard}`,
 };

@@ -1,13 +1,12 @@
 import { encodeTime } from 'ulid';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DomainEvent } from '../domain/events.ts';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { StoredCard } from '../domain/cards.ts';
 import type { AppliedStrategy } from '../domain/routing.ts';
 import type { ProviderName } from '../providers/types.ts';
-import { assignments, equalityFilter } from './expressions.ts';
-import { db, isConditionFailure, isTransactionConflict, TABLE, type TransactItem } from './client.ts';
-import { eventPut } from './events.ts';
-import { paymentKeys } from './keys.ts';
+import { db, TABLE } from './client.ts';
+import type { Operation, Target } from './commit.ts';
+import { equalityFilter } from './expressions.ts';
+import { LEASE_SHARDS, leaseKeys, paymentKeys } from './keys.ts';
 import { countItems, type ListSpec, listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
 export type PaymentStatus = 'succeeded' | 'captured' | 'voided' | 'refunded' | 'failed';
@@ -50,228 +49,77 @@ export interface RefundRecord {
   id: string;
   payment_id: string;
   status: 'pending' | 'succeeded';
+  merchant_id?: string;
+  currency?: string;
   amount: number;
   reason: string | null;
   provider_reference: string | null;
   created_at: string;
 }
 
-/** Stores a new payment and the event that reports it, in one transaction (the outbox). */
-export async function putPayment(payment: PaymentRecord, event: DomainEvent, alongside: TransactItem[] = []): Promise<void> {
-  await db.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Put: {
-            TableName: TABLE,
-            Item: { ...paymentKeys.item(payment.id), ...paymentKeys.list(payment.merchant_id, payment.id), type: 'payment', ...payment },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-        eventPut(event),
-        ...alongside,
-      ],
-    }),
-  );
-}
+/** The payment as stored: a `processing` one (its authorization running) is not shown by the API. */
+export type StoredPayment = Omit<PaymentRecord, 'status'> & {
+  status: PaymentRecord['status'] | 'processing';
+  /** the external operation in flight on the payment (see store/commit.ts) */
+  op?: Operation;
+  /** the last operation committed on the payment: a retried request that finds its own here replays */
+  last_operation?: string;
+};
 
-/** The merchant's payment, or undefined when missing or another merchant's. */
-export async function getPayment(merchantId: string, paymentId: string): Promise<PaymentRecord | undefined> {
+export type StoredRefund = RefundRecord & { op?: Operation };
+
+export const paymentTarget = (p: Pick<PaymentRecord, 'id' | 'merchant_id'>): Target => ({ entity: 'payment', id: p.id, merchantId: p.merchant_id });
+export const refundTarget = (r: Pick<RefundRecord, 'id' | 'payment_id'>): Target => ({ entity: 'refund', id: r.id, paymentId: r.payment_id });
+
+/** The merchant's payment, whatever its state (processing included), or undefined when missing or another merchant's. */
+export async function getStoredPayment(merchantId: string, paymentId: string): Promise<StoredPayment | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: paymentKeys.item(paymentId), ConsistentRead: true }));
-  const item = out.Item as PaymentRecord | undefined;
+  const item = out.Item ? strip(out.Item) as unknown as StoredPayment : undefined;
   return item?.merchant_id === merchantId ? item : undefined;
 }
 
-export type PaymentOperation = 'capture' | 'void';
-
-/**
- * Claims a move of the payment (capture or void) while the provider is asked: only from one of `from`, and only if
- * no other move holds the payment (an abandoned claim expires after `lockMs`). False when another move won.
- */
-export async function lockPayment(
-  payment: PaymentRecord,
-  operation: PaymentOperation,
-  from: readonly PaymentStatus[],
-  now: number,
-  lockMs: number,
-): Promise<boolean> {
-  const values: Record<string, unknown> = { ':op': operation, ':until': now + lockMs, ':now': now };
-  from.forEach((status, i) => (values[`:from${i}`] = status));
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: paymentKeys.item(payment.id),
-        UpdateExpression: 'SET pending_operation = :op, pending_until = :until',
-        ConditionExpression: `#status IN (${from.map((_, i) => `:from${i}`).join(', ')}) AND (attribute_not_exists(pending_operation) OR pending_until < :now)`,
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: values,
-      }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return false;
-    throw e;
-  }
+/** The merchant's payment as the API shows it, or undefined when missing, processing or another merchant's. */
+export async function getPayment(merchantId: string, paymentId: string): Promise<PaymentRecord | undefined> {
+  const stored = await getStoredPayment(merchantId, paymentId);
+  return stored && stored.status !== 'processing' ? (stored as PaymentRecord) : undefined;
 }
 
-/** Releases a claim after the provider refused the move; the payment stays as it was. */
-export async function unlockPayment(payment: PaymentRecord, operation: PaymentOperation): Promise<void> {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: paymentKeys.item(payment.id),
-        UpdateExpression: 'REMOVE pending_operation, pending_until',
-        ConditionExpression: 'pending_operation = :op',
-        ExpressionAttributeValues: { ':op': operation },
-      }),
-    );
-  } catch (e) {
-    if (!isConditionFailure(e)) throw e;
-  }
+export async function getRefund(paymentId: string, refundId: string): Promise<StoredRefund | undefined> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: paymentKeys.refund(paymentId, refundId), ConsistentRead: true }));
+  return out.Item ? (strip(out.Item) as unknown as StoredRefund) : undefined;
 }
 
-/** Applies a claimed move and writes its event, in one transaction; the claim must still be this move's. */
-export async function completePayment(
-  payment: PaymentRecord,
-  operation: PaymentOperation,
-  changes: Partial<PaymentRecord>,
-  event: (updated: PaymentRecord) => DomainEvent,
-  alongside: TransactItem[] = [],
-): Promise<PaymentRecord> {
-  const updated: PaymentRecord = { ...payment, ...changes };
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':op': operation };
-  const sets = assignments(Object.entries(changes), names, values);
-  await db.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Update: {
-            TableName: TABLE,
-            Key: paymentKeys.item(payment.id),
-            UpdateExpression: `SET ${sets.join(', ')} REMOVE pending_operation, pending_until`,
-            ConditionExpression: 'pending_operation = :op',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-          },
-        },
-        eventPut(event(updated)),
-        ...alongside,
-      ],
+/** An item of the lease index whose operation's lease ended: the reconciler's work list. */
+export type Leased = { entity: 'payment'; payment: StoredPayment & { op: Operation } } | { entity: 'refund'; refund: StoredRefund & { op: Operation } };
+
+/** Items whose operation's lease ended before `now` (every lease shard, oldest first, at most `limit` per shard). */
+export async function expiredOperations(now: number, limit = 50): Promise<Leased[]> {
+  const shards = await Promise.all(
+    Array.from({ length: LEASE_SHARDS }, async (_, shard) => {
+      const out = await db.send(
+        new QueryCommand({
+          TableName: TABLE,
+          IndexName: 'gsi2',
+          KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :now',
+          ExpressionAttributeValues: { ':pk': leaseKeys.partition(shard), ':now': new Date(now).toISOString() },
+          Limit: limit,
+        }),
+      );
+      return out.Items ?? [];
     }),
   );
-  return updated;
+  return shards.flat().flatMap((item): Leased[] => {
+    if (!item.op) return [];
+    if (item.type === 'payment') return [{ entity: 'payment', payment: strip(item) as unknown as StoredPayment & { op: Operation } }];
+    if (item.type === 'refund') return [{ entity: 'refund', refund: strip(item) as unknown as StoredRefund & { op: Operation } }];
+    return [];
+  });
 }
 
-/**
- * Records a refund and adds it to the payment in one transaction. The condition keeps the refunded sum within the
- * captured amount however many refunds race: `amount_refunded <= captured - amount` before adding `amount`.
- */
-export async function addRefund(payment: PaymentRecord, refund: RefundRecord, now: string): Promise<PaymentRecord | undefined> {
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: TABLE,
-              Key: paymentKeys.item(payment.id),
-              UpdateExpression: 'ADD amount_refunded :amount SET #status = :refunded, updated_at = :now',
-              ConditionExpression: '#status IN (:captured, :refunded) AND amount_refunded <= :limit',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: {
-                ':amount': refund.amount,
-                ':refunded': 'refunded',
-                ':captured': 'captured',
-                ':limit': payment.amount_captured - refund.amount,
-                ':now': now,
-              },
-            },
-          },
-          {
-            Put: {
-              TableName: TABLE,
-              Item: { ...paymentKeys.refund(payment.id, refund.id), type: 'refund', ...refund },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-        ],
-      }),
-    );
-  } catch (e) {
-    if (isConditionFailure(e)) return undefined;
-    throw e;
-  }
-  // Read back what was committed: concurrent refunds may have been reserved meanwhile, and `amount_refunded` is
-  // the payment's sum, not this request's view of it.
-  return getPayment(payment.merchant_id, payment.id);
-}
-
-/**
- * Marks a reserved refund as carried out by the provider and writes its event and counters, in one transaction.
- * False when a counter's condition failed or another transaction held one of the items (a concurrent balance
- * change): plan the counters again and retry.
- */
-export async function confirmRefund(refund: RefundRecord, providerReference: string, event: DomainEvent, alongside: TransactItem[]): Promise<boolean> {
-  try {
-    await db.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Update: {
-            TableName: TABLE,
-            Key: paymentKeys.refund(refund.payment_id, refund.id),
-            UpdateExpression: 'SET #status = :succeeded, provider_reference = :reference',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':succeeded': 'succeeded', ':reference': providerReference },
-          },
-        },
-        eventPut(event),
-        ...alongside,
-      ],
-    }),
-  );
-  } catch (e) {
-    if (isConditionFailure(e) || isTransactionConflict(e)) return false;
-    throw e;
-  }
-  return true;
-}
-
-/** Takes a refund back out when the provider could not carry it out; with none left the payment is captured again. */
-export async function cancelRefund(payment: PaymentRecord, refund: RefundRecord): Promise<void> {
-  await db.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Update: {
-            TableName: TABLE,
-            Key: paymentKeys.item(payment.id),
-            UpdateExpression: 'ADD amount_refunded :minus',
-            ExpressionAttributeValues: { ':minus': -refund.amount },
-          },
-        },
-        { Delete: { TableName: TABLE, Key: paymentKeys.refund(payment.id, refund.id) } },
-      ],
-    }),
-  );
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: paymentKeys.item(payment.id),
-        UpdateExpression: 'SET #status = :captured',
-        ConditionExpression: '#status = :refunded AND amount_refunded = :zero',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':captured': 'captured', ':refunded': 'refunded', ':zero': 0 },
-      }),
-    );
-  } catch (e) {
-    if (!isConditionFailure(e)) throw e;
-  }
+/** The record without table keys. */
+function strip(item: Record<string, unknown>): Record<string, unknown> {
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g1s, gsi2pk: _g2, gsi2sk: _g2s, type: _type, ...record } = item;
+  return record;
 }
 
 export interface PaymentFilters {

@@ -109,7 +109,13 @@ describe('payment state machine', () => {
     const before = (await payments.get(apiKey, id)).body;
     const res = await payments[move](apiKey, id);
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_state', message: 'Invalid request body' });
+    // The reason names the payment's state and the refused move, e.g. "a voided payment cannot be captured".
+    const past = { capture: 'captured', void: 'voided', refund: 'refunded' }[move];
+    expect(res.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'invalid_state',
+      message: expect.stringMatching(new RegExp(`^Invalid request body: (an? ${before.status} payment cannot be ${past}|the payment has been refunded in full)$`)),
+    });
     expect((await payments.get(apiKey, id)).body).toEqual(before);
   });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { luhnValid } from '../../shared/domain/cards.ts';
 import { SANDBOX_APPROVED_CARD, SandboxConnector, sandboxSettings, TEST_CARDS } from '../../shared/providers/sandbox.ts';
@@ -22,7 +23,7 @@ const connectorFor = (provider: ProviderName): Connector => new SandboxConnector
 const card = (number: string) => ({ number, exp_month: 12, exp_year: 2034, cvc: '123' });
 
 const authorize = (provider: ProviderName, number: string, overrides: Partial<AuthorizeRequest> = {}): Promise<AuthorizeResult> =>
-  new SandboxConnector(provider).authorize({ paymentId: 'pay_TEST', amount: 5000, currency: 'USD', card: card(number), attempt: 1, ...overrides });
+  new SandboxConnector(provider).authorize({ paymentId: 'pay_TEST', idempotencyKey: randomUUID(), amount: 5000, currency: 'USD', card: card(number), attempt: 1, ...overrides });
 
 /** The outcomes DECISIONS.md documents for Stripe's test cards. */
 const DOCUMENTED_DECLINES: ReadonlyArray<[string, string]> = [
@@ -68,7 +69,7 @@ describe('SandboxConnector.authorize', () => {
       const first = await authorize('stripe', CHARGES_FAIL_LATER_CARD);
       expect(first.outcome).toBe('approved');
       const token = first.outcome === 'approved' ? first.providerToken : '';
-      const later = await connectorFor('stripe').authorize({ paymentId: 'pay_x', amount: 100, currency: 'USD', providerToken: token, attempt: 1 });
+      const later = await connectorFor('stripe').authorize({ paymentId: 'pay_x', idempotencyKey: randomUUID(), amount: 100, currency: 'USD', providerToken: token, attempt: 1 });
       expect(later).toMatchObject({ outcome: 'declined', declineCode: 'generic_decline' });
     });
 
@@ -108,7 +109,7 @@ describe('SandboxConnector.authorize', () => {
     );
 
     it('approves the fixture card SANDBOX_APPROVED_CARD', async () => {
-      const result = await new SandboxConnector('stripe').authorize({ paymentId: 'pay_TEST', amount: 100, currency: 'EUR', card: { ...SANDBOX_APPROVED_CARD }, attempt: 1 });
+      const result = await new SandboxConnector('stripe').authorize({ paymentId: 'pay_TEST', idempotencyKey: randomUUID(), amount: 100, currency: 'EUR', card: { ...SANDBOX_APPROVED_CARD }, attempt: 1 });
       expect(result.outcome).toBe('approved');
     });
 
@@ -136,7 +137,7 @@ describe('SandboxConnector.authorize', () => {
   describe('cards on file (provider token)', () => {
     it('a providerToken passed in is returned as is', async () => {
       // Act
-      const result = await new SandboxConnector('braintree').authorize({ paymentId: 'pay_TEST', amount: 2500, currency: 'USD', providerToken: 'tok_braintree_kept', attempt: 1 });
+      const result = await new SandboxConnector('braintree').authorize({ paymentId: 'pay_TEST', idempotencyKey: randomUUID(), amount: 2500, currency: 'USD', providerToken: 'tok_braintree_kept', attempt: 1 });
       // Assess
       expect(result).toMatchObject({ outcome: 'approved', providerToken: 'tok_braintree_kept' });
     });
@@ -178,7 +179,7 @@ describe('SandboxConnector.authorize', () => {
       sandboxSettings.down.add('braintree');
       const connector = connectorFor('braintree');
       // Act
-      const results = [await connector.capture('braintree_ch_1', 5000, 'USD'), await connector.void('braintree_ch_1'), await connector.refund('braintree_ch_1', 1000, 'USD')];
+      const results = [await connector.capture('braintree_ch_1', 5000, 'USD', randomUUID()), await connector.void('braintree_ch_1', randomUUID()), await connector.refund('braintree_ch_1', 1000, 'USD', randomUUID())];
       // Assess
       expect(results).toEqual([
         { ok: false, reason: 'provider_down' },
@@ -213,7 +214,7 @@ describe('SandboxConnector.authorize', () => {
     it('the latency also applies to capture', async () => {
       sandboxSettings.latencyMs.adyen = 30;
       const started = performance.now();
-      const result = await connectorFor('adyen').capture('adyen_ch_1', 5000, 'USD');
+      const result = await connectorFor('adyen').capture('adyen_ch_1', 5000, 'USD', randomUUID());
       expect(result.ok).toBe(true);
       expect(performance.now() - started).toBeGreaterThanOrEqual(29);
     });
@@ -223,15 +224,15 @@ describe('SandboxConnector.authorize', () => {
 describe('SandboxConnector capture / void / refund', () => {
   it('capture and void succeed with the payment reference', async () => {
     const connector = connectorFor('stripe');
-    expect(await connector.capture('stripe_ch_abc', 5000, 'USD')).toEqual({ ok: true, reference: 'stripe_ch_abc' });
-    expect(await connector.void('stripe_ch_abc')).toEqual({ ok: true, reference: 'stripe_ch_abc' });
+    expect(await connector.capture('stripe_ch_abc', 5000, 'USD', randomUUID())).toEqual({ ok: true, reference: 'stripe_ch_abc' });
+    expect(await connector.void('stripe_ch_abc', randomUUID())).toEqual({ ok: true, reference: 'stripe_ch_abc' });
   });
 
   it('each refund succeeds with its own reference (partial refunds are separate operations)', async () => {
     // Act
     const connector = connectorFor('adyen');
-    const first = await connector.refund('adyen_ch_abc', 1000, 'USD');
-    const second = await connector.refund('adyen_ch_abc', 1000, 'USD');
+    const first = await connector.refund('adyen_ch_abc', 1000, 'USD', randomUUID());
+    const second = await connector.refund('adyen_ch_abc', 1000, 'USD', randomUUID());
     // Assess
     expect(first.ok).toBe(true);
     expect(second.ok).toBe(true);

@@ -1,0 +1,204 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { DomainEvent } from '../domain/events.ts';
+import type { Transition } from '../domain/state-machines.ts';
+import { db, isConditionFailure, TABLE, type TransactItem } from './client.ts';
+import { eventPut } from './events.ts';
+import { type Key, LEASE_SHARDS, leaseKeys, paymentKeys } from './keys.ts';
+
+/**
+ * The one place a change becomes a DynamoDB transaction. A use case says WHAT changes (an entity's transition and
+ * fields, new items, the events, the ledger's counter cells, an external operation begun or finished); `commit`
+ * alone says HOW: keys, condition and update expressions, the outbox, and what a failed condition means.
+ */
+
+/** The stored things a change can write, by id: the key (and list keys) are built here, from keys.ts. */
+export type Target =
+  | { entity: 'payment'; id: string; merchantId: string }
+  | { entity: 'refund'; id: string; paymentId: string };
+
+/**
+ * An external side effect in flight on an item: `begin` writes it before the outside call (its id is the call's
+ * idempotency key), the commit that records the answer finishes it. While its lease runs nobody else may start
+ * one on the item; once the lease ends the reconciler (or a retried request) may take it over.
+ */
+export interface Operation {
+  id: string;
+  kind: OperationKind;
+  lease_until: number;
+  /** which provider, with which reference, for how much: what the reconciler needs to ask about it */
+  provider?: string;
+  reference?: string;
+  amount?: number;
+  currency?: string;
+  /** an authorization's attempt number (1 = first provider tried) */
+  attempt?: number;
+}
+export type OperationKind = 'authorize' | 'capture' | 'void' | 'refund';
+
+export interface Create {
+  create: Target;
+  item: Record<string, unknown>;
+  operation?: Operation;
+}
+
+export interface Move {
+  move: Target;
+  /** the item must be in one of `transition.from`; its status becomes `transition.to` */
+  transition?: Transition;
+  /** the item must be in one of these states (and stays in it) */
+  inStates?: readonly string[];
+  /** fields that must still hold these values */
+  expect?: Record<string, unknown>;
+  /** numeric fields that must not exceed these values */
+  atMost?: Record<string, number>;
+  set?: Record<string, unknown>;
+  add?: Record<string, number>;
+  /** `begin`: no live operation holds the item (none, or its lease ended before `now`); `finish`: this one does */
+  operation?: OperationStep;
+}
+
+/**
+ * `begin`: no live operation holds the item (none, or its lease ended before `now`); `finish`: this one holds it
+ * (and is removed); `replace`: this one holds it and gives way to the next (a failover's attempt); `takeOver`: this
+ * one holds it and its lease ended, so its lease is renewed for whoever takes it over.
+ */
+export type OperationStep =
+  | { begin: Operation; now: number }
+  | { finish: string }
+  | { replace: string; with: Operation }
+  | { takeOver: string; now: number; leaseUntil: number };
+
+/** Deletes an item that an operation held and that turned out to have changed nothing (the operation must hold it). */
+export interface Remove {
+  remove: Target;
+  operation: string;
+}
+
+export interface Change {
+  writes: readonly (Create | Move | Remove)[];
+  events?: readonly DomainEvent[];
+  /** counter cells (ledger, analytics) built by the store's ledger */
+  counters?: readonly TransactItem[];
+}
+
+/** `refused`: a condition did not hold (someone moved first, the item exists or is missing); nothing was written. */
+export type CommitResult = 'committed' | 'refused';
+
+export async function commit(change: Change): Promise<CommitResult> {
+  const items: TransactItem[] = [
+    ...change.writes.map((write) => ('create' in write ? createItem(write) : 'remove' in write ? removeItem(write) : moveItem(write))),
+    ...(change.events ?? []).map(eventPut),
+    ...(change.counters ?? []),
+  ];
+  try {
+    await db.send(new TransactWriteCommand({ TransactItems: items }));
+    return 'committed';
+  } catch (e) {
+    if (isConditionFailure(e)) return 'refused';
+    throw e;
+  }
+}
+
+export function keyOf(target: Target): Key {
+  return target.entity === 'payment' ? paymentKeys.item(target.id) : paymentKeys.refund(target.paymentId, target.id);
+}
+
+/** List keys an item carries once it is visible (a processing payment is not listed). */
+function listKeysOf(target: Target, status: unknown): Record<string, string> {
+  if (target.entity === 'payment' && status !== 'processing') return paymentKeys.list(target.merchantId, target.id);
+  return {};
+}
+
+function leaseIndex(key: Key, leaseUntil: number) {
+  const shard = [...key.pk].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % LEASE_SHARDS;
+  return leaseKeys.entry(shard, new Date(leaseUntil).toISOString(), key);
+}
+
+function createItem({ create, item, operation }: Create): TransactItem {
+  const key = keyOf(create);
+  return {
+    Put: {
+      TableName: TABLE,
+      Item: {
+        ...item,
+        ...key,
+        ...listKeysOf(create, item.status),
+        type: create.entity,
+        ...(operation ? { op: operation, ...leaseIndex(key, operation.lease_until) } : {}),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+function moveItem(write: Move): TransactItem {
+  const key = keyOf(write.move);
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  let n = 0;
+  const name = (field: string) => ((names[`#n${n}`] = field), `#n${n++}`);
+  const value = (v: unknown) => ((values[`:v${n}`] = v), `:v${n++}`);
+
+  const conditions = ['attribute_exists(pk)'];
+  const sets: string[] = [];
+  const adds: string[] = [];
+  const removes: string[] = [];
+  if (write.transition) {
+    const status = name('status');
+    conditions.push(`${status} IN (${write.transition.from.map(value).join(', ')})`);
+    sets.push(`${status} = ${value(write.transition.to)}`);
+    for (const [field, v] of Object.entries(listKeysOf(write.move, write.transition.to))) sets.push(`${name(field)} = ${value(v)}`);
+  }
+  if (write.inStates) conditions.push(`${name('status')} IN (${write.inStates.map(value).join(', ')})`);
+  for (const [field, v] of Object.entries(write.expect ?? {})) conditions.push(`${name(field)} = ${value(v)}`);
+  for (const [field, v] of Object.entries(write.atMost ?? {})) conditions.push(`${name(field)} <= ${value(v)}`);
+  for (const [field, v] of Object.entries(write.set ?? {})) sets.push(`${name(field)} = ${value(v)}`);
+  for (const [field, v] of Object.entries(write.add ?? {})) adds.push(`${name(field)} ${value(v)}`);
+
+  const op = write.operation;
+  const opField = op ? name('op') : '';
+  if (op && 'begin' in op) {
+    conditions.push(`(attribute_not_exists(${opField}) OR ${opField}.lease_until < ${value(op.now)})`);
+    sets.push(`${opField} = ${value(op.begin)}`);
+    for (const [field, v] of Object.entries(leaseIndex(key, op.begin.lease_until))) sets.push(`${name(field)} = ${value(v)}`);
+  } else if (op && 'finish' in op) {
+    conditions.push(`${opField}.id = ${value(op.finish)}`);
+    removes.push(opField, 'gsi2pk', 'gsi2sk');
+  } else if (op && 'replace' in op) {
+    conditions.push(`${opField}.id = ${value(op.replace)}`);
+    sets.push(`${opField} = ${value(op.with)}`);
+    for (const [field, v] of Object.entries(leaseIndex(key, op.with.lease_until))) sets.push(`${name(field)} = ${value(v)}`);
+  } else if (op && 'takeOver' in op) {
+    conditions.push(`${opField}.id = ${value(op.takeOver)}`, `${opField}.lease_until < ${value(op.now)}`);
+    sets.push(`${opField}.lease_until = ${value(op.leaseUntil)}`);
+    for (const [field, v] of Object.entries(leaseIndex(key, op.leaseUntil))) sets.push(`${name(field)} = ${value(v)}`);
+  }
+
+  const clauses = [
+    sets.length ? `SET ${sets.join(', ')}` : '',
+    adds.length ? `ADD ${adds.join(', ')}` : '',
+    removes.length ? `REMOVE ${removes.join(', ')}` : '',
+  ].filter(Boolean);
+  return {
+    Update: {
+      TableName: TABLE,
+      Key: key,
+      UpdateExpression: clauses.join(' '),
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+      ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
+    },
+  };
+}
+
+function removeItem({ remove, operation }: Remove): TransactItem {
+  return {
+    Delete: {
+      TableName: TABLE,
+      Key: keyOf(remove),
+      ConditionExpression: '#op.id = :op',
+      ExpressionAttributeNames: { '#op': 'op' },
+      ExpressionAttributeValues: { ':op': operation },
+    },
+  };
+}
