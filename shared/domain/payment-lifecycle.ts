@@ -8,6 +8,7 @@ import {
   getRefund,
   getStoredPayment,
   listPayments as listRecords,
+  paymentCountChange,
   type PaymentRecord,
   paymentTarget,
   type RefundRecord,
@@ -112,7 +113,10 @@ export async function carryOut(payment: StoredPayment, op: Operation) {
   const committed = await commit({
     writes: [{ move: paymentTarget(payment), transition: move, set: changes, operation: { finish: op.id } }],
     events: [event],
-    counters: op.kind === 'capture' ? captureCounters(payment.merchant_id, payment.currency, op.amount!, dayOf(now)) : [],
+    counters: [
+      ...(op.kind === 'capture' ? captureCounters(payment.merchant_id, payment.currency, op.amount!, dayOf(now)) : []),
+      ...paymentCountChange(payment as PaymentRecord, 'succeeded', move.to),
+    ],
   });
   if (committed === 'refused') throw new IdempotencyKeyInUse();
   await publishEvents([event]);
@@ -163,9 +167,11 @@ async function reserveRefund(merchant: Merchant, paymentId: string, refundId: st
     const refund: StoredRefund = { id: refundId, payment_id: payment.id, merchant_id: payment.merchant_id, currency: payment.currency, status: 'pending', amount, reason: body.reason ?? null, provider_reference: null, created_at: createdAt, op };
     const reserved = await commit({
       writes: [
-        { move: paymentTarget(payment), transition: move, add: { amount_refunded: amount }, atMost: { amount_refunded: payment.amount_captured - amount }, set: { updated_at: createdAt } },
+        // From the status read (not any status the move allows), so the status counts move exactly once.
+        { move: paymentTarget(payment), transition: { ...move, from: [payment.status] }, add: { amount_refunded: amount }, atMost: { amount_refunded: payment.amount_captured - amount }, set: { updated_at: createdAt } },
         { create: refundTarget(refund), item: { ...refund, op: undefined }, operation: op },
       ],
+      counters: paymentCountChange(payment, payment.status, 'refunded'),
     });
     if (reserved === 'committed') return { payment, refund };
     if (attempt === RESERVE_ATTEMPTS) throw new InvalidState(undefined, 'concurrent refunds left nothing to refund');
@@ -226,7 +232,10 @@ async function takeBack(payment: PaymentRecord, refund: StoredRefund): Promise<v
       { remove: refundTarget(refund), operation: refund.op!.id },
     ],
   });
-  await commit({ writes: [{ move: paymentTarget(payment), transition: PAYMENT.restore, expect: { amount_refunded: 0 } }] });
+  await commit({
+    writes: [{ move: paymentTarget(payment), transition: PAYMENT.restore, expect: { amount_refunded: 0 } }],
+    counters: paymentCountChange(payment, 'refunded', 'captured'),
+  });
 }
 
 /**

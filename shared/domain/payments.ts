@@ -5,7 +5,7 @@ import { publishEvents } from '../events/queue.ts';
 import { appSecret } from '../secrets.ts';
 import { cardOnFileUpdate, findCustomerIdByEmail } from '../store/customers.ts';
 import { commit, type Operation } from '../store/commit.ts';
-import { getStoredPayment, type PaymentRecord, paymentTarget, type RoutingDecision, type StoredPayment } from '../store/payments.ts';
+import { getStoredPayment, paymentCountChange, type PaymentRecord, paymentTarget, type RoutingDecision, type StoredPayment } from '../store/payments.ts';
 import { countCardAttempt } from '../store/velocity.ts';
 import type { Merchant } from './auth.ts';
 import { cardBrand, cardFingerprint, type StoredCard } from './cards.ts';
@@ -163,7 +163,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
   if (risk.score >= RISK_DECLINE_THRESHOLD) {
     const declined = { ...base, decline_code: 'fraudulent' };
     const event = newEvent(merchant.id, 'payment.failed', paymentView(declined));
-    if ((await commit({ writes: [{ create: paymentTarget(declined), item: declined }], events: [event], counters: authorizationCounters(declined, []) })) === 'refused') {
+    if ((await commit({ writes: [{ create: paymentTarget(declined), item: declined }], events: [event], counters: [...authorizationCounters(declined, []), ...paymentCountChange(declined, null, 'failed')] })) === 'refused') {
       return answerOf(merchant.id, id);
     }
     await publishEvents([event]);
@@ -269,7 +269,7 @@ async function finishCreate(payment: PaymentRecord, op: Operation, attempts: rea
   const result = await commit({
     writes: [{ move: paymentTarget(payment), transition: PAYMENT[succeeded ? 'authorize' : 'decline'], set: fields, operation: keepOperation ? undefined : { finish: op.id } }],
     events: [event],
-    counters: [...cardOnFile, ...authorizationCounters(payment, attempts)],
+    counters: [...cardOnFile, ...authorizationCounters(payment, attempts), ...paymentCountChange(payment, null, payment.status)],
   });
   if (result === 'refused') throw new IdempotencyKeyInUse();
   await publishEvents([event]);

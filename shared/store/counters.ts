@@ -7,7 +7,7 @@ import { COUNTER_SHARDS, counterKeys } from './keys.ts';
  * transaction of the change it counts, so a busy merchant spreads its writes over COUNTER_SHARDS partitions.
  * Reads query every shard of a sort-key range and sum the cells that share a sort key.
  */
-export type CounterKind = 'PAY' | 'PROV' | 'REV' | 'BAL';
+export type CounterKind = 'PAY' | 'PROV' | 'REV' | 'BAL' | 'PAYN';
 
 export const randomShard = (): number => Math.floor(Math.random() * COUNTER_SHARDS);
 

@@ -3,7 +3,8 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { StoredCard } from '../domain/cards.ts';
 import type { AppliedStrategy } from '../domain/routing.ts';
 import type { ProviderName } from '../providers/types.ts';
-import { db, TABLE } from './client.ts';
+import { db, TABLE, type TransactItem } from './client.ts';
+import { counterAdd, readCells } from './counters.ts';
 import type { Operation, Target } from './commit.ts';
 import { equalityFilter } from './expressions.ts';
 import { LEASE_SHARDS, leaseKeys, paymentKeys } from './keys.ts';
@@ -147,6 +148,32 @@ function listSpec(merchantId: string, filters: PaymentFilters): ListSpec {
 
 export async function listPayments(merchantId: string, filters: PaymentFilters, page: PageQuery): Promise<Page<PaymentRecord> & { total: number }> {
   const spec = listSpec(merchantId, filters);
-  const [result, total] = await Promise.all([listPage<PaymentRecord>(spec, page), countItems(spec)]);
+  const [result, total] = await Promise.all([listPage<PaymentRecord>(spec, page), countPayments(merchantId, filters, spec)]);
   return { ...result, total };
+}
+
+/**
+ * Payment counts by status, currency and provider (`PAYN` cells, sort key `<status>#<currency>#<provider>`), written
+ * in the transaction of every change of a payment's status: a list's `total` for those filters costs one query per
+ * counter shard, however long the merchant's history.
+ */
+const countSortKey = (status: string, currency: string, provider: string | null) => `${status}#${currency}#${provider ?? 'none'}`;
+
+/** The counter writes of a payment moving from `from` (null: new) to `to`: none when the status stays. */
+export function paymentCountChange(payment: Pick<PaymentRecord, 'merchant_id' | 'currency' | 'provider'>, from: PaymentStatus | null, to: PaymentStatus): TransactItem[] {
+  if (from === to) return [];
+  const add = (status: PaymentStatus, count: number) => counterAdd(payment.merchant_id, 'PAYN', countSortKey(status, payment.currency, payment.provider), { count });
+  return from === null ? [add(to, 1)] : [add(from, -1), add(to, 1)];
+}
+
+/** `total`: from the count cells, unless the filters reach beyond them (an e-mail, a created range): then counted over the matches. */
+async function countPayments(merchantId: string, filters: PaymentFilters, spec: ListSpec): Promise<number> {
+  if (filters.customer_email !== undefined || filters.created_gte !== undefined || filters.created_lte !== undefined) return countItems(spec);
+  const cells = await readCells(merchantId, 'PAYN', 'a', '~');
+  return cells
+    .filter((cell) => {
+      const [status, currency, provider] = cell.sk.split('#');
+      return (filters.status ?? status) === status && (filters.currency ?? currency) === currency && (filters.provider ?? provider) === provider;
+    })
+    .reduce((sum, cell) => sum + (cell.values.count ?? 0), 0);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clock } from '../../shared/domain/clock.ts';
+import { withFault } from '../support/faults.ts';
 import { newMerchant } from '../support/merchant.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
 
@@ -87,6 +88,26 @@ describe('listing payments', () => {
     const res = await payments.list(apiKey, query);
     expect(res.status).toBe(400);
     expect(res.body.error.param).toBe(param);
+  });
+
+  it('counts total with the same reads for 3 payments as for 60, and follows every status change', async () => {
+    // Prepare: a short history and a long one; the long one's payments captured, voided and refunded
+    const short = await newMerchant();
+    const long = await newMerchant();
+    await Promise.all(Array.from({ length: 3 }, () => payments.create(short.apiKey, paymentBody())));
+    const ids = (await Promise.all(Array.from({ length: 60 }, () => payments.create(long.apiKey, paymentBody())))).map((r) => r.body.id as string);
+    await Promise.all(ids.slice(0, 20).map((id) => payments.capture(long.apiKey, id)));
+    await Promise.all(ids.slice(20, 30).map((id) => payments.void(long.apiKey, id)));
+    await Promise.all(ids.slice(0, 5).map((id) => payments.refund(long.apiKey, id, { amount: 100 })));
+    // Act
+    const shortList = await withFault({ kind: 'none' }, () => payments.list(short.apiKey, { limit: '2' }));
+    const longList = await withFault({ kind: 'none' }, () => payments.list(long.apiKey, { limit: '2' }));
+    const byStatus = await Promise.all(['succeeded', 'captured', 'voided', 'refunded'].map((status) => payments.list(long.apiKey, { status, limit: '1' })));
+    // Assess
+    expect(shortList.commands).toBe(longList.commands);
+    expect((shortList.result as { body: { total: number } }).body.total).toBe(3);
+    expect((longList.result as { body: { total: number } }).body.total).toBe(60);
+    expect(byStatus.map((r) => r.body.total)).toEqual([30, 15, 10, 5]);
   });
 
   it('gives a merchant with no payments an empty list and a zero total', async () => {

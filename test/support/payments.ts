@@ -54,7 +54,8 @@ export const payments = {
     invokeHttp(list, apiEvent({ method: 'GET', path: '/api/payments/list', headers: json(key), query })),
   capture: (key: string, id: string, body?: unknown, headers?: Record<string, string>) =>
     invokeHttp(capture, apiEvent({ method: 'POST', path: `/api/payments/${id}/capture`, headers: json(key, headers), body })),
-  void: (key: string, id: string) => invokeHttp(voidPayment, apiEvent({ method: 'POST', path: `/api/payments/${id}/void`, headers: json(key) })),
+  void: (key: string, id: string, headers?: Record<string, string>) =>
+    invokeHttp(voidPayment, apiEvent({ method: 'POST', path: `/api/payments/${id}/void`, headers: json(key, headers) })),
   refund: (key: string, id: string, body?: unknown, headers?: Record<string, string>) =>
     invokeHttp(refund, apiEvent({ method: 'POST', path: `/api/payments/${id}/refund`, headers: json(key, headers), body })),
 };

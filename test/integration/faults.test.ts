@@ -1,0 +1,109 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { providerDeadlines } from '../../shared/providers/index.ts';
+import {
+  balanceTotal,
+  type Fault,
+  heldFor,
+  openOperations,
+  PROVIDERS,
+  resetClock,
+  retryUntilAnswered,
+  runReconciler,
+  storedPayment,
+  withFault,
+} from '../support/faults.ts';
+import type { HttpResult } from '../support/lambda.ts';
+import { newMerchant } from '../support/merchant.ts';
+import { paymentBody, payments } from '../support/payments.ts';
+
+type Merchant = Awaited<ReturnType<typeof newMerchant>>;
+
+/**
+ * Every money operation under a fault at each of its steps: each DynamoDB command it sends fails before reaching the
+ * table or loses its answer after the table applied it, and the provider is down, or accepts and then drops the
+ * connection, or accepts and never answers. The client then retries with the same Idempotency-Key once the leases
+ * have run out, and the reconciler runs. Whatever the fault: the retry answers 200 with the one payment, no
+ * operation is left open, no provider holds two authorizations or refunds beyond the capture, and the balance is
+ * exactly captured − refunded.
+ */
+interface Flow {
+  /** what exists before the request (a payment to capture, void or refund) */
+  prepare: (m: Merchant) => Promise<string | undefined>;
+  request: (m: Merchant, paymentId: string | undefined, headers: Record<string, string>) => Promise<HttpResult>;
+  /** the payment's status once the request has taken effect */
+  status: string;
+}
+
+const authorized = async (m: Merchant) => (await payments.create(m.apiKey, paymentBody())).body.id as string;
+const captured = async (m: Merchant) => {
+  const id = await authorized(m);
+  await payments.capture(m.apiKey, id);
+  return id;
+};
+
+const FLOWS: Record<string, Flow> = {
+  create: { prepare: async () => undefined, request: (m, _id, h) => payments.create(m.apiKey, paymentBody({}, '4242424242424242'), h), status: 'succeeded' },
+  capture: { prepare: authorized, request: (m, id, h) => payments.capture(m.apiKey, id!, { amount: 2000 }, h), status: 'captured' },
+  void: { prepare: authorized, request: (m, id, h) => payments.void(m.apiKey, id!, h), status: 'voided' },
+  refund: { prepare: captured, request: (m, id, h) => payments.refund(m.apiKey, id!, { amount: 1000 }, h), status: 'refunded' },
+};
+
+const PROVIDER_FAULTS = ['down', 'accept_then_drop', 'accept_then_timeout'] as const;
+
+beforeAll(() => {
+  // A provider that accepts and never answers is given up on quickly.
+  providerDeadlines.authorizeMs = 200;
+});
+afterEach(resetClock);
+
+/** One run: prepare, the request under `fault`, the client's retry, the reconciler; then every invariant. */
+async function run(flow: Flow, fault: Fault): Promise<number> {
+  // Prepare
+  const merchant = await newMerchant();
+  const before = await flow.prepare(merchant);
+  const stored = before ? await storedPayment(merchant.merchantId, before) : undefined;
+  const headers = { 'Idempotency-Key': `fault-${Math.random()}` };
+  // A provider fault hits the payment's provider, or every provider for a create (whichever routing tries first).
+  const faultAt = fault.kind === 'provider' && stored?.provider ? { ...fault, providers: [stored.provider] } : fault;
+
+  // Act
+  const { result: first, commands } = await withFault(faultAt, () => flow.request(merchant, before, headers));
+  const retried = await retryUntilAnswered(() => flow.request(merchant, before, headers));
+  await runReconciler();
+
+  // Assess
+  const context = `${JSON.stringify(faultAt)}: first answer ${first instanceof Error ? first.message : `${first.status} ${first.rawBody}`}, retry ${retried.rawBody}`;
+  expect(retried.status, context).toBe(200);
+  const paymentId: string = before ?? retried.body.id;
+  if (!(first instanceof Error) && first.status === 200) expect(first.body.id, context).toBe(paymentId);
+  const payment = (await storedPayment(merchant.merchantId, paymentId))!;
+  expect(payment.status, context).toBe(flow.status);
+  expect(await openOperations(merchant.merchantId), context).toEqual([]);
+  expect((await payments.list(merchant.apiKey)).body.total, context).toBe(1);
+
+  const held = heldFor(paymentId);
+  expect(held.length, `${context}: authorizations held`).toBe(flow.status === 'voided' ? 0 : 1);
+  if (held[0]) {
+    expect(held[0].reference, context).toBe(payment.provider_reference);
+    expect(held[0].captured, context).toBe(payment.amount_captured);
+    expect(held[0].refunded, context).toBe(payment.amount_refunded);
+    expect(held[0].refunded, context).toBeLessThanOrEqual(held[0].captured);
+  }
+  expect(await balanceTotal(merchant.apiKey), `${context}: balance`).toBe(payment.amount_captured - payment.amount_refunded);
+  return commands;
+}
+
+describe.each(Object.entries(FLOWS))('%s under faults', (_name, flow) => {
+  it('at every DynamoDB command, before it reaches the table and after the table applied it', { timeout: 120_000 }, async () => {
+    for (let step = 1; ; step++) {
+      const sentBefore = await run(flow, { kind: 'dynamodb', step, when: 'before' });
+      const sentAfter = await run(flow, { kind: 'dynamodb', step, when: 'after' });
+      // Once the request sends fewer commands than `step` (the fault no longer fires in either mode), every step was covered.
+      if (sentBefore < step && sentAfter < step) break;
+    }
+  });
+
+  it.each(PROVIDER_FAULTS)('at the provider: %s', async (fault) => {
+    await run(flow, { kind: 'provider', providers: PROVIDERS, fault });
+  });
+});
