@@ -27,9 +27,9 @@ export const routeNotFound = (requestId: string) => ({
 export const payloadTooLarge = (requestId: string) => ({
   error: { type: 'invalid_request_error', code: 'body_too_large', message: 'Invalid request body', request_id: requestId },
 });
-export const INTERNAL_ERROR = {
-  error: { type: 'api_error', code: 'internal_error', message: 'Internal server error' },
-} as const;
+export const internalError = (requestId: string) => ({
+  error: { type: 'api_error', code: 'internal_error', message: 'Internal server error', request_id: requestId },
+});
 
 export interface GatewayOptions {
   /** 0 = any free port. */
@@ -76,32 +76,35 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const docs = options.docs === false ? async () => undefined : docsRoutes(() => url);
 
   const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
+    // Every answer carries its request id, the gateway's own 500 included.
+    const requestId = randomUUID();
+    handle(req, res, requestId).catch((err: unknown) => {
       console.error('[gateway] unexpected error', err);
-      if (!res.headersSent) sendJson(res, 500, INTERNAL_ERROR);
-      else res.destroy();
+      if (res.headersSent) return void res.destroy();
+      // Whatever was half-written (a handler's headers) is dropped: the answer is the error alone.
+      for (const name of res.getHeaderNames()) res.removeHeader(name);
+      sendJson(res, 500, internalError(requestId), requestId);
     });
   });
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const started = performance.now();
     const method = (req.method ?? 'GET').toUpperCase();
     const rawUrl = req.url ?? '/';
     const q = rawUrl.indexOf('?');
     const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
     const rawQuery = q === -1 ? '' : rawUrl.slice(q + 1);
-    const requestId = randomUUID();
     const done = (status: number, fn = '') =>
       log(`${method} ${rawUrl} → ${status} ${Math.round(performance.now() - started)} ms${fn ? `  [${fn}]` : ''}`);
 
-    const local = localRoutes[path];
+    const local = Object.hasOwn(localRoutes, path) ? localRoutes[path] : undefined;
     if (local && method === 'GET') {
       try {
         sendJson(res, 200, await local(), requestId);
         done(200, 'local');
       } catch (err) {
         console.error(`[gateway] ${path} failed:`, err);
-        sendJson(res, 500, INTERNAL_ERROR, requestId);
+        sendJson(res, 500, internalError(requestId), requestId);
         done(500, 'local');
       }
       return;
@@ -141,7 +144,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       rawQuery,
       body: body.length > 0 ? body.toString('utf8') : null,
       sourceIp: clientIp(req),
-      host: req.headers.host,
+      // API Gateway's own name for the API (what links are built on), never the client's Host header.
+      domainName: new URL(url).host,
       requestId,
     });
 
@@ -150,7 +154,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       result = normalizeProxyResult(await invokeFunction(spec, event, { loader }));
     } catch (err) {
       console.error(`[gateway] ${spec.name} failed:`, err);
-      sendJson(res, 500, INTERNAL_ERROR, requestId);
+      sendJson(res, 500, internalError(requestId), requestId);
       done(500, spec.name);
       return;
     }
