@@ -105,6 +105,28 @@ describe('local runtime process', () => {
   });
 });
 
+describe('local runtime when DynamoDB Local dies', () => {
+  it('says so loudly, stops everything and exits 1 when its DynamoDB Local is killed', async () => {
+    // Prepare: the runtime alone (no npm wrapper), so its exit code is its own
+    const proc = await startRuntimeProcess({ command: [process.execPath, '--import', 'tsx', 'infra/local/start.ts'] });
+    try {
+      const before = await fetch(`${proc.url}/api/customers`, { headers: { Authorization: `Bearer ${proc.apiKey}` } });
+      expect(before.status).toBe(200);
+      // Act: the JVM dies under it (out of memory, killed by the OS, …)
+      process.kill(proc.dynamoPid, 'SIGKILL');
+      const code = await exitWithin(proc, 30_000);
+      // Assess
+      expect(code).toBe(1);
+      expect(proc.output()).toContain('DynamoDB Local killed by SIGKILL: the local API cannot work without it.');
+      expect(proc.output()).toContain('Its in-memory data (tables, demo merchant, keys) is gone.');
+      expect(proc.output()).toContain('Stopped.');
+      await expect(fetch(`${proc.url}/api/customers`)).rejects.toThrow();
+    } finally {
+      proc.kill();
+    }
+  });
+});
+
 describe('queue pollers and schedule timers', () => {
   const sqs = sqsClient(inject('localEnv').AWS_ENDPOINT_URL_SQS!);
   const cleanups: Array<() => Promise<unknown>> = [];
