@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { FunctionSpec, HttpFunctionSpec } from '../../functions/catalog.ts';
 import { docsRoutes, type StaticAnswer } from './docs.ts';
 import {
@@ -26,6 +27,12 @@ export const routeNotFound = (requestId: string) => ({
 });
 export const payloadTooLarge = (requestId: string) => ({
   error: { type: 'invalid_request_error', code: 'body_too_large', message: 'Invalid request body', request_id: requestId },
+});
+export const headersTooLarge = (requestId: string) => ({
+  error: { type: 'invalid_request_error', code: 'headers_too_large', message: 'Invalid request: request headers too large', request_id: requestId },
+});
+export const malformedRequest = (requestId: string) => ({
+  error: { type: 'invalid_request_error', code: 'malformed_request', message: 'Invalid request: malformed HTTP request', request_id: requestId },
 });
 export const internalError = (requestId: string) => ({
   error: { type: 'api_error', code: 'internal_error', message: 'Internal server error', request_id: requestId },
@@ -167,6 +174,21 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     res.end(result.body);
     done(result.statusCode, spec.name);
   }
+
+  // Requests Node's HTTP parser refuses before there is a request (headers over its 16 KB limit, a malformed request
+  // line or header): answered in the error shape with a request id too, not with Node's bare status line.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    const requestId = randomUUID();
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const [status, reason] = tooLarge ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
+    const payload = JSON.stringify(tooLarge ? headersTooLarge(requestId) : malformedRequest(requestId));
+    log(`(unparsed request) → ${status}  [${err.code ?? err.message}]`);
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nRequest-Id: ${requestId}\r\n` +
+        `x-amzn-RequestId: ${requestId}\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`,
+    );
+  });
 
   await new Promise<void>((ready, fail) => {
     server.once('error', fail);

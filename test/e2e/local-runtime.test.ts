@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import {
   ChangeMessageVisibilityCommand,
   CreateQueueCommand,
@@ -343,6 +344,31 @@ describe('local gateway', () => {
     expect(own(event.headers)).toEqual([['constructor', 'again'], ['__proto__', 'h1'], ['toString', 'h2'], ['hasOwnProperty', 'h3'], ['valueOf', 'h4']]);
     expect(own(event.multiValueHeaders)).toEqual([['constructor', ['h0', 'again']], ['__proto__', ['h1']], ['toString', ['h2']], ['hasOwnProperty', ['h3']], ['valueOf', ['h4']]]);
     expect(Object.getPrototypeOf(event.headers)).toBe(Object.prototype);
+  });
+
+  it('answers requests HTTP parsing refuses in the error shape with a request id: headers too large, a malformed header', async () => {
+    // Prepare: 20 KB of headers (over Node's 16 KB), and a header line without a colon
+    const huge = await rawRequest(gateway.url, { path: '/api/things/list', headers: [['X-Big', 'x'.repeat(20_000)]] });
+    const { hostname, port } = new URL(gateway.url);
+    const malformed = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      const socket = connect({ host: hostname === 'localhost' ? '127.0.0.1' : hostname, port: Number(port) }, () =>
+        socket.write('GET /api/things/list HTTP/1.1\r\nHost: x\r\nNot a header\r\n\r\n'),
+      );
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    // Assess
+    expect(huge.status).toBe(431);
+    expect(huge.json).toEqual({
+      error: { type: 'invalid_request_error', code: 'headers_too_large', message: expect.stringMatching(/^Invalid request/), request_id: huge.headers['request-id'] },
+    });
+    const [head, body] = malformed.split('\r\n\r\n');
+    const requestId = /\r\nRequest-Id: ([0-9a-f-]{36})\r\n/.exec(head!)?.[1];
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(body!)).toEqual({ error: { type: 'invalid_request_error', code: 'malformed_request', message: expect.stringMatching(/^Invalid request/), request_id: requestId } });
+    expect(calls).toEqual([]);
   });
 
   it('answers 404 (not 500) for documentation assets named like Object.prototype members', async () => {
