@@ -167,7 +167,9 @@ export class PaymentOrchestrationStack extends Stack {
       ...logs,
     });
     // Workers make links outside any request (a renewal invoice's PDF link): they learn the API's URL. Only
-    // non-HTTP functions get it, so no function the API integrates depends on the API (no cycle).
+    // non-HTTP functions get it, so no function the API integrates depends on the API (no cycle). HTTP functions
+    // build links on the domain API Gateway served the request on (requestContext.domainName + stage, see
+    // baseUrlOf in shared/http/request-context.ts), never on the client's Host header.
     for (const fn of this.functions.all) {
       if (fn.spec.trigger.type !== 'http') fn.function.addEnvironment('PUBLIC_API_URL', this.api.url);
     }

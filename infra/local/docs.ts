@@ -56,7 +56,7 @@ export function docsRoutes(baseUrl: () => string): (path: string) => Promise<Sta
     }
     if (path === '/docs' || path === '/docs/') return { contentType: 'text/html; charset=utf-8', body: PAGE };
     const asset = path.startsWith('/docs/') ? path.slice('/docs/'.length) : '';
-    const contentType = ASSETS[asset];
+    const contentType = Object.hasOwn(ASSETS, asset) ? ASSETS[asset] : undefined;
     return contentType ? { contentType, body: await readFile(join(SWAGGER_UI, asset)) } : undefined;
   };
 }

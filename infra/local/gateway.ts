@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { FunctionSpec, HttpFunctionSpec } from '../../functions/catalog.ts';
 import { docsRoutes, type StaticAnswer } from './docs.ts';
 import {
@@ -27,9 +28,15 @@ export const routeNotFound = (requestId: string) => ({
 export const payloadTooLarge = (requestId: string) => ({
   error: { type: 'invalid_request_error', code: 'body_too_large', message: 'Invalid request body', request_id: requestId },
 });
-export const INTERNAL_ERROR = {
-  error: { type: 'api_error', code: 'internal_error', message: 'Internal server error' },
-} as const;
+export const headersTooLarge = (requestId: string) => ({
+  error: { type: 'invalid_request_error', code: 'headers_too_large', message: 'Invalid request: request headers too large', request_id: requestId },
+});
+export const malformedRequest = (requestId: string) => ({
+  error: { type: 'invalid_request_error', code: 'malformed_request', message: 'Invalid request: malformed HTTP request', request_id: requestId },
+});
+export const internalError = (requestId: string) => ({
+  error: { type: 'api_error', code: 'internal_error', message: 'Internal server error', request_id: requestId },
+});
 
 export interface GatewayOptions {
   /** 0 = any free port. */
@@ -76,32 +83,35 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const docs = options.docs === false ? async () => undefined : docsRoutes(() => url);
 
   const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
+    // Every answer carries its request id, the gateway's own 500 included.
+    const requestId = randomUUID();
+    handle(req, res, requestId).catch((err: unknown) => {
       console.error('[gateway] unexpected error', err);
-      if (!res.headersSent) sendJson(res, 500, INTERNAL_ERROR);
-      else res.destroy();
+      if (res.headersSent) return void res.destroy();
+      // Whatever was half-written (a handler's headers) is dropped: the answer is the error alone.
+      for (const name of res.getHeaderNames()) res.removeHeader(name);
+      sendJson(res, 500, internalError(requestId), requestId);
     });
   });
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const started = performance.now();
     const method = (req.method ?? 'GET').toUpperCase();
     const rawUrl = req.url ?? '/';
     const q = rawUrl.indexOf('?');
     const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
     const rawQuery = q === -1 ? '' : rawUrl.slice(q + 1);
-    const requestId = randomUUID();
     const done = (status: number, fn = '') =>
       log(`${method} ${rawUrl} → ${status} ${Math.round(performance.now() - started)} ms${fn ? `  [${fn}]` : ''}`);
 
-    const local = localRoutes[path];
+    const local = Object.hasOwn(localRoutes, path) ? localRoutes[path] : undefined;
     if (local && method === 'GET') {
       try {
         sendJson(res, 200, await local(), requestId);
         done(200, 'local');
       } catch (err) {
         console.error(`[gateway] ${path} failed:`, err);
-        sendJson(res, 500, INTERNAL_ERROR, requestId);
+        sendJson(res, 500, internalError(requestId), requestId);
         done(500, 'local');
       }
       return;
@@ -141,7 +151,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       rawQuery,
       body: body.length > 0 ? body.toString('utf8') : null,
       sourceIp: clientIp(req),
-      host: req.headers.host,
+      // API Gateway's own name for the API (what links are built on), never the client's Host header.
+      domainName: new URL(url).host,
       requestId,
     });
 
@@ -150,7 +161,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       result = normalizeProxyResult(await invokeFunction(spec, event, { loader }));
     } catch (err) {
       console.error(`[gateway] ${spec.name} failed:`, err);
-      sendJson(res, 500, INTERNAL_ERROR, requestId);
+      sendJson(res, 500, internalError(requestId), requestId);
       done(500, spec.name);
       return;
     }
@@ -163,6 +174,21 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     res.end(result.body);
     done(result.statusCode, spec.name);
   }
+
+  // Requests Node's HTTP parser refuses before there is a request (headers over its 16 KB limit, a malformed request
+  // line or header): answered in the error shape with a request id too, not with Node's bare status line.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    const requestId = randomUUID();
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const [status, reason] = tooLarge ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
+    const payload = JSON.stringify(tooLarge ? headersTooLarge(requestId) : malformedRequest(requestId));
+    log(`(unparsed request) → ${status}  [${err.code ?? err.message}]`);
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nRequest-Id: ${requestId}\r\n` +
+        `x-amzn-RequestId: ${requestId}\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`,
+    );
+  });
 
   await new Promise<void>((ready, fail) => {
     server.once('error', fail);

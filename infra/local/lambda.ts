@@ -86,7 +86,11 @@ export interface ApiGatewayRequest {
   rawQuery: string;
   body: string | null;
   sourceIp: string;
-  host?: string;
+  /**
+   * The API's own domain name (`requestContext.domainName`): what API Gateway serves the API on, never the client's
+   * `Host` header. Locally the gateway's listening `host:port`. Default `localhost`.
+   */
+  domainName?: string;
   requestId?: string;
   now?: Date;
 }
@@ -99,18 +103,49 @@ function requestTime(d: Date): string {
   return `${p(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} +0000`;
 }
 
-/** Parse `a=1&b=2&a=3` the way API Gateway does: values decoded (`+` is a space), `headers`-style last value wins. */
+/**
+ * Parse `a=1&b=2&a=3` the way API Gateway does: values decoded (`+` is a space), `headers`-style last value wins.
+ * Keys are data properties of their own (`constructor`, `__proto__`, `toString` are ordinary keys), as in the event
+ * the Lambda runtime parses from API Gateway's JSON.
+ */
 export function parseQuery(rawQuery: string): {
   single: Record<string, string> | null;
   multi: Record<string, string[]> | null;
 } {
   if (!rawQuery) return { single: null, multi: null };
-  const multi: Record<string, string[]> = {};
-  for (const [k, v] of new URLSearchParams(rawQuery)) (multi[k] ??= []).push(v);
-  const keys = Object.keys(multi);
-  if (keys.length === 0) return { single: null, multi: null };
-  const single = Object.fromEntries(keys.map((k) => [k, multi[k]!.at(-1)!]));
-  return { single, multi };
+  const multi = new Map<string, string[]>();
+  for (const [k, v] of new URLSearchParams(rawQuery)) {
+    const list = multi.get(k);
+    if (list) list.push(v);
+    else multi.set(k, [v]);
+  }
+  if (multi.size === 0) return { single: null, multi: null };
+  return {
+    single: Object.fromEntries([...multi].map(([k, values]) => [k, values.at(-1)!])),
+    multi: Object.fromEntries(multi),
+  };
+}
+
+/**
+ * Header [name, value] pairs → API Gateway's `headers` (last value wins) and `multiValueHeaders` (every value), one
+ * key per name in any case (its first spelling). Any name is an ordinary key of its own, `__proto__` included.
+ */
+export function headerMaps(pairs: ReadonlyArray<readonly [string, string]>): {
+  headers: Record<string, string>;
+  multiValueHeaders: Record<string, string[]>;
+} {
+  const byName = new Map<string, { name: string; values: string[] }>();
+  for (const [name, value] of pairs) {
+    const key = name.toLowerCase();
+    const entry = byName.get(key);
+    if (entry) entry.values.push(value);
+    else byName.set(key, { name, values: [value] });
+  }
+  const entries = [...byName.values()];
+  return {
+    headers: Object.fromEntries(entries.map(({ name, values }) => [name, values.at(-1)!])),
+    multiValueHeaders: Object.fromEntries(entries.map(({ name, values }) => [name, values])),
+  };
 }
 
 /** Build the REST proxy event exactly as API Gateway sends it to a Lambda proxy integration. */
@@ -126,16 +161,10 @@ export function apiGatewayEvent(req: ApiGatewayRequest): APIGatewayProxyEvent {
     const epochHex = Math.floor(now.getTime() / 1000).toString(16);
     headerPairs.push(['X-Amzn-Trace-Id', `Root=1-${epochHex}-${randomUUID().replace(/-/g, '').slice(0, 24)}`]);
   }
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
-  for (const [name, value] of headerPairs) {
-    // Keep the first spelling of a name, as one key, like API Gateway does.
-    const existing = Object.keys(multiValueHeaders).find((k) => k.toLowerCase() === name.toLowerCase()) ?? name;
-    (multiValueHeaders[existing] ??= []).push(value);
-    headers[existing] = value;
-  }
+  const { headers, multiValueHeaders } = headerMaps(headerPairs);
   const query = parseQuery(req.rawQuery);
-  const userAgent = Object.entries(headers).find(([k]) => k.toLowerCase() === 'user-agent')?.[1] ?? null;
+  const userAgent = headerPairs.findLast(([k]) => k.toLowerCase() === 'user-agent')?.[1] ?? null;
+  const domainName = req.domainName ?? 'localhost';
   const method = req.method.toUpperCase();
   return {
     resource: req.resource,
@@ -158,7 +187,7 @@ export function apiGatewayEvent(req: ApiGatewayRequest): APIGatewayProxyEvent {
       accountId: LOCAL_ACCOUNT_ID,
       protocol: 'HTTP/1.1',
       stage: LOCAL_STAGE,
-      domainPrefix: (req.host ?? 'localhost').split('.')[0]!.split(':')[0]!,
+      domainPrefix: domainName.split('.')[0]!.split(':')[0]!,
       requestTimeEpoch: now.getTime(),
       requestId,
       identity: {
@@ -178,7 +207,7 @@ export function apiGatewayEvent(req: ApiGatewayRequest): APIGatewayProxyEvent {
         apiKeyId: null,
         clientCert: null,
       },
-      domainName: req.host ?? 'localhost',
+      domainName,
       apiId: LOCAL_API_ID,
       authorizer: undefined,
     },
@@ -205,15 +234,16 @@ export function normalizeProxyResult(result: unknown): NormalizedResult {
   if (!Number.isInteger(statusCode) || statusCode < 100 || statusCode > 599) {
     throw new Error(`Malformed Lambda proxy response: statusCode ${JSON.stringify(r.statusCode)}`);
   }
-  const headers: Record<string, string[]> = {};
+  const byName = new Map<string, { name: string; values: string[] }>();
   const add = (name: string, value: unknown) => {
-    const key = Object.keys(headers).find((k) => k.toLowerCase() === name.toLowerCase()) ?? name;
-    const list = (headers[key] ??= []);
+    const key = name.toLowerCase();
+    const entry = byName.get(key) ?? byName.set(key, { name, values: [] }).get(key)!;
     const v = String(value);
-    if (!list.includes(v)) list.push(v);
+    if (!entry.values.includes(v)) entry.values.push(v);
   };
   for (const [name, values] of Object.entries(r.multiValueHeaders ?? {})) for (const v of values ?? []) add(name, v);
   for (const [name, value] of Object.entries(r.headers ?? {})) add(name, value);
+  const headers = Object.fromEntries([...byName.values()].map(({ name, values }) => [name, values]));
   if (r.body !== undefined && r.body !== null && typeof r.body !== 'string') {
     throw new Error('Malformed Lambda proxy response: body must be a string');
   }

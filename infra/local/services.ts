@@ -37,6 +37,15 @@ export interface Stoppable {
   stop(): Promise<void>;
 }
 
+/** How a local service ended without being asked to (see `died`). */
+export interface ServiceDeath {
+  service: 'DynamoDB Local' | 'SQS';
+  /** e.g. `exited with code 1`, `killed by SIGKILL` */
+  how: string;
+  /** The service's last output, when it has any (DynamoDB Local's JVM). */
+  output?: string;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Child process bookkeeping: nothing Java outlives us.
 
@@ -143,6 +152,8 @@ export interface DynamoService extends Stoppable {
   /** How long the start took (ms). */
   startupMs: number;
   client: DynamoDBClient;
+  /** Settles only if the JVM ends without `stop()`: killed, crashed, out of memory. Never rejects. */
+  died: Promise<ServiceDeath>;
 }
 
 export function dynamoClient(endpoint: string): DynamoDBClient {
@@ -243,11 +254,21 @@ async function spawnAndWait(
   const watchdog = startWatchdog(child.pid!);
   const client = dynamoClient(endpoint);
   let stopping: Promise<void> | undefined;
+  const died = new Promise<ServiceDeath>((reportDeath) => {
+    const report = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (stopping) return;
+      const how = signal ? `killed by ${signal}` : `exited with code ${code}`;
+      reportDeath({ service: 'DynamoDB Local', how, output: output.trim() });
+    };
+    if (exited) report(exited.code, exited.signal);
+    else child.once('exit', report);
+  });
   return {
     endpoint,
     port,
     pid: child.pid!,
     client,
+    died,
     stop: () =>
       (stopping ??= (async () => {
         watchdog?.kill('SIGKILL');
@@ -316,6 +337,8 @@ export interface SqsService extends Stoppable {
   port: number;
   client: SQSClient;
   server: Server;
+  /** Settles only if the server stops listening without `stop()`. Never rejects. */
+  died: Promise<ServiceDeath>;
 }
 
 export function sqsClient(endpoint: string): SQSClient {
@@ -336,11 +359,21 @@ export async function startSqs(options: { port?: number } = {}): Promise<SqsServ
   const endpoint = `http://${HOST}:${port}`;
   const client = sqsClient(endpoint);
   let stopping: Promise<void> | undefined;
+  // It runs in this process, so it ends only with it, or if its server closes or fails: then queues are gone.
+  const died = new Promise<ServiceDeath>((reportDeath) => {
+    server.once('close', () => {
+      if (!stopping) reportDeath({ service: 'SQS', how: 'its server closed' });
+    });
+    server.once('error', (err) => {
+      if (!stopping) reportDeath({ service: 'SQS', how: `its server failed: ${err.message}` });
+    });
+  });
   return {
     endpoint,
     port,
     client,
     server,
+    died,
     stop: () =>
       (stopping ??= new Promise<void>((done) => {
         client.destroy();
@@ -431,6 +464,8 @@ export interface LocalStack extends Stoppable {
   /** env var → queue URL */
   queueUrls: Record<string, string>;
   env: Record<string, string>;
+  /** The first service to end without `stop()` (see `DynamoService.died`). Never rejects. */
+  died: Promise<ServiceDeath>;
 }
 
 /** Start DynamoDB Local and SQS (in parallel), create the table and queues. */
@@ -460,7 +495,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       queueUrls,
       logLevel: options.logLevel,
     });
-    return { dynamo, sqs, tableName, queueUrls, env, stop };
+    return { dynamo, sqs, tableName, queueUrls, env, stop, died: Promise.race([dynamo.died, sqs.died]) };
   } catch (err) {
     await stop();
     throw err;

@@ -5,7 +5,9 @@
  *   npm start                # in-memory DynamoDB, fresh every start
  *   npm start -- --persist   # DynamoDB data kept under .data/dynamodb
  *
- * Ctrl-C / SIGTERM stop everything (gateway, pollers, timers, SQS, Java) and exit 0.
+ * Ctrl-C / SIGTERM stop everything (gateway, pollers, timers, SQS, Java) and exit 0. If DynamoDB Local (or the
+ * SQS server) dies on its own, the runtime says so loudly, stops everything and exits 1 (no silent restart: an
+ * in-memory database would come back empty, and the printed demo key with it).
  */
 import { resolve } from 'node:path';
 import { catalog } from '../../functions/catalog.ts';
@@ -57,6 +59,24 @@ try {
     persistPath: persist ? resolve(projectRoot, '.data/dynamodb') : undefined,
     verbose: process.env.DYNAMODB_VERBOSE === 'true',
     logLevel,
+  });
+  // A dead service is never papered over: the API cannot work without it, so the runtime says so and exits 1.
+  void stack.died.then((death) => {
+    if (shuttingDown) return;
+    const data = persist ? 'Data persisted in .data/dynamodb is kept.' : 'Its in-memory data (tables, demo merchant, keys) is gone.';
+    const line = '!'.repeat(72);
+    console.error(
+      [
+        '',
+        line,
+        `  ${death.service} ${death.how}: the local API cannot work without it.`,
+        ...(death.service === 'DynamoDB Local' ? [`  ${data}`] : []),
+        '  Stopping everything (exit code 1). Start again with `npm start`.',
+        ...(death.output ? ['', `  Last output of ${death.service}:`, ...death.output.split('\n').slice(-10).map((l) => `    ${l}`)] : []),
+        line,
+      ].join('\n'),
+    );
+    void shutdown(`${death.service} died`, 1);
   });
   // Before any handler module is imported: shared/config.ts reads the environment at import time.
   Object.assign(process.env, stack.env);

@@ -73,7 +73,11 @@ async function retry(message: Extract<EventsMessage, { kind: 'retry' }>): Promis
   await afterFailure(webhook, event.id, result, { attempt: message.attempt, first_attempt_at: message.first_attempt_at });
 }
 
-/** After an attempt: nothing on success; 410 disables the endpoint; otherwise the next retry, or the DLQ at the end. */
+/**
+ * After an attempt: nothing on success; 410 disables the endpoint; otherwise the next retry, or the DLQ at the end.
+ * Every failed attempt leaves one warning: endpoint id and host (never the path, query, secret or body), the status
+ * (0 when unreachable) and why, the attempt number, and what happens next.
+ */
 async function afterFailure(
   webhook: WebhookRecord,
   eventId: string,
@@ -81,8 +85,16 @@ async function afterFailure(
   { attempt, first_attempt_at }: { attempt: number; first_attempt_at: number },
 ): Promise<void> {
   if (isSuccess(result.status_code)) return;
+  const failed = {
+    webhook_id: webhook.id,
+    event_id: eventId,
+    endpoint_host: hostOf(webhook.url),
+    status_code: result.status_code,
+    ...(result.error ? { reason: result.error } : {}),
+    attempt,
+  };
   if (result.status_code === 410) {
-    logger.info('Endpoint answered 410 Gone: disabled', { webhook_id: webhook.id });
+    logger.warn('Webhook delivery failed: endpoint answered 410 Gone and is disabled', { ...failed, outcome: 'endpoint_disabled' });
     await disableWebhook(webhook.merchant_id, webhook.id, 'endpoint answered 410 Gone');
     return;
   }
@@ -96,11 +108,26 @@ async function afterFailure(
     due_at: clock.now() + delay,
   };
   if (next.due_at - first_attempt_at > retryPolicy.giveUpAfterMs) {
-    logger.warn('Webhook delivery gave up', { webhook_id: webhook.id, event_id: eventId, attempts: attempt });
+    logger.warn(`Webhook delivery failed: gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}, sent to the dead-letter queue`, { ...failed, outcome: 'dead_lettered' });
     await eventsQueue.deadLetter(next, `gave up after ${attempt} attempts; last status ${result.status_code}`);
     return;
   }
+  logger.warn('Webhook delivery failed: retry scheduled', {
+    ...failed,
+    outcome: 'retry_scheduled',
+    next_attempt: next.attempt,
+    next_attempt_at: new Date(next.due_at).toISOString(),
+  });
   await eventsQueue.send([next], Math.min(MAX_DELAY_SECONDS, Math.ceil(delay / 1000)));
+}
+
+/** `hooks.example.com:8443`: where the endpoint lives, without a path or query that might carry a token. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'invalid-url';
+  }
 }
 
 /** Events older than this without a pickup are resent by the sweeper (a lost send, or a worker outage). */

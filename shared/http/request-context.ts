@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { config } from '../config.ts';
 import { freshOrigin } from '../domain/ids.ts';
 import { logger } from '../logger.ts';
 import { initState } from './types.ts';
@@ -26,12 +27,18 @@ export const requestContext = (): MiddlewareObj<APIGatewayProxyEvent> => ({
   },
 });
 
-/** The API's public base URL as the caller reached it: scheme and host from the request, plus the stage if in the path. */
-function baseUrlOf(event: APIGatewayProxyEvent): string {
-  const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-  const host = headers['host'] ?? 'localhost';
-  const proto = headers['x-forwarded-proto'] ?? (/^(localhost|127\.|\[::1\])/.test(host) ? 'http' : 'https');
-  const stage = event.requestContext?.stage;
-  const stagePrefix = stage && event.requestContext?.path?.startsWith(`/${stage}/`) ? `/${stage}` : '';
-  return `${proto}://${host}${stagePrefix}`;
+/**
+ * The API's public base URL, for links the API hands out (`pdf_url`, the invoice e-mail). Never from request headers
+ * (`Host`, `X-Forwarded-*` are the client's to forge): the configured `PUBLIC_API_URL` when set, else the domain API
+ * Gateway itself served the request on (`requestContext.domainName`) plus the stage when it is in the path (the
+ * execute-api domain; a custom domain maps it away). HTTPS in AWS; the local gateway speaks HTTP.
+ */
+export function baseUrlOf(event: APIGatewayProxyEvent): string {
+  if (config.PUBLIC_API_URL) return config.PUBLIC_API_URL;
+  const context = event.requestContext;
+  const domain = context?.domainName || 'localhost';
+  const scheme = config.APP_ENV === 'local' ? 'http' : 'https';
+  const stage = context?.stage;
+  const stagePrefix = stage && context?.path?.startsWith(`/${stage}/`) ? `/${stage}` : '';
+  return `${scheme}://${domain}${stagePrefix}`;
 }

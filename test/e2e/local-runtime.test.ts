@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import {
   ChangeMessageVisibilityCommand,
   CreateQueueCommand,
@@ -14,6 +15,7 @@ import { startGateway } from '../../infra/local/gateway.ts';
 import type { HandlerLoader } from '../../infra/local/lambda.ts';
 import { sqsClient } from '../../infra/local/services.ts';
 import { startQueuePollers, startScheduleTimers } from '../../infra/local/workers.ts';
+import { rawRequest } from '../support/raw-http.ts';
 import { isRunning, startRuntimeProcess, type RuntimeProcess } from '../support/runtime.ts';
 
 /** The gateway's 404, with the request id it also sends as the Request-Id header. */
@@ -98,6 +100,28 @@ describe('local runtime process', () => {
       const code = await exitWithin(proc, 30_000);
       expect(code).toBe(0);
       expect(isRunning(proc.dynamoPid)).toBe(false);
+    } finally {
+      proc.kill();
+    }
+  });
+});
+
+describe('local runtime when DynamoDB Local dies', () => {
+  it('says so loudly, stops everything and exits 1 when its DynamoDB Local is killed', async () => {
+    // Prepare: the runtime alone (no npm wrapper), so its exit code is its own
+    const proc = await startRuntimeProcess({ command: [process.execPath, '--import', 'tsx', 'infra/local/start.ts'] });
+    try {
+      const before = await fetch(`${proc.url}/api/customers`, { headers: { Authorization: `Bearer ${proc.apiKey}` } });
+      expect(before.status).toBe(200);
+      // Act: the JVM dies under it (out of memory, killed by the OS, …)
+      process.kill(proc.dynamoPid, 'SIGKILL');
+      const code = await exitWithin(proc, 30_000);
+      // Assess
+      expect(code).toBe(1);
+      expect(proc.output()).toContain('DynamoDB Local killed by SIGKILL: the local API cannot work without it.');
+      expect(proc.output()).toContain('Its in-memory data (tables, demo merchant, keys) is gone.');
+      expect(proc.output()).toContain('Stopped.');
+      await expect(fetch(`${proc.url}/api/customers`)).rejects.toThrow();
     } finally {
       proc.kill();
     }
@@ -195,7 +219,14 @@ describe('queue pollers and schedule timers', () => {
 });
 
 describe('local gateway', () => {
-  const INTERNAL_ERROR = { error: { type: 'api_error', code: 'internal_error', message: 'Internal server error' } };
+  /** The gateway's 500, with the request id it also sends as the Request-Id header. */
+  const internalError = async (res: Response) => {
+    expect(res.status).toBe(500);
+    expect(res.headers.get('request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await res.json()).toEqual({
+      error: { type: 'api_error', code: 'internal_error', message: 'Internal server error', request_id: res.headers.get('request-id') },
+    });
+  };
   const fn = (name: string, method: 'GET' | 'POST', path: string, timeout = 5): FunctionSpec => ({
     name,
     trigger: { type: 'http', method, path, auth: 'merchant', summary: name },
@@ -208,12 +239,15 @@ describe('local gateway', () => {
     fn('things/create', 'POST', '/api/things'),
     fn('things/crash', 'GET', '/api/crash'),
     fn('things/slow', 'GET', '/api/slow', 0.2),
+    fn('things/bad-header', 'GET', '/api/bad-header'),
   ];
   const calls: Array<{ name: string; event: APIGatewayProxyEvent; context: Context }> = [];
   const loader: HandlerLoader = async (name) => async (event, context) => {
     calls.push({ name, event: event as APIGatewayProxyEvent, context });
     if (name === 'things/crash') throw new Error('boom: internal detail');
     if (name === 'things/slow') await new Promise((resolve) => setTimeout(resolve, 2000));
+    // A header name HTTP cannot carry: the result cannot be written.
+    if (name === 'things/bad-header') return { statusCode: 200, headers: { 'X-Ok': 'yes', 'Bad Name': 'x' }, body: '{}' };
     return {
       statusCode: 201,
       headers: { 'Content-Type': 'application/json' },
@@ -282,10 +316,64 @@ describe('local gateway', () => {
   it('answers 500 in the error shape when a handler throws or times out, without leaking details', async () => {
     const crash = await fetch(`${gateway.url}/api/crash`);
     const slow = await fetch(`${gateway.url}/api/slow`);
-    expect(crash.status).toBe(500);
-    expect(await crash.json()).toEqual(INTERNAL_ERROR);
-    expect(slow.status).toBe(500);
-    expect(await slow.json()).toEqual(INTERNAL_ERROR);
+    await internalError(crash);
+    await internalError(slow);
+  });
+
+  it("answers its own 500 with request_id when a handler's result cannot be written, without the half-written headers", async () => {
+    const res = await fetch(`${gateway.url}/api/bad-header`);
+    expect(res.headers.get('x-ok')).toBeNull();
+    await internalError(res);
+  });
+
+  it('passes query keys and header names such as constructor, __proto__, toString as ordinary keys', async () => {
+    // Prepare
+    const names = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
+    const query = names.map((n, i) => `${n}=${i}&${n}=${i}b`).join('&');
+    const headers = [...names.map((n, i): [string, string] => [n, `h${i}`]), ['constructor', 'again'] as const];
+    // Act
+    const res = await rawRequest(gateway.url, { path: `/api/things/list?${query}`, headers });
+    // Assess
+    expect(res.status).toBe(201);
+    const { event } = calls[0]!;
+    // [name, own value] pairs: a literal `{ __proto__: … }` would set a prototype, not a key.
+    const own = (map: Record<string, unknown> | null) => names.map((n) => [n, Object.hasOwn(map ?? {}, n) ? map![n] : 'missing']);
+    expect(own(event.queryStringParameters)).toEqual([['constructor', '0b'], ['__proto__', '1b'], ['toString', '2b'], ['hasOwnProperty', '3b'], ['valueOf', '4b']]);
+    expect(own(event.multiValueQueryStringParameters)).toEqual(names.map((n, i) => [n, [`${i}`, `${i}b`]]));
+    // Names as sent (first spelling of a repeated one), the last value in `headers`, every value in `multiValueHeaders`.
+    expect(own(event.headers)).toEqual([['constructor', 'again'], ['__proto__', 'h1'], ['toString', 'h2'], ['hasOwnProperty', 'h3'], ['valueOf', 'h4']]);
+    expect(own(event.multiValueHeaders)).toEqual([['constructor', ['h0', 'again']], ['__proto__', ['h1']], ['toString', ['h2']], ['hasOwnProperty', ['h3']], ['valueOf', ['h4']]]);
+    expect(Object.getPrototypeOf(event.headers)).toBe(Object.prototype);
+  });
+
+  it('answers requests HTTP parsing refuses in the error shape with a request id: headers too large, a malformed header', async () => {
+    // Prepare: 20 KB of headers (over Node's 16 KB), and a header line without a colon
+    const huge = await rawRequest(gateway.url, { path: '/api/things/list', headers: [['X-Big', 'x'.repeat(20_000)]] });
+    const { hostname, port } = new URL(gateway.url);
+    const malformed = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      const socket = connect({ host: hostname === 'localhost' ? '127.0.0.1' : hostname, port: Number(port) }, () =>
+        socket.write('GET /api/things/list HTTP/1.1\r\nHost: x\r\nNot a header\r\n\r\n'),
+      );
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    // Assess
+    expect(huge.status).toBe(431);
+    expect(huge.json).toEqual({
+      error: { type: 'invalid_request_error', code: 'headers_too_large', message: expect.stringMatching(/^Invalid request/), request_id: huge.headers['request-id'] },
+    });
+    const [head, body] = malformed.split('\r\n\r\n');
+    const requestId = /\r\nRequest-Id: ([0-9a-f-]{36})\r\n/.exec(head!)?.[1];
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(body!)).toEqual({ error: { type: 'invalid_request_error', code: 'malformed_request', message: expect.stringMatching(/^Invalid request/), request_id: requestId } });
+    expect(calls).toEqual([]);
+  });
+
+  it('answers 404 (not 500) for documentation assets named like Object.prototype members', async () => {
+    const res = await fetch(`${gateway.url}/docs/constructor`);
+    await routeNotFound(res);
   });
 
   it('answers 404 for an unknown route and for a known path with another method, without calling a handler', async () => {

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handler as configure } from '../../functions/webhooks/configure.ts';
 import { handler as remove } from '../../functions/webhooks/delete.ts';
 import { handler as events } from '../../functions/webhooks/events.ts';
@@ -274,6 +274,104 @@ describe('webhook retries', () => {
       retryPolicy.giveUpAfterMs = giveUp;
       eventsQueue.deadLetter = realDeadLetter;
       await receiver.close();
+    }
+  });
+
+  /** The logger's JSON lines written while `fn` runs (Powertools prints warnings with console.warn locally). */
+  async function warningsDuring(fn: () => Promise<unknown>): Promise<Array<Record<string, unknown>>> {
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, 'warn').mockImplementation((line: unknown) => void lines.push(String(line)));
+    try {
+      await fn();
+    } finally {
+      spy.mockRestore();
+    }
+    return lines.flatMap((line) => {
+      try {
+        return [JSON.parse(line) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+  }
+
+  it('logs every failed attempt with endpoint id, host, status, attempt and the next attempt time, without secrets or body', async () => {
+    // Prepare: one endpoint answering 503 (its URL carries a token in the query), one that cannot be reached
+    const { apiKey } = await newMerchant();
+    const receiver = await startReceiver([503]);
+    const failing = await call.configure(apiKey, { url: `${receiver.url}?token=tok_do_not_log`, events: ['payment.succeeded'] });
+    const unreachable = await call.configure(apiKey, { url: 'http://127.0.0.1:9/hooks', events: ['payment.succeeded'] });
+    const sent: EventsMessage[] = [];
+    eventsQueue.send = async (messages) => void sent.push(...messages);
+    try {
+      await payments.create(apiKey, paymentBody());
+      const before = Date.now();
+      // Act
+      const warnings = await warningsDuring(() => runWorker(sent.splice(0)));
+      // Assess
+      const failures = warnings.filter((w) => w.message === 'Webhook delivery failed: retry scheduled');
+      const forFailing = failures.find((w) => w.webhook_id === failing.body.id);
+      const forUnreachable = failures.find((w) => w.webhook_id === unreachable.body.id);
+      expect(forFailing).toMatchObject({
+        level: 'WARN',
+        endpoint_host: new URL(receiver.url).host,
+        status_code: 503,
+        attempt: 1,
+        outcome: 'retry_scheduled',
+        next_attempt: 2,
+        event_id: expect.stringMatching(/^evt_/),
+      });
+      expect(forUnreachable).toMatchObject({ endpoint_host: '127.0.0.1:9', status_code: 0, reason: expect.stringContaining('ECONNREFUSED'), attempt: 1 });
+      const nextAt = Date.parse(forFailing!.next_attempt_at as string);
+      expect(nextAt).toBeGreaterThanOrEqual(before);
+      expect(nextAt).toBeLessThanOrEqual(Date.now() + retryPolicy.baseMs * 2);
+      const retry = sent.find((m) => m.kind === 'retry' && m.webhook_id === failing.body.id);
+      expect(new Date((retry as Extract<EventsMessage, { kind: 'retry' }>).due_at).toISOString()).toBe(forFailing!.next_attempt_at);
+      const text = JSON.stringify(failures);
+      expect(text).not.toContain('tok_do_not_log');
+      expect(text).not.toContain('/hooks');
+      expect(text).not.toContain('whsec_');
+      expect(text).not.toContain('payment.succeeded'); // no body
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('logs a failed attempt that ends in the dead-letter queue, and one that disables the endpoint on 410', async () => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    const gone = await startReceiver([410]);
+    const failing = await startReceiver([500]);
+    const goneId = (await call.configure(apiKey, { url: gone.url, events: ['payment.succeeded'] })).body.id;
+    const failingId = (await call.configure(apiKey, { url: failing.url, events: ['payment.succeeded'] })).body.id;
+    const sent: EventsMessage[] = [];
+    eventsQueue.send = async (messages) => void sent.push(...messages);
+    const realDeadLetter = eventsQueue.deadLetter;
+    eventsQueue.deadLetter = async () => undefined;
+    const giveUp = retryPolicy.giveUpAfterMs;
+    retryPolicy.giveUpAfterMs = -1;
+    try {
+      await payments.create(apiKey, paymentBody());
+      // Act
+      const warnings = await warningsDuring(() => runWorker(sent.splice(0)));
+      // Assess
+      expect(warnings.find((w) => w.webhook_id === goneId)).toMatchObject({
+        message: 'Webhook delivery failed: endpoint answered 410 Gone and is disabled',
+        status_code: 410,
+        attempt: 1,
+        outcome: 'endpoint_disabled',
+      });
+      expect(warnings.find((w) => w.webhook_id === failingId)).toMatchObject({
+        message: 'Webhook delivery failed: gave up after 1 attempt, sent to the dead-letter queue',
+        status_code: 500,
+        attempt: 1,
+        outcome: 'dead_lettered',
+      });
+    } finally {
+      retryPolicy.giveUpAfterMs = giveUp;
+      eventsQueue.deadLetter = realDeadLetter;
+      await gone.close();
+      await failing.close();
     }
   });
 

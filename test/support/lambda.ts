@@ -71,7 +71,7 @@ export function apiEvent(spec: ApiEventSpec): APIGatewayProxyEvent {
     rawQuery: search.toString(),
     body,
     sourceIp: spec.sourceIp ?? '127.0.0.1',
-    host: 'localhost:3000',
+    domainName: 'localhost:3000',
   });
 }
 
