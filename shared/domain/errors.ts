@@ -17,6 +17,13 @@ export interface ErrorDetails {
 }
 
 export class AppError extends Error {
+  /**
+   * True on classes whose errors are raised only when provably nothing was written or sent (no payment, no provider
+   * call that may have succeeded): an idempotent request that fails so may run again at once under the same key.
+   * Any other server error keeps the key in progress until its lease ends.
+   */
+  readonly nothingCommitted: boolean = false;
+
   constructor(
     readonly status: number,
     readonly type: ErrorType,
@@ -83,8 +90,9 @@ export class IdempotencyKeyReused extends AppError {
 }
 
 export class IdempotencyKeyInUse extends AppError {
-  constructor() {
-    super(409, 'idempotency_error', 'idempotency_key_in_use', MESSAGES[409]);
+  /** `retryAfterSeconds`: until the first request's lease ends (at least 1), sent as `Retry-After` */
+  constructor(retryAfterSeconds: number) {
+    super(409, 'idempotency_error', 'idempotency_key_in_use', MESSAGES[409], {}, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
   }
 }
 
@@ -96,6 +104,8 @@ export class Declined extends AppError {
 
 /** No provider could process the payment (all down or failing): nothing was charged. */
 export class ProvidersUnavailable extends AppError {
+  override readonly nothingCommitted = true;
+
   constructor() {
     super(500, 'api_error', 'providers_unavailable', MESSAGES[500]);
   }
