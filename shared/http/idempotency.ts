@@ -111,6 +111,10 @@ function withoutCvc(body: unknown): unknown {
   return { ...(body as object), payment_method: { ...payment_method, card: rest } };
 }
 
+/**
+ * JSON with sorted keys. Recursive on purpose: its depth is bounded, since bodies nested deeper than MAX_BODY_DEPTH
+ * are refused before they are parsed (json-body.ts).
+ */
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {

@@ -9,6 +9,7 @@ import { http } from '../../shared/http/index.ts';
 import { db, isConditionFailure, TABLE } from '../../shared/store/client.ts';
 import { apiEvent, fakeContext, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant } from '../support/merchant.ts';
+import { handler as createCustomer } from '../../functions/customers/create.ts';
 
 const Body = v.object({ amount: v.number() });
 const realNow = clock.now;
@@ -140,5 +141,51 @@ describe('idempotency after a server failure', () => {
     expect([a.status, b.status]).toEqual([200, 200]);
     expect(runs.map((o) => o.seed)).toEqual([null, null]);
     expect(a.body.id).not.toBe(b.body.id);
+  });
+});
+
+describe('deeply nested bodies on an idempotent create', () => {
+  const deepObject = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+  const deepArray = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+
+  it.each([
+    ['an object nested 10,000 deep in a field', `{"email":"deep@example.com","extra":${deepObject(10_000)}}`],
+    ['an array nested 10,000 deep in a field', `{"email":"deep@example.com","extra":${deepArray(10_000)}}`],
+    ['a top-level object nested 10,000 deep', deepObject(10_000)],
+    ['a top-level array nested 10,000 deep', deepArray(10_000)],
+  ])('answers %s with 400 invalid_body, never 500', async (_, body) => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    const event = apiEvent({
+      method: 'POST',
+      path: '/api/customers',
+      headers: { ...bearer(apiKey), 'Idempotency-Key': randomUUID(), 'Content-Type': 'application/json' },
+      body,
+    });
+    // Act
+    const res = await invokeHttp(createCustomer, event);
+    // Assess
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_body' });
+    expect(res.body.error.message).toMatch(/^Invalid request body/);
+  });
+
+  it('accepts an unknown field nested a few levels deep, and replays it', async () => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    const key = randomUUID();
+    const body = `{"email":"nested@example.com","extra":${deepObject(20)}}`;
+    const send = () =>
+      invokeHttp(
+        createCustomer,
+        apiEvent({ method: 'POST', path: '/api/customers', headers: { ...bearer(apiKey), 'Idempotency-Key': key, 'Content-Type': 'application/json' }, body }),
+      );
+    // Act
+    const first = await send();
+    const replay = await send();
+    // Assess
+    expect(first.status).toBe(200);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual(first.body);
   });
 });

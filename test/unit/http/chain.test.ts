@@ -62,3 +62,27 @@ describe('the HTTP chain', () => {
     expect(res.status).toBe(401);
   });
 });
+
+describe('deeply nested bodies', () => {
+  it('refuses a body nested deeper than the limit with 400 invalid_body, without a key too', async () => {
+    // Prepare
+    const handler = http({ auth: 'public', body: Body }, async ({ body }) => body);
+    const deep = `{"amount":1,"x":${'['.repeat(65)}${']'.repeat(65)}}`;
+    // Act
+    const res = await invokeHttp(handler, apiEvent({ method: 'POST', path: '/x', body: deep, headers: { 'Content-Type': 'application/json' } }));
+    // Assess
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_body');
+  });
+
+  it('does not count brackets inside strings, escaped quotes included', async () => {
+    // Prepare
+    const handler = http({ auth: 'public', body: Body }, async ({ body }) => body);
+    const text = JSON.stringify({ amount: 3, note: `\\"${'{['.repeat(500)}` });
+    // Act
+    const res = await invokeHttp(handler, apiEvent({ method: 'POST', path: '/x', body: text, headers: { 'Content-Type': 'application/json' } }));
+    // Assess
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ amount: 3 });
+  });
+});
