@@ -47,33 +47,41 @@ export const MESSAGES = {
   500: 'Internal server error',
 } as const;
 
+/**
+ * The spec's message for `status`, followed by `: ` and `reason` when there is one a developer can act on
+ * (DECISIONS "Errors"): `Invalid request body: amount must be an integer from 1 to 99999999`.
+ */
+export const messageFor = (status: keyof typeof MESSAGES, reason?: string): string =>
+  reason ? `${MESSAGES[status]}: ${reason}` : MESSAGES[status];
+
 export class BadRequest extends AppError {
-  constructor(code = 'invalid_request', param?: string) {
-    super(400, 'invalid_request_error', code, MESSAGES[400], param ? { param } : {});
+  constructor(code = 'invalid_request', param?: string, reason?: string) {
+    super(400, 'invalid_request_error', code, messageFor(400, reason), param ? { param } : {});
   }
 }
 
 export class InvalidState extends AppError {
-  constructor(param?: string) {
-    super(400, 'invalid_request_error', 'invalid_state', MESSAGES[400], param ? { param } : {});
+  constructor(param?: string, reason?: string) {
+    super(400, 'invalid_request_error', 'invalid_state', messageFor(400, reason), param ? { param } : {});
   }
 }
 
 export class ResourceMissing extends AppError {
-  constructor(param: string) {
-    super(400, 'invalid_request_error', 'resource_missing', MESSAGES[400], { param });
+  constructor(param: string, reason?: string) {
+    super(400, 'invalid_request_error', 'resource_missing', messageFor(400, reason), { param });
   }
 }
 
 export class Unauthorized extends AppError {
-  constructor(code = 'invalid_api_key') {
-    super(401, 'authentication_error', code, MESSAGES[401]);
+  /** `reason` only where it is safe to show (it must not tell a guesser which part of a credential was right) */
+  constructor(code = 'invalid_api_key', reason?: string) {
+    super(401, 'authentication_error', code, messageFor(401, reason));
   }
 }
 
 export class NotFound extends AppError {
-  constructor() {
-    super(404, 'invalid_request_error', 'resource_missing', MESSAGES[404]);
+  constructor(reason?: string) {
+    super(404, 'invalid_request_error', 'resource_missing', messageFor(404, reason));
   }
 }
 
@@ -85,20 +93,30 @@ export class RateLimited extends AppError {
 
 export class IdempotencyKeyReused extends AppError {
   constructor() {
-    super(400, 'idempotency_error', 'idempotency_key_reused', MESSAGES[400], { param: 'Idempotency-Key' });
+    super(400, 'idempotency_error', 'idempotency_key_reused', messageFor(400, 'this Idempotency-Key was already used with another request'), {
+      param: 'Idempotency-Key',
+    });
   }
 }
 
 export class IdempotencyKeyInUse extends AppError {
   /** `retryAfterSeconds`: until the first request's lease ends (at least 1), sent as `Retry-After` */
   constructor(retryAfterSeconds: number) {
-    super(409, 'idempotency_error', 'idempotency_key_in_use', MESSAGES[409], {}, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+    super(
+      409,
+      'idempotency_error',
+      'idempotency_key_in_use',
+      messageFor(409, `a request with this Idempotency-Key is still being processed; retry in ${seconds} s`),
+      {},
+      { 'Retry-After': String(seconds) },
+    );
   }
 }
 
 export class Declined extends AppError {
-  constructor(declineCode: string, paymentId: string) {
-    super(402, 'card_error', 'card_declined', MESSAGES[402], { decline_code: declineCode, payment_id: paymentId });
+  constructor(declineCode: string, paymentId: string, reason?: string) {
+    super(402, 'card_error', 'card_declined', messageFor(402, reason), { decline_code: declineCode, payment_id: paymentId });
   }
 }
 

@@ -86,3 +86,48 @@ describe('deeply nested bodies', () => {
     expect(res.body).toEqual({ amount: 3 });
   });
 });
+
+describe('JSON bodies', () => {
+  const echo = http({ auth: 'public', body: v.object({ amount: v.optional(v.number()) }) }, async ({ body }) => body);
+  const post = (body: string | undefined, headers: Record<string, string> = { 'Content-Type': 'application/json' }, base64 = false) => {
+    const event = apiEvent({ method: 'POST', path: '/x', headers, body });
+    if (base64 && event.body) Object.assign(event, { body: Buffer.from(event.body).toString('base64'), isBase64Encoded: true });
+    return invokeHttp(echo, event);
+  };
+
+  it('reads a base64-encoded body', async () => {
+    // Act
+    const res = await post('{"amount":5}', undefined, true);
+    // Assess
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ amount: 5 });
+  });
+
+  it.each([
+    ['an absent body', undefined, {}],
+    ['an empty body without Content-Type', '', {}],
+    ['a blank body', '  \n', { 'Content-Type': 'text/plain' }],
+  ])('treats %s as {}', async (_, body, headers) => {
+    // Act
+    const res = await post(body, headers);
+    // Assess
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({});
+  });
+
+  it.each([
+    ['malformed JSON', '{"amount": ', undefined, 'invalid_json', undefined, 'Invalid request body: the body is not valid JSON'],
+    ['a form body', 'amount=1', { 'Content-Type': 'application/x-www-form-urlencoded' }, 'invalid_content_type', undefined, 'Invalid request body: Content-Type must be application/json, not application/x-www-form-urlencoded'],
+    ['no Content-Type', '{"amount":1}', {}, 'invalid_content_type', undefined, 'Invalid request body: Content-Type must be application/json'],
+    ['an array', '[1]', undefined, 'invalid_body', undefined, 'Invalid request body: the body must be a JSON object, not an array'],
+    ['null', 'null', undefined, 'invalid_body', undefined, 'Invalid request body: the body must be a JSON object, not null'],
+    ['a __proto__ key', '{"meta":{"__proto__":{"admin":true}}}', undefined, 'parameter_invalid', 'meta.__proto__', 'Invalid request body: meta.__proto__ is not allowed (the key "__proto__" is reserved)'],
+    ['a body over 64 KB', JSON.stringify({ amount: 1, pad: 'x'.repeat(70_000) }), undefined, 'body_too_large', undefined, 'Invalid request body: the body is 70021 bytes; the limit is 65536 bytes (64 KB)'],
+  ])('answers 400 to %s, saying why', async (_, body, headers, code, param, message) => {
+    // Act
+    const res = await post(body, headers);
+    // Assess
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ type: 'invalid_request_error', code, message, ...(param && { param }), request_id: res.headers['request-id'] });
+  });
+});
