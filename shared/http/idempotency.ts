@@ -12,12 +12,14 @@ import { stateOf } from './types.ts';
 const KEEP_MS = 24 * 60 * 60 * 1000;
 const MAX_KEY_LENGTH = 255;
 
+/** This request's hold on its key, kept on Middy's `request.internal`. */
 interface Claim {
   scope: string;
   key: string;
   lockedUntil: number;
 }
-const claims = new WeakMap<object, Claim>();
+const CLAIM = 'idempotencyClaim';
+const claimOf = (request: { internal: object }) => (request.internal as Record<string, Claim | undefined>)[CLAIM];
 
 /**
  * `Idempotency-Key` on a merchant's POST: the first response (success or client error) is stored for 24 h and
@@ -43,7 +45,7 @@ export const idempotency = ({ withhold = [] }: { withhold?: readonly string[] } 
     const hash = await requestHash(request.event, state.rawBody);
     const claim = await claimIdempotencyKey(scope, key, hash, now, lockMs, KEEP_MS);
     if (claim.claimed) {
-      claims.set(request, { scope, key, lockedUntil: claim.lockedUntil });
+      (request.internal as Record<string, Claim>)[CLAIM] = { scope, key, lockedUntil: claim.lockedUntil };
       state.origin = { at: claim.firstAt, seed: `${scope}#${key}#${claim.firstAt}` };
       return;
     }
@@ -61,13 +63,13 @@ export const idempotency = ({ withhold = [] }: { withhold?: readonly string[] } 
     } satisfies APIGatewayProxyResult;
   },
   after: async (request) => {
-    const claim = claims.get(request);
+    const claim = claimOf(request);
     if (!claim || !request.response) return;
     const { statusCode, body } = request.response;
     await completeIdempotencyKey(claim.scope, claim.key, statusCode, withhold.length ? withheld(body, withhold) : body);
   },
   onError: async (request) => {
-    const claim = claims.get(request);
+    const claim = claimOf(request);
     if (!claim) return;
     const error = request.error;
     try {
