@@ -131,3 +131,38 @@ describe('JSON bodies', () => {
     expect(res.body.error).toEqual({ type: 'invalid_request_error', code, message, ...(param && { param }), request_id: res.headers['request-id'] });
   });
 });
+
+describe('validation messages', () => {
+  const Amount = v.object({
+    amount: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(99999999)),
+    mode: v.optional(v.picklist(['live', 'test'])),
+    code: v.optional(v.pipe(v.string(), v.check((s) => s.startsWith('X'), 'a code starting with X'))),
+  });
+  const handler = http({ auth: 'public', body: Amount }, async ({ body }) => body);
+
+  it.each([
+    [{}, 'parameter_missing', 'amount', 'Invalid request body: amount is required'],
+    [{ amount: 0 }, 'parameter_invalid', 'amount', 'Invalid request body: amount must be an integer from 1 to 99999999'],
+    [{ amount: 'ten' }, 'parameter_invalid', 'amount', 'Invalid request body: amount must be an integer from 1 to 99999999'],
+    [{ amount: 5, mode: 'prod' }, 'parameter_invalid', 'mode', 'Invalid request body: mode must be one of: live, test'],
+    [{ amount: 5, code: 'Y1' }, 'parameter_invalid', 'code', 'Invalid request body: code must be valid (a code starting with X)'],
+  ])('answers %o with the field and what it must be', async (body, code, param, message) => {
+    // Act
+    const res = await invokeHttp(handler, apiEvent({ method: 'POST', path: '/x', body }));
+    // Assess
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ type: 'invalid_request_error', code, param, message, request_id: res.headers['request-id'] });
+  });
+
+  it('never repeats the value sent (it may be a card number)', async () => {
+    // Prepare
+    const Card = v.object({ number: v.pipe(v.string(), v.regex(/^\d{12,19}$/)) });
+    const cards = http({ auth: 'public', body: Card }, async () => ({}));
+    // Act
+    const res = await invokeHttp(cards, apiEvent({ method: 'POST', path: '/x', body: { number: '4242 4242 4242 4242' } }));
+    // Assess
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(/^Invalid request body: number is invalid/);
+    expect(res.rawBody).not.toContain('4242');
+  });
+});
