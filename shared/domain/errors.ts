@@ -17,6 +17,13 @@ export interface ErrorDetails {
 }
 
 export class AppError extends Error {
+  /**
+   * True on classes whose errors are raised only when provably nothing was written or sent (no payment, no provider
+   * call that may have succeeded): an idempotent request that fails so may run again at once under the same key.
+   * Any other server error keeps the key in progress until its lease ends.
+   */
+  readonly nothingCommitted: boolean = false;
+
   constructor(
     readonly status: number,
     readonly type: ErrorType,
@@ -40,33 +47,41 @@ export const MESSAGES = {
   500: 'Internal server error',
 } as const;
 
+/**
+ * The spec's message for `status`, followed by `: ` and `reason` when there is one a developer can act on
+ * (DECISIONS "Errors"): `Invalid request body: amount must be an integer from 1 to 99999999`.
+ */
+export const messageFor = (status: keyof typeof MESSAGES, reason?: string): string =>
+  reason ? `${MESSAGES[status]}: ${reason}` : MESSAGES[status];
+
 export class BadRequest extends AppError {
-  constructor(code = 'invalid_request', param?: string) {
-    super(400, 'invalid_request_error', code, MESSAGES[400], param ? { param } : {});
+  constructor(code = 'invalid_request', param?: string, reason?: string) {
+    super(400, 'invalid_request_error', code, messageFor(400, reason), param ? { param } : {});
   }
 }
 
 export class InvalidState extends AppError {
   constructor(param?: string, reason?: string) {
-    super(400, 'invalid_request_error', 'invalid_state', reason ? `${MESSAGES[400]}: ${reason}` : MESSAGES[400], param ? { param } : {});
+    super(400, 'invalid_request_error', 'invalid_state', messageFor(400, reason), param ? { param } : {});
   }
 }
 
 export class ResourceMissing extends AppError {
-  constructor(param: string) {
-    super(400, 'invalid_request_error', 'resource_missing', MESSAGES[400], { param });
+  constructor(param: string, reason?: string) {
+    super(400, 'invalid_request_error', 'resource_missing', messageFor(400, reason), { param });
   }
 }
 
 export class Unauthorized extends AppError {
-  constructor(code = 'invalid_api_key') {
-    super(401, 'authentication_error', code, MESSAGES[401]);
+  /** `reason` only where it is safe to show (it must not tell a guesser which part of a credential was right) */
+  constructor(code = 'invalid_api_key', reason?: string) {
+    super(401, 'authentication_error', code, messageFor(401, reason));
   }
 }
 
 export class NotFound extends AppError {
-  constructor() {
-    super(404, 'invalid_request_error', 'resource_missing', MESSAGES[404]);
+  constructor(reason?: string) {
+    super(404, 'invalid_request_error', 'resource_missing', messageFor(404, reason));
   }
 }
 
@@ -78,24 +93,37 @@ export class RateLimited extends AppError {
 
 export class IdempotencyKeyReused extends AppError {
   constructor() {
-    super(400, 'idempotency_error', 'idempotency_key_reused', MESSAGES[400], { param: 'Idempotency-Key' });
+    super(400, 'idempotency_error', 'idempotency_key_reused', messageFor(400, 'this Idempotency-Key was already used with another request'), {
+      param: 'Idempotency-Key',
+    });
   }
 }
 
 export class IdempotencyKeyInUse extends AppError {
-  constructor() {
-    super(409, 'idempotency_error', 'idempotency_key_in_use', MESSAGES[409]);
+  /** `retryAfterSeconds`: until the first request's lease ends (at least 1), sent as `Retry-After` */
+  constructor(retryAfterSeconds: number) {
+    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+    super(
+      409,
+      'idempotency_error',
+      'idempotency_key_in_use',
+      messageFor(409, `a request with this Idempotency-Key is still being processed; retry in ${seconds} s`),
+      {},
+      { 'Retry-After': String(seconds) },
+    );
   }
 }
 
 export class Declined extends AppError {
-  constructor(declineCode: string, paymentId: string) {
-    super(402, 'card_error', 'card_declined', MESSAGES[402], { decline_code: declineCode, payment_id: paymentId });
+  constructor(declineCode: string, paymentId: string, reason?: string) {
+    super(402, 'card_error', 'card_declined', messageFor(402, reason), { decline_code: declineCode, payment_id: paymentId });
   }
 }
 
 /** No provider could process the payment (all down or failing): nothing was charged. */
 export class ProvidersUnavailable extends AppError {
+  override readonly nothingCommitted = true;
+
   constructor() {
     super(500, 'api_error', 'providers_unavailable', MESSAGES[500]);
   }

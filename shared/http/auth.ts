@@ -1,15 +1,22 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { authenticate } from '../domain/auth.ts';
+import { Unauthorized } from '../domain/errors.ts';
 import { logger } from '../logger.ts';
 import { stateOf } from './types.ts';
 
-/** Resolves `Authorization: Bearer <API key | session token>` to the merchant; anything else is 401 Invalid API key. */
+/**
+ * Resolves `Authorization: Bearer <API key | session token>` to the merchant; anything else is 401 Invalid API key.
+ * A missing header or another scheme says so (nothing about any credential is revealed); a credential that is not
+ * accepted gets no reason.
+ */
 export const auth = (): MiddlewareObj<APIGatewayProxyEvent> => ({
   before: async (request) => {
-    const header = request.event.headers?.authorization ?? '';
+    const header = request.event.headers?.authorization;
+    if (!header?.trim()) throw new Unauthorized('invalid_api_key', 'no Authorization header; send Authorization: Bearer <API key or session token>');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const merchant = await authenticate(match?.[1]);
+    if (!match) throw new Unauthorized('invalid_api_key', 'the Authorization header must be Bearer <API key or session token>');
+    const merchant = await authenticate(match[1]);
     stateOf(request).merchant = merchant;
     logger.appendKeys({ merchant_id: merchant.id });
   },

@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { AppError, MESSAGES } from '../domain/errors.ts';
 import { logger } from '../logger.ts';
 import { jsonResponse } from './response.ts';
-import { type RequestState, stateOf } from './types.ts';
+import { maybeStateOf, type RequestState } from './types.ts';
 
 /**
  * The one error mapper: an AppError (status + safe message) becomes the documented error shape; anything else is
@@ -18,7 +18,7 @@ export const errorMapper = (): MiddlewareObj<APIGatewayProxyEvent> => ({
     } else {
       logger.error('Unhandled error', error as Error);
     }
-    request.response = renderError(stateOf(request), error);
+    request.response = renderError(maybeStateOf(request), error);
   },
 });
 

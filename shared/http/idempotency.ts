@@ -4,25 +4,34 @@ import { clock } from '../domain/clock.ts';
 import { hmac } from '../domain/credentials.ts';
 import { AppError, BadRequest, IdempotencyKeyInUse, IdempotencyKeyReused } from '../domain/errors.ts';
 import { appSecret } from '../secrets.ts';
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../store/idempotency.ts';
+import { claimIdempotencyKey, completeIdempotencyKey, endIdempotencyLease } from '../store/idempotency.ts';
+import { logger } from '../logger.ts';
 import { renderError } from './error-mapper.ts';
 import { stateOf } from './types.ts';
 
 const KEEP_MS = 24 * 60 * 60 * 1000;
 const MAX_KEY_LENGTH = 255;
 
+/** This request's hold on its key, kept on Middy's `request.internal`. */
 interface Claim {
   scope: string;
   key: string;
+  lockedUntil: number;
 }
-const claims = new WeakMap<object, Claim>();
+const CLAIM = 'idempotencyClaim';
+const claimOf = (request: { internal: object }) => (request.internal as Record<string, Claim | undefined>)[CLAIM];
 
 /**
  * `Idempotency-Key` on a merchant's POST: the first response (success or client error) is stored for 24 h and
  * replayed with `Idempotent-Replayed: true`; the same key with another request is a 400, and while the first
- * request still runs a 409. A server error frees the key so that a retry runs again. Runs after validation, so
- * rejected requests store nothing. Fields named in `withhold` (a secret shown once, such as a new API key) are
- * removed from the stored response: a replay answers the same resource without them.
+ * request still holds its lease a 409 with `Retry-After`. Runs after validation, so rejected requests store nothing.
+ * Fields named in `withhold` (a secret shown once, such as a new API key) are removed from the stored response: a
+ * replay answers the same resource without them.
+ *
+ * A key is never freed because of a server error: its first request's writes may still commit (a DynamoDB call that
+ * timed out on our side). An error that declares `nothingCommitted` ends the lease at once; any other leaves the key
+ * in progress until the lease ends. A retry after that runs the request again with the same `origin` (the key's
+ * first use), so it mints the same ids and finds whatever the first run committed.
  */
 export const idempotency = ({ withhold = [] }: { withhold?: readonly string[] } = {}): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
   before: async (request) => {
@@ -36,12 +45,13 @@ export const idempotency = ({ withhold = [] }: { withhold?: readonly string[] } 
     const hash = await requestHash(request.event, state.rawBody);
     const claim = await claimIdempotencyKey(scope, key, hash, now, lockMs, KEEP_MS);
     if (claim.claimed) {
-      claims.set(request, { scope, key });
+      (request.internal as Record<string, Claim>)[CLAIM] = { scope, key, lockedUntil: claim.lockedUntil };
+      state.origin = { at: claim.firstAt, seed: `${scope}#${key}#${claim.firstAt}` };
       return;
     }
     const { existing } = claim;
     if (existing.request_hash !== hash) throw new IdempotencyKeyReused();
-    if (existing.status !== 'completed') throw new IdempotencyKeyInUse();
+    if (existing.status !== 'completed') throw new IdempotencyKeyInUse((existing.locked_until - now) / 1000);
     return {
       statusCode: existing.response_status!,
       headers: {
@@ -53,20 +63,26 @@ export const idempotency = ({ withhold = [] }: { withhold?: readonly string[] } 
     } satisfies APIGatewayProxyResult;
   },
   after: async (request) => {
-    const claim = claims.get(request);
+    const claim = claimOf(request);
     if (!claim || !request.response) return;
     const { statusCode, body } = request.response;
     await completeIdempotencyKey(claim.scope, claim.key, statusCode, withhold.length ? withheld(body, withhold) : body);
   },
   onError: async (request) => {
-    const claim = claims.get(request);
+    const claim = claimOf(request);
     if (!claim) return;
     const error = request.error;
-    if (error instanceof AppError && error.status < 500) {
-      const rendered = renderError(stateOf(request), error);
-      await completeIdempotencyKey(claim.scope, claim.key, rendered.statusCode, rendered.body);
-    } else {
-      await releaseIdempotencyKey(claim.scope, claim.key);
+    try {
+      if (error instanceof AppError && error.status < 500) {
+        const rendered = renderError(stateOf(request), error);
+        await completeIdempotencyKey(claim.scope, claim.key, rendered.statusCode, rendered.body);
+      } else if (error instanceof AppError && error.nothingCommitted) {
+        await endIdempotencyLease(claim.scope, claim.key, claim.lockedUntil);
+      }
+      // Anything else may have committed: the key stays in progress until its lease ends.
+    } catch (e) {
+      // The request's own error is what the client gets; the key then simply waits for its lease to end.
+      logger.error('Idempotency record not updated after a failure', e as Error);
     }
   },
 });
@@ -97,6 +113,10 @@ function withoutCvc(body: unknown): unknown {
   return { ...(body as object), payment_method: { ...payment_method, card: rest } };
 }
 
+/**
+ * JSON with sorted keys. Recursive on purpose: its depth is bounded, since bodies nested deeper than MAX_BODY_DEPTH
+ * are refused before they are parsed (json-body.ts).
+ */
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {

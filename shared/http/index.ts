@@ -15,7 +15,7 @@ import { FileBody, fileResponse, jsonResponse } from './response.ts';
 
 export { FileBody };
 import { requestContext } from './request-context.ts';
-import { type Merchant, stateOfEvent } from './types.ts';
+import { type Merchant, stateOfContext, stateToContext } from './types.ts';
 import { type AnySchema, pathIds, validate } from './validate.ts';
 
 type Out<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
@@ -81,9 +81,10 @@ export function http<
   if (options.params) chain.use(pathIds(options.params));
   chain.use(jsonBody()).use(validate({ body: options.body, query: options.query }));
   if (options.idempotent && options.auth === 'merchant') chain.use(idempotency(options.idempotent === true ? {} : options.idempotent));
+  chain.use(stateToContext());
 
-  const handler = chain.handler(async (event) => {
-    const state = stateOfEvent(event);
+  const handler = chain.handler(async (_event, context) => {
+    const state = stateOfContext(context);
     const result = await fn({
       merchant: state.merchant as HttpInput<A, B, Q, P>['merchant'],
       body: state.body as Out<B>,

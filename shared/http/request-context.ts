@@ -12,7 +12,7 @@ export const requestContext = (): MiddlewareObj<APIGatewayProxyEvent> => ({
     const event = request.event;
     // API Gateway's own request id (a UUID, also in its access logs) when there is one.
     const requestId = event.requestContext?.requestId || randomUUID();
-    initState(event, {
+    initState(request, {
       requestId,
       sourceIp: event.requestContext?.identity?.sourceIp ?? 'unknown',
       responseHeaders: { 'Request-Id': requestId },

@@ -1,4 +1,4 @@
-import type { Request } from '@middy/core';
+import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { Merchant } from '../domain/auth.ts';
 import type { Origin } from '../domain/ids.ts';
@@ -24,11 +24,34 @@ export interface RequestState {
   origin: Origin;
 }
 
-type AnyRequest = Pick<Request<APIGatewayProxyEvent, unknown, Error, Context>, 'event'>;
+/** A Middy request of the chain (only the parts the state needs). */
+type AnyRequest = Pick<Request<APIGatewayProxyEvent, unknown, Error, Context>, 'internal' | 'context'>;
 
-/** The state travels with the event object, so every phase and the handler itself reach the same one. */
-const states = new WeakMap<APIGatewayProxyEvent, RequestState>();
+/**
+ * The state lives on Middy's `request.internal` (per request, seen by every middleware of the chain), under this
+ * name; {@link stateToContext} hands it to the handler on `context`, the way Middy's own middlewares (e.g. @middy/ssm's
+ * `setToContext`) hand values to a handler.
+ */
+const STATE = 'httpRequestState';
 
-export const initState = (event: APIGatewayProxyEvent, state: RequestState): void => void states.set(event, state);
-export const stateOfEvent = (event: APIGatewayProxyEvent): RequestState => states.get(event)!;
-export const stateOf = (request: AnyRequest): RequestState => stateOfEvent(request.event);
+export const initState = (request: AnyRequest, state: RequestState): void => {
+  (request.internal as Record<string, unknown>)[STATE] = state;
+};
+
+/** The request's state; undefined only if the chain failed before request-context ran. */
+export const maybeStateOf = (request: AnyRequest): RequestState | undefined => (request.internal as Record<string, unknown>)[STATE] as RequestState | undefined;
+
+export const stateOf = (request: AnyRequest): RequestState => maybeStateOf(request)!;
+
+/** The Lambda context as the handler sees it after {@link stateToContext}. */
+export type ContextWithState = Context & { [STATE]: RequestState };
+
+/** The chain's last `before` step: puts the state on `context` for the handler. */
+export const stateToContext = (): MiddlewareObj<APIGatewayProxyEvent> => ({
+  before: (request) => {
+    Object.assign(request.context, { [STATE]: stateOf(request) });
+  },
+});
+
+/** The state a handler receives (from its `context`, see {@link stateToContext}). */
+export const stateOfContext = (context: Context): RequestState => (context as ContextWithState)[STATE];

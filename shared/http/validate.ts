@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import * as v from 'valibot';
 import { BadRequest, NotFound } from '../domain/errors.ts';
 import { type Entity, isId } from '../domain/ids.ts';
+import { issueReason } from './issue-reason.ts';
 import { stateOf } from './types.ts';
 
 export type AnySchema = v.GenericSchema;
@@ -27,7 +28,7 @@ export const pathIds = (params: Record<string, Entity>): MiddlewareObj<APIGatewa
   },
 });
 
-/** Validates body and query with valibot; the first issue names the offending field in `param`. */
+/** Validates body and query with valibot; the first issue names the offending field in `param` and the message says why. */
 export const validate = (options: ValidateOptions): MiddlewareObj<APIGatewayProxyEvent> => ({
   before: (request) => {
     const state = stateOf(request);
@@ -42,5 +43,5 @@ function parse(schema: AnySchema, input: unknown): unknown {
   const issue = result.issues[0];
   const param = v.getDotPath(issue) ?? undefined;
   const missing = issue.received === 'undefined';
-  throw new BadRequest(missing ? 'parameter_missing' : 'parameter_invalid', param);
+  throw new BadRequest(missing ? 'parameter_missing' : 'parameter_invalid', param, issueReason(schema, issue, param));
 }

@@ -1,4 +1,4 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { db, isConditionFailure, TABLE, ttl } from './client.ts';
 import { idempotencyKeys } from './keys.ts';
@@ -8,15 +8,20 @@ export interface IdempotencyRecord {
   status: 'in_progress' | 'completed';
   /** epoch ms after which an in-progress record is considered abandoned (its function timed out) */
   locked_until: number;
+  /** epoch ms of the key's first claim: kept by every re-claim, so a rerun mints the ids the first run did */
+  first_at?: number;
   response_status?: number;
   response_body?: string;
 }
 
-export type ClaimResult = { claimed: true } | { claimed: false; existing: IdempotencyRecord };
+/** `lockedUntil` is this claim's lease: only its holder may end it early ({@link endIdempotencyLease}). */
+export type ClaimResult = { claimed: true; firstAt: number; lockedUntil: number } | { claimed: false; existing: IdempotencyRecord };
 
 /**
- * Claims the key for this request: a new key, or an abandoned in-progress one with the same request, is taken
- * atomically; otherwise the existing record is returned for the caller to replay or refuse.
+ * Claims the key for this request. A new key is taken with a conditional put that records `first_at`. An existing
+ * in-progress record of the same request whose lease has ended is taken over with a conditional update that moves
+ * only the lease and keeps `first_at` (a record of an older version without one gets `now`). Anything else is
+ * returned for the caller to replay or refuse.
  */
 export async function claimIdempotencyKey(
   scope: string,
@@ -26,6 +31,7 @@ export async function claimIdempotencyKey(
   lockMs: number,
   keepMs: number,
 ): Promise<ClaimResult> {
+  const lockedUntil = now + lockMs;
   try {
     await db.send(
       new PutCommand({
@@ -35,21 +41,41 @@ export async function claimIdempotencyKey(
           type: 'idempotency',
           request_hash: requestHash,
           status: 'in_progress',
-          locked_until: now + lockMs,
+          locked_until: lockedUntil,
+          first_at: now,
           expires_at: ttl(now + keepMs),
         },
-        ConditionExpression: 'attribute_not_exists(pk) OR (#status = :in_progress AND locked_until < :now AND request_hash = :hash)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':in_progress': 'in_progress', ':now': now, ':hash': requestHash },
+        ConditionExpression: 'attribute_not_exists(pk)',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return { claimed: true };
+    return { claimed: true, firstAt: now, lockedUntil };
   } catch (e) {
-    if (isConditionFailure(e) && e instanceof Error && 'Item' in e && e.Item) {
-      return { claimed: false, existing: unmarshallOld(e.Item as Record<string, unknown>) };
+    const existing = oldItemOf(e);
+    if (!existing) throw e;
+    if (existing.status !== 'in_progress' || existing.request_hash !== requestHash || existing.locked_until >= now) {
+      return { claimed: false, existing };
     }
-    throw e;
+  }
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: idempotencyKeys.record(scope, key),
+        UpdateExpression: 'SET locked_until = :until, first_at = if_not_exists(first_at, :now)',
+        ConditionExpression: '#status = :in_progress AND locked_until < :now AND request_hash = :hash',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':in_progress': 'in_progress', ':now': now, ':hash': requestHash, ':until': lockedUntil },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { claimed: true, firstAt: (Attributes as IdempotencyRecord).first_at!, lockedUntil };
+  } catch (e) {
+    // Another retry took the lease (or completed the key) between our read and our update.
+    const existing = oldItemOf(e);
+    if (!existing) throw e;
+    return { claimed: false, existing };
   }
 }
 
@@ -65,12 +91,29 @@ export async function completeIdempotencyKey(scope: string, key: string, status:
   );
 }
 
-/** Frees the key after a server failure so that a retry can run the request again. */
-export async function releaseIdempotencyKey(scope: string, key: string): Promise<void> {
-  await db.send(new DeleteCommand({ TableName: TABLE, Key: idempotencyKeys.record(scope, key) }));
+/**
+ * Ends this claim's lease at once (the request provably committed nothing), keeping the record and its `first_at`:
+ * an immediate retry runs again with the same origin. A lease another request has taken since is left alone.
+ */
+export async function endIdempotencyLease(scope: string, key: string, lockedUntil: number): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: idempotencyKeys.record(scope, key),
+        UpdateExpression: 'SET locked_until = :zero',
+        ConditionExpression: '#status = :in_progress AND locked_until = :ours',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':in_progress': 'in_progress', ':ours': lockedUntil, ':zero': 0 },
+      }),
+    );
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+  }
 }
 
-// The document client does not unmarshall the item carried by a ConditionalCheckFailedException.
-function unmarshallOld(item: Record<string, unknown>): IdempotencyRecord {
-  return unmarshall(item as Parameters<typeof unmarshall>[0]) as IdempotencyRecord;
+/** The record carried by a failed condition (the document client does not unmarshall it), or undefined. */
+function oldItemOf(e: unknown): IdempotencyRecord | undefined {
+  if (!isConditionFailure(e) || !(e instanceof Error) || !('Item' in e) || !e.Item) return undefined;
+  return unmarshall(e.Item as Parameters<typeof unmarshall>[0]) as IdempotencyRecord;
 }

@@ -129,7 +129,7 @@ describe('API keys', () => {
     const { apiKey } = await newMerchant();
     const res = await create(apiKey, body);
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ message: 'Invalid request body', param });
+    expect(res.body.error).toMatchObject({ message: expect.stringMatching(/^Invalid request body: ./), param });
   });
 
   it('defaults the mode to test', async () => {
@@ -140,18 +140,20 @@ describe('API keys', () => {
 });
 
 describe('authentication', () => {
+  const NO_HEADER = 'Invalid API key: no Authorization header; send Authorization: Bearer <API key or session token>';
+  const NOT_BEARER = 'Invalid API key: the Authorization header must be Bearer <API key or session token>';
   it.each([
-    ['no Authorization header', {}],
-    ['a garbage key', bearer('sk_test_garbage')],
-    ['a made-up live key', bearer(`sk_live_${'a'.repeat(43)}`)],
-    ['a made-up session', bearer(`sess_${'a'.repeat(43)}`)],
-    ['a Basic credential', { Authorization: 'Basic dXNlcjpwYXNz' }],
-    ['Bearer without a credential', { Authorization: 'Bearer ' }],
-  ])('answers 401 Invalid API key for %s', async (_case, headers) => {
+    ['no Authorization header', {}, NO_HEADER],
+    ['a garbage key', bearer('sk_test_garbage'), 'Invalid API key'],
+    ['a made-up live key', bearer(`sk_live_${'a'.repeat(43)}`), 'Invalid API key'],
+    ['a made-up session', bearer(`sess_${'a'.repeat(43)}`), 'Invalid API key'],
+    ['a Basic credential', { Authorization: 'Basic dXNlcjpwYXNz' }, NOT_BEARER],
+    ['Bearer without a credential', { Authorization: 'Bearer ' }, NOT_BEARER],
+  ])('answers 401 Invalid API key for %s', async (_case, headers, message) => {
     const res = await invokeHttp(listCustomers, apiEvent({ method: 'GET', path: '/api/customers', headers }));
     expect(res.status).toBe(401);
     expect(res.body).toEqual({
-      error: { type: 'authentication_error', code: 'invalid_api_key', message: 'Invalid API key', request_id: res.headers['request-id'] },
+      error: { type: 'authentication_error', code: 'invalid_api_key', message, request_id: res.headers['request-id'] },
     });
   });
 

@@ -174,7 +174,7 @@ describe('sign-in with a one-time password', () => {
   ])('answers 400 to request-otp with %s', async (_case, body, param) => {
     const res = await post(requestOtp, '/api/auth/request-otp', body);
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', message: 'Invalid request body', param });
+    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', message: expect.stringMatching(/^Invalid request body: ./), param });
   });
 
   it.each([

@@ -124,7 +124,7 @@ describe('creating a payment', () => {
     const { apiKey } = await newMerchant();
     const res = await payments.create(apiKey, body);
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', message: 'Invalid request body', param });
+    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', message: expect.stringMatching(/^Invalid request body: ./), param });
   });
 
   it('takes a currency in any case and answers it uppercase', async () => {

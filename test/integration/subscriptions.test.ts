@@ -136,7 +136,7 @@ describe('POST /api/subscriptions', () => {
     const { apiKey, customerId } = await newMerchant();
     const res = await call.create(apiKey, body(customerId, overrides));
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', message: 'Invalid request body' });
+    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', message: expect.stringMatching(/^Invalid request body: ./) });
     expect(res.body.error.param.split('.')[0]).toBe(param);
   });
 

@@ -62,3 +62,107 @@ describe('the HTTP chain', () => {
     expect(res.status).toBe(401);
   });
 });
+
+describe('deeply nested bodies', () => {
+  it('refuses a body nested deeper than the limit with 400 invalid_body, without a key too', async () => {
+    // Prepare
+    const handler = http({ auth: 'public', body: Body }, async ({ body }) => body);
+    const deep = `{"amount":1,"x":${'['.repeat(65)}${']'.repeat(65)}}`;
+    // Act
+    const res = await invokeHttp(handler, apiEvent({ method: 'POST', path: '/x', body: deep, headers: { 'Content-Type': 'application/json' } }));
+    // Assess
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_body');
+  });
+
+  it('does not count brackets inside strings, escaped quotes included', async () => {
+    // Prepare
+    const handler = http({ auth: 'public', body: Body }, async ({ body }) => body);
+    const text = JSON.stringify({ amount: 3, note: `\\"${'{['.repeat(500)}` });
+    // Act
+    const res = await invokeHttp(handler, apiEvent({ method: 'POST', path: '/x', body: text, headers: { 'Content-Type': 'application/json' } }));
+    // Assess
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ amount: 3 });
+  });
+});
+
+describe('JSON bodies', () => {
+  const echo = http({ auth: 'public', body: v.object({ amount: v.optional(v.number()) }) }, async ({ body }) => body);
+  const post = (body: string | undefined, headers: Record<string, string> = { 'Content-Type': 'application/json' }, base64 = false) => {
+    const event = apiEvent({ method: 'POST', path: '/x', headers, body });
+    if (base64 && event.body) Object.assign(event, { body: Buffer.from(event.body).toString('base64'), isBase64Encoded: true });
+    return invokeHttp(echo, event);
+  };
+
+  it('reads a base64-encoded body', async () => {
+    // Act
+    const res = await post('{"amount":5}', undefined, true);
+    // Assess
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ amount: 5 });
+  });
+
+  it.each([
+    ['an absent body', undefined, {}],
+    ['an empty body without Content-Type', '', {}],
+    ['a blank body', '  \n', { 'Content-Type': 'text/plain' }],
+  ])('treats %s as {}', async (_, body, headers) => {
+    // Act
+    const res = await post(body, headers);
+    // Assess
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({});
+  });
+
+  it.each([
+    ['malformed JSON', '{"amount": ', undefined, 'invalid_json', undefined, 'Invalid request body: the body is not valid JSON'],
+    ['a form body', 'amount=1', { 'Content-Type': 'application/x-www-form-urlencoded' }, 'invalid_content_type', undefined, 'Invalid request body: Content-Type must be application/json, not application/x-www-form-urlencoded'],
+    ['no Content-Type', '{"amount":1}', {}, 'invalid_content_type', undefined, 'Invalid request body: Content-Type must be application/json'],
+    ['an array', '[1]', undefined, 'invalid_body', undefined, 'Invalid request body: the body must be a JSON object, not an array'],
+    ['null', 'null', undefined, 'invalid_body', undefined, 'Invalid request body: the body must be a JSON object, not null'],
+    ['a __proto__ key', '{"meta":{"__proto__":{"admin":true}}}', undefined, 'parameter_invalid', 'meta.__proto__', 'Invalid request body: meta.__proto__ is not allowed (the key "__proto__" is reserved)'],
+    ['a body over 64 KB', JSON.stringify({ amount: 1, pad: 'x'.repeat(70_000) }), undefined, 'body_too_large', undefined, 'Invalid request body: the body is 70021 bytes; the limit is 65536 bytes (64 KB)'],
+  ])('answers 400 to %s, saying why', async (_, body, headers, code, param, message) => {
+    // Act
+    const res = await post(body, headers);
+    // Assess
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ type: 'invalid_request_error', code, message, ...(param && { param }), request_id: res.headers['request-id'] });
+  });
+});
+
+describe('validation messages', () => {
+  const Amount = v.object({
+    amount: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(99999999)),
+    mode: v.optional(v.picklist(['live', 'test'])),
+    code: v.optional(v.pipe(v.string(), v.check((s) => s.startsWith('X'), 'a code starting with X'))),
+  });
+  const handler = http({ auth: 'public', body: Amount }, async ({ body }) => body);
+
+  it.each([
+    [{}, 'parameter_missing', 'amount', 'Invalid request body: amount is required'],
+    [{ amount: 0 }, 'parameter_invalid', 'amount', 'Invalid request body: amount must be an integer from 1 to 99999999'],
+    [{ amount: 'ten' }, 'parameter_invalid', 'amount', 'Invalid request body: amount must be an integer from 1 to 99999999'],
+    [{ amount: 5, mode: 'prod' }, 'parameter_invalid', 'mode', 'Invalid request body: mode must be one of: live, test'],
+    [{ amount: 5, code: 'Y1' }, 'parameter_invalid', 'code', 'Invalid request body: code must be valid (a code starting with X)'],
+  ])('answers %o with the field and what it must be', async (body, code, param, message) => {
+    // Act
+    const res = await invokeHttp(handler, apiEvent({ method: 'POST', path: '/x', body }));
+    // Assess
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ type: 'invalid_request_error', code, param, message, request_id: res.headers['request-id'] });
+  });
+
+  it('never repeats the value sent (it may be a card number)', async () => {
+    // Prepare
+    const Card = v.object({ number: v.pipe(v.string(), v.regex(/^\d{12,19}$/)) });
+    const cards = http({ auth: 'public', body: Card }, async () => ({}));
+    // Act
+    const res = await invokeHttp(cards, apiEvent({ method: 'POST', path: '/x', body: { number: '4242 4242 4242 4242' } }));
+    // Assess
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(/^Invalid request body: number is invalid/);
+    expect(res.rawBody).not.toContain('4242');
+  });
+});
