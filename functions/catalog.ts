@@ -1,9 +1,12 @@
+import type { Auth } from '../shared/http/types.ts';
+import type { QueueName } from '../shared/queues.ts';
+
 /**
  * THE list of Lambda functions. CDK, the local runtime, the fixture check and the OpenAPI document read it.
  * Adding an endpoint = one line here + one handler file at `functions/<name>.ts`.
  * The function name is the handler path below `functions/`, e.g. `customers/get` → `functions/customers/get.ts`.
  */
-export type Auth = 'public' | 'merchant';
+export type { Auth };
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export type Trigger =
@@ -12,7 +15,7 @@ export type Trigger =
   | { type: 'queue'; queue: QueueName; batchSize: number }
   | { type: 'schedule'; expression: string; everyMinutesLocally: number };
 
-export type QueueName = 'events' | 'renewals';
+export type { QueueName };
 
 export interface FunctionSpec {
   name: string;

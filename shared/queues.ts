@@ -1,4 +1,5 @@
-import type { QueueName } from '../functions/catalog.ts';
+/** The service's queues: `events` (outbox → webhook delivery) and `renewals` (scanner → renewal worker). */
+export type QueueName = 'events' | 'renewals';
 
 /**
  * Queue definitions shared by CDK and the local runtime. Each queue has a dead-letter queue named `<name>-dlq`.

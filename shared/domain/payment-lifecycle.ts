@@ -90,10 +90,10 @@ async function move(payment: StoredPayment & PaymentRecord, kind: 'capture' | 'v
 async function takeOver<T extends StoredPayment | StoredRefund>(item: T): Promise<T> {
   const op = item.op!;
   const now = clock.now();
-  if (op.lease_until >= now) throw new IdempotencyKeyInUse();
+  if (op.lease_until >= now) throw new IdempotencyKeyInUse((op.lease_until - now) / 1000);
   const target = 'payment_id' in item ? refundTarget(item) : paymentTarget(item);
   const leaseUntil = now + OPERATION_LEASE_MS;
-  if ((await commit({ writes: [{ move: target, operation: { takeOver: op.id, now, leaseUntil } }] })) === 'refused') throw new IdempotencyKeyInUse();
+  if ((await commit({ writes: [{ move: target, operation: { takeOver: op.id, now, leaseUntil } }] })) === 'refused') throw new IdempotencyKeyInUse(1);
   return { ...item, op: { ...op, lease_until: leaseUntil } };
 }
 
@@ -118,7 +118,7 @@ export async function carryOut(payment: StoredPayment, op: Operation) {
       ...paymentCountChange(payment as PaymentRecord, 'succeeded', move.to),
     ],
   });
-  if (committed === 'refused') throw new IdempotencyKeyInUse();
+  if (committed === 'refused') throw new IdempotencyKeyInUse(1);
   await publishEvents([event]);
   return paymentView(moved);
 }

@@ -3,7 +3,6 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as v from 'valibot';
-import type { Auth } from '../../functions/catalog.ts';
 import type { Entity, Origin } from '../domain/ids.ts';
 import { logger } from '../logger.ts';
 import { auth as authenticate } from './auth.ts';
@@ -15,7 +14,7 @@ import { FileBody, fileResponse, jsonResponse } from './response.ts';
 
 export { FileBody };
 import { requestContext } from './request-context.ts';
-import { type Merchant, stateOfContext, stateToContext } from './types.ts';
+import { type Auth, type Merchant, stateOfContext, stateToContext } from './types.ts';
 import { type AnySchema, pathIds, validate } from './validate.ts';
 
 type Out<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;

@@ -5,6 +5,9 @@ import type { Origin } from '../domain/ids.ts';
 
 export type { Merchant };
 
+/** Who may call an endpoint: anyone, or a merchant with an API key or session token. */
+export type Auth = 'public' | 'merchant';
+
 /** What the chain learns about a request on its way to the handler. */
 export interface RequestState {
   requestId: string;

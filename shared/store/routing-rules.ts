@@ -1,6 +1,6 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProviderName } from '../providers/types.ts';
-import type { RuleCondition } from '../schemas/routing-rules.ts';
+import type { RuleCondition } from '../domain/routing-rules.ts';
 import { assignments } from './expressions.ts';
 import { db, isConditionFailure, TABLE } from './client.ts';
 import { routingRuleKeys } from './keys.ts';
