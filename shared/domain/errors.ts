@@ -114,6 +114,20 @@ export class IdempotencyKeyInUse extends AppError {
   }
 }
 
+/**
+ * Another operation holds the object (a capture, void or refund whose provider call is running or waits for the
+ * reconciler). Nothing was written: an idempotent request is not answered with it for good, a retry runs again.
+ */
+export class OperationInProgress extends AppError {
+  override readonly nothingCommitted = true;
+  constructor(retryAfterSeconds: number, what = 'this payment') {
+    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+    super(409, 'invalid_request_error', 'operation_in_progress', messageFor(409, `another operation on ${what} is still running; retry in ${seconds} s`), {}, {
+      'Retry-After': String(seconds),
+    });
+  }
+}
+
 export class Declined extends AppError {
   constructor(declineCode: string, paymentId: string, reason?: string) {
     super(402, 'card_error', 'card_declined', messageFor(402, reason), { decline_code: declineCode, payment_id: paymentId });

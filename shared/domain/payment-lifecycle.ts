@@ -18,11 +18,11 @@ import {
 } from '../store/payments.ts';
 import type { Merchant } from './auth.ts';
 import { clock, isoNow } from './clock.ts';
-import { BadRequest, IdempotencyKeyInUse, InvalidState, NotFound, OutcomeUnknown, ProvidersUnavailable } from './errors.ts';
+import { BadRequest, InvalidState, OperationInProgress, NotFound, OutcomeUnknown, ProvidersUnavailable } from './errors.ts';
 import { newEvent } from './events.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { captureCounters, dayOf, refundCounters, unplannedRefundCounters } from './ledger.ts';
-import { OPERATION_LEASE_MS, paymentView } from './payments.ts';
+import { OPERATION_LEASE_MS, paymentView, resolveAuthorization } from './payments.ts';
 import { PAYMENT, REFUND, transition } from './state-machines.ts';
 
 /**
@@ -66,10 +66,12 @@ export async function voidPayment(merchant: Merchant, paymentId: string, origin:
 }
 
 /** Begins the capture or void on the payment, then carries it out. A retried request that already did it replays. */
-async function move(payment: StoredPayment & PaymentRecord, kind: 'capture' | 'void', amount: number | undefined, origin: Origin) {
+async function move(current: StoredPayment & PaymentRecord, kind: 'capture' | 'void', amount: number | undefined, origin: Origin) {
+  let payment = current;
   const opId = idFor('operation', origin);
   if (payment.last_operation === opId) return paymentView(payment);
   if (payment.op?.id === opId) return carryOut(await takeOver(payment), payment.op);
+  if (payment.op) payment = await finishStale(payment);
   const { from } = transition('payment', PAYMENT, kind, payment.status);
   if (amount !== undefined && amount > payment.amount) throw new BadRequest('amount_too_large', 'amount');
   const op: Operation = {
@@ -81,19 +83,42 @@ async function move(payment: StoredPayment & PaymentRecord, kind: 'capture' | 'v
     amount,
     currency: payment.currency,
   };
-  const began = await commit({ writes: [{ move: paymentTarget(payment), inStates: from, operation: { begin: op, now: clock.now() } }] });
-  if (began === 'refused') throw new InvalidState(undefined, `another operation is changing this ${payment.status} payment`);
+  const began = await commit({ writes: [{ move: paymentTarget(payment), inStates: from, operation: { begin: op } }] });
+  if (began === 'refused') {
+    const now = await getStoredPayment(payment.merchant_id, payment.id);
+    if (now?.op) throw new OperationInProgress((now.op.lease_until - clock.now()) / 1000);
+    throw new InvalidState(undefined, `the payment became ${now?.status} meanwhile`);
+  }
   return carryOut(payment, op);
+}
+
+/**
+ * Another request's operation is on the payment: while its lease runs, this one waits (409); once it ended, the
+ * operation is finished first (as the reconciler would), so its provider call is recorded, never overwritten.
+ */
+async function finishStale(payment: StoredPayment & PaymentRecord): Promise<StoredPayment & PaymentRecord> {
+  const op = payment.op!;
+  if (op.lease_until >= clock.now()) throw new OperationInProgress((op.lease_until - clock.now()) / 1000);
+  const settled =
+    op.kind === 'authorize'
+      ? (await resolveAuthorization(payment, 'reconciler')) !== 'pending'
+      : await reconcilePaymentOperation(payment).then(
+          () => true,
+          () => false,
+        );
+  const now = (await getStoredPayment(payment.merchant_id, payment.id)) as StoredPayment & PaymentRecord;
+  if (!settled && now.op) throw new OperationInProgress(1);
+  return now;
 }
 
 /** Takes over a payment's operation whose lease ended; refused while the run that began it may still be alive. */
 async function takeOver<T extends StoredPayment | StoredRefund>(item: T): Promise<T> {
   const op = item.op!;
   const now = clock.now();
-  if (op.lease_until >= now) throw new IdempotencyKeyInUse((op.lease_until - now) / 1000);
+  if (op.lease_until >= now) throw new OperationInProgress((op.lease_until - now) / 1000);
   const target = 'payment_id' in item ? refundTarget(item) : paymentTarget(item);
   const leaseUntil = now + OPERATION_LEASE_MS;
-  if ((await commit({ writes: [{ move: target, operation: { takeOver: op.id, now, leaseUntil } }] })) === 'refused') throw new IdempotencyKeyInUse(1);
+  if ((await commit({ writes: [{ move: target, operation: { takeOver: op.id, now, leaseUntil } }] })) === 'refused') throw new OperationInProgress(1);
   return { ...item, op: { ...op, lease_until: leaseUntil } };
 }
 
@@ -118,7 +143,7 @@ export async function carryOut(payment: StoredPayment, op: Operation) {
       ...paymentCountChange(payment as PaymentRecord, 'succeeded', move.to),
     ],
   });
-  if (committed === 'refused') throw new IdempotencyKeyInUse(1);
+  if (committed === 'refused') throw new OperationInProgress(1);
   await publishEvents([event]);
   return paymentView(moved);
 }

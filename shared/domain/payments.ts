@@ -10,7 +10,7 @@ import { countCardAttempt } from '../store/velocity.ts';
 import type { Merchant } from './auth.ts';
 import { cardBrand, cardFingerprint, type StoredCard } from './cards.ts';
 import { clock } from './clock.ts';
-import { Declined, IdempotencyKeyInUse, OutcomeUnknown, ProvidersUnavailable } from './errors.ts';
+import { Declined, OperationInProgress, OutcomeUnknown, ProvidersUnavailable } from './errors.ts';
 import { newEvent } from './events.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { type AttemptOutcome, authorizationCounters } from './ledger.ts';
@@ -203,7 +203,7 @@ export async function authorizePayment(
       const began = op
         ? await commit({ writes: [{ move: paymentTarget(base), operation: { replace: op.id, with: next } }] })
         : await commit({ writes: [{ create: paymentTarget(base), item: { ...base, status: 'processing' }, operation: next }] });
-      if (began === 'refused') throw new IdempotencyKeyInUse(1);
+      if (began === 'refused') throw new OperationInProgress(1);
       op = next;
       const connector = connectorFor(provider, base.livemode);
       let result = await authorizeWithin(connector, { ...method, paymentId: base.id, idempotencyKey: op.id, amount: base.amount, currency: base.currency, attempt: index + 1 });
@@ -271,7 +271,7 @@ async function finishCreate(payment: PaymentRecord, op: Operation, attempts: rea
     events: [event],
     counters: [...cardOnFile, ...authorizationCounters(payment, attempts), ...paymentCountChange(payment, null, payment.status)],
   });
-  if (result === 'refused') throw new IdempotencyKeyInUse(1);
+  if (result === 'refused') throw new OperationInProgress(1);
   await publishEvents([event]);
 }
 
@@ -286,7 +286,7 @@ export async function resolveAuthorization(payment: StoredPayment, by: 'request'
   if (!op || op.kind !== 'authorize') return 'settled';
   const now = clock.now();
   if (op.lease_until >= now) {
-    if (by === 'request') throw new IdempotencyKeyInUse((op.lease_until - now) / 1000);
+    if (by === 'request') throw new OperationInProgress((op.lease_until - now) / 1000);
     return 'pending';
   }
   const leaseUntil = now + OPERATION_LEASE_MS;
@@ -316,7 +316,7 @@ export async function resolveAuthorization(payment: StoredPayment, by: 'request'
 /** The create's answer from what is stored: the payment (200), its decline (402), or an outcome still unknown (500). */
 async function answerOf(merchantId: string, id: string) {
   const payment = await getStoredPayment(merchantId, id);
-  if (!payment || payment.status === 'processing') throw new IdempotencyKeyInUse(1);
+  if (!payment || payment.status === 'processing') throw new OperationInProgress(1);
   if (payment.status === 'failed' && payment.op) throw new OutcomeUnknown(id);
   return answerFor(payment as PaymentRecord);
 }

@@ -73,7 +73,7 @@ export const idempotency = ({ withhold = [] }: { withhold?: readonly string[] } 
     if (!claim) return;
     const error = request.error;
     try {
-      if (error instanceof AppError && error.status < 500) {
+      if (error instanceof AppError && error.status < 500 && !error.nothingCommitted) {
         const rendered = renderError(stateOf(request), error);
         await completeIdempotencyKey(claim.scope, claim.key, rendered.statusCode, rendered.body);
       } else if (error instanceof AppError && error.nothingCommitted) {

@@ -1,3 +1,4 @@
+import { providerDeadlines } from './deadlines.ts';
 import { SandboxConnector } from './sandbox.ts';
 import { type AuthorizeRequest, type AuthorizeResult, type Connector, type LookupResult, PROVIDERS, type ProviderName } from './types.ts';
 
@@ -18,12 +19,7 @@ export const connectorFor = (provider: ProviderName, _livemode: boolean): Connec
 
 export const isProvider = (value: string): value is ProviderName => (PROVIDERS as readonly string[]).includes(value);
 
-/**
- * How long one provider may take to authorize before the attempt's outcome is `unknown` (then resolved by a
- * look-up under the same idempotency key, within `lookupMs`). Fits three attempts in the create function's 10 s
- * with room for the writes. Tests shorten them.
- */
-export const providerDeadlines = { authorizeMs: 2_500, lookupMs: 1_000 };
+export { providerDeadlines };
 
 /** Authorizes at `connector`, or answers `unknown` once the deadline passes (the attempt is aborted). */
 export async function authorizeWithin(connector: Connector, request: AuthorizeRequest): Promise<AuthorizeResult> {

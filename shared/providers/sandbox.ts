@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { providerDeadlines } from './deadlines.ts';
 import type { AuthorizeRequest, AuthorizeResult, Connector, LookupResult, OperationResult, ProviderName } from './types.ts';
 
 /**
@@ -152,7 +153,7 @@ export class SandboxConnector implements Connector {
     try {
       if (await this.roundTrip()) return { ok: false, reason: 'provider_down' };
       const result = this.once(call, effect);
-      await this.answer(AbortSignal.timeout(OPERATION_DEADLINE_MS));
+      await this.answer(AbortSignal.timeout(providerDeadlines.operationMs));
       return result;
     } catch {
       return { ok: false, reason: 'unknown' };
@@ -182,6 +183,3 @@ export class SandboxConnector implements Connector {
     return sandboxSettings.down.has(this.name);
   }
 }
-
-/** How long a capture, void or refund may take before its outcome is unknown. */
-const OPERATION_DEADLINE_MS = 2_500;

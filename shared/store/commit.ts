@@ -53,17 +53,17 @@ export interface Move {
   atMost?: Record<string, number>;
   set?: Record<string, unknown>;
   add?: Record<string, number>;
-  /** `begin`: no live operation holds the item (none, or its lease ended before `now`); `finish`: this one does */
   operation?: OperationStep;
 }
 
 /**
- * `begin`: no live operation holds the item (none, or its lease ended before `now`); `finish`: this one holds it
+ * `begin`: no operation holds the item (one whose lease ended must be finished first, never overwritten: its
+ * provider call may have taken effect); `finish`: this one holds it
  * (and is removed); `replace`: this one holds it and gives way to the next (a failover's attempt); `takeOver`: this
  * one holds it and its lease ended, so its lease is renewed for whoever takes it over.
  */
 export type OperationStep =
-  | { begin: Operation; now: number }
+  | { begin: Operation }
   | { finish: string }
   | { replace: string; with: Operation }
   | { takeOver: string; now: number; leaseUntil: number };
@@ -158,7 +158,7 @@ function moveItem(write: Move): TransactItem {
   const op = write.operation;
   const opField = op ? name('op') : '';
   if (op && 'begin' in op) {
-    conditions.push(`(attribute_not_exists(${opField}) OR ${opField}.lease_until < ${value(op.now)})`);
+    conditions.push(`attribute_not_exists(${opField})`);
     sets.push(`${opField} = ${value(op.begin)}`);
     for (const [field, v] of Object.entries(leaseIndex(key, op.begin.lease_until))) sets.push(`${name(field)} = ${value(v)}`);
   } else if (op && 'finish' in op) {

@@ -212,11 +212,16 @@ describe('payments under concurrency', () => {
   it('applies exactly one of a racing capture and void', async () => {
     for (let round = 0; round < 5; round++) {
       const { apiKey, id } = await authorized();
-      const [capture, voided] = await Promise.all([payments.capture(apiKey, id), payments.void(apiKey, id)]);
+      const keys = { capture: { 'Idempotency-Key': `c-${round}-${id}` }, void: { 'Idempotency-Key': `v-${round}-${id}` } };
+      const [capture, voided] = await Promise.all([payments.capture(apiKey, id, {}, keys.capture), payments.void(apiKey, id, keys.void)]);
       const winners = [capture, voided].filter((a) => a.status === 200);
       expect(winners).toHaveLength(1);
       const loser = [capture, voided].find((a) => a.status !== 200)!;
-      expect(loser.body.error.code).toBe('invalid_state');
+      // While the winner's provider call runs the loser is told to retry (409, nothing stored for its key); after, invalid_state.
+      expect(loser.body.error.code).toBe(loser.status === 409 ? 'operation_in_progress' : 'invalid_state');
+      const loserRetried = loser === capture ? await payments.capture(apiKey, id, {}, keys.capture) : await payments.void(apiKey, id, keys.void);
+      expect(loserRetried.status).toBe(400);
+      expect(loserRetried.body.error.code).toBe('invalid_state');
       const final = (await payments.get(apiKey, id)).body;
       expect(final.status).toBe(winners[0]!.body.status);
       expect(final.amount_captured).toBe(final.status === 'captured' ? 5000 : 0);

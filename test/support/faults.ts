@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { handler as balanceFn } from '../../functions/balance/get.ts';
+import { handler as listFn } from '../../functions/payments/list.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import { reconcile } from '../../shared/domain/reconciler.ts';
 import { PROVIDERS, type ProviderName } from '../../shared/providers/types.ts';
@@ -108,3 +109,43 @@ export async function balanceTotal(apiKey: string, currency = 'USD'): Promise<nu
 }
 
 export const idempotencyKey = () => ({ 'Idempotency-Key': randomUUID() });
+
+/**
+ * The invariants of money under faults, over every payment of a merchant: nothing processing and no operation open,
+ * an authorization held at a provider exactly while the payment says so (never two for one payment), the provider's
+ * captured and refunded amounts equal ours, refunds within the capture, the list's total equal to the payments
+ * stored, and the ledger exact: available + pending = Σ captured − Σ refunded (nothing is settled in these runs).
+ * Answers the problems found (empty when all hold).
+ */
+export async function moneyProblems(merchant: { merchantId: string; apiKey: string }, paymentIds: readonly string[]): Promise<string[]> {
+  const problems: string[] = [];
+  const open = await openOperations(merchant.merchantId);
+  if (open.length) problems.push(`operations left open: ${open.join(', ')}`);
+  let captured = 0;
+  let refunded = 0;
+  let stored = 0;
+  for (const id of new Set(paymentIds)) {
+    const payment = await getStoredPayment(merchant.merchantId, id);
+    const held = heldFor(id);
+    if (!payment) {
+      if (held.length) problems.push(`${id}: absent here but held at ${held.map((h) => h.provider).join(', ')}`);
+      continue;
+    }
+    stored++;
+    if (payment.status === 'processing') problems.push(`${id}: still processing`);
+    const holds = ['succeeded', 'captured', 'refunded'].includes(payment.status);
+    if (held.length !== (holds ? 1 : 0)) problems.push(`${id}: ${payment.status} but ${held.length} authorizations held`);
+    const h = held[0];
+    if (h && (h.reference !== payment.provider_reference || h.captured !== payment.amount_captured || h.refunded !== payment.amount_refunded)) {
+      problems.push(`${id}: provider has captured ${h.captured} refunded ${h.refunded}, we have ${payment.amount_captured} / ${payment.amount_refunded}`);
+    }
+    if (payment.amount_refunded > payment.amount_captured) problems.push(`${id}: refunded beyond the capture`);
+    captured += payment.amount_captured;
+    refunded += payment.amount_refunded;
+  }
+  const total = (await invokeHttp(listFn, apiEvent({ method: 'GET', path: '/api/payments/list', headers: bearer(merchant.apiKey) }))).body.total;
+  if (total !== stored) problems.push(`list total ${total}, payments stored ${stored}`);
+  const balance = await balanceTotal(merchant.apiKey);
+  if (balance !== captured - refunded) problems.push(`balance ${balance} ≠ captured ${captured} − refunded ${refunded}`);
+  return problems;
+}
