@@ -50,7 +50,7 @@ export const HEADERS = {
   XRateLimitLimit: header('Requests allowed per one-minute window.', { type: 'integer', examples: [100] }),
   XRateLimitRemaining: header('Requests left in the current window.', { type: 'integer', examples: [99] }),
   XRateLimitReset: header('When the window resets (Unix seconds).', { type: 'integer', examples: [1773480420] }),
-  RetryAfter: header('Seconds until the next window.', { type: 'integer', examples: [17] }),
+  RetryAfter: header('Seconds to wait before retrying: until the next window (429), or until the running request or operation ends its lease (409).', { type: 'integer', examples: [17] }),
 };
 
 const STATUS = {
@@ -58,9 +58,19 @@ const STATUS = {
   401: ['Missing, invalid or revoked credential (for verify-otp: a wrong, expired or used code)', 'authentication_error', 'invalid_api_key', {}],
   402: ['Payment declined; the failed payment is kept', 'card_error', 'card_declined', { decline_code: 'insufficient_funds', payment_id: exampleId('payment') }],
   404: ['No such resource for this merchant (a malformed id too)', 'invalid_request_error', 'resource_missing', {}],
-  409: ['A request with this Idempotency-Key is still running', 'idempotency_error', 'idempotency_key_in_use', {}],
+  409: [
+    'A request with this Idempotency-Key is still running (`idempotency_key_in_use`), or another operation on the same payment is (`operation_in_progress`, type `invalid_request_error`); retry after `Retry-After` seconds with the same key',
+    'idempotency_error',
+    'idempotency_key_in_use',
+    {},
+  ],
   429: ['Rate limit exceeded (100 per minute)', 'rate_limit_error', 'rate_limit_exceeded', {}],
-  500: ['No provider could process the request; nothing was charged', 'api_error', 'providers_unavailable', {}],
+  500: [
+    'No provider could process the request, nothing was charged (`providers_unavailable`); or the provider accepted but its answer was lost (`provider_outcome_unknown`, with `payment_id`): retry with the same Idempotency-Key, or let the reconciler finish it',
+    'api_error',
+    'providers_unavailable',
+    {},
+  ],
 } as const;
 
 /** Error responses by status: the `ErrorBody` schema with an example of that status. */
@@ -71,6 +81,7 @@ export const ERROR_RESPONSES = Object.fromEntries(
       description,
       headers: {
         'Request-Id': { $ref: '#/components/headers/RequestId' },
+        ...(status === '409' && { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } }),
         ...(status === '429' && {
           'Retry-After': { $ref: '#/components/headers/RetryAfter' },
           'X-RateLimit-Limit': { $ref: '#/components/headers/XRateLimitLimit' },

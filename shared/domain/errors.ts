@@ -149,6 +149,8 @@ export class ProvidersUnavailable extends AppError {
  */
 export class OutcomeUnknown extends AppError {
   constructor(paymentId: string) {
-    super(500, 'api_error', 'provider_outcome_unknown', MESSAGES[500], { payment_id: paymentId });
+    super(500, 'api_error', 'provider_outcome_unknown', messageFor(500, "the provider's answer was lost; retry with the same Idempotency-Key, or the reconciler finishes it within minutes"), {
+      payment_id: paymentId,
+    });
   }
 }
