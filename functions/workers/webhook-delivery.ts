@@ -1,12 +1,12 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { handleEventsMessage } from '../../shared/domain/webhook-delivery.ts';
-import type { EventsMessage } from '../../shared/events/queue.ts';
+import { parseEventsMessage } from '../../shared/events/queue.ts';
 
 const processor = new BatchProcessor(EventType.SQS);
 
 /** The events queue's consumer: fans new events out to endpoints and runs retries; failed records are retried by SQS. */
 export const handler = async (event: SQSEvent) =>
-  processPartialResponse(event, (record: SQSRecord) => handleEventsMessage(JSON.parse(record.body) as EventsMessage), processor, {
+  processPartialResponse(event, (record: SQSRecord) => handleEventsMessage(parseEventsMessage(record.body)), processor, {
     throwOnFullBatchFailure: false,
   });

@@ -1,12 +1,27 @@
+import * as v from 'valibot';
 import { config } from '../config.ts';
 import type { DomainEvent } from '../domain/events.ts';
 import { logger } from '../logger.ts';
 import { sendJson, sendOneJson } from '../queues-client.ts';
 
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
+
 /** What travels on the `events` queue: a new event to fan out, or one endpoint's retry. */
-export type EventsMessage =
-  | { kind: 'event'; event_id: string }
-  | { kind: 'retry'; event_id: string; webhook_id: string; attempt: number; first_attempt_at: number; due_at: number };
+const EventsMessageSchema = v.variant('kind', [
+  v.object({ kind: v.literal('event'), event_id: v.pipe(v.string(), v.startsWith('evt_')) }),
+  v.object({
+    kind: v.literal('retry'),
+    event_id: v.pipe(v.string(), v.startsWith('evt_')),
+    webhook_id: v.pipe(v.string(), v.startsWith('whk_')),
+    attempt: Count,
+    first_attempt_at: Count,
+    due_at: Count,
+  }),
+]);
+export type EventsMessage = v.InferOutput<typeof EventsMessageSchema>;
+
+/** A message body from the `events` queue, checked at the boundary (a malformed one fails its record: SQS retries it, then dead-letters it). */
+export const parseEventsMessage = (body: string): EventsMessage => v.parse(EventsMessageSchema, JSON.parse(body));
 
 /** SQS caps a message delay at 15 minutes; longer waits are walked in hops. */
 export const MAX_DELAY_SECONDS = 900;

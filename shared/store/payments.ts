@@ -1,8 +1,9 @@
+import * as v from 'valibot';
 import { encodeTime } from 'ulid';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { StoredCard } from '../domain/cards.ts';
 import type { AppliedStrategy } from '../domain/routing.ts';
-import type { ProviderName } from '../providers/types.ts';
+import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import { db, TABLE, type TransactItem } from './client.ts';
 import { counterAdd, readCells } from './counters.ts';
 import type { Operation, Target } from './commit.ts';
@@ -72,10 +73,69 @@ export type StoredRefund = RefundRecord & { op?: Operation };
 export const paymentTarget = (p: Pick<PaymentRecord, 'id' | 'merchant_id'>): Target => ({ entity: 'payment', id: p.id, merchantId: p.merchant_id });
 export const refundTarget = (r: Pick<RefundRecord, 'id' | 'payment_id'>): Target => ({ entity: 'refund', id: r.id, paymentId: r.payment_id });
 
+/**
+ * Payments and refunds as the table holds them, checked when read back (the boundary, like a request): a record that
+ * does not match fails loudly instead of flowing on. Unknown attributes (table keys) are dropped.
+ */
+const nullable = <S extends v.GenericSchema>(schema: S) => v.nullable(schema);
+const Text = v.string();
+const Int = v.pipe(v.number(), v.integer());
+const StringMap = v.custom<Record<string, string>>((m) => typeof m === 'object' && m !== null && Object.values(m).every((x) => typeof x === 'string'));
+const OperationItem = v.object({
+  id: Text,
+  kind: v.picklist(['authorize', 'capture', 'void', 'refund']),
+  lease_until: Int,
+  provider: v.optional(Text),
+  reference: v.optional(Text),
+  amount: v.optional(Int),
+  currency: v.optional(Text),
+  attempt: v.optional(Int),
+});
+const PaymentItem = v.object({
+  id: Text,
+  merchant_id: Text,
+  livemode: v.boolean(),
+  status: v.picklist(['processing', 'succeeded', 'captured', 'voided', 'refunded', 'failed']),
+  amount: Int,
+  currency: Text,
+  amount_captured: Int,
+  amount_refunded: Int,
+  provider: nullable(v.picklist(PROVIDERS)),
+  provider_reference: nullable(Text),
+  provider_token: nullable(Text),
+  card: v.object({ brand: Text, last4: Text, bin: Text, exp_month: Int, exp_year: Int, fingerprint: Text }),
+  customer: nullable(v.object({ email: v.optional(Text), name: v.optional(Text), phone: v.optional(Text) })),
+  customer_email: nullable(Text),
+  customer_id: nullable(Text),
+  description: nullable(Text),
+  metadata: StringMap,
+  routing_decision: nullable(v.object({ strategy: Text, reason: Text, alternatives_considered: v.array(v.picklist(PROVIDERS)), latency_ms: v.number() })),
+  risk_score: v.number(),
+  decline_code: nullable(Text),
+  created_at: Text,
+  updated_at: Text,
+  op: v.optional(OperationItem),
+  last_operation: v.optional(Text),
+});
+const RefundItem = v.object({
+  id: Text,
+  payment_id: Text,
+  merchant_id: v.optional(Text),
+  currency: v.optional(Text),
+  status: v.picklist(['pending', 'succeeded']),
+  amount: Int,
+  reason: nullable(Text),
+  provider_reference: nullable(Text),
+  created_at: Text,
+  op: v.optional(OperationItem),
+});
+const paymentOf = (item: Record<string, unknown>) => v.parse(PaymentItem, item) as StoredPayment;
+const refundOf = (item: Record<string, unknown>) => v.parse(RefundItem, item) as StoredRefund;
+
 /** The merchant's payment, whatever its state (processing included), or undefined when missing or another merchant's. */
 export async function getStoredPayment(merchantId: string, paymentId: string): Promise<StoredPayment | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: paymentKeys.item(paymentId), ConsistentRead: true }));
-  const item = out.Item ? strip(out.Item) as unknown as StoredPayment : undefined;
+  const item = out.Item ? paymentOf(out.Item) : undefined;
   return item?.merchant_id === merchantId ? item : undefined;
 }
 
@@ -87,7 +147,7 @@ export async function getPayment(merchantId: string, paymentId: string): Promise
 
 export async function getRefund(paymentId: string, refundId: string): Promise<StoredRefund | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: paymentKeys.refund(paymentId, refundId), ConsistentRead: true }));
-  return out.Item ? (strip(out.Item) as unknown as StoredRefund) : undefined;
+  return out.Item ? refundOf(out.Item) : undefined;
 }
 
 /** An item of the lease index whose operation's lease ended: the reconciler's work list. */
@@ -111,16 +171,10 @@ export async function expiredOperations(now: number, limit = 50): Promise<Leased
   );
   return shards.flat().flatMap((item): Leased[] => {
     if (!item.op) return [];
-    if (item.type === 'payment') return [{ entity: 'payment', payment: strip(item) as unknown as StoredPayment & { op: Operation } }];
-    if (item.type === 'refund') return [{ entity: 'refund', refund: strip(item) as unknown as StoredRefund & { op: Operation } }];
+    if (item.type === 'payment') return [{ entity: 'payment', payment: paymentOf(item) as StoredPayment & { op: Operation } }];
+    if (item.type === 'refund') return [{ entity: 'refund', refund: refundOf(item) as StoredRefund & { op: Operation } }];
     return [];
   });
-}
-
-/** The record without table keys. */
-function strip(item: Record<string, unknown>): Record<string, unknown> {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g1s, gsi2pk: _g2, gsi2sk: _g2s, type: _type, ...record } = item;
-  return record;
 }
 
 export interface PaymentFilters {
@@ -148,8 +202,8 @@ function listSpec(merchantId: string, filters: PaymentFilters): ListSpec {
 
 export async function listPayments(merchantId: string, filters: PaymentFilters, page: PageQuery): Promise<Page<PaymentRecord> & { total: number }> {
   const spec = listSpec(merchantId, filters);
-  const [result, total] = await Promise.all([listPage<PaymentRecord>(spec, page), countPayments(merchantId, filters, spec)]);
-  return { ...result, total };
+  const [result, total] = await Promise.all([listPage<Record<string, unknown>>(spec, page), countPayments(merchantId, filters, spec)]);
+  return { ...result, data: result.data.map((item) => paymentOf(item) as PaymentRecord), total };
 }
 
 /**

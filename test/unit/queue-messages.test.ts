@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { parseRenewalMessage } from '../../shared/domain/renewals.ts';
+import { parseEventsMessage } from '../../shared/events/queue.ts';
+
+describe('queue messages are parsed by schemas at the boundary', () => {
+  it('reads an events message of each kind', () => {
+    expect(parseEventsMessage('{"kind":"event","event_id":"evt_1"}')).toEqual({ kind: 'event', event_id: 'evt_1' });
+    const retry = { kind: 'retry', event_id: 'evt_1', webhook_id: 'whk_1', attempt: 2, first_attempt_at: 1, due_at: 2 };
+    expect(parseEventsMessage(JSON.stringify(retry))).toEqual(retry);
+  });
+
+  it.each([
+    ['not JSON', '{'],
+    ['an unknown kind', '{"kind":"other","event_id":"evt_1"}'],
+    ['a retry without its endpoint', '{"kind":"retry","event_id":"evt_1","attempt":1,"first_attempt_at":1,"due_at":1}'],
+    ['an id of another entity', '{"kind":"event","event_id":"pay_1"}'],
+    ['a negative attempt', '{"kind":"retry","event_id":"evt_1","webhook_id":"whk_1","attempt":-1,"first_attempt_at":1,"due_at":1}'],
+  ])('refuses an events message that is %s (its record fails and is dead-lettered)', (_case, body) => {
+    expect(() => parseEventsMessage(body)).toThrow();
+  });
+
+  it('refuses a renewal message without its subscription', () => {
+    expect(() => parseRenewalMessage('{"period_start":"2026-01-01"}')).toThrow();
+  });
+});
