@@ -7,6 +7,9 @@ import type { QueueName } from '../shared/queues.ts';
  * The function name is the handler path below `functions/`, e.g. `customers/get` → `functions/customers/get.ts`.
  */
 export type { Auth };
+
+/** A queue, e-mail through SES, or SMS and WhatsApp through AWS End User Messaging. */
+export type Sendable = QueueName | 'email' | 'messages';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export type Trigger =
@@ -24,15 +27,25 @@ export interface FunctionSpec {
   memory: number;
   /** seconds */
   timeout: number;
-  /** queues this function sends to besides `events` (which every function that writes uses for its outbox) */
-  sendsTo?: QueueName[];
+  /**
+   * what the function sends besides `events` (which every function that writes uses for its outbox): queues, e-mail
+   * (SES) and `messages` (SMS and WhatsApp). CDK grants exactly these, and nothing else names the senders.
+   */
+  sends?: readonly Sendable[];
   /** a worker that only reads the table (a GET's access follows from its method) */
   readsOnly?: true;
 }
 
 const API: Pick<FunctionSpec, 'memory' | 'timeout'> = { memory: 512, timeout: 10 };
 
-const http = (method: HttpMethod, path: string, name: string, summary: string, auth: Auth = 'merchant', limits: Partial<typeof API> = {}): FunctionSpec => ({
+const http = (
+  method: HttpMethod,
+  path: string,
+  name: string,
+  summary: string,
+  auth: Auth = 'merchant',
+  limits: Partial<typeof API> & Pick<FunctionSpec, 'sends'> = {},
+): FunctionSpec => ({
   name,
   trigger: { type: 'http', method, path, auth, summary },
   ...API,
@@ -40,7 +53,7 @@ const http = (method: HttpMethod, path: string, name: string, summary: string, a
 });
 
 export const catalog: readonly FunctionSpec[] = [
-  http('POST', '/api/auth/request-otp', 'auth/request-otp', 'Send a one-time sign-in code by e-mail', 'public'),
+  http('POST', '/api/auth/request-otp', 'auth/request-otp', 'Send a one-time sign-in code by e-mail', 'public', { sends: ['email'] }),
   http('POST', '/api/auth/verify-otp', 'auth/verify-otp', 'Exchange a one-time code for a session token', 'public'),
 
   http('GET', '/api/api-keys', 'api-keys/list', 'List API keys'),
@@ -80,7 +93,7 @@ export const catalog: readonly FunctionSpec[] = [
   http('POST', '/api/invoices', 'invoices/create', 'Create an invoice'),
   http('GET', '/api/invoices', 'invoices/list', 'List invoices'),
   http('GET', '/api/invoices/{id}', 'invoices/get', 'Retrieve an invoice'),
-  http('PUT', '/api/invoices/{id}/send', 'invoices/send', 'Send an invoice'),
+  http('PUT', '/api/invoices/{id}/send', 'invoices/send', 'Send an invoice', 'merchant', { sends: ['email', 'messages'] }),
   http('PUT', '/api/invoices/{id}/mark-paid', 'invoices/mark-paid', 'Mark an invoice paid'),
   // The customer's link: signed (HMAC, 7 days), no API key; renders the PDF on request.
   http('GET', '/api/invoices/{id}/pdf', 'invoices/pdf', 'Download an invoice PDF (signed link)', 'public', { memory: 1024, timeout: 10 }),
@@ -94,11 +107,11 @@ export const catalog: readonly FunctionSpec[] = [
 
   // Background work. A queue's visibility timeout is at least 6× its worker's timeout (shared/queues.ts).
   { name: 'workers/webhook-delivery', trigger: { type: 'queue', queue: 'events', batchSize: 10 }, memory: 512, timeout: 30 },
-  { name: 'workers/renewal-scanner', trigger: { type: 'schedule', expression: 'rate(1 hour)', everyMinutesLocally: 1 }, memory: 512, timeout: 60, sendsTo: ['renewals'], readsOnly: true },
-  { name: 'workers/renewal', trigger: { type: 'queue', queue: 'renewals', batchSize: 5 }, memory: 512, timeout: 30 },
+  { name: 'workers/renewal-scanner', trigger: { type: 'schedule', expression: 'rate(1 hour)', everyMinutesLocally: 1 }, memory: 512, timeout: 60, sends: ['renewals'], readsOnly: true },
+  { name: 'workers/renewal', trigger: { type: 'queue', queue: 'renewals', batchSize: 5 }, memory: 512, timeout: 30, sends: ['email'] },
   { name: 'workers/daily-settlement', trigger: { type: 'schedule', expression: 'cron(0 2 * * ? *)', everyMinutesLocally: 5 }, memory: 512, timeout: 300 },
   { name: 'workers/reconciler', trigger: { type: 'schedule', expression: 'rate(1 minute)', everyMinutesLocally: 1 }, memory: 512, timeout: 60 },
-  { name: 'workers/outbox-sweeper', trigger: { type: 'schedule', expression: 'rate(5 minutes)', everyMinutesLocally: 1 }, memory: 256, timeout: 60, sendsTo: ['events'], readsOnly: true },
+  { name: 'workers/outbox-sweeper', trigger: { type: 'schedule', expression: 'rate(5 minutes)', everyMinutesLocally: 1 }, memory: 256, timeout: 60, sends: ['events'], readsOnly: true },
 ];
 
 export type HttpFunctionSpec = FunctionSpec & { trigger: Extract<Trigger, { type: 'http' }> };

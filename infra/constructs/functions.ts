@@ -49,21 +49,26 @@ export const tableAccessOf = (spec: FunctionSpec): TableAccess => {
   return spec.readsOnly ? 'read' : 'read-write';
 };
 
-/** Queues a function may send to: one that writes emits domain events (outbox → `events`); plus its `sendsTo`. */
+/** Queues a function may send to: one that writes emits domain events (outbox → `events`); plus the queues it `sends` to. */
 export const queuesSentToBy = (spec: FunctionSpec): readonly QueueName[] => [
-  ...new Set<QueueName>([...(tableAccessOf(spec) === 'read-write' ? (['events'] as const) : []), ...(spec.sendsTo ?? [])]),
+  ...new Set<QueueName>([
+    ...(tableAccessOf(spec) === 'read-write' ? (['events'] as const) : []),
+    ...(spec.sends ?? []).filter((s): s is QueueName => s !== 'email' && s !== 'messages'),
+  ]),
 ];
 
-/** The functions that send SMS and WhatsApp messages (AWS End User Messaging). */
-export const MESSAGE_SENDERS: ReadonlySet<string> = new Set(['invoices/send']);
+const sendersOf = (what: 'email' | 'messages'): ReadonlySet<string> => new Set(catalog.filter((spec) => spec.sends?.includes(what)).map((spec) => spec.name));
+
+/** The functions that send SMS and WhatsApp messages (AWS End User Messaging): their catalog entries say so. */
+export const MESSAGE_SENDERS = sendersOf('messages');
 
 /** The SMS and WhatsApp senders' settings, by the environment variable each becomes (shared/config.ts). */
 export type MessagingSettings = Partial<
   Record<'SMS_ORIGINATION_IDENTITY' | 'SMS_CONFIGURATION_SET' | 'WHATSAPP_PHONE_NUMBER_ID' | 'WHATSAPP_TEMPLATE_NAME' | 'WHATSAPP_TEMPLATE_LANGUAGE', string>
 >;
 
-/** The functions that send e-mail through SES. */
-export const EMAIL_SENDERS: ReadonlySet<string> = new Set(['auth/request-otp', 'invoices/send', 'workers/renewal']);
+/** The functions that send e-mail through SES: their catalog entries say so. */
+export const EMAIL_SENDERS = sendersOf('email');
 
 /** `customers/get` → `CustomersGet`: construct ids cannot hold `/`. */
 export const constructIdOf = (name: string): string =>
@@ -281,9 +286,6 @@ export class AppFunctions extends Construct {
     super(scope, id);
     const { table, secret, queues, otpEmail, messaging, ...defaults } = props;
 
-    for (const name of EMAIL_SENDERS) {
-      if (!catalog.some((spec) => spec.name === name)) throw new Error(`E-mail sender "${name}" is not in the catalog`);
-    }
     const ids = new Map<string, string>();
     this.all = catalog.map((spec) => {
       const constructId = constructIdOf(spec.name);
