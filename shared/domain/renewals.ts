@@ -251,19 +251,15 @@ async function completeRenewal(subscription: SubscriptionRecord, period: PeriodR
   }
   const moved = await applyMove(
     subscription,
+    'renew',
     {
-      from: ['active', 'past_due'],
-      expect: { next_billing: period.period_start },
-      changes: {
-        status: 'active',
-        current_period_start: period.period_start,
-        next_billing: billingDateAfter(scheduleOf(subscription), period.period_start),
-        retry_attempt: null,
-        retry_at: null,
-        latest_invoice: period.invoice_id ?? subscription.latest_invoice,
-      },
+      current_period_start: period.period_start,
+      next_billing: billingDateAfter(scheduleOf(subscription), period.period_start),
+      retry_attempt: null,
+      retry_at: null,
+      latest_invoice: period.invoice_id ?? subscription.latest_invoice,
     },
-    'subscription.renewed',
+    { next_billing: period.period_start },
   );
   return moved ? 'renewed' : skip('moved_meanwhile', message);
 }
@@ -274,17 +270,13 @@ async function recordDecline(subscription: SubscriptionRecord, period: PeriodRec
   const retryDays = RETRY_DAYS[period.attempt];
   const moved = await applyMove(
     subscription,
+    period.attempt === 0 ? 'decline' : 'declineRetry',
     {
-      from: period.attempt === 0 ? ['active'] : ['past_due'],
-      expect: period.attempt === 0 ? { next_billing: period.period_start } : { next_billing: period.period_start, retry_attempt: period.attempt },
-      changes: {
-        status: 'past_due',
-        retry_attempt: retryDays === undefined ? null : period.attempt + 1,
-        retry_at: retryDays === undefined ? null : addDays(period.period_start, retryDays),
-        latest_invoice: period.invoice_id ?? subscription.latest_invoice,
-      },
+      retry_attempt: retryDays === undefined ? null : period.attempt + 1,
+      retry_at: retryDays === undefined ? null : addDays(period.period_start, retryDays),
+      latest_invoice: period.invoice_id ?? subscription.latest_invoice,
     },
-    'subscription.past_due',
+    period.attempt === 0 ? { next_billing: period.period_start } : { next_billing: period.period_start, retry_attempt: period.attempt },
   );
   return moved ? 'past_due' : skip('moved_meanwhile', message);
 }
