@@ -55,7 +55,7 @@ export const queuesSentToBy = (spec: FunctionSpec): readonly QueueName[] => [
 ];
 
 /** The functions that send SMS and WhatsApp messages (AWS End User Messaging). */
-export const MESSAGE_SENDERS: ReadonlySet<string> = new Set(['invoices/send']);
+export const MESSAGE_SENDERS: ReadonlySet<string> = new Set(['invoices/send', 'workers/reconciler']);
 
 /** The SMS and WhatsApp senders' settings, by the environment variable each becomes (shared/config.ts). */
 export type MessagingSettings = Partial<
@@ -63,7 +63,7 @@ export type MessagingSettings = Partial<
 >;
 
 /** The functions that send e-mail through SES. */
-export const EMAIL_SENDERS: ReadonlySet<string> = new Set(['auth/request-otp', 'invoices/send', 'workers/renewal']);
+export const EMAIL_SENDERS: ReadonlySet<string> = new Set(['auth/request-otp', 'invoices/send', 'workers/renewal', 'workers/reconciler']);
 
 /** `customers/get` → `CustomersGet`: construct ids cannot hold `/`. */
 export const constructIdOf = (name: string): string =>

@@ -6,6 +6,7 @@ import type { ProviderName } from '../providers/types.ts';
 import { db, TABLE } from './client.ts';
 import type { Operation, Target } from './commit.ts';
 import { equalityFilter } from './expressions.ts';
+import type { StoredInvoice } from './invoices.ts';
 import { LEASE_SHARDS, leaseKeys, paymentKeys } from './keys.ts';
 import { countItems, type ListSpec, listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
@@ -90,7 +91,10 @@ export async function getRefund(paymentId: string, refundId: string): Promise<St
 }
 
 /** An item of the lease index whose operation's lease ended: the reconciler's work list. */
-export type Leased = { entity: 'payment'; payment: StoredPayment & { op: Operation } } | { entity: 'refund'; refund: StoredRefund & { op: Operation } };
+export type Leased =
+  | { entity: 'payment'; payment: StoredPayment & { op: Operation } }
+  | { entity: 'refund'; refund: StoredRefund & { op: Operation } }
+  | { entity: 'invoice'; invoice: StoredInvoice & { op: Operation } };
 
 /** Items whose operation's lease ended before `now` (every lease shard, oldest first, at most `limit` per shard). */
 export async function expiredOperations(now: number, limit = 50): Promise<Leased[]> {
@@ -112,6 +116,7 @@ export async function expiredOperations(now: number, limit = 50): Promise<Leased
     if (!item.op) return [];
     if (item.type === 'payment') return [{ entity: 'payment', payment: strip(item) as unknown as StoredPayment & { op: Operation } }];
     if (item.type === 'refund') return [{ entity: 'refund', refund: strip(item) as unknown as StoredRefund & { op: Operation } }];
+    if (item.type === 'invoice') return [{ entity: 'invoice', invoice: strip(item) as unknown as StoredInvoice & { op: Operation } }];
     return [];
   });
 }
