@@ -61,6 +61,23 @@ export const SUBSCRIPTION = {
 } as const satisfies StateMachine<SubscriptionState, string>;
 export type SubscriptionState = 'active' | 'paused' | 'past_due' | 'cancelled';
 
+/**
+ * The renewal of one period of a subscription (its row makes the renewal idempotent; see renewals.ts). A worker's
+ * claim (with a lease) holds it `open` while the invoice is made; `charging` while the card on file is charged
+ * (never charged again from here, whatever happens); `settled` once paid or invoiced; `failed` after a decline,
+ * until a retry claims it again.
+ */
+export const PERIOD = {
+  retry: { from: ['failed'], to: 'open' },
+  charge: { from: ['open'], to: 'charging' },
+  /** settled without a charge: the invoice was paid elsewhere, or sent */
+  settle: { from: ['open'], to: 'settled' },
+  /** settled by the charge */
+  charged: { from: ['charging'], to: 'settled' },
+  fail: { from: ['charging'], to: 'failed' },
+} as const satisfies StateMachine<PeriodState, string>;
+export type PeriodState = 'open' | 'charging' | 'settled' | 'failed';
+
 const PAST = {
   capture: 'captured',
   void: 'voided',

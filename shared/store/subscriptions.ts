@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Interval } from '../domain/billing-dates.ts';
-import type { SubscriptionState, Transition } from '../domain/state-machines.ts';
+import type { PeriodState, SubscriptionState, Transition } from '../domain/state-machines.ts';
 import { equalityFilter } from './expressions.ts';
 import { db, TABLE } from './client.ts';
 import { commit, type Create, type Move, type Target } from './commit.ts';
@@ -142,7 +142,8 @@ export async function forEachDueSubscription(today: string, onPage: (due: Subscr
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The renewal of one period: a row per subscription and period that makes the renewal idempotent.
+// The renewal of one period: a row per subscription and period that makes the renewal idempotent (its states are
+// the PERIOD table of domain/state-machines.ts).
 //
 //   open      claimed by one worker (`claim`, `lease_until`): the invoice is made, then the charge or the send
 //   charging  the card is being charged: never charged again from here, whatever happens
@@ -150,7 +151,7 @@ export async function forEachDueSubscription(today: string, onPage: (due: Subscr
 //   failed    attempt `attempt` was declined; the next retry claims the row again with attempt + 1
 // ---------------------------------------------------------------------------------------------------------------
 
-export type PeriodState = 'open' | 'charging' | 'settled' | 'failed';
+export type { PeriodState };
 
 export interface PeriodRecord {
   subscription_id: string;
