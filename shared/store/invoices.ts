@@ -140,21 +140,16 @@ export async function insertNumberedInvoice(
   }
 }
 
-/** The merchant's invoice, or undefined when missing or another merchant's. */
-export async function getInvoice(merchantId: string, invoiceId: string): Promise<InvoiceRecord | undefined> {
+/** The merchant's invoice (with the send in flight on it, if any), or undefined when missing or another merchant's. */
+export async function getInvoice(merchantId: string, invoiceId: string): Promise<StoredInvoice | undefined> {
   const invoice = await getInvoiceById(invoiceId);
   return invoice?.merchant_id === merchantId ? invoice : undefined;
 }
 
 /** Any merchant's invoice: only for a request that proved itself otherwise (a signed link). */
-export async function getInvoiceById(invoiceId: string): Promise<InvoiceRecord | undefined> {
+export async function getInvoiceById(invoiceId: string): Promise<StoredInvoice | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: invoiceKeys.item(invoiceId), ConsistentRead: true }));
   return out.Item ? strip(out.Item as InvoiceRecord) : undefined;
-}
-
-/** The merchant's invoice with the operation in flight on it, if any (sends and the reconciler). */
-export async function getStoredInvoice(merchantId: string, invoiceId: string): Promise<StoredInvoice | undefined> {
-  return getInvoice(merchantId, invoiceId);
 }
 
 export interface InvoiceFilters {

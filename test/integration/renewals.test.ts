@@ -390,10 +390,10 @@ describe('renewing a period', () => {
     await renew([{ subscription_id: sub.id, period_start: due, attempt: 3 }]);
     expect(await chargesOf(merchantId, sub.id)).toHaveLength(4);
     // A past_due subscription cannot be paused or resumed; the merchant can cancel it
-    for (const move of [call.pause, call.resume]) {
+    for (const [move, reason] of [[call.pause, 'a past due subscription cannot be paused'], [call.resume, 'a past due subscription cannot be resumed']] as const) {
       const res = await move(apiKey, sub.id);
       expect(res.status).toBe(400);
-      expect(res.body.error.code).toBe('invalid_state');
+      expect(res.body.error).toMatchObject({ code: 'invalid_state', message: `Invalid request body: ${reason}` });
     }
     const cancelled = await call.cancel(apiKey, sub.id);
     expect(cancelled.status).toBe(200);
