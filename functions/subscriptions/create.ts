@@ -5,5 +5,5 @@ import { Subscription } from '../../shared/schemas/responses/billing.ts';
 
 export const handler = http(
   { auth: 'merchant', body: CreateSubscriptionBody, idempotent: true, response: Subscription },
-  async ({ merchant, body }) => createSubscription(merchant, body),
+  async ({ merchant, body, origin }) => createSubscription(merchant, body, origin),
 );

@@ -1,12 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import { emailSender } from '../messaging/email.ts';
 import { messageSender } from '../messaging/messages.ts';
+import { commit, type Operation } from '../store/commit.ts';
 import { getCustomer } from '../store/customers.ts';
-import { claimInvoiceSend, type InvoiceRecord, releaseInvoiceSend } from '../store/invoices.ts';
+import { type InvoiceRecord, invoiceTarget, type StoredInvoice } from '../store/invoices.ts';
 import { clock, isoNow } from './clock.ts';
-import { BadRequest, InvalidState, ResourceMissing } from './errors.ts';
-import { type InvoiceChannel, type InvoiceView, load, move, pdfUrlOf } from './invoices.ts';
+import { BadRequest, ResourceMissing } from './errors.ts';
+import { newId } from './ids.ts';
+import { type InvoiceChannel, type InvoiceView, load, move, pdfUrlOf, refusal } from './invoices.ts';
 import { PDF_LINK_TTL_SECONDS } from './signed-links.ts';
+import { INVOICE, transition } from './state-machines.ts';
 import { formatMoney } from './tax.ts';
 
 /*
@@ -16,10 +18,10 @@ import { formatMoney } from './tax.ts';
 
 const LINK_DAYS = PDF_LINK_TTL_SECONDS / 86_400;
 
-/** What the customer receives, per channel: the amount in the currency's format and the signed PDF link. */
-/** Longer than any sender's timeout (the send function's 10 s, the renewal worker's 30 s): a claim outlives its run. */
-const SEND_LEASE_MS = 60_000;
+/** Longer than any sender's timeout (the send function's 10 s, the renewal worker's 30 s): a send outlives its run. */
+export const SEND_LEASE_MS = 60_000;
 
+/** What the customer receives, per channel: the amount in the currency's format and the signed PDF link. */
 export function invoiceMessage(invoice: InvoiceRecord, pdfUrl: string) {
   const amount = formatMoney(invoice.total, invoice.currency);
   const issuer = invoice.merchant_email ?? 'Your supplier';
@@ -46,10 +48,16 @@ export function invoiceMessage(invoice: InvoiceRecord, pdfUrl: string) {
  * Sends the invoice to the customer over `channel` (e-mail → the customer's e-mail; sms/whatsapp → the customer's
  * phone, 400 `customer_has_no_phone` without one) and moves it to `sent`. Re-sending a sent invoice is allowed;
  * a paid one, or one being sent or marked paid at this moment, answers invalid_state.
+ *
+ * The send is an operation (kind `invoice_send`): begun on the invoice (leased, in the lease index) before the
+ * message goes out, so a racing mark-paid or second send is refused instead of following a message already sent;
+ * finished by the commit that moves the invoice to `sent`. A message that could not be sent ends the operation and
+ * leaves the invoice as it was. A run that dies in between leaves the operation to the reconciler
+ * (reconcileInvoiceSend).
  */
 export async function sendInvoice(merchantId: string, invoiceId: string, channel: InvoiceChannel, baseUrl: string): Promise<InvoiceView & { status: 'sent'; sent_to: string }> {
   const invoice = await load(merchantId, invoiceId);
-  if (invoice.status === 'paid') throw new InvalidState();
+  const { from } = transition('invoice', INVOICE, 'send', invoice.status);
   const customer = await getCustomer(merchantId, invoice.customer_id);
   if (!customer) throw new ResourceMissing('customer_id');
   const to = channel === 'email' ? customer.email : customer.phone;
@@ -57,19 +65,50 @@ export async function sendInvoice(merchantId: string, invoiceId: string, channel
   const pdfUrl = await pdfUrlOf(invoice.id, baseUrl);
   if (!pdfUrl) throw new Error('No public base URL to link the invoice PDF from');
 
-  // Claimed before the message goes out: a racing mark-paid (or send) is refused instead of following it.
+  // Begun before the message goes out: a racing mark-paid (or send) is refused instead of following it.
   const message = invoiceMessage(invoice, pdfUrl);
-  const claim = randomUUID();
-  if (!(await claimInvoiceSend(invoice, ['draft', 'sent'], claim, clock.now(), SEND_LEASE_MS))) throw new InvalidState();
+  const op: Operation = { id: newId('operation'), kind: 'invoice_send', lease_until: clock.now() + SEND_LEASE_MS, channel, to };
+  const began = await commit({ writes: [{ move: invoiceTarget(invoice), inStates: from, operation: { begin: op, now: clock.now() } }] });
+  if (began === 'refused') throw await refusal(invoice, 'send');
   try {
-    if (channel === 'email') await emailSender.send({ to, subject: message.subject, text: message.email });
-    else await messageSender.send({ channel, to, text: message.short, params: message.params });
+    await deliver(channel, to, message);
   } catch (error) {
-    await releaseInvoiceSend(invoice, claim);
+    await commit({ writes: [{ move: invoiceTarget(invoice), operation: { finish: op.id } }] });
     throw error;
   }
-
-  const changes = { status: 'sent', sent_at: isoNow(), sent_to: to, channel } as const;
-  return (await move(invoice, ['draft', 'sent'], changes, 'invoice.sent', pdfUrl, claim)) as InvoiceView & typeof changes;
+  return sent(invoice, op, pdfUrl);
 }
 
+async function deliver(channel: InvoiceChannel, to: string, message: ReturnType<typeof invoiceMessage>): Promise<void> {
+  if (channel === 'email') await emailSender.send({ to, subject: message.subject, text: message.email });
+  else await messageSender.send({ channel, to, text: message.short, params: message.params });
+}
+
+/** The message went out: the invoice moves to `sent` with its event, and the send's operation ends. */
+async function sent(invoice: StoredInvoice, op: Operation, pdfUrl: string) {
+  const changes = { sent_at: isoNow(), sent_to: op.to!, channel: op.channel as InvoiceChannel };
+  return (await move(invoice, 'send', changes, pdfUrl, op.id)) as InvoiceView & { status: 'sent'; sent_to: string };
+}
+
+/**
+ * The reconciler's part for invoice sends: a send whose run died (its lease ended) is taken over and finished.
+ * Nobody knows whether its message went out (a message service takes no idempotency key), so it is sent again:
+ * at least once. A customer may get the invoice twice, never not at all; a send charges nothing, so nobody pays
+ * twice. An invoice that was paid meanwhile (mark-paid after the lease ended) is not sent again; the operation ends.
+ */
+export async function reconcileInvoiceSend(invoice: StoredInvoice & { op: Operation }, baseUrl?: string): Promise<void> {
+  const op = invoice.op;
+  const now = clock.now();
+  const leaseUntil = now + SEND_LEASE_MS;
+  const taken = await commit({ writes: [{ move: invoiceTarget(invoice), operation: { takeOver: op.id, now, leaseUntil } }] });
+  if (taken === 'refused') throw new Error('The send was finished or taken over meanwhile');
+  const current = await load(invoice.merchant_id, invoice.id);
+  if (!(INVOICE.send.from as readonly string[]).includes(current.status)) {
+    await commit({ writes: [{ move: invoiceTarget(invoice), operation: { finish: op.id } }] });
+    return;
+  }
+  const pdfUrl = await pdfUrlOf(current.id, baseUrl);
+  if (!pdfUrl) throw new Error('No public base URL to link the invoice PDF from');
+  await deliver(op.channel as InvoiceChannel, op.to!, invoiceMessage(current, pdfUrl));
+  await sent(current, { ...op, lease_until: leaseUntil }, pdfUrl);
+}

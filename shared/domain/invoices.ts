@@ -1,13 +1,14 @@
 /**
  * Invoices: draft on create (with a gapless per-merchant number), sent (again and again) by e-mail, SMS or WhatsApp,
- * paid once. Every move is a conditional write that carries its event (invoice.created / .sent / .paid) in the same
- * transaction. The PDF (`invoice-pdf.ts`) is rendered on request behind a signed, expiring link (`pdf_url`, new on
+ * paid once (the INVOICE table in state-machines.ts). Every move is one commit that carries its event
+ * (invoice.created / .sent / .paid) in the same transaction. The PDF (`invoice-pdf.ts`) is rendered on request behind a signed, expiring link (`pdf_url`, new on
  * every read).
  */
 import * as v from 'valibot';
 import { config } from '../config.ts';
 import { publishEvents } from '../events/queue.ts';
 import { CreateInvoiceBody, type ListInvoicesQuery } from '../schemas/invoices.ts';
+import { commit } from '../store/commit.ts';
 import { getCustomer } from '../store/customers.ts';
 import {
   getInvoice as getRecord,
@@ -15,14 +16,16 @@ import {
   type InvoiceRecord,
   type InvoiceStatus,
   insertNumberedInvoice,
+  invoiceTarget,
   listInvoices as listRecords,
   merchantEmail,
-  moveInvoice,
+  type StoredInvoice,
 } from '../store/invoices.ts';
 import { clock, isoNow } from './clock.ts';
 import { BadRequest, InvalidState, NotFound, ResourceMissing } from './errors.ts';
-import { type DomainEvent, newEvent } from './events.ts';
-import { isId, newId } from './ids.ts';
+import { newEvent } from './events.ts';
+import { freshOrigin, idFor, isId, type Origin } from './ids.ts';
+import { INVOICE, transition } from './state-machines.ts';
 import { signedPdfUrl } from './signed-links.ts';
 import { invoiceTotals } from './tax.ts';
 
@@ -97,16 +100,20 @@ function validated(input: NewInvoice): v.InferOutput<typeof CreateInvoiceBody> {
   throw new BadRequest(issue.received === 'undefined' ? 'parameter_missing' : 'parameter_invalid', v.getDotPath(issue) ?? undefined);
 }
 
-/** Creates a draft invoice with the merchant's next number; ResourceMissing('customer_id') for a customer not the merchant's. */
-export async function createInvoice(merchantId: string, input: NewInvoice, baseUrl: string): Promise<InvoiceView> {
+/**
+ * Creates a draft invoice with the merchant's next number; ResourceMissing('customer_id') for a customer not the
+ * merchant's. Its id and creation time come from the request's `origin`: a request run again after a crash (same
+ * Idempotency-Key) finds the invoice its first run stored and answers it, with the number it already has.
+ */
+export async function createInvoice(merchantId: string, input: NewInvoice, baseUrl: string, origin: Origin = freshOrigin()): Promise<InvoiceView> {
   const body = validated(input);
   if (!isId('customer', body.customer_id)) throw new ResourceMissing('customer_id');
   const [customer, issuer] = await Promise.all([getCustomer(merchantId, body.customer_id), merchantEmail(merchantId)]);
   if (!customer) throw new ResourceMissing('customer_id');
 
   const totals = invoiceTotals(body.items, body.tax_rate);
-  const createdAt = clock.now();
-  const id = newId('invoice', createdAt);
+  const createdAt = origin.at;
+  const id = idFor('invoice', origin);
   const pdfUrl = await pdfUrlOf(id, baseUrl);
   const draft: Omit<InvoiceRecord, 'number'> = {
     id,
@@ -131,15 +138,16 @@ export async function createInvoice(merchantId: string, input: NewInvoice, baseU
     period_start: input.period_start ?? null,
     metadata: body.metadata ?? {},
   };
-  const { invoice, event } = await insertNumberedInvoice(merchantId, (sequence) => {
+  const { invoice, event } = await insertNumberedInvoice(merchantId, id, (sequence) => {
     const invoice: InvoiceRecord = { ...draft, number: invoiceNumber(sequence) };
     return { invoice, event: newEvent(merchantId, 'invoice.created', { ...toView(invoice, pdfUrl) }) };
   });
-  await publishEvents([event]);
+  if (invoice.merchant_id !== merchantId) throw new Error('An invoice id was minted twice');
+  if (event) await publishEvents([event]);
   return toView(invoice, pdfUrl);
 }
 
-export async function load(merchantId: string, invoiceId: string): Promise<InvoiceRecord> {
+export async function load(merchantId: string, invoiceId: string): Promise<StoredInvoice> {
   const invoice = isId('invoice', invoiceId) ? await getRecord(merchantId, invoiceId) : undefined;
   if (!invoice) throw new NotFound();
   return invoice;
@@ -156,23 +164,28 @@ export async function listInvoices(merchantId: string, query: v.InferOutput<type
 }
 
 /**
- * Applies a move from one of `from` with its event, or answers invalid_state (also when a racing move won, or
- * while the invoice is being sent). `sendClaim` completes a send that holds the claim.
+ * Applies `operation` of the INVOICE table with its changes and event in one commit, or answers invalid_state with
+ * the reason: the invoice's state does not allow it (also when a racing move won), or a send is under way. `sendOp`:
+ * the send operation that holds the invoice, finished by this move; without it, no live send may hold the invoice.
  */
-export async function move(
-  invoice: InvoiceRecord,
-  from: readonly InvoiceStatus[],
-  changes: Partial<InvoiceRecord>,
-  type: DomainEvent['type'],
-  pdfUrl: string | null,
-  sendClaim?: string,
-) {
-  if (!from.includes(invoice.status)) throw new InvalidState();
-  const result = toView({ ...invoice, ...changes }, pdfUrl);
-  const event = newEvent(invoice.merchant_id, type, { ...result });
-  if (!(await moveInvoice(invoice, from, changes, event, sendClaim ? { sendClaim } : { now: clock.now() }))) throw new InvalidState();
+export async function move(invoice: StoredInvoice, operation: keyof typeof INVOICE, changes: Partial<InvoiceRecord>, pdfUrl: string | null, sendOp?: string) {
+  const step = transition('invoice', INVOICE, operation, invoice.status);
+  const result = toView({ ...invoice, ...changes, status: step.to }, pdfUrl);
+  const event = newEvent(invoice.merchant_id, INVOICE[operation].event, { ...result });
+  const committed = await commit({
+    writes: [{ move: invoiceTarget(invoice), transition: step, set: changes, operation: sendOp ? { finish: sendOp } : { idle: clock.now() } }],
+    events: [event],
+  });
+  if (committed === 'refused') throw await refusal(invoice, operation);
   await publishEvents([event]);
   return result;
+}
+
+/** Why a move of the invoice was refused, judged on the invoice as it is now. */
+export async function refusal(invoice: InvoiceRecord, operation: keyof typeof INVOICE): Promise<InvalidState> {
+  const now = await load(invoice.merchant_id, invoice.id);
+  transition('invoice', INVOICE, operation, now.status);
+  return new InvalidState(undefined, `the ${now.status} invoice is being sent at this moment`);
 }
 
 /**
@@ -186,6 +199,6 @@ export async function markInvoicePaid(
   baseUrl?: string,
 ): Promise<InvoiceView & { status: 'paid'; paid_at: string }> {
   const invoice = await load(merchantId, invoiceId);
-  const changes = { status: 'paid', paid_at: isoNow(), payment_id: paymentId ?? null } as const;
-  return (await move(invoice, ['draft', 'sent'], changes, 'invoice.paid', await pdfUrlOf(invoice.id, baseUrl))) as InvoiceView & typeof changes;
+  const changes = { paid_at: isoNow(), payment_id: paymentId ?? null };
+  return (await move(invoice, 'markPaid', changes, await pdfUrlOf(invoice.id, baseUrl))) as InvoiceView & { status: 'paid'; paid_at: string };
 }

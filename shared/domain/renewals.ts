@@ -5,7 +5,7 @@ import { logger } from '../logger.ts';
 import { sendJson } from '../queues-client.ts';
 import { RenewalMessage, type RenewalMessageBody } from '../schemas/subscriptions.ts';
 import { getCustomer } from '../store/customers.ts';
-import { getInvoice as getInvoiceRecord } from '../store/invoices.ts';
+import { getInvoice as getInvoiceRecord, type InvoiceStatus } from '../store/invoices.ts';
 import { getPayment } from '../store/payments.ts';
 import {
   claimPeriod,
@@ -26,6 +26,7 @@ import { sendInvoice } from './invoice-delivery.ts';
 import { newId } from './ids.ts';
 import { createInvoice, markInvoicePaid } from './invoices.ts';
 import { capturePayment } from './payment-lifecycle.ts';
+import { PERIOD } from './state-machines.ts';
 import { applyMove, scheduleOf, today } from './subscriptions.ts';
 
 /**
@@ -94,6 +95,10 @@ const actorOf = (s: SubscriptionRecord): Merchant => ({ id: s.merchant_id, crede
 
 const baseUrl = () => config.PUBLIC_API_URL ?? '';
 
+/** Moves the period along the PERIOD table while this worker's claim holds it; false when the claim was lost. */
+const advance = (period: PeriodRecord, operation: keyof typeof PERIOD, changes: Partial<PeriodRecord> = {}) =>
+  updateClaimedPeriod(period, PERIOD[operation].from, { ...changes, state: PERIOD[operation].to }, isoNow());
+
 const skip = (reason: string, message: RenewalMessage): RenewalOutcome => {
   logger.info('Renewal skipped', { reason, ...message });
   return `skipped:${reason}`;
@@ -130,7 +135,10 @@ export async function renewPeriod(message: RenewalMessage): Promise<RenewalOutco
 async function renewClaimed(subscription: SubscriptionRecord, claimed: PeriodRecord): Promise<RenewalOutcome> {
   const message = { subscription_id: subscription.id, period_start: claimed.period_start, attempt: claimed.attempt };
   let period: PeriodRecord = claimed;
-  // One invoice per period: a retry (or a run taking over an abandoned claim) reuses the one already made.
+  let invoiceStatus: InvoiceStatus | undefined;
+  // One invoice per period: a retry (or a run taking over an abandoned claim) reuses the one already made. Its id
+  // comes from the period (the origin of the period's first claim), so a run that died after making the invoice and
+  // before recording it on the period leaves an invoice the next run finds again, with its number: never a second.
   if (!period.invoice_id) {
     const invoice = await createInvoice(
       subscription.merchant_id,
@@ -144,30 +152,35 @@ async function renewClaimed(subscription: SubscriptionRecord, claimed: PeriodRec
         period_start: period.period_start,
       },
       baseUrl(),
+      { at: Date.parse(period.created_at), seed: `renewal#${subscription.id}#${period.period_start}` },
     );
     if (!(await updateClaimedPeriod(period, ['open'], { invoice_id: invoice.id }, isoNow()))) return skip('claim_lost', message);
     period = { ...period, invoice_id: invoice.id };
+    invoiceStatus = invoice.status;
+  } else {
+    invoiceStatus = (await getInvoiceRecord(subscription.merchant_id, period.invoice_id))?.status;
   }
   const invoiceId = period.invoice_id!;
 
-  // Since an earlier (declined) attempt the merchant may have collected the reused invoice another way (mark-paid):
-  // the period is paid, so it renews without a charge. (An invoice made by this run cannot be paid yet.)
-  if (claimed.invoice_id && (await getInvoiceRecord(subscription.merchant_id, invoiceId))?.status === 'paid') {
-    if (!(await updateClaimedPeriod(period, ['open'], { state: 'settled', outcome: 'paid_elsewhere' }, isoNow()))) return skip('claim_lost', message);
+  // Since an earlier (declined) attempt the merchant may have collected the invoice another way (mark-paid): the
+  // period is paid, so it renews without a charge.
+  if (invoiceStatus === 'paid') {
+    if (!(await advance(period, 'settle', { outcome: 'paid_elsewhere' }))) return skip('claim_lost', message);
     return completeRenewal(subscription, { ...period, state: 'settled', outcome: 'paid_elsewhere' });
   }
 
   const customer = await getCustomer(subscription.merchant_id, subscription.customer_id);
   if (!customer?.card_on_file) {
-    await sendInvoice(subscription.merchant_id, invoiceId, 'email', baseUrl());
-    if (!(await updateClaimedPeriod(period, ['open'], { state: 'settled', outcome: 'invoice_sent' }, isoNow()))) return skip('claim_lost', message);
+    // Sent already by a run that died before recording it (or by the reconciler, finishing that run's send): not again.
+    if (invoiceStatus !== 'sent') await sendInvoice(subscription.merchant_id, invoiceId, 'email', baseUrl());
+    if (!(await advance(period, 'settle', { outcome: 'invoice_sent' }))) return skip('claim_lost', message);
     return completeRenewal(subscription, { ...period, state: 'settled', outcome: 'invoice_sent' });
   }
 
   // The payment id is chosen and kept on the period before the provider is asked: a run that dies mid-charge
   // leaves it behind for the next run to find the outcome by (recoverCharge).
-  const charging = { state: 'charging' as const, payment_id: newId('payment') };
-  if (!(await updateClaimedPeriod(period, ['open'], charging, isoNow()))) return skip('claim_lost', message);
+  const charging = { state: PERIOD.charge.to, payment_id: newId('payment') };
+  if (!(await advance(period, 'charge', { payment_id: charging.payment_id }))) return skip('claim_lost', message);
   return chargePeriod(subscription, { ...period, ...charging });
 }
 
@@ -189,7 +202,7 @@ async function chargePeriod(subscription: SubscriptionRecord, period: PeriodReco
   } catch (error) {
     if (error instanceof AppError && error.code === 'card_declined') {
       const declineCode = error.details.decline_code ?? 'generic_decline';
-      await updateClaimedPeriod(period, ['charging'], { state: 'failed', decline_code: declineCode, payment_id: error.details.payment_id }, isoNow());
+      await advance(period, 'fail', { decline_code: declineCode, payment_id: error.details.payment_id });
       return recordDecline(subscription, { ...period, state: 'failed', decline_code: declineCode });
     }
     logger.error('A renewal charge failed with an unknown outcome; the period stays charging until its lease runs out', {
@@ -198,7 +211,7 @@ async function chargePeriod(subscription: SubscriptionRecord, period: PeriodReco
     });
     throw error;
   }
-  await updateClaimedPeriod(period, ['charging'], { state: 'settled', outcome: 'charged', payment_id: paymentId }, isoNow());
+  await advance(period, 'charged', { outcome: 'charged', payment_id: paymentId });
   return completeRenewal(subscription, { ...period, state: 'settled', outcome: 'charged', payment_id: paymentId });
 }
 
@@ -220,11 +233,11 @@ async function recoverCharge(subscription: SubscriptionRecord, stuck: PeriodReco
   if (!payment) return chargePeriod(subscription, period);
   if (payment.status === 'failed') {
     const declineCode = payment.decline_code ?? 'generic_decline';
-    await updateClaimedPeriod(period, ['charging'], { state: 'failed', decline_code: declineCode }, isoNow());
+    await advance(period, 'fail', { decline_code: declineCode });
     return recordDecline(subscription, { ...period, state: 'failed', decline_code: declineCode });
   }
   if (payment.status === 'succeeded') await capturePayment(actorOf(subscription), payment.id, {});
-  await updateClaimedPeriod(period, ['charging'], { state: 'settled', outcome: 'charged' }, isoNow());
+  await advance(period, 'charged', { outcome: 'charged' });
   return completeRenewal(subscription, { ...period, state: 'settled', outcome: 'charged' });
 }
 
@@ -251,19 +264,15 @@ async function completeRenewal(subscription: SubscriptionRecord, period: PeriodR
   }
   const moved = await applyMove(
     subscription,
+    'renew',
     {
-      from: ['active', 'past_due'],
-      expect: { next_billing: period.period_start },
-      changes: {
-        status: 'active',
-        current_period_start: period.period_start,
-        next_billing: billingDateAfter(scheduleOf(subscription), period.period_start),
-        retry_attempt: null,
-        retry_at: null,
-        latest_invoice: period.invoice_id ?? subscription.latest_invoice,
-      },
+      current_period_start: period.period_start,
+      next_billing: billingDateAfter(scheduleOf(subscription), period.period_start),
+      retry_attempt: null,
+      retry_at: null,
+      latest_invoice: period.invoice_id ?? subscription.latest_invoice,
     },
-    'subscription.renewed',
+    { next_billing: period.period_start },
   );
   return moved ? 'renewed' : skip('moved_meanwhile', message);
 }
@@ -274,17 +283,13 @@ async function recordDecline(subscription: SubscriptionRecord, period: PeriodRec
   const retryDays = RETRY_DAYS[period.attempt];
   const moved = await applyMove(
     subscription,
+    period.attempt === 0 ? 'decline' : 'declineRetry',
     {
-      from: period.attempt === 0 ? ['active'] : ['past_due'],
-      expect: period.attempt === 0 ? { next_billing: period.period_start } : { next_billing: period.period_start, retry_attempt: period.attempt },
-      changes: {
-        status: 'past_due',
-        retry_attempt: retryDays === undefined ? null : period.attempt + 1,
-        retry_at: retryDays === undefined ? null : addDays(period.period_start, retryDays),
-        latest_invoice: period.invoice_id ?? subscription.latest_invoice,
-      },
+      retry_attempt: retryDays === undefined ? null : period.attempt + 1,
+      retry_at: retryDays === undefined ? null : addDays(period.period_start, retryDays),
+      latest_invoice: period.invoice_id ?? subscription.latest_invoice,
     },
-    'subscription.past_due',
+    period.attempt === 0 ? { next_billing: period.period_start } : { next_billing: period.period_start, retry_attempt: period.attempt },
   );
   return moved ? 'past_due' : skip('moved_meanwhile', message);
 }

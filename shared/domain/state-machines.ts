@@ -35,7 +35,63 @@ export const REFUND = {
 } as const satisfies StateMachine<RefundState, string>;
 export type RefundState = 'pending' | 'succeeded' | 'failed';
 
-const PAST = { capture: 'captured', void: 'voided', refund: 'refunded', authorize: 'authorized', decline: 'declined' } as Record<string, string>;
+/**
+ * An invoice is a `draft` on create, `sent` (again and again) by a send, `paid` once. A send holds the invoice with
+ * its operation while the message goes out (see invoice-delivery.ts); no other move is made meanwhile.
+ */
+export const INVOICE = {
+  send: { from: ['draft', 'sent'], to: 'sent', event: 'invoice.sent' },
+  markPaid: { from: ['draft', 'sent'], to: 'paid', event: 'invoice.paid' },
+} as const satisfies StateMachine<InvoiceState, string>;
+export type InvoiceState = 'draft' | 'sent' | 'paid';
+
+/**
+ * A subscription (DECISIONS "Subscriptions"): paused and resumed by the merchant, cancelled for good; renewals move
+ * it to `past_due` on a declined charge (again on each declined retry) and back to `active` once a period is paid.
+ */
+export const SUBSCRIPTION = {
+  pause: { from: ['active'], to: 'paused', event: 'subscription.paused' },
+  resume: { from: ['paused'], to: 'active', event: 'subscription.resumed' },
+  cancel: { from: ['active', 'paused', 'past_due'], to: 'cancelled', event: 'subscription.cancelled' },
+  renew: { from: ['active', 'past_due'], to: 'active', event: 'subscription.renewed' },
+  /** the first charge of a period was declined */
+  decline: { from: ['active'], to: 'past_due', event: 'subscription.past_due' },
+  /** a retry of a past_due period was declined too */
+  declineRetry: { from: ['past_due'], to: 'past_due', event: 'subscription.past_due' },
+} as const satisfies StateMachine<SubscriptionState, string>;
+export type SubscriptionState = 'active' | 'paused' | 'past_due' | 'cancelled';
+
+/**
+ * The renewal of one period of a subscription (its row makes the renewal idempotent; see renewals.ts). A worker's
+ * claim (with a lease) holds it `open` while the invoice is made; `charging` while the card on file is charged
+ * (never charged again from here, whatever happens); `settled` once paid or invoiced; `failed` after a decline,
+ * until a retry claims it again.
+ */
+export const PERIOD = {
+  retry: { from: ['failed'], to: 'open' },
+  charge: { from: ['open'], to: 'charging' },
+  /** settled without a charge: the invoice was paid elsewhere, or sent */
+  settle: { from: ['open'], to: 'settled' },
+  /** settled by the charge */
+  charged: { from: ['charging'], to: 'settled' },
+  fail: { from: ['charging'], to: 'failed' },
+} as const satisfies StateMachine<PeriodState, string>;
+export type PeriodState = 'open' | 'charging' | 'settled' | 'failed';
+
+const PAST = {
+  capture: 'captured',
+  void: 'voided',
+  refund: 'refunded',
+  authorize: 'authorized',
+  decline: 'declined',
+  declineRetry: 'declined',
+  send: 'sent',
+  markPaid: 'marked paid',
+  pause: 'paused',
+  resume: 'resumed',
+  cancel: 'cancelled',
+  renew: 'renewed',
+} as Record<string, string>;
 
 /**
  * The transition `operation` of `machine`, when `current` allows it; otherwise 400 invalid_state with a reason a
@@ -49,7 +105,7 @@ export function transition<S extends string, O extends string>(
 ): Transition<S> {
   const move = machine[operation];
   if (move.from.includes(current)) return move;
-  throw new InvalidState(undefined, `${article(current)} ${current} ${entity} cannot be ${PAST[operation] ?? operation}`);
+  throw new InvalidState(undefined, `${article(current)} ${current.replace('_', ' ')} ${entity} cannot be ${PAST[operation] ?? operation}`);
 }
 
 const article = (word: string) => (/^[aeiou]/.test(word) ? 'an' : 'a');

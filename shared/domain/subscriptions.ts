@@ -1,28 +1,29 @@
 import type * as v from 'valibot';
 import { publishEvents } from '../events/queue.ts';
 import type { CreateSubscriptionBody, ListSubscriptionsQuery } from '../schemas/subscriptions.ts';
+import { commit } from '../store/commit.ts';
 import { getCustomer } from '../store/customers.ts';
 import {
   getSubscription as getRecord,
   listSubscriptions as listRecords,
-  putSubscription,
+  subscriptionCreate,
+  subscriptionMove,
   type SubscriptionRecord,
-  type SubscriptionStatus,
-  type Transition,
-  transitionSubscription,
 } from '../store/subscriptions.ts';
 import type { Merchant } from './auth.ts';
 import { firstBillingDate, resumedNextBilling, type Schedule, utcDate } from './billing-dates.ts';
 import { clock, isoNow } from './clock.ts';
 import { InvalidState, NotFound, ResourceMissing } from './errors.ts';
-import { type DomainEvent, type EventType, newEvent } from './events.ts';
-import { isId, newId } from './ids.ts';
+import { newEvent } from './events.ts';
+import { freshOrigin, idFor, isId, type Origin } from './ids.ts';
+import { SUBSCRIPTION, transition } from './state-machines.ts';
 
 /**
- * Subscriptions and their state machine (DECISIONS.md "Subscriptions"):
+ * Subscriptions and their state machine (the SUBSCRIPTION table in state-machines.ts, DECISIONS.md "Subscriptions"):
  *   active → paused (pause) → active (resume); active | paused | past_due → cancelled (cancel, permanent);
  *   active → past_due (a declined renewal) → active (a retry that succeeds).
- * Every move is a conditional write with its event in the same transaction; any other move answers invalid_state.
+ * Every move is one commit with its event in the same transaction; any other move answers invalid_state with the
+ * reason, e.g. "a cancelled subscription cannot be paused".
  */
 export const subscriptionView = (s: SubscriptionRecord) => ({
   id: s.id,
@@ -54,12 +55,16 @@ export const today = (): string => utcDate(clock.now());
 
 type CreateInput = v.InferOutput<typeof CreateSubscriptionBody>;
 
-export async function createSubscription(merchant: Merchant, input: CreateInput) {
+/**
+ * Creates an active subscription. Its id and creation time come from the request's `origin`: a request run again
+ * after a crash (same Idempotency-Key) finds the subscription its first run stored and answers it.
+ */
+export async function createSubscription(merchant: Merchant, input: CreateInput, origin: Origin = freshOrigin()) {
   if (!isId('customer', input.customer_id) || !(await getCustomer(merchant.id, input.customer_id))) throw new ResourceMissing('customer_id');
-  const start = input.start_date ?? today();
-  const now = isoNow();
+  const start = input.start_date ?? utcDate(origin.at);
+  const now = new Date(origin.at).toISOString();
   const subscription: SubscriptionRecord = {
-    id: newId('subscription'),
+    id: idFor('subscription', origin),
     merchant_id: merchant.id,
     livemode: merchant.livemode,
     customer_id: input.customer_id,
@@ -81,7 +86,10 @@ export async function createSubscription(merchant: Merchant, input: CreateInput)
     cancelled_at: null,
   };
   const event = newEvent(merchant.id, 'subscription.created', subscriptionView(subscription));
-  await putSubscription(subscription, event);
+  if ((await commit({ writes: [subscriptionCreate(subscription)], events: [event] })) === 'refused') {
+    // Stored by an earlier run of the same request: answered as it is, never created twice.
+    return subscriptionView(await load(merchant, subscription.id));
+  }
   await publishEvents([event]);
   return subscriptionView(subscription);
 }
@@ -100,44 +108,53 @@ async function load(merchant: Merchant, subscriptionId: string): Promise<Subscri
   return subscription;
 }
 
-/** Applies a move and its event in one transaction, then hands the event on; a lost race answers invalid_state. */
-export async function applyMove(subscription: SubscriptionRecord, transition: Transition, eventType: EventType) {
-  let event: DomainEvent | undefined;
-  const moved = await transitionSubscription(subscription, { ...transition, changes: { ...transition.changes, updated_at: isoNow() } }, (updated) => {
-    event = newEvent(subscription.merchant_id, eventType, subscriptionView(updated));
-    return event;
-  });
-  if (!moved) return undefined;
-  await publishEvents([event!]);
-  return moved;
+export type SubscriptionOperation = keyof typeof SUBSCRIPTION;
+
+/**
+ * Applies `operation` of the SUBSCRIPTION table with `changes` (and its event) in one commit, on the condition that
+ * the fields of `expect` still hold; then hands the event on. Undefined when the subscription's state does not allow
+ * the move, or a racing move won.
+ */
+export async function applyMove(
+  subscription: SubscriptionRecord,
+  operation: SubscriptionOperation,
+  changes: Partial<SubscriptionRecord>,
+  expect?: Partial<Pick<SubscriptionRecord, 'next_billing' | 'retry_attempt'>>,
+): Promise<SubscriptionRecord | undefined> {
+  const step = SUBSCRIPTION[operation];
+  if (!(step.from as readonly string[]).includes(subscription.status)) return undefined;
+  const set = { ...changes, updated_at: isoNow() };
+  const updated: SubscriptionRecord = { ...subscription, ...set, status: step.to };
+  const event = newEvent(subscription.merchant_id, step.event, subscriptionView(updated));
+  if ((await commit({ writes: [subscriptionMove(subscription, step, set, expect)], events: [event] })) === 'refused') return undefined;
+  await publishEvents([event]);
+  return updated;
 }
 
-async function move(merchant: Merchant, subscriptionId: string, from: readonly SubscriptionStatus[], eventType: EventType, plan: (s: SubscriptionRecord) => Transition) {
+/** A merchant's move: invalid_state with the reason when the state does not allow it (also after a lost race). */
+async function move(merchant: Merchant, subscriptionId: string, operation: SubscriptionOperation, plan: (s: SubscriptionRecord) => { changes: Partial<SubscriptionRecord>; expect?: Partial<Pick<SubscriptionRecord, 'next_billing'>> }) {
   const subscription = await load(merchant, subscriptionId);
-  if (!from.includes(subscription.status)) throw new InvalidState();
-  const moved = await applyMove(subscription, plan(subscription), eventType);
-  if (!moved) throw new InvalidState();
-  return subscriptionView(moved);
+  transition('subscription', SUBSCRIPTION, operation, subscription.status);
+  const { changes, expect } = plan(subscription);
+  const moved = await applyMove(subscription, operation, changes, expect);
+  if (moved) return subscriptionView(moved);
+  transition('subscription', SUBSCRIPTION, operation, (await load(merchant, subscriptionId)).status);
+  throw new InvalidState(undefined, 'the subscription changed meanwhile; read it again');
 }
 
 /** active → paused: out of the renewal index, nothing renews while paused. */
-export const pauseSubscription = (merchant: Merchant, subscriptionId: string) =>
-  move(merchant, subscriptionId, ['active'], 'subscription.paused', () => ({ from: ['active'], changes: { status: 'paused' } }));
+export const pauseSubscription = (merchant: Merchant, subscriptionId: string) => move(merchant, subscriptionId, 'pause', () => ({ changes: {} }));
 
 /**
  * paused → active: `next_billing` moves to the next future date of the anchor schedule (after today, and not
  * before the renewal it was waiting for); periods missed while paused are skipped, not billed.
  */
 export const resumeSubscription = (merchant: Merchant, subscriptionId: string) =>
-  move(merchant, subscriptionId, ['paused'], 'subscription.resumed', (s) => ({
-    from: ['paused'],
+  move(merchant, subscriptionId, 'resume', (s) => ({
     expect: { next_billing: s.next_billing },
-    changes: { status: 'active', next_billing: resumedNextBilling(scheduleOf(s), s.next_billing, today()) },
+    changes: { next_billing: resumedNextBilling(scheduleOf(s), s.next_billing, today()) },
   }));
 
 /** active | paused | past_due → cancelled, for good: out of the renewal index, no retry runs any more. */
 export const cancelSubscription = (merchant: Merchant, subscriptionId: string) =>
-  move(merchant, subscriptionId, ['active', 'paused', 'past_due'], 'subscription.cancelled', () => ({
-    from: ['active', 'paused', 'past_due'],
-    changes: { status: 'cancelled', cancelled_at: isoNow(), retry_attempt: null, retry_at: null },
-  }));
+  move(merchant, subscriptionId, 'cancel', () => ({ changes: { cancelled_at: isoNow(), retry_attempt: null, retry_at: null } }));

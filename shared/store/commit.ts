@@ -3,7 +3,7 @@ import type { DomainEvent } from '../domain/events.ts';
 import type { Transition } from '../domain/state-machines.ts';
 import { db, isConditionFailure, TABLE, type TransactItem } from './client.ts';
 import { eventPut } from './events.ts';
-import { type Key, LEASE_SHARDS, leaseKeys, paymentKeys } from './keys.ts';
+import { invoiceKeys, type Key, LEASE_SHARDS, leaseKeys, paymentKeys, subscriptionKeys } from './keys.ts';
 
 /**
  * The one place a change becomes a DynamoDB transaction. A use case says WHAT changes (an entity's transition and
@@ -14,7 +14,11 @@ import { type Key, LEASE_SHARDS, leaseKeys, paymentKeys } from './keys.ts';
 /** The stored things a change can write, by id: the key (and list keys) are built here, from keys.ts. */
 export type Target =
   | { entity: 'payment'; id: string; merchantId: string }
-  | { entity: 'refund'; id: string; paymentId: string };
+  | { entity: 'refund'; id: string; paymentId: string }
+  | { entity: 'invoice'; id: string; merchantId: string }
+  | { entity: 'subscription'; id: string; merchantId: string }
+  /** the renewal of one period of a subscription (its state is in `state`, not `status`) */
+  | { entity: 'subscription_period'; subscriptionId: string; periodStart: string };
 
 /**
  * An external side effect in flight on an item: `begin` writes it before the outside call (its id is the call's
@@ -32,8 +36,11 @@ export interface Operation {
   currency?: string;
   /** an authorization's attempt number (1 = first provider tried) */
   attempt?: number;
+  /** an invoice send's channel and address: what the reconciler needs to send it again */
+  channel?: string;
+  to?: string;
 }
-export type OperationKind = 'authorize' | 'capture' | 'void' | 'refund';
+export type OperationKind = 'authorize' | 'capture' | 'void' | 'refund' | 'invoice_send';
 
 export interface Create {
   create: Target;
@@ -53,6 +60,8 @@ export interface Move {
   atMost?: Record<string, number>;
   set?: Record<string, unknown>;
   add?: Record<string, number>;
+  /** fields removed (e.g. an index key the item leaves) */
+  unset?: readonly string[];
   operation?: OperationStep;
 }
 
@@ -60,13 +69,16 @@ export interface Move {
  * `begin`: no operation holds the item (one whose lease ended must be finished first, never overwritten: its
  * provider call may have taken effect); `finish`: this one holds it
  * (and is removed); `replace`: this one holds it and gives way to the next (a failover's attempt); `takeOver`: this
- * one holds it and its lease ended, so its lease is renewed for whoever takes it over.
+ * one holds it and its lease ended, so its lease is renewed for whoever takes it over; `idle`: no live operation
+ * holds the item at that instant (a move that must not overtake an external call in flight, e.g. mark-paid during a
+ * send), and none is written.
  */
 export type OperationStep =
   | { begin: Operation }
   | { finish: string }
   | { replace: string; with: Operation }
-  | { takeOver: string; now: number; leaseUntil: number };
+  | { takeOver: string; now: number; leaseUntil: number }
+  | { idle: number };
 
 /** Deletes an item that an operation held and that turned out to have changed nothing (the operation must hold it). */
 export interface Remove {
@@ -100,14 +112,33 @@ export async function commit(change: Change): Promise<CommitResult> {
 }
 
 export function keyOf(target: Target): Key {
-  return target.entity === 'payment' ? paymentKeys.item(target.id) : paymentKeys.refund(target.paymentId, target.id);
+  switch (target.entity) {
+    case 'payment':
+      return paymentKeys.item(target.id);
+    case 'refund':
+      return paymentKeys.refund(target.paymentId, target.id);
+    case 'invoice':
+      return invoiceKeys.item(target.id);
+    case 'subscription':
+      return subscriptionKeys.item(target.id);
+    case 'subscription_period':
+      return subscriptionKeys.period(target.subscriptionId, target.periodStart);
+  }
 }
+
+/** The field that holds the item's state (what `transition` and `inStates` test and set). */
+const stateFieldOf = (target: Target): string => (target.entity === 'subscription_period' ? 'state' : 'status');
 
 /** List keys an item carries once it is visible (a processing payment is not listed). */
 function listKeysOf(target: Target, status: unknown): Record<string, string> {
   if (target.entity === 'payment' && status !== 'processing') return paymentKeys.list(target.merchantId, target.id);
+  if (target.entity === 'invoice') return invoiceKeys.list(target.merchantId, target.id);
+  if (target.entity === 'subscription') return subscriptionKeys.list(target.merchantId, target.id);
   return {};
 }
+
+/** List keys a move writes: only payments become listed by a move (once no longer processing). */
+const movedListKeysOf = (target: Target, status: unknown): Record<string, string> => (target.entity === 'payment' ? listKeysOf(target, status) : {});
 
 function leaseIndex(key: Key, leaseUntil: number) {
   const shard = [...key.pk].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % LEASE_SHARDS;
@@ -143,21 +174,25 @@ function moveItem(write: Move): TransactItem {
   const sets: string[] = [];
   const adds: string[] = [];
   const removes: string[] = [];
+  const stateField = stateFieldOf(write.move);
   if (write.transition) {
-    const status = name('status');
+    const status = name(stateField);
     conditions.push(`${status} IN (${write.transition.from.map(value).join(', ')})`);
     sets.push(`${status} = ${value(write.transition.to)}`);
-    for (const [field, v] of Object.entries(listKeysOf(write.move, write.transition.to))) sets.push(`${name(field)} = ${value(v)}`);
+    for (const [field, v] of Object.entries(movedListKeysOf(write.move, write.transition.to))) sets.push(`${name(field)} = ${value(v)}`);
   }
-  if (write.inStates) conditions.push(`${name('status')} IN (${write.inStates.map(value).join(', ')})`);
+  if (write.inStates) conditions.push(`${name(stateField)} IN (${write.inStates.map(value).join(', ')})`);
   for (const [field, v] of Object.entries(write.expect ?? {})) conditions.push(`${name(field)} = ${value(v)}`);
   for (const [field, v] of Object.entries(write.atMost ?? {})) conditions.push(`${name(field)} <= ${value(v)}`);
   for (const [field, v] of Object.entries(write.set ?? {})) sets.push(`${name(field)} = ${value(v)}`);
   for (const [field, v] of Object.entries(write.add ?? {})) adds.push(`${name(field)} ${value(v)}`);
+  for (const field of write.unset ?? []) removes.push(name(field));
 
   const op = write.operation;
   const opField = op ? name('op') : '';
-  if (op && 'begin' in op) {
+  if (op && 'idle' in op) {
+    conditions.push(`(attribute_not_exists(${opField}) OR ${opField}.lease_until < ${value(op.idle)})`);
+  } else if (op && 'begin' in op) {
     conditions.push(`attribute_not_exists(${opField})`);
     sets.push(`${opField} = ${value(op.begin)}`);
     for (const [field, v] of Object.entries(leaseIndex(key, op.begin.lease_until))) sets.push(`${name(field)} = ${value(v)}`);

@@ -1,13 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DomainEvent } from '../domain/events.ts';
-import { assignments, equalityFilter } from './expressions.ts';
-import { db, isConditionFailure, TABLE } from './client.ts';
+import type { InvoiceState } from '../domain/state-machines.ts';
+import { equalityFilter } from './expressions.ts';
+import { db, TABLE } from './client.ts';
+import type { Operation, Target } from './commit.ts';
 import { eventPut } from './events.ts';
 import { invoiceKeys, merchantKeys } from './keys.ts';
 import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
-export type InvoiceStatus = 'draft' | 'sent' | 'paid';
+export type InvoiceStatus = InvoiceState;
 export type InvoiceChannel = 'email' | 'sms' | 'whatsapp';
 
 export interface InvoiceItem {
@@ -45,6 +47,11 @@ export interface InvoiceRecord {
   metadata: Record<string, string>;
 }
 
+/** The invoice as stored: a send in flight holds it with its operation (see store/commit.ts). */
+export type StoredInvoice = InvoiceRecord & { op?: Operation };
+
+export const invoiceTarget = (i: Pick<InvoiceRecord, 'id' | 'merchant_id'>): Target => ({ entity: 'invoice', id: i.id, merchantId: i.merchant_id });
+
 /** The counter item holds the last number given out in `n`. */
 async function readCounter(merchantId: string): Promise<number> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: invoiceKeys.numberCounter(merchantId), ConsistentRead: true }));
@@ -80,12 +87,14 @@ const NUMBER_RACE_BUDGET_MS = 8_000;
  * Gives the invoice the merchant's next number and stores it with its event, in ONE transaction: the counter moves
  * from the value read to the next only if nobody moved it meanwhile, so numbers are consecutive and a failed write
  * uses none (gapless). A create that lost the race waits a jittered while, reads the counter again and retries.
- * `build` makes the invoice and its event for a number.
+ * `build` makes the invoice and its event for a number. `existing`: the invoice `invoiceId` was stored already (by an
+ * earlier run of the same request), which is answered as it is: no number is taken for it twice.
  */
 export async function insertNumberedInvoice(
   merchantId: string,
+  invoiceId: string,
   build: (sequence: number) => { invoice: InvoiceRecord; event: DomainEvent },
-): Promise<{ invoice: InvoiceRecord; event: DomainEvent }> {
+): Promise<{ invoice: InvoiceRecord; event?: DomainEvent; existing?: true }> {
   const started = performance.now();
   for (let attempt = 1; ; attempt++) {
     const current = await readCounter(merchantId);
@@ -118,125 +127,29 @@ export async function insertNumberedInvoice(
       );
       return built;
     } catch (e) {
-      if (!lostNumberRace(e) || performance.now() - started > NUMBER_RACE_BUDGET_MS) throw e;
+      if (!lostNumberRace(e)) {
+        // The invoice's own condition failed: an earlier run of the request stored it (with its number) already.
+        const earlier = await getInvoiceById(invoiceId);
+        if (earlier) return { invoice: earlier, existing: true };
+        throw e;
+      }
+      if (performance.now() - started > NUMBER_RACE_BUDGET_MS) throw e;
       // Wait first, then read afresh: a value learned before the wait would be stale after it.
       await sleep(Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt));
     }
   }
 }
 
-/** The merchant's invoice, or undefined when missing or another merchant's. */
-export async function getInvoice(merchantId: string, invoiceId: string): Promise<InvoiceRecord | undefined> {
+/** The merchant's invoice (with the send in flight on it, if any), or undefined when missing or another merchant's. */
+export async function getInvoice(merchantId: string, invoiceId: string): Promise<StoredInvoice | undefined> {
   const invoice = await getInvoiceById(invoiceId);
   return invoice?.merchant_id === merchantId ? invoice : undefined;
 }
 
 /** Any merchant's invoice: only for a request that proved itself otherwise (a signed link). */
-export async function getInvoiceById(invoiceId: string): Promise<InvoiceRecord | undefined> {
+export async function getInvoiceById(invoiceId: string): Promise<StoredInvoice | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: invoiceKeys.item(invoiceId), ConsistentRead: true }));
   return out.Item ? strip(out.Item as InvoiceRecord) : undefined;
-}
-
-const STATE_NAMES = { '#status': 'status', '#merchant': 'merchant_id' };
-/** No send holds the invoice (none started, or its run died and the lease ran out); needs `:now`. */
-const NO_LIVE_SEND_CLAIM = '(attribute_not_exists(send_claim) OR send_claim_until < :now)';
-
-/** `#merchant = :merchant AND #status IN (:from0, …)`, with its values added to `values`. */
-function ownedIn(invoice: InvoiceRecord, from: readonly InvoiceStatus[], values: Record<string, unknown>): string {
-  values[':merchant'] = invoice.merchant_id;
-  from.forEach((status, i) => (values[`:from${i}`] = status));
-  return `#merchant = :merchant AND #status IN (${from.map((_, i) => `:from${i}`).join(', ')})`;
-}
-
-/**
- * Moves the merchant's invoice from one of `from` and writes the move's event, in one transaction.
- * A send's move completes its claim (`sendClaim`, cleared here); any other move waits for no live send claim.
- * False when the invoice is not (or no longer) in one of `from`, is being sent, or is not the merchant's.
- */
-export async function moveInvoice(
-  invoice: InvoiceRecord,
-  from: readonly InvoiceStatus[],
-  changes: Partial<InvoiceRecord>,
-  event: DomainEvent,
-  guard: { sendClaim: string } | { now: number },
-): Promise<boolean> {
-  const names: Record<string, string> = { ...STATE_NAMES };
-  const values: Record<string, unknown> = {};
-  const state = ownedIn(invoice, from, values);
-  const sets = assignments(Object.entries(changes), names, values);
-  let claimCondition: string;
-  if ('sendClaim' in guard) {
-    values[':claim'] = guard.sendClaim;
-    claimCondition = 'send_claim = :claim';
-  } else {
-    values[':now'] = guard.now;
-    claimCondition = NO_LIVE_SEND_CLAIM;
-  }
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: TABLE,
-              Key: invoiceKeys.item(invoice.id),
-              UpdateExpression: `SET ${sets.join(', ')} REMOVE send_claim, send_claim_until`,
-              ConditionExpression: `${state} AND ${claimCondition}`,
-              ExpressionAttributeNames: names,
-              ExpressionAttributeValues: values,
-            },
-          },
-          eventPut(event),
-        ],
-      }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return false;
-    throw e;
-  }
-}
-
-/**
- * Claims the invoice for a send (the message goes out between claim and move): while the claim lives, other
- * moves (mark-paid, another send) are refused, so a refused operation never follows a message already sent.
- */
-export async function claimInvoiceSend(invoice: InvoiceRecord, from: readonly InvoiceStatus[], claim: string, now: number, leaseMs: number): Promise<boolean> {
-  const values: Record<string, unknown> = { ':claim': claim, ':until': now + leaseMs, ':now': now };
-  const state = ownedIn(invoice, from, values);
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: invoiceKeys.item(invoice.id),
-        UpdateExpression: 'SET send_claim = :claim, send_claim_until = :until',
-        ConditionExpression: `${state} AND ${NO_LIVE_SEND_CLAIM}`,
-        ExpressionAttributeNames: { ...STATE_NAMES },
-        ExpressionAttributeValues: values,
-      }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return false;
-    throw e;
-  }
-}
-
-/** Releases a send claim whose message could not be sent; the invoice stays as it was. */
-export async function releaseInvoiceSend(invoice: InvoiceRecord, claim: string): Promise<void> {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: invoiceKeys.item(invoice.id),
-        UpdateExpression: 'REMOVE send_claim, send_claim_until',
-        ConditionExpression: 'send_claim = :claim',
-        ExpressionAttributeValues: { ':claim': claim },
-      }),
-    );
-  } catch (e) {
-    if (!isConditionFailure(e)) throw e;
-  }
 }
 
 export interface InvoiceFilters {
@@ -264,7 +177,7 @@ export async function merchantEmail(merchantId: string): Promise<string | undefi
 }
 
 /** The record without table keys (gsi1 is read as a projection of everything). */
-function strip(item: InvoiceRecord): InvoiceRecord {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g1s, type: _type, ...record } = item as InvoiceRecord & Record<string, unknown>;
-  return record as unknown as InvoiceRecord;
+function strip(item: InvoiceRecord): StoredInvoice {
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g1s, gsi2pk: _g2, gsi2sk: _g2s, type: _type, ...record } = item as InvoiceRecord & Record<string, unknown>;
+  return record as unknown as StoredInvoice;
 }

@@ -178,8 +178,9 @@ export const rateLimitKeys = {
 };
 
 /**
- * An item with an external operation in flight (payment, refund, …) is in this sparse index until the operation is
- * finished: the reconciler reads the entries whose lease ended, never the table. Sharded by the item's key.
+ * An item with an external operation in flight (payment, refund, invoice send, …) is in this sparse index until the
+ * operation is finished: the reconciler reads the entries whose lease ended, never the table. Sharded by the item's
+ * key.
  */
 export const LEASE_SHARDS = 10;
 export const leaseKeys = {

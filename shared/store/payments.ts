@@ -8,6 +8,7 @@ import { db, TABLE, type TransactItem } from './client.ts';
 import { counterAdd, readCells } from './counters.ts';
 import type { Operation, Target } from './commit.ts';
 import { equalityFilter } from './expressions.ts';
+import type { StoredInvoice } from './invoices.ts';
 import { LEASE_SHARDS, leaseKeys, paymentKeys } from './keys.ts';
 import { countItems, type ListSpec, listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
@@ -151,7 +152,10 @@ export async function getRefund(paymentId: string, refundId: string): Promise<St
 }
 
 /** An item of the lease index whose operation's lease ended: the reconciler's work list. */
-export type Leased = { entity: 'payment'; payment: StoredPayment & { op: Operation } } | { entity: 'refund'; refund: StoredRefund & { op: Operation } };
+export type Leased =
+  | { entity: 'payment'; payment: StoredPayment & { op: Operation } }
+  | { entity: 'refund'; refund: StoredRefund & { op: Operation } }
+  | { entity: 'invoice'; invoice: StoredInvoice & { op: Operation } };
 
 /** Items whose operation's lease ended before `now` (every lease shard, oldest first, at most `limit` per shard). */
 export async function expiredOperations(now: number, limit = 50): Promise<Leased[]> {
@@ -173,6 +177,7 @@ export async function expiredOperations(now: number, limit = 50): Promise<Leased
     if (!item.op) return [];
     if (item.type === 'payment') return [{ entity: 'payment', payment: paymentOf(item) as StoredPayment & { op: Operation } }];
     if (item.type === 'refund') return [{ entity: 'refund', refund: refundOf(item) as StoredRefund & { op: Operation } }];
+    if (item.type === 'invoice') return [{ entity: 'invoice', invoice: withoutKeys(item) as unknown as StoredInvoice & { op: Operation } }];
     return [];
   });
 }
@@ -230,4 +235,10 @@ async function countPayments(merchantId: string, filters: PaymentFilters, spec: 
       return (filters.status ?? status) === status && (filters.currency ?? currency) === currency && (filters.provider ?? provider) === provider;
     })
     .reduce((sum, cell) => sum + (cell.values.count ?? 0), 0);
+}
+
+/** An item without its table keys. */
+function withoutKeys(item: Record<string, unknown>): Record<string, unknown> {
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g1s, gsi2pk: _g2, gsi2sk: _g2s, type: _type, ...record } = item;
+  return record;
 }

@@ -1,13 +1,13 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Interval } from '../domain/billing-dates.ts';
-import type { DomainEvent } from '../domain/events.ts';
-import { assignments, equalityFilter } from './expressions.ts';
-import { db, isConditionFailure, TABLE } from './client.ts';
-import { eventPut } from './events.ts';
+import type { PeriodState, SubscriptionState, Transition } from '../domain/state-machines.ts';
+import { equalityFilter } from './expressions.ts';
+import { db, TABLE } from './client.ts';
+import { commit, type Create, type Move, type Target } from './commit.ts';
 import { RENEWAL_SHARDS, subscriptionKeys } from './keys.ts';
 import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
-export type SubscriptionStatus = 'active' | 'paused' | 'past_due' | 'cancelled';
+export type SubscriptionStatus = SubscriptionState;
 
 export interface SubscriptionRecord {
   id: string;
@@ -53,29 +53,32 @@ export function dueDateOf(s: Pick<SubscriptionRecord, 'status' | 'next_billing' 
   return null;
 }
 
-/** Stores a new subscription (in the renewal index while it renews) and its event, in one transaction. */
-export async function putSubscription(subscription: SubscriptionRecord, event: DomainEvent): Promise<void> {
+export const subscriptionTarget = (s: Pick<SubscriptionRecord, 'id' | 'merchant_id'>): Target => ({ entity: 'subscription', id: s.id, merchantId: s.merchant_id });
+
+/** A new subscription for `commit`: listed, and in the renewal index while it renews. */
+export function subscriptionCreate(subscription: SubscriptionRecord): Create {
   const due = dueDateOf(subscription);
-  await db.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Put: {
-            TableName: TABLE,
-            Item: {
-              ...subscriptionKeys.item(subscription.id),
-              ...subscriptionKeys.list(subscription.merchant_id, subscription.id),
-              ...(due ? dueKeys(subscription.id, due) : {}),
-              type: 'subscription',
-              ...subscription,
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-        eventPut(event),
-      ],
-    }),
-  );
+  return { create: subscriptionTarget(subscription), item: { ...subscription, ...(due ? dueKeys(subscription.id, due) : {}) } };
+}
+
+/**
+ * A move of the subscription for `commit`: `transition` with `changes`, on the condition that the fields of `expect`
+ * still hold. The renewal index follows the state the move leads to (added, moved or removed).
+ */
+export function subscriptionMove(
+  subscription: SubscriptionRecord,
+  transition: Transition<SubscriptionStatus>,
+  changes: Partial<SubscriptionRecord>,
+  expect?: Partial<Pick<SubscriptionRecord, 'next_billing' | 'retry_attempt'>>,
+): Move {
+  const due = dueDateOf({ ...subscription, ...changes, status: transition.to });
+  return {
+    move: subscriptionTarget(subscription),
+    transition,
+    expect,
+    set: { ...changes, ...(due ? dueKeys(subscription.id, due) : {}) },
+    unset: due ? [] : ['gsi2pk', 'gsi2sk'],
+  };
 }
 
 const KEY_FIELDS = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'type'];
@@ -95,68 +98,6 @@ export async function loadSubscription(subscriptionId: string): Promise<Subscrip
 export async function getSubscription(merchantId: string, subscriptionId: string): Promise<SubscriptionRecord | undefined> {
   const subscription = await loadSubscription(subscriptionId);
   return subscription?.merchant_id === merchantId ? subscription : undefined;
-}
-
-export interface Transition {
-  /** the statuses the subscription must still be in */
-  from: readonly SubscriptionStatus[];
-  /** fields that must still hold these values (e.g. the `next_billing` a renewal was computed for) */
-  expect?: Partial<Pick<SubscriptionRecord, 'next_billing' | 'retry_attempt'>>;
-  changes: Partial<SubscriptionRecord>;
-}
-
-/**
- * Applies a state change as a conditional update and writes its event in the same transaction; the renewal index
- * follows (added, moved or removed by the new state). Undefined when the condition failed: someone moved first.
- */
-export async function transitionSubscription(
-  subscription: SubscriptionRecord,
-  transition: Transition,
-  event: (updated: SubscriptionRecord) => DomainEvent,
-): Promise<SubscriptionRecord | undefined> {
-  const updated: SubscriptionRecord = { ...subscription, ...transition.changes };
-  const names: Record<string, string> = { '#status': 'status' };
-  const values: Record<string, unknown> = {};
-  const sets = assignments(Object.entries(transition.changes), names, values);
-  const due = dueDateOf(updated);
-  let remove = '';
-  if (due) {
-    const keys = dueKeys(subscription.id, due);
-    Object.assign(values, { ':gsi2pk': keys.gsi2pk, ':gsi2sk': keys.gsi2sk });
-    sets.push('gsi2pk = :gsi2pk', 'gsi2sk = :gsi2sk');
-  } else {
-    remove = ' REMOVE gsi2pk, gsi2sk';
-  }
-  transition.from.forEach((status, i) => (values[`:from${i}`] = status));
-  const conditions = ['attribute_exists(pk)', `#status IN (${transition.from.map((_, i) => `:from${i}`).join(', ')})`];
-  Object.entries(transition.expect ?? {}).forEach(([field, value], i) => {
-    names[`#e${i}`] = field;
-    values[`:e${i}`] = value;
-    conditions.push(`#e${i} = :e${i}`);
-  });
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: TABLE,
-              Key: subscriptionKeys.item(subscription.id),
-              UpdateExpression: `SET ${sets.join(', ')}${remove}`,
-              ConditionExpression: conditions.join(' AND '),
-              ExpressionAttributeNames: names,
-              ExpressionAttributeValues: values,
-            },
-          },
-          eventPut(event(updated)),
-        ],
-      }),
-    );
-  } catch (e) {
-    if (isConditionFailure(e)) return undefined;
-    throw e;
-  }
-  return updated;
 }
 
 export interface SubscriptionFilters {
@@ -201,7 +142,8 @@ export async function forEachDueSubscription(today: string, onPage: (due: Subscr
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The renewal of one period: a row per subscription and period that makes the renewal idempotent.
+// The renewal of one period: a row per subscription and period that makes the renewal idempotent (its states are
+// the PERIOD table of domain/state-machines.ts).
 //
 //   open      claimed by one worker (`claim`, `lease_until`): the invoice is made, then the charge or the send
 //   charging  the card is being charged: never charged again from here, whatever happens
@@ -209,7 +151,7 @@ export async function forEachDueSubscription(today: string, onPage: (due: Subscr
 //   failed    attempt `attempt` was declined; the next retry claims the row again with attempt + 1
 // ---------------------------------------------------------------------------------------------------------------
 
-export type PeriodState = 'open' | 'charging' | 'settled' | 'failed';
+export type { PeriodState };
 
 export interface PeriodRecord {
   subscription_id: string;
@@ -232,10 +174,13 @@ export async function getPeriod(subscriptionId: string, periodStart: string): Pr
   return out.Item as PeriodRecord | undefined;
 }
 
+export const periodTarget = (subscriptionId: string, periodStart: string): Target => ({ entity: 'subscription_period', subscriptionId, periodStart });
+
 /**
  * Claims attempt `attempt` of a period for one worker: the first attempt only if the period was never claimed, a
  * retry only right after the previous attempt failed; either may also take over an `open` claim of the same attempt
- * whose lease ran out (a worker died before charging). Undefined when the claim is not to be had.
+ * whose lease ran out (a worker died before charging). Undefined when the claim is not to be had. Each way is one
+ * conditional write through `commit`; the first that holds wins.
  */
 export async function claimPeriod(
   subscriptionId: string,
@@ -245,43 +190,19 @@ export async function claimPeriod(
   now: number,
   leaseMs: number,
 ): Promise<PeriodRecord | undefined> {
-  const values: Record<string, unknown> = {
-    ':open': 'open',
-    ':attempt': attempt,
-    ':claim': claim,
-    ':until': now + leaseMs,
-    ':now': now,
-    ':iso': new Date(now).toISOString(),
-    ':sub': subscriptionId,
-    ':period': periodStart,
-    ':type': 'subscription_period',
-  };
-  const expired = '(#state = :open AND attempt = :attempt AND lease_until < :now)';
-  let condition: string;
-  if (attempt === 0) {
-    condition = `attribute_not_exists(pk) OR ${expired}`;
-  } else {
-    Object.assign(values, { ':failed': 'failed', ':previous': attempt - 1 });
-    condition = `(#state = :failed AND attempt = :previous) OR ${expired}`;
-  }
-  try {
-    const out = await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: subscriptionKeys.period(subscriptionId, periodStart),
-        UpdateExpression:
-          'SET #state = :open, attempt = :attempt, claim = :claim, lease_until = :until, subscription_id = :sub, period_start = :period, #type = :type, created_at = if_not_exists(created_at, :iso), updated_at = :iso',
-        ConditionExpression: condition,
-        ExpressionAttributeNames: { '#state': 'state', '#type': 'type' },
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return out.Attributes as PeriodRecord;
-  } catch (e) {
-    if (isConditionFailure(e)) return undefined;
-    throw e;
-  }
+  const target = periodTarget(subscriptionId, periodStart);
+  const iso = new Date(now).toISOString();
+  const held = { state: 'open' as const, attempt, claim, lease_until: now + leaseMs, updated_at: iso };
+  const claimed =
+    attempt === 0
+      ? await commit({ writes: [{ create: target, item: { subscription_id: subscriptionId, period_start: periodStart, ...held, created_at: iso } }] })
+      : await commit({ writes: [{ move: target, inStates: ['failed'], expect: { attempt: attempt - 1 }, set: held }] });
+  // A claim abandoned before the charge: an `open` one of this attempt whose lease ran out (lease_until < now).
+  const takenOver =
+    claimed === 'committed' ? claimed : await commit({ writes: [{ move: target, inStates: ['open'], expect: { attempt }, atMost: { lease_until: now - 1 }, set: held }] });
+  if (takenOver === 'refused') return undefined;
+  const period = await getPeriod(subscriptionId, periodStart);
+  return period?.claim === claim ? period : undefined;
 }
 
 /**
@@ -289,30 +210,11 @@ export async function claimPeriod(
  * on the condition that nobody took it over first. Undefined when another run did, or the lease still holds.
  */
 export async function takeOverCharging(period: PeriodRecord, claim: string, now: number, leaseMs: number): Promise<PeriodRecord | undefined> {
-  try {
-    const out = await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: subscriptionKeys.period(period.subscription_id, period.period_start),
-        UpdateExpression: 'SET claim = :claim, lease_until = :until, updated_at = :iso',
-        ConditionExpression: '#state = :charging AND claim = :previous AND lease_until < :now',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: {
-          ':charging': 'charging',
-          ':previous': period.claim,
-          ':claim': claim,
-          ':until': now + leaseMs,
-          ':now': now,
-          ':iso': new Date(now).toISOString(),
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return out.Attributes as PeriodRecord;
-  } catch (e) {
-    if (isConditionFailure(e)) return undefined;
-    throw e;
-  }
+  const changes = { claim, lease_until: now + leaseMs, updated_at: new Date(now).toISOString() };
+  const taken = await commit({
+    writes: [{ move: periodTarget(period.subscription_id, period.period_start), inStates: ['charging'], expect: { claim: period.claim }, atMost: { lease_until: now - 1 }, set: changes }],
+  });
+  return taken === 'committed' ? { ...period, ...changes } : undefined;
 }
 
 /** Changes the period row only while this worker's claim holds it in one of `states`. False when it lost the claim. */
@@ -322,24 +224,8 @@ export async function updateClaimedPeriod(
   changes: Partial<Omit<PeriodRecord, 'subscription_id' | 'period_start' | 'claim'>>,
   now: string,
 ): Promise<boolean> {
-  const names: Record<string, string> = { '#state': 'state' };
-  const values: Record<string, unknown> = { ':claim': period.claim, ':now': now };
-  states.forEach((s, i) => (values[`:s${i}`] = s));
-  const sets = assignments(Object.entries(changes), names, values);
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: subscriptionKeys.period(period.subscription_id, period.period_start),
-        UpdateExpression: `SET ${[...sets, 'updated_at = :now'].join(', ')}`,
-        ConditionExpression: `claim = :claim AND #state IN (${states.map((_, i) => `:s${i}`).join(', ')})`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return false;
-    throw e;
-  }
+  const updated = await commit({
+    writes: [{ move: periodTarget(period.subscription_id, period.period_start), inStates: states, expect: { claim: period.claim }, set: { ...changes, updated_at: now } }],
+  });
+  return updated === 'committed';
 }

@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { CfnResource } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { catalog, type FunctionSpec, httpFunctions } from '../../functions/catalog.ts';
-import { EMAIL_SENDERS, queuesSentToBy, tableAccessOf } from '../../infra/constructs/functions.ts';
+import { EMAIL_SENDERS, MESSAGE_SENDERS, queuesSentToBy, tableAccessOf } from '../../infra/constructs/functions.ts';
 import { defaultSettings, PaymentOrchestrationStack, settingsFromContext } from '../../infra/stack.ts';
 import { queueDefinitions } from '../../shared/queues.ts';
 import { tableDefinition } from '../../shared/store/table-definition.ts';
@@ -358,7 +358,7 @@ describe('outputs and settings', () => {
     expect(() => settingsFromContext(new App({ context: { apiRateLimit: 'lots' } }).node)).toThrow(/apiRateLimit/);
   });
 
-  it('hands the SMS and WhatsApp settings to the one function that sends them, and only the set ones', () => {
+  it('hands the SMS and WhatsApp settings to the functions that send them (invoice sends, the reconciler re-sending one), and only the set ones', () => {
     // Prepare: a stack from context with an SMS identity and a WhatsApp number
     const withMessaging = new App({ context: { 'aws:cdk:bundling-stacks': [], smsOriginationIdentity: 'pool-1', whatsappPhoneNumberId: 'phone-number-id-7' } });
     const settings = settingsFromContext(withMessaging.node);
@@ -368,7 +368,8 @@ describe('outputs and settings', () => {
     const senders = Object.values(built).filter(
       (r) => r.Type === 'AWS::Lambda::Function' && JSON.stringify(r.Properties?.Environment ?? {}).includes('SMS_ORIGINATION_IDENTITY'),
     );
-    expect(senders).toHaveLength(1);
+    expect([...MESSAGE_SENDERS].sort()).toEqual(['invoices/send', 'workers/reconciler']);
+    expect(senders).toHaveLength(MESSAGE_SENDERS.size);
     expect((senders[0]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables).toMatchObject({
       SMS_ORIGINATION_IDENTITY: 'pool-1',
       WHATSAPP_PHONE_NUMBER_ID: 'phone-number-id-7',
@@ -376,7 +377,7 @@ describe('outputs and settings', () => {
     expect(JSON.stringify(senders[0]!.Properties!.Environment)).not.toContain('SMS_CONFIGURATION_SET');
     for (const spec of catalog) {
       const sms = statementsOf(spec.name).filter((s) => actionsOf([s]).includes('sms-voice:SendTextMessage'));
-      expect(sms, spec.name).toHaveLength(spec.name === 'invoices/send' ? 1 : 0);
+      expect(sms, spec.name).toHaveLength(MESSAGE_SENDERS.has(spec.name) ? 1 : 0);
     }
   });
 });

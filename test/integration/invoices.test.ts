@@ -9,7 +9,11 @@ import { handler as markPaid } from '../../functions/invoices/mark-paid.ts';
 import { handler as send } from '../../functions/invoices/send.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import { createCustomer } from '../../shared/domain/customers.ts';
-import { sendInvoice } from '../../shared/domain/invoice-delivery.ts';
+import { config } from '../../shared/config.ts';
+import { SEND_LEASE_MS, sendInvoice } from '../../shared/domain/invoice-delivery.ts';
+import { reconcileLeased } from '../../shared/domain/reconciler.ts';
+import { emailSender } from '../../shared/messaging/email.ts';
+import { expiredOperations } from '../../shared/store/payments.ts';
 import { createInvoice, markInvoicePaid } from '../../shared/domain/invoices.ts';
 import { newId } from '../../shared/domain/ids.ts';
 import { listDeliveries } from '../../shared/domain/webhooks.ts';
@@ -185,6 +189,24 @@ describe('creating an invoice', () => {
     expect(next.body.number).toBe('INV-000002');
   });
 
+  it('answers the invoice its first run stored to a request run again after a crash, using no second number', async () => {
+    // Prepare: the first run of a keyed request stored the invoice, then died before answering
+    const { apiKey, merchantId, customerId } = await newMerchant();
+    const origin = { at: clock.now() - 30_000, seed: `test#${randomUUID()}` };
+    const input = { customer_id: customerId, items: [{ name: 'Consulting', amount: 1999, quantity: 3 }], currency: 'USD', due_date: '2026-12-31', tax_rate: 7.25 };
+    const first = await createInvoice(merchantId, input, BASE_URL, origin);
+    // Act: the retry runs the create again under the same origin, a minute later; then a new invoice
+    const again = await later(60_000, () => createInvoice(merchantId, input, BASE_URL, origin));
+    const next = await invoices.create(apiKey, invoiceBody(customerId));
+    // Assess: the same invoice and number, created when the request first ran; the numbers stay gapless
+    expect({ ...again, pdf_url: null }).toEqual({ ...first, pdf_url: null });
+    expect(first).toMatchObject({ number: 'INV-000001', created_at: new Date(origin.at).toISOString() });
+    expect(next.body.number).toBe('INV-000002');
+    expect((await invoices.list(apiKey)).body.data.map((i: { id: string }) => i.id)).toEqual([next.body.id, first.id]);
+    const created = (await listDeliveries(merchantId, { limit: 10 })).data.filter((e) => e.event === 'invoice.created');
+    expect(created).toHaveLength(2);
+  });
+
   it('keeps the subscription and period given by the domain API', async () => {
     const { merchantId, customerId } = await newMerchant();
     const subscriptionId = newId('subscription');
@@ -351,9 +373,10 @@ describe('invoice states', () => {
     const sendAfter = await invoices.send(apiKey, created.id, { channel: 'email' });
     expect(paid.status).toBe(200);
     expect(paid.body).toMatchObject({ id: created.id, status: 'paid', paid_at: expect.stringMatching(/Z$/), pdf_url: expect.stringMatching(PDF_URL(created.id)) });
-    for (const res of [again, sendAfter]) {
+    // The reason names the invoice's state and the refused move.
+    for (const [res, reason] of [[again, 'a paid invoice cannot be marked paid'], [sendAfter, 'a paid invoice cannot be sent']] as const) {
       expect(res.status).toBe(400);
-      expect(res.body.error).toMatchObject({ code: 'invalid_state', message: 'Invalid request body' });
+      expect(res.body.error).toMatchObject({ code: 'invalid_state', message: `Invalid request body: ${reason}` });
     }
     expect((await invoices.get(apiKey, created.id)).body).toMatchObject({ status: 'paid', paid_at: paid.body.paid_at });
   });
@@ -418,6 +441,80 @@ describe('invoice states', () => {
     expect(sent).toMatchObject({ status: 'sent', sent_to: 'jane@example.com' });
     expect(paid).toMatchObject({ status: 'paid', payment_id: paymentId, paid_at: expect.any(String) });
     await expect(markInvoicePaid(merchantId, created.id)).rejects.toMatchObject({ code: 'invalid_state' });
+  });
+});
+
+describe('a send whose run died', () => {
+  const realPublicUrl = config.PUBLIC_API_URL;
+  /** Starts a send that takes the invoice and then dies before its message leaves (the e-mail call never returns). */
+  async function sendThatDies(apiKey: string, invoiceId: string) {
+    let reached!: () => void;
+    const stuck = new Promise<void>((resolve) => (reached = resolve));
+    const send = vi.spyOn(emailSender, 'send').mockImplementationOnce(() => {
+      reached();
+      return new Promise<never>(() => {});
+    });
+    void invoices.send(apiKey, invoiceId, { channel: 'email' });
+    await stuck;
+    send.mockRestore();
+  }
+  /** The reconciler's run once the send's lease ended, on this invoice's operation. */
+  async function reconcileAfterLease(invoiceId: string) {
+    return later(SEND_LEASE_MS + 1_000, async () => {
+      const leased = (await expiredOperations(clock.now(), 1_000)).filter((l) => l.entity === 'invoice' && l.invoice.id === invoiceId);
+      return Promise.all(leased.map(reconcileLeased));
+    });
+  }
+  const messagesOf = (invoiceId: string) => listLocalOutbox().filter((m) => m.text.includes(`/api/invoices/${invoiceId}/pdf`));
+
+  it('holds the invoice while its lease runs, then the reconciler sends it again and records it sent', async () => {
+    // Prepare
+    const { apiKey, merchantId, customerId } = await newMerchant();
+    const created = (await invoices.create(apiKey, invoiceBody(customerId))).body;
+    config.PUBLIC_API_URL = BASE_URL;
+    try {
+      await sendThatDies(apiKey, created.id);
+      // Act
+      const markPaidWhileHeld = await invoices.markPaid(apiKey, created.id);
+      const sendWhileHeld = await invoices.send(apiKey, created.id, { channel: 'sms' });
+      const finished = await reconcileAfterLease(created.id);
+      const leftOver = await reconcileAfterLease(created.id);
+      // Assess: refused while held; sent once by the reconciler (at least once: the dead run's message never left)
+      for (const res of [markPaidWhileHeld, sendWhileHeld]) {
+        expect(res.status).toBe(400);
+        expect(res.body.error).toMatchObject({ code: 'invalid_state', message: 'Invalid request body: the draft invoice is being sent at this moment' });
+      }
+      expect(finished).toEqual([true]);
+      expect(leftOver).toEqual([]);
+      expect((await invoices.get(apiKey, created.id)).body).toMatchObject({ status: 'sent', channel: 'email', sent_to: 'jane@example.com' });
+      expect(messagesOf(created.id)).toEqual([expect.objectContaining({ to: 'jane@example.com', channel: 'email' })]);
+      const sent = (await listDeliveries(merchantId, { limit: 10 })).data.filter((e) => e.event === 'invoice.sent');
+      expect(sent).toHaveLength(1);
+      expect((await invoices.markPaid(apiKey, created.id)).status).toBe(200);
+    } finally {
+      config.PUBLIC_API_URL = realPublicUrl;
+    }
+  });
+
+  it('does not send again an invoice marked paid after the dead send’s lease ended', async () => {
+    // Prepare
+    const { apiKey, customerId } = await newMerchant();
+    const created = (await invoices.create(apiKey, invoiceBody(customerId))).body;
+    config.PUBLIC_API_URL = BASE_URL;
+    try {
+      await sendThatDies(apiKey, created.id);
+      // Act
+      const paid = await later(SEND_LEASE_MS + 1_000, () => invoices.markPaid(apiKey, created.id));
+      const finished = await reconcileAfterLease(created.id);
+      // Assess
+      expect(paid.status).toBe(200);
+      expect(finished).toEqual([true]);
+      expect(messagesOf(created.id)).toEqual([]);
+      expect((await invoices.get(apiKey, created.id)).body).toMatchObject({ status: 'paid', sent_at: null });
+      expect(await reconcileAfterLease(created.id)).toEqual([]);
+    } finally {
+      config.PUBLIC_API_URL = realPublicUrl;
+    }
   });
 });
 

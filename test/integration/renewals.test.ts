@@ -1,6 +1,7 @@
 import type { SQSEvent } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { handler as createCustomer } from '../../functions/customers/create.ts';
 import { handler as markPaid } from '../../functions/invoices/mark-paid.ts';
 import { handler as cancel } from '../../functions/subscriptions/cancel.ts';
 import { handler as create } from '../../functions/subscriptions/create.ts';
@@ -17,14 +18,17 @@ import { chargeCardOnFile } from '../../shared/domain/card-on-file.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import { newId } from '../../shared/domain/ids.ts';
 import { createInvoice } from '../../shared/domain/invoices.ts';
+import { SEND_LEASE_MS } from '../../shared/domain/invoice-delivery.ts';
+import { reconcileLeased } from '../../shared/domain/reconciler.ts';
 import { LEASE_MS, renewalsQueue } from '../../shared/domain/renewals.ts';
+import { emailSender } from '../../shared/messaging/email.ts';
 import { eventsQueue, type EventsMessage } from '../../shared/events/queue.ts';
 import { listLocalOutbox } from '../../shared/messaging/local-outbox.ts';
 import type { RenewalMessageBody } from '../../shared/schemas/subscriptions.ts';
 import { getCustomer } from '../../shared/store/customers.ts';
 import { listEvents } from '../../shared/store/events.ts';
 import { listInvoices } from '../../shared/store/invoices.ts';
-import { listPayments } from '../../shared/store/payments.ts';
+import { expiredOperations, listPayments } from '../../shared/store/payments.ts';
 import { claimPeriod, getPeriod, loadSubscription, updateClaimedPeriod } from '../../shared/store/subscriptions.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant } from '../support/merchant.ts';
@@ -240,6 +244,51 @@ describe('renewing a period', () => {
     expect(await eventsOf(merchantId, 'subscription.renewed')).toHaveLength(1);
   });
 
+  it('e-mails the invoice once more when the worker died sending it: one invoice, one renewal, whether the reconciler or the next run finishes', async () => {
+    // Prepare: two subscriptions of customers without a card; each one's worker dies while e-mailing the invoice
+    const { apiKey, merchantId } = await newMerchant();
+    const subs = [];
+    for (const email of ['ann@example.com', 'bob@example.com']) {
+      const customer = (await invokeHttp(createCustomer, apiEvent({ method: 'POST', path: '/api/customers', headers: bearer(apiKey), body: { email } }))).body;
+      subs.push((await call.create(apiKey, monthly(customer.id))).body);
+    }
+    at(subs[0].next_billing);
+    const messages = await scan(...subs.map((s) => s.id));
+    for (const message of messages) {
+      let reached!: () => void;
+      const stuck = new Promise<void>((resolve) => (reached = resolve));
+      const send = vi.spyOn(emailSender, 'send').mockImplementationOnce(() => {
+        reached();
+        return new Promise<never>(() => {});
+      });
+      void renew([message]);
+      await stuck;
+      send.mockRestore();
+    }
+    const [first, second] = subs;
+    const invoiceOf = async (subId: string) => (await invoicesOf(merchantId)).find((i) => i.subscription_id === subId)!;
+    const started = clock.now();
+    // Act: the first one's send is finished by the reconciler, then its renewal message runs again; the second one's
+    // renewal message runs again after the worker's lease, before any reconciler run
+    clock.now = () => started + SEND_LEASE_MS + 1_000;
+    const leased = (await expiredOperations(clock.now(), 1_000)).filter((l) => l.entity === 'invoice' && l.invoice.subscription_id === first.id);
+    const reconciled = await Promise.all(leased.map(reconcileLeased));
+    clock.now = () => started + LEASE_MS + 1_000;
+    const rerun = await renew(messages);
+    // Assess: per subscription one invoice, sent, e-mailed once (the dead run's mail never left), renewed once
+    expect(reconciled).toEqual([true]);
+    expect(rerun).toEqual({ batchItemFailures: [] });
+    const invoices = await invoicesOf(merchantId);
+    expect(invoices.map((i) => i.number).sort()).toEqual(['INV-000001', 'INV-000002']);
+    for (const sub of [first, second]) {
+      const invoice = await invoiceOf(sub.id);
+      expect(invoice).toMatchObject({ status: 'sent', channel: 'email' });
+      expect(listLocalOutbox().filter((m) => m.text.includes(invoice.id))).toHaveLength(1);
+      expect(await subscription(sub.id)).toMatchObject({ status: 'active', current_period_start: sub.next_billing, latest_invoice: invoice.id });
+    }
+    expect(await eventsOf(merchantId, 'subscription.renewed')).toHaveLength(2);
+  });
+
   it('goes past_due on a declined charge and recovers on the day-1 retry once the customer paid with a good card', async () => {
     // Prepare: a card on file whose later charges decline
     const { apiKey, merchantId, sub, due } = await monthlyOnDecliningCard();
@@ -341,10 +390,10 @@ describe('renewing a period', () => {
     await renew([{ subscription_id: sub.id, period_start: due, attempt: 3 }]);
     expect(await chargesOf(merchantId, sub.id)).toHaveLength(4);
     // A past_due subscription cannot be paused or resumed; the merchant can cancel it
-    for (const move of [call.pause, call.resume]) {
+    for (const [move, reason] of [[call.pause, 'a past due subscription cannot be paused'], [call.resume, 'a past due subscription cannot be resumed']] as const) {
       const res = await move(apiKey, sub.id);
       expect(res.status).toBe(400);
-      expect(res.body.error.code).toBe('invalid_state');
+      expect(res.body.error).toMatchObject({ code: 'invalid_state', message: `Invalid request body: ${reason}` });
     }
     const cancelled = await call.cancel(apiKey, sub.id);
     expect(cancelled.status).toBe(200);

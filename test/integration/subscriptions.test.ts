@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { handler as cancel } from '../../functions/subscriptions/cancel.ts';
@@ -8,6 +9,7 @@ import { handler as resume } from '../../functions/subscriptions/resume.ts';
 import { addDays, billingDateOnOrAfter, firstBillingDate, utcDate } from '../../shared/domain/billing-dates.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import { createCustomer } from '../../shared/domain/customers.ts';
+import { createSubscription } from '../../shared/domain/subscriptions.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { listEvents } from '../../shared/store/events.ts';
 import { subscriptionKeys } from '../../shared/store/keys.ts';
@@ -171,6 +173,23 @@ describe('POST /api/subscriptions', () => {
     expect((await call.list(apiKey)).body.data).toHaveLength(1);
   });
 
+  it('answers the subscription its first run stored to a request run again after a crash, creating no second', async () => {
+    // Prepare: the first run of a keyed request stored the subscription, then died before answering
+    const { apiKey, customerId, merchantId } = await newMerchant();
+    const merchant = { id: merchantId, credential: 'api_key' as const, livemode: false };
+    const origin = { at: clock.now() - 30_000, seed: `test#${randomUUID()}` };
+    const input = { customer_id: customerId, plan: 'Pro monthly', amount: 2900, currency: 'EUR', interval: 'month' as const, interval_count: 1 };
+    const first = await createSubscription(merchant, input, origin);
+    // Act: the retry runs the create again under the same origin, a minute later
+    clock.now = () => realNow() + 60_000;
+    const again = await createSubscription(merchant, input, origin);
+    // Assess: the same subscription, created when the request first ran; one object, one event
+    expect(again).toEqual(first);
+    expect(first.created_at).toBe(new Date(origin.at).toISOString());
+    expect((await call.list(apiKey)).body.data).toEqual([first]);
+    expect(await eventsOf(merchantId, 'subscription.created')).toHaveLength(1);
+  });
+
   it('answers 401 without a valid key', async () => {
     const res = await call.create('sk_test_nope', body('cus_01jd0z8x9k2m3n4p5q6r7s8t9v'));
     expect(res.status).toBe(401);
@@ -298,20 +317,20 @@ describe('pause, resume, cancel', () => {
   });
 
   it.each([
-    ['pause', 'paused', ['pause']],
-    ['resume', 'active', []],
-    ['pause', 'cancelled', ['cancel']],
-    ['resume', 'cancelled', ['cancel']],
-    ['cancel', 'cancelled', ['cancel']],
-    ['resume', 'cancelled (after a pause)', ['pause', 'cancel']],
-  ] as const)('answers 400 invalid_state to %s when %s', async (action, _state, before) => {
+    ['pause', 'paused', ['pause'], 'a paused subscription cannot be paused'],
+    ['resume', 'active', [], 'an active subscription cannot be resumed'],
+    ['pause', 'cancelled', ['cancel'], 'a cancelled subscription cannot be paused'],
+    ['resume', 'cancelled', ['cancel'], 'a cancelled subscription cannot be resumed'],
+    ['cancel', 'cancelled', ['cancel'], 'a cancelled subscription cannot be cancelled'],
+    ['resume', 'cancelled (after a pause)', ['pause', 'cancel'], 'a cancelled subscription cannot be resumed'],
+  ] as const)('answers 400 invalid_state to %s when %s, naming the reason', async (action, _state, before, reason) => {
     const { apiKey, customerId, merchantId } = await newMerchant();
     const { body: sub } = await call.create(apiKey, body(customerId));
     for (const step of before) expect((await call[step](apiKey, sub.id)).status).toBe(200);
     const stateBefore = await rawItem(sub.id);
     const res = await call[action](apiKey, sub.id);
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_state', message: 'Invalid request body' });
+    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_state', message: `Invalid request body: ${reason}` });
     expect(await rawItem(sub.id)).toEqual(stateBefore);
     const moves = (await listEvents(merchantId, {}, { limit: 100 })).data.filter((e) => e.type.startsWith('subscription.'));
     expect(moves).toHaveLength(1 + before.length);

@@ -89,9 +89,8 @@ export async function runReconciler(): Promise<void> {
 /** Operations of the merchant's payments still open (any lease), read from the lease index. */
 export async function openOperations(merchantId: string): Promise<string[]> {
   const open = await expiredOperations(clock.now() + 365 * 24 * 60 * 60_000, 1000);
-  return open
-    .filter((o) => (o.entity === 'payment' ? o.payment.merchant_id : o.refund.merchant_id) === merchantId)
-    .map((o) => (o.entity === 'payment' ? o.payment.op.id : o.refund.op.id));
+  const record = (o: (typeof open)[number]) => (o.entity === 'payment' ? o.payment : o.entity === 'refund' ? o.refund : o.invoice);
+  return open.filter((o) => record(o).merchant_id === merchantId).map((o) => record(o).op.id);
 }
 
 /** What the sandbox providers hold for one payment: its authorizations not voided (a double hold is two of them). */
