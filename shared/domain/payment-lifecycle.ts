@@ -70,7 +70,7 @@ async function move(current: StoredPayment & PaymentRecord, kind: 'capture' | 'v
   let payment = current;
   const opId = idFor('operation', origin);
   if (payment.last_operation === opId) return paymentView(payment);
-  if (payment.op?.id === opId) return carryOut(await takeOver(payment), payment.op);
+  if (payment.op?.id === opId) return carryOut(await takeOver(payment), payment.op, { retried: true });
   if (payment.op) payment = await finishStale(payment);
   const { from } = transition('payment', PAYMENT, kind, payment.status);
   if (amount !== undefined && amount > payment.amount) throw new BadRequest('amount_too_large', 'amount');
@@ -87,6 +87,8 @@ async function move(current: StoredPayment & PaymentRecord, kind: 'capture' | 'v
   if (began === 'refused') {
     const now = await getStoredPayment(payment.merchant_id, payment.id);
     if (now?.op) throw new OperationInProgress((now.op.lease_until - clock.now()) / 1000);
+    // Moved by a racing request meanwhile; if the move is still allowed, a retry runs it (409, nothing stored).
+    if (now && (from as readonly string[]).includes(now.status)) throw new OperationInProgress(1);
     throw new InvalidState(undefined, `the payment became ${now?.status} meanwhile`);
   }
   return carryOut(payment, op);
@@ -122,13 +124,17 @@ async function takeOver<T extends StoredPayment | StoredRefund>(item: T): Promis
   return { ...item, op: { ...op, lease_until: leaseUntil } };
 }
 
-/** Asks the provider for the payment's capture or void under the operation's key and records the answer. */
-export async function carryOut(payment: StoredPayment, op: Operation) {
+/**
+ * Asks the provider for the payment's capture or void under the operation's key and records the answer. `retried`:
+ * the operation was begun by an earlier run whose call may have taken effect, so only an answer under the key ends
+ * it without effect; a provider that cannot be reached leaves the outcome unknown.
+ */
+export async function carryOut(payment: StoredPayment, op: Operation, { retried = false } = {}) {
   const connector = connectorFor(op.provider as ProviderName, payment.livemode);
-  const result =
-    op.kind === 'capture'
-      ? await connector.capture(op.reference!, op.amount!, payment.currency, op.id)
-      : await connector.void(op.reference!, op.id);
+  const result = asRetried(
+    op.kind === 'capture' ? await connector.capture(op.reference!, op.amount!, payment.currency, op.id) : await connector.void(op.reference!, op.id),
+    retried,
+  );
   if (!result.ok) return giveUp(payment, op, result);
   const now = isoNow();
   const changes = op.kind === 'capture' ? { amount_captured: op.amount!, updated_at: now, last_operation: op.id } : { updated_at: now, last_operation: op.id };
@@ -147,6 +153,10 @@ export async function carryOut(payment: StoredPayment, op: Operation) {
   await publishEvents([event]);
   return paymentView(moved);
 }
+
+/** A retried call that could not reach the provider proves nothing about the first call: its outcome is unknown. */
+const asRetried = (result: OperationResult, retried: boolean): OperationResult =>
+  retried && !result.ok && result.reason === 'provider_down' ? { ok: false, reason: 'unknown' } : result;
 
 /** The provider refused (nothing happened: the operation ends, the item stays) or its answer was lost (kept for the reconciler). */
 async function giveUp(item: StoredPayment | StoredRefund, op: Operation, result: Extract<OperationResult, { ok: false }>): Promise<never> {
@@ -167,7 +177,7 @@ export async function refundPayment(merchant: Merchant, paymentId: string, body:
   if (earlier) {
     const payment = await load(merchant, paymentId);
     if (!earlier.op) return refundView(payment, earlier);
-    return carryOutRefund(payment, await takeOver(earlier));
+    return carryOutRefund(payment, await takeOver(earlier), { retried: true });
   }
   const { payment, refund } = await reserveRefund(merchant, paymentId, refundId, body);
   return carryOutRefund(payment, refund);
@@ -199,7 +209,7 @@ async function reserveRefund(merchant: Merchant, paymentId: string, refundId: st
       counters: paymentCountChange(payment, payment.status, 'refunded'),
     });
     if (reserved === 'committed') return { payment, refund };
-    if (attempt === RESERVE_ATTEMPTS) throw new InvalidState(undefined, 'concurrent refunds left nothing to refund');
+    if (attempt === RESERVE_ATTEMPTS) throw new OperationInProgress(1, 'this payment (concurrent refunds)');
   }
 }
 
@@ -211,9 +221,9 @@ const UNPLANNED_ATTEMPTS = 8;
  * the refund must be recorded whatever else is happening: planned counters (taking from available, then pending)
  * are tried a few times, then counters that need no plan, each retry after a short jittered pause.
  */
-async function carryOutRefund(payment: PaymentRecord, refund: StoredRefund) {
+async function carryOutRefund(payment: PaymentRecord, refund: StoredRefund, { retried = false } = {}) {
   const op = refund.op!;
-  const result = await connectorFor(op.provider as ProviderName, payment.livemode).refund(op.reference!, refund.amount, payment.currency, op.id);
+  const result = asRetried(await connectorFor(op.provider as ProviderName, payment.livemode).refund(op.reference!, refund.amount, payment.currency, op.id), retried);
   if (!result.ok) {
     if (result.reason !== 'unknown') await takeBack(payment, refund);
     return giveUp(refund, op, result);
@@ -249,18 +259,26 @@ function refundView(payment: PaymentRecord, refund: RefundRecord) {
   return { ...paymentView(payment), refund_id: refund.id, amount: refund.amount, amount_refunded: payment.amount_refunded };
 }
 
-/** The provider refused the refund: its amount goes back to the payment, which is captured again when none is left. */
+/**
+ * The provider refused the refund: its amount goes back to the payment in one transaction with the refund's removal;
+ * when it was the only money refunded, the payment is captured again in the same transaction.
+ */
 async function takeBack(payment: PaymentRecord, refund: StoredRefund): Promise<void> {
-  await commit({
-    writes: [
-      { move: paymentTarget(payment), add: { amount_refunded: -refund.amount } },
-      { remove: refundTarget(refund), operation: refund.op!.id },
-    ],
-  });
-  await commit({
-    writes: [{ move: paymentTarget(payment), transition: PAYMENT.restore, expect: { amount_refunded: 0 } }],
-    counters: paymentCountChange(payment, 'refunded', 'captured'),
-  });
+  const remove = { remove: refundTarget(refund), operation: refund.op!.id };
+  for (let attempt = 1; attempt <= RESERVE_ATTEMPTS; attempt++) {
+    const now = (await getStoredPayment(payment.merchant_id, payment.id)) as PaymentRecord;
+    const last = now.status === 'refunded' && now.amount_refunded === refund.amount;
+    const given = await commit(
+      last
+        ? {
+            writes: [{ move: paymentTarget(now), transition: PAYMENT.restore, add: { amount_refunded: -refund.amount }, expect: { amount_refunded: refund.amount } }, remove],
+            counters: paymentCountChange(now, 'refunded', 'captured'),
+          }
+        : { writes: [{ move: paymentTarget(now), add: { amount_refunded: -refund.amount }, expect: { amount_refunded: now.amount_refunded } }, remove] },
+    );
+    if (given === 'committed') return;
+  }
+  throw new OperationInProgress(1, 'this payment (concurrent refunds)');
 }
 
 /**
@@ -269,11 +287,11 @@ async function takeBack(payment: PaymentRecord, refund: StoredRefund): Promise<v
  */
 export async function reconcilePaymentOperation(payment: StoredPayment): Promise<void> {
   const taken = await takeOver(payment);
-  await carryOut(taken, taken.op!);
+  await carryOut(taken, taken.op!, { retried: true });
 }
 
 export async function reconcileRefundOperation(refund: StoredRefund): Promise<void> {
   const payment = await getStoredPayment(refund.merchant_id!, refund.payment_id);
   if (!payment) return;
-  await carryOutRefund(payment as PaymentRecord, await takeOver(refund));
+  await carryOutRefund(payment as PaymentRecord, await takeOver(refund), { retried: true });
 }

@@ -2,6 +2,7 @@ import type * as v from 'valibot';
 import { type AuthorizeRequest, type AuthorizeResult, authorizeWithin, type Connector, connectorFor, lookupWithin, type ProviderName } from '../providers/index.ts';
 import type { CreatePaymentBody, SimulateRouteBody } from '../schemas/payments.ts';
 import { publishEvents } from '../events/queue.ts';
+import { logger } from '../logger.ts';
 import { appSecret } from '../secrets.ts';
 import { cardOnFileUpdate, findCustomerIdByEmail } from '../store/customers.ts';
 import { commit, type Operation } from '../store/commit.ts';
@@ -87,8 +88,11 @@ function decision(route: RoutePlan, chosen: ProviderName | undefined, started: n
   };
 }
 
-/** How long an operation holds its item: past the create function's 10 s timeout, so a live run is never taken over. */
-export const OPERATION_LEASE_MS = 15_000;
+/**
+ * How long an operation holds its item: past the longest timeout of a function that begins one (the renewal worker's
+ * 30 s), so a live run is never taken over.
+ */
+export const OPERATION_LEASE_MS = 40_000;
 
 /**
  * Scores the risk, routes, and authorizes at the first provider that answers, failing over on soft failures.
@@ -209,7 +213,12 @@ export async function authorizePayment(
       let result = await authorizeWithin(connector, { ...method, paymentId: base.id, idempotencyKey: op.id, amount: base.amount, currency: base.currency, attempt: index + 1 });
       if (result.outcome === 'unknown') result = await resolveUnknown(connector, op.id, result.latencyMs);
       attempts.push({ provider, approved: result.outcome === 'approved', latencyMs: result.latencyMs });
-      tried.push(countAttempt(base.merchant_id, provider, { approved: result.outcome === 'approved', latencyMs: result.latencyMs, amount: base.amount, currency: base.currency }));
+      // Routing statistics are best effort: their failure never fails a payment already recorded.
+      tried.push(
+        countAttempt(base.merchant_id, provider, { approved: result.outcome === 'approved', latencyMs: result.latencyMs, amount: base.amount, currency: base.currency }).catch(
+          (error: unknown) => logger.warn('Routing statistics not counted', { provider, error: (error as Error).message }),
+        ),
+      );
       if (result.outcome === 'soft_failure') {
         softFailures.push(`${provider} answered ${result.reason}`);
         continue;
@@ -232,7 +241,7 @@ export async function authorizePayment(
     await Promise.all(tried);
   }
   // Every provider failed before accepting: nothing is held, so nothing is kept (a retry runs again).
-  if (op) await commit({ writes: [{ remove: paymentTarget(base), operation: op.id }] });
+  if (op) await commit({ writes: [{ remove: paymentTarget(base), operation: op.id, inStates: ['processing'] }] });
   throw new ProvidersUnavailable();
 }
 
@@ -243,7 +252,9 @@ export async function authorizePayment(
 async function resolveUnknown(connector: Connector, key: string, latencyMs: number): Promise<AuthorizeResult> {
   const found = await lookupWithin(connector, key);
   if (found.found === 'authorized') return { outcome: 'approved', reference: found.reference, providerToken: found.providerToken, latencyMs };
-  if (found.found === 'none') return { outcome: 'soft_failure', reason: 'timeout', latencyMs };
+  if (found.found === 'declined') return { outcome: 'declined', declineCode: found.declineCode, latencyMs };
+  // Nothing found yet: the key is closed at the provider (cancelling anything that lands later) before failing over.
+  if (found.found === 'none' && (await connector.reverse(key)).ok) return { outcome: 'soft_failure', reason: 'timeout', latencyMs };
   return { outcome: 'unknown', latencyMs };
 }
 
@@ -295,20 +306,23 @@ export async function resolveAuthorization(payment: StoredPayment, by: 'request'
   const found = await lookupWithin(connector, op.id);
   if (found.found === 'unknown') return 'pending';
   if (payment.status === 'processing') {
-    if (found.found === 'none') {
-      await commit({ writes: [{ remove: paymentTarget(payment), operation: op.id }] });
-      return 'absent';
-    }
     const { op: _op, last_operation: _last, ...record } = payment;
-    const attempt = { provider: op.provider as ProviderName, approved: true, latencyMs: 0 };
-    await finishCreate({ ...(record as PaymentRecord), status: 'succeeded', provider: attempt.provider, provider_reference: found.reference, provider_token: found.providerToken }, op, [attempt]);
-    return 'settled';
+    const attempt = { provider: op.provider as ProviderName, approved: found.found === 'authorized', latencyMs: 0 };
+    if (found.found === 'authorized') {
+      await finishCreate({ ...(record as PaymentRecord), status: 'succeeded', provider: attempt.provider, provider_reference: found.reference, provider_token: found.providerToken }, op, [attempt]);
+      return 'settled';
+    }
+    if (found.found === 'declined') {
+      await finishCreate({ ...(record as PaymentRecord), status: 'failed', provider: attempt.provider, decline_code: found.declineCode }, op, [attempt]);
+      return 'settled';
+    }
+    // Nothing found: the key is closed at the provider first (a request still in flight can no longer authorize).
+    if (!(await connector.reverse(op.id)).ok) return 'pending';
+    await commit({ writes: [{ remove: paymentTarget(payment), operation: op.id, inStates: ['processing'] }] });
+    return 'absent';
   }
-  // Recorded failed while its attempt was unknown: whatever the provider holds is reversed.
-  if (found.found === 'authorized') {
-    const reversed = await connector.void(found.reference, `${op.id}_reverse`);
-    if (!reversed.ok) return 'pending';
-  }
+  // Recorded failed while its attempt was unknown: whatever the provider holds under the key is reversed.
+  if (!(await connector.reverse(op.id)).ok) return 'pending';
   await commit({ writes: [{ move: paymentTarget(payment), operation: { finish: op.id } }] });
   return 'settled';
 }

@@ -31,13 +31,14 @@ export const SANDBOX_APPROVED_CARD = { number: '4242424242424242', exp_month: 12
  * How the sandbox providers behave, read from the environment at cold start and changeable at run time (tests):
  * `SANDBOX_LATENCY_MS=stripe=120,adyen=80` adds latency, `SANDBOX_DOWN=adyen` makes a provider unreachable,
  * `SANDBOX_FAULTS=stripe=accept_then_timeout` makes it carry out every call and then never answer (the caller's
- * deadline passes: the outcome is unknown to it) or, with `accept_then_drop`, drop the connection after accepting.
+ * deadline passes: the outcome is unknown to it) or, with `accept_then_drop`, drop the connection after accepting;
+ * `accept_then_down` drops it and then goes down (look-ups and reversals fail until `down` is cleared).
  */
-export type SandboxFault = 'accept_then_timeout' | 'accept_then_drop';
+export type SandboxFault = 'accept_then_timeout' | 'accept_then_drop' | 'accept_then_down';
 export const sandboxSettings = {
   latencyMs: parsePairs(process.env.SANDBOX_LATENCY_MS),
   down: new Set((process.env.SANDBOX_DOWN ?? '').split(',').map((s) => s.trim()).filter(Boolean)) as Set<string>,
-  faults: parsePairs(process.env.SANDBOX_FAULTS, (v) => (v === 'accept_then_timeout' || v === 'accept_then_drop' ? v : undefined)) as Partial<Record<string, SandboxFault>>,
+  faults: parsePairs(process.env.SANDBOX_FAULTS, (v) => (v === 'accept_then_timeout' || v === 'accept_then_drop' || v === 'accept_then_down' ? v : undefined)) as Partial<Record<string, SandboxFault>>,
 };
 
 function parsePairs<T = number>(value: string | undefined, read: (v: string) => T | undefined = (v) => (Number.isFinite(Number(v)) ? (Number(v) as T) : undefined)): Record<string, T> {
@@ -101,7 +102,28 @@ export class SandboxConnector implements Connector {
   async lookup(idempotencyKey: string): Promise<LookupResult> {
     if (sandboxSettings.down.has(this.name)) return { found: 'unknown' };
     const answer = sandboxBooks.answers.get(`${this.name} authorize ${idempotencyKey}`) as AuthorizeResult | undefined;
-    return answer?.outcome === 'approved' ? { found: 'authorized', reference: answer.reference, providerToken: answer.providerToken } : { found: 'none' };
+    if (answer?.outcome === 'approved') {
+      const held = sandboxBooks.authorizations.get(answer.reference);
+      return held?.state === 'voided' ? { found: 'none' } : { found: 'authorized', reference: answer.reference, providerToken: answer.providerToken };
+    }
+    if (answer?.outcome === 'declined') return { found: 'declined', declineCode: answer.declineCode };
+    return { found: 'none' };
+  }
+
+  /**
+   * Voids what the key authorized, or closes the key so that a request under it still in flight is refused. Like a
+   * look-up it takes no configured latency (that models authorizations), but it fails while the provider is down.
+   */
+  reverse(idempotencyKey: string): Promise<OperationResult> {
+    return this.operation(`reverse ${idempotencyKey}`, () => {
+      const key = `${this.name} authorize ${idempotencyKey}`;
+      const answer = sandboxBooks.answers.get(key) as AuthorizeResult | undefined;
+      if (!answer) sandboxBooks.answers.set(key, { outcome: 'soft_failure', reason: 'processing_error', latencyMs: 0 } satisfies AuthorizeResult);
+      const held = answer?.outcome === 'approved' ? sandboxBooks.authorizations.get(answer.reference) : undefined;
+      if (held?.state === 'captured') return { ok: false, reason: 'processing_error' };
+      if (held) held.state = 'voided';
+      return { ok: true, reference: held?.reference ?? idempotencyKey };
+    }, { latency: false });
   }
 
   capture(reference: string, amount: number, _currency: string, idempotencyKey: string): Promise<OperationResult> {
@@ -149,9 +171,9 @@ export class SandboxConnector implements Connector {
     };
   }
 
-  private async operation(call: string, effect: () => OperationResult): Promise<OperationResult> {
+  private async operation(call: string, effect: () => OperationResult, { latency = true } = {}): Promise<OperationResult> {
     try {
-      if (await this.roundTrip()) return { ok: false, reason: 'provider_down' };
+      if (await this.roundTrip(undefined, latency)) return { ok: false, reason: 'provider_down' };
       const result = this.once(call, effect);
       await this.answer(AbortSignal.timeout(providerDeadlines.operationMs));
       return result;
@@ -173,13 +195,14 @@ export class SandboxConnector implements Connector {
   /** After the provider carried a call out: the injected fault decides whether its answer reaches the caller. */
   private async answer(signal?: AbortSignal): Promise<void> {
     const fault = sandboxSettings.faults[this.name];
-    if (fault === 'accept_then_drop') throw new ConnectionDropped('socket hang up');
+    if (fault === 'accept_then_down') sandboxSettings.down.add(this.name);
+    if (fault === 'accept_then_drop' || fault === 'accept_then_down') throw new ConnectionDropped('socket hang up');
     if (fault === 'accept_then_timeout') await new Promise((_, reject) => signal?.addEventListener('abort', () => reject(new ConnectionDropped('timeout')), { once: true }));
   }
 
   /** Waits the configured latency; true when the provider is down. */
-  private async roundTrip(signal?: AbortSignal): Promise<boolean> {
-    await pause(sandboxSettings.latencyMs[this.name] ?? 0, signal);
+  private async roundTrip(signal?: AbortSignal, latency = true): Promise<boolean> {
+    if (latency) await pause(sandboxSettings.latencyMs[this.name] ?? 0, signal);
     return sandboxSettings.down.has(this.name);
   }
 }

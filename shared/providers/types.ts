@@ -49,6 +49,7 @@ export type OperationResult = { ok: true; reference: string } | { ok: false; rea
 /** What the provider holds under one of our idempotency keys. */
 export type LookupResult =
   | { found: 'authorized'; reference: string; providerToken: string }
+  | { found: 'declined'; declineCode: string }
   | { found: 'none' }
   | { found: 'unknown' };
 
@@ -61,6 +62,11 @@ export interface Connector {
   authorize(request: AuthorizeRequest): Promise<AuthorizeResult>;
   /** The authorization made under `idempotencyKey`, if any: how an `unknown` authorization is resolved. */
   lookup(idempotencyKey: string, signal?: AbortSignal): Promise<LookupResult>;
+  /**
+   * Cancels whatever the authorization under `idempotencyKey` holds, and makes sure a request under that key still
+   * in flight can no longer authorize (ok: nothing is or will be held under it).
+   */
+  reverse(idempotencyKey: string): Promise<OperationResult>;
   capture(reference: string, amount: number, currency: string, idempotencyKey: string): Promise<OperationResult>;
   void(reference: string, idempotencyKey: string): Promise<OperationResult>;
   refund(reference: string, amount: number, currency: string, idempotencyKey: string): Promise<OperationResult>;

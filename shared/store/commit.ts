@@ -84,6 +84,8 @@ export type OperationStep =
 export interface Remove {
   remove: Target;
   operation: string;
+  /** the item must (still) be in one of these states */
+  inStates?: readonly string[];
 }
 
 export interface Change {
@@ -226,14 +228,15 @@ function moveItem(write: Move): TransactItem {
   };
 }
 
-function removeItem({ remove, operation }: Remove): TransactItem {
+function removeItem({ remove, operation, inStates }: Remove): TransactItem {
+  const states = Object.fromEntries((inStates ?? []).map((state, i) => [`:s${i}`, state]));
   return {
     Delete: {
       TableName: TABLE,
       Key: keyOf(remove),
-      ConditionExpression: '#op.id = :op',
-      ExpressionAttributeNames: { '#op': 'op' },
-      ExpressionAttributeValues: { ':op': operation },
+      ConditionExpression: ['#op.id = :op', ...(inStates ? [`#status IN (${Object.keys(states).join(', ')})`] : [])].join(' AND '),
+      ExpressionAttributeNames: { '#op': 'op', ...(inStates ? { '#status': 'status' } : {}) },
+      ExpressionAttributeValues: { ':op': operation, ...states },
     },
   };
 }

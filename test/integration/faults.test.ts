@@ -1,9 +1,11 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { providerDeadlines } from '../../shared/providers/index.ts';
+import { sandboxBooks } from '../../shared/providers/sandbox.ts';
 import {
   balanceTotal,
   type Fault,
   heldFor,
+  moneyProblems,
   openOperations,
   PROVIDERS,
   resetClock,
@@ -68,6 +70,7 @@ async function run(flow: Flow, fault: Fault, { retry = true } = {}): Promise<num
   const faultAt = fault.kind === 'provider' && stored?.provider ? { ...fault, providers: [stored.provider] } : fault;
 
   // Act
+  const heldBefore = new Set(sandboxBooks.authorizations.keys());
   const { result: first, commands } = await withFault(faultAt, () => flow.request(merchant, before, headers));
   const retried = retry ? await retryUntilAnswered(() => flow.request(merchant, before, headers)) : undefined;
   await runReconciler();
@@ -83,6 +86,9 @@ async function run(flow: Flow, fault: Fault, { retry = true } = {}): Promise<num
   if (firstOk || retried) expect((await storedPayment(merchant.merchantId, paymentId!))?.status, context).toBe(flow.status);
   expect(await openOperations(merchant.merchantId), context).toEqual([]);
   await expectBooksAgree(merchant, paymentId, context);
+  // Nothing this run authorized is held for a payment we do not have.
+  const strays = [...sandboxBooks.authorizations.values()].filter((a) => !heldBefore.has(a.reference) && a.paymentId !== paymentId && a.state !== 'voided');
+  expect(strays, context).toEqual([]);
   return commands;
 }
 
@@ -94,6 +100,7 @@ async function run(flow: Flow, fault: Fault, { retry = true } = {}): Promise<num
 async function expectBooksAgree(merchant: Merchant, paymentId: string | undefined, context: string) {
   const listed = (await payments.list(merchant.apiKey)).body;
   expect(listed.total, context).toBe(paymentId ? 1 : 0);
+  expect(await moneyProblems(merchant, paymentId ? [paymentId] : []), context).toEqual([]);
   if (!paymentId) return;
   const payment = (await storedPayment(merchant.merchantId, paymentId))!;
   expect(payment.status, context).not.toBe('processing');
@@ -129,5 +136,44 @@ describe.each(Object.entries(FLOWS))('%s under faults', (_name, flow) => {
       if (sent < step) break;
     }
     for (const fault of PROVIDER_FAULTS) await run(flow, { kind: 'provider', providers: PROVIDERS, fault }, { retry: false });
+  });
+});
+
+describe('answers lost at the provider are resolved, never guessed', () => {
+  it('a decline whose answer was lost is still a decline: 402, kept, and no other provider is asked', async () => {
+    // Prepare
+    const merchant = await newMerchant();
+    const callsBefore = sandboxBooks.calls.length;
+    // Act
+    const { result } = await withFault({ kind: 'provider', providers: PROVIDERS, fault: 'accept_then_drop' }, () =>
+      payments.create(merchant.apiKey, paymentBody({}, '4000000000000002'), { 'Idempotency-Key': `lost-decline-${Math.random()}` }),
+    );
+    // Assess
+    const res = result as HttpResult;
+    expect(res.status).toBe(402);
+    expect(res.body.error).toMatchObject({ code: 'card_declined', decline_code: 'generic_decline' });
+    expect(sandboxBooks.calls.slice(callsBefore).filter((c) => c.includes(' authorize '))).toHaveLength(1);
+    expect((await payments.list(merchant.apiKey)).body.total).toBe(1);
+  });
+
+  it('an authorization nobody can confirm is recorded failed (500 naming the payment) and reversed by the reconciler', async () => {
+    // Prepare
+    const merchant = await newMerchant();
+    // Act: the provider accepts, drops the answer and goes down (no look-up, no reversal possible)
+    const { result } = await withFault({ kind: 'provider', providers: PROVIDERS, fault: 'accept_then_down' }, () =>
+      payments.create(merchant.apiKey, paymentBody(), { 'Idempotency-Key': `unconfirmed-${Math.random()}` }),
+    );
+    const res = result as HttpResult;
+    const paymentId = res.body.error?.payment_id as string;
+    const heldWhileDown = heldFor(paymentId).length;
+    await runReconciler();
+    // Assess
+    expect(res.status).toBe(500);
+    expect(res.body.error.code).toBe('provider_outcome_unknown');
+    expect(heldWhileDown).toBe(1);
+    expect((await storedPayment(merchant.merchantId, paymentId))?.status).toBe('failed');
+    expect(heldFor(paymentId)).toEqual([]);
+    expect(await openOperations(merchant.merchantId)).toEqual([]);
+    expect(await moneyProblems(merchant, [paymentId])).toEqual([]);
   });
 });

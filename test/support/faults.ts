@@ -123,6 +123,7 @@ export async function moneyProblems(merchant: { merchantId: string; apiKey: stri
   let captured = 0;
   let refunded = 0;
   let stored = 0;
+  const byStatus: Record<string, number> = {};
   for (const id of new Set(paymentIds)) {
     const payment = await getStoredPayment(merchant.merchantId, id);
     const held = heldFor(id);
@@ -131,7 +132,15 @@ export async function moneyProblems(merchant: { merchantId: string; apiKey: stri
       continue;
     }
     stored++;
+    byStatus[payment.status] = (byStatus[payment.status] ?? 0) + 1;
     if (payment.status === 'processing') problems.push(`${id}: still processing`);
+    const amountsFit =
+      payment.status === 'captured'
+        ? payment.amount_captured > 0 && payment.amount_refunded === 0
+        : payment.status === 'refunded'
+          ? payment.amount_refunded > 0
+          : payment.amount_captured === 0 && payment.amount_refunded === 0;
+    if (!amountsFit) problems.push(`${id}: ${payment.status} with captured ${payment.amount_captured}, refunded ${payment.amount_refunded}`);
     const holds = ['succeeded', 'captured', 'refunded'].includes(payment.status);
     if (held.length !== (holds ? 1 : 0)) problems.push(`${id}: ${payment.status} but ${held.length} authorizations held`);
     const h = held[0];
@@ -142,8 +151,14 @@ export async function moneyProblems(merchant: { merchantId: string; apiKey: stri
     captured += payment.amount_captured;
     refunded += payment.amount_refunded;
   }
-  const total = (await invokeHttp(listFn, apiEvent({ method: 'GET', path: '/api/payments/list', headers: bearer(merchant.apiKey) }))).body.total;
+  const totalOf = async (query: Record<string, string>) =>
+    (await invokeHttp(listFn, apiEvent({ method: 'GET', path: '/api/payments/list', headers: bearer(merchant.apiKey), query }))).body.total as number;
+  const total = await totalOf({});
   if (total !== stored) problems.push(`list total ${total}, payments stored ${stored}`);
+  for (const status of ['succeeded', 'failed', 'captured', 'voided', 'refunded']) {
+    const counted = await totalOf({ status });
+    if (counted !== (byStatus[status] ?? 0)) problems.push(`list total for ${status} ${counted}, stored ${byStatus[status] ?? 0}`);
+  }
   const balance = await balanceTotal(merchant.apiKey);
   if (balance !== captured - refunded) problems.push(`balance ${balance} ≠ captured ${captured} − refunded ${refunded}`);
   return problems;
