@@ -1,6 +1,6 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { KeyMode } from '../domain/credentials.ts';
-import { db, isConditionFailure, TABLE } from './client.ts';
+import { conditionalWrite, db, TABLE } from './client.ts';
 import { apiKeyKeys, type Key } from './keys.ts';
 import { listPage, type Page, type PageQuery } from './pagination.ts';
 
@@ -103,33 +103,30 @@ export async function revokeApiKey(key: ApiKeyRecord): Promise<void> {
  * so a busy key costs one extra write a minute, not one per request.
  */
 export async function touchApiKey(keyHash: string, auth: ApiKeyAuthRecord, now: string, cutoff: string): Promise<void> {
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: TABLE,
-              Key: apiKeyKeys.byHash(keyHash),
-              UpdateExpression: 'SET last_used = :now',
-              ConditionExpression: '#status = :active AND (attribute_not_exists(last_used) OR last_used = :null OR last_used < :cutoff)',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':now': now, ':cutoff': cutoff, ':active': 'active', ':null': null },
-            },
+  // refused: used within the minute, or revoked; nothing to record
+  await conditionalWrite(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName: TABLE,
+            Key: apiKeyKeys.byHash(keyHash),
+            UpdateExpression: 'SET last_used = :now',
+            ConditionExpression: '#status = :active AND (attribute_not_exists(last_used) OR last_used = :null OR last_used < :cutoff)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':now': now, ':cutoff': cutoff, ':active': 'active', ':null': null },
           },
-          {
-            Update: {
-              TableName: TABLE,
-              Key: apiKeyKeys.item(auth.merchant_id, auth.key_id),
-              UpdateExpression: 'SET last_used = :now',
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeValues: { ':now': now },
-            },
+        },
+        {
+          Update: {
+            TableName: TABLE,
+            Key: apiKeyKeys.item(auth.merchant_id, auth.key_id),
+            UpdateExpression: 'SET last_used = :now',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':now': now },
           },
-        ],
-      }),
-    );
-  } catch (e) {
-    if (!isConditionFailure(e)) throw e;
-  }
+        },
+      ],
+    }),
+  );
 }

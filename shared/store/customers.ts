@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProviderName } from '../providers/types.ts';
 import { assignments } from './expressions.ts';
-import { db, isConditionFailure, TABLE } from './client.ts';
+import { conditionalUpdate, db, TABLE } from './client.ts';
 import { customerKeys } from './keys.ts';
 import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
@@ -72,23 +72,18 @@ export async function updateCustomer(
   const names: Record<string, string> = { '#merchant': 'merchant_id' };
   const values: Record<string, unknown> = { ':merchant': merchantId };
   const sets = assignments(entries, names, values);
-  try {
-    const out = await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: customerKeys.item(customerId),
-        UpdateExpression: sets.length ? `SET ${sets.join(', ')}` : 'SET #merchant = :merchant',
-        ConditionExpression: 'attribute_exists(pk) AND #merchant = :merchant',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return strip(out.Attributes as CustomerRecord);
-  } catch (e) {
-    if (isConditionFailure(e)) return undefined;
-    throw e;
-  }
+  const updated = await conditionalUpdate<CustomerRecord>(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: customerKeys.item(customerId),
+      UpdateExpression: sets.length ? `SET ${sets.join(', ')}` : 'SET #merchant = :merchant',
+      ConditionExpression: 'attribute_exists(pk) AND #merchant = :merchant',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  return updated && strip(updated);
 }
 
 /** The id of a merchant's customer with this (lowercase) e-mail, if any. */

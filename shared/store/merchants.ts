@@ -1,7 +1,7 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoNow } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
-import { db, isConditionFailure, TABLE } from './client.ts';
+import { conditionalWrite, db, TABLE } from './client.ts';
 import { merchantKeys } from './keys.ts';
 
 export interface MerchantRecord {
@@ -15,34 +15,30 @@ export async function findOrCreateMerchant(email: string): Promise<MerchantRecor
   const existing = await findMerchantByEmail(email);
   if (existing) return existing;
   const merchant: MerchantRecord = { id: newId('merchant'), email, created_at: isoNow() };
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: TABLE,
-              Item: { ...merchantKeys.profile(merchant.id), type: 'merchant', ...merchant },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
+  const created = await conditionalWrite(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: TABLE,
+            Item: { ...merchantKeys.profile(merchant.id), type: 'merchant', ...merchant },
+            ConditionExpression: 'attribute_not_exists(pk)',
           },
-          {
-            Put: {
-              TableName: TABLE,
-              Item: { ...merchantKeys.byEmail(email), type: 'merchant_email', ...merchant },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
+        },
+        {
+          Put: {
+            TableName: TABLE,
+            Item: { ...merchantKeys.byEmail(email), type: 'merchant_email', ...merchant },
+            ConditionExpression: 'attribute_not_exists(pk)',
           },
-        ],
-      }),
-    );
-    return merchant;
-  } catch (e) {
-    if (!isConditionFailure(e)) throw e;
-    const winner = await findMerchantByEmail(email);
-    if (!winner) throw e;
-    return winner;
-  }
+        },
+      ],
+    }),
+  );
+  if (created) return merchant;
+  const winner = await findMerchantByEmail(email);
+  if (!winner) throw new Error('Merchant sign-up refused, but no merchant has this e-mail');
+  return winner;
 }
 
 async function findMerchantByEmail(email: string): Promise<MerchantRecord | undefined> {
@@ -59,27 +55,21 @@ async function findMerchantByEmail(email: string): Promise<MerchantRecord | unde
  * a fresh ULID). A delete lowers the same count in its own transaction.
  */
 export async function putWithinMerchantCap(merchantId: string, count: string, max: number, item: Record<string, unknown>): Promise<boolean> {
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: TABLE,
-              Key: merchantKeys.profile(merchantId),
-              UpdateExpression: 'ADD #count :one',
-              ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#count) OR #count < :max)',
-              ExpressionAttributeNames: { '#count': count },
-              ExpressionAttributeValues: { ':one': 1, ':max': max },
-            },
+  return conditionalWrite(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName: TABLE,
+            Key: merchantKeys.profile(merchantId),
+            UpdateExpression: 'ADD #count :one',
+            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#count) OR #count < :max)',
+            ExpressionAttributeNames: { '#count': count },
+            ExpressionAttributeValues: { ':one': 1, ':max': max },
           },
-          { Put: { TableName: TABLE, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-        ],
-      }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return false;
-    throw e;
-  }
+        },
+        { Put: { TableName: TABLE, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+      ],
+    }),
+  );
 }

@@ -2,7 +2,7 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProviderName } from '../providers/types.ts';
 import type { RuleCondition } from '../domain/routing-rules.ts';
 import { assignments } from './expressions.ts';
-import { db, isConditionFailure, TABLE } from './client.ts';
+import { conditionalUpdate, db, TABLE } from './client.ts';
 import { routingRuleKeys } from './keys.ts';
 import { putWithinMerchantCap } from './merchants.ts';
 import { listPage, type Page, type PageQuery } from './pagination.ts';
@@ -36,23 +36,18 @@ export async function updateRoutingRule(merchantId: string, ruleId: string, chan
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets = assignments(entries, names, values);
-  try {
-    const out = await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: routingRuleKeys.item(merchantId, ruleId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return strip(out.Attributes as RoutingRuleRecord);
-  } catch (e) {
-    if (isConditionFailure(e)) return undefined;
-    throw e;
-  }
+  const updated = await conditionalUpdate<RoutingRuleRecord>(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: routingRuleKeys.item(merchantId, ruleId),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  return updated && strip(updated);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DomainEvent } from '../domain/events.ts';
-import { db, isConditionFailure, TABLE, type TransactItem } from './client.ts';
+import { conditionalWrite, db, TABLE, type TransactItem } from './client.ts';
 import { eventPut } from './events.ts';
 import { equalityFilter } from './expressions.ts';
 import { COUNTER_SHARDS, counterKeys, settlementKeys } from './keys.ts';
@@ -69,27 +69,21 @@ export const cellHolds = (cell: BalanceCell) => ({
 /** Moves released funds: deletes the pending cell (if unchanged) and adds it to available, atomically. */
 export async function releaseCell(cell: BalanceCell, toAvailable: TransactItem): Promise<boolean> {
   const hold = cellHolds(cell);
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Delete: {
-              TableName: TABLE,
-              Key: counterKeys.cell(cell.merchant_id, 'BAL', cell.shard, cell.sk),
-              ConditionExpression: hold.expression,
-              ExpressionAttributeValues: hold.values,
-            },
+  return conditionalWrite(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Delete: {
+            TableName: TABLE,
+            Key: counterKeys.cell(cell.merchant_id, 'BAL', cell.shard, cell.sk),
+            ConditionExpression: hold.expression,
+            ExpressionAttributeValues: hold.values,
           },
-          toAvailable,
-        ],
-      }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return false;
-    throw e;
-  }
+        },
+        toAvailable,
+      ],
+    }),
+  );
 }
 
 /**
@@ -98,39 +92,33 @@ export async function releaseCell(cell: BalanceCell, toAvailable: TransactItem):
  * cell changed meanwhile.
  */
 export async function putSettlement(settlement: SettlementRecord, day: string, takes: TransactItem[]): Promise<boolean> {
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: TABLE,
-              Item: { ...settlementKeys.daily(settlement.merchant_id, day, settlement.currency), type: 'settlement_day', settlement_id: settlement.id },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
+  return conditionalWrite(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: TABLE,
+            Item: { ...settlementKeys.daily(settlement.merchant_id, day, settlement.currency), type: 'settlement_day', settlement_id: settlement.id },
+            ConditionExpression: 'attribute_not_exists(pk)',
           },
-          {
-            Put: {
-              TableName: TABLE,
-              Item: {
-                ...settlementKeys.item(settlement.id),
-                ...settlementKeys.list(settlement.merchant_id, settlement.id),
-                ...settlementKeys.pendingIndex(settlement.arrival_date, settlement.id),
-                type: 'settlement',
-                ...settlement,
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
+        },
+        {
+          Put: {
+            TableName: TABLE,
+            Item: {
+              ...settlementKeys.item(settlement.id),
+              ...settlementKeys.list(settlement.merchant_id, settlement.id),
+              ...settlementKeys.pendingIndex(settlement.arrival_date, settlement.id),
+              type: 'settlement',
+              ...settlement,
             },
+            ConditionExpression: 'attribute_not_exists(pk)',
           },
-          ...takes,
-        ],
-      }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return false;
-    throw e;
-  }
+        },
+        ...takes,
+      ],
+    }),
+  );
 }
 
 /** Settlements whose arrival date has come and that are still pending. */
@@ -155,29 +143,23 @@ export async function arrivedSettlements(today: string): Promise<SettlementRecor
 
 /** pending → paid with its `settlement.paid` event, once. */
 export async function markSettlementPaid(settlement: SettlementRecord, paidAt: string, event: DomainEvent): Promise<boolean> {
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: TABLE,
-              Key: settlementKeys.item(settlement.id),
-              UpdateExpression: 'SET #status = :paid, paid_at = :at REMOVE gsi2pk, gsi2sk',
-              ConditionExpression: '#status = :pending',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':paid': 'paid', ':pending': 'pending', ':at': paidAt },
-            },
+  return conditionalWrite(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName: TABLE,
+            Key: settlementKeys.item(settlement.id),
+            UpdateExpression: 'SET #status = :paid, paid_at = :at REMOVE gsi2pk, gsi2sk',
+            ConditionExpression: '#status = :pending',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':paid': 'paid', ':pending': 'pending', ':at': paidAt },
           },
-          eventPut(event),
-        ],
-      }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return false;
-    throw e;
-  }
+        },
+        eventPut(event),
+      ],
+    }),
+  );
 }
 
 export async function getSettlement(merchantId: string, id: string): Promise<SettlementRecord | undefined> {

@@ -1,6 +1,6 @@
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventType } from '../domain/events.ts';
-import { db, isConditionFailure, TABLE } from './client.ts';
+import { conditionalWrite, db, TABLE } from './client.ts';
 import { merchantKeys, webhookKeys } from './keys.ts';
 import { putWithinMerchantCap } from './merchants.ts';
 import { listPage, type Page, type PageQuery } from './pagination.ts';
@@ -52,49 +52,40 @@ export async function webhookPage(merchantId: string, page: PageQuery): Promise<
 
 /** Deletes the endpoint and lowers the count; false when there is no such endpoint. */
 export async function deleteWebhook(merchantId: string, webhookId: string): Promise<boolean> {
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Delete: {
-              TableName: TABLE,
-              Key: webhookKeys.item(merchantId, webhookId),
-              ConditionExpression: 'attribute_exists(pk)',
-            },
+  return conditionalWrite(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Delete: {
+            TableName: TABLE,
+            Key: webhookKeys.item(merchantId, webhookId),
+            ConditionExpression: 'attribute_exists(pk)',
           },
-          {
-            Update: {
-              TableName: TABLE,
-              Key: merchantKeys.profile(merchantId),
-              UpdateExpression: 'ADD webhook_count :minus',
-              ExpressionAttributeValues: { ':minus': -1 },
-            },
+        },
+        {
+          Update: {
+            TableName: TABLE,
+            Key: merchantKeys.profile(merchantId),
+            UpdateExpression: 'ADD webhook_count :minus',
+            ExpressionAttributeValues: { ':minus': -1 },
           },
-        ],
-      }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return false;
-    throw e;
-  }
+        },
+      ],
+    }),
+  );
 }
 
 /** Stops deliveries to an endpoint that answered 410 Gone. */
 export async function disableWebhook(merchantId: string, webhookId: string, reason: string): Promise<void> {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: webhookKeys.item(merchantId, webhookId),
-        UpdateExpression: 'SET #status = :disabled, disabled_reason = :reason',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':disabled': 'disabled', ':reason': reason },
-      }),
-    );
-  } catch (e) {
-    if (!isConditionFailure(e)) throw e;
-  }
+  // refused: the endpoint was deleted meanwhile
+  await conditionalWrite(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: webhookKeys.item(merchantId, webhookId),
+      UpdateExpression: 'SET #status = :disabled, disabled_reason = :reason',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':disabled': 'disabled', ':reason': reason },
+    }),
+  );
 }
