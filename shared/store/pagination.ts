@@ -44,6 +44,23 @@ export const merchantList = (keys: MerchantListKeys, merchantId: string, filter?
   filter,
 });
 
+/** Every item a query matches, reading page after page. */
+export async function queryAll<T = Item>(query: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<T[]> {
+  const items: Item[] = [];
+  let startKey: Item | undefined;
+  do {
+    const out = await db.send(new QueryCommand({ TableName: TABLE, ...query, ExclusiveStartKey: startKey }));
+    items.push(...(out.Items ?? []));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return items as T[];
+}
+
+/** What `read` returns for every shard 0 … shards-1 (read in parallel), joined. */
+export async function acrossShards<T>(shards: number, read: (shard: number) => Promise<readonly T[]>): Promise<T[]> {
+  return (await Promise.all(Array.from({ length: shards }, (_, shard) => read(shard)))).flat();
+}
+
 /**
  * Newest-first cursor pagination: `starting_after` pages towards older items, `ending_before` towards newer ones.
  * Keeps querying while a filter thins out the pages, so `limit` is honoured exactly.
