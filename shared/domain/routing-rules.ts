@@ -19,17 +19,7 @@ export type { RuleCondition, RuleField, RuleOperator };
 export const MAX_RULES_PER_MERCHANT = 50;
 
 /** A routing rule as the API returns it and the routing engine reads it. */
-export interface RoutingRule {
-  id: string;
-  object: 'routing_rule';
-  name: string;
-  strategy: 'fixed' | 'smart';
-  priority: number;
-  conditions: RuleCondition[];
-  provider: ProviderName;
-  status: 'active' | 'disabled';
-  created_at: string;
-}
+export type RoutingRule = Omit<RoutingRuleRecord, 'merchant_id'> & { object: 'routing_rule' };
 
 /** What the conditions of a rule are evaluated against: the facts of one payment. */
 export interface PaymentFacts {

@@ -2,7 +2,7 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { KeyMode } from '../domain/credentials.ts';
 import { conditionalWrite, db, TABLE } from './client.ts';
 import { apiKeyKeys, type Key } from './keys.ts';
-import { listPage, type Page, type PageQuery } from './pagination.ts';
+import { listPage, merchantSet, type Page, type PageQuery } from './pagination.ts';
 
 export interface ApiKeyRecord {
   id: string;
@@ -68,15 +68,7 @@ export async function getApiKeyByHash(keyHash: string): Promise<ApiKeyAuthRecord
 }
 
 export async function listApiKeys(merchantId: string, page: PageQuery): Promise<Page<ApiKeyRecord>> {
-  const { pk, skPrefix } = apiKeyKeys.listPrefix(merchantId);
-  return listPage<ApiKeyRecord>(
-    {
-      partition: { name: 'pk', value: pk },
-      sortKey: { name: 'sk', prefix: skPrefix },
-      cursorKey: (id) => apiKeyKeys.item(merchantId, id),
-    },
-    page,
-  );
+  return listPage<ApiKeyRecord>(merchantSet(apiKeyKeys, merchantId), page);
 }
 
 /** Revokes both items at once; revoking a revoked key changes nothing. */

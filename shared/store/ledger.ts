@@ -135,37 +135,29 @@ export interface RevenueRow {
 /** One shard's cell of a merchant's balance: funds available or pending since a capture day. */
 export type BalanceCell = BalanceBucket & { merchant_id: string; shard: number; amount: number; payments: number };
 
-const summedDays = async (merchantId: string, kind: 'PAY' | 'PROV' | 'REV', fromDay: string, toDay: string) => {
-  const range = ledgerSortKeys.days(fromDay, toDay);
-  return [...sumBySortKey(await readCells(merchantId, kind, range.from, range.to))];
-};
-
-export async function readOutcomes(merchantId: string, fromDay: string, toDay: string): Promise<OutcomeRow[]> {
-  return (await summedDays(merchantId, 'PAY', fromDay, toDay)).map(([sk, v]) => ({
-    ...ledgerSortKeys.parseDaily(sk),
-    attempts: v.attempts ?? 0,
-    approvals: v.approvals ?? 0,
-    volume: v.volume ?? 0,
-  }));
+/** The cells of `kind` over whole days, summed across shards: each row its parsed sort key and the named amounts. */
+async function readDays<P, F extends string>(
+  merchantId: string,
+  kind: 'PAY' | 'PROV' | 'REV',
+  days: { from: string; to: string },
+  parse: (sk: string) => P,
+  fields: readonly F[],
+): Promise<Array<P & Record<F, number>>> {
+  const range = ledgerSortKeys.days(days.from, days.to);
+  const sums = sumBySortKey(await readCells(merchantId, kind, range.from, range.to));
+  return [...sums].map(([sk, v]) => ({ ...parse(sk), ...(Object.fromEntries(fields.map((f) => [f, v[f] ?? 0])) as Record<F, number>) }));
 }
 
-export async function readProviderOutcomes(merchantId: string, fromDay: string, toDay: string): Promise<ProviderOutcomeRow[]> {
-  return (await summedDays(merchantId, 'PROV', fromDay, toDay)).map(([sk, v]) => ({
-    ...ledgerSortKeys.parseProvider(sk),
-    attempts: v.attempts ?? 0,
-    approvals: v.approvals ?? 0,
-    volume: v.volume ?? 0,
-    latency_sum: v.latency_sum ?? 0,
-  }));
-}
+const OUTCOME_FIELDS = ['attempts', 'approvals', 'volume'] as const;
 
-export async function readRevenue(merchantId: string, fromDay: string, toDay: string): Promise<RevenueRow[]> {
-  return (await summedDays(merchantId, 'REV', fromDay, toDay)).map(([sk, v]) => ({
-    ...ledgerSortKeys.parseDaily(sk),
-    captured: v.captured ?? 0,
-    refunded: v.refunded ?? 0,
-  }));
-}
+export const readOutcomes = (merchantId: string, fromDay: string, toDay: string): Promise<OutcomeRow[]> =>
+  readDays(merchantId, 'PAY', { from: fromDay, to: toDay }, ledgerSortKeys.parseDaily, OUTCOME_FIELDS);
+
+export const readProviderOutcomes = (merchantId: string, fromDay: string, toDay: string): Promise<ProviderOutcomeRow[]> =>
+  readDays(merchantId, 'PROV', { from: fromDay, to: toDay }, ledgerSortKeys.parseProvider, [...OUTCOME_FIELDS, 'latency_sum']);
+
+export const readRevenue = (merchantId: string, fromDay: string, toDay: string): Promise<RevenueRow[]> =>
+  readDays(merchantId, 'REV', { from: fromDay, to: toDay }, ledgerSortKeys.parseDaily, ['captured', 'refunded']);
 
 /** The merchant's balance cells (of one currency, or only its available ones), one per shard and bucket. */
 export async function readBalanceCells(merchantId: string, only: { currency?: string; availableIn?: string } = {}): Promise<BalanceCell[]> {

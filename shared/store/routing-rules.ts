@@ -1,11 +1,11 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProviderName } from '../providers/types.ts';
 import type { RuleCondition } from '../domain/routing-rules.ts';
 import { assignments } from './expressions.ts';
-import { conditionalUpdate, db, TABLE } from './client.ts';
+import { conditionalUpdate, TABLE } from './client.ts';
 import { routingRuleKeys } from './keys.ts';
 import { putWithinMerchantCap } from './merchants.ts';
-import { listPage, type Page, type PageQuery } from './pagination.ts';
+import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
 
 export interface RoutingRuleRecord {
   id: string;
@@ -56,38 +56,13 @@ export async function updateRoutingRule(merchantId: string, ruleId: string, chan
  */
 /** A page of the merchant's rules, newest first, read consistently (a rule just made or changed is in it). */
 export async function routingRulePage(merchantId: string, page: PageQuery): Promise<Page<RoutingRuleRecord>> {
-  const { pk, skPrefix } = routingRuleKeys.listPrefix(merchantId);
-  const result = await listPage<RoutingRuleRecord>(
-    {
-      partition: { name: 'pk', value: pk },
-      sortKey: { name: 'sk', prefix: skPrefix },
-      cursorKey: (id) => routingRuleKeys.item(merchantId, id),
-      consistent: true,
-    },
-    page,
-  );
+  const result = await listPage<RoutingRuleRecord>(merchantSet(routingRuleKeys, merchantId, { consistent: true }), page);
   return { data: result.data.map(strip), has_more: result.has_more };
 }
 
 /** Every rule of the merchant (at most 50), for the routing engine. */
 export async function listRoutingRules(merchantId: string, options: { consistent: boolean }): Promise<RoutingRuleRecord[]> {
-  const { pk, skPrefix } = routingRuleKeys.listPrefix(merchantId);
-  const items: RoutingRuleRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: TABLE,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
-        ExpressionAttributeValues: { ':pk': pk, ':sk': skPrefix },
-        ConsistentRead: options.consistent,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...((out.Items ?? []) as RoutingRuleRecord[]));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-  return items.map(strip);
+  return (await merchantSetItems<RoutingRuleRecord>(routingRuleKeys, merchantId, options)).map(strip);
 }
 
 function strip(item: RoutingRuleRecord): RoutingRuleRecord {

@@ -1,9 +1,9 @@
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventType } from '../domain/events.ts';
-import { conditionalWrite, db, TABLE } from './client.ts';
+import { conditionalWrite, TABLE } from './client.ts';
 import { merchantKeys, webhookKeys } from './keys.ts';
 import { putWithinMerchantCap } from './merchants.ts';
-import { listPage, type Page, type PageQuery } from './pagination.ts';
+import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
 
 export interface WebhookRecord {
   id: string;
@@ -24,30 +24,12 @@ export const putWebhook = (webhook: WebhookRecord, max: number): Promise<boolean
 
 /** The merchant's endpoints (at most 16), newest first. */
 export async function listWebhooks(merchantId: string): Promise<WebhookRecord[]> {
-  const { pk, skPrefix } = webhookKeys.listPrefix(merchantId);
-  const out = await db.send(
-    new QueryCommand({
-      TableName: TABLE,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
-      ScanIndexForward: false,
-    }),
-  );
-  return (out.Items ?? []) as WebhookRecord[];
+  return merchantSetItems<WebhookRecord>(webhookKeys, merchantId);
 }
 
 /** A page of the merchant's endpoints, newest first, read consistently (an endpoint just configured is in it). */
 export async function webhookPage(merchantId: string, page: PageQuery): Promise<Page<WebhookRecord>> {
-  const { pk, skPrefix } = webhookKeys.listPrefix(merchantId);
-  return listPage<WebhookRecord>(
-    {
-      partition: { name: 'pk', value: pk },
-      sortKey: { name: 'sk', prefix: skPrefix },
-      cursorKey: (id) => webhookKeys.item(merchantId, id),
-      consistent: true,
-    },
-    page,
-  );
+  return listPage<WebhookRecord>(merchantSet(webhookKeys, merchantId, { consistent: true }), page);
 }
 
 /** Deletes the endpoint and lowers the count; false when there is no such endpoint. */
