@@ -1,6 +1,6 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { KeyMode } from '../domain/credentials.ts';
-import { conditionalWrite, db, TABLE } from './client.ts';
+import { conditionalWrite, type Created, createOrFind, db, TABLE } from './client.ts';
 import { apiKeyKeys, type Key } from './keys.ts';
 import { listPage, merchantSet, type Page, type PageQuery } from './pagination.ts';
 
@@ -26,8 +26,11 @@ export interface ApiKeyAuthRecord {
   last_used: string | null;
 }
 
-/** The listed key item and the hash-lookup item are written together, so a key is never half-created. */
-export async function putApiKey(key: ApiKeyRecord): Promise<void> {
+/**
+ * The listed key item and the hash-lookup item are written together, so a key is never half-created. A key already
+ * stored under its id (a retried create) is answered instead, and the new hash is not written.
+ */
+export async function putApiKey(key: ApiKeyRecord): Promise<Created<ApiKeyRecord>> {
   const auth: ApiKeyAuthRecord = {
     merchant_id: key.merchant_id,
     key_id: key.id,
@@ -35,13 +38,14 @@ export async function putApiKey(key: ApiKeyRecord): Promise<void> {
     status: key.status,
     last_used: key.last_used,
   };
-  await db.send(
+  const itemKey = apiKeyKeys.item(key.merchant_id, key.id);
+  const put = await createOrFind(
     new TransactWriteCommand({
       TransactItems: [
         {
           Put: {
             TableName: TABLE,
-            Item: { ...apiKeyKeys.item(key.merchant_id, key.id), type: 'api_key', ...key },
+            Item: { ...itemKey, type: 'api_key', ...key },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
@@ -54,7 +58,11 @@ export async function putApiKey(key: ApiKeyRecord): Promise<void> {
         },
       ],
     }),
+    itemKey,
   );
+  if (put.created) return { created: true, record: key };
+  if (!put.existing) throw new Error(`API key ${key.id} refused, and no key is stored under its id`);
+  return { created: false, record: put.existing as unknown as ApiKeyRecord };
 }
 
 export async function getApiKey(merchantId: string, keyId: string): Promise<ApiKeyRecord | undefined> {

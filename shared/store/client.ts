@@ -4,6 +4,7 @@ import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynam
 import {
   type DeleteCommand,
   DynamoDBDocumentClient,
+  GetCommand,
   type PutCommand,
   type TransactWriteCommand,
   type TransactWriteCommandInput,
@@ -11,6 +12,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { config } from '../config.ts';
+import type { Key } from './keys.ts';
 
 /**
  * Every DynamoDB call ends well inside an API function's 10 s timeout, so a stalled table answers the client with a
@@ -118,6 +120,27 @@ export const conditionalWrite = async (command: ConditionalCommand): Promise<boo
 export async function conditionalUpdate<T>(command: UpdateCommand): Promise<T | undefined> {
   const result = await sendConditional(command);
   return result.written ? (result.attributes as T) : undefined;
+}
+
+/**
+ * Creates an item (with whatever else the command writes) unless it is already there: when the write is refused,
+ * what stands under `key` is read back, consistently. That is the object a retried request created on its first run
+ * (its ids are minted again from the request's origin); `existing` is undefined when something else refused the
+ * write (a cap reached, say).
+ */
+export async function createOrFind(
+  command: ConditionalCommand,
+  key: Key,
+): Promise<{ created: true } | { created: false; existing: Record<string, unknown> | undefined }> {
+  if (await conditionalWrite(command)) return { created: true };
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: key, ConsistentRead: true }));
+  return { created: false, existing: out.Item };
+}
+
+/** What a create answers: the object it wrote, or the one a retried request's first run had written under its id. */
+export interface Created<T> {
+  created: boolean;
+  record: T;
 }
 
 /** A transaction refused only because another transaction was writing one of its items at that moment. */

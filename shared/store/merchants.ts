@@ -1,8 +1,8 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoNow } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
-import { conditionalWrite, db, TABLE } from './client.ts';
-import { merchantKeys } from './keys.ts';
+import { conditionalWrite, type Created, createOrFind, db, TABLE } from './client.ts';
+import { type Key, merchantKeys } from './keys.ts';
 
 export interface MerchantRecord {
   id: string;
@@ -51,11 +51,18 @@ async function findMerchantByEmail(email: string): Promise<MerchantRecord | unde
 /**
  * Writes a new item the merchant may have at most `max` of: the item and a count on the merchant's profile
  * (`count`, e.g. `rule_count`) are written in one transaction, the count conditioned on staying below `max`, so
- * parallel creates can never pass the cap. False when the cap is reached (the item's own condition cannot fail:
- * a fresh ULID). A delete lowers the same count in its own transaction.
+ * parallel creates can never pass the cap. When the item is already there (a retried request's first run wrote it),
+ * nothing is written, so the count is not raised twice, and that item is answered. Undefined when the cap is
+ * reached. A delete lowers the same count in its own transaction.
  */
-export async function putWithinMerchantCap(merchantId: string, count: string, max: number, item: Record<string, unknown>): Promise<boolean> {
-  return conditionalWrite(
+export async function putWithinMerchantCap<T extends Record<string, unknown>>(
+  merchantId: string,
+  count: string,
+  max: number,
+  key: Key,
+  item: T,
+): Promise<Created<T> | undefined> {
+  const result = await createOrFind(
     new TransactWriteCommand({
       TransactItems: [
         {
@@ -68,8 +75,11 @@ export async function putWithinMerchantCap(merchantId: string, count: string, ma
             ExpressionAttributeValues: { ':one': 1, ':max': max },
           },
         },
-        { Put: { TableName: TABLE, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+        { Put: { TableName: TABLE, Item: { ...item, ...key }, ConditionExpression: 'attribute_not_exists(pk)' } },
       ],
     }),
+    key,
   );
+  if (result.created) return { created: true, record: item };
+  return result.existing && { created: false, record: result.existing as T };
 }

@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProviderName } from '../providers/types.ts';
 import type { RuleCondition } from '../domain/routing-rules.ts';
 import { assignments } from './expressions.ts';
-import { conditionalUpdate, TABLE } from './client.ts';
+import { conditionalUpdate, type Created, TABLE } from './client.ts';
 import { routingRuleKeys } from './keys.ts';
 import { putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
@@ -23,10 +23,13 @@ export type RoutingRuleChanges = Partial<Pick<RoutingRuleRecord, 'name' | 'strat
 
 /**
  * Writes a new rule unless the merchant already has `max` (counted as `rule_count` on its profile, in the same
- * transaction). Rules are never deleted; a future delete must lower `rule_count` in the same way.
+ * transaction); undefined then. A rule already stored under this id (a retried create) is answered as it is.
+ * Rules are never deleted; a future delete must lower `rule_count` in the same way.
  */
-export const putRoutingRule = (rule: RoutingRuleRecord, max: number): Promise<boolean> =>
-  putWithinMerchantCap(rule.merchant_id, 'rule_count', max, { ...routingRuleKeys.item(rule.merchant_id, rule.id), type: 'routing_rule', ...rule });
+export async function putRoutingRule(rule: RoutingRuleRecord, max: number): Promise<Created<RoutingRuleRecord> | undefined> {
+  const put = await putWithinMerchantCap(rule.merchant_id, 'rule_count', max, routingRuleKeys.item(rule.merchant_id, rule.id), { type: 'routing_rule', ...rule });
+  return put && { created: put.created, record: strip(put.record) };
+}
 
 /** Applies the changes to the merchant's rule; undefined when it does not exist (the key holds the merchant). */
 export async function updateRoutingRule(merchantId: string, ruleId: string, changes: RoutingRuleChanges): Promise<RoutingRuleRecord | undefined> {

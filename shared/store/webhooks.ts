@@ -1,6 +1,6 @@
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventType } from '../domain/events.ts';
-import { conditionalWrite, TABLE } from './client.ts';
+import { conditionalWrite, type Created, TABLE } from './client.ts';
 import { merchantKeys, webhookKeys } from './keys.ts';
 import { putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
@@ -18,9 +18,17 @@ export interface WebhookRecord {
   disabled_reason?: string;
 }
 
-/** Writes a new endpoint unless the merchant has `max` already (counted as `webhook_count` on its profile). */
-export const putWebhook = (webhook: WebhookRecord, max: number): Promise<boolean> =>
-  putWithinMerchantCap(webhook.merchant_id, 'webhook_count', max, { ...webhookKeys.item(webhook.merchant_id, webhook.id), type: 'webhook', ...webhook });
+/**
+ * Writes a new endpoint unless the merchant has `max` already (counted as `webhook_count` on its profile); undefined
+ * then. An endpoint already stored under this id (a retried configure) is answered as it is.
+ */
+export async function putWebhook(webhook: WebhookRecord, max: number): Promise<Created<WebhookRecord> | undefined> {
+  const put = await putWithinMerchantCap(webhook.merchant_id, 'webhook_count', max, webhookKeys.item(webhook.merchant_id, webhook.id), {
+    type: 'webhook',
+    ...webhook,
+  });
+  return put && { created: put.created, record: put.record };
+}
 
 /** The merchant's endpoints (at most 16), newest first. */
 export async function listWebhooks(merchantId: string): Promise<WebhookRecord[]> {
