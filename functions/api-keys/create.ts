@@ -5,5 +5,5 @@ import { NewApiKey } from '../../shared/schemas/responses/accounts.ts';
 
 export const handler = http(
   { auth: 'merchant', body: CreateApiKeyBody, idempotent: { withhold: ['key'] }, response: NewApiKey },
-  async ({ merchant, body }) => createApiKey(merchant.id, body),
+  async ({ merchant, body, origin }) => createApiKey(merchant.id, body, origin),
 );

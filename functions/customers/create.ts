@@ -5,5 +5,5 @@ import { Customer } from '../../shared/schemas/responses/accounts.ts';
 
 export const handler = http(
   { auth: 'merchant', body: CreateCustomerBody, idempotent: true, response: Customer },
-  async ({ merchant, body }) => createCustomer(merchant.id, body),
+  async ({ merchant, body, origin }) => createCustomer(merchant.id, body, origin),
 );

@@ -7,7 +7,7 @@ import type { Merchant } from '../../shared/domain/auth.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import type { DemoMerchant } from '../../shared/domain/demo.ts';
 import { createInvoice } from '../../shared/domain/invoices.ts';
-import { dayOf } from '../../shared/domain/ledger.ts';
+import { dayOf } from '../../shared/store/ledger.ts';
 import { requestOtp } from '../../shared/domain/otp.ts';
 import { createRoutingRule } from '../../shared/domain/routing-rules.ts';
 import { HOLD_DAYS, listSettlements, settleMerchant } from '../../shared/domain/settlements.ts';

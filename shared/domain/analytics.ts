@@ -1,7 +1,6 @@
 import { PROVIDERS } from '../providers/types.ts';
-import { readCells, sumBySortKey } from '../store/counters.ts';
+import { dayOf, type OutcomeRow, readOutcomes, readProviderOutcomes, readRevenue } from '../store/ledger.ts';
 import { clock } from './clock.ts';
-import { dayOf } from './ledger.ts';
 
 /** Windows are whole UTC days ending today: 24h = today, 7d = the last 7 days including today, … */
 export const PERIODS = { '24h': 1, '7d': 7, '30d': 30, '90d': 90 } as const;
@@ -19,25 +18,8 @@ function windowDays(period: Period): string[] {
 
 const ratePct = (approvals: number, attempts: number) => (attempts > 0 ? Math.round((approvals / attempts) * 10_000) / 100 : 0);
 
-/** The window's per-day, per-currency payment outcomes (PAY cells), summed across shards. */
-interface OutcomeRow {
-  day: string;
-  currency: string;
-  attempts: number;
-  approvals: number;
-  volume: number;
-}
-
-async function outcomes(merchantId: string, days: string[]): Promise<OutcomeRow[]> {
-  const sums = sumBySortKey(await readCells(merchantId, 'PAY', days[0]!, `${days.at(-1)}~`));
-  return [...sums].map(([sk, v]) => ({
-    day: sk.split('#')[0]!,
-    currency: sk.split('#')[1]!,
-    attempts: v.attempts ?? 0,
-    approvals: v.approvals ?? 0,
-    volume: v.volume ?? 0,
-  }));
-}
+/** The window's per-day, per-currency payment outcomes, summed across shards. */
+const outcomes = (merchantId: string, days: string[]): Promise<OutcomeRow[]> => readOutcomes(merchantId, days[0]!, days.at(-1)!);
 
 /** The asked currency, else the one with the most payment attempts in the window (USD when there were none). */
 function pickCurrency(requested: string | undefined, rows: Array<{ currency: string; attempts?: number }>): string {
@@ -67,12 +49,11 @@ export async function overview(merchantId: string, query: AnalyticsQuery) {
 /** Captured minus refunded per day, every day of the window present. */
 export async function revenue(merchantId: string, query: AnalyticsQuery) {
   const days = windowDays(query.period);
-  const [rev, rows] = await Promise.all([readCells(merchantId, 'REV', days[0]!, `${days.at(-1)}~`), query.currency ? [] : outcomes(merchantId, days)]);
-  const sums = sumBySortKey(rev);
-  const currency = pickCurrency(query.currency, rows.length ? rows : [...sums.keys()].map((sk) => ({ currency: sk.split('#')[1]!, attempts: 1 })));
+  const [rev, rows] = await Promise.all([readRevenue(merchantId, days[0]!, days.at(-1)!), query.currency ? [] : outcomes(merchantId, days)]);
+  const currency = pickCurrency(query.currency, rows.length ? rows : rev.map((r) => ({ currency: r.currency, attempts: 1 })));
   const by_day = days.map((date) => {
-    const v = sums.get(`${date}#${currency}`) ?? {};
-    return { date, amount: (v.captured ?? 0) - (v.refunded ?? 0) };
+    const v = rev.find((r) => r.day === date && r.currency === currency);
+    return { date, amount: (v?.captured ?? 0) - (v?.refunded ?? 0) };
   });
   return { object: 'revenue' as const, total: by_day.reduce((n, d) => n + d.amount, 0), currency, period: query.period, by_day };
 }
@@ -80,14 +61,13 @@ export async function revenue(merchantId: string, query: AnalyticsQuery) {
 /** Per provider: approved volume, approval rate of authorization attempts, mean authorization latency (ms). */
 export async function providers(merchantId: string, query: AnalyticsQuery) {
   const days = windowDays(query.period);
-  const [cells, rows] = await Promise.all([readCells(merchantId, 'PROV', days[0]!, `${days.at(-1)}~`), query.currency ? [] : outcomes(merchantId, days)]);
+  const [cells, rows] = await Promise.all([readProviderOutcomes(merchantId, days[0]!, days.at(-1)!), query.currency ? [] : outcomes(merchantId, days)]);
   const currency = pickCurrency(query.currency, rows);
   const totals = new Map(PROVIDERS.map((p) => [p, { attempts: 0, approvals: 0, volume: 0, latency_sum: 0 }]));
   for (const cell of cells) {
-    const [, cellCurrency, provider] = cell.sk.split('#');
-    const t = totals.get(provider as (typeof PROVIDERS)[number]);
-    if (!t || cellCurrency !== currency) continue;
-    for (const k of ['attempts', 'approvals', 'volume', 'latency_sum'] as const) t[k] += cell.values[k] ?? 0;
+    const t = totals.get(cell.provider as (typeof PROVIDERS)[number]);
+    if (!t || cell.currency !== currency) continue;
+    for (const k of ['attempts', 'approvals', 'volume', 'latency_sum'] as const) t[k] += cell[k];
   }
   return {
     object: 'list' as const,

@@ -1,9 +1,8 @@
 import { type ApiKeyRecord, getApiKey, listApiKeys as listKeys, putApiKey, revokeApiKey as revoke } from '../store/api-keys.ts';
 import type { PageQuery } from '../store/pagination.ts';
-import { isoNow } from './clock.ts';
 import { API_KEY_PREFIX, type KeyMode, newApiKey, sha256 } from './credentials.ts';
 import { NotFound } from './errors.ts';
-import { newId } from './ids.ts';
+import { freshOrigin, idFor, type Origin } from './ids.ts';
 
 /** What a key looks like after creation: identified by prefix and last4, never the key itself. */
 const view = (k: ApiKeyRecord) => ({
@@ -18,23 +17,26 @@ const view = (k: ApiKeyRecord) => ({
   last_used: k.last_used,
 });
 
-/** Issues a key; the full key is in this answer only (it is stored as its SHA-256). */
-export async function createApiKey(merchantId: string, input: { name: string; mode: KeyMode }) {
+/**
+ * Issues a key; the full key is in this answer only (it is stored as its SHA-256). A retried create (same origin)
+ * answers the key its first run issued, without the key itself, which is not kept.
+ */
+export async function createApiKey(merchantId: string, input: { name: string; mode: KeyMode }, origin: Origin = freshOrigin()) {
   const key = newApiKey(input.mode);
   const record: ApiKeyRecord = {
-    id: newId('apiKey'),
+    id: idFor('apiKey', origin),
     merchant_id: merchantId,
     name: input.name,
     mode: input.mode,
     prefix: API_KEY_PREFIX[input.mode],
     last4: key.slice(-4),
     status: 'active',
-    created_at: isoNow(),
+    created_at: new Date(origin.at).toISOString(),
     last_used: null,
     key_hash: sha256(key),
   };
-  await putApiKey(record);
-  return { ...view(record), key };
+  const put = await putApiKey(record);
+  return put.created ? { ...view(record), key } : { ...view(put.record), key: undefined };
 }
 
 export async function listApiKeys(merchantId: string, page: PageQuery) {

@@ -1,14 +1,13 @@
-import { readCells } from '../store/counters.ts';
+import { readBalanceCells } from '../store/ledger.ts';
 
 /** Available and pending funds per currency, summed from the balance cells (no payment is read). */
 export async function getBalance(merchantId: string) {
-  const cells = await readCells(merchantId, 'BAL', 'A', 'Z~');
+  const cells = await readBalanceCells(merchantId);
   const available = new Map<string, number>();
   const pending = new Map<string, number>();
   for (const cell of cells) {
-    const [currency, bucket] = cell.sk.split('#') as [string, string];
-    const into = bucket === 'available' ? available : pending;
-    into.set(currency, (into.get(currency) ?? 0) + (cell.values.amount ?? 0));
+    const into = cell.bucket === 'available' ? available : pending;
+    into.set(cell.currency, (into.get(cell.currency) ?? 0) + cell.amount);
   }
   const currencies = [...new Set([...available.keys(), ...pending.keys()])].sort();
   // Refunds draw on available funds first, then pending ones; one recorded against available alone (see

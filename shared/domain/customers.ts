@@ -1,8 +1,7 @@
 import { type CustomerChanges, type CustomerRecord, getCustomer as getRecord, listCustomers as listRecords, putCustomer, updateCustomer as updateRecord } from '../store/customers.ts';
 import type { PageQuery } from '../store/pagination.ts';
-import { isoNow } from './clock.ts';
 import { NotFound } from './errors.ts';
-import { newId } from './ids.ts';
+import { freshOrigin, idFor, type Origin } from './ids.ts';
 
 const view = (c: CustomerRecord) => ({
   id: c.id,
@@ -21,18 +20,18 @@ export interface NewCustomer {
   metadata?: Record<string, string>;
 }
 
-export async function createCustomer(merchantId: string, input: NewCustomer) {
+/** A retried create (same origin) answers the customer its first run created. */
+export async function createCustomer(merchantId: string, input: NewCustomer, origin: Origin = freshOrigin()) {
   const customer: CustomerRecord = {
-    id: newId('customer'),
+    id: idFor('customer', origin),
     merchant_id: merchantId,
     email: input.email,
     name: input.name ?? null,
     phone: input.phone ?? null,
     metadata: input.metadata ?? {},
-    created_at: isoNow(),
+    created_at: new Date(origin.at).toISOString(),
   };
-  await putCustomer(customer);
-  return view(customer);
+  return view((await putCustomer(customer)).record);
 }
 
 export async function getCustomer(merchantId: string, customerId: string) {

@@ -29,6 +29,7 @@ export interface DemoMerchant {
 export async function createDemoMerchant(email = DEMO_EMAIL, options = { payments: true }): Promise<DemoMerchant> {
   const merchant = await findOrCreateMerchant(email);
   const key = await createApiKey(merchant.id, { name: 'Local demo key', mode: 'test' });
+  if (!key.key) throw new Error('The demo key was not issued'); // a fresh origin always issues one
   // With `npm start -- --persist` the merchant survives restarts: keep its first customer instead of adding more.
   const [existing] = (await listCustomers(merchant.id, { limit: 1 })).data;
   const customer = existing ?? (await createCustomer(merchant.id, { email: 'jane@example.com', name: 'Jane Doe', phone: '+14155550123' }));

@@ -21,7 +21,7 @@ import { clock, isoNow } from './clock.ts';
 import { BadRequest, InvalidState, OperationInProgress, NotFound, OutcomeUnknown, ProvidersUnavailable } from './errors.ts';
 import { newEvent } from './events.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
-import { captureCounters, dayOf, refundCounters, unplannedRefundCounters } from './ledger.ts';
+import { captureCounters, dayOf, refundCounters, unplannedRefundCounters } from '../store/ledger.ts';
 import { OPERATION_LEASE_MS, paymentView, resolveAuthorization } from './payments.ts';
 import { PAYMENT, REFUND, transition } from './state-machines.ts';
 

@@ -14,7 +14,7 @@ import { clock } from './clock.ts';
 import { Declined, OperationInProgress, OutcomeUnknown, ProvidersUnavailable } from './errors.ts';
 import { newEvent } from './events.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
-import { type AttemptOutcome, authorizationCounters } from './ledger.ts';
+import { type AttemptOutcome, authorizationCounters } from '../store/ledger.ts';
 import { assessRisk, RISK_DECLINE_THRESHOLD } from './risk.ts';
 import { planRoute, type RoutePlan } from './routing.ts';
 import { chance, countAttempt, meanApprovedAmount, recentStats, roundRobinTurn } from './routing-context.ts';

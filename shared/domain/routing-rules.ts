@@ -9,9 +9,8 @@ import {
   updateRoutingRule as updateRecord,
 } from '../store/routing-rules.ts';
 import type { PageQuery } from '../store/pagination.ts';
-import { isoNow } from './clock.ts';
 import { BadRequest, NotFound } from './errors.ts';
-import { newId } from './ids.ts';
+import { freshOrigin, idFor, type Origin } from './ids.ts';
 
 export type { RuleCondition, RuleField, RuleOperator };
 
@@ -19,17 +18,7 @@ export type { RuleCondition, RuleField, RuleOperator };
 export const MAX_RULES_PER_MERCHANT = 50;
 
 /** A routing rule as the API returns it and the routing engine reads it. */
-export interface RoutingRule {
-  id: string;
-  object: 'routing_rule';
-  name: string;
-  strategy: 'fixed' | 'smart';
-  priority: number;
-  conditions: RuleCondition[];
-  provider: ProviderName;
-  status: 'active' | 'disabled';
-  created_at: string;
-}
+export type RoutingRule = Omit<RoutingRuleRecord, 'merchant_id'> & { object: 'routing_rule' };
 
 /** What the conditions of a rule are evaluated against: the facts of one payment. */
 export interface PaymentFacts {
@@ -68,9 +57,10 @@ const view = (r: RoutingRuleRecord): RoutingRule => ({
 export const compareRules = (a: Pick<RoutingRule, 'priority' | 'created_at' | 'id'>, b: Pick<RoutingRule, 'priority' | 'created_at' | 'id'>): number =>
   a.priority - b.priority || (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-export async function createRoutingRule(merchantId: string, input: NewRoutingRule): Promise<RoutingRule> {
+/** A retried create (same origin) answers the rule its first run created, and counts once against the cap. */
+export async function createRoutingRule(merchantId: string, input: NewRoutingRule, origin: Origin = freshOrigin()): Promise<RoutingRule> {
   const rule: RoutingRuleRecord = {
-    id: newId('rule'),
+    id: idFor('rule', origin),
     merchant_id: merchantId,
     name: input.name,
     strategy: input.strategy,
@@ -78,10 +68,11 @@ export async function createRoutingRule(merchantId: string, input: NewRoutingRul
     conditions: input.conditions,
     provider: input.provider,
     status: 'active',
-    created_at: isoNow(),
+    created_at: new Date(origin.at).toISOString(),
   };
-  if (!(await putRoutingRule(rule, MAX_RULES_PER_MERCHANT))) throw new BadRequest('too_many_rules');
-  return view(rule);
+  const put = await putRoutingRule(rule, MAX_RULES_PER_MERCHANT);
+  if (!put) throw new BadRequest('too_many_rules');
+  return view(put.record);
 }
 
 export async function updateRoutingRule(merchantId: string, ruleId: string, changes: RoutingRuleChanges): Promise<RoutingRule> {

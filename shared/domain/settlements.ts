@@ -1,11 +1,10 @@
 import { publishEvents } from '../events/queue.ts';
 import { logger } from '../logger.ts';
 import type { PageQuery } from '../store/pagination.ts';
+import { type BalanceCell, dayOf, readBalanceCells } from '../store/ledger.ts';
 import {
   allBalanceCells,
   arrivedSettlements,
-  type BalanceCell,
-  cellHolds,
   getSettlement as getRecord,
   listSettlements as listRecords,
   markSettlementPaid,
@@ -13,12 +12,10 @@ import {
   releaseCell,
   type SettlementRecord,
 } from '../store/settlements.ts';
-import { readCells } from '../store/counters.ts';
 import { clock } from './clock.ts';
 import { NotFound } from './errors.ts';
 import { newEvent } from './events.ts';
 import { newId } from './ids.ts';
-import { availableSortKey, balanceAdd, dayOf } from './ledger.ts';
 
 const DAY_MS = 86_400_000;
 /** Captured funds stay pending this many days, and a settlement arrives this many days after it is made. */
@@ -72,14 +69,7 @@ export async function runDailySettlement(): Promise<{ released: number; settled:
 
 /** Steps (1) and (2) of the daily job for one merchant, as the job would run them on `day`. */
 export async function settleMerchant(merchantId: string, day: string): Promise<{ released: number; settled: number }> {
-  const cells = (await readCells(merchantId, 'BAL', 'A', 'Z~')).map((c) => ({
-    merchant_id: merchantId,
-    sk: c.sk,
-    shard: c.shard,
-    amount: c.values.amount ?? 0,
-    payments: c.values.payments ?? 0,
-  }));
-  return releaseAndSettle(cells, day);
+  return releaseAndSettle(await readBalanceCells(merchantId), day);
 }
 
 /** Moves pending cells captured at least HOLD_DAYS before `today` to available, then settles every account once. */
@@ -87,14 +77,12 @@ async function releaseAndSettle(cells: readonly BalanceCell[], today: string): P
   const releaseThrough = addDays(today, -HOLD_DAYS);
   let released = 0;
   for (const cell of cells) {
-    const [currency, bucket, captureDay] = cell.sk.split('#') as [string, string, string?];
-    if (bucket !== 'pending' || !captureDay || captureDay > releaseThrough) continue;
-    const moved = await releaseCell(cell, balanceAdd(cell.merchant_id, availableSortKey(currency), { amount: cell.amount, payments: cell.payments }, cell.shard));
-    if (moved) released++;
+    if (cell.bucket !== 'pending' || !cell.captureDay || cell.captureDay > releaseThrough) continue;
+    if (await releaseCell(cell)) released++;
   }
 
   let settled = 0;
-  const accounts = new Set(cells.map((c) => `${c.merchant_id} ${c.sk.split('#')[0]}`));
+  const accounts = new Set(cells.map((c) => `${c.merchant_id} ${c.currency}`));
   for (const account of accounts) {
     const [merchantId, currency] = account.split(' ') as [string, string];
     if (await settle(merchantId, currency, today)) settled++;
@@ -105,14 +93,7 @@ async function releaseAndSettle(cells: readonly BalanceCell[], today: string): P
 /** Sweeps a merchant's available funds in one currency into today's settlement (at most one a day). */
 async function settle(merchantId: string, currency: string, today: string): Promise<boolean> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const sk = availableSortKey(currency);
-    const cells: BalanceCell[] = (await readCells(merchantId, 'BAL', sk, sk)).map((c) => ({
-      merchant_id: merchantId,
-      sk: c.sk,
-      shard: c.shard,
-      amount: c.values.amount ?? 0,
-      payments: c.values.payments ?? 0,
-    }));
+    const cells = await readBalanceCells(merchantId, { availableIn: currency });
     const amount = cells.reduce((n, c) => n + c.amount, 0);
     if (amount <= 0) return false;
     const settlement: SettlementRecord = {
@@ -126,10 +107,7 @@ async function settle(merchantId: string, currency: string, today: string): Prom
       created_at: new Date(clock.now()).toISOString(),
       paid_at: null,
     };
-    const takes = cells
-      .filter((c) => c.amount !== 0 || c.payments !== 0)
-      .map((c) => balanceAdd(merchantId, c.sk, { amount: -c.amount, payments: -c.payments }, c.shard, cellHolds(c)));
-    if (await putSettlement(settlement, today, takes)) return true;
+    if (await putSettlement(settlement, today, cells)) return true;
   }
   return false;
 }

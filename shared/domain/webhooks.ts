@@ -8,10 +8,9 @@ import type { PageQuery } from '../store/pagination.ts';
 import { type HostLookup, resolveAndCheck, validateWebhookUrl } from '../webhooks/ssrf.ts';
 import { sealSecret } from '../webhooks/sealed-secret.ts';
 import { newWebhookSecret } from '../webhooks/signing.ts';
-import { isoNow } from './clock.ts';
 import { BadRequest, NotFound } from './errors.ts';
 import { type EventType, newEvent } from './events.ts';
-import { newId } from './ids.ts';
+import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { deliver } from './webhook-delivery.ts';
 
 export const MAX_WEBHOOKS_PER_MERCHANT = 16;
@@ -39,13 +38,13 @@ const view = (w: WebhookRecord) => ({
  * by literal or by what its host resolves to now, at a private, link-local or metadata address. The signing
  * secret is in this answer only.
  */
-export async function configureWebhook(merchantId: string, input: v.InferOutput<typeof ConfigureWebhookBody>) {
+export async function configureWebhook(merchantId: string, input: v.InferOutput<typeof ConfigureWebhookBody>, origin: Origin = freshOrigin()) {
   const checked = validateWebhookUrl(input.url, { allowLoopbackHttp: isLocal });
   if (!checked.ok) throw new BadRequest('url_not_allowed', 'url');
   const resolved = await resolveAndCheck(checked.url.hostname, { allowLoopback: isLocal, lookup: lookupWithin(3_000) });
   if (!resolved.ok) throw new BadRequest('url_not_allowed', 'url');
 
-  const id = newId('webhook');
+  const id = idFor('webhook', origin);
   const secret = newWebhookSecret();
   const webhook: WebhookRecord = {
     id,
@@ -54,10 +53,12 @@ export async function configureWebhook(merchantId: string, input: v.InferOutput<
     events: input.events.includes('*') ? ['*'] : [...new Set(input.events)],
     status: 'active',
     secret_sealed: await sealSecret(secret, merchantId, id),
-    created_at: isoNow(),
+    created_at: new Date(origin.at).toISOString(),
   };
-  if (!(await putWebhook(webhook, MAX_WEBHOOKS_PER_MERCHANT))) throw new BadRequest('too_many_webhooks', 'url');
-  return { ...view(webhook), secret };
+  const put = await putWebhook(webhook, MAX_WEBHOOKS_PER_MERCHANT);
+  if (!put) throw new BadRequest('too_many_webhooks', 'url');
+  // a retried configure (same origin) answers the endpoint its first run registered; its secret is not shown again
+  return put.created ? { ...view(webhook), secret } : view(put.record);
 }
 
 /** The merchant's endpoints, newest first, in cursor pages like every list. */

@@ -1,8 +1,8 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { KeyMode } from '../domain/credentials.ts';
-import { db, isConditionFailure, TABLE } from './client.ts';
+import { conditionalWrite, type Created, createOrFind, db, TABLE } from './client.ts';
 import { apiKeyKeys, type Key } from './keys.ts';
-import { listPage, type Page, type PageQuery } from './pagination.ts';
+import { listPage, merchantSet, type Page, type PageQuery } from './pagination.ts';
 
 export interface ApiKeyRecord {
   id: string;
@@ -26,8 +26,11 @@ export interface ApiKeyAuthRecord {
   last_used: string | null;
 }
 
-/** The listed key item and the hash-lookup item are written together, so a key is never half-created. */
-export async function putApiKey(key: ApiKeyRecord): Promise<void> {
+/**
+ * The listed key item and the hash-lookup item are written together, so a key is never half-created. A key already
+ * stored under its id (a retried create) is answered instead, and the new hash is not written.
+ */
+export async function putApiKey(key: ApiKeyRecord): Promise<Created<ApiKeyRecord>> {
   const auth: ApiKeyAuthRecord = {
     merchant_id: key.merchant_id,
     key_id: key.id,
@@ -35,13 +38,14 @@ export async function putApiKey(key: ApiKeyRecord): Promise<void> {
     status: key.status,
     last_used: key.last_used,
   };
-  await db.send(
+  const itemKey = apiKeyKeys.item(key.merchant_id, key.id);
+  const put = await createOrFind(
     new TransactWriteCommand({
       TransactItems: [
         {
           Put: {
             TableName: TABLE,
-            Item: { ...apiKeyKeys.item(key.merchant_id, key.id), type: 'api_key', ...key },
+            Item: { ...itemKey, type: 'api_key', ...key },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
@@ -54,7 +58,11 @@ export async function putApiKey(key: ApiKeyRecord): Promise<void> {
         },
       ],
     }),
+    itemKey,
   );
+  if (put.created) return { created: true, record: key };
+  if (!put.existing) throw new Error(`API key ${key.id} refused, and no key is stored under its id`);
+  return { created: false, record: put.existing as unknown as ApiKeyRecord };
 }
 
 export async function getApiKey(merchantId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
@@ -68,15 +76,7 @@ export async function getApiKeyByHash(keyHash: string): Promise<ApiKeyAuthRecord
 }
 
 export async function listApiKeys(merchantId: string, page: PageQuery): Promise<Page<ApiKeyRecord>> {
-  const { pk, skPrefix } = apiKeyKeys.listPrefix(merchantId);
-  return listPage<ApiKeyRecord>(
-    {
-      partition: { name: 'pk', value: pk },
-      sortKey: { name: 'sk', prefix: skPrefix },
-      cursorKey: (id) => apiKeyKeys.item(merchantId, id),
-    },
-    page,
-  );
+  return listPage<ApiKeyRecord>(merchantSet(apiKeyKeys, merchantId), page);
 }
 
 /** Revokes both items at once; revoking a revoked key changes nothing. */
@@ -103,33 +103,30 @@ export async function revokeApiKey(key: ApiKeyRecord): Promise<void> {
  * so a busy key costs one extra write a minute, not one per request.
  */
 export async function touchApiKey(keyHash: string, auth: ApiKeyAuthRecord, now: string, cutoff: string): Promise<void> {
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: TABLE,
-              Key: apiKeyKeys.byHash(keyHash),
-              UpdateExpression: 'SET last_used = :now',
-              ConditionExpression: '#status = :active AND (attribute_not_exists(last_used) OR last_used = :null OR last_used < :cutoff)',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':now': now, ':cutoff': cutoff, ':active': 'active', ':null': null },
-            },
+  // refused: used within the minute, or revoked; nothing to record
+  await conditionalWrite(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName: TABLE,
+            Key: apiKeyKeys.byHash(keyHash),
+            UpdateExpression: 'SET last_used = :now',
+            ConditionExpression: '#status = :active AND (attribute_not_exists(last_used) OR last_used = :null OR last_used < :cutoff)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':now': now, ':cutoff': cutoff, ':active': 'active', ':null': null },
           },
-          {
-            Update: {
-              TableName: TABLE,
-              Key: apiKeyKeys.item(auth.merchant_id, auth.key_id),
-              UpdateExpression: 'SET last_used = :now',
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeValues: { ':now': now },
-            },
+        },
+        {
+          Update: {
+            TableName: TABLE,
+            Key: apiKeyKeys.item(auth.merchant_id, auth.key_id),
+            UpdateExpression: 'SET last_used = :now',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':now': now },
           },
-        ],
-      }),
-    );
-  } catch (e) {
-    if (!isConditionFailure(e)) throw e;
-  }
+        },
+      ],
+    }),
+  );
 }

@@ -1,9 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  type DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  type PutCommand,
+  type TransactWriteCommand,
+  type TransactWriteCommandInput,
+  type UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { config } from '../config.ts';
+import type { Key } from './keys.ts';
 
 /**
  * Every DynamoDB call ends well inside an API function's 10 s timeout, so a stalled table answers the client with a
@@ -76,6 +85,63 @@ export const isConditionFailure = (e: unknown): boolean =>
   e instanceof Error &&
   (e.name === 'ConditionalCheckFailedException' ||
     (e.name === 'TransactionCanceledException' && /ConditionalCheckFailed/.test(e.message)));
+
+/** A write that carries conditions: one item's put, update or delete, or a transaction of several. */
+export type ConditionalCommand = PutCommand | UpdateCommand | DeleteCommand | TransactWriteCommand;
+
+/**
+ * The answer to a conditional write: `written` with what the write returned (an update's `Attributes`), or
+ * `refused` when a condition did not hold, so that nothing was written, with the item as it was when the write
+ * asked for it (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`; marshalled, as DynamoDB sends it).
+ */
+export type ConditionalResult =
+  | { written: true; attributes: Record<string, unknown> | undefined }
+  | { written: false; old: Record<string, unknown> | undefined };
+
+/**
+ * Sends a conditional write: the one place in the store that tells a failed condition from any other error (commit
+ * aside, which turns its own into `refused`). Other errors are thrown as they come.
+ */
+export async function sendConditional(command: ConditionalCommand): Promise<ConditionalResult> {
+  try {
+    const out = (await db.send(command as UpdateCommand)) as { Attributes?: Record<string, unknown> };
+    return { written: true, attributes: out.Attributes };
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+    const old = e instanceof Error && 'Item' in e && e.Item ? (e.Item as Record<string, unknown>) : undefined;
+    return { written: false, old };
+  }
+}
+
+/** Sends a conditional write; false when a condition did not hold (nothing was written). */
+export const conditionalWrite = async (command: ConditionalCommand): Promise<boolean> => (await sendConditional(command)).written;
+
+/** Sends a conditional update that returns the item (`ReturnValues`); undefined when a condition did not hold. */
+export async function conditionalUpdate<T>(command: UpdateCommand): Promise<T | undefined> {
+  const result = await sendConditional(command);
+  return result.written ? (result.attributes as T) : undefined;
+}
+
+/**
+ * Creates an item (with whatever else the command writes) unless it is already there: when the write is refused,
+ * what stands under `key` is read back, consistently. That is the object a retried request created on its first run
+ * (its ids are minted again from the request's origin); `existing` is undefined when something else refused the
+ * write (a cap reached, say).
+ */
+export async function createOrFind(
+  command: ConditionalCommand,
+  key: Key,
+): Promise<{ created: true } | { created: false; existing: Record<string, unknown> | undefined }> {
+  if (await conditionalWrite(command)) return { created: true };
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: key, ConsistentRead: true }));
+  return { created: false, existing: out.Item };
+}
+
+/** What a create answers: the object it wrote, or the one a retried request's first run had written under its id. */
+export interface Created<T> {
+  created: boolean;
+  record: T;
+}
 
 /** A transaction refused only because another transaction was writing one of its items at that moment. */
 export const isTransactionConflict = (e: unknown): boolean =>

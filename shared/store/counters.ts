@@ -1,6 +1,6 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db, TABLE, type TransactItem } from './client.ts';
+import { TABLE, type TransactItem } from './client.ts';
 import { COUNTER_SHARDS, counterKeys } from './keys.ts';
+import { acrossShards, queryAll } from './pagination.ts';
 
 /**
  * Write-sharded counters: each write ADDs to one cell of a random shard (`CNT#<mer>#<kind>#<shard>`), inside the
@@ -51,30 +51,18 @@ export interface CounterCell {
 
 /** Every cell of every shard with a sort key in [from, to], unsummed (callers group by `sk`). */
 export async function readCells(merchantId: string, kind: CounterKind, from: string, to: string): Promise<CounterCell[]> {
-  const shards = await Promise.all(
-    Array.from({ length: COUNTER_SHARDS }, async (_, shard) => {
-      const cells: CounterCell[] = [];
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const out = await db.send(
-          new QueryCommand({
-            TableName: TABLE,
-            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-            ExpressionAttributeValues: { ':pk': counterKeys.shard(merchantId, kind, shard), ':from': from, ':to': to },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (const item of out.Items ?? []) {
-          const values: Record<string, number> = {};
-          for (const [k, v] of Object.entries(item)) if (typeof v === 'number' && k !== 'expires_at') values[k] = v;
-          cells.push({ shard, sk: String(item.sk), values });
-        }
-        startKey = out.LastEvaluatedKey;
-      } while (startKey);
-      return cells;
+  return acrossShards(COUNTER_SHARDS, async (shard) =>
+    (
+      await queryAll({
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': counterKeys.shard(merchantId, kind, shard), ':from': from, ':to': to },
+      })
+    ).map((item) => {
+      const values: Record<string, number> = {};
+      for (const [k, v] of Object.entries(item)) if (typeof v === 'number' && k !== 'expires_at') values[k] = v;
+      return { shard, sk: String(item.sk), values };
     }),
   );
-  return shards.flat();
 }
 
 /** Sums cells by sort key. */

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProviderName } from '../providers/types.ts';
 import { assignments } from './expressions.ts';
-import { db, isConditionFailure, TABLE } from './client.ts';
+import { conditionalUpdate, type Created, createOrFind, db, TABLE } from './client.ts';
 import { customerKeys } from './keys.ts';
 import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
@@ -44,14 +44,21 @@ const indexKeys = (c: Pick<CustomerRecord, 'id' | 'merchant_id' | 'email'>) => (
   ...customerKeys.byEmail(c.merchant_id, c.email),
 });
 
-export async function putCustomer(customer: CustomerRecord): Promise<void> {
-  await db.send(
+/** Writes a new customer; a customer already stored under its id (a retried create of the merchant) is answered. */
+export async function putCustomer(customer: CustomerRecord): Promise<Created<CustomerRecord>> {
+  const key = customerKeys.item(customer.id);
+  const put = await createOrFind(
     new PutCommand({
       TableName: TABLE,
-      Item: { ...customerKeys.item(customer.id), type: 'customer', ...indexKeys(customer), ...customer },
+      Item: { ...key, type: 'customer', ...indexKeys(customer), ...customer },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
+    key,
   );
+  if (put.created) return { created: true, record: customer };
+  const existing = put.existing as CustomerRecord | undefined;
+  if (existing?.merchant_id !== customer.merchant_id) throw new Error(`Customer ${customer.id} exists for another merchant`);
+  return { created: false, record: strip(existing) };
 }
 
 /** The merchant's customer, or undefined when it does not exist or belongs to another merchant. */
@@ -72,23 +79,18 @@ export async function updateCustomer(
   const names: Record<string, string> = { '#merchant': 'merchant_id' };
   const values: Record<string, unknown> = { ':merchant': merchantId };
   const sets = assignments(entries, names, values);
-  try {
-    const out = await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: customerKeys.item(customerId),
-        UpdateExpression: sets.length ? `SET ${sets.join(', ')}` : 'SET #merchant = :merchant',
-        ConditionExpression: 'attribute_exists(pk) AND #merchant = :merchant',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return strip(out.Attributes as CustomerRecord);
-  } catch (e) {
-    if (isConditionFailure(e)) return undefined;
-    throw e;
-  }
+  const updated = await conditionalUpdate<CustomerRecord>(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: customerKeys.item(customerId),
+      UpdateExpression: sets.length ? `SET ${sets.join(', ')}` : 'SET #merchant = :merchant',
+      ConditionExpression: 'attribute_exists(pk) AND #merchant = :merchant',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  return updated && strip(updated);
 }
 
 /** The id of a merchant's customer with this (lowercase) e-mail, if any. */

@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DomainEvent } from '../domain/events.ts';
-import { db, isConditionFailure, TABLE, ttl } from './client.ts';
+import { conditionalWrite, db, TABLE, ttl } from './client.ts';
 import { eventKeys, OUTBOX_SHARDS } from './keys.ts';
 import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
@@ -54,27 +54,21 @@ export async function getEvent(eventId: string): Promise<EventRecord | undefined
 export async function recordFanOut(eventId: string, endpoints: Record<string, EndpointDelivery>): Promise<boolean> {
   const results = Object.values(endpoints);
   const lastCode = results.at(-1)?.last_status_code ?? null;
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: eventKeys.item(eventId),
-        UpdateExpression: 'SET targeted = :n, pending = :pending, endpoints = :endpoints, attempts = :attempts, last_status_code = :code REMOVE gsi2pk, gsi2sk',
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(targeted)',
-        ExpressionAttributeValues: {
-          ':n': results.length,
-          ':pending': results.filter((r) => !r.delivered).length,
-          ':endpoints': endpoints,
-          ':attempts': results.length,
-          ':code': lastCode,
-        },
-      }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return false;
-    throw e;
-  }
+  return conditionalWrite(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: eventKeys.item(eventId),
+      UpdateExpression: 'SET targeted = :n, pending = :pending, endpoints = :endpoints, attempts = :attempts, last_status_code = :code REMOVE gsi2pk, gsi2sk',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(targeted)',
+      ExpressionAttributeValues: {
+        ':n': results.length,
+        ':pending': results.filter((r) => !r.delivered).length,
+        ':endpoints': endpoints,
+        ':attempts': results.length,
+        ':code': lastCode,
+      },
+    }),
+  );
 }
 
 /** Counts one retry to one endpoint; a first 2xx lowers `pending`. */
@@ -86,19 +80,16 @@ export async function recordRetry(eventId: string, webhookId: string, statusCode
     ExpressionAttributeNames: names,
   };
   if (delivered) {
-    try {
-      await db.send(
-        new UpdateCommand({
-          ...common,
-          UpdateExpression:
-            'SET endpoints.#w.delivered = :true, endpoints.#w.last_status_code = :code, endpoints.#w.attempts = endpoints.#w.attempts + :one, last_status_code = :code ADD attempts :one, pending :minus',
-          ConditionExpression: 'endpoints.#w.delivered = :false',
-          ExpressionAttributeValues: { ':true': true, ':false': false, ':code': statusCode, ':one': 1, ':minus': -1 },
-        }),
-      );
-    } catch (e) {
-      if (!isConditionFailure(e)) throw e;
-    }
+    // refused: a 2xx to this endpoint was already counted
+    await conditionalWrite(
+      new UpdateCommand({
+        ...common,
+        UpdateExpression:
+          'SET endpoints.#w.delivered = :true, endpoints.#w.last_status_code = :code, endpoints.#w.attempts = endpoints.#w.attempts + :one, last_status_code = :code ADD attempts :one, pending :minus',
+        ConditionExpression: 'endpoints.#w.delivered = :false',
+        ExpressionAttributeValues: { ':true': true, ':false': false, ':code': statusCode, ':one': 1, ':minus': -1 },
+      }),
+    );
     return;
   }
   await db.send(

@@ -1,6 +1,6 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { db, isConditionFailure, TABLE, ttl } from './client.ts';
+import { conditionalWrite, type ConditionalResult, db, sendConditional, TABLE, ttl } from './client.ts';
 import { idempotencyKeys } from './keys.ts';
 
 export interface IdempotencyRecord {
@@ -32,51 +32,42 @@ export async function claimIdempotencyKey(
   keepMs: number,
 ): Promise<ClaimResult> {
   const lockedUntil = now + lockMs;
-  try {
-    await db.send(
-      new PutCommand({
-        TableName: TABLE,
-        Item: {
-          ...idempotencyKeys.record(scope, key),
-          type: 'idempotency',
-          request_hash: requestHash,
-          status: 'in_progress',
-          locked_until: lockedUntil,
-          first_at: now,
-          expires_at: ttl(now + keepMs),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { claimed: true, firstAt: now, lockedUntil };
-  } catch (e) {
-    const existing = oldItemOf(e);
-    if (!existing) throw e;
-    if (existing.status !== 'in_progress' || existing.request_hash !== requestHash || existing.locked_until >= now) {
-      return { claimed: false, existing };
-    }
-  }
-  try {
-    const { Attributes } = await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: idempotencyKeys.record(scope, key),
-        UpdateExpression: 'SET locked_until = :until, first_at = if_not_exists(first_at, :now)',
-        ConditionExpression: '#status = :in_progress AND locked_until < :now AND request_hash = :hash',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':in_progress': 'in_progress', ':now': now, ':hash': requestHash, ':until': lockedUntil },
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { claimed: true, firstAt: (Attributes as IdempotencyRecord).first_at!, lockedUntil };
-  } catch (e) {
-    // Another retry took the lease (or completed the key) between our read and our update.
-    const existing = oldItemOf(e);
-    if (!existing) throw e;
+  const put = await sendConditional(
+    new PutCommand({
+      TableName: TABLE,
+      Item: {
+        ...idempotencyKeys.record(scope, key),
+        type: 'idempotency',
+        request_hash: requestHash,
+        status: 'in_progress',
+        locked_until: lockedUntil,
+        first_at: now,
+        expires_at: ttl(now + keepMs),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    }),
+  );
+  if (put.written) return { claimed: true, firstAt: now, lockedUntil };
+  const existing = oldRecordOf(put);
+  if (existing.status !== 'in_progress' || existing.request_hash !== requestHash || existing.locked_until >= now) {
     return { claimed: false, existing };
   }
+  const takeOver = await sendConditional(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: idempotencyKeys.record(scope, key),
+      UpdateExpression: 'SET locked_until = :until, first_at = if_not_exists(first_at, :now)',
+      ConditionExpression: '#status = :in_progress AND locked_until < :now AND request_hash = :hash',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':in_progress': 'in_progress', ':now': now, ':hash': requestHash, ':until': lockedUntil },
+      ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    }),
+  );
+  if (takeOver.written) return { claimed: true, firstAt: (takeOver.attributes as unknown as IdempotencyRecord).first_at!, lockedUntil };
+  // Another retry took the lease (or completed the key) between our read and our update.
+  return { claimed: false, existing: oldRecordOf(takeOver) };
 }
 
 export async function completeIdempotencyKey(scope: string, key: string, status: number, body: string): Promise<void> {
@@ -96,24 +87,23 @@ export async function completeIdempotencyKey(scope: string, key: string, status:
  * an immediate retry runs again with the same origin. A lease another request has taken since is left alone.
  */
 export async function endIdempotencyLease(scope: string, key: string, lockedUntil: number): Promise<void> {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: idempotencyKeys.record(scope, key),
-        UpdateExpression: 'SET locked_until = :zero',
-        ConditionExpression: '#status = :in_progress AND locked_until = :ours',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':in_progress': 'in_progress', ':ours': lockedUntil, ':zero': 0 },
-      }),
-    );
-  } catch (e) {
-    if (!isConditionFailure(e)) throw e;
-  }
+  await conditionalWrite(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: idempotencyKeys.record(scope, key),
+      UpdateExpression: 'SET locked_until = :zero',
+      ConditionExpression: '#status = :in_progress AND locked_until = :ours',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':in_progress': 'in_progress', ':ours': lockedUntil, ':zero': 0 },
+    }),
+  );
 }
 
-/** The record carried by a failed condition (the document client does not unmarshall it), or undefined. */
-function oldItemOf(e: unknown): IdempotencyRecord | undefined {
-  if (!isConditionFailure(e) || !(e instanceof Error) || !('Item' in e) || !e.Item) return undefined;
-  return unmarshall(e.Item as Parameters<typeof unmarshall>[0]) as IdempotencyRecord;
+/**
+ * The record a refused write found (the document client does not unmarshall it). Both writes of a claim are
+ * refused only by an existing record, so one is always there.
+ */
+function oldRecordOf(result: ConditionalResult): IdempotencyRecord {
+  if (result.written || !result.old) throw new Error('Idempotency claim refused without a record');
+  return unmarshall(result.old as Parameters<typeof unmarshall>[0]) as IdempotencyRecord;
 }

@@ -97,6 +97,12 @@ export const routingStatKeys = {
     sk: `${bucketStart}#${provider}#${currency}`,
   }),
   shard: (merchantId: string, shard: number) => `RSTAT#${merchantId}#${shard}`,
+  /** the minute bucket's start (ms, as a sort key) from which a read takes buckets */
+  since: (bucketStart: number) => String(bucketStart),
+  parse: (sk: string) => {
+    const [, provider = '', currency = ''] = sk.split('#');
+    return { provider, currency };
+  },
 };
 
 export const velocityKeys = {
@@ -152,6 +158,41 @@ export const counterKeys = {
   balanceIndexPartition: (indexShard: number) => `BALANCE#${indexShard}`,
 };
 
+/** The shard of a counter cell, from its partition key. */
+export const counterShardOf = (pk: string): number => Number(pk.split('#').at(-1));
+
+/** Where a balance cell's funds are: available, or pending since a capture day. */
+export type BalanceBucket = { currency: string; bucket: 'available' } | { currency: string; bucket: 'pending'; captureDay: string };
+
+/**
+ * Sort keys of the ledger's counter cells (see shared/store/ledger.ts), and their parsers:
+ * PAY `<day>#<currency>`, PROV `<day>#<currency>#<provider>`, REV `<day>#<currency>`,
+ * BAL `<currency>#pending#<capture day>` and `<currency>#available`.
+ */
+export const ledgerSortKeys = {
+  daily: (day: string, currency: string) => `${day}#${currency}`,
+  provider: (day: string, currency: string, provider: string) => `${day}#${currency}#${provider}`,
+  pending: (currency: string, captureDay: string) => `${currency}#pending#${captureDay}`,
+  available: (currency: string) => `${currency}#available`,
+  balance: (cell: BalanceBucket) => (cell.bucket === 'available' ? ledgerSortKeys.available(cell.currency) : ledgerSortKeys.pending(cell.currency, cell.captureDay)),
+  /** the sort-key range of whole days (daily and provider cells) */
+  days: (fromDay: string, toDay: string) => ({ from: fromDay, to: `${toDay}~` }),
+  /** the sort-key range of the balance cells in one currency, or in all (currency codes are uppercase letters) */
+  balances: (currency?: string) => (currency ? { from: `${currency}#`, to: `${currency}#~` } : { from: 'A', to: 'Z~' }),
+  parseDaily: (sk: string) => {
+    const [day = '', currency = ''] = sk.split('#');
+    return { day, currency };
+  },
+  parseProvider: (sk: string) => {
+    const [day = '', currency = '', provider = ''] = sk.split('#');
+    return { day, currency, provider };
+  },
+  parseBalance: (sk: string): BalanceBucket => {
+    const [currency = '', bucket, captureDay = ''] = sk.split('#');
+    return bucket === 'available' ? { currency, bucket } : { currency, bucket: 'pending', captureDay };
+  },
+};
+
 /** A stable small number per merchant, to spread a merchant-wide index over COUNTER_SHARDS keys. */
 export const indexShardOf = (merchantId: string): number =>
   [...merchantId].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % COUNTER_SHARDS;
@@ -164,6 +205,8 @@ export const settlementKeys = {
   /** sparse: only while the settlement waits for its arrival date */
   pendingIndex: (arrivalDate: string, settlementId: string) => ({ gsi2pk: 'SETTLEMENT#PENDING', gsi2sk: `${arrivalDate}#${settlementId}` }),
   pendingPartition: 'SETTLEMENT#PENDING',
+  /** the index's upper bound for settlements arriving on or before `arrivalDate` */
+  pendingThrough: (arrivalDate: string) => `${arrivalDate}#~`,
 };
 
 export const idempotencyKeys = {

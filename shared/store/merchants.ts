@@ -1,8 +1,8 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoNow } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
-import { db, isConditionFailure, TABLE } from './client.ts';
-import { merchantKeys } from './keys.ts';
+import { conditionalWrite, type Created, createOrFind, db, TABLE } from './client.ts';
+import { type Key, merchantKeys } from './keys.ts';
 
 export interface MerchantRecord {
   id: string;
@@ -15,34 +15,30 @@ export async function findOrCreateMerchant(email: string): Promise<MerchantRecor
   const existing = await findMerchantByEmail(email);
   if (existing) return existing;
   const merchant: MerchantRecord = { id: newId('merchant'), email, created_at: isoNow() };
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: TABLE,
-              Item: { ...merchantKeys.profile(merchant.id), type: 'merchant', ...merchant },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
+  const created = await conditionalWrite(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: TABLE,
+            Item: { ...merchantKeys.profile(merchant.id), type: 'merchant', ...merchant },
+            ConditionExpression: 'attribute_not_exists(pk)',
           },
-          {
-            Put: {
-              TableName: TABLE,
-              Item: { ...merchantKeys.byEmail(email), type: 'merchant_email', ...merchant },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
+        },
+        {
+          Put: {
+            TableName: TABLE,
+            Item: { ...merchantKeys.byEmail(email), type: 'merchant_email', ...merchant },
+            ConditionExpression: 'attribute_not_exists(pk)',
           },
-        ],
-      }),
-    );
-    return merchant;
-  } catch (e) {
-    if (!isConditionFailure(e)) throw e;
-    const winner = await findMerchantByEmail(email);
-    if (!winner) throw e;
-    return winner;
-  }
+        },
+      ],
+    }),
+  );
+  if (created) return merchant;
+  const winner = await findMerchantByEmail(email);
+  if (!winner) throw new Error('Merchant sign-up refused, but no merchant has this e-mail');
+  return winner;
 }
 
 async function findMerchantByEmail(email: string): Promise<MerchantRecord | undefined> {
@@ -55,31 +51,35 @@ async function findMerchantByEmail(email: string): Promise<MerchantRecord | unde
 /**
  * Writes a new item the merchant may have at most `max` of: the item and a count on the merchant's profile
  * (`count`, e.g. `rule_count`) are written in one transaction, the count conditioned on staying below `max`, so
- * parallel creates can never pass the cap. False when the cap is reached (the item's own condition cannot fail:
- * a fresh ULID). A delete lowers the same count in its own transaction.
+ * parallel creates can never pass the cap. When the item is already there (a retried request's first run wrote it),
+ * nothing is written, so the count is not raised twice, and that item is answered. Undefined when the cap is
+ * reached. A delete lowers the same count in its own transaction.
  */
-export async function putWithinMerchantCap(merchantId: string, count: string, max: number, item: Record<string, unknown>): Promise<boolean> {
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: TABLE,
-              Key: merchantKeys.profile(merchantId),
-              UpdateExpression: 'ADD #count :one',
-              ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#count) OR #count < :max)',
-              ExpressionAttributeNames: { '#count': count },
-              ExpressionAttributeValues: { ':one': 1, ':max': max },
-            },
+export async function putWithinMerchantCap<T extends Record<string, unknown>>(
+  merchantId: string,
+  count: string,
+  max: number,
+  key: Key,
+  item: T,
+): Promise<Created<T> | undefined> {
+  const result = await createOrFind(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName: TABLE,
+            Key: merchantKeys.profile(merchantId),
+            UpdateExpression: 'ADD #count :one',
+            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#count) OR #count < :max)',
+            ExpressionAttributeNames: { '#count': count },
+            ExpressionAttributeValues: { ':one': 1, ':max': max },
           },
-          { Put: { TableName: TABLE, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-        ],
-      }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return false;
-    throw e;
-  }
+        },
+        { Put: { TableName: TABLE, Item: { ...item, ...key }, ConditionExpression: 'attribute_not_exists(pk)' } },
+      ],
+    }),
+    key,
+  );
+  if (result.created) return { created: true, record: item };
+  return result.existing && { created: false, record: result.existing as T };
 }

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, TABLE, ttl } from './client.ts';
+import { conditionalWrite, db, TABLE, ttl } from './client.ts';
 import { otpKeys } from './keys.ts';
 
 export interface OtpRequestRecord {
@@ -38,19 +38,13 @@ export async function consumeOtp(requestId: string, maxAttempts: number): Promis
 }
 
 async function conditionalUpdate(requestId: string, update: string, condition: string, values: Record<string, unknown>) {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: otpKeys.request(requestId),
-        UpdateExpression: update,
-        ConditionExpression: `attribute_exists(pk) AND ${condition}`,
-        ExpressionAttributeValues: { ':false': false, ...values },
-      }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return false;
-    throw e;
-  }
+  return conditionalWrite(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: otpKeys.request(requestId),
+      UpdateExpression: update,
+      ConditionExpression: `attribute_exists(pk) AND ${condition}`,
+      ExpressionAttributeValues: { ':false': false, ...values },
+    }),
+  );
 }

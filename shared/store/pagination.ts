@@ -44,6 +44,48 @@ export const merchantList = (keys: MerchantListKeys, merchantId: string, filter?
   filter,
 });
 
+/** The key builders of a small set kept in the merchant's own partition (API keys, rules, webhooks; see keys.ts). */
+export interface MerchantSetKeys {
+  item: (merchantId: string, id: string) => Key;
+  listPrefix: (merchantId: string) => { pk: string; skPrefix: string };
+}
+
+/**
+ * A merchant's small set, by sort-key prefix in its partition (ids are ULIDs: newest first). `consistent` for a set
+ * the merchant changes through the API and reads back at once.
+ */
+export function merchantSet(keys: MerchantSetKeys, merchantId: string, options: { consistent?: boolean } = {}): ListSpec {
+  const { pk, skPrefix } = keys.listPrefix(merchantId);
+  return {
+    partition: { name: 'pk', value: pk },
+    sortKey: { name: 'sk', prefix: skPrefix },
+    cursorKey: (id) => keys.item(merchantId, id),
+    consistent: options.consistent,
+  };
+}
+
+/** Every item of a merchant's small set, newest first. */
+export function merchantSetItems<T>(keys: MerchantSetKeys, merchantId: string, options: { consistent?: boolean } = {}): Promise<T[]> {
+  return queryAll<T>({ ...rangeQuery(merchantSet(keys, merchantId, options)), ConsistentRead: options.consistent, ScanIndexForward: false });
+}
+
+/** Every item a query matches, reading page after page. */
+export async function queryAll<T = Item>(query: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<T[]> {
+  const items: Item[] = [];
+  let startKey: Item | undefined;
+  do {
+    const out = await db.send(new QueryCommand({ TableName: TABLE, ...query, ExclusiveStartKey: startKey }));
+    items.push(...(out.Items ?? []));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return items as T[];
+}
+
+/** What `read` returns for every shard 0 … shards-1 (read in parallel), joined. */
+export async function acrossShards<T>(shards: number, read: (shard: number) => Promise<readonly T[]>): Promise<T[]> {
+  return (await Promise.all(Array.from({ length: shards }, (_, shard) => read(shard)))).flat();
+}
+
 /**
  * Newest-first cursor pagination: `starting_after` pages towards older items, `ending_before` towards newer ones.
  * Keeps querying while a filter thins out the pages, so `limit` is honoured exactly.
@@ -51,19 +93,14 @@ export const merchantList = (keys: MerchantListKeys, merchantId: string, filter?
 export async function listPage<T = Item>(spec: ListSpec, page: PageQuery): Promise<Page<T>> {
   const backwards = page.ending_before !== undefined;
   const cursor = page.ending_before ?? page.starting_after;
-  const { condition, names, values } = keyCondition(spec);
+  const query = rangeQuery(spec);
   const wanted = page.limit + 1;
   const items: Item[] = [];
   let startKey: Item | undefined = cursor ? spec.cursorKey(cursor) : undefined;
   do {
     const out = await db.send(
       new QueryCommand({
-        TableName: TABLE,
-        IndexName: spec.index,
-        KeyConditionExpression: condition,
-        FilterExpression: spec.filter?.FilterExpression,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
+        ...query,
         ScanIndexForward: backwards,
         ConsistentRead: spec.consistent,
         ExclusiveStartKey: startKey,
@@ -81,26 +118,28 @@ export async function listPage<T = Item>(spec: ListSpec, page: PageQuery): Promi
 
 /** How many items match (filters included): a COUNT query over the key range, paged, reading no attributes out. */
 export async function countItems(spec: Omit<ListSpec, 'cursorKey'>): Promise<number> {
-  const { condition, names, values } = keyCondition(spec);
+  const query = rangeQuery(spec);
   let count = 0;
   let startKey: Item | undefined;
   do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: TABLE,
-        IndexName: spec.index,
-        KeyConditionExpression: condition,
-        FilterExpression: spec.filter?.FilterExpression,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        Select: 'COUNT',
-        ExclusiveStartKey: startKey,
-      }),
-    );
+    const out = await db.send(new QueryCommand({ ...query, Select: 'COUNT', ExclusiveStartKey: startKey }));
     count += out.Count ?? 0;
     startKey = out.LastEvaluatedKey;
   } while (startKey);
   return count;
+}
+
+/** The query over a spec's key range (and filter), without paging. */
+function rangeQuery(spec: Omit<ListSpec, 'cursorKey'>): QueryCommandInput {
+  const { condition, names, values } = keyCondition(spec);
+  return {
+    TableName: TABLE,
+    IndexName: spec.index,
+    KeyConditionExpression: condition,
+    FilterExpression: spec.filter?.FilterExpression,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
 }
 
 function keyCondition(spec: Omit<ListSpec, 'cursorKey'>) {

@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionFailure, TABLE, ttl } from './client.ts';
+import { conditionalWrite, db, TABLE, ttl } from './client.ts';
 import { rateLimitKeys } from './keys.ts';
 
 /**
@@ -26,22 +26,16 @@ export async function countInWindow(limit: string, subject: string, windowStart:
  * callers can never take more than `max` between them.
  */
 export async function takeWindowSlot(limit: string, subject: string, windowStart: number, windowEnd: number, max: number): Promise<boolean> {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: rateLimitKeys.window(limit, subject, windowStart),
-        UpdateExpression: 'ADD #count :one SET expires_at = if_not_exists(expires_at, :expires)',
-        ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
-        ExpressionAttributeNames: { '#count': 'count' },
-        ExpressionAttributeValues: { ':one': 1, ':max': max, ':expires': ttl(windowEnd + (windowEnd - windowStart)) },
-      }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return false;
-    throw e;
-  }
+  return conditionalWrite(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: rateLimitKeys.window(limit, subject, windowStart),
+      UpdateExpression: 'ADD #count :one SET expires_at = if_not_exists(expires_at, :expires)',
+      ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
+      ExpressionAttributeNames: { '#count': 'count' },
+      ExpressionAttributeValues: { ':one': 1, ':max': max, ':expires': ttl(windowEnd + (windowEnd - windowStart)) },
+    }),
+  );
 }
 
 /** Gives a slot back (the use it was taken for did not count). */

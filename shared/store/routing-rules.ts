@@ -1,11 +1,11 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProviderName } from '../providers/types.ts';
 import type { RuleCondition } from '../domain/routing-rules.ts';
 import { assignments } from './expressions.ts';
-import { db, isConditionFailure, TABLE } from './client.ts';
+import { conditionalUpdate, type Created, TABLE } from './client.ts';
 import { routingRuleKeys } from './keys.ts';
 import { putWithinMerchantCap } from './merchants.ts';
-import { listPage, type Page, type PageQuery } from './pagination.ts';
+import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
 
 export interface RoutingRuleRecord {
   id: string;
@@ -23,10 +23,13 @@ export type RoutingRuleChanges = Partial<Pick<RoutingRuleRecord, 'name' | 'strat
 
 /**
  * Writes a new rule unless the merchant already has `max` (counted as `rule_count` on its profile, in the same
- * transaction). Rules are never deleted; a future delete must lower `rule_count` in the same way.
+ * transaction); undefined then. A rule already stored under this id (a retried create) is answered as it is.
+ * Rules are never deleted; a future delete must lower `rule_count` in the same way.
  */
-export const putRoutingRule = (rule: RoutingRuleRecord, max: number): Promise<boolean> =>
-  putWithinMerchantCap(rule.merchant_id, 'rule_count', max, { ...routingRuleKeys.item(rule.merchant_id, rule.id), type: 'routing_rule', ...rule });
+export async function putRoutingRule(rule: RoutingRuleRecord, max: number): Promise<Created<RoutingRuleRecord> | undefined> {
+  const put = await putWithinMerchantCap(rule.merchant_id, 'rule_count', max, routingRuleKeys.item(rule.merchant_id, rule.id), { type: 'routing_rule', ...rule });
+  return put && { created: put.created, record: strip(put.record) };
+}
 
 /** Applies the changes to the merchant's rule; undefined when it does not exist (the key holds the merchant). */
 export async function updateRoutingRule(merchantId: string, ruleId: string, changes: RoutingRuleChanges): Promise<RoutingRuleRecord | undefined> {
@@ -36,23 +39,18 @@ export async function updateRoutingRule(merchantId: string, ruleId: string, chan
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets = assignments(entries, names, values);
-  try {
-    const out = await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: routingRuleKeys.item(merchantId, ruleId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return strip(out.Attributes as RoutingRuleRecord);
-  } catch (e) {
-    if (isConditionFailure(e)) return undefined;
-    throw e;
-  }
+  const updated = await conditionalUpdate<RoutingRuleRecord>(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: routingRuleKeys.item(merchantId, ruleId),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  return updated && strip(updated);
 }
 
 /**
@@ -61,38 +59,13 @@ export async function updateRoutingRule(merchantId: string, ruleId: string, chan
  */
 /** A page of the merchant's rules, newest first, read consistently (a rule just made or changed is in it). */
 export async function routingRulePage(merchantId: string, page: PageQuery): Promise<Page<RoutingRuleRecord>> {
-  const { pk, skPrefix } = routingRuleKeys.listPrefix(merchantId);
-  const result = await listPage<RoutingRuleRecord>(
-    {
-      partition: { name: 'pk', value: pk },
-      sortKey: { name: 'sk', prefix: skPrefix },
-      cursorKey: (id) => routingRuleKeys.item(merchantId, id),
-      consistent: true,
-    },
-    page,
-  );
+  const result = await listPage<RoutingRuleRecord>(merchantSet(routingRuleKeys, merchantId, { consistent: true }), page);
   return { data: result.data.map(strip), has_more: result.has_more };
 }
 
 /** Every rule of the merchant (at most 50), for the routing engine. */
 export async function listRoutingRules(merchantId: string, options: { consistent: boolean }): Promise<RoutingRuleRecord[]> {
-  const { pk, skPrefix } = routingRuleKeys.listPrefix(merchantId);
-  const items: RoutingRuleRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: TABLE,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
-        ExpressionAttributeValues: { ':pk': pk, ':sk': skPrefix },
-        ConsistentRead: options.consistent,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...((out.Items ?? []) as RoutingRuleRecord[]));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-  return items.map(strip);
+  return (await merchantSetItems<RoutingRuleRecord>(routingRuleKeys, merchantId, options)).map(strip);
 }
 
 function strip(item: RoutingRuleRecord): RoutingRuleRecord {

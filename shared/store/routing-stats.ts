@@ -2,6 +2,7 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import { db, TABLE, ttl } from './client.ts';
 import { ROUTING_STAT_SHARDS, routingStatKeys } from './keys.ts';
+import { acrossShards } from './pagination.ts';
 
 export const STAT_BUCKET_MS = 60_000;
 
@@ -54,21 +55,21 @@ export async function recordAttempt(
 export async function readStats(merchantId: string, since: number): Promise<RecentStats> {
   const totals = Object.fromEntries(PROVIDERS.map((p) => [p, emptyStats()])) as Record<ProviderName, ProviderStats>;
   const currencies: Record<string, CurrencyVolume> = {};
-  const from = String(since - (since % STAT_BUCKET_MS));
-  const pages = await Promise.all(
-    Array.from({ length: ROUTING_STAT_SHARDS }, (_, shard) =>
-      db.send(
-        new QueryCommand({
-          TableName: TABLE,
-          KeyConditionExpression: 'pk = :pk AND sk >= :from',
-          ExpressionAttributeValues: { ':pk': routingStatKeys.shard(merchantId, shard), ':from': from },
-        }),
-      ),
-    ),
-  );
-  for (const item of pages.flatMap((p) => p.Items ?? [])) {
-    const [, provider, currency = ''] = String(item.sk).split('#') as [string, ProviderName, string?];
-    const total = totals[provider];
+  const from = routingStatKeys.since(since - (since % STAT_BUCKET_MS));
+  // one page per shard: a shard holds at most a few hundred buckets of the window
+  const items = await acrossShards(ROUTING_STAT_SHARDS, async (shard) => {
+    const out = await db.send(
+      new QueryCommand({
+        TableName: TABLE,
+        KeyConditionExpression: 'pk = :pk AND sk >= :from',
+        ExpressionAttributeValues: { ':pk': routingStatKeys.shard(merchantId, shard), ':from': from },
+      }),
+    );
+    return out.Items ?? [];
+  });
+  for (const item of items) {
+    const { provider, currency } = routingStatKeys.parse(String(item.sk));
+    const total = totals[provider as ProviderName];
     if (!total) continue;
     total.attempts += Number(item.attempts ?? 0);
     total.approvals += Number(item.approvals ?? 0);

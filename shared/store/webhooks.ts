@@ -1,9 +1,9 @@
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventType } from '../domain/events.ts';
-import { db, isConditionFailure, TABLE } from './client.ts';
+import { conditionalWrite, type Created, TABLE } from './client.ts';
 import { merchantKeys, webhookKeys } from './keys.ts';
 import { putWithinMerchantCap } from './merchants.ts';
-import { listPage, type Page, type PageQuery } from './pagination.ts';
+import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
 
 export interface WebhookRecord {
   id: string;
@@ -18,83 +18,64 @@ export interface WebhookRecord {
   disabled_reason?: string;
 }
 
-/** Writes a new endpoint unless the merchant has `max` already (counted as `webhook_count` on its profile). */
-export const putWebhook = (webhook: WebhookRecord, max: number): Promise<boolean> =>
-  putWithinMerchantCap(webhook.merchant_id, 'webhook_count', max, { ...webhookKeys.item(webhook.merchant_id, webhook.id), type: 'webhook', ...webhook });
+/**
+ * Writes a new endpoint unless the merchant has `max` already (counted as `webhook_count` on its profile); undefined
+ * then. An endpoint already stored under this id (a retried configure) is answered as it is.
+ */
+export async function putWebhook(webhook: WebhookRecord, max: number): Promise<Created<WebhookRecord> | undefined> {
+  const put = await putWithinMerchantCap(webhook.merchant_id, 'webhook_count', max, webhookKeys.item(webhook.merchant_id, webhook.id), {
+    type: 'webhook',
+    ...webhook,
+  });
+  return put && { created: put.created, record: put.record };
+}
 
 /** The merchant's endpoints (at most 16), newest first. */
 export async function listWebhooks(merchantId: string): Promise<WebhookRecord[]> {
-  const { pk, skPrefix } = webhookKeys.listPrefix(merchantId);
-  const out = await db.send(
-    new QueryCommand({
-      TableName: TABLE,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
-      ScanIndexForward: false,
-    }),
-  );
-  return (out.Items ?? []) as WebhookRecord[];
+  return merchantSetItems<WebhookRecord>(webhookKeys, merchantId);
 }
 
 /** A page of the merchant's endpoints, newest first, read consistently (an endpoint just configured is in it). */
 export async function webhookPage(merchantId: string, page: PageQuery): Promise<Page<WebhookRecord>> {
-  const { pk, skPrefix } = webhookKeys.listPrefix(merchantId);
-  return listPage<WebhookRecord>(
-    {
-      partition: { name: 'pk', value: pk },
-      sortKey: { name: 'sk', prefix: skPrefix },
-      cursorKey: (id) => webhookKeys.item(merchantId, id),
-      consistent: true,
-    },
-    page,
-  );
+  return listPage<WebhookRecord>(merchantSet(webhookKeys, merchantId, { consistent: true }), page);
 }
 
 /** Deletes the endpoint and lowers the count; false when there is no such endpoint. */
 export async function deleteWebhook(merchantId: string, webhookId: string): Promise<boolean> {
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Delete: {
-              TableName: TABLE,
-              Key: webhookKeys.item(merchantId, webhookId),
-              ConditionExpression: 'attribute_exists(pk)',
-            },
+  return conditionalWrite(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Delete: {
+            TableName: TABLE,
+            Key: webhookKeys.item(merchantId, webhookId),
+            ConditionExpression: 'attribute_exists(pk)',
           },
-          {
-            Update: {
-              TableName: TABLE,
-              Key: merchantKeys.profile(merchantId),
-              UpdateExpression: 'ADD webhook_count :minus',
-              ExpressionAttributeValues: { ':minus': -1 },
-            },
+        },
+        {
+          Update: {
+            TableName: TABLE,
+            Key: merchantKeys.profile(merchantId),
+            UpdateExpression: 'ADD webhook_count :minus',
+            ExpressionAttributeValues: { ':minus': -1 },
           },
-        ],
-      }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return false;
-    throw e;
-  }
+        },
+      ],
+    }),
+  );
 }
 
 /** Stops deliveries to an endpoint that answered 410 Gone. */
 export async function disableWebhook(merchantId: string, webhookId: string, reason: string): Promise<void> {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: webhookKeys.item(merchantId, webhookId),
-        UpdateExpression: 'SET #status = :disabled, disabled_reason = :reason',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':disabled': 'disabled', ':reason': reason },
-      }),
-    );
-  } catch (e) {
-    if (!isConditionFailure(e)) throw e;
-  }
+  // refused: the endpoint was deleted meanwhile
+  await conditionalWrite(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: webhookKeys.item(merchantId, webhookId),
+      UpdateExpression: 'SET #status = :disabled, disabled_reason = :reason',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':disabled': 'disabled', ':reason': reason },
+    }),
+  );
 }

@@ -1,7 +1,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { handler as getBalance } from '../../functions/balance/get.ts';
-import { availableSortKey, balanceAdd, captureCounters, dayOf, refundCounters, unplannedRefundCounters } from '../../shared/domain/ledger.ts';
+import { availableSortKey, balanceAdd, captureCounters, dayOf, refundCounters, unplannedRefundCounters } from '../../shared/store/ledger.ts';
 import { db } from '../../shared/store/client.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant } from '../support/merchant.ts';

@@ -1,0 +1,177 @@
+import type { ProviderName } from '../providers/types.ts';
+import type { TransactItem } from './client.ts';
+import { type CounterCell, counterAdd, randomShard, readCells, sumBySortKey } from './counters.ts';
+import { type BalanceBucket, COUNTER_SHARDS, counterKeys, ledgerSortKeys } from './keys.ts';
+import type { PaymentRecord } from './payments.ts';
+
+/**
+ * The counters every money movement writes in its own transaction: authorization outcomes (analytics), captured
+ * and refunded amounts per day (revenue) and the balance (pending by capture day, available). Their cells are
+ * built here (sort keys in keys.ts), and read back as parsed records: no caller sees a key.
+ */
+export const dayOf = (iso: string): string => iso.slice(0, 10);
+
+export interface AttemptOutcome {
+  provider: ProviderName;
+  approved: boolean;
+  latencyMs: number;
+}
+
+/** A payment's create: one outcome for the payment, one per provider tried. */
+export function authorizationCounters(payment: PaymentRecord, attempts: readonly AttemptOutcome[]): TransactItem[] {
+  const day = dayOf(payment.created_at);
+  const approved = payment.status === 'succeeded' ? 1 : 0;
+  return [
+    counterAdd(payment.merchant_id, 'PAY', ledgerSortKeys.daily(day, payment.currency), { attempts: 1, approvals: approved, volume: approved * payment.amount }),
+    ...attempts.map((a) =>
+      counterAdd(payment.merchant_id, 'PROV', ledgerSortKeys.provider(day, payment.currency, a.provider), {
+        attempts: 1,
+        approvals: a.approved ? 1 : 0,
+        volume: a.approved ? payment.amount : 0,
+        latency_sum: a.latencyMs,
+      }),
+    ),
+  ];
+}
+
+export const pendingSortKey = ledgerSortKeys.pending;
+export const availableSortKey = ledgerSortKeys.available;
+
+/** A balance cell write; balance cells also carry the job's discovery index. */
+export function balanceAdd(
+  merchantId: string,
+  sortKey: string,
+  values: Record<string, number>,
+  shard = randomShard(),
+  condition?: { expression: string; values: Record<string, unknown> },
+): TransactItem {
+  return counterAdd(merchantId, 'BAL', sortKey, values, { shard, set: counterKeys.balanceIndex(merchantId, sortKey, shard), condition });
+}
+
+/** A capture: revenue, and pending funds on the capture day. */
+export function captureCounters(merchantId: string, currency: string, amount: number, day: string): TransactItem[] {
+  return [
+    counterAdd(merchantId, 'REV', ledgerSortKeys.daily(day, currency), { captured: amount }),
+    balanceAdd(merchantId, pendingSortKey(currency, day), { amount, payments: 1 }),
+  ];
+}
+
+/**
+ * A refund: revenue, and the balance taken from available funds first, then from pending ones (newest first); what
+ * neither covers (money already settled) leaves available negative. Each touched cell is conditioned on still
+ * holding what the plan read, so a concurrent change makes the caller plan again; cells of one bucket are tried in
+ * random shard order, so concurrent refunds draw on different cells.
+ */
+export async function refundCounters(merchantId: string, currency: string, amount: number, day: string): Promise<TransactItem[]> {
+  const range = ledgerSortKeys.balances(currency);
+  const cells = shuffled(await readCells(merchantId, 'BAL', range.from, range.to));
+  const take = (cell: CounterCell, x: number) =>
+    balanceAdd(merchantId, cell.sk, { amount: -x }, cell.shard, { expression: 'amount >= :x', values: { ':x': x } });
+  const items: TransactItem[] = [counterAdd(merchantId, 'REV', ledgerSortKeys.daily(day, currency), { refunded: amount })];
+  let rest = amount;
+  const available = cells.filter((c) => c.sk === availableSortKey(currency) && (c.values.amount ?? 0) > 0);
+  const pending = cells
+    .filter((c) => ledgerSortKeys.parseBalance(c.sk).bucket === 'pending' && (c.values.amount ?? 0) > 0)
+    .sort((a, b) => (a.sk < b.sk ? 1 : a.sk > b.sk ? -1 : 0));
+  const drawnAvailableShards = new Set<number>();
+  for (const cell of [...available, ...pending]) {
+    if (rest === 0) break;
+    const x = Math.min(rest, cell.values.amount!);
+    items.push(take(cell, x));
+    if (cell.sk === availableSortKey(currency)) drawnAvailableShards.add(cell.shard);
+    rest -= x;
+  }
+  // What no cell covers leaves available negative, on a shard not already in this transaction (one item, one write).
+  if (rest > 0) {
+    const free = Array.from({ length: COUNTER_SHARDS }, (_, shard) => shard).filter((shard) => !drawnAvailableShards.has(shard));
+    const shard = free[Math.floor(Math.random() * free.length)];
+    if (shard !== undefined) items.push(balanceAdd(merchantId, availableSortKey(currency), { amount: -rest }, shard));
+    else return unplannedRefundCounters(merchantId, currency, amount, day); // every shard drawn: record it unplanned
+  }
+  return items;
+}
+
+/**
+ * A refund's counters without a plan: the whole amount from available funds, which may go negative until pending
+ * funds are released into it. Totals stay exact; used when planned takes keep losing to concurrent refunds.
+ */
+export const unplannedRefundCounters = (merchantId: string, currency: string, amount: number, day: string): TransactItem[] => [
+  counterAdd(merchantId, 'REV', ledgerSortKeys.daily(day, currency), { refunded: amount }),
+  balanceAdd(merchantId, availableSortKey(currency), { amount: -amount }),
+];
+
+function shuffled<T>(items: readonly T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+/** A day's payment outcomes in one currency (PAY cells), summed across shards. */
+export interface OutcomeRow {
+  day: string;
+  currency: string;
+  attempts: number;
+  approvals: number;
+  volume: number;
+}
+
+/** A day's authorization attempts at one provider in one currency (PROV cells), summed across shards. */
+export interface ProviderOutcomeRow extends OutcomeRow {
+  provider: string;
+  latency_sum: number;
+}
+
+/** A day's captured and refunded amounts in one currency (REV cells), summed across shards. */
+export interface RevenueRow {
+  day: string;
+  currency: string;
+  captured: number;
+  refunded: number;
+}
+
+/** One shard's cell of a merchant's balance: funds available or pending since a capture day. */
+export type BalanceCell = BalanceBucket & { merchant_id: string; shard: number; amount: number; payments: number };
+
+/** The cells of `kind` over whole days, summed across shards: each row its parsed sort key and the named amounts. */
+async function readDays<P, F extends string>(
+  merchantId: string,
+  kind: 'PAY' | 'PROV' | 'REV',
+  days: { from: string; to: string },
+  parse: (sk: string) => P,
+  fields: readonly F[],
+): Promise<Array<P & Record<F, number>>> {
+  const range = ledgerSortKeys.days(days.from, days.to);
+  const sums = sumBySortKey(await readCells(merchantId, kind, range.from, range.to));
+  return [...sums].map(([sk, v]) => ({ ...parse(sk), ...(Object.fromEntries(fields.map((f) => [f, v[f] ?? 0])) as Record<F, number>) }));
+}
+
+const OUTCOME_FIELDS = ['attempts', 'approvals', 'volume'] as const;
+
+export const readOutcomes = (merchantId: string, fromDay: string, toDay: string): Promise<OutcomeRow[]> =>
+  readDays(merchantId, 'PAY', { from: fromDay, to: toDay }, ledgerSortKeys.parseDaily, OUTCOME_FIELDS);
+
+export const readProviderOutcomes = (merchantId: string, fromDay: string, toDay: string): Promise<ProviderOutcomeRow[]> =>
+  readDays(merchantId, 'PROV', { from: fromDay, to: toDay }, ledgerSortKeys.parseProvider, [...OUTCOME_FIELDS, 'latency_sum']);
+
+export const readRevenue = (merchantId: string, fromDay: string, toDay: string): Promise<RevenueRow[]> =>
+  readDays(merchantId, 'REV', { from: fromDay, to: toDay }, ledgerSortKeys.parseDaily, ['captured', 'refunded']);
+
+/** The merchant's balance cells (of one currency, or only its available ones), one per shard and bucket. */
+export async function readBalanceCells(merchantId: string, only: { currency?: string; availableIn?: string } = {}): Promise<BalanceCell[]> {
+  const range = only.availableIn
+    ? { from: availableSortKey(only.availableIn), to: availableSortKey(only.availableIn) }
+    : ledgerSortKeys.balances(only.currency);
+  return (await readCells(merchantId, 'BAL', range.from, range.to)).map((c) => balanceCellOf(merchantId, c.shard, c.sk, c.values));
+}
+
+/** A balance cell as read from the table: the merchant and shard, its sort key parsed, its amounts. */
+export const balanceCellOf = (merchantId: string, shard: number, sk: string, values: Record<string, unknown>): BalanceCell => ({
+  ...ledgerSortKeys.parseBalance(sk),
+  merchant_id: merchantId,
+  shard,
+  amount: Number(values.amount ?? 0),
+  payments: Number(values.payments ?? 0),
+});
