@@ -56,7 +56,13 @@ export function invoiceMessage(invoice: InvoiceRecord, pdfUrl: string) {
  * (reconcileInvoiceSend).
  */
 export async function sendInvoice(merchantId: string, invoiceId: string, channel: InvoiceChannel, baseUrl: string): Promise<InvoiceView & { status: 'sent'; sent_to: string }> {
-  const invoice = await load(merchantId, invoiceId);
+  let invoice = await load(merchantId, invoiceId);
+  // A send whose run died holds the invoice: it is finished first (sent again, at least once), never overwritten.
+  if (invoice.op && invoice.op.lease_until < clock.now()) {
+    const finished = await reconcileInvoiceSend(invoice as StoredInvoice & { op: Operation }, baseUrl);
+    if (finished) return finished;
+    invoice = await load(merchantId, invoiceId);
+  }
   const { from } = transition('invoice', INVOICE, 'send', invoice.status);
   const customer = await getCustomer(merchantId, invoice.customer_id);
   if (!customer) throw new ResourceMissing('customer_id');
@@ -68,7 +74,7 @@ export async function sendInvoice(merchantId: string, invoiceId: string, channel
   // Begun before the message goes out: a racing mark-paid (or send) is refused instead of following it.
   const message = invoiceMessage(invoice, pdfUrl);
   const op: Operation = { id: newId('operation'), kind: 'invoice_send', lease_until: clock.now() + SEND_LEASE_MS, channel, to };
-  const began = await commit({ writes: [{ move: invoiceTarget(invoice), inStates: from, operation: { begin: op, now: clock.now() } }] });
+  const began = await commit({ writes: [{ move: invoiceTarget(invoice), inStates: from, operation: { begin: op } }] });
   if (began === 'refused') throw await refusal(invoice, 'send');
   try {
     await deliver(channel, to, message);
@@ -96,7 +102,7 @@ async function sent(invoice: StoredInvoice, op: Operation, pdfUrl: string) {
  * at least once. A customer may get the invoice twice, never not at all; a send charges nothing, so nobody pays
  * twice. An invoice that was paid meanwhile (mark-paid after the lease ended) is not sent again; the operation ends.
  */
-export async function reconcileInvoiceSend(invoice: StoredInvoice & { op: Operation }, baseUrl?: string): Promise<void> {
+export async function reconcileInvoiceSend(invoice: StoredInvoice & { op: Operation }, baseUrl?: string): Promise<ReturnType<typeof sent> | undefined> {
   const op = invoice.op;
   const now = clock.now();
   const leaseUntil = now + SEND_LEASE_MS;
@@ -105,10 +111,10 @@ export async function reconcileInvoiceSend(invoice: StoredInvoice & { op: Operat
   const current = await load(invoice.merchant_id, invoice.id);
   if (!(INVOICE.send.from as readonly string[]).includes(current.status)) {
     await commit({ writes: [{ move: invoiceTarget(invoice), operation: { finish: op.id } }] });
-    return;
+    return undefined;
   }
   const pdfUrl = await pdfUrlOf(current.id, baseUrl);
   if (!pdfUrl) throw new Error('No public base URL to link the invoice PDF from');
   await deliver(op.channel as InvoiceChannel, op.to!, invoiceMessage(current, pdfUrl));
-  await sent(current, { ...op, lease_until: leaseUntil }, pdfUrl);
+  return sent(current, { ...op, lease_until: leaseUntil }, pdfUrl);
 }

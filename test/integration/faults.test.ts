@@ -1,4 +1,10 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { handler as createInvoiceFn } from '../../functions/invoices/create.ts';
+import { handler as getInvoiceFn } from '../../functions/invoices/get.ts';
+import { handler as sendInvoiceFn } from '../../functions/invoices/send.ts';
+import { listDeliveries } from '../../shared/domain/webhooks.ts';
+import { emailSender } from '../../shared/messaging/email.ts';
+import { listLocalOutbox } from '../../shared/messaging/local-outbox.ts';
 import { providerDeadlines } from '../../shared/providers/index.ts';
 import { sandboxBooks } from '../../shared/providers/sandbox.ts';
 import {
@@ -6,6 +12,7 @@ import {
   type Fault,
   heldFor,
   moneyProblems,
+  moveClock,
   openOperations,
   PROVIDERS,
   resetClock,
@@ -14,8 +21,8 @@ import {
   storedPayment,
   withFault,
 } from '../support/faults.ts';
-import type { HttpResult } from '../support/lambda.ts';
-import { newMerchant } from '../support/merchant.ts';
+import { apiEvent, type HttpResult, invokeHttp } from '../support/lambda.ts';
+import { bearer, newMerchant } from '../support/merchant.ts';
 import { paymentBody, payments } from '../support/payments.ts';
 
 type Merchant = Awaited<ReturnType<typeof newMerchant>>;
@@ -175,5 +182,63 @@ describe('answers lost at the provider are resolved, never guessed', () => {
     expect(heldFor(paymentId)).toEqual([]);
     expect(await openOperations(merchant.merchantId)).toEqual([]);
     expect(await moneyProblems(merchant, [paymentId])).toEqual([]);
+  });
+});
+
+describe('invoice send under faults', () => {
+  const invoices = {
+    create: (key: string, customerId: string) =>
+      invokeHttp(createInvoiceFn, apiEvent({ method: 'POST', path: '/api/invoices', headers: bearer(key), body: { customer_id: customerId, items: [{ name: 'Plan', amount: 1500, quantity: 1 }], currency: 'usd', due_date: '2026-12-31' } })),
+    send: (key: string, id: string) => invokeHttp(sendInvoiceFn, apiEvent({ method: 'PUT', path: `/api/invoices/${id}/send`, headers: bearer(key), body: { channel: 'email' } })),
+    get: (key: string, id: string) => invokeHttp(getInvoiceFn, apiEvent({ method: 'GET', path: `/api/invoices/${id}`, headers: bearer(key) })),
+  };
+
+  /** The e-mail service fails: before it accepted the message, or after (the message went out, the answer was lost). */
+  async function withEmailFault<T>(when: 'before' | 'after', act: () => Promise<T>): Promise<T> {
+    const real = emailSender.send.bind(emailSender);
+    emailSender.send = async (email) => {
+      if (when === 'after') await real(email);
+      throw new Error(`injected: e-mail service failed ${when} accepting`);
+    };
+    try {
+      return await act();
+    } finally {
+      emailSender.send = real;
+    }
+  }
+
+  /**
+   * Send under `fault`, the merchant's retry (a PUT: a send again, which may re-send), the reconciler: the invoice is
+   * sent, nothing is left open, and every recorded send (`invoice.sent`) had its message delivered (at least once).
+   */
+  async function runSend(fault: (act: () => Promise<HttpResult>) => Promise<unknown>, label: string) {
+    // Prepare
+    const merchant = await newMerchant();
+    const invoice = (await invoices.create(merchant.apiKey, merchant.customerId)).body;
+    const mailsFor = () => listLocalOutbox().filter((m) => m.subject?.includes(invoice.number) && m.text.includes(invoice.id)).length;
+    // Act
+    await fault(() => invoices.send(merchant.apiKey, invoice.id));
+    moveClock(2 * 60_000);
+    await invoices.send(merchant.apiKey, invoice.id);
+    await runReconciler();
+    // Assess
+    const context = `${label}`;
+    expect((await invoices.get(merchant.apiKey, invoice.id)).body.status, context).toBe('sent');
+    expect(await openOperations(merchant.merchantId), context).toEqual([]);
+    const sentEvents = (await listDeliveries(merchant.merchantId, { limit: 100 })).data.filter((e) => e.event === 'invoice.sent');
+    expect(sentEvents.length, context).toBeGreaterThanOrEqual(1);
+    expect(sentEvents.length, context).toBeLessThanOrEqual(2);
+    expect(mailsFor(), context).toBeGreaterThanOrEqual(sentEvents.length);
+  }
+
+  it('at every DynamoDB command, and when the e-mail service fails before or after accepting', { timeout: 120_000 }, async () => {
+    for (let step = 1; ; step++) {
+      let sent = 0;
+      for (const when of ['before', 'after'] as const) {
+        await runSend(async (act) => (sent = Math.max(sent, (await withFault({ kind: 'dynamodb', step, when }, act)).commands)), `dynamodb ${when} command ${step}`);
+      }
+      if (sent < step) break;
+    }
+    for (const when of ['before', 'after'] as const) await runSend((act) => withEmailFault(when, act).catch((e: Error) => e), `e-mail service ${when}`);
   });
 });
