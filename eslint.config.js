@@ -7,7 +7,10 @@ const THIN_HANDLERS = {
 };
 const NO_HANDLERS = { group: ['**/functions/**'], message: 'shared code never depends on a handler or the catalog' };
 const NO_AWS_IN_DOMAIN = { group: ['@aws-sdk/*'], message: 'domain code describes changes; shared/store turns them into DynamoDB calls' };
-const NO_SCHEMAS_IN_STORE = { group: ['**/schemas/**'], message: 'the store keeps domain records; request schemas belong to shared/http and shared/domain' };
+const NO_SCHEMAS_IN_STORE = {
+  group: ['**/schemas/**'],
+  message: 'the store keeps domain records; request schemas belong to shared/http and shared/domain',
+};
 
 /** A files block that forbids the import patterns of `boundaries`, each saying why. */
 const boundary = (files, boundaries) => ({ files: [files], rules: { 'no-restricted-imports': ['error', { patterns: boundaries }] } });

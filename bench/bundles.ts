@@ -83,7 +83,10 @@ export const handler = async () => db.config.region;
   const wrapper = join(OUT, 'init.mjs');
   writeFileSync(wrapper, WRAPPER);
 
-  const entries = [{ name: BASELINE, entry: baselineEntry, dir: 'baseline' }, ...catalog.map((f) => ({ name: f.name, entry: handlerFile(f.name), dir: f.name }))];
+  const entries = [
+    { name: BASELINE, entry: baselineEntry, dir: 'baseline' },
+    ...catalog.map((f) => ({ name: f.name, entry: handlerFile(f.name), dir: f.name })),
+  ];
   const started = performance.now();
   // One esbuild call with every entry: without code splitting each output is the same stand-alone bundle CDK makes.
   const { metafile } = await build({

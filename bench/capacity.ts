@@ -91,8 +91,15 @@ export async function benchCapacity(): Promise<CapacityResult> {
   ];
 
   const due = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
-  const invoice = { customer_id: customerId, items: [{ name: 'Consulting (hours)', amount: 1999, quantity: 3 }], currency: 'usd', due_date: due, tax_rate: 7.25 };
-  const invoiceCall = () => invokeHttp(createInvoice, apiEvent({ method: 'POST', path: '/api/invoices', headers: bearer(apiKey), body: invoice })).then(ok);
+  const invoice = {
+    customer_id: customerId,
+    items: [{ name: 'Consulting (hours)', amount: 1999, quantity: 3 }],
+    currency: 'usd',
+    due_date: due,
+    tax_rate: 7.25,
+  };
+  const invoiceCall = () =>
+    invokeHttp(createInvoice, apiEvent({ method: 'POST', path: '/api/invoices', headers: bearer(apiKey), body: invoice })).then(ok);
   operations.push(summarize('invoice create', await steady(invoiceCall)));
 
   // Webhook delivery: the events worker handling one `payment.succeeded` with one endpoint (a local receiver).
@@ -101,7 +108,17 @@ export async function benchCapacity(): Promise<CapacityResult> {
   const sent: EventsMessage[] = [];
   eventsQueue.send = async (messages) => void sent.push(...messages);
   try {
-    ok(await invokeHttp(configureWebhook, apiEvent({ method: 'POST', path: '/api/webhooks/configure', headers: bearer(apiKey), body: { url: receiver.url, events: ['payment.succeeded'] } })));
+    ok(
+      await invokeHttp(
+        configureWebhook,
+        apiEvent({
+          method: 'POST',
+          path: '/api/webhooks/configure',
+          headers: bearer(apiKey),
+          body: { url: receiver.url, events: ['payment.succeeded'] },
+        }),
+      ),
+    );
     const events: EventsMessage[][] = [];
     for (let i = 0; i <= RUNS; i++) {
       await create();

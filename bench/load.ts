@@ -66,7 +66,10 @@ async function run(url: string, phase: Phase): Promise<LoadResult> {
 const freshIds = (call: Call): Call => {
   const id = () => Array.from({ length: 26 }, () => '0123456789abcdefghjkmnpqrstvwxyz'[Math.floor(Math.random() * 32)]).join('');
   const ids = new Map<string, string>();
-  const json = JSON.stringify(call.input).replace(/\b(pay|evt)_[0-9a-z]{26}\b/g, (old, kind: string) => ids.get(old) ?? (ids.set(old, `${kind}_${id()}`), ids.get(old)!));
+  const json = JSON.stringify(call.input).replace(
+    /\b(pay|evt)_[0-9a-z]{26}\b/g,
+    (old, kind: string) => ids.get(old) ?? (ids.set(old, `${kind}_${id()}`), ids.get(old)!),
+  );
   return { ...call, input: JSON.parse(json) };
 };
 
@@ -85,7 +88,16 @@ export async function replaySequence(calls: Call[], runs: number): Promise<numbe
 export function merge(parts: LoadResult[]): LoadResult {
   const latencies = parts.flatMap((p) => p.latencies);
   const sum = (f: (p: LoadResult) => number) => parts.reduce((s, p) => s + f(p), 0);
-  return { ...parts[0]!, seconds: sum((p) => p.seconds), sent: sum((p) => p.sent), ok: sum((p) => p.ok), errors: sum((p) => p.errors), p50: percentile(latencies, 50), p99: percentile(latencies, 99), latencies };
+  return {
+    ...parts[0]!,
+    seconds: sum((p) => p.seconds),
+    sent: sum((p) => p.sent),
+    ok: sum((p) => p.ok),
+    errors: sum((p) => p.errors),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    latencies,
+  };
 }
 
 /**
@@ -102,7 +114,11 @@ export async function startLoad(totalCreates: number, getIds: string[], getKey: 
     headers: { Authorization: `Bearer ${merchants[n++ % merchants.length]!.apiKey}`, 'Content-Type': 'application/json' },
     body: JSON.stringify(paymentBody()),
   });
-  const getNext = () => ({ method: 'GET' as const, path: `/api/payments/${getIds[n++ % getIds.length]}`, headers: { Authorization: `Bearer ${getKey}` } });
+  const getNext = () => ({
+    method: 'GET' as const,
+    path: `/api/payments/${getIds[n++ % getIds.length]}`,
+    headers: { Authorization: `Bearer ${getKey}` },
+  });
   type Rate = { rate: number; connections: number; seconds: number };
   return {
     create: (p: Rate) => run(url, { name: 'POST /api/payments/create', path: '/api/payments/create', ...p, next: createNext }),

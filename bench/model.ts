@@ -5,7 +5,8 @@ import type { Call } from './dynamo.ts';
 
 /** AWS list prices, us-east-1, on-demand (USD). */
 export const PRICES = {
-  source: 'AWS list prices, us-east-1, as quoted in issue 7 (aws.amazon.com/api-gateway/pricing, /lambda/pricing, /dynamodb/pricing/on-demand); not fetched by the benchmark',
+  source:
+    'AWS list prices, us-east-1, as quoted in issue 7 (aws.amazon.com/api-gateway/pricing, /lambda/pricing, /dynamodb/pricing/on-demand); not fetched by the benchmark',
   asOf: '2026-11-22',
   apiGatewayRestPerMillionRequests: 3.5,
   lambdaArm64PerGbSecond: 0.0000133334,
@@ -87,7 +88,15 @@ export function scaleOnPaper(create: Call[], rate = 1000) {
     row('write', 'gsi1 MER#<mer>#PAY', 'payment list index entry', kb('PAY'), 1),
     row('write', 'EVT#<evt>', 'outbox event Put (transaction)', 2 * kb('EVT'), rate),
     row('write', 'gsi1 MER#<mer>#EVT', 'event list index: the Put, then the worker’s update', kb('EVT'), 1, 2, 1),
-    row('write', `gsi2 OUTBOX#<0..${OUTBOX_SHARDS - 1}>`, 'outbox marker: added, removed by the worker; shared by ALL merchants', kb('EVT'), OUTBOX_SHARDS, 2, 1),
+    row(
+      'write',
+      `gsi2 OUTBOX#<0..${OUTBOX_SHARDS - 1}>`,
+      'outbox marker: added, removed by the worker; shared by ALL merchants',
+      kb('EVT'),
+      OUTBOX_SHARDS,
+      2,
+      1,
+    ),
     row('write', 'CUS#<cus>', 'card on file (transaction), per customer', 2, rate),
     row('write', 'gsi1 MER#<mer>#CUS', 'customer list index entry, rewritten by the card-on-file update', 1, 1),
     row('write', 'gsi2 MER#<mer>#CUSEMAIL#<email>', 'customer e-mail index entry, per customer', 1, rate),

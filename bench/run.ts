@@ -19,8 +19,14 @@ const REPLAYS = 50;
 /** the single-connection run is cut in parts with the round-trip replays before, between and after them */
 const PARTS = 3;
 /** 1 connection: requests one after another, the latency of a create on its own; then concurrent load. */
-const CREATE = [{ rate: 20, connections: 1 }, { rate: 40, connections: 4 }];
-const GET = [{ rate: 20, connections: 1 }, { rate: 200, connections: 10 }];
+const CREATE = [
+  { rate: 20, connections: 1 },
+  { rate: 40, connections: 4 },
+];
+const GET = [
+  { rate: 20, connections: 1 },
+  { rate: 200, connections: 10 },
+];
 const TARGETS = { initRatio: 1.3, createLatencyRatio: 1.5, createWcu: 6, createRcu: 2, keyShare: 0.1 };
 
 const started = performance.now();
@@ -36,7 +42,12 @@ function table(title: string, head: string[], rows: (string | number)[][]): void
   const numeric = head.map((_, i) => rows.every((r) => typeof r[i] === 'number' || /^[\d.,%-]+$/.test(String(r[i]))));
   print(`\n${title}`);
   for (const [i, r] of cells.entries()) {
-    print(r.map((c, j) => (numeric[j] ? c.padStart(widths[j]!) : c.padEnd(widths[j]!))).join('  ').trimEnd());
+    print(
+      r
+        .map((c, j) => (numeric[j] ? c.padStart(widths[j]!) : c.padEnd(widths[j]!)))
+        .join('  ')
+        .trimEnd(),
+    );
     if (i === 0) print(widths.map((w) => '-'.repeat(w)).join('  '));
   }
 }
@@ -78,7 +89,10 @@ async function measure() {
   const runs = [];
   const replays = { create: [] as number[], get: [] as number[] };
   try {
-    for (const [kind, phases] of [['create', CREATE], ['get', GET]] as const) {
+    for (const [kind, phases] of [
+      ['create', CREATE],
+      ['get', GET],
+    ] as const) {
       for (const phase of phases) {
         log(`load ${kind} at ${phase.rate}/s over ${phase.connections} connection(s) for ${SECONDS} s`);
         if (phase.connections > 1) {
@@ -104,7 +118,11 @@ async function measure() {
 
 const { capacity, unavoidableCreate, unavoidableGet, runs, replays } = await onLocalStack();
 const roundTrips = {
-  create: { calls: unavoidableCreate.map((c) => `${c.command} ${c.keys.join(',')}`), replays: replays.create.length, p50Ms: percentile(replays.create, 50) },
+  create: {
+    calls: unavoidableCreate.map((c) => `${c.command} ${c.keys.join(',')}`),
+    replays: replays.create.length,
+    p50Ms: percentile(replays.create, 50),
+  },
   get: { calls: unavoidableGet.map((c) => `${c.command} ${c.keys.join(',')}`), replays: replays.get.length, p50Ms: percentile(replays.get, 50) },
 };
 const single = (kind: string) => runs.find((r) => r.kind === kind && r.connections === 1)!;
@@ -117,11 +135,27 @@ const functions = bundles.filter((b) => b.name !== BASELINE);
 const worstInit = functions.reduce((a, b) => (b.ratio > a.ratio ? b : a));
 const hottest = scale.rows.filter((r) => r.kind === 'write').reduce((a, b) => (b.share > a.share ? b : a));
 const targets = [
-  { target: `cold init ratio ≤ ${TARGETS.initRatio} (every function)`, value: `${fixed(worstInit.ratio, 2)} worst (${worstInit.name}); ${functions.filter((b) => b.ratio > TARGETS.initRatio).length} over`, met: worstInit.ratio <= TARGETS.initRatio },
-  { target: `create p50 ≤ ${TARGETS.createLatencyRatio}× unavoidable round trips`, value: fixed(latencyRatio.create, 2), met: latencyRatio.create <= TARGETS.createLatencyRatio },
-  { target: `create ≤ ${TARGETS.createWcu} WCU`, value: `${create.wcu} (service rules: ${scale.wcuPerCreate})`, met: create.wcu <= TARGETS.createWcu },
+  {
+    target: `cold init ratio ≤ ${TARGETS.initRatio} (every function)`,
+    value: `${fixed(worstInit.ratio, 2)} worst (${worstInit.name}); ${functions.filter((b) => b.ratio > TARGETS.initRatio).length} over`,
+    met: worstInit.ratio <= TARGETS.initRatio,
+  },
+  {
+    target: `create p50 ≤ ${TARGETS.createLatencyRatio}× unavoidable round trips`,
+    value: fixed(latencyRatio.create, 2),
+    met: latencyRatio.create <= TARGETS.createLatencyRatio,
+  },
+  {
+    target: `create ≤ ${TARGETS.createWcu} WCU`,
+    value: `${create.wcu} (service rules: ${scale.wcuPerCreate})`,
+    met: create.wcu <= TARGETS.createWcu,
+  },
   { target: `create ≤ ${TARGETS.createRcu} RCU`, value: String(create.rcu), met: create.rcu <= TARGETS.createRcu },
-  { target: `no key over ${pct(TARGETS.keyShare)} of a partition at 1,000 creates/s`, value: `${pct(hottest.share)} (${hottest.key})`, met: hottest.share <= TARGETS.keyShare },
+  {
+    target: `no key over ${pct(TARGETS.keyShare)} of a partition at 1,000 creates/s`,
+    value: `${pct(hottest.share)} (${hottest.key})`,
+    met: hottest.share <= TARGETS.keyShare,
+  },
 ];
 
 // Report
@@ -129,7 +163,15 @@ const baseline = bundles.find((b) => b.name === BASELINE)!;
 table(
   `Bundles (esbuild as CDK bundles them) and cold init: median of ${INIT_RUNS} fresh node processes importing the bundle`,
   ['function', 'KB', 'init ms', 'ratio', 'largest additions to the baseline (KB)'],
-  bundles.map((b) => [b.name, fixed(b.bytes / 1024, 0), fixed(b.initMs), fixed(b.ratio, 2), Object.entries(b.additions).map(([p, kb]) => `${p} ${kb}`).join(', ')]),
+  bundles.map((b) => [
+    b.name,
+    fixed(b.bytes / 1024, 0),
+    fixed(b.initMs),
+    fixed(b.ratio, 2),
+    Object.entries(b.additions)
+      .map(([p, kb]) => `${p} ${kb}`)
+      .join(', '),
+  ]),
 );
 table(
   'DynamoDB per operation (DynamoDB Local, ReturnConsumedCapacity TOTAL, warm container, median of 3)',
@@ -144,24 +186,52 @@ table(
 table(
   'Unavoidable DynamoDB round trips (replayed in sequence on DynamoDB Local)',
   ['operation', 'round trips', 'p50 ms', 'operation p50 ms', 'ratio'],
-  (['create', 'get'] as const).map((k) => [k, roundTrips[k].calls.join(' → '), fixed(roundTrips[k].p50Ms), fixed(single(k).p50), fixed(latencyRatio[k], 2)]),
+  (['create', 'get'] as const).map((k) => [
+    k,
+    roundTrips[k].calls.join(' → '),
+    fixed(roundTrips[k].p50Ms),
+    fixed(single(k).p50),
+    fixed(latencyRatio[k], 2),
+  ]),
 );
-table(`Cost per million creates (USD; ${memoryMb} MB, ${Math.ceil(single('create').p50)} ms, ${create.wcu} WCU, ${create.rcu} RCU)`, ['item', 'USD'], [
-  ['API Gateway REST', fixed(cost.apiGateway, 2)],
-  ['Lambda requests', fixed(cost.lambdaRequests, 2)],
-  ['Lambda duration (arm64)', fixed(cost.lambdaDuration, 2)],
-  ['DynamoDB writes', fixed(cost.dynamoDbWrites, 2)],
-  ['DynamoDB reads', fixed(cost.dynamoDbReads, 2)],
-  ['total', fixed(cost.total, 2)],
-]);
+table(
+  `Cost per million creates (USD; ${memoryMb} MB, ${Math.ceil(single('create').p50)} ms, ${create.wcu} WCU, ${create.rcu} RCU)`,
+  ['item', 'USD'],
+  [
+    ['API Gateway REST', fixed(cost.apiGateway, 2)],
+    ['Lambda requests', fixed(cost.lambdaRequests, 2)],
+    ['Lambda duration (arm64)', fixed(cost.lambdaDuration, 2)],
+    ['DynamoDB writes', fixed(cost.dynamoDbWrites, 2)],
+    ['DynamoDB reads', fixed(cost.dynamoDbReads, 2)],
+    ['total', fixed(cost.total, 2)],
+  ],
+);
 table(
   'Scale on paper: one merchant at 1,000 creates/s (share of a partition: 1,000 WCU/s, 3,000 RCU/s)',
   ['key (one of)', 'kind', 'per create', 'per s', 'units', 'units/s', 'share', '', 'by'],
-  scale.rows.map((r) => [r.key, r.kind, r.perCreate, fixed(r.perSecond, 0), r.unitsEach, fixed(r.unitsPerSecond, 0), pct(r.share), r.share > TARGETS.keyShare ? 'OVER' : '', r.by]),
+  scale.rows.map((r) => [
+    r.key,
+    r.kind,
+    r.perCreate,
+    fixed(r.perSecond, 0),
+    r.unitsEach,
+    fixed(r.unitsPerSecond, 0),
+    pct(r.share),
+    r.share > TARGETS.keyShare ? 'OVER' : '',
+    r.by,
+  ]),
 );
-print(`item sizes: ${Object.entries(scale.itemBytes).map(([k, b]) => `${k} ${b} B`).join(', ')}; one create by these rules: ${scale.wcuPerCreate} WCU (DynamoDB Local: ${create.wcu})`);
+print(
+  `item sizes: ${Object.entries(scale.itemBytes)
+    .map(([k, b]) => `${k} ${b} B`)
+    .join(', ')}; one create by these rules: ${scale.wcuPerCreate} WCU (DynamoDB Local: ${create.wcu})`,
+);
 if (scale.uncovered.length) print(`! the create also wrote keys the model does not list: ${scale.uncovered.join(', ')}`);
-table('Targets', ['target', 'value', ''], targets.map((t) => [t.target, t.value, t.met ? 'met' : 'MISSED']));
+table(
+  'Targets',
+  ['target', 'value', ''],
+  targets.map((t) => [t.target, t.value, t.met ? 'met' : 'MISSED']),
+);
 
 const results = {
   date: new Date().toISOString(),

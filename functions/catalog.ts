@@ -107,16 +107,40 @@ export const catalog: readonly FunctionSpec[] = [
 
   // Background work. A queue's visibility timeout is at least 6× its worker's timeout (shared/queues.ts).
   { name: 'workers/webhook-delivery', trigger: { type: 'queue', queue: 'events', batchSize: 10 }, memory: 512, timeout: 30 },
-  { name: 'workers/renewal-scanner', trigger: { type: 'schedule', expression: 'rate(1 hour)', everyMinutesLocally: 1 }, memory: 512, timeout: 60, sends: ['renewals'], readsOnly: true },
+  {
+    name: 'workers/renewal-scanner',
+    trigger: { type: 'schedule', expression: 'rate(1 hour)', everyMinutesLocally: 1 },
+    memory: 512,
+    timeout: 60,
+    sends: ['renewals'],
+    readsOnly: true,
+  },
   { name: 'workers/renewal', trigger: { type: 'queue', queue: 'renewals', batchSize: 5 }, memory: 512, timeout: 30, sends: ['email'] },
-  { name: 'workers/daily-settlement', trigger: { type: 'schedule', expression: 'cron(0 2 * * ? *)', everyMinutesLocally: 5 }, memory: 512, timeout: 300 },
-  { name: 'workers/reconciler', trigger: { type: 'schedule', expression: 'rate(1 minute)', everyMinutesLocally: 1 }, memory: 512, timeout: 60, sends: ['email', 'messages'] },
-  { name: 'workers/outbox-sweeper', trigger: { type: 'schedule', expression: 'rate(5 minutes)', everyMinutesLocally: 1 }, memory: 256, timeout: 60, sends: ['events'], readsOnly: true },
+  {
+    name: 'workers/daily-settlement',
+    trigger: { type: 'schedule', expression: 'cron(0 2 * * ? *)', everyMinutesLocally: 5 },
+    memory: 512,
+    timeout: 300,
+  },
+  {
+    name: 'workers/reconciler',
+    trigger: { type: 'schedule', expression: 'rate(1 minute)', everyMinutesLocally: 1 },
+    memory: 512,
+    timeout: 60,
+    sends: ['email', 'messages'],
+  },
+  {
+    name: 'workers/outbox-sweeper',
+    trigger: { type: 'schedule', expression: 'rate(5 minutes)', everyMinutesLocally: 1 },
+    memory: 256,
+    timeout: 60,
+    sends: ['events'],
+    readsOnly: true,
+  },
 ];
 
 export type HttpFunctionSpec = FunctionSpec & { trigger: Extract<Trigger, { type: 'http' }> };
 
-export const httpFunctions = (): HttpFunctionSpec[] =>
-  catalog.filter((f): f is HttpFunctionSpec => f.trigger.type === 'http');
+export const httpFunctions = (): HttpFunctionSpec[] => catalog.filter((f): f is HttpFunctionSpec => f.trigger.type === 'http');
 
 export const handlerFile = (name: string): string => `functions/${name}.ts`;

@@ -93,7 +93,8 @@ export function settingsFromContext(node: Node): AppSettings {
   const logLevel = text('logLevel', defaultSettings.logLevel).toUpperCase();
   if (!LOG_LEVELS.includes(logLevel as Config['LOG_LEVEL'])) throw new Error(`Context logLevel must be one of ${LOG_LEVELS.join(', ')}`);
   const logRetention = number('logRetentionDays', defaultSettings.logRetention);
-  if (!Object.values(RetentionDays).includes(logRetention)) throw new Error(`Context logRetentionDays ${logRetention} is not a CloudWatch Logs retention`);
+  if (!Object.values(RetentionDays).includes(logRetention))
+    throw new Error(`Context logRetentionDays ${logRetention} is not a CloudWatch Logs retention`);
   const alarmEmail = raw('alarmEmail');
   return {
     serviceName: text('serviceName', defaultSettings.serviceName),

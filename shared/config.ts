@@ -19,7 +19,13 @@ const ConfigSchema = v.object({
   RENEWALS_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   RENEWALS_DLQ_URL: v.optional(v.pipe(v.string(), v.url())),
   /** the API's public base URL for links made outside a request (e.g. a renewal invoice's PDF link in an e-mail) */
-  PUBLIC_API_URL: v.optional(v.pipe(v.string(), v.url(), v.transform((url) => url.replace(/\/+$/, '')))),
+  PUBLIC_API_URL: v.optional(
+    v.pipe(
+      v.string(),
+      v.url(),
+      v.transform((url) => url.replace(/\/+$/, '')),
+    ),
+  ),
   /** SMS (AWS End User Messaging): phone number, sender id, pool or ARN to send from (account default when absent) */
   SMS_ORIGINATION_IDENTITY: v.optional(v.pipe(v.string(), v.minLength(1))),
   SMS_CONFIGURATION_SET: v.optional(v.pipe(v.string(), v.minLength(1))),

@@ -19,5 +19,12 @@ export interface QueueDefinition {
 
 export const queueDefinitions: readonly QueueDefinition[] = [
   { name: 'events', envVar: 'EVENTS_QUEUE_URL', dlqEnvVar: 'EVENTS_DLQ_URL', visibilityTimeout: 180, maxReceiveCount: 5, consumerDeadLetters: true },
-  { name: 'renewals', envVar: 'RENEWALS_QUEUE_URL', dlqEnvVar: 'RENEWALS_DLQ_URL', visibilityTimeout: 180, maxReceiveCount: 5, consumerDeadLetters: false },
+  {
+    name: 'renewals',
+    envVar: 'RENEWALS_QUEUE_URL',
+    dlqEnvVar: 'RENEWALS_DLQ_URL',
+    visibilityTimeout: 180,
+    maxReceiveCount: 5,
+    consumerDeadLetters: false,
+  },
 ];

@@ -3,7 +3,6 @@ import { http } from '../../shared/http/index.ts';
 import { AnalyticsQuery } from '../../shared/schemas/reports.ts';
 import { ProviderReport } from '../../shared/schemas/responses/reports.ts';
 
-export const handler = http(
-  { auth: 'merchant', query: AnalyticsQuery, response: ProviderReport },
-  async ({ merchant, query }) => providers(merchant.id, query),
+export const handler = http({ auth: 'merchant', query: AnalyticsQuery, response: ProviderReport }, async ({ merchant, query }) =>
+  providers(merchant.id, query),
 );

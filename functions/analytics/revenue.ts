@@ -3,7 +3,6 @@ import { http } from '../../shared/http/index.ts';
 import { AnalyticsQuery } from '../../shared/schemas/reports.ts';
 import { RevenueReport } from '../../shared/schemas/responses/reports.ts';
 
-export const handler = http(
-  { auth: 'merchant', query: AnalyticsQuery, response: RevenueReport },
-  async ({ merchant, query }) => revenue(merchant.id, query),
+export const handler = http({ auth: 'merchant', query: AnalyticsQuery, response: RevenueReport }, async ({ merchant, query }) =>
+  revenue(merchant.id, query),
 );

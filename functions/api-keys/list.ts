@@ -3,7 +3,6 @@ import { http } from '../../shared/http/index.ts';
 import { ListApiKeysQuery } from '../../shared/schemas/api-keys.ts';
 import { ApiKeyList } from '../../shared/schemas/responses/accounts.ts';
 
-export const handler = http(
-  { auth: 'merchant', query: ListApiKeysQuery, response: ApiKeyList },
-  async ({ merchant, query }) => listApiKeys(merchant.id, query),
+export const handler = http({ auth: 'merchant', query: ListApiKeysQuery, response: ApiKeyList }, async ({ merchant, query }) =>
+  listApiKeys(merchant.id, query),
 );

@@ -2,7 +2,6 @@ import { revokeApiKey } from '../../shared/domain/api-keys.ts';
 import { http } from '../../shared/http/index.ts';
 import { ApiKey } from '../../shared/schemas/responses/accounts.ts';
 
-export const handler = http(
-  { auth: 'merchant', params: { id: 'apiKey' }, response: ApiKey },
-  async ({ merchant, params }) => revokeApiKey(merchant.id, params.id),
+export const handler = http({ auth: 'merchant', params: { id: 'apiKey' }, response: ApiKey }, async ({ merchant, params }) =>
+  revokeApiKey(merchant.id, params.id),
 );

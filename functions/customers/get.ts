@@ -2,7 +2,6 @@ import { getCustomer } from '../../shared/domain/customers.ts';
 import { http } from '../../shared/http/index.ts';
 import { Customer } from '../../shared/schemas/responses/accounts.ts';
 
-export const handler = http(
-  { auth: 'merchant', params: { id: 'customer' }, response: Customer },
-  async ({ merchant, params }) => getCustomer(merchant.id, params.id),
+export const handler = http({ auth: 'merchant', params: { id: 'customer' }, response: Customer }, async ({ merchant, params }) =>
+  getCustomer(merchant.id, params.id),
 );

@@ -3,7 +3,6 @@ import { http } from '../../shared/http/index.ts';
 import { ListCustomersQuery } from '../../shared/schemas/customers.ts';
 import { CustomerList } from '../../shared/schemas/responses/accounts.ts';
 
-export const handler = http(
-  { auth: 'merchant', query: ListCustomersQuery, response: CustomerList },
-  async ({ merchant, query }) => listCustomers(merchant.id, query),
+export const handler = http({ auth: 'merchant', query: ListCustomersQuery, response: CustomerList }, async ({ merchant, query }) =>
+  listCustomers(merchant.id, query),
 );

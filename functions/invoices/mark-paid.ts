@@ -2,7 +2,6 @@ import { markInvoicePaid } from '../../shared/domain/invoices.ts';
 import { http } from '../../shared/http/index.ts';
 import { PaidInvoice } from '../../shared/schemas/responses/billing.ts';
 
-export const handler = http(
-  { auth: 'merchant', params: { id: 'invoice' }, response: PaidInvoice },
-  async ({ merchant, params, baseUrl }) => markInvoicePaid(merchant.id, params.id, undefined, baseUrl),
+export const handler = http({ auth: 'merchant', params: { id: 'invoice' }, response: PaidInvoice }, async ({ merchant, params, baseUrl }) =>
+  markInvoicePaid(merchant.id, params.id, undefined, baseUrl),
 );

@@ -3,7 +3,6 @@ import { http } from '../../shared/http/index.ts';
 import { ListPaymentsQuery } from '../../shared/schemas/payments.ts';
 import { PaymentList } from '../../shared/schemas/responses/payments.ts';
 
-export const handler = http(
-  { auth: 'merchant', query: ListPaymentsQuery, response: PaymentList },
-  async ({ merchant, query }) => listPayments(merchant, query),
+export const handler = http({ auth: 'merchant', query: ListPaymentsQuery, response: PaymentList }, async ({ merchant, query }) =>
+  listPayments(merchant, query),
 );

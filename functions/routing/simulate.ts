@@ -3,7 +3,6 @@ import { http } from '../../shared/http/index.ts';
 import { SimulateRouteBody } from '../../shared/schemas/payments.ts';
 import { RouteSimulation } from '../../shared/schemas/responses/payments.ts';
 
-export const handler = http(
-  { auth: 'merchant', body: SimulateRouteBody, response: RouteSimulation },
-  async ({ merchant, body }) => simulateRoute(merchant, body),
+export const handler = http({ auth: 'merchant', body: SimulateRouteBody, response: RouteSimulation }, async ({ merchant, body }) =>
+  simulateRoute(merchant, body),
 );

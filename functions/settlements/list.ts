@@ -3,7 +3,6 @@ import { http } from '../../shared/http/index.ts';
 import { ListSettlementsQuery } from '../../shared/schemas/reports.ts';
 import { SettlementList } from '../../shared/schemas/responses/reports.ts';
 
-export const handler = http(
-  { auth: 'merchant', query: ListSettlementsQuery, response: SettlementList },
-  async ({ merchant, query }) => listSettlements(merchant.id, query.status, query),
+export const handler = http({ auth: 'merchant', query: ListSettlementsQuery, response: SettlementList }, async ({ merchant, query }) =>
+  listSettlements(merchant.id, query.status, query),
 );

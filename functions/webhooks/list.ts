@@ -3,7 +3,6 @@ import { http } from '../../shared/http/index.ts';
 import { ListWebhooksQuery } from '../../shared/schemas/webhooks.ts';
 import { WebhookList } from '../../shared/schemas/responses/webhooks.ts';
 
-export const handler = http(
-  { auth: 'merchant', query: ListWebhooksQuery, response: WebhookList },
-  async ({ merchant, query }) => listWebhooks(merchant.id, query),
+export const handler = http({ auth: 'merchant', query: ListWebhooksQuery, response: WebhookList }, async ({ merchant, query }) =>
+  listWebhooks(merchant.id, query),
 );

@@ -169,15 +169,11 @@ export class AppApi extends Construct {
       }
       resource = resource.getResource(segment) ?? resource.addResource(segment);
     }
-    resource.addMethod(
-      method,
-      new LambdaIntegration(fn.function, { proxy: true, allowTestInvoke: false }),
-      {
-        operationName: fn.spec.name,
-        requestValidator: validator,
-        requestParameters: Object.fromEntries(params.map((p) => [`method.request.path.${p}`, true])),
-      },
-    );
+    resource.addMethod(method, new LambdaIntegration(fn.function, { proxy: true, allowTestInvoke: false }), {
+      operationName: fn.spec.name,
+      requestValidator: validator,
+      requestParameters: Object.fromEntries(params.map((p) => [`method.request.path.${p}`, true])),
+    });
   }
 
   /** API Gateway's own answers (unknown route, throttling, gateway failures) in the error shape of DECISIONS.md. */

@@ -57,14 +57,18 @@ export const queuesSentToBy = (spec: FunctionSpec): readonly QueueName[] => [
   ]),
 ];
 
-const sendersOf = (what: 'email' | 'messages'): ReadonlySet<string> => new Set(catalog.filter((spec) => spec.sends?.includes(what)).map((spec) => spec.name));
+const sendersOf = (what: 'email' | 'messages'): ReadonlySet<string> =>
+  new Set(catalog.filter((spec) => spec.sends?.includes(what)).map((spec) => spec.name));
 
 /** The functions that send SMS and WhatsApp messages (AWS End User Messaging): their catalog entries say so. */
 export const MESSAGE_SENDERS = sendersOf('messages');
 
 /** The SMS and WhatsApp senders' settings, by the environment variable each becomes (shared/config.ts). */
 export type MessagingSettings = Partial<
-  Record<'SMS_ORIGINATION_IDENTITY' | 'SMS_CONFIGURATION_SET' | 'WHATSAPP_PHONE_NUMBER_ID' | 'WHATSAPP_TEMPLATE_NAME' | 'WHATSAPP_TEMPLATE_LANGUAGE', string>
+  Record<
+    'SMS_ORIGINATION_IDENTITY' | 'SMS_CONFIGURATION_SET' | 'WHATSAPP_PHONE_NUMBER_ID' | 'WHATSAPP_TEMPLATE_NAME' | 'WHATSAPP_TEMPLATE_LANGUAGE',
+    string
+  >
 >;
 
 /** The functions that send e-mail through SES: their catalog entries say so. */
@@ -244,7 +248,8 @@ export class AppFunction extends Construct {
     );
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sms-voice:<AWS::Region>:<AWS::AccountId>:*]',
-      reason: 'SMS origination identities (numbers, sender ids, pools) are set up after deploy; the grant is limited to this account and region and to SendTextMessage.',
+      reason:
+        'SMS origination identities (numbers, sender ids, pools) are set up after deploy; the grant is limited to this account and region and to SendTextMessage.',
     });
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:social-messaging:<AWS::Region>:<AWS::AccountId>:phone-number-id/*]',
@@ -320,9 +325,7 @@ export class AppFunctions extends Construct {
           `Queue "${definition.name}" visibility timeout ${definition.visibilityTimeout}s is under 6× the ${fn.spec.timeout}s timeout of ${fn.spec.name}`,
         );
       }
-      fn.function.addEventSource(
-        new SqsEventSource(queue, { batchSize: trigger.batchSize, reportBatchItemFailures: true }),
-      );
+      fn.function.addEventSource(new SqsEventSource(queue, { batchSize: trigger.batchSize, reportBatchItemFailures: true }));
       // A consumer that dead-letters what it gives up on itself (webhook retries after 3 days) may send there.
       if (definition.consumerDeadLetters) {
         deadLetterQueue.grantSendMessages(fn.function);
@@ -346,8 +349,7 @@ export class AppFunctions extends Construct {
         {
           id: 'AwsSolutions-IAM5[Resource::*]',
           reason:
-            'X-Ray trace upload (xray:PutTraceSegments, xray:PutTelemetryRecords) has no resource-level permissions; ' +
-            'AWS requires Resource "*".',
+            'X-Ray trace upload (xray:PutTraceSegments, xray:PutTelemetryRecords) has no resource-level permissions; ' + 'AWS requires Resource "*".',
         },
         {
           id: `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,

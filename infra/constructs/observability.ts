@@ -1,14 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
-import {
-  Alarm,
-  ComparisonOperator,
-  Dashboard,
-  GraphWidget,
-  type IMetric,
-  Stats,
-  TreatMissingData,
-} from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, Dashboard, GraphWidget, type IMetric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -77,7 +69,10 @@ export class Observability extends Construct {
           ]),
         ],
         [
-          graph('Function errors', props.functions.map((fn) => fn.function.metricErrors({ period: FIVE_MINUTES, label: fn.spec.name }))),
+          graph(
+            'Function errors',
+            props.functions.map((fn) => fn.function.metricErrors({ period: FIVE_MINUTES, label: fn.spec.name })),
+          ),
           graph(
             'Function duration p99 (ms)',
             props.functions.map((fn) => fn.function.metricDuration({ period: FIVE_MINUTES, statistic: Stats.p(99), label: fn.spec.name })),

@@ -36,10 +36,26 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
   const baseUrl = 'https://abc123.execute-api.us-east-1.amazonaws.com/v1';
   const monthly = { customer_id: demo.customerId, plan: 'Pro monthly', amount: 2900, currency: 'USD', interval: 'month' as const, interval_count: 1 };
   const [invoice, subscription, paused, rule, webhook, otpRequest] = await Promise.all([
-    createInvoice(demo.merchantId, { customer_id: demo.customerId, items: [{ name: 'Consulting', amount: 12000, quantity: 1 }], currency: 'USD', due_date: '2030-01-31', tax_rate: 0 }, baseUrl),
+    createInvoice(
+      demo.merchantId,
+      {
+        customer_id: demo.customerId,
+        items: [{ name: 'Consulting', amount: 12000, quantity: 1 }],
+        currency: 'USD',
+        due_date: '2030-01-31',
+        tax_rate: 0,
+      },
+      baseUrl,
+    ),
     createSubscription(merchant, monthly),
     createSubscription(merchant, monthly).then((made) => pauseSubscription(merchant, made.id)),
-    createRoutingRule(demo.merchantId, { name: 'EUR to Adyen', provider: 'adyen', strategy: 'fixed', priority: 100, conditions: [{ field: 'currency', operator: 'equals', value: 'EUR' }] }),
+    createRoutingRule(demo.merchantId, {
+      name: 'EUR to Adyen',
+      provider: 'adyen',
+      strategy: 'fixed',
+      priority: 100,
+      conditions: [{ field: 'currency', operator: 'equals', value: 'EUR' }],
+    }),
     configureWebhook(demo.merchantId, { url: 'http://127.0.0.1:9/hooks', events: ['*'] }),
     requestOtp(demo.email),
   ]);

@@ -52,10 +52,7 @@ export function fillPlaceholders(text: string, values: Record<string, string>): 
 }
 
 /** Read a fixture file (absolute or project-relative), fill its placeholders, parse it. */
-export function readFixture<T = unknown>(
-  path: string,
-  values: Record<string, string> = {},
-): { event: T; missing: string[]; path: string } {
+export function readFixture<T = unknown>(path: string, values: Record<string, string> = {}): { event: T; missing: string[]; path: string } {
   const absolute = resolve(projectRoot, path);
   const { text, missing } = fillPlaceholders(readFileSync(absolute, 'utf8'), values);
   return { event: JSON.parse(text) as T, missing, path: absolute };

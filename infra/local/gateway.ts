@@ -9,13 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FunctionSpec, HttpFunctionSpec } from '../../functions/catalog.ts';
 import { docsRoutes, type StaticAnswer } from './docs.ts';
-import {
-  apiGatewayEvent,
-  invokeFunction,
-  loadHandler,
-  normalizeProxyResult,
-  type HandlerLoader,
-} from './lambda.ts';
+import { apiGatewayEvent, invokeFunction, loadHandler, normalizeProxyResult, type HandlerLoader } from './lambda.ts';
 import { matchRoute, methodsForPath } from './router.ts';
 
 /** API Gateway's payload limit. */

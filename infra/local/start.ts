@@ -72,7 +72,16 @@ try {
         `  ${death.service} ${death.how}: the local API cannot work without it.`,
         ...(death.service === 'DynamoDB Local' ? [`  ${data}`] : []),
         '  Stopping everything (exit code 1). Start again with `npm start`.',
-        ...(death.output ? ['', `  Last output of ${death.service}:`, ...death.output.split('\n').slice(-10).map((l) => `    ${l}`)] : []),
+        ...(death.output
+          ? [
+              '',
+              `  Last output of ${death.service}:`,
+              ...death.output
+                .split('\n')
+                .slice(-10)
+                .map((l) => `    ${l}`),
+            ]
+          : []),
         line,
       ].join('\n'),
     );
@@ -95,28 +104,29 @@ try {
     .map(([envVar, url]) => `${url.slice(url.lastIndexOf('/') + 1)} (${envVar})`)
     .join(', ');
   const line = '─'.repeat(72);
-  if (!shuttingDown) console.log(
-    [
-      '',
-      line,
-      `  Payment orchestration API (local)   ready in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-      line,
-      `  API            ${gateway.url}   (${httpCount} HTTP functions)`,
-      `  Docs           ${gateway.url}/docs   (OpenAPI: ${gateway.url}/api/openapi.json)`,
-      `  Outbox         ${gateway.url}/_local/outbox   (OTP e-mails and other sent messages)`,
-      `  DynamoDB Local ${stack.dynamo.endpoint}   table ${stack.tableName}, ${persist ? 'persisted in .data/dynamodb' : 'in memory'} (pid ${stack.dynamo.pid})`,
-      `  SQS            ${stack.sqs.endpoint}   queues ${queues}`,
-      `  Workers        ${[...pollers.names, ...timers.names].join(', ') || 'none in the catalog yet'}`,
-      line,
-      `  Demo merchant  ${demo.merchantId} (${demo.email})`,
-      `  Test API key   ${demo.apiKey}`,
-      '',
-      `  curl -s ${gateway.url}/api/customers -H "Authorization: Bearer ${demo.apiKey}"`,
-      line,
-      '  Ctrl-C to stop.',
-      '',
-    ].join('\n'),
-  );
+  if (!shuttingDown)
+    console.log(
+      [
+        '',
+        line,
+        `  Payment orchestration API (local)   ready in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        line,
+        `  API            ${gateway.url}   (${httpCount} HTTP functions)`,
+        `  Docs           ${gateway.url}/docs   (OpenAPI: ${gateway.url}/api/openapi.json)`,
+        `  Outbox         ${gateway.url}/_local/outbox   (OTP e-mails and other sent messages)`,
+        `  DynamoDB Local ${stack.dynamo.endpoint}   table ${stack.tableName}, ${persist ? 'persisted in .data/dynamodb' : 'in memory'} (pid ${stack.dynamo.pid})`,
+        `  SQS            ${stack.sqs.endpoint}   queues ${queues}`,
+        `  Workers        ${[...pollers.names, ...timers.names].join(', ') || 'none in the catalog yet'}`,
+        line,
+        `  Demo merchant  ${demo.merchantId} (${demo.email})`,
+        `  Test API key   ${demo.apiKey}`,
+        '',
+        `  curl -s ${gateway.url}/api/customers -H "Authorization: Bearer ${demo.apiKey}"`,
+        line,
+        '  Ctrl-C to stop.',
+        '',
+      ].join('\n'),
+    );
 } catch (err) {
   if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
     console.error(`Port ${port} is in use. Stop what is using it or pick another: PORT=3001 npm start`);

@@ -2,11 +2,7 @@
  * Background triggers, locally: an SQS poller per queue function (what Lambda's event source mapping does) and a
  * timer per schedule function (what an EventBridge schedule does).
  */
-import {
-  DeleteMessageBatchCommand,
-  ReceiveMessageCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
 import type { FunctionSpec, Trigger } from '../../functions/catalog.ts';
 import { queueDefinitions } from '../../shared/queues.ts';
@@ -159,9 +155,13 @@ export function startScheduleTimers(options: TimerOptions): Workers {
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((done) => {
     const t = setTimeout(done, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(t);
-      done();
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        done();
+      },
+      { once: true },
+    );
   });
 }

@@ -21,7 +21,8 @@ const config = (definitions: Definitions): ConversionConfig => ({
   definitions,
   ignoreActions: ['trim', 'to_lower_case', 'to_upper_case', 'transform'],
   overrideAction: ({ valibotAction, jsonSchema }) => {
-    if (valibotAction.type === 'check' || valibotAction.type === 'partial_check') return note(jsonSchema, (valibotAction as { message?: unknown }).message);
+    if (valibotAction.type === 'check' || valibotAction.type === 'partial_check')
+      return note(jsonSchema, (valibotAction as { message?: unknown }).message);
     // A raw check (metadata's entries) is stated by the `v.metadata` of its pipe.
     if (valibotAction.type === 'raw_check') return { ...jsonSchema };
     return undefined;

@@ -19,10 +19,22 @@ export const TAGS = [
   { name: 'Payments', areas: ['payments'], description: 'Authorize (create), capture, void and refund card payments; list them with filters.' },
   { name: 'Routing', areas: ['routing'], description: 'Rules that pick the provider, and a simulation of the decision a payment would get.' },
   { name: 'Subscriptions', areas: ['subscriptions'], description: 'Recurring charges of a customer: renewals invoice and charge the card on file.' },
-  { name: 'Invoices', areas: ['invoices'], description: 'Invoices with computed tax, gapless numbers, a signed PDF link, and delivery by e-mail, SMS or WhatsApp.' },
-  { name: 'Balance and settlements', areas: ['balance', 'settlements'], description: 'Funds pending and available per currency, and the daily payouts.' },
+  {
+    name: 'Invoices',
+    areas: ['invoices'],
+    description: 'Invoices with computed tax, gapless numbers, a signed PDF link, and delivery by e-mail, SMS or WhatsApp.',
+  },
+  {
+    name: 'Balance and settlements',
+    areas: ['balance', 'settlements'],
+    description: 'Funds pending and available per currency, and the daily payouts.',
+  },
   { name: 'Analytics', areas: ['analytics'], description: 'Volume, approval rate, revenue per day and provider performance over a window.' },
-  { name: 'Webhooks', areas: ['webhooks'], description: 'Endpoints that receive every event signed per Standard Webhooks, the delivery log, and test sends.' },
+  {
+    name: 'Webhooks',
+    areas: ['webhooks'],
+    description: 'Endpoints that receive every event signed per Standard Webhooks, the delivery log, and test sends.',
+  },
 ];
 
 export const SECURITY_SCHEMES = {
@@ -50,13 +62,26 @@ export const HEADERS = {
   XRateLimitLimit: header('Requests allowed per one-minute window.', { type: 'integer', examples: [100] }),
   XRateLimitRemaining: header('Requests left in the current window.', { type: 'integer', examples: [99] }),
   XRateLimitReset: header('When the window resets (Unix seconds).', { type: 'integer', examples: [1773480420] }),
-  RetryAfter: header('Seconds to wait before retrying: until the next window (429), or until the running request or operation ends its lease (409).', { type: 'integer', examples: [17] }),
+  RetryAfter: header(
+    'Seconds to wait before retrying: until the next window (429), or until the running request or operation ends its lease (409).',
+    { type: 'integer', examples: [17] },
+  ),
 };
 
 const STATUS = {
-  400: ['Invalid request: a body or query that fails validation, an operation the resource state refuses, a reused Idempotency-Key', 'invalid_request_error', 'parameter_invalid', { param: 'amount' }],
+  400: [
+    'Invalid request: a body or query that fails validation, an operation the resource state refuses, a reused Idempotency-Key',
+    'invalid_request_error',
+    'parameter_invalid',
+    { param: 'amount' },
+  ],
   401: ['Missing, invalid or revoked credential (for verify-otp: a wrong, expired or used code)', 'authentication_error', 'invalid_api_key', {}],
-  402: ['Payment declined; the failed payment is kept', 'card_error', 'card_declined', { decline_code: 'insufficient_funds', payment_id: exampleId('payment') }],
+  402: [
+    'Payment declined; the failed payment is kept',
+    'card_error',
+    'card_declined',
+    { decline_code: 'insufficient_funds', payment_id: exampleId('payment') },
+  ],
   404: ['No such resource for this merchant (a malformed id too)', 'invalid_request_error', 'resource_missing', {}],
   409: [
     'A request with this Idempotency-Key is still running (`idempotency_key_in_use`), or another operation on the same payment is (`operation_in_progress`, type `invalid_request_error`); retry after `Retry-After` seconds with the same key',
@@ -93,7 +118,13 @@ export const ERROR_RESPONSES = Object.fromEntries(
         'application/json': {
           schema: { $ref: '#/components/schemas/ErrorBody' },
           example: {
-            error: { type, code, message: MESSAGES[Number(status) as keyof typeof MESSAGES], ...details, request_id: '3f0c2b1e-8d4a-4c6b-9a51-2f7e6d1c0b9a' },
+            error: {
+              type,
+              code,
+              message: MESSAGES[Number(status) as keyof typeof MESSAGES],
+              ...details,
+              request_id: '3f0c2b1e-8d4a-4c6b-9a51-2f7e6d1c0b9a',
+            },
           },
         },
       },

@@ -61,7 +61,10 @@ export async function revenue(merchantId: string, query: AnalyticsQuery) {
 /** Per provider: approved volume, approval rate of authorization attempts, mean authorization latency (ms). */
 export async function providers(merchantId: string, query: AnalyticsQuery) {
   const days = windowDays(query.period);
-  const [cells, rows] = await Promise.all([readProviderOutcomes(merchantId, days[0]!, days.at(-1)!), query.currency ? [] : outcomes(merchantId, days)]);
+  const [cells, rows] = await Promise.all([
+    readProviderOutcomes(merchantId, days[0]!, days.at(-1)!),
+    query.currency ? [] : outcomes(merchantId, days),
+  ]);
   const currency = pickCurrency(query.currency, rows);
   const totals = new Map(PROVIDERS.map((p) => [p, { attempts: 0, approvals: 0, volume: 0, latency_sum: 0 }]));
   for (const cell of cells) {

@@ -1,4 +1,11 @@
-import { type CustomerChanges, type CustomerRecord, getCustomer as getRecord, listCustomers as listRecords, putCustomer, updateCustomer as updateRecord } from '../store/customers.ts';
+import {
+  type CustomerChanges,
+  type CustomerRecord,
+  getCustomer as getRecord,
+  listCustomers as listRecords,
+  putCustomer,
+  updateCustomer as updateRecord,
+} from '../store/customers.ts';
 import type { PageQuery } from '../store/pagination.ts';
 import { NotFound } from './errors.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';

@@ -2,13 +2,7 @@
  * Typed errors that carry their HTTP status and are safe to show. The error mapper in `shared/http` renders these
  * (and only these) into the error shape of DECISIONS.md; anything else becomes a bare 500.
  */
-export type ErrorType =
-  | 'invalid_request_error'
-  | 'authentication_error'
-  | 'card_error'
-  | 'rate_limit_error'
-  | 'idempotency_error'
-  | 'api_error';
+export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'card_error' | 'rate_limit_error' | 'idempotency_error' | 'api_error';
 
 export interface ErrorDetails {
   param?: string;
@@ -51,8 +45,7 @@ export const MESSAGES = {
  * The spec's message for `status`, followed by `: ` and `reason` when there is one a developer can act on
  * (DECISIONS "Errors"): `Invalid request body: amount must be an integer from 1 to 99999999`.
  */
-export const messageFor = (status: keyof typeof MESSAGES, reason?: string): string =>
-  reason ? `${MESSAGES[status]}: ${reason}` : MESSAGES[status];
+export const messageFor = (status: keyof typeof MESSAGES, reason?: string): string => (reason ? `${MESSAGES[status]}: ${reason}` : MESSAGES[status]);
 
 export class BadRequest extends AppError {
   constructor(code = 'invalid_request', param?: string, reason?: string) {
@@ -122,9 +115,16 @@ export class OperationInProgress extends AppError {
   override readonly nothingCommitted = true;
   constructor(retryAfterSeconds: number, what = 'this payment') {
     const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-    super(409, 'invalid_request_error', 'operation_in_progress', messageFor(409, `another operation on ${what} is still running; retry in ${seconds} s`), {}, {
-      'Retry-After': String(seconds),
-    });
+    super(
+      409,
+      'invalid_request_error',
+      'operation_in_progress',
+      messageFor(409, `another operation on ${what} is still running; retry in ${seconds} s`),
+      {},
+      {
+        'Retry-After': String(seconds),
+      },
+    );
   }
 }
 
@@ -149,8 +149,14 @@ export class ProvidersUnavailable extends AppError {
  */
 export class OutcomeUnknown extends AppError {
   constructor(paymentId: string) {
-    super(500, 'api_error', 'provider_outcome_unknown', messageFor(500, "the provider's answer was lost; retry with the same Idempotency-Key, or the reconciler finishes it within minutes"), {
-      payment_id: paymentId,
-    });
+    super(
+      500,
+      'api_error',
+      'provider_outcome_unknown',
+      messageFor(500, "the provider's answer was lost; retry with the same Idempotency-Key, or the reconciler finishes it within minutes"),
+      {
+        payment_id: paymentId,
+      },
+    );
   }
 }

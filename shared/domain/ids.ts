@@ -49,9 +49,10 @@ export function idFor(entity: Entity, origin: Origin, ordinal = 0): string {
 }
 
 const ULID_BODY = '[0-9abcdefghjkmnpqrstvwxyz]{26}';
-const patterns = Object.fromEntries(
-  Object.entries(PREFIXES).map(([entity, prefix]) => [entity, new RegExp(`^${prefix}_${ULID_BODY}$`)]),
-) as Record<Entity, RegExp>;
+const patterns = Object.fromEntries(Object.entries(PREFIXES).map(([entity, prefix]) => [entity, new RegExp(`^${prefix}_${ULID_BODY}$`)])) as Record<
+  Entity,
+  RegExp
+>;
 
 /** The shape of an id of `entity`, e.g. `^pay_[0-9a-hjkmnp-tv-z]{26}$` (for documents and response checks). */
 export const idPattern = (entity: Entity): RegExp => patterns[entity];

@@ -55,7 +55,12 @@ export function invoiceMessage(invoice: InvoiceRecord, pdfUrl: string) {
  * leaves the invoice as it was. A run that dies in between leaves the operation to the reconciler
  * (reconcileInvoiceSend).
  */
-export async function sendInvoice(merchantId: string, invoiceId: string, channel: InvoiceChannel, baseUrl: string): Promise<InvoiceView & { status: 'sent'; sent_to: string }> {
+export async function sendInvoice(
+  merchantId: string,
+  invoiceId: string,
+  channel: InvoiceChannel,
+  baseUrl: string,
+): Promise<InvoiceView & { status: 'sent'; sent_to: string }> {
   let invoice = await load(merchantId, invoiceId);
   // A send whose run died holds the invoice: it is finished first (sent again, at least once), never overwritten.
   if (invoice.op && invoice.op.lease_until < clock.now()) {
@@ -102,7 +107,10 @@ async function sent(invoice: StoredInvoice, op: Operation, pdfUrl: string) {
  * at least once. A customer may get the invoice twice, never not at all; a send charges nothing, so nobody pays
  * twice. An invoice that was paid meanwhile (mark-paid after the lease ended) is not sent again; the operation ends.
  */
-export async function reconcileInvoiceSend(invoice: StoredInvoice & { op: Operation }, baseUrl?: string): Promise<ReturnType<typeof sent> | undefined> {
+export async function reconcileInvoiceSend(
+  invoice: StoredInvoice & { op: Operation },
+  baseUrl?: string,
+): Promise<ReturnType<typeof sent> | undefined> {
   const op = invoice.op;
   const now = clock.now();
   const leaseUntil = now + SEND_LEASE_MS;

@@ -21,7 +21,12 @@ const HEADER_FILL = rgb(0.94, 0.94, 0.94);
 const PAID_GREEN = rgb(0.1, 0.55, 0.25);
 
 /** Table columns: description (wraps), quantity, unit price, line total; numbers right-aligned. */
-const COLUMNS = { name: { x: MARGIN, width: 210 }, quantity: { right: MARGIN + 270 }, unit: { right: MARGIN + 375 }, total: { right: MARGIN + CONTENT_WIDTH } };
+const COLUMNS = {
+  name: { x: MARGIN, width: 210 },
+  quantity: { right: MARGIN + 270 },
+  unit: { right: MARGIN + 375 },
+  total: { right: MARGIN + CONTENT_WIDTH },
+};
 const ROW_SIZE = 9.5;
 const LINE_GAP = 13;
 

@@ -84,7 +84,8 @@ export async function pdfUrlOf(invoiceId: string, baseUrl: string | undefined): 
   return base ? signedPdfUrl(base, invoiceId) : null;
 }
 
-const view = async (invoice: InvoiceRecord, baseUrl: string | undefined): Promise<InvoiceView> => toView(invoice, await pdfUrlOf(invoice.id, baseUrl));
+const view = async (invoice: InvoiceRecord, baseUrl: string | undefined): Promise<InvoiceView> =>
+  toView(invoice, await pdfUrlOf(invoice.id, baseUrl));
 
 /** `INV-000001`; past 999,999 the number simply grows a digit. */
 export const invoiceNumber = (sequence: number): string => `INV-${String(sequence).padStart(6, '0')}`;
@@ -168,7 +169,13 @@ export async function listInvoices(merchantId: string, query: v.InferOutput<type
  * the reason: the invoice's state does not allow it (also when a racing move won), or a send is under way. `sendOp`:
  * the send operation that holds the invoice, finished by this move; without it, no live send may hold the invoice.
  */
-export async function move(invoice: StoredInvoice, operation: keyof typeof INVOICE, changes: Partial<InvoiceRecord>, pdfUrl: string | null, sendOp?: string) {
+export async function move(
+  invoice: StoredInvoice,
+  operation: keyof typeof INVOICE,
+  changes: Partial<InvoiceRecord>,
+  pdfUrl: string | null,
+  sendOp?: string,
+) {
   const step = transition('invoice', INVOICE, operation, invoice.status);
   const result = toView({ ...invoice, ...changes, status: step.to }, pdfUrl);
   const event = newEvent(invoice.merchant_id, INVOICE[operation].event, { ...result });

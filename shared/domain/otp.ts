@@ -57,7 +57,8 @@ export async function verifyOtp(requestId: string, otp: string): Promise<{ token
   const address = sha256(request.email);
   // Every guess holds one of the address's wrong-code slots while it is compared (so parallel guesses cannot
   // outrun the limit); a right code gives its slot back.
-  if (!(await takeWindowSlot('otp-wrong', address, hour.start, hour.end, OTP_MAX_WRONG_PER_EMAIL_HOUR))) throw new Unauthorized('otp_attempts_exceeded');
+  if (!(await takeWindowSlot('otp-wrong', address, hour.start, hour.end, OTP_MAX_WRONG_PER_EMAIL_HOUR)))
+    throw new Unauthorized('otp_attempts_exceeded');
 
   if (!constantTimeEqual(await otpHmac(requestId, otp), request.otp_hmac)) {
     await recordWrongOtp(requestId, OTP_MAX_ATTEMPTS);

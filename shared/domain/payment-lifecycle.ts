@@ -137,7 +137,8 @@ export async function carryOut(payment: StoredPayment, op: Operation, { retried 
   );
   if (!result.ok) return giveUp(payment, op, result);
   const now = isoNow();
-  const changes = op.kind === 'capture' ? { amount_captured: op.amount!, updated_at: now, last_operation: op.id } : { updated_at: now, last_operation: op.id };
+  const changes =
+    op.kind === 'capture' ? { amount_captured: op.amount!, updated_at: now, last_operation: op.id } : { updated_at: now, last_operation: op.id };
   const move = PAYMENT[op.kind as 'capture' | 'void'];
   const moved: PaymentRecord = { ...(payment as PaymentRecord), ...changes, status: move.to };
   const event = newEvent(payment.merchant_id, move.event, paymentView(moved));
@@ -198,12 +199,37 @@ async function reserveRefund(merchant: Merchant, paymentId: string, refundId: st
     if (remaining <= 0) throw new InvalidState(undefined, 'the payment has been refunded in full');
     const amount = body.amount ?? remaining;
     if (amount > remaining) throw new BadRequest('amount_too_large', 'amount');
-    const op: Operation = { id: refundId, kind: 'refund', lease_until: clock.now() + OPERATION_LEASE_MS, provider: payment.provider!, reference: payment.provider_reference!, amount, currency: payment.currency };
-    const refund: StoredRefund = { id: refundId, payment_id: payment.id, merchant_id: payment.merchant_id, currency: payment.currency, status: 'pending', amount, reason: body.reason ?? null, provider_reference: null, created_at: createdAt, op };
+    const op: Operation = {
+      id: refundId,
+      kind: 'refund',
+      lease_until: clock.now() + OPERATION_LEASE_MS,
+      provider: payment.provider!,
+      reference: payment.provider_reference!,
+      amount,
+      currency: payment.currency,
+    };
+    const refund: StoredRefund = {
+      id: refundId,
+      payment_id: payment.id,
+      merchant_id: payment.merchant_id,
+      currency: payment.currency,
+      status: 'pending',
+      amount,
+      reason: body.reason ?? null,
+      provider_reference: null,
+      created_at: createdAt,
+      op,
+    };
     const reserved = await commit({
       writes: [
         // From the status read (not any status the move allows), so the status counts move exactly once.
-        { move: paymentTarget(payment), transition: { ...move, from: [payment.status] }, add: { amount_refunded: amount }, atMost: { amount_refunded: payment.amount_captured - amount }, set: { updated_at: createdAt } },
+        {
+          move: paymentTarget(payment),
+          transition: { ...move, from: [payment.status] },
+          add: { amount_refunded: amount },
+          atMost: { amount_refunded: payment.amount_captured - amount },
+          set: { updated_at: createdAt },
+        },
         { create: refundTarget(refund), item: { ...refund, op: undefined }, operation: op },
       ],
       counters: paymentCountChange(payment, payment.status, 'refunded'),
@@ -223,7 +249,10 @@ const UNPLANNED_ATTEMPTS = 8;
  */
 async function carryOutRefund(payment: PaymentRecord, refund: StoredRefund, { retried = false } = {}) {
   const op = refund.op!;
-  const result = asRetried(await connectorFor(op.provider as ProviderName, payment.livemode).refund(op.reference!, refund.amount, payment.currency, op.id), retried);
+  const result = asRetried(
+    await connectorFor(op.provider as ProviderName, payment.livemode).refund(op.reference!, refund.amount, payment.currency, op.id),
+    retried,
+  );
   if (!result.ok) {
     if (result.reason !== 'unknown') await takeBack(payment, refund);
     return giveUp(refund, op, result);
@@ -239,7 +268,9 @@ async function carryOutRefund(payment: PaymentRecord, refund: StoredRefund, { re
         ? await refundCounters(payment.merchant_id, payment.currency, refund.amount, day)
         : unplannedRefundCounters(payment.merchant_id, payment.currency, refund.amount, day);
     const confirmed = await commit({
-      writes: [{ move: refundTarget(refund), transition: REFUND.confirm, set: { provider_reference: result.reference }, operation: { finish: op.id } }],
+      writes: [
+        { move: refundTarget(refund), transition: REFUND.confirm, set: { provider_reference: result.reference }, operation: { finish: op.id } },
+      ],
       events: [event],
       counters,
     }).catch((error: unknown) => {
@@ -271,10 +302,23 @@ async function takeBack(payment: PaymentRecord, refund: StoredRefund): Promise<v
     const given = await commit(
       last
         ? {
-            writes: [{ move: paymentTarget(now), transition: PAYMENT.restore, add: { amount_refunded: -refund.amount }, expect: { amount_refunded: refund.amount } }, remove],
+            writes: [
+              {
+                move: paymentTarget(now),
+                transition: PAYMENT.restore,
+                add: { amount_refunded: -refund.amount },
+                expect: { amount_refunded: refund.amount },
+              },
+              remove,
+            ],
             counters: paymentCountChange(now, 'refunded', 'captured'),
           }
-        : { writes: [{ move: paymentTarget(now), add: { amount_refunded: -refund.amount }, expect: { amount_refunded: now.amount_refunded } }, remove] },
+        : {
+            writes: [
+              { move: paymentTarget(now), add: { amount_refunded: -refund.amount }, expect: { amount_refunded: now.amount_refunded } },
+              remove,
+            ],
+          },
     );
     if (given === 'committed') return;
   }

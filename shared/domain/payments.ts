@@ -1,12 +1,27 @@
 import type * as v from 'valibot';
-import { type AuthorizeRequest, type AuthorizeResult, authorizeWithin, type Connector, connectorFor, lookupWithin, type ProviderName } from '../providers/index.ts';
+import {
+  type AuthorizeRequest,
+  type AuthorizeResult,
+  authorizeWithin,
+  type Connector,
+  connectorFor,
+  lookupWithin,
+  type ProviderName,
+} from '../providers/index.ts';
 import type { CreatePaymentBody, SimulateRouteBody } from '../schemas/payments.ts';
 import { publishEvents } from '../events/queue.ts';
 import { logger } from '../logger.ts';
 import { appSecret } from '../secrets.ts';
 import { cardOnFileUpdate, findCustomerIdByEmail } from '../store/customers.ts';
 import { commit, type Operation } from '../store/commit.ts';
-import { getStoredPayment, paymentCountChange, type PaymentRecord, paymentTarget, type RoutingDecision, type StoredPayment } from '../store/payments.ts';
+import {
+  getStoredPayment,
+  paymentCountChange,
+  type PaymentRecord,
+  paymentTarget,
+  type RoutingDecision,
+  type StoredPayment,
+} from '../store/payments.ts';
 import { countCardAttempt } from '../store/velocity.ts';
 import type { Merchant } from './auth.ts';
 import { cardBrand, cardFingerprint, type StoredCard } from './cards.ts';
@@ -37,7 +52,10 @@ export const paymentView = (p: PaymentRecord) => ({
   routing_decision: p.routing_decision,
   risk_score: p.risk_score,
   decline_code: p.decline_code,
-  payment_method: { type: 'card' as const, card: { brand: p.card.brand, last4: p.card.last4, exp_month: p.card.exp_month, exp_year: p.card.exp_year } },
+  payment_method: {
+    type: 'card' as const,
+    card: { brand: p.card.brand, last4: p.card.last4, exp_month: p.card.exp_month, exp_year: p.card.exp_year },
+  },
   customer_id: p.customer_id,
   customer: p.customer,
   description: p.description,
@@ -167,7 +185,13 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
   if (risk.score >= RISK_DECLINE_THRESHOLD) {
     const declined = { ...base, decline_code: 'fraudulent' };
     const event = newEvent(merchant.id, 'payment.failed', paymentView(declined));
-    if ((await commit({ writes: [{ create: paymentTarget(declined), item: declined }], events: [event], counters: [...authorizationCounters(declined, []), ...paymentCountChange(declined, null, 'failed')] })) === 'refused') {
+    if (
+      (await commit({
+        writes: [{ create: paymentTarget(declined), item: declined }],
+        events: [event],
+        counters: [...authorizationCounters(declined, []), ...paymentCountChange(declined, null, 'failed')],
+      })) === 'refused'
+    ) {
       return answerOf(merchant.id, id);
     }
     await publishEvents([event]);
@@ -203,21 +227,37 @@ export async function authorizePayment(
   let op: Operation | undefined;
   try {
     for (const [index, provider] of candidates.entries()) {
-      const next: Operation = { id: `${base.id}_${index + 1}`, kind: 'authorize', lease_until: clock.now() + OPERATION_LEASE_MS, provider, attempt: index + 1 };
+      const next: Operation = {
+        id: `${base.id}_${index + 1}`,
+        kind: 'authorize',
+        lease_until: clock.now() + OPERATION_LEASE_MS,
+        provider,
+        attempt: index + 1,
+      };
       const began = op
         ? await commit({ writes: [{ move: paymentTarget(base), operation: { replace: op.id, with: next } }] })
         : await commit({ writes: [{ create: paymentTarget(base), item: { ...base, status: 'processing' }, operation: next }] });
       if (began === 'refused') throw new OperationInProgress(1);
       op = next;
       const connector = connectorFor(provider, base.livemode);
-      let result = await authorizeWithin(connector, { ...method, paymentId: base.id, idempotencyKey: op.id, amount: base.amount, currency: base.currency, attempt: index + 1 });
+      let result = await authorizeWithin(connector, {
+        ...method,
+        paymentId: base.id,
+        idempotencyKey: op.id,
+        amount: base.amount,
+        currency: base.currency,
+        attempt: index + 1,
+      });
       if (result.outcome === 'unknown') result = await resolveUnknown(connector, op.id, result.latencyMs);
       attempts.push({ provider, approved: result.outcome === 'approved', latencyMs: result.latencyMs });
       // Routing statistics are best effort: their failure never fails a payment already recorded.
       tried.push(
-        countAttempt(base.merchant_id, provider, { approved: result.outcome === 'approved', latencyMs: result.latencyMs, amount: base.amount, currency: base.currency }).catch(
-          (error: unknown) => logger.warn('Routing statistics not counted', { provider, error: (error as Error).message }),
-        ),
+        countAttempt(base.merchant_id, provider, {
+          approved: result.outcome === 'approved',
+          latencyMs: result.latencyMs,
+          amount: base.amount,
+          currency: base.currency,
+        }).catch((error: unknown) => logger.warn('Routing statistics not counted', { provider, error: (error as Error).message })),
       );
       if (result.outcome === 'soft_failure') {
         softFailures.push(`${provider} answered ${result.reason}`);
@@ -259,7 +299,12 @@ async function resolveUnknown(connector: Connector, key: string, latencyMs: numb
 }
 
 /** Records the create's outcome (succeeded or failed) with its event, counters and card on file; the attempt's operation ends. */
-async function finishCreate(payment: PaymentRecord, op: Operation, attempts: readonly AttemptOutcome[], { keepOperation = false } = {}): Promise<void> {
+async function finishCreate(
+  payment: PaymentRecord,
+  op: Operation,
+  attempts: readonly AttemptOutcome[],
+  { keepOperation = false } = {},
+): Promise<void> {
   const succeeded = payment.status === 'succeeded';
   const event = newEvent(payment.merchant_id, succeeded ? 'payment.succeeded' : 'payment.failed', paymentView(payment));
   const { card } = payment;
@@ -278,7 +323,14 @@ async function finishCreate(payment: PaymentRecord, op: Operation, attempts: rea
       : [];
   const { status: _status, ...fields } = payment;
   const result = await commit({
-    writes: [{ move: paymentTarget(payment), transition: PAYMENT[succeeded ? 'authorize' : 'decline'], set: fields, operation: keepOperation ? undefined : { finish: op.id } }],
+    writes: [
+      {
+        move: paymentTarget(payment),
+        transition: PAYMENT[succeeded ? 'authorize' : 'decline'],
+        set: fields,
+        operation: keepOperation ? undefined : { finish: op.id },
+      },
+    ],
     events: [event],
     counters: [...cardOnFile, ...authorizationCounters(payment, attempts), ...paymentCountChange(payment, null, payment.status)],
   });
@@ -309,11 +361,23 @@ export async function resolveAuthorization(payment: StoredPayment, by: 'request'
     const { op: _op, last_operation: _last, ...record } = payment;
     const attempt = { provider: op.provider as ProviderName, approved: found.found === 'authorized', latencyMs: 0 };
     if (found.found === 'authorized') {
-      await finishCreate({ ...(record as PaymentRecord), status: 'succeeded', provider: attempt.provider, provider_reference: found.reference, provider_token: found.providerToken }, op, [attempt]);
+      await finishCreate(
+        {
+          ...(record as PaymentRecord),
+          status: 'succeeded',
+          provider: attempt.provider,
+          provider_reference: found.reference,
+          provider_token: found.providerToken,
+        },
+        op,
+        [attempt],
+      );
       return 'settled';
     }
     if (found.found === 'declined') {
-      await finishCreate({ ...(record as PaymentRecord), status: 'failed', provider: attempt.provider, decline_code: found.declineCode }, op, [attempt]);
+      await finishCreate({ ...(record as PaymentRecord), status: 'failed', provider: attempt.provider, decline_code: found.declineCode }, op, [
+        attempt,
+      ]);
       return 'settled';
     }
     // Nothing found: the key is closed at the provider first (a request still in flight can no longer authorize).

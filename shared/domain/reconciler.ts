@@ -38,7 +38,11 @@ export async function reconcileLeased(leased: Leased): Promise<boolean> {
     return true;
   } catch (error) {
     const op = leased.entity === 'refund' ? leased.refund.op : leased.entity === 'invoice' ? leased.invoice.op : leased.payment.op;
-    logger.warn('An operation could not be finished yet; the next run tries again', { operation_id: op.id, kind: op.kind, error: (error as Error).message });
+    logger.warn('An operation could not be finished yet; the next run tries again', {
+      operation_id: op.id,
+      kind: op.kind,
+      error: (error as Error).message,
+    });
     return false;
   }
 }

@@ -119,12 +119,16 @@ export async function renewPeriod(message: RenewalMessage): Promise<RenewalOutco
   const existing = await getPeriod(subscription_id, period);
   if (existing?.state === 'settled') return completeRenewal(subscription, existing);
   if (existing?.state === 'failed' && existing.attempt === attempt) return recordDecline(subscription, existing);
-  if (existing?.state === 'charging' && existing.attempt === attempt && existing.lease_until < clock.now()) return recoverCharge(subscription, existing);
+  if (existing?.state === 'charging' && existing.attempt === attempt && existing.lease_until < clock.now())
+    return recoverCharge(subscription, existing);
 
   const due =
     attempt === 0
       ? subscription.status === 'active'
-      : subscription.status === 'past_due' && subscription.retry_attempt === attempt && subscription.retry_at !== null && subscription.retry_at <= day;
+      : subscription.status === 'past_due' &&
+        subscription.retry_attempt === attempt &&
+        subscription.retry_at !== null &&
+        subscription.retry_at <= day;
   if (!due) return skip('attempt_not_due', message);
 
   const claimed = await claimPeriod(subscription_id, period, attempt, randomUUID(), clock.now(), LEASE_MS);

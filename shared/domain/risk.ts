@@ -8,8 +8,18 @@ export const RISK_DECLINE_THRESHOLD = 85;
 const KNOWN_FRAUD_CARDS = new Set(['4100000000000019']);
 
 const DISPOSABLE_EMAIL_DOMAINS = new Set([
-  'mailinator.com', 'guerrillamail.com', '10minutemail.com', 'tempmail.com', 'temp-mail.org', 'yopmail.com',
-  'trashmail.com', 'sharklasers.com', 'getnada.com', 'dispostable.com', 'throwawaymail.com', 'maildrop.cc',
+  'mailinator.com',
+  'guerrillamail.com',
+  '10minutemail.com',
+  'tempmail.com',
+  'temp-mail.org',
+  'yopmail.com',
+  'trashmail.com',
+  'sharklasers.com',
+  'getnada.com',
+  'dispostable.com',
+  'throwawaymail.com',
+  'maildrop.cc',
 ]);
 
 /**
@@ -17,15 +27,38 @@ const DISPOSABLE_EMAIL_DOMAINS = new Set([
  * country in digits 7–9 (4000 00|250|… is France). Unknown prefixes give no signal.
  */
 const ISSUER_COUNTRIES: ReadonlyArray<[string, string]> = [
-  ['400000076', 'BR'], ['400000124', 'CA'], ['400000036', 'AU'], ['400000250', 'FR'], ['400000276', 'DE'],
-  ['400000724', 'ES'], ['400000380', 'IT'], ['400000528', 'NL'], ['400000826', 'GB'], ['400000840', 'US'],
-  ['400000392', 'JP'], ['400000356', 'IN'], ['424242', 'US'], ['555555', 'US'], ['378282', 'US'], ['601111', 'US'],
+  ['400000076', 'BR'],
+  ['400000124', 'CA'],
+  ['400000036', 'AU'],
+  ['400000250', 'FR'],
+  ['400000276', 'DE'],
+  ['400000724', 'ES'],
+  ['400000380', 'IT'],
+  ['400000528', 'NL'],
+  ['400000826', 'GB'],
+  ['400000840', 'US'],
+  ['400000392', 'JP'],
+  ['400000356', 'IN'],
+  ['424242', 'US'],
+  ['555555', 'US'],
+  ['378282', 'US'],
+  ['601111', 'US'],
   ['353011', 'JP'],
 ];
 
 const COUNTRY_CURRENCIES: Record<string, readonly string[]> = {
-  US: ['USD'], GB: ['GBP'], FR: ['EUR'], DE: ['EUR'], ES: ['EUR'], IT: ['EUR'], NL: ['EUR'], CA: ['CAD'],
-  AU: ['AUD'], BR: ['BRL'], JP: ['JPY'], IN: ['INR'],
+  US: ['USD'],
+  GB: ['GBP'],
+  FR: ['EUR'],
+  DE: ['EUR'],
+  ES: ['EUR'],
+  IT: ['EUR'],
+  NL: ['EUR'],
+  CA: ['CAD'],
+  AU: ['AUD'],
+  BR: ['BRL'],
+  JP: ['JPY'],
+  IN: ['INR'],
 };
 
 export interface RiskSignals {

@@ -54,7 +54,10 @@ const view = (r: RoutingRuleRecord): RoutingRule => ({
 });
 
 /** Evaluation order: lower priority number first, then the older rule, then the id (ULIDs sort by time). */
-export const compareRules = (a: Pick<RoutingRule, 'priority' | 'created_at' | 'id'>, b: Pick<RoutingRule, 'priority' | 'created_at' | 'id'>): number =>
+export const compareRules = (
+  a: Pick<RoutingRule, 'priority' | 'created_at' | 'id'>,
+  b: Pick<RoutingRule, 'priority' | 'created_at' | 'id'>,
+): number =>
   a.priority - b.priority || (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** A retried create (same origin) answers the rule its first run created, and counts once against the cap. */

@@ -90,7 +90,10 @@ export function planRoute(input: RoutingInput): RoutePlan {
     if (rule.strategy === 'fixed') {
       return { strategy: 'rules', candidates: [rule.provider], reason: `${label} matched and sends this payment to ${rule.provider} only.` };
     }
-    const rest = smartOrder(PROVIDERS.filter((p) => p !== rule.provider), input);
+    const rest = smartOrder(
+      PROVIDERS.filter((p) => p !== rule.provider),
+      input,
+    );
     return {
       strategy: 'rules',
       candidates: [rule.provider, ...rest.order],

@@ -57,7 +57,11 @@ export async function runDailySettlement(): Promise<{ released: number; settled:
 
   let paid = 0;
   for (const settlement of await arrivedSettlements(today)) {
-    const event = newEvent(settlement.merchant_id, 'settlement.paid', view({ ...settlement, status: 'paid', paid_at: new Date(clock.now()).toISOString() }));
+    const event = newEvent(
+      settlement.merchant_id,
+      'settlement.paid',
+      view({ ...settlement, status: 'paid', paid_at: new Date(clock.now()).toISOString() }),
+    );
     if (await markSettlementPaid(settlement, new Date(clock.now()).toISOString(), event)) {
       await publishEvents([event]);
       paid++;

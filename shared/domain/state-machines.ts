@@ -97,12 +97,7 @@ const PAST = {
  * The transition `operation` of `machine`, when `current` allows it; otherwise 400 invalid_state with a reason a
  * developer can act on, e.g. "a voided payment cannot be captured".
  */
-export function transition<S extends string, O extends string>(
-  entity: string,
-  machine: StateMachine<S, O>,
-  operation: O,
-  current: S,
-): Transition<S> {
+export function transition<S extends string, O extends string>(entity: string, machine: StateMachine<S, O>, operation: O, current: S): Transition<S> {
   const move = machine[operation];
   if (move.from.includes(current)) return move;
   throw new InvalidState(undefined, `${article(current)} ${current.replace('_', ' ')} ${entity} cannot be ${PAST[operation] ?? operation}`);

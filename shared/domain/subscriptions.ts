@@ -132,7 +132,12 @@ export async function applyMove(
 }
 
 /** A merchant's move: invalid_state with the reason when the state does not allow it (also after a lost race). */
-async function move(merchant: Merchant, subscriptionId: string, operation: SubscriptionOperation, plan: (s: SubscriptionRecord) => { changes: Partial<SubscriptionRecord>; expect?: Partial<Pick<SubscriptionRecord, 'next_billing'>> }) {
+async function move(
+  merchant: Merchant,
+  subscriptionId: string,
+  operation: SubscriptionOperation,
+  plan: (s: SubscriptionRecord) => { changes: Partial<SubscriptionRecord>; expect?: Partial<Pick<SubscriptionRecord, 'next_billing'>> },
+) {
   const subscription = await load(merchant, subscriptionId);
   transition('subscription', SUBSCRIPTION, operation, subscription.status);
   const { changes, expect } = plan(subscription);

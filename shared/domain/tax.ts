@@ -68,7 +68,9 @@ export function formatMoney(amount: number, currency: string): string {
   const code = currency.toUpperCase();
   const exponent = currencyExponent(code);
   const sign = amount < 0 ? '-' : '';
-  const digits = BigInt(Math.abs(Math.trunc(amount))).toString().padStart(exponent + 1, '0');
+  const digits = BigInt(Math.abs(Math.trunc(amount)))
+    .toString()
+    .padStart(exponent + 1, '0');
   const whole = group(digits.slice(0, digits.length - exponent));
   const fraction = exponent > 0 ? `.${digits.slice(digits.length - exponent)}` : '';
   return `${code} ${sign}${whole}${fraction}`;

@@ -108,7 +108,10 @@ async function afterFailure(
     due_at: clock.now() + delay,
   };
   if (next.due_at - first_attempt_at > retryPolicy.giveUpAfterMs) {
-    logger.warn(`Webhook delivery failed: gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}, sent to the dead-letter queue`, { ...failed, outcome: 'dead_lettered' });
+    logger.warn(`Webhook delivery failed: gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}, sent to the dead-letter queue`, {
+      ...failed,
+      outcome: 'dead_lettered',
+    });
     await eventsQueue.deadLetter(next, `gave up after ${attempt} attempts; last status ${result.status_code}`);
     return;
   }

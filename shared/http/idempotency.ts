@@ -33,7 +33,10 @@ const claimOf = (request: { internal: object }) => (request.internal as Record<s
  * in progress until the lease ends. A retry after that runs the request again with the same `origin` (the key's
  * first use), so it mints the same ids and finds whatever the first run committed.
  */
-export const idempotency = ({ withhold = [] }: { withhold?: readonly string[] } = {}): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
+export const idempotency = ({ withhold = [] }: { withhold?: readonly string[] } = {}): MiddlewareObj<
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult
+> => ({
   before: async (request) => {
     const key = request.event.headers?.['idempotency-key'];
     if (key === undefined) return;

@@ -65,9 +65,12 @@ function describe(schema: SchemaLike | undefined): string | undefined {
   const actions = actionsOf(schema.pipe);
   const requirement = (type: string) => actions.find((a) => a.type === type)?.requirement;
   const range = (unit = '') => {
-    const [min, max, exact] = unit ? [requirement('min_length'), requirement('max_length'), requirement('length')] : [requirement('min_value'), requirement('max_value'), undefined];
+    const [min, max, exact] = unit
+      ? [requirement('min_length'), requirement('max_length'), requirement('length')]
+      : [requirement('min_value'), requirement('max_value'), undefined];
     if (exact !== undefined) return ` of exactly ${String(exact)}${unit}`;
-    if (min !== undefined && max !== undefined) return unit ? ` of ${String(min)} to ${String(max)}${unit}` : ` from ${String(min)} to ${String(max)}`;
+    if (min !== undefined && max !== undefined)
+      return unit ? ` of ${String(min)} to ${String(max)}${unit}` : ` from ${String(min)} to ${String(max)}`;
     if (min !== undefined) return ` of at least ${String(min)}${unit}`;
     if (max !== undefined) return ` of at most ${String(max)}${unit}`;
     return '';

@@ -45,7 +45,11 @@ const isMiddyHttpError = (e: unknown): e is MiddyHttpError => e instanceof Error
  */
 function asBadRequest(e: MiddyHttpError, raw: string, contentType: string | undefined): BadRequest {
   if (e.statusCode === 415) {
-    return new BadRequest('invalid_content_type', undefined, `Content-Type must be application/json${contentType ? `, not ${contentType.slice(0, 100)}` : ''}`);
+    return new BadRequest(
+      'invalid_content_type',
+      undefined,
+      `Content-Type must be application/json${contentType ? `, not ${contentType.slice(0, 100)}` : ''}`,
+    );
   }
   if (e.message === 'Forbidden key in JSON body') {
     const key = String(e.cause?.data);
@@ -94,7 +98,8 @@ export const jsonBody = (): MiddlewareObj<APIGatewayProxyEvent> => {
       if (bytes > MAX_BODY_BYTES) {
         throw new BadRequest('body_too_large', undefined, `the body is ${bytes} bytes; the limit is ${MAX_BODY_BYTES} bytes (64 KB)`);
       }
-      if (nestsDeeperThan(raw, MAX_BODY_DEPTH)) throw new BadRequest('invalid_body', undefined, `objects and arrays may nest at most ${MAX_BODY_DEPTH} levels deep`);
+      if (nestsDeeperThan(raw, MAX_BODY_DEPTH))
+        throw new BadRequest('invalid_body', undefined, `objects and arrays may nest at most ${MAX_BODY_DEPTH} levels deep`);
       try {
         parser.before!(request);
       } catch (e) {
@@ -103,7 +108,11 @@ export const jsonBody = (): MiddlewareObj<APIGatewayProxyEvent> => {
       }
       const parsed: unknown = event.body;
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-        throw new BadRequest('invalid_body', undefined, `the body must be a JSON object, not ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`}`);
+        throw new BadRequest(
+          'invalid_body',
+          undefined,
+          `the body must be a JSON object, not ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`}`,
+        );
       }
       state.rawBody = state.body = parsed;
     },

@@ -42,7 +42,8 @@ export const initState = (request: AnyRequest, state: RequestState): void => {
 };
 
 /** The request's state; undefined only if the chain failed before request-context ran. */
-export const maybeStateOf = (request: AnyRequest): RequestState | undefined => (request.internal as Record<string, unknown>)[STATE] as RequestState | undefined;
+export const maybeStateOf = (request: AnyRequest): RequestState | undefined =>
+  (request.internal as Record<string, unknown>)[STATE] as RequestState | undefined;
 
 export const stateOf = (request: AnyRequest): RequestState => maybeStateOf(request)!;
 

@@ -38,7 +38,12 @@ export class ChannelNotConfigured extends AppError {
 /** The messaging settings of `shared/config.ts`. */
 export type MessagingSettings = Pick<
   Config,
-  'SMS_ORIGINATION_IDENTITY' | 'SMS_CONFIGURATION_SET' | 'WHATSAPP_PHONE_NUMBER_ID' | 'WHATSAPP_TEMPLATE_NAME' | 'WHATSAPP_TEMPLATE_LANGUAGE' | 'WHATSAPP_META_API_VERSION'
+  | 'SMS_ORIGINATION_IDENTITY'
+  | 'SMS_CONFIGURATION_SET'
+  | 'WHATSAPP_PHONE_NUMBER_ID'
+  | 'WHATSAPP_TEMPLATE_NAME'
+  | 'WHATSAPP_TEMPLATE_LANGUAGE'
+  | 'WHATSAPP_META_API_VERSION'
 >;
 
 class LocalMessageSender implements MessageSender {
@@ -119,9 +124,7 @@ export function cloudMessageSender(settings: MessagingSettings): MessageSender {
   const { WHATSAPP_PHONE_NUMBER_ID } = settings;
   return new ChannelRouter({
     sms: new EndUserMessagingSmsSender(settings),
-    whatsapp: WHATSAPP_PHONE_NUMBER_ID
-      ? new EndUserMessagingWhatsAppSender({ ...settings, WHATSAPP_PHONE_NUMBER_ID })
-      : new NotConfiguredSender(),
+    whatsapp: WHATSAPP_PHONE_NUMBER_ID ? new EndUserMessagingWhatsAppSender({ ...settings, WHATSAPP_PHONE_NUMBER_ID }) : new NotConfiguredSender(),
   });
 }
 

@@ -11,5 +11,4 @@ export const FEES: Record<ProviderName, FeeSchedule> = {
 };
 
 /** The fee in minor units, rounded half up. */
-export const feeFor = (provider: ProviderName, amount: number): number =>
-  Math.round((amount * FEES[provider].percent) / 100 + FEES[provider].fixed);
+export const feeFor = (provider: ProviderName, amount: number): number => Math.round((amount * FEES[provider].percent) / 100 + FEES[provider].fixed);

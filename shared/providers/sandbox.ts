@@ -7,20 +7,19 @@ import type { AuthorizeRequest, AuthorizeResult, Connector, LookupResult, Operat
  * Stripe's public test cards and what the sandbox answers for them. Any other Luhn-valid number is approved.
  * `first_attempt_processing_error` fails only at the first provider tried, so routing fails over.
  */
-export const TEST_CARDS: Readonly<
-  Record<string, { decline: string } | { soft: 'first_attempt_processing_error' } | { laterChargesDecline: true }>
-> = {
-  '4000000000000002': { decline: 'generic_decline' },
-  '4000000000009995': { decline: 'insufficient_funds' },
-  '4000000000009987': { decline: 'lost_card' },
-  '4000000000009979': { decline: 'stolen_card' },
-  '4000000000000069': { decline: 'expired_card' },
-  '4000000000000127': { decline: 'incorrect_cvc' },
-  '4100000000000019': { decline: 'fraudulent' },
-  '4000000000000119': { soft: 'first_attempt_processing_error' },
-  // Stripe's "attaches, but charges fail": the first payment succeeds, charges on its card-on-file token decline.
-  '4000000000000341': { laterChargesDecline: true },
-};
+export const TEST_CARDS: Readonly<Record<string, { decline: string } | { soft: 'first_attempt_processing_error' } | { laterChargesDecline: true }>> =
+  {
+    '4000000000000002': { decline: 'generic_decline' },
+    '4000000000009995': { decline: 'insufficient_funds' },
+    '4000000000009987': { decline: 'lost_card' },
+    '4000000000009979': { decline: 'stolen_card' },
+    '4000000000000069': { decline: 'expired_card' },
+    '4000000000000127': { decline: 'incorrect_cvc' },
+    '4100000000000019': { decline: 'fraudulent' },
+    '4000000000000119': { soft: 'first_attempt_processing_error' },
+    // Stripe's "attaches, but charges fail": the first payment succeeds, charges on its card-on-file token decline.
+    '4000000000000341': { laterChargesDecline: true },
+  };
 
 const DECLINING_TOKEN = '_declines_';
 
@@ -37,11 +36,21 @@ export const SANDBOX_APPROVED_CARD = { number: '4242424242424242', exp_month: 12
 export type SandboxFault = 'accept_then_timeout' | 'accept_then_drop' | 'accept_then_down';
 export const sandboxSettings = {
   latencyMs: parsePairs(process.env.SANDBOX_LATENCY_MS),
-  down: new Set((process.env.SANDBOX_DOWN ?? '').split(',').map((s) => s.trim()).filter(Boolean)) as Set<string>,
-  faults: parsePairs(process.env.SANDBOX_FAULTS, (v) => (v === 'accept_then_timeout' || v === 'accept_then_drop' || v === 'accept_then_down' ? v : undefined)) as Partial<Record<string, SandboxFault>>,
+  down: new Set(
+    (process.env.SANDBOX_DOWN ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ) as Set<string>,
+  faults: parsePairs(process.env.SANDBOX_FAULTS, (v) =>
+    v === 'accept_then_timeout' || v === 'accept_then_drop' || v === 'accept_then_down' ? v : undefined,
+  ) as Partial<Record<string, SandboxFault>>,
 };
 
-function parsePairs<T = number>(value: string | undefined, read: (v: string) => T | undefined = (v) => (Number.isFinite(Number(v)) ? (Number(v) as T) : undefined)): Record<string, T> {
+function parsePairs<T = number>(
+  value: string | undefined,
+  read: (v: string) => T | undefined = (v) => (Number.isFinite(Number(v)) ? (Number(v) as T) : undefined),
+): Record<string, T> {
   const out: Record<string, T> = {};
   for (const pair of (value ?? '').split(',')) {
     const [name, raw] = pair.split('=').map((s) => s.trim());
@@ -115,15 +124,19 @@ export class SandboxConnector implements Connector {
    * look-up it takes no configured latency (that models authorizations), but it fails while the provider is down.
    */
   reverse(idempotencyKey: string): Promise<OperationResult> {
-    return this.operation(`reverse ${idempotencyKey}`, () => {
-      const key = `${this.name} authorize ${idempotencyKey}`;
-      const answer = sandboxBooks.answers.get(key) as AuthorizeResult | undefined;
-      if (!answer) sandboxBooks.answers.set(key, { outcome: 'soft_failure', reason: 'processing_error', latencyMs: 0 } satisfies AuthorizeResult);
-      const held = answer?.outcome === 'approved' ? sandboxBooks.authorizations.get(answer.reference) : undefined;
-      if (held?.state === 'captured') return { ok: false, reason: 'processing_error' };
-      if (held) held.state = 'voided';
-      return { ok: true, reference: held?.reference ?? idempotencyKey };
-    }, { latency: false });
+    return this.operation(
+      `reverse ${idempotencyKey}`,
+      () => {
+        const key = `${this.name} authorize ${idempotencyKey}`;
+        const answer = sandboxBooks.answers.get(key) as AuthorizeResult | undefined;
+        if (!answer) sandboxBooks.answers.set(key, { outcome: 'soft_failure', reason: 'processing_error', latencyMs: 0 } satisfies AuthorizeResult);
+        const held = answer?.outcome === 'approved' ? sandboxBooks.authorizations.get(answer.reference) : undefined;
+        if (held?.state === 'captured') return { ok: false, reason: 'processing_error' };
+        if (held) held.state = 'voided';
+        return { ok: true, reference: held?.reference ?? idempotencyKey };
+      },
+      { latency: false },
+    );
   }
 
   capture(reference: string, amount: number, _currency: string, idempotencyKey: string): Promise<OperationResult> {
@@ -161,7 +174,15 @@ export class SandboxConnector implements Connector {
     if (behaviour && 'soft' in behaviour && request.attempt === 1) return { outcome: 'soft_failure', reason: 'processing_error', latencyMs: 0 };
     const marker = behaviour && 'laterChargesDecline' in behaviour ? DECLINING_TOKEN : '_';
     const reference = referenceFor(this.name, request.idempotencyKey);
-    sandboxBooks.authorizations.set(reference, { provider: this.name, paymentId: request.paymentId, reference, amount: request.amount, state: 'authorized', captured: 0, refunded: 0 });
+    sandboxBooks.authorizations.set(reference, {
+      provider: this.name,
+      paymentId: request.paymentId,
+      reference,
+      amount: request.amount,
+      state: 'authorized',
+      captured: 0,
+      refunded: 0,
+    });
     return {
       outcome: 'approved',
       reference,
@@ -197,7 +218,8 @@ export class SandboxConnector implements Connector {
     const fault = sandboxSettings.faults[this.name];
     if (fault === 'accept_then_down') sandboxSettings.down.add(this.name);
     if (fault === 'accept_then_drop' || fault === 'accept_then_down') throw new ConnectionDropped('socket hang up');
-    if (fault === 'accept_then_timeout') await new Promise((_, reject) => signal?.addEventListener('abort', () => reject(new ConnectionDropped('timeout')), { once: true }));
+    if (fault === 'accept_then_timeout')
+      await new Promise((_, reject) => signal?.addEventListener('abort', () => reject(new ConnectionDropped('timeout')), { once: true }));
   }
 
   /** Waits the configured latency; true when the provider is down. */

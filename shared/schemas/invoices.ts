@@ -11,7 +11,11 @@ const Quantity = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_00
 export const InvoiceItem = v.object({ name: v.pipe(Name, v.examples(['Consulting hour'])), amount: ItemAmount, quantity: Quantity });
 
 /** A percentage from 0 to 100 with at most 4 decimals (8.875 yes, 7.12345 no). */
-export const TaxRate = v.pipe(v.number(), v.check((rate: number) => isTaxRate(rate), 'a percentage from 0 to 100 with at most 4 decimals'), v.examples([7.25]));
+export const TaxRate = v.pipe(
+  v.number(),
+  v.check((rate: number) => isTaxRate(rate), 'a percentage from 0 to 100 with at most 4 decimals'),
+  v.examples([7.25]),
+);
 
 /** `YYYY-MM-DD`, a real calendar date (no Feb 30). */
 export const CalendarDate = v.pipe(

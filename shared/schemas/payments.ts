@@ -10,9 +10,20 @@ import { Email, listQuery, Metadata, Name, Phone } from './common.ts';
 export const Amount = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(99_999_999), v.examples([4999]));
 
 /** ISO 4217, any case in, uppercase out. */
-export const Currency = v.pipe(v.string(), v.length(3), v.check(isCurrency, 'an ISO 4217 currency code, any case'), v.toUpperCase(), v.examples(['eur']));
+export const Currency = v.pipe(
+  v.string(),
+  v.length(3),
+  v.check(isCurrency, 'an ISO 4217 currency code, any case'),
+  v.toUpperCase(),
+  v.examples(['eur']),
+);
 
-const CardNumber = v.pipe(v.string(), v.regex(/^\d{12,19}$/), v.check(luhnValid, 'passes the Luhn check'), v.examples([SANDBOX_APPROVED_CARD.number]));
+const CardNumber = v.pipe(
+  v.string(),
+  v.regex(/^\d{12,19}$/),
+  v.check(luhnValid, 'passes the Luhn check'),
+  v.examples([SANDBOX_APPROVED_CARD.number]),
+);
 
 /** 4 digits, or 2 read as 20YY. */
 const ExpYear = v.pipe(
@@ -35,7 +46,10 @@ const Card = v.pipe(
     exp_year: ExpYear,
     cvc: v.pipe(v.string(), v.regex(/^\d{3,4}$/), v.examples(['123'])),
   }),
-  v.forward(v.check((card) => notExpired(card), 'the card has not expired'), ['exp_year']),
+  v.forward(
+    v.check((card) => notExpired(card), 'the card has not expired'),
+    ['exp_year'],
+  ),
 );
 
 const Customer = v.object({ email: v.optional(Email), name: v.optional(Name), phone: v.optional(Phone) });

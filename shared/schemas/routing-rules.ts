@@ -90,17 +90,28 @@ export const RuleCondition = v.pipe(
     field: v.pipe(
       v.custom<RuleField>(isRuleField, 'unknown condition field'),
       // what JSON Schema (the OpenAPI document) says of it
-      v.metadata({ anyOf: [{ type: 'string', enum: RULE_BASE_FIELDS }, { type: 'string', pattern: '^metadata\\..{1,40}$' }] }),
+      v.metadata({
+        anyOf: [
+          { type: 'string', enum: RULE_BASE_FIELDS },
+          { type: 'string', pattern: '^metadata\\..{1,40}$' },
+        ],
+      }),
     ),
     operator: v.picklist(RULE_OPERATORS),
     value: v.pipe(v.string(), v.minLength(1), v.maxLength(500)),
   }),
   v.forward(
-    v.check((c) => operatorFits(c.field, c.operator), 'the operator fits the field: the numeric ones for amount only, contains for customer_email_domain and metadata.<key>'),
+    v.check(
+      (c) => operatorFits(c.field, c.operator),
+      'the operator fits the field: the numeric ones for amount only, contains for customer_email_domain and metadata.<key>',
+    ),
     ['operator'],
   ),
   v.forward(
-    v.check((c) => normalizeValue(c.field, c.operator, c.value) !== undefined, 'the value fits the field: amount digits, currency 3 letters, card_bin 6-8 digits, a card brand; in/not_in take a comma list'),
+    v.check(
+      (c) => normalizeValue(c.field, c.operator, c.value) !== undefined,
+      'the value fits the field: amount digits, currency 3 letters, card_bin 6-8 digits, a card brand; in/not_in take a comma list',
+    ),
     ['value'],
   ),
   v.transform((c) => ({ field: c.field, operator: c.operator, value: normalizeValue(c.field, c.operator, c.value)! })),

@@ -7,7 +7,12 @@ const EventName = v.picklist(EVENT_TYPES);
 
 export const ConfigureWebhookBody = v.object({
   url: v.pipe(v.string(), v.minLength(1), v.maxLength(2048), v.examples(['https://shop.example.com/hooks'])),
-  events: v.pipe(v.array(v.union([EventName, v.literal('*')])), v.minLength(1), v.maxLength(EVENT_TYPES.length + 1), v.examples([['payment.succeeded', 'payment.failed']])),
+  events: v.pipe(
+    v.array(v.union([EventName, v.literal('*')])),
+    v.minLength(1),
+    v.maxLength(EVENT_TYPES.length + 1),
+    v.examples([['payment.succeeded', 'payment.failed']]),
+  ),
 });
 
 export const TestWebhookBody = v.object({
@@ -20,5 +25,10 @@ export const ListWebhooksQuery = listQuery('webhook');
 
 export const ListWebhookEventsQuery = listQuery('event', {
   event: v.optional(EventName),
-  delivered: v.optional(v.pipe(v.picklist(['true', 'false']), v.transform((s) => s === 'true'))),
+  delivered: v.optional(
+    v.pipe(
+      v.picklist(['true', 'false']),
+      v.transform((s) => s === 'true'),
+    ),
+  ),
 });

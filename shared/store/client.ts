@@ -83,8 +83,7 @@ export const ttl = (ms: number): number => Math.floor(ms / 1000);
 
 export const isConditionFailure = (e: unknown): boolean =>
   e instanceof Error &&
-  (e.name === 'ConditionalCheckFailedException' ||
-    (e.name === 'TransactionCanceledException' && /ConditionalCheckFailed/.test(e.message)));
+  (e.name === 'ConditionalCheckFailedException' || (e.name === 'TransactionCanceledException' && /ConditionalCheckFailed/.test(e.message)));
 
 /** A write that carries conditions: one item's put, update or delete, or a transaction of several. */
 export type ConditionalCommand = PutCommand | UpdateCommand | DeleteCommand | TransactWriteCommand;
@@ -95,8 +94,7 @@ export type ConditionalCommand = PutCommand | UpdateCommand | DeleteCommand | Tr
  * asked for it (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`; marshalled, as DynamoDB sends it).
  */
 export type ConditionalResult =
-  | { written: true; attributes: Record<string, unknown> | undefined }
-  | { written: false; old: Record<string, unknown> | undefined };
+  { written: true; attributes: Record<string, unknown> | undefined } | { written: false; old: Record<string, unknown> | undefined };
 
 /**
  * Sends a conditional write: the one place in the store that tells a failed condition from any other error (commit

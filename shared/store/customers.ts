@@ -69,11 +69,7 @@ export async function getCustomer(merchantId: string, customerId: string): Promi
 }
 
 /** Applies the changes only if the customer is the merchant's; undefined otherwise. */
-export async function updateCustomer(
-  merchantId: string,
-  customerId: string,
-  changes: CustomerChanges,
-): Promise<CustomerRecord | undefined> {
+export async function updateCustomer(merchantId: string, customerId: string, changes: CustomerChanges): Promise<CustomerRecord | undefined> {
   const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
   if (changes.email) entries.push(['gsi2pk', customerKeys.byEmail(merchantId, changes.email).gsi2pk]);
   const names: Record<string, string> = { '#merchant': 'merchant_id' };
@@ -110,14 +106,20 @@ export async function findCustomerIdByEmail(merchantId: string, email: string): 
 }
 
 export async function listCustomers(merchantId: string, page: PageQuery): Promise<Page<CustomerRecord>> {
-  const result = await listPage<CustomerRecord>(
-    merchantList(customerKeys, merchantId),
-    page,
-  );
+  const result = await listPage<CustomerRecord>(merchantList(customerKeys, merchantId), page);
   return { data: result.data.map(strip), has_more: result.has_more };
 }
 
 function strip(item: CustomerRecord): CustomerRecord {
   const { id, merchant_id, email, name, phone, metadata, created_at, card_on_file } = item;
-  return { id, merchant_id, email, name: name ?? null, phone: phone ?? null, metadata: metadata ?? {}, created_at, card_on_file: card_on_file ?? null };
+  return {
+    id,
+    merchant_id,
+    email,
+    name: name ?? null,
+    phone: phone ?? null,
+    metadata: metadata ?? {},
+    created_at,
+    card_on_file: card_on_file ?? null,
+  };
 }

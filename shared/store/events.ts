@@ -43,7 +43,10 @@ export function eventPut(event: DomainEvent) {
   };
 }
 
-const fromItem = (item: Record<string, unknown>): EventRecord => ({ ...(item as unknown as EventRecord), type: item.event_type as EventRecord['type'] });
+const fromItem = (item: Record<string, unknown>): EventRecord => ({
+  ...(item as unknown as EventRecord),
+  type: item.event_type as EventRecord['type'],
+});
 
 export async function getEvent(eventId: string): Promise<EventRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: eventKeys.item(eventId), ConsistentRead: true }));
@@ -58,7 +61,8 @@ export async function recordFanOut(eventId: string, endpoints: Record<string, En
     new UpdateCommand({
       TableName: TABLE,
       Key: eventKeys.item(eventId),
-      UpdateExpression: 'SET targeted = :n, pending = :pending, endpoints = :endpoints, attempts = :attempts, last_status_code = :code REMOVE gsi2pk, gsi2sk',
+      UpdateExpression:
+        'SET targeted = :n, pending = :pending, endpoints = :endpoints, attempts = :attempts, last_status_code = :code REMOVE gsi2pk, gsi2sk',
       ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(targeted)',
       ExpressionAttributeValues: {
         ':n': results.length,
@@ -95,7 +99,8 @@ export async function recordRetry(eventId: string, webhookId: string, statusCode
   await db.send(
     new UpdateCommand({
       ...common,
-      UpdateExpression: 'SET endpoints.#w.last_status_code = :code, endpoints.#w.attempts = endpoints.#w.attempts + :one, last_status_code = :code ADD attempts :one',
+      UpdateExpression:
+        'SET endpoints.#w.last_status_code = :code, endpoints.#w.attempts = endpoints.#w.attempts + :one, last_status_code = :code ADD attempts :one',
       ConditionExpression: 'attribute_exists(endpoints.#w)',
       ExpressionAttributeValues: { ':code': statusCode, ':one': 1 },
     }),
@@ -135,12 +140,12 @@ export async function listEvents(merchantId: string, filters: EventFilters, page
   }
   if (filters.delivered !== undefined) {
     values[':zero'] = 0;
-    clauses.push(filters.delivered ? '(targeted > :zero AND pending = :zero)' : '(attribute_not_exists(targeted) OR targeted = :zero OR pending > :zero)');
+    clauses.push(
+      filters.delivered ? '(targeted > :zero AND pending = :zero)' : '(attribute_not_exists(targeted) OR targeted = :zero OR pending > :zero)',
+    );
   }
   const result = await listPage<Record<string, unknown>>(
-    merchantList(eventKeys, merchantId, clauses.length
-        ? { FilterExpression: clauses.join(' AND '), ExpressionAttributeValues: values }
-        : undefined),
+    merchantList(eventKeys, merchantId, clauses.length ? { FilterExpression: clauses.join(' AND '), ExpressionAttributeValues: values } : undefined),
     page,
   );
   return { data: result.data.map(fromItem), has_more: result.has_more };

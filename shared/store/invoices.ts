@@ -74,7 +74,10 @@ function lostNumberRace(e: unknown): boolean {
   if (!reasons) return /ConditionalCheckFailed|TransactionConflict/.test(e.message);
   const [counter, ...others] = reasons;
   const counterLost = counter?.Code === 'ConditionalCheckFailed' || counter?.Code === 'TransactionConflict';
-  return (counterLost || others.some((r) => r.Code === 'TransactionConflict')) && others.every((r) => !r.Code || r.Code === 'None' || r.Code === 'TransactionConflict');
+  return (
+    (counterLost || others.some((r) => r.Code === 'TransactionConflict')) &&
+    others.every((r) => !r.Code || r.Code === 'None' || r.Code === 'TransactionConflict')
+  );
 }
 
 /** Racing creates back off with full jitter (doubling from the base up to the cap), for at most the time budget. */
@@ -160,10 +163,7 @@ export interface InvoiceFilters {
 /** The merchant's invoices, newest first, filtered by status and customer. */
 export async function listInvoices(merchantId: string, filters: InvoiceFilters, page: PageQuery): Promise<Page<InvoiceRecord>> {
   const filter = equalityFilter({ status: filters.status, customer_id: filters.customer_id });
-  const result = await listPage<InvoiceRecord>(
-    merchantList(invoiceKeys, merchantId, filter),
-    page,
-  );
+  const result = await listPage<InvoiceRecord>(merchantList(invoiceKeys, merchantId, filter), page);
   return { data: result.data.map(strip), has_more: result.has_more };
 }
 
@@ -178,6 +178,15 @@ export async function merchantEmail(merchantId: string): Promise<string | undefi
 
 /** The record without table keys (gsi1 is read as a projection of everything). */
 function strip(item: InvoiceRecord): StoredInvoice {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g1s, gsi2pk: _g2, gsi2sk: _g2s, type: _type, ...record } = item as InvoiceRecord & Record<string, unknown>;
+  const {
+    pk: _pk,
+    sk: _sk,
+    gsi1pk: _g1,
+    gsi1sk: _g1s,
+    gsi2pk: _g2,
+    gsi2sk: _g2s,
+    type: _type,
+    ...record
+  } = item as InvoiceRecord & Record<string, unknown>;
   return record as unknown as StoredInvoice;
 }

@@ -174,7 +174,8 @@ export const ledgerSortKeys = {
   provider: (day: string, currency: string, provider: string) => `${day}#${currency}#${provider}`,
   pending: (currency: string, captureDay: string) => `${currency}#pending#${captureDay}`,
   available: (currency: string) => `${currency}#available`,
-  balance: (cell: BalanceBucket) => (cell.bucket === 'available' ? ledgerSortKeys.available(cell.currency) : ledgerSortKeys.pending(cell.currency, cell.captureDay)),
+  balance: (cell: BalanceBucket) =>
+    cell.bucket === 'available' ? ledgerSortKeys.available(cell.currency) : ledgerSortKeys.pending(cell.currency, cell.captureDay),
   /** the sort-key range of whole days (daily and provider cells) */
   days: (fromDay: string, toDay: string) => ({ from: fromDay, to: `${toDay}~` }),
   /** the sort-key range of the balance cells in one currency, or in all (currency codes are uppercase letters) */
@@ -194,8 +195,7 @@ export const ledgerSortKeys = {
 };
 
 /** A stable small number per merchant, to spread a merchant-wide index over COUNTER_SHARDS keys. */
-export const indexShardOf = (merchantId: string): number =>
-  [...merchantId].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % COUNTER_SHARDS;
+export const indexShardOf = (merchantId: string): number => [...merchantId].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % COUNTER_SHARDS;
 
 export const settlementKeys = {
   item: (settlementId: string): Key => ({ pk: `SET#${settlementId}`, sk: 'SET' }),

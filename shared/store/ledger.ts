@@ -22,7 +22,11 @@ export function authorizationCounters(payment: PaymentRecord, attempts: readonly
   const day = dayOf(payment.created_at);
   const approved = payment.status === 'succeeded' ? 1 : 0;
   return [
-    counterAdd(payment.merchant_id, 'PAY', ledgerSortKeys.daily(day, payment.currency), { attempts: 1, approvals: approved, volume: approved * payment.amount }),
+    counterAdd(payment.merchant_id, 'PAY', ledgerSortKeys.daily(day, payment.currency), {
+      attempts: 1,
+      approvals: approved,
+      volume: approved * payment.amount,
+    }),
     ...attempts.map((a) =>
       counterAdd(payment.merchant_id, 'PROV', ledgerSortKeys.provider(day, payment.currency, a.provider), {
         attempts: 1,

@@ -81,7 +81,9 @@ export const refundTarget = (r: Pick<RefundRecord, 'id' | 'payment_id'>): Target
 const nullable = <S extends v.GenericSchema>(schema: S) => v.nullable(schema);
 const Text = v.string();
 const Int = v.pipe(v.number(), v.integer());
-const StringMap = v.custom<Record<string, string>>((m) => typeof m === 'object' && m !== null && Object.values(m).every((x) => typeof x === 'string'));
+const StringMap = v.custom<Record<string, string>>(
+  (m) => typeof m === 'object' && m !== null && Object.values(m).every((x) => typeof x === 'string'),
+);
 const OperationItem = v.object({
   id: Text,
   kind: v.picklist(['authorize', 'capture', 'void', 'refund']),
@@ -110,7 +112,9 @@ const PaymentItem = v.object({
   customer_id: nullable(Text),
   description: nullable(Text),
   metadata: StringMap,
-  routing_decision: nullable(v.object({ strategy: Text, reason: Text, alternatives_considered: v.array(v.picklist(PROVIDERS)), latency_ms: v.number() })),
+  routing_decision: nullable(
+    v.object({ strategy: Text, reason: Text, alternatives_considered: v.array(v.picklist(PROVIDERS)), latency_ms: v.number() }),
+  ),
   risk_score: v.number(),
   decline_code: nullable(Text),
   created_at: Text,
@@ -219,9 +223,14 @@ export async function listPayments(merchantId: string, filters: PaymentFilters, 
 const countSortKey = (status: string, currency: string, provider: string | null) => `${status}#${currency}#${provider ?? 'none'}`;
 
 /** The counter writes of a payment moving from `from` (null: new) to `to`: none when the status stays. */
-export function paymentCountChange(payment: Pick<PaymentRecord, 'merchant_id' | 'currency' | 'provider'>, from: PaymentStatus | null, to: PaymentStatus): TransactItem[] {
+export function paymentCountChange(
+  payment: Pick<PaymentRecord, 'merchant_id' | 'currency' | 'provider'>,
+  from: PaymentStatus | null,
+  to: PaymentStatus,
+): TransactItem[] {
   if (from === to) return [];
-  const add = (status: PaymentStatus, count: number) => counterAdd(payment.merchant_id, 'PAYN', countSortKey(status, payment.currency, payment.provider), { count });
+  const add = (status: PaymentStatus, count: number) =>
+    counterAdd(payment.merchant_id, 'PAYN', countSortKey(status, payment.currency, payment.provider), { count });
   return from === null ? [add(to, 1)] : [add(from, -1), add(to, 1)];
 }
 

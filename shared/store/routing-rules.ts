@@ -27,7 +27,10 @@ export type RoutingRuleChanges = Partial<Pick<RoutingRuleRecord, 'name' | 'strat
  * Rules are never deleted; a future delete must lower `rule_count` in the same way.
  */
 export async function putRoutingRule(rule: RoutingRuleRecord, max: number): Promise<Created<RoutingRuleRecord> | undefined> {
-  const put = await putWithinMerchantCap(rule.merchant_id, 'rule_count', max, routingRuleKeys.item(rule.merchant_id, rule.id), { type: 'routing_rule', ...rule });
+  const put = await putWithinMerchantCap(rule.merchant_id, 'rule_count', max, routingRuleKeys.item(rule.merchant_id, rule.id), {
+    type: 'routing_rule',
+    ...rule,
+  });
   return put && { created: put.created, record: strip(put.record) };
 }
 

@@ -39,7 +39,8 @@ export async function recordAttempt(
     new UpdateCommand({
       TableName: TABLE,
       Key: routingStatKeys.bucket(merchantId, shard, bucket, provider, attempt.currency),
-      UpdateExpression: 'ADD attempts :one, approvals :approved, latency_sum :latency, approved_amount :amount SET expires_at = if_not_exists(expires_at, :expires)',
+      UpdateExpression:
+        'ADD attempts :one, approvals :approved, latency_sum :latency, approved_amount :amount SET expires_at = if_not_exists(expires_at, :expires)',
       ExpressionAttributeValues: {
         ':one': 1,
         ':approved': attempt.approved ? 1 : 0,

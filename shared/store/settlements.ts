@@ -25,9 +25,13 @@ export interface SettlementRecord {
 /** Every balance cell of every merchant, from the sparse balance index: what the daily job works on. */
 export async function allBalanceCells(): Promise<BalanceCell[]> {
   return acrossShards(COUNTER_SHARDS, async (indexShard) =>
-    (await queryAll({ IndexName: 'gsi2', KeyConditionExpression: 'gsi2pk = :pk', ExpressionAttributeValues: { ':pk': counterKeys.balanceIndexPartition(indexShard) } })).map(
-      (item) => balanceCellOf(String(item.merchant_id), counterShardOf(String(item.pk)), String(item.sk), item),
-    ),
+    (
+      await queryAll({
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk',
+        ExpressionAttributeValues: { ':pk': counterKeys.balanceIndexPartition(indexShard) },
+      })
+    ).map((item) => balanceCellOf(String(item.merchant_id), counterShardOf(String(item.pk)), String(item.sk), item)),
   );
 }
 
@@ -135,8 +139,5 @@ export async function getSettlement(merchantId: string, id: string): Promise<Set
 }
 
 export async function listSettlements(merchantId: string, status: string | undefined, page: PageQuery): Promise<Page<SettlementRecord>> {
-  return listPage<SettlementRecord>(
-    merchantList(settlementKeys, merchantId, equalityFilter({ status })),
-    page,
-  );
+  return listPage<SettlementRecord>(merchantList(settlementKeys, merchantId, equalityFilter({ status })), page);
 }

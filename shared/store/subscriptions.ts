@@ -53,7 +53,11 @@ export function dueDateOf(s: Pick<SubscriptionRecord, 'status' | 'next_billing' 
   return null;
 }
 
-export const subscriptionTarget = (s: Pick<SubscriptionRecord, 'id' | 'merchant_id'>): Target => ({ entity: 'subscription', id: s.id, merchantId: s.merchant_id });
+export const subscriptionTarget = (s: Pick<SubscriptionRecord, 'id' | 'merchant_id'>): Target => ({
+  entity: 'subscription',
+  id: s.id,
+  merchantId: s.merchant_id,
+});
 
 /** A new subscription for `commit`: listed, and in the renewal index while it renews. */
 export function subscriptionCreate(subscription: SubscriptionRecord): Create {
@@ -107,10 +111,7 @@ export interface SubscriptionFilters {
 
 export async function listSubscriptions(merchantId: string, filters: SubscriptionFilters, page: PageQuery): Promise<Page<SubscriptionRecord>> {
   const filter = equalityFilter({ status: filters.status, customer_id: filters.customer_id });
-  const result = await listPage<Record<string, unknown>>(
-    merchantList(subscriptionKeys, merchantId, filter),
-    page,
-  );
+  const result = await listPage<Record<string, unknown>>(merchantList(subscriptionKeys, merchantId, filter), page);
   return { data: result.data.map(strip), has_more: result.has_more };
 }
 
@@ -199,7 +200,9 @@ export async function claimPeriod(
       : await commit({ writes: [{ move: target, inStates: ['failed'], expect: { attempt: attempt - 1 }, set: held }] });
   // A claim abandoned before the charge: an `open` one of this attempt whose lease ran out (lease_until < now).
   const takenOver =
-    claimed === 'committed' ? claimed : await commit({ writes: [{ move: target, inStates: ['open'], expect: { attempt }, atMost: { lease_until: now - 1 }, set: held }] });
+    claimed === 'committed'
+      ? claimed
+      : await commit({ writes: [{ move: target, inStates: ['open'], expect: { attempt }, atMost: { lease_until: now - 1 }, set: held }] });
   if (takenOver === 'refused') return undefined;
   const period = await getPeriod(subscriptionId, periodStart);
   return period?.claim === claim ? period : undefined;
@@ -212,7 +215,15 @@ export async function claimPeriod(
 export async function takeOverCharging(period: PeriodRecord, claim: string, now: number, leaseMs: number): Promise<PeriodRecord | undefined> {
   const changes = { claim, lease_until: now + leaseMs, updated_at: new Date(now).toISOString() };
   const taken = await commit({
-    writes: [{ move: periodTarget(period.subscription_id, period.period_start), inStates: ['charging'], expect: { claim: period.claim }, atMost: { lease_until: now - 1 }, set: changes }],
+    writes: [
+      {
+        move: periodTarget(period.subscription_id, period.period_start),
+        inStates: ['charging'],
+        expect: { claim: period.claim },
+        atMost: { lease_until: now - 1 },
+        set: changes,
+      },
+    ],
   });
   return taken === 'committed' ? { ...period, ...changes } : undefined;
 }
@@ -225,7 +236,14 @@ export async function updateClaimedPeriod(
   now: string,
 ): Promise<boolean> {
   const updated = await commit({
-    writes: [{ move: periodTarget(period.subscription_id, period.period_start), inStates: states, expect: { claim: period.claim }, set: { ...changes, updated_at: now } }],
+    writes: [
+      {
+        move: periodTarget(period.subscription_id, period.period_start),
+        inStates: states,
+        expect: { claim: period.claim },
+        set: { ...changes, updated_at: now },
+      },
+    ],
   });
   return updated === 'committed';
 }

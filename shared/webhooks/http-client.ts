@@ -129,12 +129,7 @@ function send(
  * POSTs `body` (JSON) with `headers` to `url`, after the SSRF check of every address the host resolves to, on a
  * connection pinned to the checked address. Plain `http:` is sent only to a loopback address. Never throws.
  */
-export async function postWebhook(
-  url: URL,
-  body: string,
-  headers: Record<string, string>,
-  options: PostWebhookOptions,
-): Promise<WebhookHttpResult> {
+export async function postWebhook(url: URL, body: string, headers: Record<string, string>, options: PostWebhookOptions): Promise<WebhookHttpResult> {
   const started = performance.now();
   const result = (status_code: number, error?: string): WebhookHttpResult => ({
     status_code,
@@ -148,10 +143,7 @@ export async function postWebhook(
     if (url.username !== '' || url.password !== '') return result(0, 'refused: credentials in the url');
     const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
 
-    const checked = await beforeDeadline(
-      resolveAndCheck(hostname, { allowLoopback: options.allowLoopback, lookup: options.lookup }),
-      remaining(),
-    );
+    const checked = await beforeDeadline(resolveAndCheck(hostname, { allowLoopback: options.allowLoopback, lookup: options.lookup }), remaining());
     if (checked === TIMED_OUT) return result(0, 'timeout');
     if (!checked.ok) return result(0, checked.reason);
     if (url.protocol === 'http:' && classifyAddress(checked.address) !== 'loopback') {

@@ -13,16 +13,7 @@ import { isIP } from 'node:net';
 
 /** Where an address belongs. Anything other than `public` is refused (loopback only in local mode). */
 export type AddressCategory =
-  | 'public'
-  | 'private'
-  | 'loopback'
-  | 'link_local'
-  | 'metadata'
-  | 'unspecified'
-  | 'multicast'
-  | 'reserved'
-  | 'cgnat'
-  | 'documentation';
+  'public' | 'private' | 'loopback' | 'link_local' | 'metadata' | 'unspecified' | 'multicast' | 'reserved' | 'cgnat' | 'documentation';
 
 /** Resolves a host name to all of its addresses (the shape of `dns.promises.lookup(host, { all: true })`). */
 export type HostLookup = (hostname: string) => Promise<{ address: string; family: number }[]>;
@@ -153,8 +144,7 @@ function classifyIPv6(n: bigint): AddressCategory {
   return inV6(n, V6_GLOBAL_UNICAST) ? 'public' : 'reserved';
 }
 
-const stripBrackets = (host: string): string =>
-  host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+const stripBrackets = (host: string): string => (host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host);
 
 /**
  * The category of an IP address (IPv4 dotted quad or IPv6, brackets and `%zone` tolerated). IPv4-mapped, NAT64 and
@@ -171,8 +161,7 @@ export function classifyAddress(ip: string): AddressCategory {
 }
 
 /** Only public addresses are allowed, plus loopback in local mode. */
-const isAllowed = (category: AddressCategory, allowLoopback: boolean): boolean =>
-  category === 'public' || (category === 'loopback' && allowLoopback);
+const isAllowed = (category: AddressCategory, allowLoopback: boolean): boolean => category === 'public' || (category === 'loopback' && allowLoopback);
 
 const refusedAddress = (address: string, category: AddressCategory, via?: string): string =>
   `refused: ${via === undefined ? address : `${via} resolves to ${address}, which`} is a non-public address (category: ${category})`;
@@ -255,10 +244,7 @@ const systemLookup: HostLookup = (hostname) => dnsLookup(hostname, { all: true }
  * address, which the caller must connect to (pinning, against DNS rebinding). An IP literal (brackets tolerated) is
  * checked directly without DNS. Never throws: DNS failures come back as `{ ok: false }`.
  */
-export async function resolveAndCheck(
-  hostname: string,
-  options: { allowLoopback: boolean; lookup?: HostLookup },
-): Promise<AddressCheck> {
+export async function resolveAndCheck(hostname: string, options: { allowLoopback: boolean; lookup?: HostLookup }): Promise<AddressCheck> {
   const host = stripBrackets(hostname);
   if (host === '') return { ok: false, reason: 'no host to resolve' };
   const literal = isIP(host);

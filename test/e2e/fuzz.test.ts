@@ -54,7 +54,23 @@ const idArb = (known: string[]) =>
   fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom(...known) },
     fc.constantFrom(...PROTO_NAMES),
-    fc.constantFrom('pay_', 'cus_01', `pay_${'z'.repeat(26)}`, `PAY_01JD${'0'.repeat(22)}`, '%00', '%ZZ', '%E0%A4%A', '..', '.', '%2F..%2F', 'null', '-1', '1e309', '%20', '%C0%AF'),
+    fc.constantFrom(
+      'pay_',
+      'cus_01',
+      `pay_${'z'.repeat(26)}`,
+      `PAY_01JD${'0'.repeat(22)}`,
+      '%00',
+      '%ZZ',
+      '%E0%A4%A',
+      '..',
+      '.',
+      '%2F..%2F',
+      'null',
+      '-1',
+      '1e309',
+      '%20',
+      '%C0%AF',
+    ),
     fc
       .tuple(fc.constantFrom('pay_', 'cus_', 'inv_', 'sub_', 'key_', 'rule_', 'whk_', 'stl_', 'evt_', ''), fc.stringMatching(/^[0-9a-zA-Z]{0,32}$/))
       .map(([prefix, rest]) => prefix + rest),
@@ -64,11 +80,49 @@ const idArb = (known: string[]) =>
 
 const queryKeyArb = fc.oneof(
   fc.constantFrom(...PROTO_NAMES),
-  fc.constantFrom('limit', 'starting_after', 'ending_before', 'currency', 'status', 'customer', 'event', 'delivered', 'period', 'from', 'to', 'expires', 'signature', 'created[gte]', 'limit[]', 'a[b][c]', ''),
+  fc.constantFrom(
+    'limit',
+    'starting_after',
+    'ending_before',
+    'currency',
+    'status',
+    'customer',
+    'event',
+    'delivered',
+    'period',
+    'from',
+    'to',
+    'expires',
+    'signature',
+    'created[gte]',
+    'limit[]',
+    'a[b][c]',
+    '',
+  ),
   anyString(20),
 );
 const queryValueArb = fc.oneof(
-  fc.constantFrom('', '-1', '0', '1e309', '99999999999999999999', 'NaN', 'Infinity', 'true', 'null', '[]', '{}', 'eur', 'EUR', '%', '%ZZ', '%00', '+', 'pay_', '2026-02-30'),
+  fc.constantFrom(
+    '',
+    '-1',
+    '0',
+    '1e309',
+    '99999999999999999999',
+    'NaN',
+    'Infinity',
+    'true',
+    'null',
+    '[]',
+    '{}',
+    'eur',
+    'EUR',
+    '%',
+    '%ZZ',
+    '%00',
+    '+',
+    'pay_',
+    '2026-02-30',
+  ),
   fc.integer().map(String),
   anyString(30),
   fc.string({ minLength: 500, maxLength: 2500 }),
@@ -81,7 +135,24 @@ const queryArb = fc
 const headerValue = (maxLength: number) => fc.string({ maxLength }).map((s) => s.replace(/[^\x20-\x7e]/g, '').trim());
 const headerNameArb = fc.oneof(
   fc.constantFrom(...PROTO_NAMES),
-  fc.constantFrom('Content-Type', 'content-type', 'Idempotency-Key', 'idempotency-key', 'Authorization', 'X-Forwarded-For', 'X-Forwarded-Proto', 'X-Forwarded-Host', 'Accept', 'Accept-Encoding', 'Content-Encoding', 'Origin', 'Cookie', 'X-Amzn-Trace-Id', 'User-Agent', 'Request-Id'),
+  fc.constantFrom(
+    'Content-Type',
+    'content-type',
+    'Idempotency-Key',
+    'idempotency-key',
+    'Authorization',
+    'X-Forwarded-For',
+    'X-Forwarded-Proto',
+    'X-Forwarded-Host',
+    'Accept',
+    'Accept-Encoding',
+    'Content-Encoding',
+    'Origin',
+    'Cookie',
+    'X-Amzn-Trace-Id',
+    'User-Agent',
+    'Request-Id',
+  ),
   fc.stringMatching(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,30}$/),
 );
 const extraHeadersArb = fc.array(
@@ -110,9 +181,67 @@ const contentTypeArb = fc.option(
   { freq: 5 },
 );
 
-const FIELDS = ['amount', 'currency', 'payment_method', 'customer', 'customer_id', 'email', 'name', 'phone', 'metadata', 'items', 'url', 'events', 'event', 'webhook_id', 'channel', 'reason', 'conditions', 'provider', 'priority', 'tax_rate', 'due_date', 'interval', 'plan', 'mode', 'otp', 'request_id', 'routing', 'card', 'number', 'exp_month', 'exp_year', 'cvc', 'quantity', 'status', 'limit'];
+const FIELDS = [
+  'amount',
+  'currency',
+  'payment_method',
+  'customer',
+  'customer_id',
+  'email',
+  'name',
+  'phone',
+  'metadata',
+  'items',
+  'url',
+  'events',
+  'event',
+  'webhook_id',
+  'channel',
+  'reason',
+  'conditions',
+  'provider',
+  'priority',
+  'tax_rate',
+  'due_date',
+  'interval',
+  'plan',
+  'mode',
+  'otp',
+  'request_id',
+  'routing',
+  'card',
+  'number',
+  'exp_month',
+  'exp_year',
+  'cvc',
+  'quantity',
+  'status',
+  'limit',
+];
 const oddValue = fc.oneof(
-  fc.constantFrom(1e308, -1e308, 2 ** 53 + 1, -0, 0.1, -1, 0, 99_999_999, 100_000_000, true, false, null, '', ' ', [], {}, '1e309', 'NaN', 'EUR', 'eur', 'xxx'),
+  fc.constantFrom(
+    1e308,
+    -1e308,
+    2 ** 53 + 1,
+    -0,
+    0.1,
+    -1,
+    0,
+    99_999_999,
+    100_000_000,
+    true,
+    false,
+    null,
+    '',
+    ' ',
+    [],
+    {},
+    '1e309',
+    'NaN',
+    'EUR',
+    'eur',
+    'xxx',
+  ),
   fc.jsonValue({ maxDepth: 3 }),
   anyString(40),
   fc.constantFrom(...PROTO_NAMES),
@@ -133,32 +262,34 @@ const bodyArb: fc.Arbitrary<Buffer | undefined> = fc.oneof(
   { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((v) => Buffer.from(JSON.stringify(v) ?? 'null')) },
   {
     weight: 3,
-    arbitrary: fc.constantFrom(
-      deep(10_000, '[', ']'),
-      deep(10_000, '{"a":', '}').replace(/\}$/, '1}'),
-      `{"a":${deep(5000, '[', ']')}}`,
-      `{"metadata":${deep(2000, '{"k":', '}').replace(/\}$/, '1}')}}`,
-      deep(10_000, '[', ''),
-      '{"amount":1e309}',
-      '{"amount":123456789012345678901234567890}',
-      '{"amount":-0,"currency":"eur"}',
-      '{"amount":4999.5,"currency":"eur"}',
-      'null',
-      '[]',
-      '[{}]',
-      '""',
-      'true',
-      '0',
-      '{',
-      '{"a":1,}',
-      '\uFEFF{}',
-      '{"__proto__":{"admin":true},"constructor":{"prototype":{"polluted":1}}}',
-      `{"name":"${'a'.repeat(70 * 1024)}"}`,
-      `[${'1,'.repeat(35 * 1024)}1]`,
-      `{"metadata":{${Array.from({ length: 60 }, (_, i) => `"k${i}":"v"`).join(',')}}}`,
-      'a=1&b=2',
-      ' ',
-    ).map((s) => Buffer.from(s)),
+    arbitrary: fc
+      .constantFrom(
+        deep(10_000, '[', ']'),
+        deep(10_000, '{"a":', '}').replace(/\}$/, '1}'),
+        `{"a":${deep(5000, '[', ']')}}`,
+        `{"metadata":${deep(2000, '{"k":', '}').replace(/\}$/, '1}')}}`,
+        deep(10_000, '[', ''),
+        '{"amount":1e309}',
+        '{"amount":123456789012345678901234567890}',
+        '{"amount":-0,"currency":"eur"}',
+        '{"amount":4999.5,"currency":"eur"}',
+        'null',
+        '[]',
+        '[{}]',
+        '""',
+        'true',
+        '0',
+        '{',
+        '{"a":1,}',
+        '\uFEFF{}',
+        '{"__proto__":{"admin":true},"constructor":{"prototype":{"polluted":1}}}',
+        `{"name":"${'a'.repeat(70 * 1024)}"}`,
+        `[${'1,'.repeat(35 * 1024)}1]`,
+        `{"metadata":{${Array.from({ length: 60 }, (_, i) => `"k${i}":"v"`).join(',')}}}`,
+        'a=1&b=2',
+        ' ',
+      )
+      .map((s) => Buffer.from(s)),
   },
   {
     weight: 2,
@@ -178,10 +309,9 @@ const authArb = fc.oneof(
   { weight: 6, arbitrary: fc.constant<AuthChoice>('valid') },
   { weight: 4, arbitrary: fc.constantFrom<AuthChoice>('none', 'bogus', 'lowercase', 'twice', 'basic', 'huge', 'empty') },
 );
-const idempotencyArb = fc.option(
-  fc.oneof(fc.uuid(), fc.constantFrom('', ' ', 'a'.repeat(300), 'x'.repeat(5000), ...PROTO_NAMES), headerValue(60)),
-  { freq: 2 },
-);
+const idempotencyArb = fc.option(fc.oneof(fc.uuid(), fc.constantFrom('', ' ', 'a'.repeat(300), 'x'.repeat(5000), ...PROTO_NAMES), headerValue(60)), {
+  freq: 2,
+});
 
 function requestArb(specs: HttpFunctionSpec[], merchants: DemoMerchant[]): fc.Arbitrary<FuzzRequest> {
   const known = merchants.flatMap((m) => [m.customerId, m.paymentId!, m.capturedPaymentId!, m.apiKeyId]);
@@ -319,7 +449,10 @@ describe(`fuzzing every HTTP function (${RUNS} random malformed requests and 5 p
 
     // Assess
     expect(new Set(perFunction.keys())).toEqual(new Set(specs.map((s) => s.name)));
-    const summary = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ');
+    const summary = [...statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ');
     expect(problems, `seed ${SEED}, statuses ${summary}:\n${problems.slice(0, 25).join('\n')}`).toEqual([]);
   });
 });

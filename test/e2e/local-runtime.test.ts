@@ -338,11 +338,29 @@ describe('local gateway', () => {
     const { event } = calls[0]!;
     // [name, own value] pairs: a literal `{ __proto__: … }` would set a prototype, not a key.
     const own = (map: Record<string, unknown> | null) => names.map((n) => [n, Object.hasOwn(map ?? {}, n) ? map![n] : 'missing']);
-    expect(own(event.queryStringParameters)).toEqual([['constructor', '0b'], ['__proto__', '1b'], ['toString', '2b'], ['hasOwnProperty', '3b'], ['valueOf', '4b']]);
+    expect(own(event.queryStringParameters)).toEqual([
+      ['constructor', '0b'],
+      ['__proto__', '1b'],
+      ['toString', '2b'],
+      ['hasOwnProperty', '3b'],
+      ['valueOf', '4b'],
+    ]);
     expect(own(event.multiValueQueryStringParameters)).toEqual(names.map((n, i) => [n, [`${i}`, `${i}b`]]));
     // Names as sent (first spelling of a repeated one), the last value in `headers`, every value in `multiValueHeaders`.
-    expect(own(event.headers)).toEqual([['constructor', 'again'], ['__proto__', 'h1'], ['toString', 'h2'], ['hasOwnProperty', 'h3'], ['valueOf', 'h4']]);
-    expect(own(event.multiValueHeaders)).toEqual([['constructor', ['h0', 'again']], ['__proto__', ['h1']], ['toString', ['h2']], ['hasOwnProperty', ['h3']], ['valueOf', ['h4']]]);
+    expect(own(event.headers)).toEqual([
+      ['constructor', 'again'],
+      ['__proto__', 'h1'],
+      ['toString', 'h2'],
+      ['hasOwnProperty', 'h3'],
+      ['valueOf', 'h4'],
+    ]);
+    expect(own(event.multiValueHeaders)).toEqual([
+      ['constructor', ['h0', 'again']],
+      ['__proto__', ['h1']],
+      ['toString', ['h2']],
+      ['hasOwnProperty', ['h3']],
+      ['valueOf', ['h4']],
+    ]);
     expect(Object.getPrototypeOf(event.headers)).toBe(Object.prototype);
   });
 
@@ -362,12 +380,19 @@ describe('local gateway', () => {
     // Assess
     expect(huge.status).toBe(431);
     expect(huge.json).toEqual({
-      error: { type: 'invalid_request_error', code: 'headers_too_large', message: expect.stringMatching(/^Invalid request/), request_id: huge.headers['request-id'] },
+      error: {
+        type: 'invalid_request_error',
+        code: 'headers_too_large',
+        message: expect.stringMatching(/^Invalid request/),
+        request_id: huge.headers['request-id'],
+      },
     });
     const [head, body] = malformed.split('\r\n\r\n');
     const requestId = /\r\nRequest-Id: ([0-9a-f-]{36})\r\n/.exec(head!)?.[1];
     expect(head).toMatch(/^HTTP\/1\.1 400 /);
-    expect(JSON.parse(body!)).toEqual({ error: { type: 'invalid_request_error', code: 'malformed_request', message: expect.stringMatching(/^Invalid request/), request_id: requestId } });
+    expect(JSON.parse(body!)).toEqual({
+      error: { type: 'invalid_request_error', code: 'malformed_request', message: expect.stringMatching(/^Invalid request/), request_id: requestId },
+    });
     expect(calls).toEqual([]);
   });
 

@@ -43,7 +43,11 @@ describe('webhook delivery from the local runtime', () => {
       const verifier = new Webhook(secret!);
       for (const delivery of receiver.received) {
         const event = verifier.verify(delivery.body, delivery.headers as Record<string, string>) as Record<string, unknown>;
-        expect(event).toMatchObject({ id: ids[0], type: 'payment.succeeded', data: { object: { id: payment.data!.id, status: 'succeeded', amount: 4321 } } });
+        expect(event).toMatchObject({
+          id: ids[0],
+          type: 'payment.succeeded',
+          data: { object: { id: payment.data!.id, status: 'succeeded', amount: 4321 } },
+        });
       }
       const tampered = receiver.received[2]!.body.replace('4321', '9999');
       expect(() => verifier.verify(tampered, receiver.received[2]!.headers as Record<string, string>)).toThrow();

@@ -47,9 +47,7 @@ describe('cdk-nag (AwsSolutions, PCI DSS 3.2.1)', () => {
     // Assert
     expect(acknowledged.length).toBeGreaterThan(0);
     for (const { path, rule } of acknowledged) {
-      const matches = raw.filter(
-        (v) => v.ruleName === rule.id && v.violatingResources.some((r) => r.constructPath?.startsWith(`${path}/`)),
-      );
+      const matches = raw.filter((v) => v.ruleName === rule.id && v.violatingResources.some((r) => r.constructPath?.startsWith(`${path}/`)));
       expect(matches.length, `${rule.id} on ${path} acknowledges nothing`).toBeGreaterThan(0);
       expect(rule.reason.length, `${rule.id} on ${path}: reason too short`).toBeGreaterThanOrEqual(60);
     }

@@ -26,16 +26,13 @@ interface Resource {
 const resources = template.toJSON().Resources as Record<string, Resource>;
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 const props = (logicalId: string) => resources[logicalId]?.Properties ?? {};
-const logicalIdOf = (construct: { node: { defaultChild?: unknown } }) =>
-  Stack.of(stack).getLogicalId(construct.node.defaultChild as CfnResource);
+const logicalIdOf = (construct: { node: { defaultChild?: unknown } }) => Stack.of(stack).getLogicalId(construct.node.defaultChild as CfnResource);
 /** Logical ids of the resources a value refers to with Ref or Fn::GetAtt, anywhere inside it. */
 const referencedIds = (value: unknown): string[] =>
   [...JSON.stringify(value).matchAll(/"(?:Ref|Fn::GetAtt)":(?:"|\[")([A-Za-z0-9]+)"/g)].map((m) => m[1]!);
 
 /** Lambda logical id → catalog name, through the description `<name>: <trigger>`. */
-const functionIdByName = new Map(
-  ofType('AWS::Lambda::Function').map(([id, r]) => [String(r.Properties?.Description).split(':')[0]!, id]),
-);
+const functionIdByName = new Map(ofType('AWS::Lambda::Function').map(([id, r]) => [String(r.Properties?.Description).split(':')[0]!, id]));
 const functionId = (name: string) => {
   const id = functionIdByName.get(name);
   if (!id) throw new Error(`No Lambda for ${name}`);
@@ -102,7 +99,10 @@ describe('functions', () => {
   it('uses Resource "*" only for X-Ray, which has no resource-level permissions', () => {
     for (const spec of catalog) {
       const wildcard = statementsOf(spec.name).filter((s) => JSON.stringify(s.Resource) === '"*"');
-      expect(actionsOf(wildcard).every((a) => a.startsWith('xray:')), spec.name).toBe(true);
+      expect(
+        actionsOf(wildcard).every((a) => a.startsWith('xray:')),
+        spec.name,
+      ).toBe(true);
     }
   });
 
@@ -139,9 +139,7 @@ describe('functions', () => {
     for (const spec of catalog) {
       const ses = statementsOf(spec.name).filter((s) => actionsOf([s]).some((a) => a.startsWith('ses:')));
       if (EMAIL_SENDERS.has(spec.name)) {
-        expect(ses).toMatchObject([
-          { Action: 'ses:SendEmail', Condition: { StringEquals: { 'ses:FromAddress': defaultSettings.otpSenderEmail } } },
-        ]);
+        expect(ses).toMatchObject([{ Action: 'ses:SendEmail', Condition: { StringEquals: { 'ses:FromAddress': defaultSettings.otpSenderEmail } } }]);
         expect(props(functionId(spec.name)).Environment).toMatchObject({
           Variables: { OTP_SENDER_EMAIL: defaultSettings.otpSenderEmail },
         });
@@ -184,7 +182,14 @@ describe('REST API', () => {
     const expected = httpFunctions().map((f) => `${f.trigger.method} ${f.trigger.path} -> ${f.name}`);
     expect(methods.map((m) => `${m.route} -> ${m.name}`).sort()).toEqual(expected.sort());
     template.resourceCountIs('AWS::ApiGateway::Method', httpFunctions().length);
-    const segments = new Set(httpFunctions().flatMap((f) => f.trigger.path.split('/').filter(Boolean).map((_, i, all) => all.slice(0, i + 1).join('/'))));
+    const segments = new Set(
+      httpFunctions().flatMap((f) =>
+        f.trigger.path
+          .split('/')
+          .filter(Boolean)
+          .map((_, i, all) => all.slice(0, i + 1).join('/')),
+      ),
+    );
     template.resourceCountIs('AWS::ApiGateway::Resource', segments.size);
   });
 
@@ -222,7 +227,7 @@ describe('REST API', () => {
     template.resourceCountIs('AWS::ApiGateway::Account', 1);
   });
 
-  it('names the API after the stack and alarms on its own stage\'s 5XX only', () => {
+  it("names the API after the stack and alarms on its own stage's 5XX only", () => {
     template.hasResourceProperties('AWS::ApiGateway::RestApi', { Name: 'PaymentOrchestration' });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: '5XXError',
@@ -238,7 +243,9 @@ describe('REST API', () => {
     template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
       ResponseType: 'MISSING_AUTHENTICATION_TOKEN',
       StatusCode: '404',
-      ResponseTemplates: { 'application/json': Match.stringLikeRegexp('"code":"route_not_found","message":"Resource not found","request_id":"\\$context.requestId"') },
+      ResponseTemplates: {
+        'application/json': Match.stringLikeRegexp('"code":"route_not_found","message":"Resource not found","request_id":"\\$context.requestId"'),
+      },
     });
   });
 
@@ -314,9 +321,7 @@ describe('queues', () => {
       template.hasResourceProperties('AWS::SQS::QueuePolicy', {
         Queues: [{ Ref: id }],
         PolicyDocument: {
-          Statement: Match.arrayWith([
-            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-          ]),
+          Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
         },
       });
     }
@@ -344,7 +349,14 @@ describe('outputs and settings', () => {
 
   it('reads settings from context, where -c values are strings', () => {
     const node = new App({
-      context: { apiRateLimit: '50', logLevel: 'debug', otpSenderEmail: 'otp@shop.test', createSesIdentity: 'false', sesSandbox: 'true', logRetentionDays: '30' },
+      context: {
+        apiRateLimit: '50',
+        logLevel: 'debug',
+        otpSenderEmail: 'otp@shop.test',
+        createSesIdentity: 'false',
+        sesSandbox: 'true',
+        logRetentionDays: '30',
+      },
     }).node;
     expect(settingsFromContext(node)).toMatchObject({
       apiRateLimit: 50,
@@ -360,9 +372,14 @@ describe('outputs and settings', () => {
 
   it('hands the SMS and WhatsApp settings to the functions that send them (invoice sends, the reconciler re-sending one), and only the set ones', () => {
     // Prepare: a stack from context with an SMS identity and a WhatsApp number
-    const withMessaging = new App({ context: { 'aws:cdk:bundling-stacks': [], smsOriginationIdentity: 'pool-1', whatsappPhoneNumberId: 'phone-number-id-7' } });
+    const withMessaging = new App({
+      context: { 'aws:cdk:bundling-stacks': [], smsOriginationIdentity: 'pool-1', whatsappPhoneNumberId: 'phone-number-id-7' },
+    });
     const settings = settingsFromContext(withMessaging.node);
-    const built = Template.fromStack(new PaymentOrchestrationStack(withMessaging, 'WithMessaging', { settings })).toJSON().Resources as Record<string, Resource>;
+    const built = Template.fromStack(new PaymentOrchestrationStack(withMessaging, 'WithMessaging', { settings })).toJSON().Resources as Record<
+      string,
+      Resource
+    >;
     // Assess
     expect(settings.messaging).toEqual({ SMS_ORIGINATION_IDENTITY: 'pool-1', WHATSAPP_PHONE_NUMBER_ID: 'phone-number-id-7' });
     const senders = Object.values(built).filter(

@@ -11,14 +11,19 @@ import { idempotencyKeys } from '../../shared/store/keys.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant } from '../support/merchant.ts';
 
-const create = (key: string, body: unknown) =>
-  invokeHttp(createKey, apiEvent({ method: 'POST', path: '/api/api-keys', headers: bearer(key), body }));
+const create = (key: string, body: unknown) => invokeHttp(createKey, apiEvent({ method: 'POST', path: '/api/api-keys', headers: bearer(key), body }));
 const list = (key: string, query?: Record<string, string>) =>
   invokeHttp(listKeys, apiEvent({ method: 'GET', path: '/api/api-keys', headers: bearer(key), query }));
 const revoke = (key: string, id: string) =>
   invokeHttp(
     revokeKey,
-    apiEvent({ method: 'PUT', path: `/api/api-keys/${id}/revoke`, resource: '/api/api-keys/{id}/revoke', pathParameters: { id }, headers: bearer(key) }),
+    apiEvent({
+      method: 'PUT',
+      path: `/api/api-keys/${id}/revoke`,
+      resource: '/api/api-keys/{id}/revoke',
+      pathParameters: { id },
+      headers: bearer(key),
+    }),
   );
 const callWith = (key: string) => invokeHttp(listCustomers, apiEvent({ method: 'GET', path: '/api/customers', headers: bearer(key) }));
 

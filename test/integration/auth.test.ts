@@ -130,7 +130,9 @@ describe('sign-in with a one-time password', () => {
       for (let r = 0; r < 6; r++) requests.push(await startSignIn(email));
       // Act: five wrong codes on each, all in parallel (30 guesses)
       const answers = await Promise.all(
-        requests.flatMap(({ request_id, otp }) => Array.from({ length: 5 }, () => post(verifyOtp, '/api/auth/verify-otp', { request_id, otp: wrongCode(otp) }))),
+        requests.flatMap(({ request_id, otp }) =>
+          Array.from({ length: 5 }, () => post(verifyOtp, '/api/auth/verify-otp', { request_id, otp: wrongCode(otp) })),
+        ),
       );
       // Assess: 20 were compared, the other 10 refused unread
       const codes = answers.map((a) => a.body.error.code as string);

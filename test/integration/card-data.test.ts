@@ -25,8 +25,14 @@ const responses: string[] = [];
 beforeAll(() => {
   // Capture every log line the handlers write, whichever way they write it.
   const tap = (chunk: unknown) => void captured.push(String(chunk));
-  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => (tap(chunk), originalWrites.out(chunk as string, ...(rest as [])))) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: unknown, ...rest: unknown[]) => (tap(chunk), originalWrites.err(chunk as string, ...(rest as [])))) as typeof process.stderr.write;
+  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => (
+    tap(chunk),
+    originalWrites.out(chunk as string, ...(rest as []))
+  )) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: unknown, ...rest: unknown[]) => (
+    tap(chunk),
+    originalWrites.err(chunk as string, ...(rest as []))
+  )) as typeof process.stderr.write;
   for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
     console[method] = (...args: unknown[]) => {
       tap(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
@@ -80,7 +86,9 @@ describe('card data', () => {
     const messages: string[] = [];
     for (const q of queueDefinitions) {
       const url = process.env[q.envVar]!;
-      const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, VisibilityTimeout: 0, MessageAttributeNames: ['All'] }));
+      const out = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, VisibilityTimeout: 0, MessageAttributeNames: ['All'] }),
+      );
       messages.push(...(out.Messages ?? []).map((m) => JSON.stringify(m)));
     }
 
@@ -89,8 +97,18 @@ describe('card data', () => {
     expect(replay.headers['idempotent-replayed']).toBe('true');
     const idem = (await db.send(new GetCommand({ TableName: TABLE, Key: idempotencyKeys.record(merchantId, 'card-data-1') }))).Item!;
     const sorted = (v: unknown): unknown =>
-      Array.isArray(v) ? v.map(sorted) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => [k, sorted(x)])) : v;
-    const unkeyed = createHash('sha256').update(`POST /api/payments/create\n${JSON.stringify(sorted(firstBody))}`).digest('hex');
+      Array.isArray(v)
+        ? v.map(sorted)
+        : v && typeof v === 'object'
+          ? Object.fromEntries(
+              Object.entries(v)
+                .sort(([a], [b]) => (a < b ? -1 : 1))
+                .map(([k, x]) => [k, sorted(x)]),
+            )
+          : v;
+    const unkeyed = createHash('sha256')
+      .update(`POST /api/payments/create\n${JSON.stringify(sorted(firstBody))}`)
+      .digest('hex');
     expect(idem.request_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(idem.request_hash).not.toBe(unkeyed);
 

@@ -35,7 +35,10 @@ describe('the function catalog', () => {
   it.each(httpFunctions().map((f) => [f.name, f] as const))('%s answers its fixture with a 200, as documented', async (_name, spec) => {
     // Prepare: the fixture's placeholders filled with a fresh merchant and its objects, as `npm run invoke` does
     const demo = await newMerchant({ payments: true });
-    const { event, missing } = readFixture<APIGatewayProxyEvent>(defaultFixturePath(spec), { ...placeholdersFrom(demo), ...placeholdersFrom(await createFixtureObjects(demo)) });
+    const { event, missing } = readFixture<APIGatewayProxyEvent>(defaultFixturePath(spec), {
+      ...placeholdersFrom(demo),
+      ...placeholdersFrom(await createFixtureObjects(demo)),
+    });
     // Act
     const res = await invokeHttp(await load(spec.name), event);
     // Assess
@@ -51,7 +54,9 @@ describe('the function catalog', () => {
     // Prepare
     const placeholders = placeholdersFrom(await newMerchant({ payments: true }));
     const { event, missing } = readFixture(defaultFixturePath(spec), placeholders);
-    const handler = ((await import(/* @vite-ignore */ `../../${handlerFile(spec.name)}`)) as { handler: (e: unknown, c: unknown) => Promise<unknown> }).handler;
+    const handler = (
+      (await import(/* @vite-ignore */ `../../${handlerFile(spec.name)}`)) as { handler: (e: unknown, c: unknown) => Promise<unknown> }
+    ).handler;
     // Act
     const result = await handler(event, fakeContext({ name: spec.name, timeout: spec.timeout }));
     // Assess

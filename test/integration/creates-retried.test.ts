@@ -55,8 +55,10 @@ interface CreateFlow {
   shownOnce?: string;
 }
 
-const post = (handler: Parameters<typeof invokeHttp>[0], path: string) => (apiKey: string, body: unknown, headers: Record<string, string> = {}) =>
-  invokeHttp(handler, apiEvent({ method: 'POST', path, headers: { ...bearer(apiKey), ...headers }, body }));
+const post =
+  (handler: Parameters<typeof invokeHttp>[0], path: string) =>
+  (apiKey: string, body: unknown, headers: Record<string, string> = {}) =>
+    invokeHttp(handler, apiEvent({ method: 'POST', path, headers: { ...bearer(apiKey), ...headers }, body }));
 const get = (handler: Parameters<typeof invokeHttp>[0], path: string) => (apiKey: string) =>
   invokeHttp(handler, apiEvent({ method: 'GET', path, headers: bearer(apiKey), query: { limit: '100' } }));
 

@@ -10,7 +10,10 @@ import { bearer, newMerchant } from '../support/merchant.ts';
 const create = (key: string, body: unknown, headers: Record<string, string> = {}) =>
   invokeHttp(createCustomer, apiEvent({ method: 'POST', path: '/api/customers', headers: { ...bearer(key), ...headers }, body }));
 const get = (key: string, id: string) =>
-  invokeHttp(getCustomer, apiEvent({ method: 'GET', path: `/api/customers/${id}`, resource: '/api/customers/{id}', pathParameters: { id }, headers: bearer(key) }));
+  invokeHttp(
+    getCustomer,
+    apiEvent({ method: 'GET', path: `/api/customers/${id}`, resource: '/api/customers/{id}', pathParameters: { id }, headers: bearer(key) }),
+  );
 const update = (key: string, id: string, body: unknown) =>
   invokeHttp(
     updateCustomer,
@@ -79,7 +82,14 @@ describe('customers', () => {
     const { apiKey } = await newMerchant();
     const res = await invokeHttp(
       updateCustomer,
-      apiEvent({ method: 'PUT', path: '/api/customers/foo', resource: '/api/customers/{id}', pathParameters: { id: 'foo' }, headers: { ...bearer(apiKey), ...headers }, body }),
+      apiEvent({
+        method: 'PUT',
+        path: '/api/customers/foo',
+        resource: '/api/customers/{id}',
+        pathParameters: { id: 'foo' },
+        headers: { ...bearer(apiKey), ...headers },
+        body,
+      }),
     );
     expect(res.status).toBe(404);
     expect(res.body.error).toMatchObject({ code: 'resource_missing' });
@@ -238,9 +248,7 @@ describe('idempotency', () => {
   it('yields exactly one customer for 20 parallel creates with one key; the rest replay or get 409', async () => {
     const { apiKey } = await newMerchant();
     const key = randomUUID();
-    const answers = await Promise.all(
-      Array.from({ length: 20 }, () => create(apiKey, { email: 'race@example.com' }, { 'Idempotency-Key': key })),
-    );
+    const answers = await Promise.all(Array.from({ length: 20 }, () => create(apiKey, { email: 'race@example.com' }, { 'Idempotency-Key': key })));
     const listed = await list(apiKey, { limit: '100' });
     const created = answers.filter((a) => a.status === 200);
     expect(listed.body.data.filter((c: { email: string }) => c.email === 'race@example.com')).toHaveLength(1);

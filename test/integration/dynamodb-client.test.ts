@@ -53,9 +53,17 @@ describe('the DynamoDB client', () => {
       { step: 'build', name: 'recordToken' },
     );
     // Act
-    await client.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: TABLE, Item: { pk, sk: 'A' } } }, { Put: { TableName: TABLE, Item: { pk, sk: 'B' } } }] }));
+    await client.send(
+      new TransactWriteCommand({
+        TransactItems: [{ Put: { TableName: TABLE, Item: { pk, sk: 'A' } } }, { Put: { TableName: TABLE, Item: { pk, sk: 'B' } } }],
+      }),
+    );
     const again = await client
-      .send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: TABLE, Item: { pk, sk: 'A' }, ConditionExpression: 'attribute_not_exists(pk)' } }] }))
+      .send(
+        new TransactWriteCommand({
+          TransactItems: [{ Put: { TableName: TABLE, Item: { pk, sk: 'A' }, ConditionExpression: 'attribute_not_exists(pk)' } }],
+        }),
+      )
       .catch((e: Error) => e.name);
     // Assess
     expect((await db.send(new GetCommand({ TableName: TABLE, Key: { pk, sk: 'B' } }))).Item).toEqual({ pk, sk: 'B' });

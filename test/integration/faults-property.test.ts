@@ -28,12 +28,30 @@ interface Step {
 
 const faultArb: fc.Arbitrary<Fault> = fc.oneof(
   { weight: 1, arbitrary: fc.constant<Fault>({ kind: 'none' }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('dynamodb' as const), step: fc.integer({ min: 1, max: 24 }), when: fc.constantFrom('before' as const, 'after' as const) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('provider' as const), providers: fc.constant(PROVIDERS), fault: fc.constantFrom('down' as const, 'accept_then_drop' as const, 'accept_then_timeout' as const, 'accept_then_down' as const) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('dynamodb' as const),
+      step: fc.integer({ min: 1, max: 24 }),
+      when: fc.constantFrom('before' as const, 'after' as const),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('provider' as const),
+      providers: fc.constant(PROVIDERS),
+      fault: fc.constantFrom('down' as const, 'accept_then_drop' as const, 'accept_then_timeout' as const, 'accept_then_down' as const),
+    }),
+  },
 );
 
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
-  fc.record({ op: fc.constant('create' as const), card: fc.constantFrom('approved' as const, 'approved' as const, 'declined' as const, 'soft' as const), amount: fc.integer({ min: 1_000, max: 5_000 }) }),
+  fc.record({
+    op: fc.constant('create' as const),
+    card: fc.constantFrom('approved' as const, 'approved' as const, 'declined' as const, 'soft' as const),
+    amount: fc.integer({ min: 1_000, max: 5_000 }),
+  }),
   fc.record({ op: fc.constant('capture' as const), payment: fc.nat(5), amount: fc.option(fc.integer({ min: 500, max: 1_000 })) }),
   fc.record({ op: fc.constant('void' as const), payment: fc.nat(5) }),
   fc.record({ op: fc.constant('refund' as const), payment: fc.nat(5), amount: fc.option(fc.integer({ min: 100, max: 600 })) }),
@@ -65,8 +83,10 @@ describe('money under random interleavings of operations and faults', () => {
           if (command.op !== 'create' && !target) continue;
           const headers = { 'Idempotency-Key': `prop-${Math.random()}` };
           const request = (): Promise<HttpResult> => {
-            if (command.op === 'create') return payments.create(merchant.apiKey, paymentBody({ amount: command.amount }, CARD_NUMBERS[command.card]()), headers);
-            if (command.op === 'capture') return payments.capture(merchant.apiKey, target!, command.amount ? { amount: command.amount } : {}, headers);
+            if (command.op === 'create')
+              return payments.create(merchant.apiKey, paymentBody({ amount: command.amount }, CARD_NUMBERS[command.card]()), headers);
+            if (command.op === 'capture')
+              return payments.capture(merchant.apiKey, target!, command.amount ? { amount: command.amount } : {}, headers);
             if (command.op === 'void') return payments.void(merchant.apiKey, target!, headers);
             return payments.refund(merchant.apiKey, target!, command.amount ? { amount: command.amount } : {}, headers);
           };

@@ -51,7 +51,11 @@ const captured = async (m: Merchant) => {
 };
 
 const FLOWS: Record<string, Flow> = {
-  create: { prepare: async () => undefined, request: (m, _id, h) => payments.create(m.apiKey, paymentBody({}, '4242424242424242'), h), status: 'succeeded' },
+  create: {
+    prepare: async () => undefined,
+    request: (m, _id, h) => payments.create(m.apiKey, paymentBody({}, '4242424242424242'), h),
+    status: 'succeeded',
+  },
   capture: { prepare: authorized, request: (m, id, h) => payments.capture(m.apiKey, id!, { amount: 2000 }, h), status: 'captured' },
   void: { prepare: authorized, request: (m, id, h) => payments.void(m.apiKey, id!, h), status: 'voided' },
   refund: { prepare: captured, request: (m, id, h) => payments.refund(m.apiKey, id!, { amount: 1000 }, h), status: 'refunded' },
@@ -85,7 +89,8 @@ async function run(flow: Flow, fault: Fault, { retry = true } = {}): Promise<num
   // Assess
   const context = `${JSON.stringify(faultAt)}: first answer ${first instanceof Error ? first.message : `${first.status} ${first.rawBody}`}, retry ${retried?.rawBody}`;
   const firstOk = !(first instanceof Error) && first.status === 200;
-  const paymentId: string | undefined = before ?? retried?.body.id ?? (firstOk ? first.body.id : (await payments.list(merchant.apiKey)).body.data[0]?.id);
+  const paymentId: string | undefined =
+    before ?? retried?.body.id ?? (firstOk ? first.body.id : (await payments.list(merchant.apiKey)).body.data[0]?.id);
   if (retried) {
     expect(retried.status, context).toBe(200);
     if (firstOk) expect(first.body.id, context).toBe(paymentId);
@@ -94,7 +99,9 @@ async function run(flow: Flow, fault: Fault, { retry = true } = {}): Promise<num
   expect(await openOperations(merchant.merchantId), context).toEqual([]);
   await expectBooksAgree(merchant, paymentId, context);
   // Nothing this run authorized is held for a payment we do not have.
-  const strays = [...sandboxBooks.authorizations.values()].filter((a) => !heldBefore.has(a.reference) && a.paymentId !== paymentId && a.state !== 'voided');
+  const strays = [...sandboxBooks.authorizations.values()].filter(
+    (a) => !heldBefore.has(a.reference) && a.paymentId !== paymentId && a.state !== 'voided',
+  );
   expect(strays, context).toEqual([]);
   return commands;
 }
@@ -188,8 +195,17 @@ describe('answers lost at the provider are resolved, never guessed', () => {
 describe('invoice send under faults', () => {
   const invoices = {
     create: (key: string, customerId: string) =>
-      invokeHttp(createInvoiceFn, apiEvent({ method: 'POST', path: '/api/invoices', headers: bearer(key), body: { customer_id: customerId, items: [{ name: 'Plan', amount: 1500, quantity: 1 }], currency: 'usd', due_date: '2026-12-31' } })),
-    send: (key: string, id: string) => invokeHttp(sendInvoiceFn, apiEvent({ method: 'PUT', path: `/api/invoices/${id}/send`, headers: bearer(key), body: { channel: 'email' } })),
+      invokeHttp(
+        createInvoiceFn,
+        apiEvent({
+          method: 'POST',
+          path: '/api/invoices',
+          headers: bearer(key),
+          body: { customer_id: customerId, items: [{ name: 'Plan', amount: 1500, quantity: 1 }], currency: 'usd', due_date: '2026-12-31' },
+        }),
+      ),
+    send: (key: string, id: string) =>
+      invokeHttp(sendInvoiceFn, apiEvent({ method: 'PUT', path: `/api/invoices/${id}/send`, headers: bearer(key), body: { channel: 'email' } })),
     get: (key: string, id: string) => invokeHttp(getInvoiceFn, apiEvent({ method: 'GET', path: `/api/invoices/${id}`, headers: bearer(key) })),
   };
 
@@ -235,10 +251,14 @@ describe('invoice send under faults', () => {
     for (let step = 1; ; step++) {
       let sent = 0;
       for (const when of ['before', 'after'] as const) {
-        await runSend(async (act) => (sent = Math.max(sent, (await withFault({ kind: 'dynamodb', step, when }, act)).commands)), `dynamodb ${when} command ${step}`);
+        await runSend(
+          async (act) => (sent = Math.max(sent, (await withFault({ kind: 'dynamodb', step, when }, act)).commands)),
+          `dynamodb ${when} command ${step}`,
+        );
       }
       if (sent < step) break;
     }
-    for (const when of ['before', 'after'] as const) await runSend((act) => withEmailFault(when, act).catch((e: Error) => e), `e-mail service ${when}`);
+    for (const when of ['before', 'after'] as const)
+      await runSend((act) => withEmailFault(when, act).catch((e: Error) => e), `e-mail service ${when}`);
   });
 });

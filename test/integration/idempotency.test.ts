@@ -29,7 +29,11 @@ function widgetEndpoint(failAfterWrite: () => Error | undefined) {
     let created = true;
     try {
       await db.send(
-        new PutCommand({ TableName: TABLE, Item: { pk: `TEST#${id}`, sk: 'TEST', amount: body.amount }, ConditionExpression: 'attribute_not_exists(pk)' }),
+        new PutCommand({
+          TableName: TABLE,
+          Item: { pk: `TEST#${id}`, sk: 'TEST', amount: body.amount },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
       );
     } catch (e) {
       if (!isConditionFailure(e)) throw e;
@@ -178,7 +182,12 @@ describe('deeply nested bodies on an idempotent create', () => {
     const send = () =>
       invokeHttp(
         createCustomer,
-        apiEvent({ method: 'POST', path: '/api/customers', headers: { ...bearer(apiKey), 'Idempotency-Key': key, 'Content-Type': 'application/json' }, body }),
+        apiEvent({
+          method: 'POST',
+          path: '/api/customers',
+          headers: { ...bearer(apiKey), 'Idempotency-Key': key, 'Content-Type': 'application/json' },
+          body,
+        }),
       );
     // Act
     const first = await send();

@@ -25,7 +25,10 @@ const invoiceBody = (customerId: string, overrides: Record<string, unknown> = {}
 
 async function createInvoice(overrides: Record<string, unknown> = {}) {
   const merchant = await newMerchant();
-  const res = await invokeHttp(create, apiEvent({ method: 'POST', path: '/api/invoices', headers: bearer(merchant.apiKey), body: invoiceBody(merchant.customerId, overrides) }));
+  const res = await invokeHttp(
+    create,
+    apiEvent({ method: 'POST', path: '/api/invoices', headers: bearer(merchant.apiKey), body: invoiceBody(merchant.customerId, overrides) }),
+  );
   expect(res.status).toBe(200);
   return { ...merchant, invoice: res.body };
 }
@@ -34,7 +37,10 @@ async function createInvoice(overrides: Record<string, unknown> = {}) {
 async function open(url: string) {
   const { pathname, search } = new URL(url);
   const result = normalizeProxyResult(await pdf(apiEvent({ method: 'GET', path: pathname + search }), fakeContext()));
-  const header = (name: string) => Object.entries(result.headers).find(([k]) => k.toLowerCase() === name)?.[1].join(', ');
+  const header = (name: string) =>
+    Object.entries(result.headers)
+      .find(([k]) => k.toLowerCase() === name)?.[1]
+      .join(', ');
   return { status: result.statusCode, contentType: header('content-type'), bytes: result.body };
 }
 
@@ -48,7 +54,11 @@ async function expectNotFound(url: string) {
   const res = await open(url);
   expect(res.status).toBe(404);
   expect(res.contentType).toBe('application/json');
-  expect(JSON.parse(res.bytes.toString('utf8')).error).toMatchObject({ type: 'invalid_request_error', code: 'resource_missing', message: 'Resource not found' });
+  expect(JSON.parse(res.bytes.toString('utf8')).error).toMatchObject({
+    type: 'invalid_request_error',
+    code: 'resource_missing',
+    message: 'Resource not found',
+  });
 }
 
 describe('the invoice PDF', () => {
@@ -105,7 +115,11 @@ describe('the invoice PDF', () => {
   });
 
   it('flows 100 long lines onto further pages and survives characters the standard fonts lack', async () => {
-    const items = Array.from({ length: 100 }, (_, i) => ({ name: `Line ${i + 1} ${'with a rather long description '.repeat(5)}🙂 請求書`, amount: 100, quantity: 1 }));
+    const items = Array.from({ length: 100 }, (_, i) => ({
+      name: `Line ${i + 1} ${'with a rather long description '.repeat(5)}🙂 請求書`,
+      amount: 100,
+      quantity: 1,
+    }));
     const { invoice } = await createInvoice({ items, tax_rate: 0 });
     const res = await open(invoice.pdf_url);
     expect(res.status).toBe(200);
@@ -128,7 +142,8 @@ describe('the invoice PDF', () => {
     unsigned.searchParams.delete('signature');
     const changedId = invoice.pdf_url.replace(invoice.id, other.id);
 
-    for (const bad of [tampered.href, longer.href, unsigned.href, changedId, invoice.pdf_url.replace(invoice.id, 'inv_nope')]) await expectNotFound(bad);
+    for (const bad of [tampered.href, longer.href, unsigned.href, changedId, invoice.pdf_url.replace(invoice.id, 'inv_nope')])
+      await expectNotFound(bad);
     expect((await open(invoice.pdf_url)).status).toBe(200);
   });
 

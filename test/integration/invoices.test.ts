@@ -35,10 +35,13 @@ const BASE_URL = 'http://localhost:3000';
 const invoices = {
   create: (key: string, body: unknown, headers: Record<string, string> = {}) =>
     invokeHttp(create, apiEvent({ method: 'POST', path: '/api/invoices', headers: { ...bearer(key), ...headers }, body })),
-  list: (key: string, query: Record<string, string> = {}) => invokeHttp(list, apiEvent({ method: 'GET', path: '/api/invoices', headers: bearer(key), query })),
+  list: (key: string, query: Record<string, string> = {}) =>
+    invokeHttp(list, apiEvent({ method: 'GET', path: '/api/invoices', headers: bearer(key), query })),
   get: (key: string, id: string) => invokeHttp(get, apiEvent({ method: 'GET', path: `/api/invoices/${id}`, headers: bearer(key) })),
-  send: (key: string, id: string, body?: unknown) => invokeHttp(send, apiEvent({ method: 'PUT', path: `/api/invoices/${id}/send`, headers: bearer(key), body })),
-  markPaid: (key: string, id: string) => invokeHttp(markPaid, apiEvent({ method: 'PUT', path: `/api/invoices/${id}/mark-paid`, headers: bearer(key) })),
+  send: (key: string, id: string, body?: unknown) =>
+    invokeHttp(send, apiEvent({ method: 'PUT', path: `/api/invoices/${id}/send`, headers: bearer(key), body })),
+  markPaid: (key: string, id: string) =>
+    invokeHttp(markPaid, apiEvent({ method: 'PUT', path: `/api/invoices/${id}/mark-paid`, headers: bearer(key) })),
 };
 
 const invoiceBody = (customerId: string, overrides: Record<string, unknown> = {}) => ({
@@ -68,7 +71,15 @@ describe('creating an invoice', () => {
     // Prepare
     const { apiKey, customerId } = await newMerchant();
     // Act
-    const res = await invoices.create(apiKey, invoiceBody(customerId, { items: [{ name: 'Consulting', amount: 1999, quantity: 3 }, { name: 'Setup', amount: 5000, quantity: 1 }] }));
+    const res = await invoices.create(
+      apiKey,
+      invoiceBody(customerId, {
+        items: [
+          { name: 'Consulting', amount: 1999, quantity: 3 },
+          { name: 'Setup', amount: 5000, quantity: 1 },
+        ],
+      }),
+    );
     // Assess: 1999 × 3 + 5000 = 10997; 7.25 % of it = 797.2825 → 797
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -138,7 +149,10 @@ describe('creating an invoice', () => {
 
   it('accepts free items and the limits themselves', async () => {
     const { apiKey, customerId } = await newMerchant();
-    const items = [{ name: 'x'.repeat(200), amount: 99_999_999, quantity: 10_000 }, { name: 'Free sample', amount: 0, quantity: 1 }];
+    const items = [
+      { name: 'x'.repeat(200), amount: 99_999_999, quantity: 10_000 },
+      { name: 'Free sample', amount: 0, quantity: 1 },
+    ];
     const res = await invoices.create(apiKey, invoiceBody(customerId, { items, tax_rate: 100 }));
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ subtotal: 999_999_990_000, tax: 999_999_990_000, total: 1_999_999_980_000 });
@@ -193,7 +207,13 @@ describe('creating an invoice', () => {
     // Prepare: the first run of a keyed request stored the invoice, then died before answering
     const { apiKey, merchantId, customerId } = await newMerchant();
     const origin = { at: clock.now() - 30_000, seed: `test#${randomUUID()}` };
-    const input = { customer_id: customerId, items: [{ name: 'Consulting', amount: 1999, quantity: 3 }], currency: 'USD', due_date: '2026-12-31', tax_rate: 7.25 };
+    const input = {
+      customer_id: customerId,
+      items: [{ name: 'Consulting', amount: 1999, quantity: 3 }],
+      currency: 'USD',
+      due_date: '2026-12-31',
+      tax_rate: 7.25,
+    };
     const first = await createInvoice(merchantId, input, BASE_URL, origin);
     // Act: the retry runs the create again under the same origin, a minute later; then a new invoice
     const again = await later(60_000, () => createInvoice(merchantId, input, BASE_URL, origin));
@@ -212,17 +232,36 @@ describe('creating an invoice', () => {
     const subscriptionId = newId('subscription');
     const view = await createInvoice(
       merchantId,
-      { customer_id: customerId, items: [{ name: 'Pro plan', amount: 2900, quantity: 1 }], currency: 'EUR', due_date: '2026-12-01', tax_rate: 19, subscription_id: subscriptionId, period_start: '2026-11-01' },
+      {
+        customer_id: customerId,
+        items: [{ name: 'Pro plan', amount: 2900, quantity: 1 }],
+        currency: 'EUR',
+        due_date: '2026-12-01',
+        tax_rate: 19,
+        subscription_id: subscriptionId,
+        period_start: '2026-11-01',
+      },
       BASE_URL,
     );
-    expect(view).toMatchObject({ number: 'INV-000001', subscription_id: subscriptionId, period_start: '2026-11-01', subtotal: 2900, tax: 551, total: 3451 });
+    expect(view).toMatchObject({
+      number: 'INV-000001',
+      subscription_id: subscriptionId,
+      period_start: '2026-11-01',
+      subtotal: 2900,
+      tax: 551,
+      total: 3451,
+    });
     expect(view.pdf_url).toMatch(PDF_URL(view.id));
     const stranger = (await newMerchant()).customerId;
-    await expect(createInvoice(merchantId, { customer_id: stranger, items: view.items, currency: 'EUR', due_date: '2026-12-01', tax_rate: 19 }, BASE_URL)).rejects.toMatchObject({
+    await expect(
+      createInvoice(merchantId, { customer_id: stranger, items: view.items, currency: 'EUR', due_date: '2026-12-01', tax_rate: 19 }, BASE_URL),
+    ).rejects.toMatchObject({
       code: 'resource_missing',
       details: { param: 'customer_id' },
     });
-    await expect(createInvoice(merchantId, { customer_id: customerId, items: view.items, currency: 'EUR', due_date: '2026-12-01', tax_rate: 7.12345 }, BASE_URL)).rejects.toMatchObject({
+    await expect(
+      createInvoice(merchantId, { customer_id: customerId, items: view.items, currency: 'EUR', due_date: '2026-12-01', tax_rate: 7.12345 }, BASE_URL),
+    ).rejects.toMatchObject({
       status: 400,
       details: { param: 'tax_rate' },
     });
@@ -305,7 +344,13 @@ describe('sending an invoice', () => {
     const res = await invoices.send(apiKey, created.id, { channel: 'email' });
     // Assess
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: created.id, status: 'sent', sent_to: 'jane@example.com', channel: 'email', sent_at: expect.stringMatching(/Z$/) });
+    expect(res.body).toMatchObject({
+      id: created.id,
+      status: 'sent',
+      sent_to: 'jane@example.com',
+      channel: 'email',
+      sent_at: expect.stringMatching(/Z$/),
+    });
     const mail = outboxFor('jane@example.com', 'email', res.body.pdf_url);
     expect(mail?.subject).toBe('Invoice INV-000001 for USD 64.32, due 2026-12-31');
     expect(mail?.text).toContain('USD 64.32');
@@ -323,7 +368,9 @@ describe('sending an invoice', () => {
     const { apiKey, merchantId } = await newMerchant();
     const phone = `+1415${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
     const customer = await createCustomer(merchantId, { email: 'kim@example.com', name: 'Kim', phone });
-    const created = (await invoices.create(apiKey, invoiceBody(customer.id, { currency: 'jpy', items: [{ name: 'Tea', amount: 1235, quantity: 1 }], tax_rate: 0 }))).body;
+    const created = (
+      await invoices.create(apiKey, invoiceBody(customer.id, { currency: 'jpy', items: [{ name: 'Tea', amount: 1235, quantity: 1 }], tax_rate: 0 }))
+    ).body;
     const res = await invoices.send(apiKey, created.id, { channel });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'sent', sent_to: phone, channel });
@@ -372,9 +419,17 @@ describe('invoice states', () => {
     const again = await invoices.markPaid(apiKey, created.id);
     const sendAfter = await invoices.send(apiKey, created.id, { channel: 'email' });
     expect(paid.status).toBe(200);
-    expect(paid.body).toMatchObject({ id: created.id, status: 'paid', paid_at: expect.stringMatching(/Z$/), pdf_url: expect.stringMatching(PDF_URL(created.id)) });
+    expect(paid.body).toMatchObject({
+      id: created.id,
+      status: 'paid',
+      paid_at: expect.stringMatching(/Z$/),
+      pdf_url: expect.stringMatching(PDF_URL(created.id)),
+    });
     // The reason names the invoice's state and the refused move.
-    for (const [res, reason] of [[again, 'a paid invoice cannot be marked paid'], [sendAfter, 'a paid invoice cannot be sent']] as const) {
+    for (const [res, reason] of [
+      [again, 'a paid invoice cannot be marked paid'],
+      [sendAfter, 'a paid invoice cannot be sent'],
+    ] as const) {
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ code: 'invalid_state', message: `Invalid request body: ${reason}` });
     }
@@ -402,7 +457,9 @@ describe('invoice states', () => {
     const { apiKey, customerId } = await newMerchant();
     const drafts = await Promise.all(Array.from({ length: 10 }, async () => (await invoices.create(apiKey, invoiceBody(customerId))).body));
     // Act: send and mark-paid each at the same moment
-    const races = await Promise.all(drafts.map(async (d) => [d.id, ...(await Promise.all([invoices.send(apiKey, d.id), invoices.markPaid(apiKey, d.id)]))] as const));
+    const races = await Promise.all(
+      drafts.map(async (d) => [d.id, ...(await Promise.all([invoices.send(apiKey, d.id), invoices.markPaid(apiKey, d.id)]))] as const),
+    );
     // Assess: one message exactly when the send answered 200, none when it answered invalid_state; paid exactly when mark-paid won
     for (const [id, sent, paid] of races) {
       const messages = listLocalOutbox().filter((m) => m.text.includes(`/api/invoices/${id}/pdf`));
@@ -434,7 +491,11 @@ describe('invoice states', () => {
 
   it('serves the subscription helper’s domain calls: send, then mark paid by a payment', async () => {
     const { merchantId, customerId } = await newMerchant();
-    const created = await createInvoice(merchantId, { customer_id: customerId, items: [{ name: 'Plan', amount: 1000, quantity: 1 }], currency: 'USD', due_date: '2026-12-01', tax_rate: 0 }, BASE_URL);
+    const created = await createInvoice(
+      merchantId,
+      { customer_id: customerId, items: [{ name: 'Plan', amount: 1000, quantity: 1 }], currency: 'USD', due_date: '2026-12-01', tax_rate: 0 },
+      BASE_URL,
+    );
     const sent = await sendInvoice(merchantId, created.id, 'email', BASE_URL);
     const paymentId = newId('payment');
     const paid = await markInvoicePaid(merchantId, created.id, paymentId);
@@ -482,7 +543,10 @@ describe('a send whose run died', () => {
       // Assess: refused while held; sent once by the reconciler (at least once: the dead run's message never left)
       for (const res of [markPaidWhileHeld, sendWhileHeld]) {
         expect(res.status).toBe(400);
-        expect(res.body.error).toMatchObject({ code: 'invalid_state', message: 'Invalid request body: the draft invoice is being sent at this moment' });
+        expect(res.body.error).toMatchObject({
+          code: 'invalid_state',
+          message: 'Invalid request body: the draft invoice is being sent at this moment',
+        });
       }
       expect(finished).toEqual([true]);
       expect(leftOver).toEqual([]);
@@ -519,7 +583,11 @@ describe('a send whose run died', () => {
 });
 
 describe('the cloud messaging adapters', () => {
-  const message = { to: '+14155550123', text: 'Invoice INV-000001: USD 64.32 due 2026-12-31. PDF: https://x/pdf', params: ['INV-000001', 'USD 64.32', '2026-12-31', 'https://x/pdf'] };
+  const message = {
+    to: '+14155550123',
+    text: 'Invoice INV-000001: USD 64.32 due 2026-12-31. PDF: https://x/pdf',
+    params: ['INV-000001', 'USD 64.32', '2026-12-31', 'https://x/pdf'],
+  };
 
   it('sends SMS through End User Messaging SMS as a transactional text', async () => {
     const send = vi.spyOn(PinpointSMSVoiceV2Client.prototype, 'send').mockResolvedValue({ MessageId: 'm-1' } as never);
@@ -527,7 +595,12 @@ describe('the cloud messaging adapters', () => {
       await cloudMessageSender(messagingSettings({ SMS_ORIGINATION_IDENTITY: 'pool-123' })).send({ channel: 'sms', ...message });
       const command = send.mock.calls[0]![0] as SendTextMessageCommand;
       expect(command).toBeInstanceOf(SendTextMessageCommand);
-      expect(command.input).toMatchObject({ DestinationPhoneNumber: message.to, MessageBody: message.text, OriginationIdentity: 'pool-123', MessageType: 'TRANSACTIONAL' });
+      expect(command.input).toMatchObject({
+        DestinationPhoneNumber: message.to,
+        MessageBody: message.text,
+        OriginationIdentity: 'pool-123',
+        MessageType: 'TRANSACTIONAL',
+      });
     } finally {
       send.mockRestore();
     }
@@ -536,7 +609,10 @@ describe('the cloud messaging adapters', () => {
   it('sends WhatsApp as the configured template with the message’s parameters', async () => {
     const send = vi.spyOn(SocialMessagingClient.prototype, 'send').mockResolvedValue({ messageId: 'w-1' } as never);
     try {
-      await cloudMessageSender(messagingSettings({ WHATSAPP_PHONE_NUMBER_ID: 'phone-number-id-abc', WHATSAPP_TEMPLATE_NAME: 'invoice_ready' })).send({ channel: 'whatsapp', ...message });
+      await cloudMessageSender(messagingSettings({ WHATSAPP_PHONE_NUMBER_ID: 'phone-number-id-abc', WHATSAPP_TEMPLATE_NAME: 'invoice_ready' })).send({
+        channel: 'whatsapp',
+        ...message,
+      });
       const command = send.mock.calls[0]![0] as SendWhatsAppMessageCommand;
       expect(command).toBeInstanceOf(SendWhatsAppMessageCommand);
       expect(command.input).toMatchObject({ originationPhoneNumberId: 'phone-number-id-abc', metaApiVersion: 'v20.0' });
@@ -544,7 +620,11 @@ describe('the cloud messaging adapters', () => {
         messaging_product: 'whatsapp',
         to: message.to,
         type: 'template',
-        template: { name: 'invoice_ready', language: { code: 'en' }, components: [{ type: 'body', parameters: message.params.map((text) => ({ type: 'text', text })) }] },
+        template: {
+          name: 'invoice_ready',
+          language: { code: 'en' },
+          components: [{ type: 'body', parameters: message.params.map((text) => ({ type: 'text', text })) }],
+        },
       });
     } finally {
       send.mockRestore();
@@ -554,6 +634,10 @@ describe('the cloud messaging adapters', () => {
   it('refuses WhatsApp with a typed 400 when no WhatsApp number is configured', async () => {
     const sender = cloudMessageSender(messagingSettings({}));
     await expect(sender.send({ channel: 'whatsapp', ...message })).rejects.toBeInstanceOf(ChannelNotConfigured);
-    await expect(sender.send({ channel: 'whatsapp', ...message })).rejects.toMatchObject({ status: 400, code: 'channel_not_configured', details: { param: 'channel' } });
+    await expect(sender.send({ channel: 'whatsapp', ...message })).rejects.toMatchObject({
+      status: 400,
+      code: 'channel_not_configured',
+      details: { param: 'channel' },
+    });
   });
 });

@@ -62,7 +62,12 @@ describe('balance, settlements and analytics', () => {
     // Assess analytics (today is D.today)
     const overview = await api.overview(apiKey, { period: '7d' });
     expect(overview.body).toMatchObject({ volume: 6500, transactions: 4, attempts: 5, approval_rate: 80, currency: 'USD', period: '7d' });
-    expect((await api.overview(apiKey, { period: '7d', currency: 'eur' })).body).toMatchObject({ volume: 5000, transactions: 2, approval_rate: 100, currency: 'EUR' });
+    expect((await api.overview(apiKey, { period: '7d', currency: 'eur' })).body).toMatchObject({
+      volume: 5000,
+      transactions: 2,
+      approval_rate: 100,
+      currency: 'EUR',
+    });
     expect((await api.overview(apiKey, { period: '24h', currency: 'USD' })).body).toMatchObject({ volume: 500, transactions: 1, approval_rate: 100 });
 
     const revenue = await api.revenue(apiKey, { period: '7d' });
@@ -107,8 +112,12 @@ describe('balance, settlements and analytics', () => {
     const reconcile = async (usdNet: number, eurNet: number) => {
       const balance = (await api.balance(apiKey)).body;
       const settled = (await api.settlements(apiKey, { limit: '100' })).body.data;
-      for (const [currency, net] of [['USD', usdNet], ['EUR', eurNet]] as const) {
-        const sum = (list: Array<{ amount: number; currency: string }>) => list.filter((x) => x.currency === currency).reduce((n, x) => n + x.amount, 0);
+      for (const [currency, net] of [
+        ['USD', usdNet],
+        ['EUR', eurNet],
+      ] as const) {
+        const sum = (list: Array<{ amount: number; currency: string }>) =>
+          list.filter((x) => x.currency === currency).reduce((n, x) => n + x.amount, 0);
         expect(sum(balance.pending) + sum(balance.available) + sum(settled), `reconciles ${currency}`).toBe(net);
       }
     };
@@ -116,9 +125,7 @@ describe('balance, settlements and analytics', () => {
     await dailyJob();
     await dailyJob();
     const first = (await api.settlements(apiKey)).body.data;
-    expect(first).toEqual([
-      expect.objectContaining({ amount: 2500, currency: 'USD', status: 'pending', arrival_date: D.plus2, transactions: 2 }),
-    ]);
+    expect(first).toEqual([expect.objectContaining({ amount: 2500, currency: 'USD', status: 'pending', arrival_date: D.plus2, transactions: 2 })]);
     expect((await api.settlement(apiKey, first[0].id)).body).toMatchObject({ id: first[0].id, amount: 2500, transactions: 2 });
     expect((await api.balance(apiKey)).body.pending).toEqual([
       { amount: 4000, currency: 'EUR' },

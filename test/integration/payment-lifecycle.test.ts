@@ -56,7 +56,13 @@ describe('payment state machine', () => {
     const tooMuch = await payments.refund(apiKey, id, { amount: 1001 });
     const rest = await payments.refund(apiKey, id);
     const nothingLeft = await payments.refund(apiKey, id);
-    expect(first.body).toMatchObject({ id, status: 'refunded', amount: 1500, amount_refunded: 1500, refund_id: expect.stringMatching(/^ref_[0-9a-z]{26}$/) });
+    expect(first.body).toMatchObject({
+      id,
+      status: 'refunded',
+      amount: 1500,
+      amount_refunded: 1500,
+      refund_id: expect.stringMatching(/^ref_[0-9a-z]{26}$/),
+    });
     expect(second.body).toMatchObject({ amount: 1500, amount_refunded: 3000 });
     expect(second.body.refund_id).not.toBe(first.body.refund_id);
     expect(tooMuch.status).toBe(400);
@@ -78,31 +84,51 @@ describe('payment state machine', () => {
     ['refund an uncaptured payment', () => authorized(), 'refund'],
     ['capture twice', () => captured(), 'capture'],
     ['void a captured payment', () => captured(), 'void'],
-    ['capture a voided payment', async () => {
-      const p = await authorized();
-      await payments.void(p.apiKey, p.id);
-      return p;
-    }, 'capture'],
-    ['refund a voided payment', async () => {
-      const p = await authorized();
-      await payments.void(p.apiKey, p.id);
-      return p;
-    }, 'refund'],
-    ['void twice', async () => {
-      const p = await authorized();
-      await payments.void(p.apiKey, p.id);
-      return p;
-    }, 'void'],
-    ['capture a refunded payment', async () => {
-      const p = await captured();
-      await payments.refund(p.apiKey, p.id, { amount: 100 });
-      return p;
-    }, 'capture'],
-    ['void a refunded payment', async () => {
-      const p = await captured();
-      await payments.refund(p.apiKey, p.id, { amount: 100 });
-      return p;
-    }, 'void'],
+    [
+      'capture a voided payment',
+      async () => {
+        const p = await authorized();
+        await payments.void(p.apiKey, p.id);
+        return p;
+      },
+      'capture',
+    ],
+    [
+      'refund a voided payment',
+      async () => {
+        const p = await authorized();
+        await payments.void(p.apiKey, p.id);
+        return p;
+      },
+      'refund',
+    ],
+    [
+      'void twice',
+      async () => {
+        const p = await authorized();
+        await payments.void(p.apiKey, p.id);
+        return p;
+      },
+      'void',
+    ],
+    [
+      'capture a refunded payment',
+      async () => {
+        const p = await captured();
+        await payments.refund(p.apiKey, p.id, { amount: 100 });
+        return p;
+      },
+      'capture',
+    ],
+    [
+      'void a refunded payment',
+      async () => {
+        const p = await captured();
+        await payments.refund(p.apiKey, p.id, { amount: 100 });
+        return p;
+      },
+      'void',
+    ],
   ];
   it.each(illegal)('answers 400 invalid_state to: %s', async (_case, given, move) => {
     const { apiKey, id } = await given();
@@ -114,7 +140,9 @@ describe('payment state machine', () => {
     expect(res.body.error).toMatchObject({
       type: 'invalid_request_error',
       code: 'invalid_state',
-      message: expect.stringMatching(new RegExp(`^Invalid request body: (an? ${before.status} payment cannot be ${past}|the payment has been refunded in full)$`)),
+      message: expect.stringMatching(
+        new RegExp(`^Invalid request body: (an? ${before.status} payment cannot be ${past}|the payment has been refunded in full)$`),
+      ),
     });
     expect((await payments.get(apiKey, id)).body).toEqual(before);
   });
@@ -155,7 +183,9 @@ describe('payments under concurrency', () => {
       ids.push(created.body.id);
     }
     // Act: ten refunds of 700 on each payment, all at once (seven fit in each)
-    const answers = await Promise.all(ids.flatMap((id) => Array.from({ length: 10 }, async () => ({ id, res: await payments.refund(apiKey, id, { amount: 700 }) }))));
+    const answers = await Promise.all(
+      ids.flatMap((id) => Array.from({ length: 10 }, async () => ({ id, res: await payments.refund(apiKey, id, { amount: 700 }) }))),
+    );
     // Assess
     expect(answers.filter((a) => a.res.status === 200)).toHaveLength(28);
     expect(answers.filter((a) => a.res.status === 400).every((a) => a.res.body.error.code === 'amount_too_large')).toBe(true);
@@ -182,11 +212,16 @@ describe('payments under concurrency', () => {
   });
 
   it('plans a refund beyond the balance as one write per cell, whichever shards hold the funds', async () => {
-    for (const funded of [[0, 1, 2], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]]) {
+    for (const funded of [
+      [0, 1, 2],
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    ]) {
       for (let round = 0; round < 10; round++) {
         // Prepare: 100 available on each funded shard, and a refund of 500 more than that (money already settled)
         const { apiKey, merchantId } = await newMerchant();
-        await db.send(new TransactWriteCommand({ TransactItems: funded.map((shard) => balanceAdd(merchantId, availableSortKey('USD'), { amount: 100 }, shard)) }));
+        await db.send(
+          new TransactWriteCommand({ TransactItems: funded.map((shard) => balanceAdd(merchantId, availableSortKey('USD'), { amount: 100 }, shard)) }),
+        );
         const refund = funded.length * 100 + 500;
         // Act: the planned counters, committed as the refund's transaction would
         await db.send(new TransactWriteCommand({ TransactItems: await refundCounters(merchantId, 'USD', refund, dayOf(new Date().toISOString())) }));

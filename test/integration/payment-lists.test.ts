@@ -102,7 +102,9 @@ describe('listing payments', () => {
     // Act
     const shortList = await withFault({ kind: 'none' }, () => payments.list(short.apiKey, { limit: '2' }));
     const longList = await withFault({ kind: 'none' }, () => payments.list(long.apiKey, { limit: '2' }));
-    const byStatus = await Promise.all(['succeeded', 'captured', 'voided', 'refunded'].map((status) => payments.list(long.apiKey, { status, limit: '1' })));
+    const byStatus = await Promise.all(
+      ['succeeded', 'captured', 'voided', 'refunded'].map((status) => payments.list(long.apiKey, { status, limit: '1' })),
+    );
     // Assess
     expect(shortList.commands).toBe(longList.commands);
     expect((shortList.result as { body: { total: number } }).body.total).toBe(3);

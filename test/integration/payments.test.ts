@@ -160,7 +160,11 @@ describe('creating a payment', () => {
   it('carries the rate-limit headers on a 401 too, with nothing used up', async () => {
     const res = await payments.create('sk_test_unknown', paymentBody());
     expect(res.status).toBe(401);
-    expect(res.headers).toMatchObject({ 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '100', 'x-ratelimit-reset': expect.stringMatching(/^\d{10}$/) });
+    expect(res.headers).toMatchObject({
+      'x-ratelimit-limit': '100',
+      'x-ratelimit-remaining': '100',
+      'x-ratelimit-reset': expect.stringMatching(/^\d{10}$/),
+    });
   });
 
   it('yields exactly one payment for 20 parallel creates with one Idempotency-Key; the rest replay or get 409', async () => {

@@ -19,7 +19,13 @@ const FORGED: ReadonlyArray<readonly [string, string]> = [
 ];
 
 const invoiceBody = (customerId: string) =>
-  JSON.stringify({ customer_id: customerId, items: [{ name: 'Consulting', amount: 1999, quantity: 1 }], currency: 'usd', due_date: '2026-12-31', tax_rate: 0 });
+  JSON.stringify({
+    customer_id: customerId,
+    items: [{ name: 'Consulting', amount: 1999, quantity: 1 }],
+    currency: 'usd',
+    due_date: '2026-12-31',
+    tax_rate: 0,
+  });
 
 describe('links in invoices', () => {
   let gateway: Gateway;

@@ -44,8 +44,10 @@ const call = {
   pause: (key: string, id: string) => invokeHttp(pause, apiEvent({ method: 'PUT', path: `/api/subscriptions/${id}/pause`, headers: bearer(key) })),
   resume: (key: string, id: string) => invokeHttp(resume, apiEvent({ method: 'PUT', path: `/api/subscriptions/${id}/resume`, headers: bearer(key) })),
   cancel: (key: string, id: string) => invokeHttp(cancel, apiEvent({ method: 'PUT', path: `/api/subscriptions/${id}/cancel`, headers: bearer(key) })),
-  markPaid: (key: string, id: string) => invokeHttp(markPaid, apiEvent({ method: 'PUT', path: `/api/invoices/${id}/mark-paid`, headers: bearer(key) })),
-  configure: (key: string, body: unknown) => invokeHttp(configure, apiEvent({ method: 'POST', path: '/api/webhooks/configure', headers: bearer(key), body })),
+  markPaid: (key: string, id: string) =>
+    invokeHttp(markPaid, apiEvent({ method: 'PUT', path: `/api/invoices/${id}/mark-paid`, headers: bearer(key) })),
+  configure: (key: string, body: unknown) =>
+    invokeHttp(configure, apiEvent({ method: 'POST', path: '/api/webhooks/configure', headers: bearer(key), body })),
 };
 
 const realNow = clock.now;
@@ -102,7 +104,13 @@ const sqsEvent = (bodies: string[], queue: string): SQSEvent =>
   }) as SQSEvent;
 
 /** The renewal worker as Lambda runs it, on one batch of the renewals queue. */
-const renew = (messages: unknown[]) => renewalWorker(sqsEvent(messages.map((m) => JSON.stringify(m)), 'renewals'));
+const renew = (messages: unknown[]) =>
+  renewalWorker(
+    sqsEvent(
+      messages.map((m) => JSON.stringify(m)),
+      'renewals',
+    ),
+  );
 
 const chargesOf = async (merchantId: string, subscriptionId: string) =>
   (await listPayments(merchantId, {}, { limit: 100 })).data.filter((p) => p.metadata.subscription_id === subscriptionId);
@@ -148,7 +156,9 @@ describe('the renewal scanner', () => {
 
   it('sends what it finds to the renewals queue', async () => {
     // The real send (the local SQS of the test run) takes the scanner's messages without error.
-    await expect(realRenewalsSend.call(renewalsQueue, [{ subscription_id: 'sub_01jd0z8x9k2m3n4p5q6r7s8t9v', period_start: '2026-01-01' }])).resolves.toBeUndefined();
+    await expect(
+      realRenewalsSend.call(renewalsQueue, [{ subscription_id: 'sub_01jd0z8x9k2m3n4p5q6r7s8t9v', period_start: '2026-01-01' }]),
+    ).resolves.toBeUndefined();
   });
 });
 
@@ -172,7 +182,9 @@ describe('renewing a period', () => {
       expect(concurrent).toEqual({ batchItemFailures: [] });
       expect(again).toEqual({ batchItemFailures: [] });
       const charges = await chargesOf(merchantId, sub.id);
-      expect(charges).toEqual([expect.objectContaining({ status: 'captured', amount: 450, amount_captured: 450, currency: 'USD', customer_id: customerId })]);
+      expect(charges).toEqual([
+        expect.objectContaining({ status: 'captured', amount: 450, amount_captured: 450, currency: 'USD', customer_id: customerId }),
+      ]);
       const invoices = await invoicesOf(merchantId);
       expect(invoices).toEqual([
         expect.objectContaining({
@@ -199,7 +211,12 @@ describe('renewing a period', () => {
 
       // The webhook: the delivery worker runs on what the outbox sent (with the real clock: signatures carry the time)
       clock.now = realNow;
-      const delivery = await deliveryWorker(sqsEvent(eventMessages.map((m) => JSON.stringify(m)), 'events'));
+      const delivery = await deliveryWorker(
+        sqsEvent(
+          eventMessages.map((m) => JSON.stringify(m)),
+          'events',
+        ),
+      );
       expect(delivery).toEqual({ batchItemFailures: [] });
       await receiver.waitFor(1);
       const received = receiver.received[0]!;
@@ -207,7 +224,15 @@ describe('renewing a period', () => {
       expect(event).toMatchObject({
         type: 'subscription.renewed',
         id: expect.stringMatching(/^evt_/),
-        data: { object: { id: sub.id, object: 'subscription', status: 'active', next_billing: addDays(sub.next_billing, 1), latest_invoice: invoices[0]!.id } },
+        data: {
+          object: {
+            id: sub.id,
+            object: 'subscription',
+            status: 'active',
+            next_billing: addDays(sub.next_billing, 1),
+            latest_invoice: invoices[0]!.id,
+          },
+        },
       });
       expect(receiver.received).toHaveLength(1);
     } finally {
@@ -228,10 +253,20 @@ describe('renewing a period', () => {
     expect(result).toEqual({ batchItemFailures: [] });
     const invoices = await invoicesOf(merchantId);
     expect(invoices).toEqual([
-      expect.objectContaining({ status: 'sent', channel: 'email', sent_to: 'jane@example.com', total: 2900, currency: 'EUR', subscription_id: sub.id, payment_id: null }),
+      expect.objectContaining({
+        status: 'sent',
+        channel: 'email',
+        sent_to: 'jane@example.com',
+        total: 2900,
+        currency: 'EUR',
+        subscription_id: sub.id,
+        payment_id: null,
+      }),
     ]);
     const mails = listLocalOutbox().filter((m) => m.text.includes(invoices[0]!.id));
-    expect(mails).toEqual([expect.objectContaining({ channel: 'email', to: 'jane@example.com', subject: expect.stringContaining(invoices[0]!.number) })]);
+    expect(mails).toEqual([
+      expect.objectContaining({ channel: 'email', to: 'jane@example.com', subject: expect.stringContaining(invoices[0]!.number) }),
+    ]);
     expect(mails[0]!.text).toContain('http://localhost:3000/api/invoices/');
     expect((await listPayments(merchantId, {}, { limit: 10 })).total).toBe(0);
     const after = await subscription(sub.id);
@@ -249,7 +284,9 @@ describe('renewing a period', () => {
     const { apiKey, merchantId } = await newMerchant();
     const subs = [];
     for (const email of ['ann@example.com', 'bob@example.com']) {
-      const customer = (await invokeHttp(createCustomer, apiEvent({ method: 'POST', path: '/api/customers', headers: bearer(apiKey), body: { email } }))).body;
+      const customer = (
+        await invokeHttp(createCustomer, apiEvent({ method: 'POST', path: '/api/customers', headers: bearer(apiKey), body: { email } }))
+      ).body;
       subs.push((await call.create(apiKey, monthly(customer.id))).body);
     }
     at(subs[0].next_billing);
@@ -390,7 +427,10 @@ describe('renewing a period', () => {
     await renew([{ subscription_id: sub.id, period_start: due, attempt: 3 }]);
     expect(await chargesOf(merchantId, sub.id)).toHaveLength(4);
     // A past_due subscription cannot be paused or resumed; the merchant can cancel it
-    for (const [move, reason] of [[call.pause, 'a past due subscription cannot be paused'], [call.resume, 'a past due subscription cannot be resumed']] as const) {
+    for (const [move, reason] of [
+      [call.pause, 'a past due subscription cannot be paused'],
+      [call.resume, 'a past due subscription cannot be resumed'],
+    ] as const) {
       const res = await move(apiKey, sub.id);
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ code: 'invalid_state', message: `Invalid request body: ${reason}` });
@@ -472,15 +512,35 @@ describe('renewing a period', () => {
     at(unrecorded.next_billing);
     const dieWhileCharging = async (sub: { id: string; next_billing: string }) => {
       const period = (await claimPeriod(sub.id, sub.next_billing, 0, `dead-${sub.id}`, clock.now(), LEASE_MS))!;
-      const invoice = await createInvoice(merchantId, { customer_id: customerId, items: [{ name: 'Pro monthly', amount: 2900, quantity: 1 }], currency: 'EUR', due_date: sub.next_billing, tax_rate: 0, subscription_id: sub.id, period_start: sub.next_billing }, 'http://localhost:3000');
+      const invoice = await createInvoice(
+        merchantId,
+        {
+          customer_id: customerId,
+          items: [{ name: 'Pro monthly', amount: 2900, quantity: 1 }],
+          currency: 'EUR',
+          due_date: sub.next_billing,
+          tax_rate: 0,
+          subscription_id: sub.id,
+          period_start: sub.next_billing,
+        },
+        'http://localhost:3000',
+      );
       const payment_id = newId('payment');
-      expect(await updateClaimedPeriod(period, ['open'], { invoice_id: invoice.id, state: 'charging', payment_id }, new Date(clock.now()).toISOString())).toBe(true);
+      expect(
+        await updateClaimedPeriod(period, ['open'], { invoice_id: invoice.id, state: 'charging', payment_id }, new Date(clock.now()).toISOString()),
+      ).toBe(true);
       return { payment_id, invoice_id: invoice.id };
     };
     const lost = await dieWhileCharging(unrecorded);
     const kept = await dieWhileCharging(recorded);
     const actor = { id: merchantId, credential: 'api_key' as const, livemode: false };
-    await chargeCardOnFile(actor, { customerId, amount: 2900, currency: 'EUR', paymentId: kept.payment_id, metadata: { subscription_id: recorded.id } });
+    await chargeCardOnFile(actor, {
+      customerId,
+      amount: 2900,
+      currency: 'EUR',
+      paymentId: kept.payment_id,
+      metadata: { subscription_id: recorded.id },
+    });
     // Act: the scanner's messages run after the dead workers' leases, twice each
     const messages = await scan(unrecorded.id, recorded.id);
     const later = clock.now() + LEASE_MS + 1000;
@@ -489,12 +549,20 @@ describe('renewing a period', () => {
     // Assess: one captured payment per period, under the kept ids; both periods renewed and their invoices paid
     expect(await chargesOf(merchantId, unrecorded.id)).toEqual([expect.objectContaining({ id: lost.payment_id, status: 'captured' })]);
     expect(await chargesOf(merchantId, recorded.id)).toEqual([expect.objectContaining({ id: kept.payment_id, status: 'captured' })]);
-    for (const [sub, ids] of [[unrecorded, lost], [recorded, kept]] as const) {
+    for (const [sub, ids] of [
+      [unrecorded, lost],
+      [recorded, kept],
+    ] as const) {
       expect(await getPeriod(sub.id, sub.next_billing)).toMatchObject({ state: 'settled', outcome: 'charged', payment_id: ids.payment_id });
       expect(await subscription(sub.id)).toMatchObject({ status: 'active', current_period_start: sub.next_billing });
     }
     const paid = (await invoicesOf(merchantId)).filter((i) => i.status === 'paid').map((i) => [i.id, i.payment_id]);
-    expect(paid.sort()).toEqual([[lost.invoice_id, lost.payment_id], [kept.invoice_id, kept.payment_id]].sort());
+    expect(paid.sort()).toEqual(
+      [
+        [lost.invoice_id, lost.payment_id],
+        [kept.invoice_id, kept.payment_id],
+      ].sort(),
+    );
   });
 
   it('fails a malformed message so that SQS retries it and finally dead-letters it', async () => {

@@ -12,7 +12,14 @@ const create = (key: string, body: unknown, headers: Record<string, string> = {}
 const update = (key: string, id: string, body: unknown) =>
   invokeHttp(
     updateRule,
-    apiEvent({ method: 'PUT', path: `/api/routing/rules/${id}`, resource: '/api/routing/rules/{id}', pathParameters: { id }, headers: bearer(key), body }),
+    apiEvent({
+      method: 'PUT',
+      path: `/api/routing/rules/${id}`,
+      resource: '/api/routing/rules/{id}',
+      pathParameters: { id },
+      headers: bearer(key),
+      body,
+    }),
   );
 const list = (key: string, query?: Record<string, string>) =>
   invokeHttp(listRules, apiEvent({ method: 'GET', path: '/api/routing/rules', headers: bearer(key), query }));
@@ -282,7 +289,12 @@ describe('routing rule validation', () => {
     const created = await create(apiKey, eurToAdyen);
     const res = await update(apiKey, created.body.id, body);
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'parameter_invalid', param, message: expect.stringMatching(/^Invalid request body: ./) });
+    expect(res.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'parameter_invalid',
+      param,
+      message: expect.stringMatching(/^Invalid request body: ./),
+    });
     expect((await list(apiKey)).body.data).toEqual([created.body]);
   });
 

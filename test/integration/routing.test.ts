@@ -27,7 +27,11 @@ describe('routing', () => {
   it('sends EUR to adyen when a merchant rule says so, naming the rule', async () => {
     // Prepare
     const { apiKey } = await newMerchant();
-    const rule = await addRule(apiKey, { name: 'EUR to Adyen', provider: 'adyen', conditions: [{ field: 'currency', operator: 'equals', value: 'EUR' }] });
+    const rule = await addRule(apiKey, {
+      name: 'EUR to Adyen',
+      provider: 'adyen',
+      conditions: [{ field: 'currency', operator: 'equals', value: 'EUR' }],
+    });
     // Act
     const eur = await payments.create(apiKey, paymentBody({ currency: 'eur' }));
     const usd = await payments.create(apiKey, paymentBody({ currency: 'usd', routing: 'lowest_cost', amount: 100_000 }));
@@ -41,7 +45,11 @@ describe('routing', () => {
   it('takes a new or changed rule into account on the next payment', async () => {
     const { apiKey } = await newMerchant();
     await payments.create(apiKey, paymentBody());
-    await addRule(apiKey, { name: 'Big to Braintree', provider: 'braintree', conditions: [{ field: 'amount', operator: 'greater_than', value: '10000' }] });
+    await addRule(apiKey, {
+      name: 'Big to Braintree',
+      provider: 'braintree',
+      conditions: [{ field: 'amount', operator: 'greater_than', value: '10000' }],
+    });
     const big = await payments.create(apiKey, paymentBody({ amount: 20_000 }));
     const small = await payments.create(apiKey, paymentBody({ amount: 500 }));
     expect(big.body.provider).toBe('braintree');
@@ -156,7 +164,11 @@ describe('routing', () => {
   it('simulates a decision without card secrets and charges nothing', async () => {
     const { apiKey } = await newMerchant();
     await addRule(apiKey, { name: 'Visa to Stripe', provider: 'stripe', conditions: [{ field: 'card_brand', operator: 'equals', value: 'visa' }] });
-    const visa = await payments.simulate(apiKey, { amount: 2500, currency: 'usd', payment_method: { type: 'card', card: { number: '4242424242424242' } } });
+    const visa = await payments.simulate(apiKey, {
+      amount: 2500,
+      currency: 'usd',
+      payment_method: { type: 'card', card: { number: '4242424242424242' } },
+    });
     const unknownCard = await payments.simulate(apiKey, { amount: 2500, currency: 'usd' });
     expect(visa.body).toMatchObject({ provider: 'stripe', routing_decision: { strategy: 'rules' } });
     expect(unknownCard.body.routing_decision.strategy).toBe('smart');

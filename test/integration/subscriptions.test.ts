@@ -31,7 +31,8 @@ const today = () => utcDate(clock.now());
 const call = {
   create: (key: string, body: unknown, headers: Record<string, string> = {}) =>
     invokeHttp(create, apiEvent({ method: 'POST', path: '/api/subscriptions', headers: { ...bearer(key), ...headers }, body })),
-  list: (key: string, query: Record<string, string> = {}) => invokeHttp(list, apiEvent({ method: 'GET', path: '/api/subscriptions', headers: bearer(key), query })),
+  list: (key: string, query: Record<string, string> = {}) =>
+    invokeHttp(list, apiEvent({ method: 'GET', path: '/api/subscriptions', headers: bearer(key), query })),
   pause: (key: string, id: string) => invokeHttp(pause, apiEvent({ method: 'PUT', path: `/api/subscriptions/${id}/pause`, headers: bearer(key) })),
   resume: (key: string, id: string) => invokeHttp(resume, apiEvent({ method: 'PUT', path: `/api/subscriptions/${id}/resume`, headers: bearer(key) })),
   cancel: (key: string, id: string) => invokeHttp(cancel, apiEvent({ method: 'PUT', path: `/api/subscriptions/${id}/cancel`, headers: bearer(key) })),
@@ -47,7 +48,8 @@ const body = (customerId: string, overrides: Record<string, unknown> = {}) => ({
 });
 
 /** The objects of the merchant's events of one type, newest first (the outbox records). */
-const eventsOf = async (merchantId: string, type: string) => (await listEvents(merchantId, { event: type }, { limit: 100 })).data.map((e) => e.data.object);
+const eventsOf = async (merchantId: string, type: string) =>
+  (await listEvents(merchantId, { event: type }, { limit: 100 })).data.map((e) => e.data.object);
 
 /** The raw table item: the renewal index keys are not part of the API. */
 const rawItem = async (id: string) => (await db.send(new GetCommand({ TableName: TABLE, Key: subscriptionKeys.item(id) }))).Item!;

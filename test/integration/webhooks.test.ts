@@ -20,8 +20,10 @@ import { paymentBody, payments } from '../support/payments.ts';
 import { startReceiver } from '../support/receiver.ts';
 
 const call = {
-  configure: (key: string, body: unknown) => invokeHttp(configure, apiEvent({ method: 'POST', path: '/api/webhooks/configure', headers: bearer(key), body })),
-  list: (key: string, query?: Record<string, string>) => invokeHttp(list, apiEvent({ method: 'GET', path: '/api/webhooks', headers: bearer(key), query })),
+  configure: (key: string, body: unknown) =>
+    invokeHttp(configure, apiEvent({ method: 'POST', path: '/api/webhooks/configure', headers: bearer(key), body })),
+  list: (key: string, query?: Record<string, string>) =>
+    invokeHttp(list, apiEvent({ method: 'GET', path: '/api/webhooks', headers: bearer(key), query })),
   remove: (key: string, id: string) => invokeHttp(remove, apiEvent({ method: 'DELETE', path: `/api/webhooks/${id}`, headers: bearer(key) })),
   test: (key: string, body: unknown) => invokeHttp(test, apiEvent({ method: 'POST', path: '/api/webhooks/test', headers: bearer(key), body })),
   events: (key: string, query: Record<string, string> = {}) =>
@@ -30,21 +32,19 @@ const call = {
 
 /** The worker invoked as Lambda would invoke it, with the messages that were sent to the events queue. */
 const runWorker = (messages: EventsMessage[]) =>
-  worker(
-    {
-      Records: messages.map((m, i) => ({
-        messageId: String(i),
-        receiptHandle: String(i),
-        body: JSON.stringify(m),
-        attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' },
-        messageAttributes: {},
-        md5OfBody: '',
-        eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:events',
-        awsRegion: 'us-east-1',
-      })),
-    } as SQSEvent,
-  );
+  worker({
+    Records: messages.map((m, i) => ({
+      messageId: String(i),
+      receiptHandle: String(i),
+      body: JSON.stringify(m),
+      attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:events',
+      awsRegion: 'us-east-1',
+    })),
+  } as SQSEvent);
 
 const realSend = eventsQueue.send;
 afterEach(() => {
@@ -54,7 +54,10 @@ afterEach(() => {
 describe('webhook endpoints', () => {
   it('configures an endpoint with a whsec_ secret shown once, lists it without the secret, deletes it', async () => {
     const { apiKey, merchantId } = await newMerchant();
-    const made = await call.configure(apiKey, { url: 'http://127.0.0.1:9/hooks', events: ['payment.succeeded', 'payment.succeeded', 'payment.refunded'] });
+    const made = await call.configure(apiKey, {
+      url: 'http://127.0.0.1:9/hooks',
+      events: ['payment.succeeded', 'payment.succeeded', 'payment.refunded'],
+    });
     const stored = await db.send(new GetCommand({ TableName: TABLE, Key: webhookKeys.item(merchantId, made.body.id) }));
     const listed = await call.list(apiKey);
     const removed = await call.remove(apiKey, made.body.id);
@@ -71,7 +74,9 @@ describe('webhook endpoints', () => {
     // the table keeps the secret sealed: neither the whsec_ string nor its key bytes are in the item
     expect(stored.Item).toMatchObject({ secret_sealed: expect.stringMatching(/^v1\./) });
     expect(JSON.stringify(stored.Item)).not.toContain(made.body.secret.slice(6, 30));
-    expect(listed.body.data).toEqual([{ id: made.body.id, object: 'webhook', url: made.body.url, events: made.body.events, status: 'active', created_at: made.body.created_at }]);
+    expect(listed.body.data).toEqual([
+      { id: made.body.id, object: 'webhook', url: made.body.url, events: made.body.events, status: 'active', created_at: made.body.created_at },
+    ]);
     expect(removed.status).toBe(200);
     expect(again.status).toBe(404);
     expect((await call.list(apiKey)).body.data).toEqual([]);
@@ -96,7 +101,11 @@ describe('webhook endpoints', () => {
     const { apiKey } = await newMerchant();
     const res = await call.configure(apiKey, { url, events: ['*'] });
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', message: expect.stringMatching(/^Invalid request body(: .+)?$/), param: 'url' });
+    expect(res.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      message: expect.stringMatching(/^Invalid request body(: .+)?$/),
+      param: 'url',
+    });
   });
 
   it.each([
@@ -113,7 +122,9 @@ describe('webhook endpoints', () => {
 
   it('takes up to 16 endpoints per merchant', async () => {
     const { apiKey } = await newMerchant();
-    const answers = await Promise.all(Array.from({ length: 18 }, (_, i) => call.configure(apiKey, { url: `http://127.0.0.1:9/h${i}`, events: ['*'] })));
+    const answers = await Promise.all(
+      Array.from({ length: 18 }, (_, i) => call.configure(apiKey, { url: `http://127.0.0.1:9/h${i}`, events: ['*'] })),
+    );
     expect(answers.filter((a) => a.status === 200)).toHaveLength(16);
     expect(answers.filter((a) => a.status === 400).every((a) => a.body.error.code === 'too_many_webhooks')).toBe(true);
     const firstPage = (await call.list(apiKey)).body;
@@ -324,7 +335,12 @@ describe('webhook retries', () => {
         next_attempt: 2,
         event_id: expect.stringMatching(/^evt_/),
       });
-      expect(forUnreachable).toMatchObject({ endpoint_host: '127.0.0.1:9', status_code: 0, reason: expect.stringContaining('ECONNREFUSED'), attempt: 1 });
+      expect(forUnreachable).toMatchObject({
+        endpoint_host: '127.0.0.1:9',
+        status_code: 0,
+        reason: expect.stringContaining('ECONNREFUSED'),
+        attempt: 1,
+      });
       const nextAt = Date.parse(forFailing!.next_attempt_at as string);
       expect(nextAt).toBeGreaterThanOrEqual(before);
       expect(nextAt).toBeLessThanOrEqual(Date.now() + retryPolicy.baseMs * 2);

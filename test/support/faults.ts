@@ -33,9 +33,11 @@ db.middlewareStack.add(
   (next) => async (args) => {
     const fault = armed.fault;
     const step = ++armed.commands;
-    if (fault.kind === 'dynamodb' && fault.step === step && fault.when === 'before') throw new InjectedCrash(`DynamoDB unreachable at command ${step}`);
+    if (fault.kind === 'dynamodb' && fault.step === step && fault.when === 'before')
+      throw new InjectedCrash(`DynamoDB unreachable at command ${step}`);
     const out = await next(args);
-    if (fault.kind === 'dynamodb' && fault.step === step && fault.when === 'after') throw new InjectedCrash(`answer of command ${step} lost after DynamoDB applied it`);
+    if (fault.kind === 'dynamodb' && fault.step === step && fault.when === 'after')
+      throw new InjectedCrash(`answer of command ${step} lost after DynamoDB applied it`);
     return out;
   },
   { step: 'initialize', priority: 'high', name: 'injectFaults' },
@@ -94,7 +96,8 @@ export async function openOperations(merchantId: string): Promise<string[]> {
 }
 
 /** What the sandbox providers hold for one payment: its authorizations not voided (a double hold is two of them). */
-export const heldFor = (paymentId: string) => [...sandboxBooks.authorizations.values()].filter((a) => a.paymentId === paymentId && a.state !== 'voided');
+export const heldFor = (paymentId: string) =>
+  [...sandboxBooks.authorizations.values()].filter((a) => a.paymentId === paymentId && a.state !== 'voided');
 
 export async function storedPayment(merchantId: string, paymentId: string) {
   return getStoredPayment(merchantId, paymentId);
@@ -145,7 +148,9 @@ export async function moneyProblems(merchant: { merchantId: string; apiKey: stri
     if (held.length !== (holds ? 1 : 0)) problems.push(`${id}: ${payment.status} but ${held.length} authorizations held`);
     const h = held[0];
     if (h && (h.reference !== payment.provider_reference || h.captured !== payment.amount_captured || h.refunded !== payment.amount_refunded)) {
-      problems.push(`${id}: provider has captured ${h.captured} refunded ${h.refunded}, we have ${payment.amount_captured} / ${payment.amount_refunded}`);
+      problems.push(
+        `${id}: provider has captured ${h.captured} refunded ${h.refunded}, we have ${payment.amount_captured} / ${payment.amount_refunded}`,
+      );
     }
     if (payment.amount_refunded > payment.amount_captured) problems.push(`${id}: refunded beyond the capture`);
     captured += payment.amount_captured;

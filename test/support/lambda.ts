@@ -48,7 +48,10 @@ export function apiEvent(spec: ApiEventSpec): APIGatewayProxyEvent {
   const resource = spec.resource ?? match?.resource ?? path;
   const pathParameters = spec.pathParameters !== undefined ? spec.pathParameters : (match?.pathParameters ?? null);
 
-  const headers: Array<[string, string]> = [['Host', 'localhost:3000'], ['User-Agent', 'vitest']];
+  const headers: Array<[string, string]> = [
+    ['Host', 'localhost:3000'],
+    ['User-Agent', 'vitest'],
+  ];
   const setHeader = (name: string, value: string | string[]) => {
     for (let i = headers.length - 1; i >= 0; i--) if (headers[i]![0].toLowerCase() === name.toLowerCase()) headers.splice(i, 1);
     for (const v of Array.isArray(value) ? value : [value]) headers.push([name, v]);

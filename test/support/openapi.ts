@@ -48,7 +48,9 @@ export function responseChecker(document: OpenApiDocument): ResponseCheck {
     }
     const validate = compiled.get(key);
     if (validate && !validate(body)) {
-      const problems = validate.errors!.map((e) => `${e.instancePath || '/'} ${e.message}${e.params.additionalProperty ? `: ${e.params.additionalProperty}` : ''}`);
+      const problems = validate.errors!.map(
+        (e) => `${e.instancePath || '/'} ${e.message}${e.params.additionalProperty ? `: ${e.params.additionalProperty}` : ''}`,
+      );
       throw new Error(`${key}: the body does not match the document:\n  ${problems.join('\n  ')}\n${JSON.stringify(body)}`);
     }
   };

@@ -48,7 +48,8 @@ const json = (key: string, headers: Record<string, string> = {}) => ({ ...bearer
 export const payments = {
   create: (key: string, body: unknown, headers?: Record<string, string>, sourceIp?: string) =>
     invokeHttp(create, apiEvent({ method: 'POST', path: '/api/payments/create', headers: json(key, headers), body, sourceIp })),
-  simulate: (key: string, body: unknown) => invokeHttp(simulate, apiEvent({ method: 'POST', path: '/api/routing/simulate', headers: json(key), body })),
+  simulate: (key: string, body: unknown) =>
+    invokeHttp(simulate, apiEvent({ method: 'POST', path: '/api/routing/simulate', headers: json(key), body })),
   get: (key: string, id: string) => invokeHttp(get, apiEvent({ method: 'GET', path: `/api/payments/${id}`, headers: json(key) })),
   list: (key: string, query: Record<string, string> = {}) =>
     invokeHttp(list, apiEvent({ method: 'GET', path: '/api/payments/list', headers: json(key), query })),

@@ -29,8 +29,7 @@ export async function startReceiver(statuses: number[] = [200]) {
     url: `http://127.0.0.1:${port}/hooks`,
     received,
     /** resolves once `count` requests have arrived (fails the test by its timeout otherwise) */
-    waitFor: (count: number) =>
-      received.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve })),
+    waitFor: (count: number) => (received.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve }))),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -21,7 +21,14 @@ function renewals(s: Schedule, n: number): string[] {
 
 describe('next_billing', () => {
   it('clamps a Jan 31 monthly schedule to month ends and comes back to the 31st (anchor day kept)', () => {
-    expect(renewals(schedule('2025-01-31', 'month'), 6)).toEqual(['2025-02-28', '2025-03-31', '2025-04-30', '2025-05-31', '2025-06-30', '2025-07-31']);
+    expect(renewals(schedule('2025-01-31', 'month'), 6)).toEqual([
+      '2025-02-28',
+      '2025-03-31',
+      '2025-04-30',
+      '2025-05-31',
+      '2025-06-30',
+      '2025-07-31',
+    ]);
     expect(renewals(schedule('2024-01-31', 'month'), 3)).toEqual(['2024-02-29', '2024-03-31', '2024-04-30']);
   });
 

@@ -28,8 +28,7 @@ const STRIPE_TEST_NUMBERS = [
 ];
 
 /** The same number with the digit at `index` replaced by the next digit (mod 10). */
-const bumpDigit = (number: string, index: number) =>
-  number.slice(0, index) + String((Number(number[index]) + 1) % 10) + number.slice(index + 1);
+const bumpDigit = (number: string, index: number) => number.slice(0, index) + String((Number(number[index]) + 1) % 10) + number.slice(index + 1);
 
 describe('luhnValid', () => {
   it.each(STRIPE_TEST_NUMBERS)('accepts the Stripe test number %s', (number) => {

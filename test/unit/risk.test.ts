@@ -155,7 +155,14 @@ describe('assessRisk', () => {
   describe('the score', () => {
     it('adds up the signals and explains each one', () => {
       // Prepare: velocity (30) + 10× mean (15) + country (10) + disposable (20)
-      const risky = signals({ cardNumber: FR_CARD, currency: 'USD', amount: 10_000, merchantMeanAmount: 1000, customerEmail: 'x@mailinator.com', cardAttemptsThisHour: 6 });
+      const risky = signals({
+        cardNumber: FR_CARD,
+        currency: 'USD',
+        amount: 10_000,
+        merchantMeanAmount: 1000,
+        customerEmail: 'x@mailinator.com',
+        cardAttemptsThisHour: 6,
+      });
       // Act
       const risk = assessRisk(risky);
       // Assess

@@ -468,6 +468,7 @@ describe('feeFor', () => {
   });
 
   it('returns integers (minor units)', () => {
-    for (const provider of PROVIDERS) for (const amount of [1, 7, 333, 12_345, 99_999_999]) expect(Number.isInteger(feeFor(provider, amount))).toBe(true);
+    for (const provider of PROVIDERS)
+      for (const amount of [1, 7, 333, 12_345, 99_999_999]) expect(Number.isInteger(feeFor(provider, amount))).toBe(true);
   });
 });

@@ -23,7 +23,15 @@ const connectorFor = (provider: ProviderName): Connector => new SandboxConnector
 const card = (number: string) => ({ number, exp_month: 12, exp_year: 2034, cvc: '123' });
 
 const authorize = (provider: ProviderName, number: string, overrides: Partial<AuthorizeRequest> = {}): Promise<AuthorizeResult> =>
-  new SandboxConnector(provider).authorize({ paymentId: 'pay_TEST', idempotencyKey: randomUUID(), amount: 5000, currency: 'USD', card: card(number), attempt: 1, ...overrides });
+  new SandboxConnector(provider).authorize({
+    paymentId: 'pay_TEST',
+    idempotencyKey: randomUUID(),
+    amount: 5000,
+    currency: 'USD',
+    card: card(number),
+    attempt: 1,
+    ...overrides,
+  });
 
 /** The outcomes DECISIONS.md documents for Stripe's test cards. */
 const DOCUMENTED_DECLINES: ReadonlyArray<[string, string]> = [
@@ -69,7 +77,14 @@ describe('SandboxConnector.authorize', () => {
       const first = await authorize('stripe', CHARGES_FAIL_LATER_CARD);
       expect(first.outcome).toBe('approved');
       const token = first.outcome === 'approved' ? first.providerToken : '';
-      const later = await connectorFor('stripe').authorize({ paymentId: 'pay_x', idempotencyKey: randomUUID(), amount: 100, currency: 'USD', providerToken: token, attempt: 1 });
+      const later = await connectorFor('stripe').authorize({
+        paymentId: 'pay_x',
+        idempotencyKey: randomUUID(),
+        amount: 100,
+        currency: 'USD',
+        providerToken: token,
+        attempt: 1,
+      });
       expect(later).toMatchObject({ outcome: 'declined', declineCode: 'generic_decline' });
     });
 
@@ -109,7 +124,14 @@ describe('SandboxConnector.authorize', () => {
     );
 
     it('approves the fixture card SANDBOX_APPROVED_CARD', async () => {
-      const result = await new SandboxConnector('stripe').authorize({ paymentId: 'pay_TEST', idempotencyKey: randomUUID(), amount: 100, currency: 'EUR', card: { ...SANDBOX_APPROVED_CARD }, attempt: 1 });
+      const result = await new SandboxConnector('stripe').authorize({
+        paymentId: 'pay_TEST',
+        idempotencyKey: randomUUID(),
+        amount: 100,
+        currency: 'EUR',
+        card: { ...SANDBOX_APPROVED_CARD },
+        attempt: 1,
+      });
       expect(result.outcome).toBe('approved');
     });
 
@@ -137,7 +159,14 @@ describe('SandboxConnector.authorize', () => {
   describe('cards on file (provider token)', () => {
     it('a providerToken passed in is returned as is', async () => {
       // Act
-      const result = await new SandboxConnector('braintree').authorize({ paymentId: 'pay_TEST', idempotencyKey: randomUUID(), amount: 2500, currency: 'USD', providerToken: 'tok_braintree_kept', attempt: 1 });
+      const result = await new SandboxConnector('braintree').authorize({
+        paymentId: 'pay_TEST',
+        idempotencyKey: randomUUID(),
+        amount: 2500,
+        currency: 'USD',
+        providerToken: 'tok_braintree_kept',
+        attempt: 1,
+      });
       // Assess
       expect(result).toMatchObject({ outcome: 'approved', providerToken: 'tok_braintree_kept' });
     });
@@ -179,7 +208,11 @@ describe('SandboxConnector.authorize', () => {
       sandboxSettings.down.add('braintree');
       const connector = connectorFor('braintree');
       // Act
-      const results = [await connector.capture('braintree_ch_1', 5000, 'USD', randomUUID()), await connector.void('braintree_ch_1', randomUUID()), await connector.refund('braintree_ch_1', 1000, 'USD', randomUUID())];
+      const results = [
+        await connector.capture('braintree_ch_1', 5000, 'USD', randomUUID()),
+        await connector.void('braintree_ch_1', randomUUID()),
+        await connector.refund('braintree_ch_1', 1000, 'USD', randomUUID()),
+      ];
       // Assess
       expect(results).toEqual([
         { ok: false, reason: 'provider_down' },

@@ -1,11 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import {
-  classifyAddress,
-  resolveAndCheck,
-  validateWebhookUrl,
-  type AddressCategory,
-  type HostLookup,
-} from '../../shared/webhooks/ssrf.ts';
+import { classifyAddress, resolveAndCheck, validateWebhookUrl, type AddressCategory, type HostLookup } from '../../shared/webhooks/ssrf.ts';
 
 /** A resolver that answers from a fixed table (never the network); unknown names fail like getaddrinfo does. */
 const fakeDns = (table: Record<string, string[]>): HostLookup =>

@@ -29,5 +29,4 @@ export const Email = v.pipe(v.string(), v.email(), v.examples(['jane@example.com
 export const Phone = v.pipe(v.string(), v.regex(/^\+[1-9]\d{7,14}$/), v.examples(['+14155550123']));
 
 /** A page of a list: newest first, `has_more` when another page follows. */
-export const list = <T extends v.GenericSchema>(item: T) =>
-  v.object({ object: v.literal('list'), data: v.array(item), has_more: v.boolean() });
+export const list = <T extends v.GenericSchema>(item: T) => v.object({ object: v.literal('list'), data: v.array(item), has_more: v.boolean() });

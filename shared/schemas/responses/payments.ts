@@ -8,7 +8,10 @@ const Provider = v.pipe(v.picklist(PROVIDERS), v.description('lowercase provider
 
 export const RoutingDecision = v.object({
   strategy: v.picklist(['smart', 'rules', 'lowest_cost', 'round_robin', 'forced', 'card_on_file']),
-  reason: v.pipe(v.string(), v.examples(['Smart routing chose stripe: highest score stripe 84.0 (approval 91.7% over 12 recent attempts, 125 ms, fee 2.90%).'])),
+  reason: v.pipe(
+    v.string(),
+    v.examples(['Smart routing chose stripe: highest score stripe 84.0 (approval 91.7% over 12 recent attempts, 125 ms, fee 2.90%).']),
+  ),
   alternatives_considered: v.pipe(v.array(Provider), v.description('the other eligible providers, best first'), v.examples([['adyen', 'braintree']])),
   latency_ms: v.pipe(Count, v.description('routing plus authorization'), v.examples([19])),
 });

@@ -22,7 +22,13 @@ describe('the HTTP chain', () => {
     const res = await invokeHttp(handler, apiEvent({ method: 'POST', path: '/x' }));
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
-      error: { type: 'invalid_request_error', code: 'invalid_state', message: 'Invalid request body', param: 'amount', request_id: res.headers['request-id'] },
+      error: {
+        type: 'invalid_request_error',
+        code: 'invalid_state',
+        message: 'Invalid request body',
+        param: 'amount',
+        request_id: res.headers['request-id'],
+      },
     });
   });
 
@@ -32,7 +38,9 @@ describe('the HTTP chain', () => {
     });
     const res = await invokeHttp(handler, apiEvent({ method: 'GET', path: '/x' }));
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: { type: 'api_error', code: 'internal_error', message: 'Internal server error', request_id: res.headers['request-id'] } });
+    expect(res.body).toEqual({
+      error: { type: 'api_error', code: 'internal_error', message: 'Internal server error', request_id: res.headers['request-id'] },
+    });
     expect(res.rawBody).not.toMatch(/hunter2|ECONNREFUSED|at .*\.ts/);
   });
 
@@ -58,7 +66,10 @@ describe('the HTTP chain', () => {
 
   it('checks credentials before reading the body', async () => {
     const handler = http({ auth: 'merchant', body: Body }, async () => ({}));
-    const res = await invokeHttp(handler, apiEvent({ method: 'POST', path: '/x', body: '{not json', headers: { 'Content-Type': 'application/json' } }));
+    const res = await invokeHttp(
+      handler,
+      apiEvent({ method: 'POST', path: '/x', body: '{not json', headers: { 'Content-Type': 'application/json' } }),
+    );
     expect(res.status).toBe(401);
   });
 });
@@ -117,12 +128,33 @@ describe('JSON bodies', () => {
 
   it.each([
     ['malformed JSON', '{"amount": ', undefined, 'invalid_json', undefined, 'Invalid request body: the body is not valid JSON'],
-    ['a form body', 'amount=1', { 'Content-Type': 'application/x-www-form-urlencoded' }, 'invalid_content_type', undefined, 'Invalid request body: Content-Type must be application/json, not application/x-www-form-urlencoded'],
+    [
+      'a form body',
+      'amount=1',
+      { 'Content-Type': 'application/x-www-form-urlencoded' },
+      'invalid_content_type',
+      undefined,
+      'Invalid request body: Content-Type must be application/json, not application/x-www-form-urlencoded',
+    ],
     ['no Content-Type', '{"amount":1}', {}, 'invalid_content_type', undefined, 'Invalid request body: Content-Type must be application/json'],
     ['an array', '[1]', undefined, 'invalid_body', undefined, 'Invalid request body: the body must be a JSON object, not an array'],
     ['null', 'null', undefined, 'invalid_body', undefined, 'Invalid request body: the body must be a JSON object, not null'],
-    ['a __proto__ key', '{"meta":{"__proto__":{"admin":true}}}', undefined, 'parameter_invalid', 'meta.__proto__', 'Invalid request body: meta.__proto__ is not allowed (the key "__proto__" is reserved)'],
-    ['a body over 64 KB', JSON.stringify({ amount: 1, pad: 'x'.repeat(70_000) }), undefined, 'body_too_large', undefined, 'Invalid request body: the body is 70021 bytes; the limit is 65536 bytes (64 KB)'],
+    [
+      'a __proto__ key',
+      '{"meta":{"__proto__":{"admin":true}}}',
+      undefined,
+      'parameter_invalid',
+      'meta.__proto__',
+      'Invalid request body: meta.__proto__ is not allowed (the key "__proto__" is reserved)',
+    ],
+    [
+      'a body over 64 KB',
+      JSON.stringify({ amount: 1, pad: 'x'.repeat(70_000) }),
+      undefined,
+      'body_too_large',
+      undefined,
+      'Invalid request body: the body is 70021 bytes; the limit is 65536 bytes (64 KB)',
+    ],
   ])('answers 400 to %s, saying why', async (_, body, headers, code, param, message) => {
     // Act
     const res = await post(body, headers);
@@ -136,7 +168,12 @@ describe('validation messages', () => {
   const Amount = v.object({
     amount: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(99999999)),
     mode: v.optional(v.picklist(['live', 'test'])),
-    code: v.optional(v.pipe(v.string(), v.check((s) => s.startsWith('X'), 'a code starting with X'))),
+    code: v.optional(
+      v.pipe(
+        v.string(),
+        v.check((s) => s.startsWith('X'), 'a code starting with X'),
+      ),
+    ),
   });
   const handler = http({ auth: 'public', body: Amount }, async ({ body }) => body);
 
