@@ -37,6 +37,8 @@ db.middlewareStack.add(
       const consumed = [(result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity ?? []].flat() as ddb.ConsumedCapacity[];
       const units = consumed.reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
       const input = structuredClone(args.input) as Record<string, unknown>;
+      // A replay is a new request: it must not carry the recorded transaction's idempotency token.
+      delete input.ClientRequestToken;
       const write = WRITES.has(command);
       recording.push({ command, input, keys: keyPrefixes(input), rcu: write ? 0 : units, wcu: write ? units : 0, ms });
     }

@@ -62,12 +62,14 @@ async function run(url: string, phase: Phase): Promise<LoadResult> {
   };
 }
 
-/** Fresh pay_/evt_ ids in a recorded call, so a replayed conditional Put creates a new item as the original did. */
-const freshIds = (call: Call): Call => {
+/**
+ * Fresh pay_/evt_ ids in a recorded call, so a replayed conditional Put creates a new item as the original did; one
+ * `ids` map per replayed operation, so its later calls (the commit after the operation's begin) find that item.
+ */
+const freshIds = (call: Call, ids: Map<string, string>): Call => {
   const id = () => Array.from({ length: 26 }, () => '0123456789abcdefghjkmnpqrstvwxyz'[Math.floor(Math.random() * 32)]).join('');
-  const ids = new Map<string, string>();
   const json = JSON.stringify(call.input).replace(
-    /\b(pay|evt)_[0-9a-z]{26}\b/g,
+    /\b(pay|evt)_[0-9a-z]{26}(?![0-9a-z])/g,
     (old, kind: string) => ids.get(old) ?? (ids.set(old, `${kind}_${id()}`), ids.get(old)!),
   );
   return { ...call, input: JSON.parse(json) };
@@ -78,7 +80,8 @@ export async function replaySequence(calls: Call[], runs: number): Promise<numbe
   const totals: number[] = [];
   for (let i = 0; i < runs; i++) {
     let total = 0;
-    for (const call of calls) total += await replay(freshIds(call));
+    const ids = new Map<string, string>();
+    for (const call of calls) total += await replay(freshIds(call, ids));
     totals.push(total);
   }
   return totals;
