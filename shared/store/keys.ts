@@ -33,6 +33,7 @@
  * | merchant's invoices, newest first     | gsi1pk = MER#<mer>#INV, gsi1sk <inv>                  | gsi1  |
  * | invoice number counter (gapless)      | pk = MER#<mer>, sk = INVNUM                           | table |
  * | merchant counters (balance, analytics)| pk = CNT#<mer>#<kind>#<shard>, sk = <day>#<dims>      | table |
+ * | payment counts (list total)           | pk = CNT#<mer>#PAYN#<shard>, sk = <status>#<cur>#<prov>| table |
  * | settlement by id                      | pk = SET#<set>, sk = SET                              | table |
  * | merchant's settlements, newest first  | gsi1pk = MER#<mer>#SET, gsi1sk <set>                  | gsi1  |
  * | settlement of a merchant/currency/day | pk = MER#<mer>, sk = SETDAY#<day>#<currency>          | table |
@@ -229,4 +230,15 @@ export const LEASE_SHARDS = 10;
 export const leaseKeys = {
   entry: (shard: number, leaseUntil: string, key: Key) => ({ gsi2pk: `LEASE#${shard}`, gsi2sk: `${leaseUntil}#${key.pk}#${key.sk}` }),
   partition: (shard: number) => `LEASE#${shard}`,
+};
+
+/** Payment count cells (`PAYN` counters): one per status, currency and provider (`none` before any was chosen). */
+export const paymentCountKeys = {
+  sortKey: (status: string, currency: string, provider: string | null) => `${status}#${currency}#${provider ?? 'none'}`,
+  /** every cell: statuses are lowercase words */
+  all: { from: 'a', to: '~' },
+  parse: (sortKey: string) => {
+    const [status, currency, provider] = sortKey.split('#');
+    return { status, currency, provider };
+  },
 };

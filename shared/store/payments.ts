@@ -9,7 +9,7 @@ import { counterAdd, readCells } from './counters.ts';
 import type { Operation, Target } from './commit.ts';
 import { equalityFilter } from './expressions.ts';
 import type { StoredInvoice } from './invoices.ts';
-import { LEASE_SHARDS, leaseKeys, paymentKeys } from './keys.ts';
+import { LEASE_SHARDS, leaseKeys, paymentCountKeys, paymentKeys } from './keys.ts';
 import { countItems, type ListSpec, listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
 export type PaymentStatus = 'succeeded' | 'captured' | 'voided' | 'refunded' | 'failed';
@@ -215,12 +215,11 @@ export async function listPayments(merchantId: string, filters: PaymentFilters, 
   return { ...result, data: result.data.map((item) => paymentOf(item) as PaymentRecord), total };
 }
 
-/**
- * Payment counts by status, currency and provider (`PAYN` cells, sort key `<status>#<currency>#<provider>`), written
- * in the transaction of every change of a payment's status: a list's `total` for those filters costs one query per
- * counter shard, however long the merchant's history.
+/*
+ * Payment counts by status, currency and provider (`PAYN` cells, keys.ts `paymentCountKeys`), written in the
+ * transaction of every change of a payment's status: a list's `total` for those filters costs one query per counter
+ * shard, however long the merchant's history.
  */
-const countSortKey = (status: string, currency: string, provider: string | null) => `${status}#${currency}#${provider ?? 'none'}`;
 
 /** The counter writes of a payment moving from `from` (null: new) to `to`: none when the status stays. */
 export function paymentCountChange(
@@ -230,17 +229,17 @@ export function paymentCountChange(
 ): TransactItem[] {
   if (from === to) return [];
   const add = (status: PaymentStatus, count: number) =>
-    counterAdd(payment.merchant_id, 'PAYN', countSortKey(status, payment.currency, payment.provider), { count });
+    counterAdd(payment.merchant_id, 'PAYN', paymentCountKeys.sortKey(status, payment.currency, payment.provider), { count });
   return from === null ? [add(to, 1)] : [add(from, -1), add(to, 1)];
 }
 
 /** `total`: from the count cells, unless the filters reach beyond them (an e-mail, a created range): then counted over the matches. */
 async function countPayments(merchantId: string, filters: PaymentFilters, spec: ListSpec): Promise<number> {
   if (filters.customer_email !== undefined || filters.created_gte !== undefined || filters.created_lte !== undefined) return countItems(spec);
-  const cells = await readCells(merchantId, 'PAYN', 'a', '~');
+  const cells = await readCells(merchantId, 'PAYN', paymentCountKeys.all.from, paymentCountKeys.all.to);
   return cells
     .filter((cell) => {
-      const [status, currency, provider] = cell.sk.split('#');
+      const { status, currency, provider } = paymentCountKeys.parse(cell.sk);
       return (filters.status ?? status) === status && (filters.currency ?? currency) === currency && (filters.provider ?? provider) === provider;
     })
     .reduce((sum, cell) => sum + (cell.values.count ?? 0), 0);
