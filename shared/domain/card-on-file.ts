@@ -3,7 +3,7 @@ import { getPayment, getStoredPayment, type PaymentRecord } from '../store/payme
 import type { Merchant } from './auth.ts';
 import type { CardBrand } from './cards.ts';
 import { isoNow } from './clock.ts';
-import { Declined, OutcomeUnknown, ResourceMissing } from './errors.ts';
+import { Declined, OperationInProgress, OutcomeUnknown, ResourceMissing } from './errors.ts';
 import { newId } from './ids.ts';
 import { capturePayment } from './payment-lifecycle.ts';
 import { authorizePayment, paymentView, resolveAuthorization } from './payments.ts';
@@ -68,6 +68,7 @@ export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCha
     alternatives_considered: [],
     latency_ms: Math.round(performance.now() - started),
   }));
+  if (!payment) throw new OperationInProgress(1);
   if (payment.status !== 'succeeded') throw new Declined(payment.decline_code ?? 'generic_decline', id);
   return capturePayment(merchant, id, {});
 }

@@ -63,6 +63,7 @@ export const paymentView = (p: PaymentRecord) => ({
   livemode: p.livemode,
   created_at: p.created_at,
 });
+export type PaymentView = ReturnType<typeof paymentView>;
 
 const factsOf = (input: SimulateRouteInput, cardNumber: string | undefined): PaymentFacts => ({
   currency: input.currency,
@@ -128,10 +129,6 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
   // One instant for the id (a ULID, which orders lists) and created_at, however long routing and the provider take.
   const createdAt = origin.at;
   const id = idFor('payment', origin);
-  if (origin.seed !== null) {
-    const earlier = await getStoredPayment(merchant.id, id);
-    if (earlier && (await resolveAuthorization(earlier, 'request')) !== 'absent') return answerOf(merchant.id, id);
-  }
   const customerEmail = input.customer?.email;
   const stored: StoredCard = {
     brand: cardBrand(card.number),
@@ -192,7 +189,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
         counters: [...authorizationCounters(declined, []), ...paymentCountChange(declined, null, 'failed')],
       })) === 'refused'
     ) {
-      return answerOf(merchant.id, id);
+      return answerRetried(merchant, input, origin);
     }
     await publishEvents([event]);
     return answerFor(declined);
@@ -201,26 +198,39 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
   const payment = await authorizePayment(base, route.candidates, { card }, (provider, softFailures) =>
     decision(withFailover(route, softFailures, provider), provider, started),
   );
-  return answerFor(payment);
+  return payment ? answerFor(payment) : answerRetried(merchant, input, origin);
+}
+
+/**
+ * The payment id is taken: the request is a retry (same Idempotency-Key) and its first run stored the payment. What
+ * that run left is resolved and answered; if it turned out to hold nothing (removed), the create runs again. Only a
+ * retry pays for this read: a first run learns it from the refused begin, never reads first.
+ */
+async function answerRetried(merchant: Merchant, input: CreatePaymentInput, origin: Origin): Promise<PaymentView> {
+  const earlier = await getStoredPayment(merchant.id, idFor('payment', origin));
+  if (!earlier) throw new OperationInProgress(1);
+  if ((await resolveAuthorization(earlier, 'request')) === 'absent') return createPayment(merchant, input, origin);
+  return answerOf(merchant.id, earlier.id);
 }
 
 /** The create's answer: the payment (200) or its decline (402). */
-function answerFor(payment: PaymentRecord) {
+function answerFor(payment: PaymentRecord): PaymentView {
   if (payment.status === 'failed') throw new Declined(payment.decline_code ?? 'generic_decline', payment.id);
   return paymentView(payment);
 }
 
 /**
  * Authorizes `base` at the first of `candidates` that answers (failing over on soft failures), each attempt under
- * its own operation, and records the outcome: the payment succeeded, or failed with its decline code. Throws
- * OutcomeUnknown (recorded failed, reversed later) or ProvidersUnavailable (nothing held, nothing kept).
+ * its own operation, and records the outcome: the payment succeeded, or failed with its decline code. Undefined when
+ * a payment with `base.id` is already stored (nothing was asked). Throws OutcomeUnknown (recorded failed, reversed
+ * later) or ProvidersUnavailable (nothing held, nothing kept).
  */
 export async function authorizePayment(
   base: PaymentRecord,
   candidates: readonly ProviderName[],
   method: Pick<AuthorizeRequest, 'card' | 'providerToken'>,
   describe: (provider: ProviderName, softFailures: readonly string[]) => RoutingDecision,
-): Promise<PaymentRecord> {
+): Promise<PaymentRecord | undefined> {
   const tried: Promise<void>[] = [];
   const attempts: AttemptOutcome[] = [];
   const softFailures: string[] = [];
@@ -237,7 +247,10 @@ export async function authorizePayment(
       const began = op
         ? await commit({ writes: [{ move: paymentTarget(base), operation: { replace: op.id, with: next } }] })
         : await commit({ writes: [{ create: paymentTarget(base), item: { ...base, status: 'processing' }, operation: next }] });
-      if (began === 'refused') throw new OperationInProgress(1);
+      if (began === 'refused') {
+        if (!op) return undefined;
+        throw new OperationInProgress(1);
+      }
       op = next;
       const connector = connectorFor(provider, base.livemode);
       let result = await authorizeWithin(connector, {
