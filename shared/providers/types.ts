@@ -21,6 +21,13 @@ export interface AuthorizeRequest {
   card?: CardInput;
   /** …a card on file: a token this provider issued for an earlier payment */
   providerToken?: string;
+  /**
+   * With a new card: keep it at the provider for later merchant-initiated charges of this customer (renewals); the
+   * approved answer's `providerToken` is then reusable (Stripe customer + PaymentMethod with `setup_future_usage`,
+   * Adyen `storePaymentMethod` + `shopperReference`, Braintree vaulted payment method). With `providerToken`: the
+   * charge is merchant-initiated on that stored card (Stripe `off_session`, Adyen `ContAuth` + `Subscription`).
+   */
+  storeFor?: { customerReference: string; email?: string | null };
   /** 1 for the first provider tried, 2 for the first failover, … */
   attempt: number;
   /**
@@ -60,8 +67,13 @@ export type LookupResult =
 export interface Connector {
   readonly name: ProviderName;
   authorize(request: AuthorizeRequest): Promise<AuthorizeResult>;
-  /** The authorization made under `idempotencyKey`, if any: how an `unknown` authorization is resolved. */
-  lookup(idempotencyKey: string, signal?: AbortSignal): Promise<LookupResult>;
+  /**
+   * The authorization made under `idempotencyKey`, if any: how an `unknown` authorization is resolved. `replay` is
+   * the original request when the caller still has it (the create that saw the timeout): a provider that keeps
+   * answers per idempotency key (Stripe, Adyen) is asked the same request again under the same key; without it
+   * (the reconciler, card data long gone) the connector searches by our reference.
+   */
+  lookup(idempotencyKey: string, signal?: AbortSignal, replay?: AuthorizeRequest): Promise<LookupResult>;
   /**
    * Cancels whatever the authorization under `idempotencyKey` holds, and makes sure a request under that key still
    * in flight can no longer authorize (ok: nothing is or will be held under it).
@@ -76,4 +88,42 @@ export interface Connector {
 export interface FeeSchedule {
   percent: number;
   fixed: number;
+}
+
+export type Mode = 'test' | 'live';
+
+/**
+ * How a provider's raw answer is classed (DECISIONS "Error map"): `hard` is the card's final answer (no failover),
+ * `soft` a processing error and `outage` an unreachable provider (both fail over), `unknown` a timeout or a
+ * connection lost after sending (resolved before anything else is tried).
+ */
+export type FailureClass = 'hard' | 'soft' | 'outage' | 'unknown';
+export interface MappedFailure {
+  declineCode: string;
+  class: FailureClass;
+}
+
+export type Verification = { ok: true } | { ok: false; reason: string };
+
+/** The connector account a live connector acts for: its id (`con_…`) and mode. */
+export interface ConnectorAccountRef {
+  id: string;
+  mode: Mode;
+}
+
+/**
+ * One provider's live integration (`shared/providers/<name>/`): how its credentials look, how they are checked, and
+ * the connector that uses them. Credentials are handed in unsealed, in memory only: never logged, never returned.
+ */
+export interface ProviderModule<Credentials extends object = Record<string, unknown>> {
+  readonly provider: ProviderName;
+  /** the credentials' schema (valibot), checked on connector create and update */
+  readonly credentialsSchema: import('valibot').GenericSchema<unknown, Credentials>;
+  /** what a merchant may see of the credentials, e.g. `…4242` (never enough to use them) */
+  hint(credentials: Credentials): string;
+  /** why these credentials cannot act in `mode` (a Stripe `sk_test_` key on a live connector), or undefined */
+  modeMismatch(credentials: Credentials, mode: Mode): string | undefined;
+  /** one authenticated, read-only call to the provider: ok, or the provider's reason */
+  verify(credentials: Credentials, mode: Mode, signal?: AbortSignal): Promise<Verification>;
+  connect(credentials: Credentials, account: ConnectorAccountRef): Connector;
 }
