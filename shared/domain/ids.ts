@@ -17,6 +17,7 @@ export const PREFIXES = {
   merchant: 'mer',
   otpRequest: 'req',
   operation: 'op',
+  attempt: 'att',
 } as const;
 
 export type Entity = keyof typeof PREFIXES;

@@ -28,7 +28,7 @@ import { cardBrand, cardFingerprint, type StoredCard } from './cards.ts';
 import { clock } from './clock.ts';
 import { Declined, OperationInProgress, OutcomeUnknown, ProvidersUnavailable } from './errors.ts';
 import { newEvent } from './events.ts';
-import { freshOrigin, idFor, type Origin } from './ids.ts';
+import { freshOrigin, idFor, newId, type Origin } from './ids.ts';
 import { type AttemptOutcome, authorizationCounters } from '../store/ledger.ts';
 import { assessRisk, RISK_DECLINE_THRESHOLD } from './risk.ts';
 import { planRoute, type RoutePlan } from './routing.ts';
@@ -238,7 +238,9 @@ export async function authorizePayment(
   try {
     for (const [index, provider] of candidates.entries()) {
       const next: Operation = {
-        id: `${base.id}_${index + 1}`,
+        // A fresh key per attempt, written before the call: a key closed at the provider (reversed after a lost
+        // answer) is never used again, so a request that runs again after it was closed can still authorize.
+        id: newId('attempt'),
         kind: 'authorize',
         lease_until: clock.now() + OPERATION_LEASE_MS,
         provider,
