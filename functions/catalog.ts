@@ -72,6 +72,12 @@ export const catalog: readonly FunctionSpec[] = [
   http('POST', '/api/payments/{id}/void', 'payments/void', 'Void a payment'),
   http('POST', '/api/payments/{id}/refund', 'payments/refund', 'Refund a payment'),
 
+  http('POST', '/api/connectors', 'connectors/create', 'Connect a provider account (credentials verified, stored sealed)'),
+  http('GET', '/api/connectors', 'connectors/list', 'List connector accounts'),
+  http('GET', '/api/connectors/{id}', 'connectors/get', 'Retrieve a connector account'),
+  http('PUT', '/api/connectors/{id}', 'connectors/update', 'Update a connector account (label, credentials, status)'),
+  http('DELETE', '/api/connectors/{id}', 'connectors/delete', 'Delete a connector account'),
+
   http('POST', '/api/routing/simulate', 'routing/simulate', 'Simulate the routing of a payment'),
   http('GET', '/api/routing/rules', 'routing/rules/list', 'List routing rules'),
   http('POST', '/api/routing/rules', 'routing/rules/create', 'Create a routing rule'),

@@ -5,6 +5,7 @@ import type { CardBrand } from './cards.ts';
 import { isoNow } from './clock.ts';
 import { Declined, OperationInProgress, OutcomeUnknown, ResourceMissing } from './errors.ts';
 import { newId } from './ids.ts';
+import { describeTarget } from './connectors.ts';
 import { capturePayment } from './payment-lifecycle.ts';
 import { authorizePayment, paymentView, resolveAuthorization } from './payments.ts';
 
@@ -62,9 +63,10 @@ export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCha
     created_at: now,
     updated_at: now,
   };
-  const payment = await authorizePayment(base, [card.provider], { providerToken: card.provider_token }, () => ({
+  const target = { provider: card.provider, connectorId: card.connector_id ?? null, label: null };
+  const payment = await authorizePayment(base, [target], { providerToken: card.provider_token }, () => ({
     strategy: 'card_on_file',
-    reason: `The customer's card on file is a ${card.provider} token, so the charge goes to ${card.provider} only.`,
+    reason: `The customer's card on file is a token of ${describeTarget(target)}, so the charge goes there only.`,
     alternatives_considered: [],
     latency_ms: Math.round(performance.now() - started),
   }));

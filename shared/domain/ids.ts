@@ -18,6 +18,7 @@ export const PREFIXES = {
   otpRequest: 'req',
   operation: 'op',
   attempt: 'att',
+  connector: 'con',
 } as const;
 
 export type Entity = keyof typeof PREFIXES;

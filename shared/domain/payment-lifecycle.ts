@@ -1,6 +1,7 @@
 import type * as v from 'valibot';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { connectorFor, type OperationResult, type ProviderName } from '../providers/index.ts';
+import type { OperationResult } from '../providers/index.ts';
+import { connectorForOperation } from './connectors.ts';
 import type { CaptureBody, ListPaymentsQuery, RefundBody } from '../schemas/payments.ts';
 import { publishEvents } from '../events/queue.ts';
 import { commit, type Operation } from '../store/commit.ts';
@@ -79,6 +80,7 @@ async function move(current: StoredPayment & PaymentRecord, kind: 'capture' | 'v
     kind,
     lease_until: clock.now() + OPERATION_LEASE_MS,
     provider: payment.provider!,
+    ...(payment.connector_id ? { connector_id: payment.connector_id } : {}),
     reference: payment.provider_reference!,
     amount,
     currency: payment.currency,
@@ -130,7 +132,7 @@ async function takeOver<T extends StoredPayment | StoredRefund>(item: T): Promis
  * it without effect; a provider that cannot be reached leaves the outcome unknown.
  */
 export async function carryOut(payment: StoredPayment, op: Operation, { retried = false } = {}) {
-  const connector = connectorFor(op.provider as ProviderName, payment.livemode);
+  const connector = await connectorForOperation(payment, op);
   const result = asRetried(
     op.kind === 'capture' ? await connector.capture(op.reference!, op.amount!, payment.currency, op.id) : await connector.void(op.reference!, op.id),
     retried,
@@ -204,6 +206,8 @@ async function reserveRefund(merchant: Merchant, paymentId: string, refundId: st
       kind: 'refund',
       lease_until: clock.now() + OPERATION_LEASE_MS,
       provider: payment.provider!,
+      ...(payment.connector_id ? { connector_id: payment.connector_id } : {}),
+    ...(payment.connector_id ? { connector_id: payment.connector_id } : {}),
       reference: payment.provider_reference!,
       amount,
       currency: payment.currency,
@@ -250,7 +254,7 @@ const UNPLANNED_ATTEMPTS = 8;
 async function carryOutRefund(payment: PaymentRecord, refund: StoredRefund, { retried = false } = {}) {
   const op = refund.op!;
   const result = asRetried(
-    await connectorFor(op.provider as ProviderName, payment.livemode).refund(op.reference!, refund.amount, payment.currency, op.id),
+    await (await connectorForOperation(payment, op)).refund(op.reference!, refund.amount, payment.currency, op.id),
     retried,
   );
   if (!result.ok) {

@@ -4,7 +4,6 @@ import {
   type AuthorizeResult,
   authorizeWithin,
   type Connector,
-  connectorFor,
   lookupWithin,
   type ProviderName,
 } from '../providers/index.ts';
@@ -26,7 +25,8 @@ import { countCardAttempt } from '../store/velocity.ts';
 import type { Merchant } from './auth.ts';
 import { cardBrand, cardFingerprint, type StoredCard } from './cards.ts';
 import { clock } from './clock.ts';
-import { Declined, OperationInProgress, OutcomeUnknown, ProvidersUnavailable } from './errors.ts';
+import { connectorForOperation, connectorForTarget, activeConnectors, describeTarget, modeOf, type RouteTarget, routeTargets } from './connectors.ts';
+import { BadRequest, Declined, OperationInProgress, OutcomeUnknown, ProvidersUnavailable } from './errors.ts';
 import { newEvent } from './events.ts';
 import { freshOrigin, idFor, newId, type Origin } from './ids.ts';
 import { type AttemptOutcome, authorizationCounters } from '../store/ledger.ts';
@@ -49,6 +49,7 @@ export const paymentView = (p: PaymentRecord) => ({
   amount_captured: p.amount_captured,
   amount_refunded: p.amount_refunded,
   provider: p.provider,
+  connector_id: p.connector_id ?? null,
   routing_decision: p.routing_decision,
   risk_score: p.risk_score,
   decline_code: p.decline_code,
@@ -74,9 +75,14 @@ const factsOf = (input: SimulateRouteInput, cardNumber: string | undefined): Pay
   metadata: input.metadata ?? {},
 });
 
-async function plan(merchantId: string, input: SimulateRouteInput, cardNumber: string | undefined, { simulation = false } = {}) {
-  const [rules, stats] = await Promise.all([activeRules(merchantId), recentStats(merchantId)]);
-  const route = planRoute({
+/**
+ * The route: providers ordered by the strategy, then each provider's connector accounts of the payment's mode (or,
+ * in test mode, its sandbox). Live mode with no eligible account answers 400 `connector_missing`.
+ */
+async function plan(merchant: Merchant, input: SimulateRouteInput, cardNumber: string | undefined, { simulation = false } = {}) {
+  const merchantId = merchant.id;
+  const [rules, stats, accounts] = await Promise.all([activeRules(merchantId), recentStats(merchantId), activeConnectors(merchantId, modeOf(merchant))]);
+  const providers = planRoute({
     choice: input.routing,
     facts: factsOf(input, cardNumber),
     rules,
@@ -84,25 +90,36 @@ async function plan(merchantId: string, input: SimulateRouteInput, cardNumber: s
     random: chance.random,
     sequence: input.routing === 'round_robin' ? roundRobinTurn(merchantId, !simulation) : 0,
   });
-  return { route, stats };
+  const targets = routeTargets(accounts, modeOf(merchant), providers.candidates);
+  if (targets.length === 0) {
+    const wanted = providers.candidates.join(', ');
+    throw new BadRequest('connector_missing', 'routing', `no active ${modeOf(merchant)} connector account for ${wanted}; connect one with POST /api/connectors`);
+  }
+  return { route: { ...providers, targets }, stats };
 }
+
+export type Route = RoutePlan & { targets: RouteTarget[] };
 
 /** The decision a payment would get, charging nothing and counting nothing. */
 export async function simulateRoute(merchant: Merchant, input: SimulateRouteInput) {
   const started = performance.now();
-  const { route } = await plan(merchant.id, input, input.payment_method?.card?.number, { simulation: true });
+  const { route } = await plan(merchant, input, input.payment_method?.card?.number, { simulation: true });
   return {
     object: 'routing_simulation' as const,
-    provider: route.candidates[0] ?? null,
-    routing_decision: decision(route, route.candidates[0], started),
+    provider: route.targets[0]?.provider ?? null,
+    routing_decision: decision(route, route.targets[0], started),
   };
 }
 
-function decision(route: RoutePlan, chosen: ProviderName | undefined, started: number): RoutingDecision {
+/** The decision as the payment shows it; with connector accounts, the reason names the one chosen and the order tried. */
+function decision(route: Route, chosen: RouteTarget | undefined, started: number): RoutingDecision {
+  const accounts = route.targets.some((t) => t.connectorId)
+    ? ` Connector accounts in order: ${route.targets.map(describeTarget).join(' → ')}${chosen ? `; sent through ${describeTarget(chosen)}` : ''}.`
+    : '';
   return {
     strategy: route.strategy,
-    reason: route.reason,
-    alternatives_considered: route.candidates.filter((p) => p !== chosen),
+    reason: `${route.reason}${accounts}`,
+    alternatives_considered: route.candidates.filter((p) => p !== chosen?.provider),
     latency_ms: Math.round(performance.now() - started),
   };
 }
@@ -140,7 +157,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
   };
   // The reads (and the velocity count) a decision needs, at once: one round trip of latency instead of three.
   const [{ route, stats }, customerId, cardAttemptsThisHour] = await Promise.all([
-    plan(merchant.id, input, card.number),
+    plan(merchant, input, card.number),
     customerEmail ? findCustomerIdByEmail(merchant.id, customerEmail) : Promise.resolve(undefined),
     countCardAttempt(stored.fingerprint, clock.now()),
   ]);
@@ -195,8 +212,8 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     return answerFor(declined);
   }
 
-  const payment = await authorizePayment(base, route.candidates, { card }, (provider, softFailures) =>
-    decision(withFailover(route, softFailures, provider), provider, started),
+  const payment = await authorizePayment(base, route.targets, { card }, (target, softFailures) =>
+    decision(withFailover(route, softFailures, target), target, started),
   );
   return payment ? answerFor(payment) : answerRetried(merchant, input, origin);
 }
@@ -227,16 +244,17 @@ function answerFor(payment: PaymentRecord): PaymentView {
  */
 export async function authorizePayment(
   base: PaymentRecord,
-  candidates: readonly ProviderName[],
+  targets: readonly RouteTarget[],
   method: Pick<AuthorizeRequest, 'card' | 'providerToken'>,
-  describe: (provider: ProviderName, softFailures: readonly string[]) => RoutingDecision,
+  describe: (target: RouteTarget, softFailures: readonly string[]) => RoutingDecision,
 ): Promise<PaymentRecord | undefined> {
   const tried: Promise<void>[] = [];
   const attempts: AttemptOutcome[] = [];
   const softFailures: string[] = [];
   let op: Operation | undefined;
   try {
-    for (const [index, provider] of candidates.entries()) {
+    for (const [index, target] of targets.entries()) {
+      const { provider } = target;
       const next: Operation = {
         // A fresh key per attempt, written before the call: a key closed at the provider (reversed after a lost
         // answer) is never used again, so a request that runs again after it was closed can still authorize.
@@ -244,6 +262,7 @@ export async function authorizePayment(
         kind: 'authorize',
         lease_until: clock.now() + OPERATION_LEASE_MS,
         provider,
+        ...(target.connectorId ? { connector_id: target.connectorId } : {}),
         attempt: index + 1,
       };
       const began = op
@@ -254,16 +273,18 @@ export async function authorizePayment(
         throw new OperationInProgress(1);
       }
       op = next;
-      const connector = connectorFor(provider, base.livemode);
-      let result = await authorizeWithin(connector, {
+      const connector = await connectorForTarget(base.merchant_id, modeOf(base), target);
+      const request: AuthorizeRequest = {
         ...method,
         paymentId: base.id,
         idempotencyKey: op.id,
         amount: base.amount,
         currency: base.currency,
         attempt: index + 1,
-      });
-      if (result.outcome === 'unknown') result = await resolveUnknown(connector, op.id, result.latencyMs);
+        ...(method.card && base.customer_id ? { storeFor: { customerReference: base.customer_id, email: base.customer_email } } : {}),
+      };
+      let result = await authorizeWithin(connector, request);
+      if (result.outcome === 'unknown') result = await resolveUnknown(connector, request, result.latencyMs);
       attempts.push({ provider, approved: result.outcome === 'approved', latencyMs: result.latencyMs });
       // Routing statistics are best effort: their failure never fails a payment already recorded.
       tried.push(
@@ -275,20 +296,31 @@ export async function authorizePayment(
         }).catch((error: unknown) => logger.warn('Routing statistics not counted', { provider, error: (error as Error).message })),
       );
       if (result.outcome === 'soft_failure') {
-        softFailures.push(`${provider} answered ${result.reason}`);
+        softFailures.push(`${describeTarget(target)} answered ${result.reason}`);
         continue;
       }
-      const routing_decision = describe(provider, softFailures);
+      const routing_decision = describe(target, softFailures);
+      const connector_id = target.connectorId;
       if (result.outcome === 'unknown') {
         // Neither answered nor found: the attempt may hold an authorization nobody can confirm now. The payment is
         // recorded failed with the operation still on it; the reconciler reverses whatever the provider holds.
-        await finishCreate({ ...base, provider, routing_decision, decline_code: 'processing_error' }, op, attempts, { keepOperation: true });
+        await finishCreate({ ...base, provider, connector_id, routing_decision, decline_code: 'processing_error' }, op, attempts, {
+          keepOperation: true,
+        });
         throw new OutcomeUnknown(base.id);
       }
       const payment: PaymentRecord =
         result.outcome === 'declined'
-          ? { ...base, provider, routing_decision, decline_code: result.declineCode }
-          : { ...base, status: 'succeeded', provider, provider_reference: result.reference, provider_token: result.providerToken, routing_decision };
+          ? { ...base, provider, connector_id, routing_decision, decline_code: result.declineCode }
+          : {
+              ...base,
+              status: 'succeeded',
+              provider,
+              connector_id,
+              provider_reference: result.reference,
+              provider_token: result.providerToken ?? null,
+              routing_decision,
+            };
       await finishCreate(payment, op, attempts);
       return payment;
     }
@@ -304,8 +336,9 @@ export async function authorizePayment(
  * An `unknown` authorization, resolved by asking the provider what it holds under the attempt's key: one found is
  * used; none means nothing is held (the attempt failed softly, routing may go on); `unknown` stays unknown.
  */
-async function resolveUnknown(connector: Connector, key: string, latencyMs: number): Promise<AuthorizeResult> {
-  const found = await lookupWithin(connector, key);
+async function resolveUnknown(connector: Connector, request: AuthorizeRequest, latencyMs: number): Promise<AuthorizeResult> {
+  const key = request.idempotencyKey;
+  const found = await lookupWithin(connector, key, request);
   if (found.found === 'authorized') return { outcome: 'approved', reference: found.reference, providerToken: found.providerToken, latencyMs };
   if (found.found === 'declined') return { outcome: 'declined', declineCode: found.declineCode, latencyMs };
   // Nothing found yet: the key is closed at the provider (cancelling anything that lands later) before failing over.
@@ -328,6 +361,7 @@ async function finishCreate(
       ? [
           cardOnFileUpdate(payment.customer_id, {
             provider: payment.provider,
+            connector_id: payment.connector_id ?? null,
             provider_token: payment.provider_token,
             brand: card.brand,
             last4: card.last4,
@@ -369,7 +403,7 @@ export async function resolveAuthorization(payment: StoredPayment, by: 'request'
   }
   const leaseUntil = now + OPERATION_LEASE_MS;
   if ((await commit({ writes: [{ move: paymentTarget(payment), operation: { takeOver: op.id, now, leaseUntil } }] })) === 'refused') return 'pending';
-  const connector = connectorFor(op.provider as ProviderName, payment.livemode);
+  const connector = await connectorForOperation(payment, op);
   const found = await lookupWithin(connector, op.id);
   if (found.found === 'unknown') return 'pending';
   if (payment.status === 'processing') {
@@ -381,6 +415,7 @@ export async function resolveAuthorization(payment: StoredPayment, by: 'request'
           ...(record as PaymentRecord),
           status: 'succeeded',
           provider: attempt.provider,
+          connector_id: op.connector_id ?? null,
           provider_reference: found.reference,
           provider_token: found.providerToken,
         },
@@ -390,7 +425,7 @@ export async function resolveAuthorization(payment: StoredPayment, by: 'request'
       return 'settled';
     }
     if (found.found === 'declined') {
-      await finishCreate({ ...(record as PaymentRecord), status: 'failed', provider: attempt.provider, decline_code: found.declineCode }, op, [
+      await finishCreate({ ...(record as PaymentRecord), status: 'failed', provider: attempt.provider, connector_id: op.connector_id ?? null, decline_code: found.declineCode }, op, [
         attempt,
       ]);
       return 'settled';
@@ -415,7 +450,7 @@ async function answerOf(merchantId: string, id: string) {
 }
 
 /** When the first choices failed softly, the decision says so: the reason names them and why it moved on. */
-function withFailover(route: RoutePlan, softFailures: readonly string[], provider: ProviderName): RoutePlan {
+function withFailover(route: Route, softFailures: readonly string[], target: RouteTarget): Route {
   if (softFailures.length === 0) return route;
-  return { ...route, reason: `${route.reason} Then ${softFailures.join(' and ')}, so the payment failed over to ${provider}.` };
+  return { ...route, reason: `${route.reason} Then ${softFailures.join(' and ')}, so the payment failed over to ${describeTarget(target)}.` };
 }

@@ -1,21 +1,36 @@
+import { adyenProvider } from './adyen/index.ts';
+import { braintreeProvider } from './braintree/index.ts';
 import { providerDeadlines } from './deadlines.ts';
 import { SandboxConnector } from './sandbox.ts';
-import { type AuthorizeRequest, type AuthorizeResult, type Connector, type LookupResult, PROVIDERS, type ProviderName } from './types.ts';
+import { stripeProvider } from './stripe/index.ts';
+import {
+  type AuthorizeRequest,
+  type AuthorizeResult,
+  type Connector,
+  type LookupResult,
+  PROVIDERS,
+  type ProviderModule,
+  type ProviderName,
+} from './types.ts';
 
 export * from './types.ts';
 export { FEES, feeFor } from './fees.ts';
 
-/**
- * The connector of a provider. Only sandbox back ends exist so far; a live connector will be chosen here when that
- * provider's live credentials are configured (and the payment is in live mode).
- */
+/** Each provider's live integration on its own API (shared/providers/<name>/), used through connector accounts. */
+export const providerModules = {
+  stripe: stripeProvider,
+  adyen: adyenProvider,
+  braintree: braintreeProvider,
+} as unknown as Record<ProviderName, ProviderModule>;
+
+/** The built-in, offline sandbox of each provider: test mode's stand-in for a provider with no connected test account. */
 const sandboxes: Record<ProviderName, Connector> = {
   stripe: new SandboxConnector('stripe'),
   adyen: new SandboxConnector('adyen'),
   braintree: new SandboxConnector('braintree'),
 };
 
-export const connectorFor = (provider: ProviderName, _livemode: boolean): Connector => sandboxes[provider];
+export const sandboxFor = (provider: ProviderName): Connector => sandboxes[provider];
 
 export const isProvider = (value: string): value is ProviderName => (PROVIDERS as readonly string[]).includes(value);
 
@@ -35,8 +50,8 @@ export async function authorizeWithin(connector: Connector, request: AuthorizeRe
 }
 
 /** What `connector` holds under `idempotencyKey`, or `unknown` once the look-up's deadline passes. */
-export async function lookupWithin(connector: Connector, idempotencyKey: string): Promise<LookupResult> {
+export async function lookupWithin(connector: Connector, idempotencyKey: string, replay?: AuthorizeRequest): Promise<LookupResult> {
   const signal = AbortSignal.timeout(providerDeadlines.lookupMs);
   const deadline = new Promise<LookupResult>((resolve) => signal.addEventListener('abort', () => resolve({ found: 'unknown' }), { once: true }));
-  return Promise.race([connector.lookup(idempotencyKey, signal).catch((): LookupResult => ({ found: 'unknown' })), deadline]);
+  return Promise.race([connector.lookup(idempotencyKey, signal, replay && { ...replay, signal }).catch((): LookupResult => ({ found: 'unknown' })), deadline]);
 }

@@ -31,6 +31,8 @@ export interface Operation {
   lease_until: number;
   /** which provider, with which reference, for how much: what the reconciler needs to ask about it */
   provider?: string;
+  /** the merchant's connector account the call goes through (absent: the built-in sandbox) */
+  connector_id?: string;
   reference?: string;
   amount?: number;
   currency?: string;

@@ -19,6 +19,8 @@ export interface CustomerRecord {
 
 export interface CardOnFile {
   provider: ProviderName;
+  /** the connector account that issued the token (a token works nowhere else); null: the sandbox */
+  connector_id?: string | null;
   provider_token: string;
   brand: string;
   last4: string;

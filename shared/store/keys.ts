@@ -25,6 +25,8 @@
  * | merchant's events, newest first       | gsi1pk = MER#<mer>#EVT, gsi1sk <evt>                  | gsi1  |
  * | events not yet picked up (sweeper)    | gsi2pk = OUTBOX#<shard>, gsi2sk < <iso time>          | gsi2  |
  * | merchant's webhook endpoints          | pk = MER#<mer>, sk begins_with WHK# (+ webhook_count) | table |
+ * | merchant's connector accounts         | pk = MER#<mer>, sk begins_with CON# (+ connector_count)| table |
+ * | connector account by id               | pk = MER#<mer>, sk = CON#<con>                        | table |
  * | subscription by id                    | pk = SUB#<sub>, sk = SUB                              | table |
  * | merchant's subscriptions, newest first| gsi1pk = MER#<mer>#SUB, gsi1sk <sub>                  | gsi1  |
  * | subscriptions due for renewal         | gsi2pk = RENEW#<shard>, gsi2sk <= <due date>#<sub>    | gsi2  |
@@ -126,6 +128,11 @@ export const eventKeys = {
 export const webhookKeys = {
   item: (merchantId: string, webhookId: string): Key => ({ pk: `MER#${merchantId}`, sk: `WHK#${webhookId}` }),
   listPrefix: (merchantId: string) => ({ pk: `MER#${merchantId}`, skPrefix: 'WHK#' }),
+};
+
+export const connectorKeys = {
+  item: (merchantId: string, connectorId: string): Key => ({ pk: `MER#${merchantId}`, sk: `CON#${connectorId}` }),
+  listPrefix: (merchantId: string) => ({ pk: `MER#${merchantId}`, skPrefix: 'CON#' }),
 };
 
 export const RENEWAL_SHARDS = 10;

@@ -83,3 +83,23 @@ export async function putWithinMerchantCap<T extends Record<string, unknown>>(
   if (result.created) return { created: true, record: item };
   return result.existing && { created: false, record: result.existing as T };
 }
+
+/** Deletes an item of a capped set and lowers its count on the profile, in one transaction; false when there is none. */
+export async function deleteWithinMerchantCap(merchantId: string, count: string, key: Key): Promise<boolean> {
+  return conditionalWrite(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Delete: { TableName: TABLE, Key: key, ConditionExpression: 'attribute_exists(pk)' } },
+        {
+          Update: {
+            TableName: TABLE,
+            Key: merchantKeys.profile(merchantId),
+            UpdateExpression: 'ADD #count :minus',
+            ExpressionAttributeNames: { '#count': count },
+            ExpressionAttributeValues: { ':minus': -1 },
+          },
+        },
+      ],
+    }),
+  );
+}

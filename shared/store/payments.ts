@@ -32,6 +32,8 @@ export interface PaymentRecord {
   amount_captured: number;
   amount_refunded: number;
   provider: ProviderName | null;
+  /** the merchant's connector account that holds the authorization; null: the built-in sandbox (test mode) */
+  connector_id?: string | null;
   provider_reference: string | null;
   /** the provider's reusable card-on-file token (never card data) */
   provider_token: string | null;
@@ -89,6 +91,7 @@ const OperationItem = v.object({
   kind: v.picklist(['authorize', 'capture', 'void', 'refund']),
   lease_until: Int,
   provider: v.optional(Text),
+  connector_id: v.optional(Text),
   reference: v.optional(Text),
   amount: v.optional(Int),
   currency: v.optional(Text),
@@ -104,6 +107,7 @@ const PaymentItem = v.object({
   amount_captured: Int,
   amount_refunded: Int,
   provider: nullable(v.picklist(PROVIDERS)),
+  connector_id: v.optional(nullable(Text)),
   provider_reference: nullable(Text),
   provider_token: nullable(Text),
   card: v.object({ brand: Text, last4: Text, bin: Text, exp_month: Int, exp_year: Int, fingerprint: Text }),

@@ -1,8 +1,8 @@
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventType } from '../domain/events.ts';
 import { conditionalWrite, type Created, TABLE } from './client.ts';
-import { merchantKeys, webhookKeys } from './keys.ts';
-import { putWithinMerchantCap } from './merchants.ts';
+import { webhookKeys } from './keys.ts';
+import { deleteWithinMerchantCap, putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
 
 export interface WebhookRecord {
@@ -41,29 +41,8 @@ export async function webhookPage(merchantId: string, page: PageQuery): Promise<
 }
 
 /** Deletes the endpoint and lowers the count; false when there is no such endpoint. */
-export async function deleteWebhook(merchantId: string, webhookId: string): Promise<boolean> {
-  return conditionalWrite(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Delete: {
-            TableName: TABLE,
-            Key: webhookKeys.item(merchantId, webhookId),
-            ConditionExpression: 'attribute_exists(pk)',
-          },
-        },
-        {
-          Update: {
-            TableName: TABLE,
-            Key: merchantKeys.profile(merchantId),
-            UpdateExpression: 'ADD webhook_count :minus',
-            ExpressionAttributeValues: { ':minus': -1 },
-          },
-        },
-      ],
-    }),
-  );
-}
+export const deleteWebhook = (merchantId: string, webhookId: string): Promise<boolean> =>
+  deleteWithinMerchantCap(merchantId, 'webhook_count', webhookKeys.item(merchantId, webhookId));
 
 /** Stops deliveries to an endpoint that answered 410 Gone. */
 export async function disableWebhook(merchantId: string, webhookId: string, reason: string): Promise<void> {

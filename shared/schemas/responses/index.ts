@@ -5,3 +5,4 @@ export * from './errors.ts';
 export * from './payments.ts';
 export * from './reports.ts';
 export * from './webhooks.ts';
+export * from './connectors.ts';

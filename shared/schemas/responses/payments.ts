@@ -25,6 +25,10 @@ const paymentEntries = {
   amount_captured: v.pipe(Amount, v.examples([0])),
   amount_refunded: v.pipe(Amount, v.examples([0])),
   provider: v.nullable(Provider),
+  connector_id: v.pipe(
+    v.nullable(Id('connector')),
+    v.description("the merchant's connector account that holds the authorization; null for the built-in sandbox (test mode)"),
+  ),
   routing_decision: v.nullable(RoutingDecision),
   risk_score: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100), v.examples([15])),
   decline_code: v.nullable(v.pipe(v.string(), v.description('why a `failed` payment was declined'))),

@@ -1,0 +1,184 @@
+import * as v from 'valibot';
+import { type Connector, type Mode, type ProviderModule, type ProviderName, providerModules, sandboxFor } from '../providers/index.ts';
+import { sealer } from '../sealing.ts';
+import type { CreateConnectorBody, UpdateConnectorBody } from '../schemas/connectors.ts';
+import {
+  type ConnectorRecord,
+  connectorPage,
+  deleteConnector as deleteRecord,
+  getConnector as getRecord,
+  listConnectors,
+  putConnector,
+  updateConnector as updateRecord,
+} from '../store/connectors.ts';
+import type { PageQuery } from '../store/pagination.ts';
+import type { Merchant } from './auth.ts';
+import { isoNow } from './clock.ts';
+import { BadRequest, NotFound } from './errors.ts';
+import { freshOrigin, idFor, type Origin } from './ids.ts';
+
+/**
+ * Connector accounts: the merchant's own provider accounts. Credentials are checked by the provider's module (their
+ * shape, their mode, then one read-only call to the provider), sealed to the connector before they are stored, and
+ * opened only in memory to build the connector that calls the provider. No answer, log line or message carries them.
+ */
+export const MAX_CONNECTORS_PER_MERCHANT = 20;
+const VERIFY_TIMEOUT_MS = 8_000;
+
+const credentialsSealer = sealer('connector-credentials/v1');
+
+export const modeOf = (merchant: Pick<Merchant, 'livemode'>): Mode => (merchant.livemode ? 'live' : 'test');
+
+const view = (c: ConnectorRecord, baseUrl: string) => ({
+  id: c.id,
+  object: 'connector' as const,
+  provider: c.provider,
+  mode: c.mode,
+  label: c.label,
+  status: c.status,
+  credentials_hint: c.credentials_hint,
+  webhook_url: `${baseUrl}/api/connectors/${c.id}/webhooks`,
+  created_at: c.created_at,
+  livemode: c.mode === 'live',
+});
+
+/** The credentials as the provider's module reads them: a 400 naming the field otherwise, then verified at the provider. */
+async function checkedCredentials(provider: ProviderName, raw: unknown, mode: Mode) {
+  const module: ProviderModule = providerModules[provider];
+  const parsed = v.safeParse(module.credentialsSchema, raw);
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    const path = v.getDotPath(issue);
+    throw new BadRequest('invalid_request', path ? `credentials.${path}` : 'credentials', `credentials${path ? `.${path}` : ''}: ${issue.message}`);
+  }
+  const credentials = parsed.output;
+  const mismatch = module.modeMismatch(credentials, mode);
+  if (mismatch) throw new BadRequest('connector_verification_failed', 'credentials', mismatch);
+  const verified = await module.verify(credentials, mode, AbortSignal.timeout(VERIFY_TIMEOUT_MS)).catch((error: unknown) => ({
+    ok: false as const,
+    reason: `${provider} could not be reached (${(error as Error).name})`,
+  }));
+  if (!verified.ok) throw new BadRequest('connector_verification_failed', 'credentials', `${provider} refused the credentials: ${verified.reason}`);
+  return { sealedFor: (merchantId: string, id: string) => credentialsSealer.seal(JSON.stringify(credentials), merchantId, id), hint: module.hint(credentials) };
+}
+
+export async function createConnector(
+  merchant: Merchant,
+  input: v.InferOutput<typeof CreateConnectorBody>,
+  baseUrl: string,
+  origin: Origin = freshOrigin(),
+) {
+  const mode = modeOf(merchant);
+  const checked = await checkedCredentials(input.provider, input.credentials, mode);
+  const id = idFor('connector', origin);
+  const now = new Date(origin.at).toISOString();
+  const record: ConnectorRecord = {
+    id,
+    merchant_id: merchant.id,
+    provider: input.provider,
+    mode,
+    label: input.label ?? null,
+    status: 'active',
+    credentials_sealed: await checked.sealedFor(merchant.id, id),
+    credentials_hint: checked.hint,
+    created_at: now,
+    updated_at: now,
+  };
+  const put = await putConnector(record, MAX_CONNECTORS_PER_MERCHANT);
+  if (!put) throw new BadRequest('too_many_connectors', 'provider', `a merchant may connect at most ${MAX_CONNECTORS_PER_MERCHANT} accounts`);
+  return view(put.record, baseUrl);
+}
+
+export async function listConnectorsPage(merchant: Merchant, page: PageQuery, baseUrl: string) {
+  const result = await connectorPage(merchant.id, modeOf(merchant), page);
+  return { object: 'list' as const, data: result.data.map((c) => view(c, baseUrl)), has_more: result.has_more };
+}
+
+export async function getConnector(merchant: Merchant, id: string, baseUrl: string) {
+  const record = await getRecord(merchant.id, id, modeOf(merchant));
+  if (!record) throw new NotFound();
+  return view(record, baseUrl);
+}
+
+export async function updateConnector(merchant: Merchant, id: string, input: v.InferOutput<typeof UpdateConnectorBody>, baseUrl: string) {
+  const mode = modeOf(merchant);
+  const existing = await getRecord(merchant.id, id, mode);
+  if (!existing) throw new NotFound();
+  const checked = input.credentials ? await checkedCredentials(existing.provider, input.credentials, mode) : undefined;
+  const updated = await updateRecord(merchant.id, id, mode, {
+    label: input.label,
+    status: input.status,
+    credentials_sealed: checked && (await checked.sealedFor(merchant.id, id)),
+    credentials_hint: checked?.hint,
+    updated_at: isoNow(),
+  });
+  if (!updated) throw new NotFound();
+  return view(updated, baseUrl);
+}
+
+export async function deleteConnector(merchant: Merchant, id: string) {
+  if (!(await getRecord(merchant.id, id, modeOf(merchant))) || !(await deleteRecord(merchant.id, id))) throw new NotFound();
+  return { id, object: 'connector' as const, deleted: true as const };
+}
+
+/** The merchant's active connector accounts of `mode`, newest first (routing's candidates; see routeTargets). */
+export async function activeConnectors(merchantId: string, mode: Mode): Promise<ConnectorRecord[]> {
+  return (await listConnectors(merchantId, { consistent: false })).filter((c) => c.mode === mode && c.status === 'active');
+}
+
+/** Live connectors built from opened credentials, per connector version (an update makes a new one). */
+const built = new Map<string, Promise<Connector>>();
+
+/** The connector that calls the provider for this account, its credentials opened in memory only. */
+export function liveConnectorFor(record: ConnectorRecord): Promise<Connector> {
+  const cacheKey = `${record.id}@${record.updated_at}`;
+  let connector = built.get(cacheKey);
+  if (!connector) {
+    connector = credentialsSealer
+      .open(record.credentials_sealed, record.merchant_id, record.id)
+      .then((opened) => providerModules[record.provider].connect(JSON.parse(opened), { id: record.id, mode: record.mode }));
+    built.set(cacheKey, connector);
+  }
+  return connector;
+}
+
+/** Where a payment can be sent: a connector account of the merchant, or (test mode only) a provider's built-in sandbox. */
+export interface RouteTarget {
+  provider: ProviderName;
+  connectorId: string | null;
+  label: string | null;
+}
+
+/**
+ * The targets for providers in routing order: each provider's active accounts of `mode` (newest first); in test
+ * mode a provider with no connected test account is served by its sandbox; in live mode it is not eligible.
+ */
+export function routeTargets(accounts: readonly ConnectorRecord[], mode: Mode, providers: readonly ProviderName[]): RouteTarget[] {
+  return providers.flatMap((provider): RouteTarget[] => {
+    const connected = accounts.filter((a) => a.provider === provider);
+    if (connected.length > 0) return connected.map((a) => ({ provider, connectorId: a.id, label: a.label }));
+    return mode === 'test' ? [{ provider, connectorId: null, label: null }] : [];
+  });
+}
+
+/** A target as a reason names it: `stripe via con_… (Stripe EU)`, or `adyen (sandbox)`. */
+export const describeTarget = (t: RouteTarget): string =>
+  t.connectorId ? `${t.provider} via ${t.connectorId}${t.label ? ` (${t.label})` : ''}` : `${t.provider} (sandbox)`;
+
+/**
+ * The connector an operation calls: the payment's connector account (whatever its status now: an authorization it
+ * holds is still captured, voided or refunded there), or the provider's sandbox for a payment made without one.
+ */
+export async function connectorForOperation(
+  payment: { merchant_id: string; livemode: boolean },
+  op: { provider?: string; connector_id?: string },
+): Promise<Connector> {
+  if (!op.connector_id) return sandboxFor(op.provider as ProviderName);
+  const record = await getRecord(payment.merchant_id, op.connector_id, modeOf(payment));
+  if (!record) throw new Error(`Connector ${op.connector_id} of this payment no longer exists`);
+  return liveConnectorFor(record);
+}
+
+/** The connector for a route target. */
+export const connectorForTarget = (merchantId: string, mode: Mode, target: RouteTarget): Promise<Connector> =>
+  connectorForOperation({ merchant_id: merchantId, livemode: mode === 'live' }, { provider: target.provider, connector_id: target.connectorId ?? undefined });

@@ -1,0 +1,84 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { PROVIDERS } from '../providers/types.ts';
+import { conditionalUpdate, type Created, db, TABLE } from './client.ts';
+import { assignments, equalityFilter } from './expressions.ts';
+import { connectorKeys } from './keys.ts';
+import { deleteWithinMerchantCap, putWithinMerchantCap } from './merchants.ts';
+import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
+
+/** A merchant's provider account: its credentials only sealed (shared/sealing.ts), bound to this connector. */
+const ConnectorItem = v.object({
+  id: v.string(),
+  merchant_id: v.string(),
+  provider: v.picklist(PROVIDERS),
+  mode: v.picklist(['test', 'live']),
+  label: v.nullable(v.string()),
+  status: v.picklist(['active', 'disabled']),
+  credentials_sealed: v.string(),
+  credentials_hint: v.string(),
+  created_at: v.string(),
+  updated_at: v.string(),
+});
+export type ConnectorRecord = v.InferOutput<typeof ConnectorItem>;
+export type ConnectorChanges = Partial<Pick<ConnectorRecord, 'label' | 'status' | 'credentials_sealed' | 'credentials_hint' | 'updated_at'>>;
+
+const connectorOf = (item: Record<string, unknown>): ConnectorRecord => {
+  const parsed = v.safeParse(ConnectorItem, item);
+  if (!parsed.success) throw new Error(`Stored connector is malformed at ${v.getDotPath(parsed.issues[0]) ?? '?'}: ${parsed.issues[0].message}`);
+  return parsed.output;
+};
+
+/** Writes a new connector unless the merchant has `max` (`connector_count` on its profile); a retried create finds its first. */
+export async function putConnector(connector: ConnectorRecord, max: number): Promise<Created<ConnectorRecord> | undefined> {
+  const put = await putWithinMerchantCap(connector.merchant_id, 'connector_count', max, connectorKeys.item(connector.merchant_id, connector.id), {
+    type: 'connector',
+    ...connector,
+  });
+  return put && { created: put.created, record: connectorOf(put.record) };
+}
+
+/** Every connector of the merchant (a small set), newest first. `consistent` for the API's own reads. */
+export async function listConnectors(merchantId: string, options: { consistent: boolean }): Promise<ConnectorRecord[]> {
+  return (await merchantSetItems<Record<string, unknown>>(connectorKeys, merchantId, options)).map(connectorOf);
+}
+
+/** The merchant's connector of `mode` by id, read consistently; undefined when there is none. */
+export async function getConnector(merchantId: string, id: string, mode: string): Promise<ConnectorRecord | undefined> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: connectorKeys.item(merchantId, id), ConsistentRead: true }));
+  const record = out.Item && connectorOf(out.Item);
+  return record?.mode === mode ? record : undefined;
+}
+
+/** A page of the merchant's connectors of `mode`, newest first, read consistently. */
+export async function connectorPage(merchantId: string, mode: string, page: PageQuery): Promise<Page<ConnectorRecord>> {
+  const spec = { ...merchantSet(connectorKeys, merchantId, { consistent: true }), filter: equalityFilter({ mode }) };
+  const result = await listPage<Record<string, unknown>>(spec, page);
+  return { data: result.data.map(connectorOf), has_more: result.has_more };
+}
+
+/** Applies the changes to the merchant's connector of `mode`; undefined when there is none (the key holds the merchant). */
+export async function updateConnector(merchantId: string, id: string, mode: string, changes: ConnectorChanges): Promise<ConnectorRecord | undefined> {
+  const names: Record<string, string> = { '#mode': 'mode' };
+  const values: Record<string, unknown> = { ':mode': mode };
+  const sets = assignments(
+    Object.entries(changes).filter(([, value]) => value !== undefined),
+    names,
+    values,
+  );
+  const updated = await conditionalUpdate<Record<string, unknown>>(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: connectorKeys.item(merchantId, id),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: 'attribute_exists(pk) AND #mode = :mode',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  return updated && connectorOf(updated);
+}
+
+export const deleteConnector = (merchantId: string, id: string): Promise<boolean> =>
+  deleteWithinMerchantCap(merchantId, 'connector_count', connectorKeys.item(merchantId, id));
