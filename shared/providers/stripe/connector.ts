@@ -24,9 +24,10 @@ export class StripeConnector implements Connector {
   }
 
   /**
-   * With `replay`, the same PaymentIntent create again under the same key (Stripe answers its saved response; a key
-   * closed by a reversal answers an idempotency error, and the PaymentIntent is then looked for). Without it, the
-   * PaymentIntent whose `metadata.attempt_id` is the key.
+   * With `replay`, the same PaymentIntent create again under the same key: Stripe answers its saved response (or
+   * carries the request out now if it never arrived). A key taken by other parameters (a reversal closed it) or a
+   * Stripe that cannot take the replay falls back to the look-up by key: the PaymentIntent whose
+   * `metadata.attempt_id` is the key (see `findIntent`).
    */
   async lookup(idempotencyKey: string, signal?: AbortSignal, replay?: AuthorizeRequest): Promise<LookupResult> {
     if (replay) {
