@@ -1,0 +1,127 @@
+import type Stripe from 'stripe';
+import { providerDeadlines } from '../deadlines.ts';
+import type { AuthorizeRequest, AuthorizeResult, Connector, LookupResult, OperationResult } from '../types.ts';
+import { toStripeAmount } from './amounts.ts';
+import { findIntent, reverseAttempt } from './attempts.ts';
+import { type Sent, send } from './client.ts';
+import { alreadyCanceled, authorizeAnswer, failedOperation, foundIn, type IntentParams, notSent, parseToken } from './intents.ts';
+
+const timeout = providerDeadlines.operationMs;
+
+/**
+ * Stripe through its official SDK: an authorization is a PaymentIntent confirmed at once with manual capture; every
+ * call that moves money carries our idempotency key as Stripe's `Idempotency-Key`.
+ */
+export class StripeConnector implements Connector {
+  readonly name = 'stripe' as const;
+
+  constructor(private readonly stripe: Stripe) {}
+
+  async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
+    const started = performance.now();
+    const sent = await this.createIntent(request, request.signal);
+    return authorizeAnswer(sent, Math.ceil(performance.now() - started));
+  }
+
+  /**
+   * With `replay`, the same PaymentIntent create again under the same key: Stripe answers its saved response (or
+   * carries the request out now if it never arrived). A key taken by other parameters (a reversal closed it) or a
+   * Stripe that cannot take the replay falls back to the look-up by key: the PaymentIntent whose
+   * `metadata.attempt_id` is the key (see `findIntent`).
+   */
+  async lookup(idempotencyKey: string, signal?: AbortSignal, replay?: AuthorizeRequest): Promise<LookupResult> {
+    if (replay) {
+      const sent = await this.createIntent(replay, signal);
+      if (sent.ok) return foundIn(sent.value);
+      if (sent.failure.class === 'hard') return { found: 'declined', declineCode: sent.failure.declineCode };
+      if (sent.failure.class === 'unknown') return { found: 'unknown' };
+      const keyTaken = (sent.error as { rawType?: string } | undefined)?.rawType === 'idempotency_error';
+      if (sent.failure.class === 'soft' && !keyTaken) return { found: 'none' };
+    }
+    const found = await findIntent(this.stripe, idempotencyKey, signal);
+    if (!found.ok) return { found: 'unknown' };
+    return found.value ? foundIn(found.value) : { found: 'none' };
+  }
+
+  reverse(idempotencyKey: string): Promise<OperationResult> {
+    return reverseAttempt(this.stripe, idempotencyKey);
+  }
+
+  async capture(reference: string, amount: number, currency: string, idempotencyKey: string): Promise<OperationResult> {
+    const amountToCapture = toStripeAmount(amount, currency);
+    if (amountToCapture === undefined) return { ok: false, reason: 'processing_error' };
+    const sent = await send(() => this.stripe.paymentIntents.capture(reference, { amount_to_capture: amountToCapture }, { idempotencyKey, timeout }));
+    if (!sent.ok) return failedOperation(sent.failure);
+    return sent.value.status === 'succeeded' ? { ok: true, reference: sent.value.id } : { ok: false, reason: 'processing_error' };
+  }
+
+  async void(reference: string, idempotencyKey: string): Promise<OperationResult> {
+    const sent = await send(() => this.stripe.paymentIntents.cancel(reference, {}, { idempotencyKey, timeout }));
+    if (sent.ok || alreadyCanceled(sent.error)) return { ok: true, reference };
+    return failedOperation(sent.failure);
+  }
+
+  async refund(reference: string, amount: number, currency: string, idempotencyKey: string): Promise<OperationResult> {
+    const stripeAmount = toStripeAmount(amount, currency);
+    if (stripeAmount === undefined) return { ok: false, reason: 'processing_error' };
+    const sent = await send(() => this.stripe.refunds.create({ payment_intent: reference, amount: stripeAmount }, { idempotencyKey, timeout }));
+    if (!sent.ok) return failedOperation(sent.failure);
+    const refused = sent.value.status === 'failed' || sent.value.status === 'canceled';
+    return refused ? { ok: false, reason: 'processing_error' } : { ok: true, reference: sent.value.id };
+  }
+
+  /** The authorization's PaymentIntent create, sent under our idempotency key (again, for a look-up by replay). */
+  private async createIntent(request: AuthorizeRequest, signal?: AbortSignal): Promise<Sent<Stripe.PaymentIntent>> {
+    const amount = toStripeAmount(request.amount, request.currency);
+    if (amount === undefined) return notSent(`${request.amount} ${request.currency} is not an amount Stripe takes exactly`);
+    const params: IntentParams = {
+      amount,
+      currency: request.currency.toLowerCase(),
+      confirm: true,
+      capture_method: 'manual',
+      allowed_payment_method_types: ['card'],
+      metadata: { payment_id: request.paymentId, attempt_id: request.idempotencyKey },
+    };
+    if (request.providerToken) {
+      const stored = parseToken(request.providerToken);
+      if (!stored) return notSent('not a Stripe card-on-file token');
+      Object.assign(params, stored, { off_session: true });
+    } else if (request.card) {
+      const { number, exp_month, exp_year, cvc } = request.card;
+      params.payment_method_data = { type: 'card', card: { number, exp_month, exp_year, cvc } };
+      // No cardholder is there to complete 3-D Secure: Stripe declines (authentication_required) instead of waiting.
+      params.error_on_requires_action = true;
+      if (request.storeFor) {
+        const customer = await this.customerFor(request.storeFor, request.idempotencyKey, signal);
+        if (!customer.ok) return customer;
+        Object.assign(params, { customer: customer.value, setup_future_usage: 'off_session' });
+      }
+    } else return notSent('neither a card nor a token');
+    return send(() => this.stripe.paymentIntents.create(params, { idempotencyKey: request.idempotencyKey }), signal);
+  }
+
+  /**
+   * The Stripe Customer a card is kept for: the oldest one carrying our customer reference under that e-mail (the
+   * list is strongly consistent), else one created under a key derived from the attempt's (a retried attempt
+   * creates no second Customer, and its replayed PaymentIntent create names the same one).
+   */
+  private async customerFor(storeFor: NonNullable<AuthorizeRequest['storeFor']>, key: string, signal?: AbortSignal): Promise<Sent<string>> {
+    const reference = storeFor.customerReference;
+    if (storeFor.email) {
+      const email = storeFor.email;
+      const listed = await send(() => this.stripe.customers.list({ email, limit: 100 }), signal);
+      if (!listed.ok) return listed;
+      const known = listed.value.data.filter((customer) => customer.metadata?.customer_reference === reference).at(-1);
+      if (known) return { ok: true, value: known.id };
+    }
+    const created = await send(
+      () =>
+        this.stripe.customers.create(
+          { email: storeFor.email ?? undefined, metadata: { customer_reference: reference } },
+          { idempotencyKey: `${key}_customer` },
+        ),
+      signal,
+    );
+    return created.ok ? { ok: true, value: created.value.id } : created;
+  }
+}

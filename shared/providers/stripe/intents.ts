@@ -1,0 +1,82 @@
+import type Stripe from 'stripe';
+import type { AuthorizeResult, LookupResult, MappedFailure, OperationResult } from '../types.ts';
+import type { Sent } from './client.ts';
+import { mapStripeFailure } from './errors.ts';
+
+/** Raw card data in `payment_method_data` (needs raw card data access on the account, so the SDK's types omit it). */
+export type IntentParams = Stripe.PaymentIntentCreateParams & {
+  payment_method_data?: { type: 'card'; card: { number: string; exp_month: number; exp_year: number; cvc: string } };
+};
+
+const idOf = (value: string | { id: string } | null | undefined) => (typeof value === 'string' ? value : value?.id);
+
+/**
+ * The token of a card kept at Stripe: its Customer and PaymentMethod, `cus_…|pm_…` (no card data). Empty when the
+ * card was not kept (a PaymentMethod used without a Customer cannot be charged again).
+ */
+export function tokenOf(intent: Stripe.PaymentIntent): string {
+  const customer = idOf(intent.customer);
+  const method = idOf(intent.payment_method);
+  return customer && method ? `${customer}|${method}` : '';
+}
+
+export function parseToken(token: string): { customer: string; payment_method: string } | undefined {
+  const [customer, method, ...rest] = token.split('|');
+  return customer?.startsWith('cus_') && method?.startsWith('pm_') && rest.length === 0 ? { customer, payment_method: method } : undefined;
+}
+
+/** What a PaymentIntent made under our key holds. */
+export function foundIn(intent: Stripe.PaymentIntent): LookupResult {
+  switch (intent.status) {
+    case 'requires_capture':
+    case 'succeeded':
+      return { found: 'authorized', reference: intent.id, providerToken: tokenOf(intent) };
+    case 'requires_action':
+      // 3-D Secure asked for: no cardholder is present to complete it, so it is the card's answer.
+      return { found: 'declined', declineCode: 'authentication_required' };
+    case 'requires_payment_method': {
+      const error = intent.last_payment_error;
+      const mapped = error && mapStripeFailure({ type: error.type, code: error.code, declineCode: error.decline_code });
+      return mapped?.class === 'hard' ? { found: 'declined', declineCode: mapped.declineCode } : { found: 'none' };
+    }
+    case 'canceled':
+    case 'requires_confirmation':
+      return { found: 'none' };
+    default:
+      return { found: 'unknown' };
+  }
+}
+
+/** An authorization's answer: the PaymentIntent Stripe made, or its error classed by the error map. */
+export function authorizeAnswer(sent: Sent<Stripe.PaymentIntent>, latencyMs: number): AuthorizeResult {
+  if (!sent.ok) return failedAuthorization(sent.failure, latencyMs);
+  const found = foundIn(sent.value);
+  if (found.found === 'authorized') return { outcome: 'approved', reference: found.reference, providerToken: found.providerToken, latencyMs };
+  if (found.found === 'declined') return { outcome: 'declined', declineCode: found.declineCode, latencyMs };
+  if (found.found === 'none') return { outcome: 'soft_failure', reason: 'processing_error', latencyMs };
+  return { outcome: 'unknown', latencyMs };
+}
+
+export function failedAuthorization(failure: MappedFailure, latencyMs: number): AuthorizeResult {
+  if (failure.class === 'hard') return { outcome: 'declined', declineCode: failure.declineCode, latencyMs };
+  if (failure.class === 'soft') return { outcome: 'soft_failure', reason: 'processing_error', latencyMs };
+  if (failure.class === 'outage') return { outcome: 'soft_failure', reason: 'provider_down', latencyMs };
+  return { outcome: 'unknown', latencyMs };
+}
+
+/** A capture, void, refund or reversal that did not go through: refused (nothing happened), down, or unknown. */
+export function failedOperation(failure: MappedFailure): Extract<OperationResult, { ok: false }> {
+  if (failure.class === 'unknown') return { ok: false, reason: 'unknown' };
+  return { ok: false, reason: failure.class === 'outage' ? 'provider_down' : 'processing_error' };
+}
+
+/** A refusal made here, before anything is sent (an amount Stripe cannot take, a token that is not ours). */
+export const notSent = (why: string): Sent<never> => ({
+  ok: false,
+  failure: { declineCode: 'processing_error', class: 'soft' },
+  error: new Error(why),
+});
+
+/** A Stripe error about a PaymentIntent that is already canceled (a void or reversal asked twice). */
+export const alreadyCanceled = (error: unknown) =>
+  (error as { payment_intent?: { status?: string } } | undefined)?.payment_intent?.status === 'canceled';

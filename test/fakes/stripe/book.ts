@@ -1,0 +1,269 @@
+import { createHash } from 'node:crypto';
+import { cardBrand, luhnValid } from '../../../shared/domain/cards.ts';
+import { TEST_CARDS } from '../../../shared/providers/sandbox.ts';
+import type { FakeHold } from '../types.ts';
+import { type Answer, badParam, missing, ok, refused } from './answers.ts';
+import { type Form, nested, text } from './form.ts';
+import { cardError, errorBody, fixture, newId, type StripeObject } from './objects.ts';
+import { listIntents, page, searchIntents } from './reads.ts';
+
+const THREE_DECIMAL = new Set(['bhd', 'jod', 'kwd', 'omr', 'tnd']);
+const CANCELABLE = new Set(['requires_payment_method', 'requires_capture', 'requires_confirmation', 'requires_action', 'processing']);
+const CANCELLATION_REASONS = new Set(['duplicate', 'fraudulent', 'requested_by_customer', 'abandoned']);
+const now = () => Math.floor(Date.now() / 1000);
+
+/** One Stripe account's books: PaymentIntents, their PaymentMethods, Customers, refunds and the holds they make. */
+export class StripeBook {
+  readonly holds = new Map<string, FakeHold>();
+  private readonly intents = new Map<string, StripeObject>();
+  private readonly methods = new Map<string, StripeObject>();
+  private readonly cardNumbers = new Map<string, string>();
+  private readonly customers = new Map<string, StripeObject>();
+
+  constructor(private readonly searchLagMs: number) {}
+
+  /** `POST /v1/payment_intents`; confirmed at once with `confirm=true`, following the sandbox's test cards. */
+  createIntent(form: Form, context: { livemode: boolean; idempotencyKey?: string; decline?: string }): Answer {
+    const amount = Number(text(form, 'amount'));
+    const currency = text(form, 'currency') ?? '';
+    if (!Number.isInteger(amount) || amount < 1) return badParam('amount', 'Invalid positive integer');
+    if (!/^[a-z]{3}$/.test(currency)) return badParam('currency', `Invalid currency: ${currency}`);
+    if (THREE_DECIMAL.has(currency) && amount % 10 !== 0)
+      return badParam('amount', `Invalid amount: ${currency.toUpperCase()} amounts must have 0 as their last digit.`);
+    if (currency === 'isk' && amount % 100 !== 0)
+      return badParam('amount', 'Invalid amount. Currency ISK has become effectively zero-decimal.', 'invalid_charge_amount_no_decimal_compatible');
+    const customer = text(form, 'customer');
+    if (customer && !this.customers.has(customer)) return missing('customer', customer);
+    const stored = text(form, 'payment_method');
+    const method = stored ? this.methods.get(stored) : this.newMethod(nested(form, 'payment_method_data'), context.livemode);
+    if (stored && !method) return missing('payment_method', stored);
+    // A stored card is charged only for the Customer it is attached to (one used without a Customer is not reusable).
+    if (stored && (!method?.customer || method.customer !== customer))
+      return badParam(
+        'payment_method',
+        `The provided PaymentMethod ${stored} is not attached to ${customer ?? 'a Customer'} and may not be used again.`,
+      );
+    const id = newId('pi');
+    const intent = fixture('payment_intent', {
+      id,
+      amount,
+      amount_capturable: 0,
+      amount_received: 0,
+      allowed_payment_method_types: ['card'],
+      automatic_payment_methods: null,
+      canceled_at: null,
+      capture_method: text(form, 'capture_method') ?? 'automatic',
+      client_secret: `${id}_secret_${newId('s').slice(2)}`,
+      created: now(),
+      currency,
+      customer: customer ?? null,
+      description: text(form, 'description') ?? null,
+      last_payment_error: null,
+      livemode: context.livemode,
+      metadata: nested(form, 'metadata'),
+      next_action: null,
+      payment_method: method && text(form, 'confirm') !== 'true' ? method.id : null,
+      payment_method_configuration_details: null,
+      payment_method_types: ['card'],
+      processing: null,
+      setup_future_usage: text(form, 'setup_future_usage') ?? null,
+      shipping: null,
+      status: method ? 'requires_confirmation' : 'requires_payment_method',
+      transfer_data: null,
+    });
+    this.intents.set(id, intent);
+    if (text(form, 'confirm') !== 'true') return ok(intent);
+    if (!method)
+      return refused({
+        code: 'payment_intent_unexpected_state',
+        message: 'You cannot confirm this PaymentIntent because it’s missing a payment method.',
+      });
+    const declined = context.decline ?? this.declineFor(String(method.id), Boolean(stored));
+    if (declined) {
+      const error = cardError(declined);
+      Object.assign(intent, { status: 'requires_payment_method', last_payment_error: { ...error, payment_method: method } });
+      return { status: 402, body: errorBody({ ...error, payment_intent: intent, payment_method: method }), saved: true };
+    }
+    const captured = intent.capture_method !== 'manual';
+    Object.assign(intent, {
+      status: captured ? 'succeeded' : 'requires_capture',
+      amount_capturable: captured ? 0 : amount,
+      amount_received: captured ? amount : 0,
+      payment_method: method.id,
+      latest_charge: newId('ch'),
+    });
+    if (customer && intent.setup_future_usage) method.customer = customer;
+    const hold: FakeHold = { reference: id, idempotencyKey: context.idempotencyKey, amount, currency, state: 'authorized', captured: 0, refunded: 0 };
+    if (captured) Object.assign(hold, { state: 'captured', captured: amount });
+    this.holds.set(id, hold);
+    return ok(intent);
+  }
+
+  /** The card's answer (Stripe's decline code), or undefined when it approves. */
+  private declineFor(methodId: string, stored: boolean): string | undefined {
+    const number = this.cardNumbers.get(methodId) ?? '';
+    if (!luhnValid(number)) return 'incorrect_number';
+    const behaviour = TEST_CARDS[number];
+    if (!behaviour) return undefined;
+    if ('decline' in behaviour) return behaviour.decline;
+    if ('soft' in behaviour) return 'processing_error';
+    return stored ? 'generic_decline' : undefined;
+  }
+
+  private newMethod(data: Form, livemode: boolean): StripeObject | undefined {
+    const card = nested(data, 'card');
+    const number = text(card, 'number');
+    if (text(data, 'type') !== 'card' || !number) return undefined;
+    const id = newId('pm');
+    const brand = cardBrand(number);
+    const method = fixture('payment_method', {
+      id,
+      created: now(),
+      customer: null,
+      livemode,
+      metadata: {},
+      type: 'card',
+      card: {
+        ...(fixture('payment_method', {}).card as StripeObject),
+        brand,
+        display_brand: brand,
+        exp_month: Number(text(card, 'exp_month')),
+        exp_year: Number(text(card, 'exp_year')),
+        last4: number.slice(-4),
+        fingerprint: createHash('sha256').update(number).digest('base64url').slice(0, 16),
+        generated_from: null,
+        wallet: null,
+      },
+    });
+    this.methods.set(id, method);
+    this.cardNumbers.set(id, number);
+    return method;
+  }
+
+  retrieveIntent(id: string): Answer {
+    const intent = this.intents.get(id);
+    return intent ? ok(intent) : missing('payment_intent', id, 404);
+  }
+
+  /** `POST /v1/payment_intents/:id/capture`: once, up to the amount capturable (the rest is released). */
+  captureIntent(id: string, form: Form): Answer {
+    const intent = this.intents.get(id);
+    if (!intent) return missing('payment_intent', id, 404);
+    if (intent.status !== 'requires_capture')
+      return refused({
+        code: 'payment_intent_unexpected_state',
+        message: `This PaymentIntent could not be captured because it has a status of ${intent.status}.`,
+        payment_intent: intent,
+      });
+    const amount = text(form, 'amount_to_capture') === undefined ? Number(intent.amount_capturable) : Number(text(form, 'amount_to_capture'));
+    if (!Number.isInteger(amount) || amount < 1) return badParam('amount_to_capture', 'Invalid positive integer');
+    if (amount > Number(intent.amount_capturable))
+      return refused({
+        code: 'amount_too_large',
+        param: 'amount_to_capture',
+        message: 'The amount to capture must be at most the amount capturable.',
+      });
+    Object.assign(intent, { status: 'succeeded', amount_received: amount, amount_capturable: 0 });
+    Object.assign(this.holds.get(id) ?? {}, { state: 'captured', captured: amount });
+    return ok(intent);
+  }
+
+  /** `POST /v1/payment_intents/:id/cancel`: only while nothing is captured. */
+  cancelIntent(id: string, form: Form): Answer {
+    const intent = this.intents.get(id);
+    if (!intent) return missing('payment_intent', id, 404);
+    const reason = text(form, 'cancellation_reason');
+    if (reason && !CANCELLATION_REASONS.has(reason)) return badParam('cancellation_reason', `Invalid cancellation_reason: ${reason}`);
+    if (!CANCELABLE.has(String(intent.status)))
+      return refused({
+        code: 'payment_intent_unexpected_state',
+        message: `You cannot cancel this PaymentIntent because it has a status of ${intent.status}. Only a PaymentIntent with one of the following statuses may be canceled: ${[...CANCELABLE].join(', ')}.`,
+        payment_intent: intent,
+      });
+    Object.assign(intent, { status: 'canceled', cancellation_reason: reason ?? null, canceled_at: now(), amount_capturable: 0 });
+    Object.assign(this.holds.get(id) ?? {}, { state: 'voided' });
+    return ok(intent);
+  }
+
+  /** `POST /v1/refunds` for a captured PaymentIntent: several, together at most what was captured. */
+  createRefund(form: Form): Answer {
+    const id = text(form, 'payment_intent');
+    if (!id) return badParam('payment_intent', 'You must pass either a charge or a payment_intent to refund.');
+    const intent = this.intents.get(id);
+    const hold = this.holds.get(id);
+    if (!intent || !hold) return missing('payment_intent', id);
+    if (intent.status !== 'succeeded')
+      return refused({
+        code: 'payment_intent_unexpected_state',
+        message: 'This PaymentIntent does not have a successful charge to refund.',
+        payment_intent: intent,
+      });
+    const remaining = hold.captured - hold.refunded;
+    if (remaining === 0) return refused({ code: 'charge_already_refunded', message: `Charge ${intent.latest_charge} has already been refunded.` });
+    const amount = text(form, 'amount') === undefined ? remaining : Number(text(form, 'amount'));
+    if (!Number.isInteger(amount) || amount < 1) return badParam('amount', 'Invalid positive integer');
+    if (amount > remaining)
+      return refused({
+        code: 'amount_too_large',
+        param: 'amount',
+        message: `Refund amount (${amount}) is greater than unrefunded amount on charge (${remaining})`,
+      });
+    hold.refunded += amount;
+    const refund = fixture('refund', {
+      id: newId('re'),
+      amount,
+      charge: intent.latest_charge,
+      created: now(),
+      currency: intent.currency,
+      metadata: nested(form, 'metadata'),
+      payment_intent: id,
+      reason: text(form, 'reason') ?? null,
+      status: 'succeeded',
+    });
+    return ok(refund);
+  }
+
+  /** `GET /v1/payment_intents`: newest first, filtered by `created[gte|gt|lte|lt]` and `customer`. */
+  listIntents(query: Form): Answer {
+    return listIntents(this.newestFirst(), query);
+  }
+
+  /** `GET /v1/payment_intents/search`: eventually consistent, like Stripe's (see `searchIntents`). */
+  searchIntents(query: Form): Answer {
+    return searchIntents(this.newestFirst(), query, this.searchLagMs);
+  }
+
+  createCustomer(form: Form, livemode: boolean): Answer {
+    const id = newId('cus');
+    const customer = fixture('customer', {
+      id,
+      created: now(),
+      discount: null,
+      email: text(form, 'email') ?? null,
+      livemode,
+      metadata: nested(form, 'metadata'),
+    });
+    this.customers.set(id, customer);
+    return ok(customer);
+  }
+
+  /** `GET /v1/customers?email=…`: newest first. */
+  listCustomers(query: Form): Answer {
+    const email = text(query, 'email');
+    const matching = [...this.customers.values()].reverse().filter((c) => !email || c.email === email);
+    return page('/v1/customers', matching, query);
+  }
+
+  balance(livemode: boolean): Answer {
+    return ok(fixture('balance', { livemode }));
+  }
+
+  /** Moves every object's creation time back by `ms`. */
+  backdate(ms: number): void {
+    for (const object of [...this.intents.values(), ...this.customers.values()]) object.created = Number(object.created) - Math.round(ms / 1000);
+  }
+
+  private newestFirst(): StripeObject[] {
+    return [...this.intents.values()].reverse().sort((a, b) => Number(b.created) - Number(a.created));
+  }
+}

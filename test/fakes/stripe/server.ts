@@ -1,0 +1,184 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import type { FakeFault, FakeHold, FakeOperation, FakeRequest, FakeServer } from '../types.ts';
+import type { Answer } from './answers.ts';
+import { StripeBook } from './book.ts';
+import { type Form, parseForm, text } from './form.ts';
+import { cardError, errorBody, statusError } from './objects.ts';
+
+/** Keys the fake accepts (one account per key; `sk_live_` answers with `livemode: true`). */
+export const STRIPE_FAKE_SECRET_KEY = 'sk_test_fake_51Fake4eC39HqLyjWDarjtT1zdp7dc';
+export const STRIPE_FAKE_LIVE_KEY = 'sk_live_fake_51Fake9aF27GqKyiVCbrisS0ycp6cb';
+
+export interface StripeFakeRequest extends FakeRequest {
+  /** the `Stripe-Version` header the call carried */
+  stripeVersion?: string;
+}
+
+export interface StripeFake extends FakeServer {
+  readonly requests: StripeFakeRequest[];
+  /** Moves every object's creation time back by `ms`, as if made that long ago. */
+  backdate(ms: number): void;
+}
+
+interface Route {
+  operation: FakeOperation;
+  /** a PaymentIntent create: an injected decline is carried out as the card's answer */
+  createsIntent?: boolean;
+  run(book: StripeBook, form: Form, context: { livemode: boolean; idempotencyKey?: string; decline?: string }): Answer;
+}
+
+/** The calls the connector makes, by method and path, named as the fakes name operations. */
+function routeOf(method: string, path: string, form: Form): Route | undefined {
+  const intent = /^\/v1\/payment_intents\/(pi_\w+)(\/capture|\/cancel)?$/.exec(path);
+  if (method === 'GET' && path === '/v1/balance') return { operation: 'verify', run: (book, _f, c) => book.balance(c.livemode) };
+  if (method === 'POST' && path === '/v1/payment_intents')
+    // A PaymentIntent not confirmed at once authorizes nothing: the connector makes one only to close a key (reverse).
+    return {
+      operation: text(form, 'confirm') === 'true' ? 'authorize' : 'reverse',
+      createsIntent: true,
+      run: (book, f, c) => book.createIntent(f, c),
+    };
+  if (method === 'GET' && path === '/v1/payment_intents') return { operation: 'lookup', run: (book, f) => book.listIntents(f) };
+  if (method === 'GET' && path === '/v1/payment_intents/search') return { operation: 'lookup', run: (book, f) => book.searchIntents(f) };
+  if (method === 'GET' && intent && !intent[2]) return { operation: 'lookup', run: (book) => book.retrieveIntent(intent[1]!) };
+  if (method === 'POST' && intent?.[2] === '/capture') return { operation: 'capture', run: (book, f) => book.captureIntent(intent[1]!, f) };
+  if (method === 'POST' && intent?.[2] === '/cancel')
+    return { operation: text(form, 'cancellation_reason') === 'abandoned' ? 'reverse' : 'void', run: (book, f) => book.cancelIntent(intent[1]!, f) };
+  if (method === 'POST' && path === '/v1/refunds') return { operation: 'refund', run: (book, f) => book.createRefund(f) };
+  // Keeping a card for a customer is part of its authorization.
+  if (method === 'POST' && path === '/v1/customers') return { operation: 'authorize', run: (book, f, c) => book.createCustomer(f, c.livemode) };
+  if (method === 'GET' && path === '/v1/customers') return { operation: 'authorize', run: (book, f) => book.listCustomers(f) };
+  return undefined;
+}
+
+/** Stripe's idempotency: a key's first answer is kept (per account) and replayed for the same endpoint and parameters. */
+interface Saved {
+  endpoint: string;
+  params: string;
+  answer: Answer;
+}
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v,
+  );
+const idempotencyError = (message: string): Answer => ({ status: 400, body: errorBody({ type: 'idempotency_error', message }), saved: false });
+
+/**
+ * A local Stripe: Stripe's form-encoded requests and JSON answers (shaped from Stripe's fixtures), Bearer keys,
+ * Idempotency-Key replays, state (PaymentIntents, refunds, Customers), the sandbox's test cards and injected faults.
+ * `searchLagMs` is how long a PaymentIntent takes to become searchable (Stripe: "less than a minute").
+ */
+export async function startStripeFake(options: { port?: number; searchLagMs?: number } = {}): Promise<StripeFake> {
+  const books = new Map<string, StripeBook>(
+    [STRIPE_FAKE_SECRET_KEY, STRIPE_FAKE_LIVE_KEY].map((key) => [key, new StripeBook(options.searchLagMs ?? 60_000)]),
+  );
+  const saved = new Map<string, Saved>();
+  const requests: StripeFakeRequest[] = [];
+  const faults = new Map<FakeOperation, FakeFault[]>();
+  const timers = new Set<NodeJS.Timeout>();
+
+  const answer = (res: ServerResponse, { status, body }: Pick<Answer, 'status' | 'body'>, replayed = false) => {
+    if (res.destroyed) return;
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      'request-id': `req_${randomBytes(7).toString('hex')}`,
+      ...(replayed ? { 'idempotent-replayed': 'true' } : {}),
+    });
+    res.end(JSON.stringify(body));
+  };
+
+  function idempotent(account: string, endpoint: string, key: string | undefined, form: Form, run: () => Answer): Answer & { replayed?: boolean } {
+    if (!key || !endpoint.startsWith('POST ')) return run();
+    const params = canonical(form);
+    const first = saved.get(`${account} ${key}`);
+    if (first && first.endpoint !== endpoint)
+      return idempotencyError(
+        `Keys for idempotent requests can only be used for the same endpoint they were first used for ('${first.endpoint}' vs '${endpoint}').`,
+      );
+    if (first && first.params !== params)
+      return idempotencyError(
+        `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`,
+      );
+    if (first) return { ...first.answer, replayed: true };
+    const result = run();
+    if (result.saved) saved.set(`${account} ${key}`, { endpoint, params, answer: result });
+    return result;
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const url = new URL(req.url ?? '/', 'http://stripe.fake');
+    const method = req.method ?? 'GET';
+    const form = parseForm(method === 'GET' ? url.search.slice(1) : Buffer.concat(chunks).toString('utf8'));
+    const route = routeOf(method, url.pathname, form);
+    const idempotencyKey = req.headers['idempotency-key'] as string | undefined;
+    const stripeVersion = req.headers['stripe-version'] as string | undefined;
+    requests.push({ operation: route?.operation ?? 'lookup', method, path: url.pathname, idempotencyKey, body: form, stripeVersion });
+
+    const key = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    const book = books.get(key);
+    if (!book) {
+      const shown = key
+        ? `Invalid API Key provided: ${key.slice(0, 8)}${'*'.repeat(Math.max(0, key.length - 12))}${key.slice(-4)}`
+        : 'You did not provide an API key.';
+      return answer(res, { status: 401, body: errorBody({ type: 'invalid_request_error', message: shown }) });
+    }
+    if (!route)
+      return answer(res, {
+        status: 404,
+        body: errorBody({ type: 'invalid_request_error', message: `Unrecognized request URL (${method}: ${url.pathname}).` }),
+      });
+
+    const queue = faults.get(route.operation);
+    const fault = queue?.shift();
+    if (fault?.kind === 'status') return answer(res, { status: fault.status, body: errorBody(statusError(fault.status)) });
+    if (fault?.kind === 'decline' && !route.createsIntent) return answer(res, { status: 402, body: errorBody(cardError(fault.code)) });
+    const decline = fault?.kind === 'decline' ? fault.code : undefined;
+    const livemode = key.startsWith('sk_live_');
+    const result = idempotent(key, `${method} ${url.pathname}`, idempotencyKey, form, () =>
+      route.run(book, form, { livemode, idempotencyKey, decline }),
+    );
+    if (fault?.kind === 'accept_then_drop') return void req.socket.destroy();
+    if (fault?.kind === 'slow') {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        answer(res, result, result.replayed);
+      }, fault.ms);
+      return void timers.add(timer);
+    }
+    answer(res, result, result.replayed);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => answer(res, { status: 500, body: errorBody({ type: 'api_error', message: String(error) }) }));
+  });
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const every = () => [...books.values()].flatMap((book) => [...book.holds.values()]);
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    inject(operation, fault, times = 1) {
+      faults.set(operation, [...(faults.get(operation) ?? []), ...Array.from({ length: times }, () => fault)]);
+    },
+    clearFaults: () => faults.clear(),
+    holds: (): FakeHold[] => every().map((hold) => ({ ...hold })),
+    backdate: (ms) => books.forEach((book) => book.backdate(ms)),
+    async close() {
+      for (const timer of timers) clearTimeout(timer);
+      server.closeAllConnections();
+      await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+    },
+  };
+}
+
+// `tsx test/fakes/stripe/server.ts`: a fake Stripe for the local runtime (PORT, default 12111).
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const fake = await startStripeFake({ port: Number(process.env.PORT ?? 12111) });
+  console.log(`Stripe fake on ${fake.url}: STRIPE_API_BASE_URL=${fake.url}, secret key ${STRIPE_FAKE_SECRET_KEY}`);
+}
