@@ -126,9 +126,10 @@ function decision(route: Route, chosen: RouteTarget | undefined, started: number
 
 /**
  * How long an operation holds its item: past the longest timeout of a function that begins one (the renewal worker's
- * 30 s), so a live run is never taken over.
+ * 30 s), so a live run is never taken over, and past the longest time a provider may still act on a request it
+ * received (Braintree's gateway gives up after 60 s), so a take-over's "nothing held" answer is final.
  */
-export const OPERATION_LEASE_MS = 40_000;
+export const OPERATION_LEASE_MS = 70_000;
 
 /**
  * Scores the risk, routes, and authorizes at the first provider that answers, failing over on soft failures.
@@ -318,7 +319,7 @@ export async function authorizePayment(
               provider,
               connector_id,
               provider_reference: result.reference,
-              provider_token: result.providerToken ?? null,
+              provider_token: result.providerToken || null,
               routing_decision,
             };
       await finishCreate(payment, op, attempts);
@@ -417,7 +418,7 @@ export async function resolveAuthorization(payment: StoredPayment, by: 'request'
           provider: attempt.provider,
           connector_id: op.connector_id ?? null,
           provider_reference: found.reference,
-          provider_token: found.providerToken,
+          provider_token: found.providerToken || null,
         },
         op,
         [attempt],

@@ -46,7 +46,12 @@ export interface AuthorizeRequest {
 export type SoftFailure = 'processing_error' | 'provider_down' | 'timeout';
 
 export type AuthorizeResult =
-  | { outcome: 'approved'; reference: string; providerToken: string; latencyMs: number }
+  | {
+      outcome: 'approved';
+      reference: string;
+      /** a reusable card-on-file token, when the card was stored (storeFor) */ providerToken?: string;
+      latencyMs: number;
+    }
   | { outcome: 'declined'; declineCode: string; latencyMs: number }
   | { outcome: 'soft_failure'; reason: SoftFailure; latencyMs: number }
   | { outcome: 'unknown'; latencyMs: number };
@@ -55,7 +60,7 @@ export type OperationResult = { ok: true; reference: string } | { ok: false; rea
 
 /** What the provider holds under one of our idempotency keys. */
 export type LookupResult =
-  | { found: 'authorized'; reference: string; providerToken: string }
+  | { found: 'authorized'; reference: string; providerToken?: string }
   | { found: 'declined'; declineCode: string }
   | { found: 'none' }
   | { found: 'unknown' };

@@ -1,0 +1,34 @@
+/**
+ * The three provider fakes together: what `npm start` runs (so a merchant can connect test accounts offline) and
+ * what end-to-end tests start. `env` points the connectors at them; `credentials` are the accounts they accept.
+ */
+import { ADYEN_FAKE_CREDENTIALS, type AdyenFakeServer, startAdyenFake } from './adyen/server.ts';
+import { type BraintreeFake, FAKE_BRAINTREE_CREDENTIALS, startBraintreeFake } from './braintree/server.ts';
+import { STRIPE_FAKE_SECRET_KEY, type StripeFake, startStripeFake } from './stripe/server.ts';
+
+export interface ProviderFakes {
+  stripe: StripeFake;
+  adyen: AdyenFakeServer;
+  braintree: BraintreeFake;
+  /** STRIPE_API_BASE_URL, ADYEN_CHECKOUT_BASE_URL, BRAINTREE_GATEWAY_URL */
+  env: Record<string, string>;
+  /** test-mode credentials each fake accepts, as `POST /api/connectors` takes them */
+  credentials: { stripe: { secret_key: string }; adyen: typeof ADYEN_FAKE_CREDENTIALS; braintree: typeof FAKE_BRAINTREE_CREDENTIALS };
+  close(): Promise<void>;
+}
+
+export async function startProviderFakes(ports: { stripe?: number; adyen?: number; braintree?: number } = {}): Promise<ProviderFakes> {
+  const [stripe, adyen, braintree] = await Promise.all([
+    startStripeFake({ port: ports.stripe }),
+    startAdyenFake({ port: ports.adyen }),
+    startBraintreeFake({ port: ports.braintree }),
+  ]);
+  return {
+    stripe,
+    adyen,
+    braintree,
+    env: { STRIPE_API_BASE_URL: stripe.url, ADYEN_CHECKOUT_BASE_URL: adyen.url, BRAINTREE_GATEWAY_URL: braintree.url },
+    credentials: { stripe: { secret_key: STRIPE_FAKE_SECRET_KEY }, adyen: ADYEN_FAKE_CREDENTIALS, braintree: FAKE_BRAINTREE_CREDENTIALS },
+    close: async () => void (await Promise.all([stripe.close(), adyen.close(), braintree.close()])),
+  };
+}

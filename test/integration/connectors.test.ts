@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as createKey } from '../../functions/api-keys/create.ts';
+import { handler as create } from '../../functions/connectors/create.ts';
+import { handler as remove } from '../../functions/connectors/delete.ts';
+import { handler as get } from '../../functions/connectors/get.ts';
+import { handler as list } from '../../functions/connectors/list.ts';
+import { handler as update } from '../../functions/connectors/update.ts';
+import { STRIPE_FAKE_LIVE_KEY } from '../fakes/stripe/server.ts';
+import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
+import { apiEvent, invokeHttp } from '../support/lambda.ts';
+import { bearer, newMerchant } from '../support/merchant.ts';
+import { CARDS, paymentBody, payments } from '../support/payments.ts';
+
+/**
+ * Connector accounts: a merchant's own Stripe, Adyen and Braintree accounts, each here a local fake speaking the
+ * provider's wire format, reached by the real connector over HTTP. Payments route over the connected accounts of
+ * their mode; in test mode the sandbox stands in for a provider with none; live mode needs a live account.
+ */
+let fakes: ProviderFakes;
+beforeAll(async () => {
+  fakes = await startProviderFakes();
+  Object.assign(process.env, fakes.env);
+});
+afterAll(() => fakes.close());
+
+const call = {
+  create: (key: string, body: unknown) => invokeHttp(create, apiEvent({ method: 'POST', path: '/api/connectors', headers: bearer(key), body })),
+  list: (key: string) => invokeHttp(list, apiEvent({ method: 'GET', path: '/api/connectors', headers: bearer(key) })),
+  get: (key: string, id: string) => invokeHttp(get, apiEvent({ method: 'GET', path: `/api/connectors/${id}`, headers: bearer(key) })),
+  update: (key: string, id: string, body: unknown) =>
+    invokeHttp(update, apiEvent({ method: 'PUT', path: `/api/connectors/${id}`, headers: bearer(key), body })),
+  remove: (key: string, id: string) => invokeHttp(remove, apiEvent({ method: 'DELETE', path: `/api/connectors/${id}`, headers: bearer(key) })),
+};
+
+const liveKeyOf = async (testKey: string): Promise<string> =>
+  (await invokeHttp(createKey, apiEvent({ method: 'POST', path: '/api/api-keys', headers: bearer(testKey), body: { name: 'live', mode: 'live' } })))
+    .body.secret;
+
+describe('connecting an account', () => {
+  it.each(['stripe', 'adyen', 'braintree'] as const)('%s: verified at the provider, answered without its credentials', async (provider) => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    const credentials = fakes.credentials[provider];
+    // Act
+    const res = await call.create(apiKey, { provider, credentials, label: `${provider} EU` });
+    // Assess
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      id: expect.stringMatching(/^con_/),
+      object: 'connector',
+      provider,
+      mode: 'test',
+      label: `${provider} EU`,
+      status: 'active',
+      credentials_hint: expect.stringMatching(/^….{4}$/),
+      webhook_url: expect.stringMatching(new RegExp(`/api/connectors/${res.body.id}/webhooks$`)),
+      created_at: expect.any(String),
+      livemode: false,
+    });
+    for (const secret of Object.values(credentials).filter((s) => typeof s === 'string' && s.length > 8)) expect(res.rawBody).not.toContain(secret);
+    expect(fakes[provider].requests.some((r) => r.operation === 'verify')).toBe(true);
+    expect((await call.get(apiKey, res.body.id)).body).toEqual(res.body);
+    expect((await call.list(apiKey)).body.data).toEqual([res.body]);
+  });
+
+  it('refuses credentials the provider refuses, with its reason, and stores nothing', async () => {
+    const { apiKey } = await newMerchant();
+    const res = await call.create(apiKey, { provider: 'stripe', credentials: { secret_key: 'sk_test_not_a_real_key_at_all_0000' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'connector_verification_failed', param: 'credentials' });
+    expect(res.body.error.message).toMatch(/^Invalid request body: stripe refused the credentials: .+/);
+    expect((await call.list(apiKey)).body.data).toEqual([]);
+  });
+
+  it.each([
+    ['a missing field', { provider: 'stripe', credentials: {} }, 'credentials.secret_key'],
+    ['a field of the wrong type', { provider: 'adyen', credentials: { api_key: 5, merchant_account: 'M' } }, 'credentials.api_key'],
+    ['an unknown provider', { provider: 'paypal', credentials: {} }, 'provider'],
+    ['no credentials', { provider: 'braintree' }, 'credentials'],
+  ])('answers 400 naming the field for %s', async (_case, body, param) => {
+    const { apiKey } = await newMerchant();
+    const res = await call.create(apiKey, body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.param).toBe(param);
+  });
+
+  it('refuses a live Stripe key on a test-mode connector', async () => {
+    const { apiKey } = await newMerchant();
+    const res = await call.create(apiKey, { provider: 'stripe', credentials: { secret_key: STRIPE_FAKE_LIVE_KEY } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('connector_verification_failed');
+  });
+
+  it('keeps test and live connectors apart, updates, disables and deletes', async () => {
+    // Prepare: a test connector, and a live one made with a live key
+    const { apiKey } = await newMerchant();
+    const liveKey = await liveKeyOf(apiKey);
+    const testOne = (await call.create(apiKey, { provider: 'stripe', credentials: fakes.credentials.stripe })).body;
+    const liveOne = (await call.create(liveKey, { provider: 'stripe', credentials: { secret_key: STRIPE_FAKE_LIVE_KEY } })).body;
+    // Assess: each mode sees its own
+    expect(liveOne).toMatchObject({ mode: 'live', livemode: true });
+    expect((await call.list(apiKey)).body.data.map((c: { id: string }) => c.id)).toEqual([testOne.id]);
+    expect((await call.list(liveKey)).body.data.map((c: { id: string }) => c.id)).toEqual([liveOne.id]);
+    expect((await call.get(apiKey, liveOne.id)).status).toBe(404);
+    expect((await call.remove(liveKey, testOne.id)).status).toBe(404);
+    // Act + Assess: label and status change; new credentials are verified first
+    expect((await call.update(apiKey, testOne.id, { label: 'Main', status: 'disabled' })).body).toMatchObject({ label: 'Main', status: 'disabled' });
+    expect((await call.update(apiKey, testOne.id, { credentials: { secret_key: 'sk_test_wrong_wrong_wrong_0000' } })).status).toBe(400);
+    expect((await call.remove(apiKey, testOne.id)).body).toEqual({ id: testOne.id, object: 'connector', deleted: true });
+    expect((await call.get(apiKey, testOne.id)).status).toBe(404);
+    expect((await call.remove(apiKey, testOne.id)).status).toBe(404);
+  });
+});
+
+describe('payments over connector accounts', () => {
+  it('a connected account takes its provider’s payments through the real connector, with our idempotency key', async () => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    const connector = (await call.create(apiKey, { provider: 'stripe', credentials: fakes.credentials.stripe, label: 'Stripe EU' })).body;
+    // Act
+    const paid = await payments.create(apiKey, paymentBody({ routing: 'stripe' }, CARDS.approved), { 'Idempotency-Key': `k-${Math.random()}` });
+    const captured = await payments.capture(apiKey, paid.body.id, { amount: 3000 });
+    const refunded = await payments.refund(apiKey, paid.body.id, { amount: 1000 });
+    // Assess
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({ status: 'succeeded', provider: 'stripe', connector_id: connector.id });
+    expect(paid.body.routing_decision.reason).toContain(`stripe via ${connector.id} (Stripe EU)`);
+    expect(captured.body).toMatchObject({ status: 'captured', amount_captured: 3000 });
+    expect(refunded.body).toMatchObject({ status: 'refunded', amount_refunded: 1000 });
+    const hold = fakes.stripe.holds().find((h) => h.captured === 3000 && h.refunded === 1000);
+    expect(hold).toBeDefined();
+    const calls = fakes.stripe.requests.filter((r) => ['authorize', 'capture', 'refund'].includes(r.operation) && r.idempotencyKey?.startsWith('att_'));
+    expect(calls.length).toBeGreaterThanOrEqual(1);
+    for (const r of fakes.stripe.requests.filter((r) => ['authorize', 'capture', 'refund'].includes(r.operation))) expect(r.idempotencyKey).toBeTruthy();
+  });
+
+  it('fails over from a connected account that is down to the next, and the reason names both', async () => {
+    const { apiKey } = await newMerchant();
+    const stripe = (await call.create(apiKey, { provider: 'stripe', credentials: fakes.credentials.stripe })).body;
+    const adyen = (await call.create(apiKey, { provider: 'adyen', credentials: fakes.credentials.adyen })).body;
+    await call.create(apiKey, { provider: 'braintree', credentials: fakes.credentials.braintree });
+    fakes.stripe.inject('authorize', { kind: 'status', status: 503 });
+    fakes.adyen.inject('authorize', { kind: 'status', status: 503 });
+    const res = await payments.create(apiKey, paymentBody({ routing: 'lowest_cost' }, CARDS.approved));
+    fakes.stripe.clearFaults();
+    fakes.adyen.clearFaults();
+    expect(res.status).toBe(200);
+    expect(res.body.provider).toBe('braintree');
+    expect(res.body.routing_decision.reason).toMatch(/failed over to braintree via con_/);
+    const reason: string = res.body.routing_decision.reason;
+    for (const id of [stripe.id, adyen.id]) expect(reason).toContain(id);
+  });
+
+  it('in live mode needs a live account: 400 connector_missing without one, the live account with one', async () => {
+    const { apiKey } = await newMerchant();
+    const liveKey = await liveKeyOf(apiKey);
+    const missing = await payments.create(liveKey, paymentBody({}, CARDS.approved));
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.code).toBe('connector_missing');
+    const live = (await call.create(liveKey, { provider: 'stripe', credentials: { secret_key: STRIPE_FAKE_LIVE_KEY } })).body;
+    const paid = await payments.create(liveKey, paymentBody({}, CARDS.approved));
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({ provider: 'stripe', connector_id: live.id, livemode: true });
+  });
+
+  it('a disabled account is not routed to; test mode falls back to the sandbox', async () => {
+    const { apiKey } = await newMerchant();
+    const stripe = (await call.create(apiKey, { provider: 'stripe', credentials: fakes.credentials.stripe })).body;
+    await call.update(apiKey, stripe.id, { status: 'disabled' });
+    const res = await payments.create(apiKey, paymentBody({ routing: 'stripe' }, CARDS.approved));
+    expect(res.body).toMatchObject({ provider: 'stripe', connector_id: null });
+  });
+});
