@@ -151,11 +151,13 @@ describe('Adyen credentials', () => {
     const typo = v.safeParse(adyenProvider.credentialsSchema, { ...ADYEN_FAKE_CREDENTIALS, merchantAccount: 'x' });
     const hostInjection = v.safeParse(adyenProvider.credentialsSchema, { ...ADYEN_FAKE_CREDENTIALS, live_url_prefix: 'evil.example/x' });
     const missing = v.safeParse(adyenProvider.credentialsSchema, { api_key: ADYEN_FAKE_API_KEY });
+    const tooShortToHint = v.safeParse(adyenProvider.credentialsSchema, { ...ADYEN_FAKE_CREDENTIALS, api_key: 'AQE1' });
     // Then
     expect(full.success).toBe(true);
     expect(typo.success).toBe(false);
     expect(hostInjection.success).toBe(false);
     expect(missing.success).toBe(false);
+    expect(tooShortToHint.success).toBe(false);
   });
 
   it('shows only the last 4 characters of the API key', () => {

@@ -46,7 +46,14 @@ export const CheckoutApiVersion = 'v72';
 const LIVE_URL_PREFIX = /^[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*$/;
 
 export const AdyenCredentialsSchema = v.strictObject({
-  api_key: v.pipe(v.string(), v.trim(), v.nonEmpty('api_key is required'), v.regex(/^\S+$/, 'api_key has no spaces'), v.maxLength(1000)),
+  api_key: v.pipe(
+    v.string(),
+    v.trim(),
+    v.nonEmpty('api_key is required'),
+    v.regex(/^\S+$/, 'api_key has no spaces'),
+    v.minLength(20, 'api_key is too short for an Adyen API key'),
+    v.maxLength(1000),
+  ),
   merchant_account: v.pipe(
     v.string(),
     v.trim(),
