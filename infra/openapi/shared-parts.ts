@@ -17,6 +17,11 @@ export const TAGS = [
   { name: 'API keys', areas: ['api-keys'], description: '`sk_live_…` and `sk_test_…` keys; the full key is shown once, at creation.' },
   { name: 'Customers', areas: ['customers'], description: 'The people who pay; a payment whose `customer.email` matches is linked.' },
   { name: 'Payments', areas: ['payments'], description: 'Authorize (create), capture, void and refund card payments; list them with filters.' },
+  {
+    name: 'Connectors',
+    areas: ['connectors'],
+    description: "The merchant's own Stripe, Adyen and Braintree accounts: credentials verified and stored sealed, never shown again.",
+  },
   { name: 'Routing', areas: ['routing'], description: 'Rules that pick the provider, and a simulation of the decision a payment would get.' },
   { name: 'Subscriptions', areas: ['subscriptions'], description: 'Recurring charges of a customer: renewals invoice and charge the card on file.' },
   {

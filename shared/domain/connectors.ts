@@ -59,7 +59,10 @@ async function checkedCredentials(provider: ProviderName, raw: unknown, mode: Mo
     reason: `${provider} could not be reached (${(error as Error).name})`,
   }));
   if (!verified.ok) throw new BadRequest('connector_verification_failed', 'credentials', `${provider} refused the credentials: ${verified.reason}`);
-  return { sealedFor: (merchantId: string, id: string) => credentialsSealer.seal(JSON.stringify(credentials), merchantId, id), hint: module.hint(credentials) };
+  return {
+    sealedFor: (merchantId: string, id: string) => credentialsSealer.seal(JSON.stringify(credentials), merchantId, id),
+    hint: module.hint(credentials),
+  };
 }
 
 export async function createConnector(
@@ -181,4 +184,7 @@ export async function connectorForOperation(
 
 /** The connector for a route target. */
 export const connectorForTarget = (merchantId: string, mode: Mode, target: RouteTarget): Promise<Connector> =>
-  connectorForOperation({ merchant_id: merchantId, livemode: mode === 'live' }, { provider: target.provider, connector_id: target.connectorId ?? undefined });
+  connectorForOperation(
+    { merchant_id: merchantId, livemode: mode === 'live' },
+    { provider: target.provider, connector_id: target.connectorId ?? undefined },
+  );

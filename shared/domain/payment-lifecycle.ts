@@ -207,7 +207,7 @@ async function reserveRefund(merchant: Merchant, paymentId: string, refundId: st
       lease_until: clock.now() + OPERATION_LEASE_MS,
       provider: payment.provider!,
       ...(payment.connector_id ? { connector_id: payment.connector_id } : {}),
-    ...(payment.connector_id ? { connector_id: payment.connector_id } : {}),
+      ...(payment.connector_id ? { connector_id: payment.connector_id } : {}),
       reference: payment.provider_reference!,
       amount,
       currency: payment.currency,
@@ -253,10 +253,7 @@ const UNPLANNED_ATTEMPTS = 8;
  */
 async function carryOutRefund(payment: PaymentRecord, refund: StoredRefund, { retried = false } = {}) {
   const op = refund.op!;
-  const result = asRetried(
-    await (await connectorForOperation(payment, op)).refund(op.reference!, refund.amount, payment.currency, op.id),
-    retried,
-  );
+  const result = asRetried(await (await connectorForOperation(payment, op)).refund(op.reference!, refund.amount, payment.currency, op.id), retried);
   if (!result.ok) {
     if (result.reason !== 'unknown') await takeBack(payment, refund);
     return giveUp(refund, op, result);

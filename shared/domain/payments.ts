@@ -1,12 +1,5 @@
 import type * as v from 'valibot';
-import {
-  type AuthorizeRequest,
-  type AuthorizeResult,
-  authorizeWithin,
-  type Connector,
-  lookupWithin,
-  type ProviderName,
-} from '../providers/index.ts';
+import { type AuthorizeRequest, type AuthorizeResult, authorizeWithin, type Connector, lookupWithin, type ProviderName } from '../providers/index.ts';
 import type { CreatePaymentBody, SimulateRouteBody } from '../schemas/payments.ts';
 import { publishEvents } from '../events/queue.ts';
 import { logger } from '../logger.ts';
@@ -81,7 +74,11 @@ const factsOf = (input: SimulateRouteInput, cardNumber: string | undefined): Pay
  */
 async function plan(merchant: Merchant, input: SimulateRouteInput, cardNumber: string | undefined, { simulation = false } = {}) {
   const merchantId = merchant.id;
-  const [rules, stats, accounts] = await Promise.all([activeRules(merchantId), recentStats(merchantId), activeConnectors(merchantId, modeOf(merchant))]);
+  const [rules, stats, accounts] = await Promise.all([
+    activeRules(merchantId),
+    recentStats(merchantId),
+    activeConnectors(merchantId, modeOf(merchant)),
+  ]);
   const providers = planRoute({
     choice: input.routing,
     facts: factsOf(input, cardNumber),
@@ -93,7 +90,11 @@ async function plan(merchant: Merchant, input: SimulateRouteInput, cardNumber: s
   const targets = routeTargets(accounts, modeOf(merchant), providers.candidates);
   if (targets.length === 0) {
     const wanted = providers.candidates.join(', ');
-    throw new BadRequest('connector_missing', 'routing', `no active ${modeOf(merchant)} connector account for ${wanted}; connect one with POST /api/connectors`);
+    throw new BadRequest(
+      'connector_missing',
+      'routing',
+      `no active ${modeOf(merchant)} connector account for ${wanted}; connect one with POST /api/connectors`,
+    );
   }
   return { route: { ...providers, targets }, stats };
 }
@@ -406,7 +407,6 @@ export async function resolveAuthorization(payment: StoredPayment, by: 'request'
   if ((await commit({ writes: [{ move: paymentTarget(payment), operation: { takeOver: op.id, now, leaseUntil } }] })) === 'refused') return 'pending';
   const connector = await connectorForOperation(payment, op);
   const found = await lookupWithin(connector, op.id);
-  if (found.found === 'unknown') return 'pending';
   if (payment.status === 'processing') {
     const { op: _op, last_operation: _last, ...record } = payment;
     const attempt = { provider: op.provider as ProviderName, approved: found.found === 'authorized', latencyMs: 0 };
@@ -426,12 +426,21 @@ export async function resolveAuthorization(payment: StoredPayment, by: 'request'
       return 'settled';
     }
     if (found.found === 'declined') {
-      await finishCreate({ ...(record as PaymentRecord), status: 'failed', provider: attempt.provider, connector_id: op.connector_id ?? null, decline_code: found.declineCode }, op, [
-        attempt,
-      ]);
+      await finishCreate(
+        {
+          ...(record as PaymentRecord),
+          status: 'failed',
+          provider: attempt.provider,
+          connector_id: op.connector_id ?? null,
+          decline_code: found.declineCode,
+        },
+        op,
+        [attempt],
+      );
       return 'settled';
     }
-    // Nothing found: the key is closed at the provider first (a request still in flight can no longer authorize).
+    // Nothing found, or nobody can tell (a provider with no read by reference): the key is closed at the provider
+    // first, cancelling whatever it holds or will hold under it (a request still in flight can no longer authorize).
     if (!(await connector.reverse(op.id)).ok) return 'pending';
     await commit({ writes: [{ remove: paymentTarget(payment), operation: op.id, inStates: ['processing'] }] });
     return 'absent';

@@ -53,5 +53,8 @@ export async function authorizeWithin(connector: Connector, request: AuthorizeRe
 export async function lookupWithin(connector: Connector, idempotencyKey: string, replay?: AuthorizeRequest): Promise<LookupResult> {
   const signal = AbortSignal.timeout(providerDeadlines.lookupMs);
   const deadline = new Promise<LookupResult>((resolve) => signal.addEventListener('abort', () => resolve({ found: 'unknown' }), { once: true }));
-  return Promise.race([connector.lookup(idempotencyKey, signal, replay && { ...replay, signal }).catch((): LookupResult => ({ found: 'unknown' })), deadline]);
+  return Promise.race([
+    connector.lookup(idempotencyKey, signal, replay && { ...replay, signal }).catch((): LookupResult => ({ found: 'unknown' })),
+    deadline,
+  ]);
 }

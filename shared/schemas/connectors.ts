@@ -10,7 +10,9 @@ import { listQuery } from './common.ts';
 const Label = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100), v.examples(['Stripe EU']));
 const Credentials = v.pipe(
   v.record(v.string(), v.unknown()),
-  v.description('the provider account credentials: stripe {secret_key, webhook_secret?}; adyen {api_key, merchant_account, hmac_key?, live_url_prefix?}; braintree {merchant_id, public_key, private_key, merchant_account_ids?}'),
+  v.description(
+    'the provider account credentials: stripe {secret_key, webhook_secret?}; adyen {api_key, merchant_account, hmac_key?, live_url_prefix?}; braintree {merchant_id, public_key, private_key, merchant_account_ids?}',
+  ),
   v.examples([{ secret_key: 'sk_test_…' }]),
 );
 

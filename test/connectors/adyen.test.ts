@@ -577,7 +577,7 @@ describe('Adyen stored cards', () => {
     const first = authorization(APPROVED_CARD, { storeFor: { customerReference, email: 'ada@example.com' } });
     // When
     const stored = await adyen.authorize(first);
-    const token = stored.outcome === 'approved' ? stored.providerToken : '';
+    const token = stored.outcome === 'approved' ? (stored.providerToken ?? '') : '';
     const renewal = authorization(APPROVED_CARD, { card: undefined, providerToken: token, amount: 1200 });
     const charged = await adyen.authorize(renewal);
     // Then

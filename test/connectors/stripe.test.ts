@@ -287,7 +287,7 @@ describe('cards on file', () => {
     const first = request({ storeFor: { customerReference, email: 'jane@example.com' } });
     const kept = approved(await stripe.authorize(first));
     expect(kept.providerToken).toMatch(/^cus_\w+\|pm_\w+$/);
-    const [customer, paymentMethod] = kept.providerToken.split('|');
+    const [customer, paymentMethod] = kept.providerToken!.split('|');
     expect(callsUnder(first.idempotencyKey)[0]?.body).toMatchObject({ customer, setup_future_usage: 'off_session' });
     // When a renewal charges the token
     const renewal = request({ card: undefined, providerToken: kept.providerToken });
@@ -302,7 +302,7 @@ describe('cards on file', () => {
     });
     // And a second card kept for the same customer reuses its Stripe Customer
     const again = approved(await stripe.authorize(request({ storeFor: { customerReference, email: 'jane@example.com' } })));
-    expect(again.providerToken.split('|')[0]).toBe(customer);
+    expect(again.providerToken!.split('|')[0]).toBe(customer);
     const customerCreates = fake.requests.filter((r) => r.method === 'POST' && r.path === '/v1/customers');
     expect(customerCreates.filter((r) => JSON.stringify(r.body).includes(customerReference))).toMatchObject([
       { idempotencyKey: `${first.idempotencyKey}_customer` },

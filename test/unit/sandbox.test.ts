@@ -116,8 +116,8 @@ describe('SandboxConnector.authorize', () => {
           expect(result.outcome, provider).toBe('approved');
           if (result.outcome !== 'approved') continue;
           expect(result.reference).toMatch(/\S{8,}/);
-          expect(result.providerToken.startsWith(`tok_${provider}_`)).toBe(true);
-          expect(result.providerToken.length).toBeGreaterThan(`tok_${provider}_`.length);
+          expect(result.providerToken!.startsWith(`tok_${provider}_`)).toBe(true);
+          expect(result.providerToken!.length).toBeGreaterThan(`tok_${provider}_`.length);
           expect(result.latencyMs).toBeGreaterThanOrEqual(0);
         }
       },
