@@ -9,6 +9,8 @@ import { commit, type Operation } from '../store/commit.ts';
 import {
   getStoredPayment,
   paymentCountChange,
+  type AttemptStatus,
+  type PaymentAttempt,
   type PaymentRecord,
   paymentTarget,
   type RoutingDecision,
@@ -17,7 +19,7 @@ import {
 import { countCardAttempt } from '../store/velocity.ts';
 import type { Merchant } from './auth.ts';
 import { cardBrand, cardFingerprint, type StoredCard } from './cards.ts';
-import { clock } from './clock.ts';
+import { clock, isoNow } from './clock.ts';
 import { connectorForOperation, connectorForTarget, activeConnectors, describeTarget, modeOf, type RouteTarget, routeTargets } from './connectors.ts';
 import { BadRequest, Declined, OperationInProgress, OutcomeUnknown, ProvidersUnavailable } from './errors.ts';
 import { newEvent } from './events.ts';
@@ -46,6 +48,15 @@ export const paymentView = (p: PaymentRecord) => ({
   routing_decision: p.routing_decision,
   risk_score: p.risk_score,
   decline_code: p.decline_code,
+  attempts: (p.attempts ?? []).map((a) => ({
+    id: a.id,
+    status: a.status,
+    provider: a.provider,
+    connector_id: a.connector_id,
+    decline_code: a.decline_code,
+    latency_ms: a.latency_ms,
+    created_at: a.created_at,
+  })),
   payment_method: {
     type: 'card' as const,
     card: { brand: p.card.brand, last4: p.card.last4, exp_month: p.card.exp_month, exp_year: p.card.exp_year },
@@ -111,6 +122,15 @@ export async function simulateRoute(merchant: Merchant, input: SimulateRouteInpu
     routing_decision: decision(route, route.targets[0], started),
   };
 }
+
+/** A soft failure on the way: the target that answered it, and why. */
+interface SoftFailureSeen {
+  target: RouteTarget;
+  reason: string;
+}
+
+/** How a reason names a target: by provider alone when the route has no connector account, else by account. */
+const nameIn = (route: Route) => (route.targets.some((t) => t.connectorId) ? describeTarget : (t: RouteTarget) => t.provider);
 
 /** The decision as the payment shows it; with connector accounts, the reason names the one chosen and the order tried. */
 function decision(route: Route, chosen: RouteTarget | undefined, started: number): RoutingDecision {
@@ -248,11 +268,13 @@ export async function authorizePayment(
   base: PaymentRecord,
   targets: readonly RouteTarget[],
   method: Pick<AuthorizeRequest, 'card' | 'providerToken'>,
-  describe: (target: RouteTarget, softFailures: readonly string[]) => RoutingDecision,
+  describe: (target: RouteTarget, softFailures: readonly SoftFailureSeen[]) => RoutingDecision,
 ): Promise<PaymentRecord | undefined> {
   const tried: Promise<void>[] = [];
   const attempts: AttemptOutcome[] = [];
-  const softFailures: string[] = [];
+  /** what the payment shows: every attempt, written pending before its call and finished after */
+  const trail: PaymentAttempt[] = [];
+  const softFailures: SoftFailureSeen[] = [];
   let op: Operation | undefined;
   try {
     for (const [index, target] of targets.entries()) {
@@ -267,9 +289,20 @@ export async function authorizePayment(
         ...(target.connectorId ? { connector_id: target.connectorId } : {}),
         attempt: index + 1,
       };
+      const pending: PaymentAttempt = {
+        id: next.id,
+        status: 'pending',
+        provider,
+        connector_id: target.connectorId,
+        decline_code: null,
+        latency_ms: null,
+        created_at: isoNow(),
+      };
       const began = op
-        ? await commit({ writes: [{ move: paymentTarget(base), operation: { replace: op.id, with: next } }] })
-        : await commit({ writes: [{ create: paymentTarget(base), item: { ...base, status: 'processing' }, operation: next }] });
+        ? await commit({ writes: [{ move: paymentTarget(base), operation: { replace: op.id, with: next }, set: { attempts: [...trail, pending] } }] })
+        : await commit({
+            writes: [{ create: paymentTarget(base), item: { ...base, status: 'processing', attempts: [pending] }, operation: next }],
+          });
       if (began === 'refused') {
         if (!op) return undefined;
         throw new OperationInProgress(1);
@@ -288,6 +321,12 @@ export async function authorizePayment(
       let result = await authorizeWithin(connector, request);
       if (result.outcome === 'unknown') result = await resolveUnknown(connector, request, result.latencyMs);
       attempts.push({ provider, approved: result.outcome === 'approved', latencyMs: result.latencyMs });
+      trail.push({
+        ...pending,
+        status: attemptStatusOf(result),
+        decline_code: result.outcome === 'declined' ? result.declineCode : null,
+        latency_ms: result.latencyMs,
+      });
       // Routing statistics are best effort: their failure never fails a payment already recorded.
       tried.push(
         countAttempt(base.merchant_id, provider, {
@@ -298,7 +337,7 @@ export async function authorizePayment(
         }).catch((error: unknown) => logger.warn('Routing statistics not counted', { provider, error: (error as Error).message })),
       );
       if (result.outcome === 'soft_failure') {
-        softFailures.push(`${describeTarget(target)} answered ${result.reason}`);
+        softFailures.push({ target, reason: result.reason });
         continue;
       }
       const routing_decision = describe(target, softFailures);
@@ -306,16 +345,17 @@ export async function authorizePayment(
       if (result.outcome === 'unknown') {
         // Neither answered nor found: the attempt may hold an authorization nobody can confirm now. The payment is
         // recorded failed with the operation still on it; the reconciler reverses whatever the provider holds.
-        await finishCreate({ ...base, provider, connector_id, routing_decision, decline_code: 'processing_error' }, op, attempts, {
+        await finishCreate({ ...base, provider, connector_id, routing_decision, decline_code: 'processing_error', attempts: trail }, op, attempts, {
           keepOperation: true,
         });
         throw new OutcomeUnknown(base.id);
       }
       const payment: PaymentRecord =
         result.outcome === 'declined'
-          ? { ...base, provider, connector_id, routing_decision, decline_code: result.declineCode }
+          ? { ...base, provider, connector_id, routing_decision, decline_code: result.declineCode, attempts: trail }
           : {
               ...base,
+              attempts: trail,
               status: 'succeeded',
               provider,
               connector_id,
@@ -333,6 +373,22 @@ export async function authorizePayment(
   if (op) await commit({ writes: [{ remove: paymentTarget(base), operation: op.id, inStates: ['processing'] }] });
   throw new ProvidersUnavailable();
 }
+
+/** An attempt's status from its connector's answer (a soft failure after a reversal is `reversed`: its key is closed). */
+const attemptStatusOf = (result: AuthorizeResult): AttemptStatus =>
+  result.outcome === 'approved'
+    ? 'authorized'
+    : result.outcome === 'declined'
+      ? 'declined'
+      : result.outcome === 'unknown'
+        ? 'unknown'
+        : result.reason === 'timeout'
+          ? 'reversed'
+          : 'failed';
+
+/** The payment's attempts with the one of `id` finished as `status`. */
+const finishAttempt = (p: StoredPayment, id: string, status: AttemptStatus, declineCode: string | null = null): PaymentAttempt[] =>
+  (p.attempts ?? []).map((a) => (a.id === id ? { ...a, status, decline_code: declineCode } : a));
 
 /**
  * An `unknown` authorization, resolved by asking the provider what it holds under the attempt's key: one found is
@@ -416,6 +472,7 @@ export async function resolveAuthorization(payment: StoredPayment, by: 'request'
           ...(record as PaymentRecord),
           status: 'succeeded',
           provider: attempt.provider,
+          attempts: finishAttempt(payment, op.id, 'authorized'),
           connector_id: op.connector_id ?? null,
           provider_reference: found.reference,
           provider_token: found.providerToken || null,
@@ -433,6 +490,7 @@ export async function resolveAuthorization(payment: StoredPayment, by: 'request'
           provider: attempt.provider,
           connector_id: op.connector_id ?? null,
           decline_code: found.declineCode,
+          attempts: finishAttempt(payment, op.id, 'declined', found.declineCode),
         },
         op,
         [attempt],
@@ -447,7 +505,9 @@ export async function resolveAuthorization(payment: StoredPayment, by: 'request'
   }
   // Recorded failed while its attempt was unknown: whatever the provider holds under the key is reversed.
   if (!(await connector.reverse(op.id)).ok) return 'pending';
-  await commit({ writes: [{ move: paymentTarget(payment), operation: { finish: op.id } }] });
+  await commit({
+    writes: [{ move: paymentTarget(payment), operation: { finish: op.id }, set: { attempts: finishAttempt(payment, op.id, 'reversed') } }],
+  });
   return 'settled';
 }
 
@@ -460,7 +520,9 @@ async function answerOf(merchantId: string, id: string) {
 }
 
 /** When the first choices failed softly, the decision says so: the reason names them and why it moved on. */
-function withFailover(route: Route, softFailures: readonly string[], target: RouteTarget): Route {
+function withFailover(route: Route, softFailures: readonly SoftFailureSeen[], target: RouteTarget): Route {
   if (softFailures.length === 0) return route;
-  return { ...route, reason: `${route.reason} Then ${softFailures.join(' and ')}, so the payment failed over to ${describeTarget(target)}.` };
+  const name = nameIn(route);
+  const failed = softFailures.map((f) => `${name(f.target)} answered ${f.reason}`).join(' and ');
+  return { ...route, reason: `${route.reason} Then ${failed}, so the payment failed over to ${name(target)}.` };
 }

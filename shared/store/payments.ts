@@ -22,6 +22,19 @@ export interface RoutingDecision {
   latency_ms: number;
 }
 
+/** An authorization attempt at one provider (DECISIONS "Attempts"): written `pending` before the call, finished after. */
+export type AttemptStatus = 'pending' | 'authorized' | 'declined' | 'failed' | 'unknown' | 'reversed';
+export interface PaymentAttempt {
+  /** `att_…`: also the provider's idempotency key for this attempt */
+  id: string;
+  status: AttemptStatus;
+  provider: ProviderName;
+  connector_id: string | null;
+  decline_code: string | null;
+  latency_ms: number | null;
+  created_at: string;
+}
+
 export interface PaymentRecord {
   id: string;
   merchant_id: string;
@@ -46,6 +59,8 @@ export interface PaymentRecord {
   routing_decision: RoutingDecision | null;
   risk_score: number;
   decline_code: string | null;
+  /** the authorization attempts, oldest first (absent on payments made before attempts were kept) */
+  attempts?: PaymentAttempt[];
   created_at: string;
   updated_at: string;
 }
@@ -97,6 +112,15 @@ const OperationItem = v.object({
   currency: v.optional(Text),
   attempt: v.optional(Int),
 });
+const AttemptItem = v.object({
+  id: Text,
+  status: v.picklist(['pending', 'authorized', 'declined', 'failed', 'unknown', 'reversed']),
+  provider: v.picklist(PROVIDERS),
+  connector_id: nullable(Text),
+  decline_code: nullable(Text),
+  latency_ms: nullable(v.number()),
+  created_at: Text,
+});
 const PaymentItem = v.object({
   id: Text,
   merchant_id: Text,
@@ -123,6 +147,7 @@ const PaymentItem = v.object({
   decline_code: nullable(Text),
   created_at: Text,
   updated_at: Text,
+  attempts: v.optional(v.array(AttemptItem)),
   op: v.optional(OperationItem),
   last_operation: v.optional(Text),
 });

@@ -152,6 +152,20 @@ describe('payments over connector accounts', () => {
     expect(res.body.routing_decision.reason).toMatch(/failed over to braintree via con_/);
     const reason: string = res.body.routing_decision.reason;
     for (const id of [stripe.id, adyen.id]) expect(reason).toContain(id);
+    // Every attempt is on the payment, oldest first, under the key each provider received
+    const shown = (await payments.get(apiKey, res.body.id)).body;
+    type Attempt = { id: string; provider: 'stripe' | 'adyen' | 'braintree'; status: string; connector_id: string };
+    const attempts: Attempt[] = shown.attempts;
+    expect(attempts.map((a) => [a.provider, a.status]).sort()).toEqual([
+      ['adyen', 'failed'],
+      ['braintree', 'authorized'],
+      ['stripe', 'failed'],
+    ]);
+    expect(attempts.at(-1)?.provider).toBe('braintree');
+    for (const a of attempts) expect(a).toMatchObject({ id: expect.stringMatching(/^att_/), latency_ms: expect.any(Number) });
+    // the authorization is held under the attempt's id, the key Braintree received
+    expect(fakes.braintree.requests.some((r) => r.idempotencyKey === attempts.at(-1)?.id)).toBe(true);
+    expect(attempts.find((a) => a.provider === 'stripe')?.connector_id).toBe(stripe.id);
   });
 
   it('in live mode needs a live account: 400 connector_missing without one, the live account with one', async () => {

@@ -32,6 +32,20 @@ const paymentEntries = {
   routing_decision: v.nullable(RoutingDecision),
   risk_score: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100), v.examples([15])),
   decline_code: v.nullable(v.pipe(v.string(), v.description('why a `failed` payment was declined'))),
+  attempts: v.pipe(
+    v.array(
+      v.object({
+        id: Id('attempt'),
+        status: v.picklist(['pending', 'authorized', 'declined', 'failed', 'unknown', 'reversed']),
+        provider: Provider,
+        connector_id: v.nullable(Id('connector')),
+        decline_code: v.nullable(v.string()),
+        latency_ms: v.nullable(v.pipe(v.number(), v.minValue(0))),
+        created_at: Timestamp,
+      }),
+    ),
+    v.description('every authorization attempt, oldest first; its id is the idempotency key the provider received'),
+  ),
   payment_method: v.object({
     type: v.literal('card'),
     card: v.object({
