@@ -1,6 +1,8 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import type { KeyMode } from '../domain/credentials.ts';
 import { conditionalWrite, type Created, createOrFind, db, TABLE } from './client.ts';
+import { nullable, picklistOf, recordReader, Text } from './item-schemas.ts';
 import { apiKeyKeys, type Key } from './keys.ts';
 import { listPage, merchantSet, type Page, type PageQuery } from './pagination.ts';
 
@@ -25,6 +27,26 @@ export interface ApiKeyAuthRecord {
   status: 'active' | 'revoked';
   last_used: string | null;
 }
+
+/** The two items of a key as the table holds them, checked when read back (see item-schemas.ts). */
+const Mode = picklistOf<KeyMode>()(['live', 'test']);
+const KeyStatus = picklistOf<ApiKeyRecord['status']>()(['active', 'revoked']);
+const ApiKeyItem = v.object({
+  id: Text,
+  merchant_id: Text,
+  name: Text,
+  mode: Mode,
+  prefix: Text,
+  last4: Text,
+  status: KeyStatus,
+  created_at: Text,
+  last_used: nullable(Text),
+  key_hash: Text,
+});
+/** `last_used` is written null with the key; the touch's condition also allows it missing, so a missing one reads null. */
+const ApiKeyAuthItem = v.object({ merchant_id: Text, key_id: Text, mode: Mode, status: KeyStatus, last_used: v.optional(nullable(Text), null) });
+const apiKeyOf: (item: Record<string, unknown>) => ApiKeyRecord = recordReader('API key', ApiKeyItem);
+const apiKeyAuthOf: (item: Record<string, unknown>) => ApiKeyAuthRecord = recordReader('API key hash', ApiKeyAuthItem);
 
 /**
  * The listed key item and the hash-lookup item are written together, so a key is never half-created. A key already
@@ -62,21 +84,22 @@ export async function putApiKey(key: ApiKeyRecord): Promise<Created<ApiKeyRecord
   );
   if (put.created) return { created: true, record: key };
   if (!put.existing) throw new Error(`API key ${key.id} refused, and no key is stored under its id`);
-  return { created: false, record: put.existing as unknown as ApiKeyRecord };
+  return { created: false, record: apiKeyOf(put.existing) };
 }
 
 export async function getApiKey(merchantId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: apiKeyKeys.item(merchantId, keyId), ConsistentRead: true }));
-  return out.Item as ApiKeyRecord | undefined;
+  return out.Item && apiKeyOf(out.Item);
 }
 
 export async function getApiKeyByHash(keyHash: string): Promise<ApiKeyAuthRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: apiKeyKeys.byHash(keyHash), ConsistentRead: true }));
-  return out.Item as ApiKeyAuthRecord | undefined;
+  return out.Item && apiKeyAuthOf(out.Item);
 }
 
 export async function listApiKeys(merchantId: string, page: PageQuery): Promise<Page<ApiKeyRecord>> {
-  return listPage<ApiKeyRecord>(merchantSet(apiKeyKeys, merchantId), page);
+  const result = await listPage(merchantSet(apiKeyKeys, merchantId), page);
+  return { data: result.data.map(apiKeyOf), has_more: result.has_more };
 }
 
 /** Revokes both items at once; revoking a revoked key changes nothing. */

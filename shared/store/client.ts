@@ -114,10 +114,13 @@ export async function sendConditional(command: ConditionalCommand): Promise<Cond
 /** Sends a conditional write; false when a condition did not hold (nothing was written). */
 export const conditionalWrite = async (command: ConditionalCommand): Promise<boolean> => (await sendConditional(command)).written;
 
-/** Sends a conditional update that returns the item (`ReturnValues`); undefined when a condition did not hold. */
-export async function conditionalUpdate<T>(command: UpdateCommand): Promise<T | undefined> {
+/**
+ * Sends a conditional update that returns the item (`ReturnValues`), for its repository to parse; undefined when a
+ * condition did not hold.
+ */
+export async function conditionalUpdate(command: UpdateCommand): Promise<Record<string, unknown> | undefined> {
   const result = await sendConditional(command);
-  return result.written ? (result.attributes as T) : undefined;
+  return result.written ? (result.attributes ?? {}) : undefined;
 }
 
 /**

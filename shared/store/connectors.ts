@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { PROVIDERS } from '../providers/types.ts';
 import { conditionalUpdate, type Created, db, TABLE } from './client.ts';
 import { assignments, equalityFilter } from './expressions.ts';
+import { recordReader } from './item-schemas.ts';
 import { connectorKeys } from './keys.ts';
 import { deleteWithinMerchantCap, putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
@@ -23,11 +24,7 @@ const ConnectorItem = v.object({
 export type ConnectorRecord = v.InferOutput<typeof ConnectorItem>;
 export type ConnectorChanges = Partial<Pick<ConnectorRecord, 'label' | 'status' | 'credentials_sealed' | 'credentials_hint' | 'updated_at'>>;
 
-const connectorOf = (item: Record<string, unknown>): ConnectorRecord => {
-  const parsed = v.safeParse(ConnectorItem, item);
-  if (!parsed.success) throw new Error(`Stored connector is malformed at ${v.getDotPath(parsed.issues[0]) ?? '?'}: ${parsed.issues[0].message}`);
-  return parsed.output;
-};
+const connectorOf = recordReader('connector', ConnectorItem);
 
 /** Writes a new connector unless the merchant has `max` (`connector_count` on its profile); a retried create finds its first. */
 export async function putConnector(connector: ConnectorRecord, max: number): Promise<Created<ConnectorRecord> | undefined> {
@@ -35,12 +32,13 @@ export async function putConnector(connector: ConnectorRecord, max: number): Pro
     type: 'connector',
     ...connector,
   });
-  return put && { created: put.created, record: connectorOf(put.record) };
+  if (!put) return undefined;
+  return put.created ? { created: true, record: connector } : { created: false, record: connectorOf(put.existing) };
 }
 
 /** Every connector of the merchant (a small set), newest first. `consistent` for the API's own reads. */
 export async function listConnectors(merchantId: string, options: { consistent: boolean }): Promise<ConnectorRecord[]> {
-  return (await merchantSetItems<Record<string, unknown>>(connectorKeys, merchantId, options)).map(connectorOf);
+  return (await merchantSetItems(connectorKeys, merchantId, options)).map(connectorOf);
 }
 
 /** The merchant's connector of `mode` by id, read consistently; undefined when there is none. */
@@ -53,7 +51,7 @@ export async function getConnector(merchantId: string, id: string, mode: string)
 /** A page of the merchant's connectors of `mode`, newest first, read consistently. */
 export async function connectorPage(merchantId: string, mode: string, page: PageQuery): Promise<Page<ConnectorRecord>> {
   const spec = { ...merchantSet(connectorKeys, merchantId, { consistent: true }), filter: equalityFilter({ mode }) };
-  const result = await listPage<Record<string, unknown>>(spec, page);
+  const result = await listPage(spec, page);
   return { data: result.data.map(connectorOf), has_more: result.has_more };
 }
 
@@ -66,7 +64,7 @@ export async function updateConnector(merchantId: string, id: string, mode: stri
     names,
     values,
   );
-  const updated = await conditionalUpdate<Record<string, unknown>>(
+  const updated = await conditionalUpdate(
     new UpdateCommand({
       TableName: TABLE,
       Key: connectorKeys.item(merchantId, id),

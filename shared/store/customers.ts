@@ -1,7 +1,9 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ProviderName } from '../providers/types.ts';
+import * as v from 'valibot';
+import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import { assignments } from './expressions.ts';
 import { conditionalUpdate, type Created, createOrFind, db, TABLE } from './client.ts';
+import { Int, nullable, recordReader, StringMap, Text } from './item-schemas.ts';
 import { customerKeys } from './keys.ts';
 import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
@@ -27,6 +29,38 @@ export interface CardOnFile {
   exp_month: number;
   exp_year: number;
 }
+
+/**
+ * The customer as the table holds it, checked when read back (see item-schemas.ts). `name`, `phone` and `metadata`
+ * have always been written, but were read leniently before records were parsed: a missing one still reads as empty.
+ * `card_on_file` appears with the customer's first successful payment.
+ */
+const CustomerItem = v.object({
+  id: Text,
+  merchant_id: Text,
+  email: Text,
+  name: v.optional(nullable(Text), null),
+  phone: v.optional(nullable(Text), null),
+  metadata: v.optional(StringMap, {}),
+  created_at: Text,
+  card_on_file: v.optional(
+    nullable(
+      v.object({
+        provider: v.picklist(PROVIDERS),
+        connector_id: v.optional(nullable(Text)),
+        provider_token: Text,
+        brand: Text,
+        last4: Text,
+        exp_month: Int,
+        exp_year: Int,
+      }),
+    ),
+    null,
+  ),
+});
+const customerOf: (item: Record<string, unknown>) => CustomerRecord = recordReader('customer', CustomerItem);
+const CustomerIdItem = v.object({ id: Text });
+const customerIdOf = recordReader('customer', CustomerIdItem);
 
 /** Keeps the card of a successful payment on file for the customer: goes in the payment's transaction. */
 export const cardOnFileUpdate = (customerId: string, card: CardOnFile) => ({
@@ -58,16 +92,16 @@ export async function putCustomer(customer: CustomerRecord): Promise<Created<Cus
     key,
   );
   if (put.created) return { created: true, record: customer };
-  const existing = put.existing as CustomerRecord | undefined;
+  const existing = put.existing && customerOf(put.existing);
   if (existing?.merchant_id !== customer.merchant_id) throw new Error(`Customer ${customer.id} exists for another merchant`);
-  return { created: false, record: strip(existing) };
+  return { created: false, record: existing };
 }
 
 /** The merchant's customer, or undefined when it does not exist or belongs to another merchant. */
 export async function getCustomer(merchantId: string, customerId: string): Promise<CustomerRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: customerKeys.item(customerId) }));
-  const item = out.Item as CustomerRecord | undefined;
-  return item?.merchant_id === merchantId ? strip(item) : undefined;
+  const customer = out.Item && customerOf(out.Item);
+  return customer?.merchant_id === merchantId ? customer : undefined;
 }
 
 /** Applies the changes only if the customer is the merchant's; undefined otherwise. */
@@ -77,7 +111,7 @@ export async function updateCustomer(merchantId: string, customerId: string, cha
   const names: Record<string, string> = { '#merchant': 'merchant_id' };
   const values: Record<string, unknown> = { ':merchant': merchantId };
   const sets = assignments(entries, names, values);
-  const updated = await conditionalUpdate<CustomerRecord>(
+  const updated = await conditionalUpdate(
     new UpdateCommand({
       TableName: TABLE,
       Key: customerKeys.item(customerId),
@@ -88,7 +122,7 @@ export async function updateCustomer(merchantId: string, customerId: string, cha
       ReturnValues: 'ALL_NEW',
     }),
   );
-  return updated && strip(updated);
+  return updated && customerOf(updated);
 }
 
 /** The id of a merchant's customer with this (lowercase) e-mail, if any. */
@@ -104,24 +138,11 @@ export async function findCustomerIdByEmail(merchantId: string, email: string): 
       Limit: 1,
     }),
   );
-  return out.Items?.[0]?.id as string | undefined;
+  const found = out.Items?.[0];
+  return found && customerIdOf(found).id;
 }
 
 export async function listCustomers(merchantId: string, page: PageQuery): Promise<Page<CustomerRecord>> {
-  const result = await listPage<CustomerRecord>(merchantList(customerKeys, merchantId), page);
-  return { data: result.data.map(strip), has_more: result.has_more };
-}
-
-function strip(item: CustomerRecord): CustomerRecord {
-  const { id, merchant_id, email, name, phone, metadata, created_at, card_on_file } = item;
-  return {
-    id,
-    merchant_id,
-    email,
-    name: name ?? null,
-    phone: phone ?? null,
-    metadata: metadata ?? {},
-    created_at,
-    card_on_file: card_on_file ?? null,
-  };
+  const result = await listPage(merchantList(customerKeys, merchantId), page);
+  return { data: result.data.map(customerOf), has_more: result.has_more };
 }

@@ -1,6 +1,8 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DomainEvent } from '../domain/events.ts';
+import * as v from 'valibot';
+import { type DomainEvent, EVENT_TYPES } from '../domain/events.ts';
 import { conditionalWrite, db, TABLE, ttl } from './client.ts';
+import { Int, nullable, recordReader, Text } from './item-schemas.ts';
 import { eventKeys, OUTBOX_SHARDS } from './keys.ts';
 import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
@@ -43,10 +45,27 @@ export function eventPut(event: DomainEvent) {
   };
 }
 
-const fromItem = (item: Record<string, unknown>): EventRecord => ({
-  ...(item as unknown as EventRecord),
-  type: item.event_type as EventRecord['type'],
-});
+/**
+ * The event as the table holds it, checked when read back (see item-schemas.ts): its type is kept in `event_type`
+ * (`type` is the item's kind, `event`, like every item's); the delivery fields appear with the first round.
+ */
+const EndpointDeliveryItem = v.object({ delivered: v.boolean(), attempts: Int, last_status_code: nullable(Int) });
+const EventItem = v.pipe(
+  v.object({
+    id: Text,
+    event_type: v.picklist(EVENT_TYPES),
+    merchant_id: Text,
+    created_at: Text,
+    data: v.object({ object: v.record(v.string(), v.unknown()) }),
+    targeted: v.optional(Int),
+    pending: v.optional(Int),
+    attempts: Int,
+    last_status_code: nullable(Int),
+    endpoints: v.optional(v.record(v.string(), EndpointDeliveryItem)),
+  }),
+  v.transform(({ event_type, ...event }) => ({ ...event, type: event_type })),
+);
+const fromItem: (item: Record<string, unknown>) => EventRecord = recordReader('event', EventItem);
 
 export async function getEvent(eventId: string): Promise<EventRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: eventKeys.item(eventId), ConsistentRead: true }));
@@ -144,7 +163,7 @@ export async function listEvents(merchantId: string, filters: EventFilters, page
       filters.delivered ? '(targeted > :zero AND pending = :zero)' : '(attribute_not_exists(targeted) OR targeted = :zero OR pending > :zero)',
     );
   }
-  const result = await listPage<Record<string, unknown>>(
+  const result = await listPage(
     merchantList(eventKeys, merchantId, clauses.length ? { FilterExpression: clauses.join(' AND '), ExpressionAttributeValues: values } : undefined),
     page,
   );

@@ -1,6 +1,8 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import * as v from 'valibot';
 import { conditionalWrite, type ConditionalResult, db, sendConditional, TABLE, ttl } from './client.ts';
+import { Int, picklistOf, recordReader, Text } from './item-schemas.ts';
 import { idempotencyKeys } from './keys.ts';
 
 export interface IdempotencyRecord {
@@ -13,6 +15,20 @@ export interface IdempotencyRecord {
   response_status?: number;
   response_body?: string;
 }
+
+/**
+ * The record as the table holds it, checked when read back (see item-schemas.ts): `first_at` is missing on records
+ * of an older version, the response until the key completes.
+ */
+const IdempotencyItem = v.object({
+  request_hash: Text,
+  status: picklistOf<IdempotencyRecord['status']>()(['in_progress', 'completed']),
+  locked_until: Int,
+  first_at: v.optional(Int),
+  response_status: v.optional(Int),
+  response_body: v.optional(Text),
+});
+const idempotencyOf: (item: Record<string, unknown>) => IdempotencyRecord = recordReader('idempotency record', IdempotencyItem);
 
 /** `lockedUntil` is this claim's lease: only its holder may end it early ({@link endIdempotencyLease}). */
 export type ClaimResult = { claimed: true; firstAt: number; lockedUntil: number } | { claimed: false; existing: IdempotencyRecord };
@@ -65,7 +81,8 @@ export async function claimIdempotencyKey(
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     }),
   );
-  if (takeOver.written) return { claimed: true, firstAt: (takeOver.attributes as unknown as IdempotencyRecord).first_at!, lockedUntil };
+  // The take-over keeps `first_at`, or sets it to `now` on a record of an older version.
+  if (takeOver.written) return { claimed: true, firstAt: idempotencyOf(takeOver.attributes ?? {}).first_at ?? now, lockedUntil };
   // Another retry took the lease (or completed the key) between our read and our update.
   return { claimed: false, existing: oldRecordOf(takeOver) };
 }
@@ -105,5 +122,5 @@ export async function endIdempotencyLease(scope: string, key: string, lockedUnti
  */
 function oldRecordOf(result: ConditionalResult): IdempotencyRecord {
   if (result.written || !result.old) throw new Error('Idempotency claim refused without a record');
-  return unmarshall(result.old as Parameters<typeof unmarshall>[0]) as IdempotencyRecord;
+  return idempotencyOf(unmarshall(result.old as Parameters<typeof unmarshall>[0]));
 }

@@ -1,11 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import type { DomainEvent } from '../domain/events.ts';
 import type { InvoiceState } from '../domain/state-machines.ts';
 import { equalityFilter } from './expressions.ts';
 import { db, TABLE } from './client.ts';
 import type { Operation, Target } from './commit.ts';
 import { eventPut } from './events.ts';
+import { Int, nullable, operationItem, picklistOf, recordReader, StringMap, Text } from './item-schemas.ts';
 import { invoiceKeys, merchantKeys } from './keys.ts';
 import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
@@ -49,6 +51,40 @@ export interface InvoiceRecord {
 
 /** The invoice as stored: a send in flight holds it with its operation (see store/commit.ts). */
 export type StoredInvoice = InvoiceRecord & { op?: Operation };
+
+/** The invoice as the table holds it, checked when read back (see item-schemas.ts). */
+const InvoiceItem = v.object({
+  id: Text,
+  merchant_id: Text,
+  number: Text,
+  customer_id: Text,
+  merchant_email: nullable(Text),
+  customer_name: nullable(Text),
+  customer_email: Text,
+  status: picklistOf<InvoiceStatus>()(['draft', 'sent', 'paid']),
+  currency: Text,
+  items: v.array(v.object({ name: Text, amount: Int, quantity: Int })),
+  subtotal: Int,
+  tax: Int,
+  tax_rate: v.number(),
+  total: Int,
+  due_date: Text,
+  created_at: Text,
+  sent_at: nullable(Text),
+  sent_to: nullable(Text),
+  channel: nullable(picklistOf<InvoiceChannel>()(['email', 'sms', 'whatsapp'])),
+  paid_at: nullable(Text),
+  payment_id: nullable(Text),
+  subscription_id: nullable(Text),
+  period_start: nullable(Text),
+  metadata: StringMap,
+  op: v.optional(operationItem(['invoice_send'])),
+});
+export const invoiceOf: (item: Record<string, unknown>) => StoredInvoice = recordReader('invoice', InvoiceItem);
+
+/** What the merchant's profile holds for its invoices: the sign-in e-mail (the issuer). */
+const IssuerItem = v.object({ email: v.optional(Text) });
+const issuerOf = recordReader('merchant profile', IssuerItem);
 
 export const invoiceTarget = (i: Pick<InvoiceRecord, 'id' | 'merchant_id'>): Target => ({ entity: 'invoice', id: i.id, merchantId: i.merchant_id });
 
@@ -152,7 +188,7 @@ export async function getInvoice(merchantId: string, invoiceId: string): Promise
 /** Any merchant's invoice: only for a request that proved itself otherwise (a signed link). */
 export async function getInvoiceById(invoiceId: string): Promise<StoredInvoice | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: invoiceKeys.item(invoiceId), ConsistentRead: true }));
-  return out.Item ? strip(out.Item as InvoiceRecord) : undefined;
+  return out.Item ? invoiceOf(out.Item) : undefined;
 }
 
 export interface InvoiceFilters {
@@ -163,8 +199,8 @@ export interface InvoiceFilters {
 /** The merchant's invoices, newest first, filtered by status and customer. */
 export async function listInvoices(merchantId: string, filters: InvoiceFilters, page: PageQuery): Promise<Page<InvoiceRecord>> {
   const filter = equalityFilter({ status: filters.status, customer_id: filters.customer_id });
-  const result = await listPage<InvoiceRecord>(merchantList(invoiceKeys, merchantId, filter), page);
-  return { data: result.data.map(strip), has_more: result.has_more };
+  const result = await listPage(merchantList(invoiceKeys, merchantId, filter), page);
+  return { data: result.data.map(invoiceOf), has_more: result.has_more };
 }
 
 /**
@@ -173,20 +209,5 @@ export async function listInvoices(merchantId: string, filters: InvoiceFilters, 
  */
 export async function merchantEmail(merchantId: string): Promise<string | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: merchantKeys.profile(merchantId), ProjectionExpression: 'email' }));
-  return out.Item?.email as string | undefined;
-}
-
-/** The record without table keys (gsi1 is read as a projection of everything). */
-function strip(item: InvoiceRecord): StoredInvoice {
-  const {
-    pk: _pk,
-    sk: _sk,
-    gsi1pk: _g1,
-    gsi1sk: _g1s,
-    gsi2pk: _g2,
-    gsi2sk: _g2s,
-    type: _type,
-    ...record
-  } = item as InvoiceRecord & Record<string, unknown>;
-  return record as unknown as StoredInvoice;
+  return out.Item ? issuerOf(out.Item).email : undefined;
 }

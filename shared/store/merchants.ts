@@ -1,7 +1,9 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import { isoNow } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
-import { conditionalWrite, type Created, createOrFind, db, TABLE } from './client.ts';
+import { conditionalWrite, createOrFind, db, TABLE } from './client.ts';
+import { recordReader, Text } from './item-schemas.ts';
 import { type Key, merchantKeys } from './keys.ts';
 
 export interface MerchantRecord {
@@ -9,6 +11,10 @@ export interface MerchantRecord {
   email: string;
   created_at: string;
 }
+
+/** The merchant's sign-in e-mail item (written with its profile) as the table holds it (see item-schemas.ts). */
+const MerchantItem = v.object({ id: Text, email: Text, created_at: Text });
+const merchantOf: (item: Record<string, unknown>) => MerchantRecord = recordReader('merchant', MerchantItem);
 
 /** The merchant signed in with this e-mail, created on first sign-in. Two racing first sign-ins get the same one. */
 export async function findOrCreateMerchant(email: string): Promise<MerchantRecord> {
@@ -43,25 +49,23 @@ export async function findOrCreateMerchant(email: string): Promise<MerchantRecor
 
 async function findMerchantByEmail(email: string): Promise<MerchantRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: merchantKeys.byEmail(email), ConsistentRead: true }));
-  if (!out.Item) return undefined;
-  const { id, created_at } = out.Item as MerchantRecord;
-  return { id, email, created_at };
+  return out.Item && merchantOf(out.Item);
 }
 
 /**
  * Writes a new item the merchant may have at most `max` of: the item and a count on the merchant's profile
  * (`count`, e.g. `rule_count`) are written in one transaction, the count conditioned on staying below `max`, so
  * parallel creates can never pass the cap. When the item is already there (a retried request's first run wrote it),
- * nothing is written, so the count is not raised twice, and that item is answered. Undefined when the cap is
- * reached. A delete lowers the same count in its own transaction.
+ * nothing is written, so the count is not raised twice, and that item is answered (as read, for the caller to
+ * parse). Undefined when the cap is reached. A delete lowers the same count in its own transaction.
  */
-export async function putWithinMerchantCap<T extends Record<string, unknown>>(
+export async function putWithinMerchantCap(
   merchantId: string,
   count: string,
   max: number,
   key: Key,
-  item: T,
-): Promise<Created<T> | undefined> {
+  item: Record<string, unknown>,
+): Promise<{ created: true } | { created: false; existing: Record<string, unknown> } | undefined> {
   const result = await createOrFind(
     new TransactWriteCommand({
       TransactItems: [
@@ -80,8 +84,8 @@ export async function putWithinMerchantCap<T extends Record<string, unknown>>(
     }),
     key,
   );
-  if (result.created) return { created: true, record: item };
-  return result.existing && { created: false, record: result.existing as T };
+  if (result.created) return { created: true };
+  return result.existing && { created: false, existing: result.existing };
 }
 
 /** Deletes an item of a capped set and lowers its count on the profile, in one transaction; false when there is none. */

@@ -1,5 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import { conditionalWrite, db, TABLE, ttl } from './client.ts';
+import { Int, recordReader, Text } from './item-schemas.ts';
 import { otpKeys } from './keys.ts';
 
 export interface OtpRequestRecord {
@@ -11,6 +13,10 @@ export interface OtpRequestRecord {
   /** epoch ms; the TTL attribute (seconds) deletes the item later */
   expires_ms: number;
 }
+
+/** The sign-in code request as the table holds it, checked when read back (see item-schemas.ts). */
+const OtpRequestItem = v.object({ request_id: Text, email: Text, otp_hmac: Text, attempts: Int, used: v.boolean(), expires_ms: Int });
+const otpRequestOf: (item: Record<string, unknown>) => OtpRequestRecord = recordReader('OTP request', OtpRequestItem);
 
 export async function putOtpRequest(record: OtpRequestRecord): Promise<void> {
   await db.send(
@@ -24,7 +30,7 @@ export async function putOtpRequest(record: OtpRequestRecord): Promise<void> {
 
 export async function getOtpRequest(requestId: string): Promise<OtpRequestRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: otpKeys.request(requestId), ConsistentRead: true }));
-  return out.Item as OtpRequestRecord | undefined;
+  return out.Item && otpRequestOf(out.Item);
 }
 
 /** Counts one wrong try; false when the request was used or exhausted meanwhile. */

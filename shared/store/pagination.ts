@@ -14,7 +14,8 @@ export interface Page<T> {
   has_more: boolean;
 }
 
-type Item = Record<string, unknown>;
+/** An item as the table returns it: repositories parse it into their record (see item-schemas.ts). */
+export type Item = Record<string, unknown>;
 
 export interface ListSpec {
   index?: IndexName;
@@ -65,12 +66,12 @@ export function merchantSet(keys: MerchantSetKeys, merchantId: string, options: 
 }
 
 /** Every item of a merchant's small set, newest first. */
-export function merchantSetItems<T>(keys: MerchantSetKeys, merchantId: string, options: { consistent?: boolean } = {}): Promise<T[]> {
-  return queryAll<T>({ ...rangeQuery(merchantSet(keys, merchantId, options)), ConsistentRead: options.consistent, ScanIndexForward: false });
+export function merchantSetItems(keys: MerchantSetKeys, merchantId: string, options: { consistent?: boolean } = {}): Promise<Item[]> {
+  return queryAll({ ...rangeQuery(merchantSet(keys, merchantId, options)), ConsistentRead: options.consistent, ScanIndexForward: false });
 }
 
 /** Every item a query matches, reading page after page. */
-export async function queryAll<T = Item>(query: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<T[]> {
+export async function queryAll(query: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<Item[]> {
   const items: Item[] = [];
   let startKey: Item | undefined;
   do {
@@ -78,7 +79,7 @@ export async function queryAll<T = Item>(query: Omit<QueryCommandInput, 'TableNa
     items.push(...(out.Items ?? []));
     startKey = out.LastEvaluatedKey;
   } while (startKey);
-  return items as T[];
+  return items;
 }
 
 /** What `read` returns for every shard 0 … shards-1 (read in parallel), joined. */
@@ -90,7 +91,7 @@ export async function acrossShards<T>(shards: number, read: (shard: number) => P
  * Newest-first cursor pagination: `starting_after` pages towards older items, `ending_before` towards newer ones.
  * Keeps querying while a filter thins out the pages, so `limit` is honoured exactly.
  */
-export async function listPage<T = Item>(spec: ListSpec, page: PageQuery): Promise<Page<T>> {
+export async function listPage(spec: ListSpec, page: PageQuery): Promise<Page<Item>> {
   const backwards = page.ending_before !== undefined;
   const cursor = page.ending_before ?? page.starting_after;
   const query = rangeQuery(spec);
@@ -113,7 +114,7 @@ export async function listPage<T = Item>(spec: ListSpec, page: PageQuery): Promi
 
   const has_more = items.length > page.limit;
   const data = items.slice(0, page.limit);
-  return { data: (backwards ? data.reverse() : data) as T[], has_more };
+  return { data: backwards ? data.reverse() : data, has_more };
 }
 
 /** How many items match (filters included): a COUNT query over the key range, paged, reading no attributes out. */

@@ -1,14 +1,15 @@
 import * as v from 'valibot';
 import { encodeTime } from 'ulid';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { StoredCard } from '../domain/cards.ts';
+import type { CardBrand, StoredCard } from '../domain/cards.ts';
 import type { AppliedStrategy } from '../domain/routing.ts';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import { db, TABLE, type TransactItem } from './client.ts';
 import { counterAdd, readCells } from './counters.ts';
 import type { Operation, Target } from './commit.ts';
 import { equalityFilter } from './expressions.ts';
-import type { StoredInvoice } from './invoices.ts';
+import { invoiceOf, type StoredInvoice } from './invoices.ts';
+import { Int, nullable, operationItem, picklistOf, recordReader, StringMap, Text } from './item-schemas.ts';
 import { LEASE_SHARDS, leaseKeys, paymentCountKeys, paymentKeys } from './keys.ts';
 import { countItems, type ListSpec, listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
@@ -91,30 +92,11 @@ export type StoredRefund = RefundRecord & { op?: Operation };
 export const paymentTarget = (p: Pick<PaymentRecord, 'id' | 'merchant_id'>): Target => ({ entity: 'payment', id: p.id, merchantId: p.merchant_id });
 export const refundTarget = (r: Pick<RefundRecord, 'id' | 'payment_id'>): Target => ({ entity: 'refund', id: r.id, paymentId: r.payment_id });
 
-/**
- * Payments and refunds as the table holds them, checked when read back (the boundary, like a request): a record that
- * does not match fails loudly instead of flowing on. Unknown attributes (table keys) are dropped.
- */
-const nullable = <S extends v.GenericSchema>(schema: S) => v.nullable(schema);
-const Text = v.string();
-const Int = v.pipe(v.number(), v.integer());
-const StringMap = v.custom<Record<string, string>>(
-  (m) => typeof m === 'object' && m !== null && Object.values(m).every((x) => typeof x === 'string'),
-);
-const OperationItem = v.object({
-  id: Text,
-  kind: v.picklist(['authorize', 'capture', 'void', 'refund']),
-  lease_until: Int,
-  provider: v.optional(Text),
-  connector_id: v.optional(Text),
-  reference: v.optional(Text),
-  amount: v.optional(Int),
-  currency: v.optional(Text),
-  attempt: v.optional(Int),
-});
+/** Payments and refunds as the table holds them, checked when read back (see item-schemas.ts). */
+const PaymentOperationItem = operationItem(['authorize', 'capture', 'void', 'refund']);
 const AttemptItem = v.object({
   id: Text,
-  status: v.picklist(['pending', 'authorized', 'declined', 'failed', 'unknown', 'reversed']),
+  status: picklistOf<AttemptStatus>()(['pending', 'authorized', 'declined', 'failed', 'unknown', 'reversed']),
   provider: v.picklist(PROVIDERS),
   connector_id: nullable(Text),
   decline_code: nullable(Text),
@@ -125,7 +107,7 @@ const PaymentItem = v.object({
   id: Text,
   merchant_id: Text,
   livemode: v.boolean(),
-  status: v.picklist(['processing', 'succeeded', 'captured', 'voided', 'refunded', 'failed']),
+  status: picklistOf<StoredPayment['status']>()(['processing', 'succeeded', 'captured', 'voided', 'refunded', 'failed']),
   amount: Int,
   currency: Text,
   amount_captured: Int,
@@ -134,21 +116,33 @@ const PaymentItem = v.object({
   connector_id: v.optional(nullable(Text)),
   provider_reference: nullable(Text),
   provider_token: nullable(Text),
-  card: v.object({ brand: Text, last4: Text, bin: Text, exp_month: Int, exp_year: Int, fingerprint: Text }),
+  card: v.object({
+    brand: picklistOf<CardBrand>()(['visa', 'mastercard', 'amex', 'discover', 'jcb', 'diners', 'unionpay', 'unknown']),
+    last4: Text,
+    bin: Text,
+    exp_month: Int,
+    exp_year: Int,
+    fingerprint: Text,
+  }),
   customer: nullable(v.object({ email: v.optional(Text), name: v.optional(Text), phone: v.optional(Text) })),
   customer_email: nullable(Text),
   customer_id: nullable(Text),
   description: nullable(Text),
   metadata: StringMap,
   routing_decision: nullable(
-    v.object({ strategy: Text, reason: Text, alternatives_considered: v.array(v.picklist(PROVIDERS)), latency_ms: v.number() }),
+    v.object({
+      strategy: picklistOf<RoutingDecision['strategy']>()(['smart', 'rules', 'lowest_cost', 'round_robin', 'forced', 'card_on_file']),
+      reason: Text,
+      alternatives_considered: v.array(v.picklist(PROVIDERS)),
+      latency_ms: v.number(),
+    }),
   ),
   risk_score: v.number(),
   decline_code: nullable(Text),
   created_at: Text,
   updated_at: Text,
   attempts: v.optional(v.array(AttemptItem)),
-  op: v.optional(OperationItem),
+  op: v.optional(PaymentOperationItem),
   last_operation: v.optional(Text),
 });
 const RefundItem = v.object({
@@ -156,15 +150,21 @@ const RefundItem = v.object({
   payment_id: Text,
   merchant_id: v.optional(Text),
   currency: v.optional(Text),
-  status: v.picklist(['pending', 'succeeded']),
+  status: picklistOf<RefundRecord['status']>()(['pending', 'succeeded']),
   amount: Int,
   reason: nullable(Text),
   provider_reference: nullable(Text),
   created_at: Text,
-  op: v.optional(OperationItem),
+  op: v.optional(PaymentOperationItem),
 });
-const paymentOf = (item: Record<string, unknown>) => v.parse(PaymentItem, item) as StoredPayment;
-const refundOf = (item: Record<string, unknown>) => v.parse(RefundItem, item) as StoredRefund;
+/** A listed payment: never `processing` (a payment is listed once its authorization ended, see store/commit.ts). */
+const ListedPaymentItem = v.object({
+  ...PaymentItem.entries,
+  status: picklistOf<PaymentStatus>()(['succeeded', 'captured', 'voided', 'refunded', 'failed']),
+});
+const paymentOf: (item: Record<string, unknown>) => StoredPayment = recordReader('payment', PaymentItem);
+const listedPaymentOf: (item: Record<string, unknown>) => PaymentRecord = recordReader('payment', ListedPaymentItem);
+const refundOf: (item: Record<string, unknown>) => StoredRefund = recordReader('refund', RefundItem);
 
 /** The merchant's payment, whatever its state (processing included), or undefined when missing or another merchant's. */
 export async function getStoredPayment(merchantId: string, paymentId: string): Promise<StoredPayment | undefined> {
@@ -176,7 +176,7 @@ export async function getStoredPayment(merchantId: string, paymentId: string): P
 /** The merchant's payment as the API shows it, or undefined when missing, processing or another merchant's. */
 export async function getPayment(merchantId: string, paymentId: string): Promise<PaymentRecord | undefined> {
   const stored = await getStoredPayment(merchantId, paymentId);
-  return stored && stored.status !== 'processing' ? (stored as PaymentRecord) : undefined;
+  return stored && stored.status !== 'processing' ? { ...stored, status: stored.status } : undefined;
 }
 
 export async function getRefund(paymentId: string, refundId: string): Promise<StoredRefund | undefined> {
@@ -208,9 +208,18 @@ export async function expiredOperations(now: number, limit = 50): Promise<Leased
   );
   return shards.flat().flatMap((item): Leased[] => {
     if (!item.op) return [];
-    if (item.type === 'payment') return [{ entity: 'payment', payment: paymentOf(item) as StoredPayment & { op: Operation } }];
-    if (item.type === 'refund') return [{ entity: 'refund', refund: refundOf(item) as StoredRefund & { op: Operation } }];
-    if (item.type === 'invoice') return [{ entity: 'invoice', invoice: withoutKeys(item) as unknown as StoredInvoice & { op: Operation } }];
+    if (item.type === 'payment') {
+      const payment = paymentOf(item);
+      return payment.op ? [{ entity: 'payment', payment: { ...payment, op: payment.op } }] : [];
+    }
+    if (item.type === 'refund') {
+      const refund = refundOf(item);
+      return refund.op ? [{ entity: 'refund', refund: { ...refund, op: refund.op } }] : [];
+    }
+    if (item.type === 'invoice') {
+      const invoice = invoiceOf(item);
+      return invoice.op ? [{ entity: 'invoice', invoice: { ...invoice, op: invoice.op } }] : [];
+    }
     return [];
   });
 }
@@ -240,8 +249,8 @@ function listSpec(merchantId: string, filters: PaymentFilters): ListSpec {
 
 export async function listPayments(merchantId: string, filters: PaymentFilters, page: PageQuery): Promise<Page<PaymentRecord> & { total: number }> {
   const spec = listSpec(merchantId, filters);
-  const [result, total] = await Promise.all([listPage<Record<string, unknown>>(spec, page), countPayments(merchantId, filters, spec)]);
-  return { ...result, data: result.data.map((item) => paymentOf(item) as PaymentRecord), total };
+  const [result, total] = await Promise.all([listPage(spec, page), countPayments(merchantId, filters, spec)]);
+  return { ...result, data: result.data.map(listedPaymentOf), total };
 }
 
 /*
@@ -272,10 +281,4 @@ async function countPayments(merchantId: string, filters: PaymentFilters, spec: 
       return (filters.status ?? status) === status && (filters.currency ?? currency) === currency && (filters.provider ?? provider) === provider;
     })
     .reduce((sum, cell) => sum + (cell.values.count ?? 0), 0);
-}
-
-/** An item without its table keys. */
-function withoutKeys(item: Record<string, unknown>): Record<string, unknown> {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g1s, gsi2pk: _g2, gsi2sk: _g2s, type: _type, ...record } = item;
-  return record;
 }

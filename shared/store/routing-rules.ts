@@ -1,8 +1,10 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ProviderName } from '../providers/types.ts';
-import type { RuleCondition } from '../domain/routing-rules.ts';
+import * as v from 'valibot';
+import { PROVIDERS, type ProviderName } from '../providers/types.ts';
+import type { RuleCondition, RuleField, RuleOperator } from '../domain/routing-rules.ts';
 import { assignments } from './expressions.ts';
 import { conditionalUpdate, type Created, TABLE } from './client.ts';
+import { Int, picklistOf, recordReader, Text } from './item-schemas.ts';
 import { routingRuleKeys } from './keys.ts';
 import { putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
@@ -19,6 +21,29 @@ export interface RoutingRuleRecord {
   created_at: string;
 }
 
+/**
+ * The rule as the table holds it, checked when read back (see item-schemas.ts). A condition's field and operator
+ * were checked against their vocabulary by the request schema on the way in (which the store does not import): here
+ * they are checked to be strings. A rule without `conditions` reads as a catch-all, as before.
+ */
+const ConditionItem = v.object({
+  field: v.custom<RuleField>((f) => typeof f === 'string'),
+  operator: v.custom<RuleOperator>((o) => typeof o === 'string'),
+  value: Text,
+});
+const RoutingRuleItem = v.object({
+  id: Text,
+  merchant_id: Text,
+  name: Text,
+  strategy: picklistOf<RoutingRuleRecord['strategy']>()(['fixed', 'smart']),
+  priority: Int,
+  conditions: v.optional(v.array(ConditionItem), []),
+  provider: v.picklist(PROVIDERS),
+  status: picklistOf<RoutingRuleRecord['status']>()(['active', 'disabled']),
+  created_at: Text,
+});
+const routingRuleOf: (item: Record<string, unknown>) => RoutingRuleRecord = recordReader('routing rule', RoutingRuleItem);
+
 export type RoutingRuleChanges = Partial<Pick<RoutingRuleRecord, 'name' | 'strategy' | 'priority' | 'conditions' | 'provider' | 'status'>>;
 
 /**
@@ -31,7 +56,8 @@ export async function putRoutingRule(rule: RoutingRuleRecord, max: number): Prom
     type: 'routing_rule',
     ...rule,
   });
-  return put && { created: put.created, record: strip(put.record) };
+  if (!put) return undefined;
+  return put.created ? { created: true, record: rule } : { created: false, record: routingRuleOf(put.existing) };
 }
 
 /** Applies the changes to the merchant's rule; undefined when it does not exist (the key holds the merchant). */
@@ -42,7 +68,7 @@ export async function updateRoutingRule(merchantId: string, ruleId: string, chan
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets = assignments(entries, names, values);
-  const updated = await conditionalUpdate<RoutingRuleRecord>(
+  const updated = await conditionalUpdate(
     new UpdateCommand({
       TableName: TABLE,
       Key: routingRuleKeys.item(merchantId, ruleId),
@@ -53,7 +79,7 @@ export async function updateRoutingRule(merchantId: string, ruleId: string, chan
       ReturnValues: 'ALL_NEW',
     }),
   );
-  return updated && strip(updated);
+  return updated && routingRuleOf(updated);
 }
 
 /**
@@ -62,16 +88,11 @@ export async function updateRoutingRule(merchantId: string, ruleId: string, chan
  */
 /** A page of the merchant's rules, newest first, read consistently (a rule just made or changed is in it). */
 export async function routingRulePage(merchantId: string, page: PageQuery): Promise<Page<RoutingRuleRecord>> {
-  const result = await listPage<RoutingRuleRecord>(merchantSet(routingRuleKeys, merchantId, { consistent: true }), page);
-  return { data: result.data.map(strip), has_more: result.has_more };
+  const result = await listPage(merchantSet(routingRuleKeys, merchantId, { consistent: true }), page);
+  return { data: result.data.map(routingRuleOf), has_more: result.has_more };
 }
 
 /** Every rule of the merchant (at most 50), for the routing engine. */
 export async function listRoutingRules(merchantId: string, options: { consistent: boolean }): Promise<RoutingRuleRecord[]> {
-  return (await merchantSetItems<RoutingRuleRecord>(routingRuleKeys, merchantId, options)).map(strip);
-}
-
-function strip(item: RoutingRuleRecord): RoutingRuleRecord {
-  const { id, merchant_id, name, strategy, priority, conditions, provider, status, created_at } = item;
-  return { id, merchant_id, name, strategy, priority, conditions: conditions ?? [], provider, status, created_at };
+  return (await merchantSetItems(routingRuleKeys, merchantId, options)).map(routingRuleOf);
 }

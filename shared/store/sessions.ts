@@ -1,11 +1,17 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import { db, TABLE, ttl } from './client.ts';
+import { Int, recordReader, Text } from './item-schemas.ts';
 import { sessionKeys } from './keys.ts';
 
 export interface SessionRecord {
   merchant_id: string;
   expires_ms: number;
 }
+
+/** The session as the table holds it, checked when read back (see item-schemas.ts). */
+const SessionItem = v.object({ merchant_id: Text, expires_ms: Int });
+const sessionOf: (item: Record<string, unknown>) => SessionRecord = recordReader('session', SessionItem);
 
 export async function putSession(tokenHash: string, session: SessionRecord): Promise<void> {
   await db.send(
@@ -19,5 +25,5 @@ export async function putSession(tokenHash: string, session: SessionRecord): Pro
 
 export async function getSession(tokenHash: string): Promise<SessionRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: sessionKeys.byTokenHash(tokenHash), ConsistentRead: true }));
-  return out.Item as SessionRecord | undefined;
+  return out.Item && sessionOf(out.Item);
 }

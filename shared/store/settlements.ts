@@ -1,8 +1,10 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import type { DomainEvent } from '../domain/events.ts';
 import { conditionalWrite, db, TABLE } from './client.ts';
 import { eventPut } from './events.ts';
 import { equalityFilter } from './expressions.ts';
+import { Int, nullable, picklistOf, recordReader, Text } from './item-schemas.ts';
 import { COUNTER_SHARDS, counterKeys, counterShardOf, ledgerSortKeys, settlementKeys } from './keys.ts';
 import { balanceAdd, type BalanceCell, balanceCellOf } from './ledger.ts';
 import { acrossShards, listPage, merchantList, type Page, type PageQuery, queryAll } from './pagination.ts';
@@ -21,6 +23,20 @@ export interface SettlementRecord {
   created_at: string;
   paid_at: string | null;
 }
+
+/** The settlement as the table holds it, checked when read back (see item-schemas.ts). */
+const SettlementItem = v.object({
+  id: Text,
+  merchant_id: Text,
+  amount: Int,
+  currency: Text,
+  status: picklistOf<SettlementRecord['status']>()(['pending', 'paid']),
+  arrival_date: Text,
+  transactions: Int,
+  created_at: Text,
+  paid_at: nullable(Text),
+});
+const settlementOf: (item: Record<string, unknown>) => SettlementRecord = recordReader('settlement', SettlementItem);
 
 /** Every balance cell of every merchant, from the sparse balance index: what the daily job works on. */
 export async function allBalanceCells(): Promise<BalanceCell[]> {
@@ -104,11 +120,12 @@ export async function putSettlement(settlement: SettlementRecord, day: string, s
 
 /** Settlements whose arrival date has come and that are still pending. */
 export async function arrivedSettlements(today: string): Promise<SettlementRecord[]> {
-  return queryAll<SettlementRecord>({
+  const items = await queryAll({
     IndexName: 'gsi2',
     KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :until',
     ExpressionAttributeValues: { ':pk': settlementKeys.pendingPartition, ':until': settlementKeys.pendingThrough(today) },
   });
+  return items.map(settlementOf);
 }
 
 /** pending → paid with its `settlement.paid` event, once. */
@@ -134,10 +151,11 @@ export async function markSettlementPaid(settlement: SettlementRecord, paidAt: s
 
 export async function getSettlement(merchantId: string, id: string): Promise<SettlementRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: settlementKeys.item(id) }));
-  const item = out.Item as SettlementRecord | undefined;
-  return item?.merchant_id === merchantId ? item : undefined;
+  const settlement = out.Item && settlementOf(out.Item);
+  return settlement?.merchant_id === merchantId ? settlement : undefined;
 }
 
 export async function listSettlements(merchantId: string, status: string | undefined, page: PageQuery): Promise<Page<SettlementRecord>> {
-  return listPage<SettlementRecord>(merchantList(settlementKeys, merchantId, equalityFilter({ status })), page);
+  const result = await listPage(merchantList(settlementKeys, merchantId, equalityFilter({ status })), page);
+  return { data: result.data.map(settlementOf), has_more: result.has_more };
 }

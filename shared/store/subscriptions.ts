@@ -1,9 +1,11 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Interval } from '../domain/billing-dates.ts';
+import * as v from 'valibot';
+import { INTERVALS, type Interval } from '../domain/billing-dates.ts';
 import type { PeriodState, SubscriptionState, Transition } from '../domain/state-machines.ts';
 import { equalityFilter } from './expressions.ts';
 import { db, TABLE } from './client.ts';
 import { commit, type Create, type Move, type Target } from './commit.ts';
+import { Int, nullable, picklistOf, recordReader, StringMap, Text } from './item-schemas.ts';
 import { RENEWAL_SHARDS, subscriptionKeys } from './keys.ts';
 import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
@@ -85,17 +87,35 @@ export function subscriptionMove(
   };
 }
 
-const KEY_FIELDS = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'type'];
-const strip = (item: Record<string, unknown>): SubscriptionRecord => {
-  const out = { ...item };
-  for (const field of KEY_FIELDS) delete out[field];
-  return out as unknown as SubscriptionRecord;
-};
+/** The subscription as the table holds it, checked when read back (see item-schemas.ts). */
+const SubscriptionItem = v.object({
+  id: Text,
+  merchant_id: Text,
+  livemode: v.boolean(),
+  customer_id: Text,
+  plan: Text,
+  amount: Int,
+  currency: Text,
+  interval: v.picklist(INTERVALS),
+  interval_count: Int,
+  billing_anchor: Text,
+  status: picklistOf<SubscriptionStatus>()(['active', 'paused', 'past_due', 'cancelled']),
+  current_period_start: Text,
+  next_billing: Text,
+  retry_attempt: nullable(Int),
+  retry_at: nullable(Text),
+  latest_invoice: nullable(Text),
+  metadata: StringMap,
+  created_at: Text,
+  updated_at: Text,
+  cancelled_at: nullable(Text),
+});
+const subscriptionOf: (item: Record<string, unknown>) => SubscriptionRecord = recordReader('subscription', SubscriptionItem);
 
 /** Any merchant's subscription (workers). */
 export async function loadSubscription(subscriptionId: string): Promise<SubscriptionRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: subscriptionKeys.item(subscriptionId), ConsistentRead: true }));
-  return out.Item ? strip(out.Item) : undefined;
+  return out.Item ? subscriptionOf(out.Item) : undefined;
 }
 
 /** The merchant's subscription, or undefined when missing or another merchant's. */
@@ -111,8 +131,8 @@ export interface SubscriptionFilters {
 
 export async function listSubscriptions(merchantId: string, filters: SubscriptionFilters, page: PageQuery): Promise<Page<SubscriptionRecord>> {
   const filter = equalityFilter({ status: filters.status, customer_id: filters.customer_id });
-  const result = await listPage<Record<string, unknown>>(merchantList(subscriptionKeys, merchantId, filter), page);
-  return { data: result.data.map(strip), has_more: result.has_more };
+  const result = await listPage(merchantList(subscriptionKeys, merchantId, filter), page);
+  return { data: result.data.map(subscriptionOf), has_more: result.has_more };
 }
 
 /**
@@ -135,7 +155,7 @@ export async function forEachDueSubscription(today: string, onPage: (due: Subscr
             ExclusiveStartKey: startKey,
           }),
         );
-        await onPage((out.Items ?? []).map(strip));
+        await onPage((out.Items ?? []).map(subscriptionOf));
         startKey = out.LastEvaluatedKey;
       } while (startKey);
     }),
@@ -170,9 +190,26 @@ export interface PeriodRecord {
   updated_at: string;
 }
 
+/** The period row as the table holds it, checked when read back (see item-schemas.ts). */
+const PeriodItem = v.object({
+  subscription_id: Text,
+  period_start: Text,
+  state: picklistOf<PeriodState>()(['open', 'charging', 'settled', 'failed']),
+  attempt: Int,
+  claim: Text,
+  lease_until: Int,
+  invoice_id: v.optional(Text),
+  payment_id: v.optional(Text),
+  outcome: v.optional(picklistOf<NonNullable<PeriodRecord['outcome']>>()(['charged', 'invoice_sent', 'paid_elsewhere'])),
+  decline_code: v.optional(Text),
+  created_at: Text,
+  updated_at: Text,
+});
+const periodOf: (item: Record<string, unknown>) => PeriodRecord = recordReader('subscription period', PeriodItem);
+
 export async function getPeriod(subscriptionId: string, periodStart: string): Promise<PeriodRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: subscriptionKeys.period(subscriptionId, periodStart), ConsistentRead: true }));
-  return out.Item as PeriodRecord | undefined;
+  return out.Item ? periodOf(out.Item) : undefined;
 }
 
 export const periodTarget = (subscriptionId: string, periodStart: string): Target => ({ entity: 'subscription_period', subscriptionId, periodStart });

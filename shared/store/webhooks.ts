@@ -1,6 +1,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { EventType } from '../domain/events.ts';
+import * as v from 'valibot';
+import { EVENT_TYPES, type EventType } from '../domain/events.ts';
 import { conditionalWrite, type Created, TABLE } from './client.ts';
+import { picklistOf, recordReader, Text } from './item-schemas.ts';
 import { webhookKeys } from './keys.ts';
 import { deleteWithinMerchantCap, putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
@@ -19,6 +21,23 @@ export interface WebhookRecord {
 }
 
 /**
+ * The endpoint as the table holds it, checked when read back (see item-schemas.ts). `disabled_reason` comes with a
+ * 410 Gone. An endpoint stored before secrets were sealed (a clear `secret`, no `secret_sealed`) is refused: it
+ * cannot be signed for.
+ */
+const WebhookItem = v.object({
+  id: Text,
+  merchant_id: Text,
+  url: Text,
+  events: v.array(v.picklist([...EVENT_TYPES, '*'])),
+  status: picklistOf<WebhookRecord['status']>()(['active', 'disabled']),
+  secret_sealed: Text,
+  created_at: Text,
+  disabled_reason: v.optional(Text),
+});
+const webhookOf: (item: Record<string, unknown>) => WebhookRecord = recordReader('webhook endpoint', WebhookItem);
+
+/**
  * Writes a new endpoint unless the merchant has `max` already (counted as `webhook_count` on its profile); undefined
  * then. An endpoint already stored under this id (a retried configure) is answered as it is.
  */
@@ -27,17 +46,19 @@ export async function putWebhook(webhook: WebhookRecord, max: number): Promise<C
     type: 'webhook',
     ...webhook,
   });
-  return put && { created: put.created, record: put.record };
+  if (!put) return undefined;
+  return put.created ? { created: true, record: webhook } : { created: false, record: webhookOf(put.existing) };
 }
 
 /** The merchant's endpoints (at most 16), newest first. */
 export async function listWebhooks(merchantId: string): Promise<WebhookRecord[]> {
-  return merchantSetItems<WebhookRecord>(webhookKeys, merchantId);
+  return (await merchantSetItems(webhookKeys, merchantId)).map(webhookOf);
 }
 
 /** A page of the merchant's endpoints, newest first, read consistently (an endpoint just configured is in it). */
 export async function webhookPage(merchantId: string, page: PageQuery): Promise<Page<WebhookRecord>> {
-  return listPage<WebhookRecord>(merchantSet(webhookKeys, merchantId, { consistent: true }), page);
+  const result = await listPage(merchantSet(webhookKeys, merchantId, { consistent: true }), page);
+  return { data: result.data.map(webhookOf), has_more: result.has_more };
 }
 
 /** Deletes the endpoint and lowers the count; false when there is no such endpoint. */
