@@ -1,11 +1,13 @@
 /**
  * `npm start` — the whole API on a laptop: DynamoDB Local, local SQS, the HTTP gateway on PORT (default 3000),
- * queue pollers, schedule timers, and a demo merchant with a ready test API key.
+ * queue pollers, schedule timers, the provider fakes (Stripe, Adyen, Braintree; see provider-fakes.ts) and a demo
+ * merchant with a ready test API key.
  *
- *   npm start                # in-memory DynamoDB, fresh every start
- *   npm start -- --persist   # DynamoDB data kept under .data/dynamodb
+ *   npm start                       # in-memory DynamoDB, fresh every start
+ *   npm start -- --persist          # DynamoDB data kept under .data/dynamodb
+ *   PROVIDER_FAKES=off npm start    # connectors call the real providers
  *
- * Ctrl-C / SIGTERM stop everything (gateway, pollers, timers, SQS, Java) and exit 0. If DynamoDB Local (or the
+ * Ctrl-C / SIGTERM stop everything (gateway, pollers, timers, fakes, SQS, Java) and exit 0. If DynamoDB Local (or the
  * SQS server) dies on its own, the runtime says so loudly, stops everything and exits 1 (no silent restart: an
  * in-memory database would come back empty, and the printed demo key with it).
  */
@@ -13,15 +15,18 @@ import { resolve } from 'node:path';
 import { catalog } from '../../functions/catalog.ts';
 import { startGateway, type Gateway } from './gateway.ts';
 import { projectRoot } from './lambda.ts';
+import { FakePortInUse, portSetting, providerFakeSettings, runProviderFakes, type RunningFakes, SettingError } from './provider-fakes.ts';
 import { startLocalStack, type LocalStack } from './services.ts';
 import { startQueuePollers, startScheduleTimers, type Workers } from './workers.ts';
 
 const persist = process.argv.includes('--persist');
-const port = parsePort(process.env.PORT);
-const logLevel = parseLogLevel(process.env.LOG_LEVEL);
+const port = setting(() => portSetting('PORT', process.env.PORT, 3000));
+const logLevel = setting(() => parseLogLevel(process.env.LOG_LEVEL));
+const fakeSettings = setting(() => providerFakeSettings(process.env));
 const started = Date.now();
 
 let stack: LocalStack | undefined;
+let fakes: RunningFakes | undefined;
 let gateway: Gateway | undefined;
 let pollers: Workers | undefined;
 let timers: Workers | undefined;
@@ -44,7 +49,7 @@ async function shutdown(reason: string, exitCode: number): Promise<never | void>
     console.error('Shutdown took too long; forcing exit.');
     process.exit(1);
   }, 15_000).unref();
-  await Promise.allSettled([gateway?.close(), pollers?.stop(), timers?.stop()]);
+  await Promise.allSettled([gateway?.close(), pollers?.stop(), timers?.stop(), fakes?.close()]);
   await stack?.stop().catch((err: unknown) => console.error('Stopping local services failed:', err));
   console.log('Stopped.');
   process.exit(exitCode);
@@ -55,11 +60,18 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 }
 
 try {
-  stack = await startLocalStack({
-    persistPath: persist ? resolve(projectRoot, '.data/dynamodb') : undefined,
-    verbose: process.env.DYNAMODB_VERBOSE === 'true',
-    logLevel,
-  });
+  // The provider fakes start while Java does; if either fails, what did start is stopped again (shutdown below).
+  const [stackResult, fakesResult] = await Promise.allSettled([
+    startLocalStack({
+      persistPath: persist ? resolve(projectRoot, '.data/dynamodb') : undefined,
+      verbose: process.env.DYNAMODB_VERBOSE === 'true',
+      logLevel,
+    }),
+    runProviderFakes(fakeSettings),
+  ]);
+  stack = stackResult.status === 'fulfilled' ? stackResult.value : undefined;
+  fakes = fakesResult.status === 'fulfilled' ? fakesResult.value : undefined;
+  if (!stack || !fakes) throw ([stackResult, fakesResult].find((r) => r.status === 'rejected') as PromiseRejectedResult).reason;
   // A dead service is never papered over: the API cannot work without it, so the runtime says so and exits 1.
   void stack.died.then((death) => {
     if (shuttingDown) return;
@@ -87,8 +99,9 @@ try {
     );
     void shutdown(`${death.service} died`, 1);
   });
-  // Before any handler module is imported: shared/config.ts reads the environment at import time.
-  Object.assign(process.env, stack.env);
+  // Before any handler module is imported: shared/config.ts reads the environment at import time. The fakes' base
+  // URLs never replace one the user set (no fake is started for that provider).
+  Object.assign(process.env, stack.env, fakes.env);
 
   gateway = await startGateway({ port, catalog });
   // Links made outside a request (a renewal's invoice e-mail) point at this gateway.
@@ -104,6 +117,7 @@ try {
     .map(([envVar, url]) => `${url.slice(url.lastIndexOf('/') + 1)} (${envVar})`)
     .join(', ');
   const line = '─'.repeat(72);
+  const providerFakes = fakes.banner({ url: gateway.url, apiKey: demo.apiKey });
   if (!shuttingDown)
     console.log(
       [
@@ -123,12 +137,17 @@ try {
         '',
         `  curl -s ${gateway.url}/api/customers -H "Authorization: Bearer ${demo.apiKey}"`,
         line,
+        ...providerFakes,
+        line,
         '  Ctrl-C to stop.',
         '',
       ].join('\n'),
     );
 } catch (err) {
-  if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+  if (err instanceof FakePortInUse) {
+    const { portVar, port: taken } = err.fake;
+    console.error(`${err.message} Stop what is using it or pick another: ${portVar}=${taken + 10} npm start (or PROVIDER_FAKES=off npm start)`);
+  } else if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
     console.error(`Port ${port} is in use. Stop what is using it or pick another: PORT=3001 npm start`);
   } else {
     console.error('Local runtime failed to start:', err);
@@ -136,19 +155,19 @@ try {
   await shutdown('Start-up failed', 1);
 }
 
-function parsePort(value: string | undefined): number {
-  if (value === undefined || value === '') return 3000;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) {
-    console.error(`PORT must be a port number, got "${value}"`);
+/** A setting read from the environment; one that cannot be used is printed and the runtime exits 1. */
+function setting<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (!(err instanceof SettingError)) throw err;
+    console.error(err.message);
     process.exit(1);
   }
-  return n;
 }
 
 function parseLogLevel(value: string | undefined): 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' {
   const level = (value || 'INFO').toUpperCase();
   if (level === 'DEBUG' || level === 'INFO' || level === 'WARN' || level === 'ERROR') return level;
-  console.error(`LOG_LEVEL must be DEBUG, INFO, WARN or ERROR, got "${value}"`);
-  process.exit(1);
+  throw new SettingError(`LOG_LEVEL must be DEBUG, INFO, WARN or ERROR, got "${value}"`);
 }

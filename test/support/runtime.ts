@@ -3,8 +3,8 @@
  *
  * - `startTestGateway()`: the local API Gateway in the test process, on a free port, against the services of the
  *   global setup (cheap: no extra JVM). For HTTP tests of the API.
- * - `startRuntimeProcess()`: the real `npm start` as a child process (its own DynamoDB Local and SQS), waiting for
- *   the printed banner. For tests of the local runtime itself.
+ * - `startRuntimeProcess()`: the real `npm start` as a child process (its own DynamoDB Local, SQS and provider
+ *   fakes), waiting for the printed banner. For tests of the local runtime itself.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -44,15 +44,19 @@ export interface RuntimeProcessOptions {
 }
 
 /**
- * Spawn the local runtime (`npm start`, PORT=0) in its own process group and wait for the demo key line.
- * The child gets a clean environment: none of the test run's service endpoints leak into it.
+ * Spawn the local runtime (`npm start`) in its own process group and wait for the whole banner. Every port it opens
+ * is a free one (PORT=0, and 0 for each provider fake), so it never collides with a developer's `npm start` or
+ * another test's runtime. The child gets a clean environment: none of the test run's service endpoints, nor a
+ * provider base URL or fake setting of the developer's shell, leak into it.
  */
 export async function startRuntimeProcess(options: RuntimeProcessOptions = {}): Promise<RuntimeProcess> {
   const [cmd, ...args] = options.command ?? ['npm', 'start'];
   const env: Record<string, string> = {};
-  const testOnly = /^(VITEST|TEST$|NODE_ENV$|APP_|TABLE_NAME$|AWS_|POWERTOOLS_|LOG_LEVEL$|.*_QUEUE_URL$)/;
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !testOnly.test(k)) env[k] = v;
-  Object.assign(env, { PORT: '0', NO_COLOR: '1' }, options.env);
+  const notInherited =
+    /^(VITEST|TEST$|NODE_ENV$|APP_|TABLE_NAME$|AWS_|POWERTOOLS_|LOG_LEVEL$|.*_QUEUE_URL$|STRIPE_API_BASE_URL$|ADYEN_CHECKOUT_BASE_URL$|BRAINTREE_GATEWAY_URL$|PROVIDER_FAKES$|.*_FAKE_PORT$)/;
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !notInherited.test(k)) env[k] = v;
+  const freePorts = { PORT: '0', STRIPE_FAKE_PORT: '0', ADYEN_FAKE_PORT: '0', BRAINTREE_FAKE_PORT: '0' };
+  Object.assign(env, freePorts, { NO_COLOR: '1' }, options.env);
 
   const child = spawn(cmd!, args, { cwd: projectRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -63,12 +67,14 @@ export async function startRuntimeProcess(options: RuntimeProcessOptions = {}): 
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
-  child.once('exit', () => {
+  // 'close' (not 'exit'): every process holding the output pipes is gone, e.g. the runtime under `npm start`
+  // when npm itself dies of the signal first, and everything it printed has been read.
+  let closed = false;
+  const exited = new Promise<number | NodeJS.Signals>((done) => child.once('close', (code, signal) => done(code ?? signal ?? -1)));
+  child.once('close', () => {
+    closed = true;
     for (const w of waiters) w();
   });
-  // 'close' (not 'exit'): every process holding the output pipes is gone, e.g. the runtime under `npm start`
-  // when npm itself dies of the signal first.
-  const exited = new Promise<number | NodeJS.Signals>((done) => child.once('close', (code, signal) => done(code ?? signal ?? -1)));
 
   const group = (signal: NodeJS.Signals) => {
     try {
@@ -79,7 +85,9 @@ export async function startRuntimeProcess(options: RuntimeProcessOptions = {}): 
   };
   const kill = () => group('SIGKILL');
 
-  const banner = /API\s+(http:\/\/\S+)[\s\S]*DynamoDB Local[^\n]*\(pid (\d+)\)[\s\S]*Demo merchant\s+(mer_\S+)[\s\S]*Test API key\s+(sk_test_\S+)/;
+  // Up to its last line, so that the whole banner (the provider fakes' block too) has been read.
+  const banner =
+    /API\s+(http:\/\/\S+)[\s\S]*DynamoDB Local[^\n]*\(pid (\d+)\)[\s\S]*Demo merchant\s+(mer_\S+)[\s\S]*Test API key\s+(sk_test_\S+)[\s\S]*Ctrl-C to stop\./;
   try {
     const m = await new Promise<RegExpExecArray>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -88,11 +96,11 @@ export async function startRuntimeProcess(options: RuntimeProcessOptions = {}): 
       }, options.readyTimeoutMs ?? 90_000);
       function check() {
         const found = banner.exec(output);
-        if (found || child.exitCode !== null || child.signalCode !== null) {
+        if (found || closed) {
           clearTimeout(timer);
           waiters.delete(check);
           if (found) resolve(found);
-          else reject(new Error(`local runtime exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output}`));
+          else reject(new RuntimeExited(child.exitCode ?? child.signalCode ?? -1, output));
         }
       }
       waiters.add(check);
@@ -112,6 +120,16 @@ export async function startRuntimeProcess(options: RuntimeProcessOptions = {}): 
   } catch (err) {
     kill();
     throw err;
+  }
+}
+
+/** The runtime ended before its banner: its exit code (or signal) and everything it printed. */
+export class RuntimeExited extends Error {
+  constructor(
+    readonly code: number | NodeJS.Signals,
+    readonly output: string,
+  ) {
+    super(`local runtime exited (${code}) before it was ready:\n${output}`);
   }
 }
 

@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from '../listen.ts';
 import type { FakeFault, FakeHold, FakeOperation, FakeRequest, FakeServer } from '../types.ts';
 import { type AdyenRefusal, behaviourOf, brandOf, LATER_CHARGE_REFUSAL, refusalOfCode } from './cards.ts';
 import { CONTRACT_PATHS, type ContractPath, requestProblem, responseProblem } from './contract.ts';
@@ -351,8 +351,7 @@ export async function startAdyenFake(options: { port?: number } = {}): Promise<A
       if (!res.headersSent) respond(res, undefined, serviceError(500, '000', (error as Error).message, 'internal'));
     });
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const port = await listen(server, options.port);
 
   return {
     url: `http://127.0.0.1:${port}`,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import {
   type DocumentNode,
@@ -15,6 +15,7 @@ import {
   validate,
 } from 'graphql';
 import type { BraintreeCredentials } from '../../../shared/providers/braintree/index.ts';
+import { listen } from '../listen.ts';
 import type { FakeFault, FakeOperation, FakeRequest, FakeServer } from '../types.ts';
 import { type CallContext, FakeGateway, type FakeMerchant } from './gateway.ts';
 import { braintreeSchema } from './schema.ts';
@@ -224,8 +225,7 @@ export async function startBraintreeFake(options: { port?: number } = {}): Promi
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const port = await listen(server, options.port);
 
   return {
     url: `http://127.0.0.1:${port}`,

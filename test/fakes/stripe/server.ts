@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
+import { listen } from '../listen.ts';
 import type { FakeFault, FakeHold, FakeOperation, FakeRequest, FakeServer } from '../types.ts';
 import type { Answer } from './answers.ts';
 import { StripeBook } from './book.ts';
@@ -156,8 +156,7 @@ export async function startStripeFake(options: { port?: number; searchLagMs?: nu
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => answer(res, { status: 500, body: errorBody({ type: 'api_error', message: String(error) }) }));
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const port = await listen(server, options.port);
   const every = () => [...books.values()].flatMap((book) => [...book.holds.values()]);
 
   return {

@@ -1,0 +1,203 @@
+import { createServer, type Server } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAKE_CREDENTIALS } from '../fakes/index.ts';
+import { RuntimeExited, startRuntimeProcess, type RuntimeProcess } from '../support/runtime.ts';
+
+/**
+ * Connector accounts through `npm start` as a developer meets them: the runtime runs the three provider fakes (on
+ * free ports here), prints a curl per fake that connects it, and payments then go through the real connectors to
+ * the fakes, over HTTP like curl. The fakes live in the runtime's process, out of the test's reach: failover is
+ * driven by the test card that fails softly (4000000000000119: Stripe and Braintree always, Adyen at a payment's
+ * first attempt only).
+ */
+const SECRETS = [
+  FAKE_CREDENTIALS.stripe.secret_key,
+  FAKE_CREDENTIALS.adyen.api_key,
+  FAKE_CREDENTIALS.braintree.public_key,
+  FAKE_CREDENTIALS.braintree.private_key,
+];
+const PROVIDERS = [
+  { provider: 'stripe', title: 'Stripe', baseUrlVar: 'STRIPE_API_BASE_URL', defaultPort: 12111 },
+  { provider: 'adyen', title: 'Adyen', baseUrlVar: 'ADYEN_CHECKOUT_BASE_URL', defaultPort: 12112 },
+  { provider: 'braintree', title: 'Braintree', baseUrlVar: 'BRAINTREE_GATEWAY_URL', defaultPort: 12113 },
+] as const;
+type Provider = (typeof PROVIDERS)[number]['provider'];
+
+const card = (number: string) => ({ type: 'card', card: { number, exp_month: 12, exp_year: 2034, cvc: '737' } });
+
+/** One printed curl: `curl -s <url> -H "Authorization: Bearer <key>" -H 'Content-Type: application/json' \ -d '<json>'`. */
+const PRINTED_CURL = /^ {2}curl -s (\S+) -H "Authorization: Bearer (\S+)" -H 'Content-Type: application\/json' \\\n {4}-d '([^']*)'$/gm;
+
+describe('npm start with the provider fakes', () => {
+  let runtime: RuntimeProcess;
+  /** every answer's body, as received */
+  const answers: string[] = [];
+  const connectors = {} as Record<Provider, { id: string; label: string }>;
+
+  /** A request to the runtime, as curl would send it. */
+  async function call(method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}) {
+    const res = await fetch(`${runtime.url}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    answers.push(text);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    return { status: res.status, body: JSON.parse(text) as any };
+  }
+
+  beforeAll(async () => {
+    runtime = await startRuntimeProcess();
+  });
+  afterAll(() => runtime?.kill());
+
+  it('prints each fake on the port it was given and a curl per fake that connects it as a test account', async () => {
+    // Assess the banner: every fake on a free port (the test asked for 0), never on the fixed default
+    const banner = runtime.output();
+    for (const { title, baseUrlVar, defaultPort } of PROVIDERS) {
+      const line = new RegExp(`^ {2}${title} +http://127\\.0\\.0\\.1:(\\d+) +${baseUrlVar}$`, 'm').exec(banner);
+      expect(line, `${title} line in:\n${banner}`).not.toBeNull();
+      expect(Number(line![1])).not.toBe(defaultPort);
+    }
+    const curls = [...banner.matchAll(PRINTED_CURL)];
+    expect(curls).toHaveLength(3);
+
+    // Act: send each printed command as it stands (URL, key, body)
+    for (const [, url, key, json] of curls) {
+      expect(url).toBe(`${runtime.url}/api/connectors`);
+      expect(key).toBe(runtime.apiKey);
+      const sent = JSON.parse(json!) as { provider: Provider; label: string; credentials: unknown };
+      const res = await call('POST', '/api/connectors', key!, sent);
+      // Assess: verified at its fake (one read-only call), answered without the credentials
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(sent.credentials).toEqual(FAKE_CREDENTIALS[sent.provider]);
+      expect(res.body).toMatchObject({
+        id: expect.stringMatching(/^con_/),
+        object: 'connector',
+        provider: sent.provider,
+        mode: 'test',
+        livemode: false,
+        status: 'active',
+        label: sent.label,
+        credentials_hint: expect.stringMatching(/^….{4}$/),
+        webhook_url: `${runtime.url}/api/connectors/${res.body.id}/webhooks`,
+      });
+      connectors[sent.provider] = { id: res.body.id, label: sent.label };
+    }
+    expect(Object.keys(connectors).sort()).toEqual(['adyen', 'braintree', 'stripe']);
+    const listed = await call('GET', '/api/connectors', runtime.apiKey);
+    expect(listed.body.data.map((c: { id: string }) => c.id).sort()).toEqual(
+      Object.values(connectors)
+        .map((c) => c.id)
+        .sort(),
+    );
+  });
+
+  it('pays through a connected account, names it in the reason, and captures and refunds there', async () => {
+    const { stripe } = connectors;
+    const paid = await call(
+      'POST',
+      '/api/payments/create',
+      runtime.apiKey,
+      { amount: 4999, currency: 'eur', routing: 'stripe', payment_method: card('4242424242424242') },
+      { 'Idempotency-Key': 'e2e-order-1' },
+    );
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    expect(paid.body).toMatchObject({ status: 'succeeded', provider: 'stripe', connector_id: stripe.id });
+    expect(paid.body.routing_decision.reason).toContain(`sent through stripe via ${stripe.id} (${stripe.label})`);
+
+    const captured = await call('POST', `/api/payments/${paid.body.id}/capture`, runtime.apiKey, { amount: 4000 });
+    const refunded = await call('POST', `/api/payments/${paid.body.id}/refund`, runtime.apiKey, { amount: 1500 });
+    expect(captured.body).toMatchObject({ status: 'captured', amount_captured: 4000, connector_id: stripe.id });
+    expect(refunded.body).toMatchObject({ status: 'refunded', amount_refunded: 1500, refund_id: expect.stringMatching(/^ref_/) });
+  });
+
+  it('fails over between the accounts on soft failures, naming each account it tried, then captures and refunds at the one that took it', async () => {
+    // Prepare: lowest cost orders a large payment braintree → stripe → adyen; the card fails softly at the first two
+    const { stripe, adyen, braintree } = connectors;
+    // Act
+    const paid = await call('POST', '/api/payments/create', runtime.apiKey, {
+      amount: 100000,
+      currency: 'eur',
+      routing: 'lowest_cost',
+      payment_method: card('4000000000000119'),
+    });
+    // Assess
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    expect(paid.body).toMatchObject({ status: 'succeeded', provider: 'adyen', connector_id: adyen.id });
+    const reason: string = paid.body.routing_decision.reason;
+    expect(reason).toContain(`braintree via ${braintree.id} (${braintree.label}) answered processing_error`);
+    expect(reason).toContain(`stripe via ${stripe.id} (${stripe.label}) answered processing_error`);
+    expect(reason).toContain(`failed over to adyen via ${adyen.id} (${adyen.label})`);
+    expect(paid.body.routing_decision.alternatives_considered).toEqual(['braintree', 'stripe']);
+
+    const captured = await call('POST', `/api/payments/${paid.body.id}/capture`, runtime.apiKey, {});
+    const refunded = await call('POST', `/api/payments/${paid.body.id}/refund`, runtime.apiKey, { amount: 25000 });
+    expect(captured.body).toMatchObject({ status: 'captured', amount_captured: 100000, connector_id: adyen.id });
+    expect(refunded.body).toMatchObject({ status: 'refunded', amount_refunded: 25000 });
+  });
+
+  it('voids an authorization at the account that holds it', async () => {
+    const { braintree } = connectors;
+    const paid = await call('POST', '/api/payments/create', runtime.apiKey, {
+      amount: 2500,
+      currency: 'usd',
+      routing: 'braintree',
+      payment_method: card('5555555555554444'),
+    });
+    const voided = await call('POST', `/api/payments/${paid.body.id}/void`, runtime.apiKey);
+    expect(paid.body).toMatchObject({ status: 'succeeded', provider: 'braintree', connector_id: braintree.id });
+    expect(voided.status, JSON.stringify(voided.body)).toBe(200);
+    expect(voided.body).toMatchObject({ status: 'voided', connector_id: braintree.id });
+  });
+
+  it('answers a live key with no live account 400 connector_missing: test accounts and the sandbox never serve live mode', async () => {
+    const created = await call('POST', '/api/api-keys', runtime.apiKey, { name: 'Live checkout', mode: 'live' });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const liveKey: string = created.body.key;
+    const listed = await call('GET', '/api/connectors', liveKey);
+    const paid = await call('POST', '/api/payments/create', liveKey, { amount: 4999, currency: 'eur', payment_method: card('4242424242424242') });
+    expect(listed.body.data).toEqual([]);
+    expect(paid.status).toBe(400);
+    expect(paid.body.error).toMatchObject({ code: 'connector_missing', param: 'routing' });
+  });
+
+  it('never answers with a credential, nor logs one after the banner', () => {
+    expect(answers.length).toBeGreaterThan(10);
+    const logs = runtime.output().slice(runtime.output().indexOf('Ctrl-C to stop.'));
+    for (const secret of SECRETS) {
+      for (const answer of answers) expect(answer).not.toContain(secret);
+      expect(logs).not.toContain(secret);
+    }
+  });
+});
+
+describe('npm start when a fake’s port is taken', () => {
+  let taken: Server | undefined;
+  afterAll(() => taken?.close());
+
+  it('says which fake and which variable, stops what it started and exits 1', async () => {
+    // Prepare: something already listens where the Adyen fake should
+    taken = createServer();
+    await new Promise<void>((resolve) => taken!.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    // Act: the runtime alone (no npm wrapper), so its exit code is its own
+    const failed = await startRuntimeProcess({
+      command: [process.execPath, '--import', 'tsx', 'infra/local/start.ts'],
+      env: { ADYEN_FAKE_PORT: String(port) },
+    }).then(
+      (proc) => {
+        proc.kill();
+        throw new Error('the runtime started although the Adyen fake’s port was taken');
+      },
+      (error: unknown) => error,
+    );
+    // Assess
+    expect(failed).toBeInstanceOf(RuntimeExited);
+    const { code, output } = failed as RuntimeExited;
+    expect(code).toBe(1);
+    expect(output).toContain(`Port ${port} (the Adyen fake) is in use. Stop what is using it or pick another: ADYEN_FAKE_PORT=`);
+    expect(output).toContain('Stopped.');
+  }, 120_000);
+});
