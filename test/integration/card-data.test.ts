@@ -2,16 +2,23 @@ import { createHash } from 'node:crypto';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { handler as connect } from '../../functions/connectors/create.ts';
+import { handler as updateConnector } from '../../functions/connectors/update.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { queueDefinitions } from '../../shared/queues.ts';
 import { idempotencyKeys } from '../../shared/store/keys.ts';
-import { newMerchant } from '../support/merchant.ts';
+import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
+import { apiEvent, invokeHttp } from '../support/lambda.ts';
+import { bearer, newMerchant } from '../support/merchant.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
 
 // Every log level on, before the handlers' logger is created, so the scan sees everything they could log.
 vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = process.env.LOG_LEVEL = 'DEBUG';
 });
+
+/** A key the Stripe fake refuses: a refused credential is not kept anywhere either. */
+const REFUSED_STRIPE_KEY = 'sk_test_refused8c1d2e3f4a5b6c7d8e9f0a1b';
 
 /** Distinctive CVCs, so that a hit can only be the CVC itself. */
 const CVCS = ['8317', '7291', '6604'];
@@ -21,6 +28,13 @@ const captured: string[] = [];
 const originalWrites = { out: process.stdout.write.bind(process.stdout), err: process.stderr.write.bind(process.stderr) };
 const originalConsole = { ...console };
 const responses: string[] = [];
+
+let fakes: ProviderFakes;
+beforeAll(async () => {
+  fakes = await startProviderFakes();
+  Object.assign(process.env, fakes.env);
+});
+afterAll(() => fakes.close());
 
 beforeAll(() => {
   // Capture every log line the handlers write, whichever way they write it.
@@ -46,8 +60,8 @@ afterAll(() => {
   Object.assign(console, originalConsole);
 });
 
-describe('card data', () => {
-  it('never reaches a table item, a queued message, a log line or a response', async () => {
+describe('card data and provider credentials', () => {
+  it('never reach a table item, a queued message, a log line or a response', async () => {
     // Prepare + Act: a run of payments through every path that touches a card
     const { apiKey, merchantId } = await newMerchant();
     const run = async (p: Promise<{ rawBody: string; body: { id?: string }; headers: Record<string, string> }>) => {
@@ -73,6 +87,30 @@ describe('card data', () => {
     await run(payments.capture(apiKey, ok.body.id!));
     await run(payments.refund(apiKey, ok.body.id!, { amount: 100 }));
     await run(payments.list(apiKey, { limit: '100' }));
+    // Provider accounts connected (one refused), used by payments, and given new credentials
+    const connectors: Record<string, string> = {};
+    for (const provider of ['stripe', 'adyen', 'braintree'] as const) {
+      const body = { provider, credentials: fakes.credentials[provider] };
+      const made = await run(invokeHttp(connect, apiEvent({ method: 'POST', path: '/api/connectors', headers: bearer(apiKey), body })));
+      connectors[provider] = made.body.id!;
+      await run(payments.create(apiKey, withCvc(CARDS.approved, CVCS[0]!, { routing: provider })));
+    }
+    const refused = { provider: 'stripe', credentials: { secret_key: REFUSED_STRIPE_KEY } };
+    await run(invokeHttp(connect, apiEvent({ method: 'POST', path: '/api/connectors', headers: bearer(apiKey), body: refused })));
+    const renewed = { credentials: fakes.credentials.braintree };
+    await run(
+      invokeHttp(
+        updateConnector,
+        apiEvent({ method: 'PUT', path: `/api/connectors/${connectors.braintree}`, headers: bearer(apiKey), body: renewed }),
+      ),
+    );
+    const secrets = [
+      fakes.credentials.stripe.secret_key,
+      REFUSED_STRIPE_KEY,
+      fakes.credentials.adyen.api_key,
+      fakes.credentials.braintree.private_key,
+      fakes.credentials.braintree.public_key,
+    ];
 
     // Assess: the whole table, every queue, the captured output and every response
     const items: unknown[] = [];
@@ -112,6 +150,8 @@ describe('card data', () => {
     expect(idem.request_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(idem.request_hash).not.toBe(unkeyed);
 
+    expect(Object.values(connectors)).toEqual([expect.stringMatching(/^con_/), expect.stringMatching(/^con_/), expect.stringMatching(/^con_/)]);
+    expect(items.some((i) => JSON.stringify(i).includes('credentials_sealed'))).toBe(true);
     const haystacks = { items: items.map((i) => JSON.stringify(i)), messages, logs: captured, responses };
     expect(items.length).toBeGreaterThan(10);
     expect(captured.join('\n')).toContain('Request rejected'); // the log capture does see the handlers' logs
@@ -123,6 +163,7 @@ describe('card data', () => {
         const withoutLast4 = text.replace(/"last4":\s*"\d{4}"/g, '');
         for (const cvc of CVCS) expect(withoutLast4, `CVC in ${where}`).not.toMatch(new RegExp(`["':= ]${cvc}["',} ]`));
         expect(text, `a cvc field in ${where}`).not.toMatch(/"cvc"/);
+        for (const secret of secrets) expect(text, `a provider credential in ${where}`).not.toContain(secret);
       }
     }
   });

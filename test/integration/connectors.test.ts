@@ -188,3 +188,20 @@ describe('payments over connector accounts', () => {
     expect(res.body).toMatchObject({ provider: 'stripe', connector_id: null });
   });
 });
+
+describe('cards on file at a connector account', () => {
+  it('a renewal charges the stored card at the account that stored it, merchant-initiated', async () => {
+    // Prepare: the customer pays once through a Stripe account (its card is kept there)
+    const { apiKey, merchantId, customerId } = await newMerchant();
+    const stripe = (await call.create(apiKey, { provider: 'stripe', credentials: fakes.credentials.stripe })).body;
+    const first = await payments.create(apiKey, paymentBody({ routing: 'stripe' }, CARDS.approved));
+    expect(first.body.connector_id).toBe(stripe.id);
+    // Act: a merchant-initiated charge of the card on file (what a renewal does)
+    const { chargeCardOnFile } = await import('../../shared/domain/card-on-file.ts');
+    const charged = await chargeCardOnFile({ id: merchantId, credential: 'api_key', livemode: false }, { customerId, amount: 990, currency: 'USD' });
+    // Assess: captured at the same account, off-session on the stored Customer and PaymentMethod
+    expect(charged).toMatchObject({ status: 'captured', provider: 'stripe', connector_id: stripe.id, amount_captured: 990 });
+    const renewal = fakes.stripe.requests.findLast((r) => r.operation === 'authorize' && r.method === 'POST' && r.path === '/v1/payment_intents');
+    expect(renewal?.body).toMatchObject({ off_session: 'true', customer: expect.stringMatching(/^cus_/), payment_method: expect.stringMatching(/^pm_/) });
+  });
+});
