@@ -1,11 +1,12 @@
 /**
  * What the event fixtures point at, beyond the demo merchant's key, customer and payments: an invoice (with a signed
- * PDF link), a subscription, a routing rule, a webhook endpoint, a settlement and a sign-in code. `npm run invoke`
+ * PDF link), a subscription, a routing rule, a webhook endpoint, a connector account, a settlement and a sign-in code. `npm run invoke`
  * and the catalog test fill the fixtures' placeholders with these, so every fixture answers as in real use.
  */
 import type { Merchant } from '../../shared/domain/auth.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import type { DemoMerchant } from '../../shared/domain/demo.ts';
+import { createConnector } from '../../shared/domain/connectors.ts';
 import { createInvoice } from '../../shared/domain/invoices.ts';
 import { dayOf } from '../../shared/store/ledger.ts';
 import { requestOtp } from '../../shared/domain/otp.ts';
@@ -15,6 +16,7 @@ import { signedPdfUrl } from '../../shared/domain/signed-links.ts';
 import { createSubscription, pauseSubscription } from '../../shared/domain/subscriptions.ts';
 import { configureWebhook } from '../../shared/domain/webhooks.ts';
 import { listLocalOutbox } from '../../shared/messaging/local-outbox.ts';
+import { FAKE_CREDENTIALS } from '../../test/fakes/index.ts';
 
 export interface FixtureObjects {
   invoiceId: string;
@@ -25,6 +27,9 @@ export interface FixtureObjects {
   pausedSubscriptionId: string;
   ruleId: string;
   webhookId: string;
+  /** a Stripe test account connected through the local Stripe fake (its base URL must be set), and the key it takes */
+  connectorId: string;
+  stripeFakeSecretKey: string;
   settlementId: string;
   otpRequestId: string;
   otp: string;
@@ -35,7 +40,7 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
   const merchant: Merchant = { id: demo.merchantId, credential: 'api_key', livemode: false };
   const baseUrl = 'https://abc123.execute-api.us-east-1.amazonaws.com/v1';
   const monthly = { customer_id: demo.customerId, plan: 'Pro monthly', amount: 2900, currency: 'USD', interval: 'month' as const, interval_count: 1 };
-  const [invoice, subscription, paused, rule, webhook, otpRequest] = await Promise.all([
+  const [invoice, subscription, paused, rule, webhook, otpRequest, connector] = await Promise.all([
     createInvoice(
       demo.merchantId,
       {
@@ -58,6 +63,7 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     }),
     configureWebhook(demo.merchantId, { url: 'http://127.0.0.1:9/hooks', events: ['*'] }),
     requestOtp(demo.email),
+    createConnector(merchant, { provider: 'stripe', credentials: FAKE_CREDENTIALS.stripe, label: 'Stripe fake' }, baseUrl),
   ]);
   // The captured demo payment, settled as the daily job would once its funds are released.
   const settleDay = dayOf(new Date(clock.now() + HOLD_DAYS * 86_400_000).toISOString());
@@ -75,6 +81,8 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     pausedSubscriptionId: paused.id,
     ruleId: rule.id,
     webhookId: webhook.id,
+    connectorId: connector.id,
+    stripeFakeSecretKey: FAKE_CREDENTIALS.stripe.secret_key,
     settlementId: settlement.id,
     otpRequestId: otpRequest.request_id,
     otp,

@@ -13,6 +13,7 @@ import { relative, resolve } from 'node:path';
 import { catalog, type FunctionSpec } from '../../functions/catalog.ts';
 import { defaultFixturePath, fixtureBaseName, placeholdersFrom, readFixture } from './fixtures.ts';
 import { invokeFunction, projectRoot } from './lambda.ts';
+import { type ProviderFakes, startProviderFakes } from '../../test/fakes/index.ts';
 import { startLocalStack, type LocalStack } from './services.ts';
 
 const [name, fixtureArg] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -34,7 +35,9 @@ const fixturePath = resolve(process.cwd(), fixtureArg ?? resolve(projectRoot, de
 if (!existsSync(fixturePath)) usage(`Fixture not found: ${fixturePath}`);
 
 let stack: LocalStack | undefined;
+let fakes: ProviderFakes | undefined;
 const stop = async () => {
+  await fakes?.close().catch((err: unknown) => console.error('Stopping the provider fakes failed:', err));
   await stack?.stop().catch((err: unknown) => console.error('Stopping local services failed:', err));
 };
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -43,8 +46,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 let exitCode = 0;
 try {
-  stack = await startLocalStack({ logLevel: 'WARN' });
-  Object.assign(process.env, stack.env);
+  // The provider fakes on free ports: a connector fixture verifies its credentials against one.
+  [stack, fakes] = await Promise.all([startLocalStack({ logLevel: 'WARN' }), startProviderFakes()]);
+  Object.assign(process.env, stack.env, fakes.env);
   const { createDemoMerchant } = await import('../../shared/domain/demo.ts');
   const demo = await createDemoMerchant();
   const { createFixtureObjects } = await import('./fixture-objects.ts');

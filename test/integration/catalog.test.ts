@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog, handlerFile, httpFunctions } from '../../functions/catalog.ts';
 import { createFixtureObjects } from '../../infra/local/fixture-objects.ts';
 import { defaultFixturePath, placeholdersFrom, readFixture } from '../../infra/local/fixtures.ts';
 import { buildOpenApi } from '../../infra/openapi/document.ts';
 import type { HttpHandler } from '../../shared/http/index.ts';
 import { fakeContext, invokeHttp } from '../support/lambda.ts';
+import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import { newMerchant } from '../support/merchant.ts';
 import { type ResponseCheck, responseChecker } from '../support/openapi.ts';
 
@@ -14,9 +15,14 @@ const load = async (name: string) => ((await import(/* @vite-ignore */ `../../${
 
 describe('the function catalog', () => {
   let conformsToDocument: ResponseCheck;
+  let fakes: ProviderFakes;
   beforeAll(async () => {
     conformsToDocument = responseChecker(await buildOpenApi());
+    // A connector fixture's credentials are verified by a provider: here, its local fake
+    fakes = await startProviderFakes();
+    Object.assign(process.env, fakes.env);
   });
+  afterAll(() => fakes.close());
 
   it.each(catalog.map((f) => [f.name, f] as const))('%s has a handler file and a fixture', (_name, spec) => {
     expect(existsSync(handlerFile(spec.name))).toBe(true);

@@ -202,6 +202,10 @@ describe('cards on file at a connector account', () => {
     // Assess: captured at the same account, off-session on the stored Customer and PaymentMethod
     expect(charged).toMatchObject({ status: 'captured', provider: 'stripe', connector_id: stripe.id, amount_captured: 990 });
     const renewal = fakes.stripe.requests.findLast((r) => r.operation === 'authorize' && r.method === 'POST' && r.path === '/v1/payment_intents');
-    expect(renewal?.body).toMatchObject({ off_session: 'true', customer: expect.stringMatching(/^cus_/), payment_method: expect.stringMatching(/^pm_/) });
+    expect(renewal?.body).toMatchObject({
+      off_session: 'true',
+      customer: expect.stringMatching(/^cus_/),
+      payment_method: expect.stringMatching(/^pm_/),
+    });
   });
 });
