@@ -4,7 +4,7 @@ import { type DomainEvent, EVENT_TYPES } from '../domain/events.ts';
 import { conditionalWrite, db, TABLE, ttl } from './client.ts';
 import { Int, nullable, recordReader, Text } from './item-schemas.ts';
 import { eventKeys, OUTBOX_SHARDS } from './keys.ts';
-import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
+import { acrossShards, listPage, merchantList, type Page, type PageQuery, queryAll } from './pagination.ts';
 
 const KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -126,23 +126,20 @@ export async function recordRetry(eventId: string, webhookId: string, statusCode
   );
 }
 
-/** Events whose outbox marker is older than `before`: their send to the queue was lost (or is very late). */
-export async function strandedEvents(before: string, limitPerShard = 100): Promise<string[]> {
-  const pages = await Promise.all(
-    Array.from({ length: OUTBOX_SHARDS }, (_, shard) =>
-      db.send(
-        new QueryCommand({
-          TableName: TABLE,
-          IndexName: 'gsi2',
-          KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
-          ExpressionAttributeValues: { ':pk': eventKeys.outboxPartition(shard), ':before': before },
-          ProjectionExpression: 'id',
-          Limit: limitPerShard,
-        }),
-      ),
-    ),
+/**
+ * Every event whose outbox marker is older than `before`: its send to the queue was lost (or is very late). All of
+ * them, page after page (ids only): a backlog left by a long queue outage is resent in one sweep, not 100 a run.
+ */
+export async function strandedEvents(before: string): Promise<string[]> {
+  const items = await acrossShards(OUTBOX_SHARDS, (shard) =>
+    queryAll({
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
+      ExpressionAttributeValues: { ':pk': eventKeys.outboxPartition(shard), ':before': before },
+      ProjectionExpression: 'id',
+    }),
   );
-  return pages.flatMap((p) => (p.Items ?? []).map((i) => String(i.id)));
+  return items.map((i) => String(i.id));
 }
 
 export interface EventFilters {
