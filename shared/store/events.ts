@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { type DomainEvent, EVENT_TYPES } from '../domain/events.ts';
 import { conditionalWrite, db, TABLE, ttl } from './client.ts';
