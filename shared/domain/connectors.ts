@@ -12,10 +12,12 @@ import {
   updateConnector as updateRecord,
 } from '../store/connectors.ts';
 import type { PageQuery } from '../store/pagination.ts';
+import { emptyStats, type ProviderStats } from '../store/routing-stats.ts';
 import type { Merchant } from './auth.ts';
 import { isoNow } from './clock.ts';
 import { BadRequest, NotFound } from './errors.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
+import { scoreProvider } from './routing.ts';
 
 /**
  * Connector accounts: the merchant's own provider accounts. Credentials are checked by the provider's module (their
@@ -153,12 +155,19 @@ export interface RouteTarget {
 }
 
 /**
- * The targets for providers in routing order: each provider's active accounts of `mode` (newest first); in test
- * mode a provider with no connected test account is served by its sandbox; in live mode it is not eligible.
+ * The targets for providers in routing order: each provider's active accounts of `mode`, best smart score first
+ * (each account's own recent approvals, latency and fee; newest first while they score alike); in test mode a
+ * provider with no connected test account is served by its sandbox; in live mode it is not eligible.
  */
-export function routeTargets(accounts: readonly ConnectorRecord[], mode: Mode, providers: readonly ProviderName[]): RouteTarget[] {
+export function routeTargets(
+  accounts: readonly ConnectorRecord[],
+  mode: Mode,
+  providers: readonly ProviderName[],
+  scoring: { stats: Record<string, ProviderStats>; amount: number },
+): RouteTarget[] {
+  const score = (a: ConnectorRecord) => scoreProvider(a.provider, scoring.stats[a.id] ?? emptyStats(), scoring.amount).score;
   return providers.flatMap((provider): RouteTarget[] => {
-    const connected = accounts.filter((a) => a.provider === provider);
+    const connected = accounts.filter((a) => a.provider === provider && a.mode === mode && a.status === 'active').sort((a, b) => score(b) - score(a));
     if (connected.length > 0) return connected.map((a) => ({ provider, connectorId: a.id, label: a.label }));
     return mode === 'test' ? [{ provider, connectorId: null, label: null }] : [];
   });

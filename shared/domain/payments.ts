@@ -98,7 +98,7 @@ async function plan(merchant: Merchant, input: SimulateRouteInput, cardNumber: s
     random: chance.random,
     sequence: input.routing === 'round_robin' ? roundRobinTurn(merchantId, !simulation) : 0,
   });
-  const targets = routeTargets(accounts, modeOf(merchant), providers.candidates);
+  const targets = routeTargets(accounts, modeOf(merchant), providers.candidates, { stats: stats.connectors, amount: input.amount });
   if (targets.length === 0) {
     const wanted = providers.candidates.join(', ');
     throw new BadRequest(
@@ -329,7 +329,7 @@ export async function authorizePayment(
       });
       // Routing statistics are best effort: their failure never fails a payment already recorded.
       tried.push(
-        countAttempt(base.merchant_id, provider, {
+        countAttempt(base.merchant_id, target, {
           approved: result.outcome === 'approved',
           latencyMs: result.latencyMs,
           amount: base.amount,

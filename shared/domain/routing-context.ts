@@ -1,5 +1,5 @@
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
-import { readStats, type RecentStats, recordAttempt } from '../store/routing-stats.ts';
+import { emptyStats, readStats, type RecentStats, recordAttempt } from '../store/routing-stats.ts';
 import { clock } from './clock.ts';
 
 /** The sliding window of recent authorizations that smart routing and risk read. */
@@ -32,20 +32,22 @@ export function meanApprovedAmount(stats: Stats, currency: string): number | und
 /** Records one authorization attempt in the shared window and in this container's cached copy. */
 export async function countAttempt(
   merchantId: string,
-  provider: ProviderName,
+  target: { provider: ProviderName; connectorId: string | null },
   attempt: { approved: boolean; latencyMs: number; amount: number; currency: string },
 ) {
   const cached = cache.get(merchantId)?.stats;
   if (cached) {
-    const p = cached.providers[provider];
-    p.attempts += 1;
-    p.approvals += attempt.approved ? 1 : 0;
-    p.latency_sum += attempt.latencyMs;
+    const counted = [cached.providers[target.provider], ...(target.connectorId ? [(cached.connectors[target.connectorId] ??= emptyStats())] : [])];
+    for (const p of counted) {
+      p.attempts += 1;
+      p.approvals += attempt.approved ? 1 : 0;
+      p.latency_sum += attempt.latencyMs;
+    }
     const volume = (cached.currencies[attempt.currency] ??= { approvals: 0, approved_amount: 0 });
     volume.approvals += attempt.approved ? 1 : 0;
     volume.approved_amount += attempt.approved ? attempt.amount : 0;
   }
-  await recordAttempt(merchantId, provider, attempt, clock.now(), STATS_WINDOW_MS * 2);
+  await recordAttempt(merchantId, target.provider, target.connectorId, attempt, clock.now(), STATS_WINDOW_MS * 2);
 }
 
 /**

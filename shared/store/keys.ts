@@ -95,16 +95,17 @@ export const paymentKeys = {
  */
 export const ROUTING_STAT_SHARDS = 10;
 export const routingStatKeys = {
-  bucket: (merchantId: string, shard: number, bucketStart: number, provider: string, currency: string): Key => ({
+  /** `connectorId`: the connector account the attempt went to; none for the built-in sandbox */
+  bucket: (merchantId: string, shard: number, bucketStart: number, provider: string, currency: string, connectorId?: string | null): Key => ({
     pk: `RSTAT#${merchantId}#${shard}`,
-    sk: `${bucketStart}#${provider}#${currency}`,
+    sk: `${bucketStart}#${provider}#${currency}${connectorId ? `#${connectorId}` : ''}`,
   }),
   shard: (merchantId: string, shard: number) => `RSTAT#${merchantId}#${shard}`,
   /** the minute bucket's start (ms, as a sort key) from which a read takes buckets */
   since: (bucketStart: number) => String(bucketStart),
   parse: (sk: string) => {
-    const [, provider = '', currency = ''] = sk.split('#');
-    return { provider, currency };
+    const [, provider = '', currency = '', connectorId] = sk.split('#');
+    return { provider, currency, connectorId };
   },
 };
 

@@ -27,15 +27,25 @@ export function authorizationCounters(payment: PaymentRecord, attempts: readonly
       approvals: approved,
       volume: approved * payment.amount,
     }),
-    ...attempts.map((a) =>
-      counterAdd(payment.merchant_id, 'PROV', ledgerSortKeys.provider(day, payment.currency, a.provider), {
-        attempts: 1,
-        approvals: a.approved ? 1 : 0,
-        volume: a.approved ? payment.amount : 0,
-        latency_sum: a.latencyMs,
+    ...[...perProvider(attempts)].map(([provider, a]) =>
+      counterAdd(payment.merchant_id, 'PROV', ledgerSortKeys.provider(day, payment.currency, provider), {
+        attempts: a.attempts,
+        approvals: a.approvals,
+        volume: a.approvals * payment.amount,
+        latency_sum: a.latency_sum,
       }),
     ),
   ];
+}
+
+/** Attempts summed per provider: two accounts of one provider tried for one payment add to one cell (one write). */
+function perProvider(attempts: readonly AttemptOutcome[]) {
+  const sums = new Map<string, { attempts: number; approvals: number; latency_sum: number }>();
+  for (const a of attempts) {
+    const sum = sums.get(a.provider) ?? { attempts: 0, approvals: 0, latency_sum: 0 };
+    sums.set(a.provider, { attempts: sum.attempts + 1, approvals: sum.approvals + (a.approved ? 1 : 0), latency_sum: sum.latency_sum + a.latencyMs });
+  }
+  return sums;
 }
 
 export const pendingSortKey = ledgerSortKeys.pending;

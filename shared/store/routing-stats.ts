@@ -19,7 +19,10 @@ export interface CurrencyVolume {
 }
 
 export interface RecentStats {
+  /** per provider, over all its accounts and its sandbox */
   providers: Record<ProviderName, ProviderStats>;
+  /** per connector account (`con_…`) */
+  connectors: Record<string, ProviderStats>;
   currencies: Record<string, CurrencyVolume>;
 }
 
@@ -29,6 +32,7 @@ export const emptyStats = (): ProviderStats => ({ attempts: 0, approvals: 0, lat
 export async function recordAttempt(
   merchantId: string,
   provider: ProviderName,
+  connectorId: string | null,
   attempt: { approved: boolean; latencyMs: number; amount: number; currency: string },
   now: number,
   keepMs: number,
@@ -38,7 +42,7 @@ export async function recordAttempt(
   await db.send(
     new UpdateCommand({
       TableName: TABLE,
-      Key: routingStatKeys.bucket(merchantId, shard, bucket, provider, attempt.currency),
+      Key: routingStatKeys.bucket(merchantId, shard, bucket, provider, attempt.currency, connectorId),
       UpdateExpression:
         'ADD attempts :one, approvals :approved, latency_sum :latency, approved_amount :amount SET expires_at = if_not_exists(expires_at, :expires)',
       ExpressionAttributeValues: {
@@ -56,6 +60,7 @@ export async function recordAttempt(
 export async function readStats(merchantId: string, since: number): Promise<RecentStats> {
   const totals = Object.fromEntries(PROVIDERS.map((p) => [p, emptyStats()])) as Record<ProviderName, ProviderStats>;
   const currencies: Record<string, CurrencyVolume> = {};
+  const connectors: Record<string, ProviderStats> = {};
   const from = routingStatKeys.since(since - (since % STAT_BUCKET_MS));
   // one page per shard: a shard holds at most a few hundred buckets of the window
   const items = await acrossShards(ROUTING_STAT_SHARDS, async (shard) => {
@@ -69,15 +74,17 @@ export async function readStats(merchantId: string, since: number): Promise<Rece
     return out.Items ?? [];
   });
   for (const item of items) {
-    const { provider, currency } = routingStatKeys.parse(String(item.sk));
+    const { provider, currency, connectorId } = routingStatKeys.parse(String(item.sk));
     const total = totals[provider as ProviderName];
     if (!total) continue;
-    total.attempts += Number(item.attempts ?? 0);
-    total.approvals += Number(item.approvals ?? 0);
-    total.latency_sum += Number(item.latency_sum ?? 0);
+    for (const stats of connectorId ? [total, (connectors[connectorId] ??= emptyStats())] : [total]) {
+      stats.attempts += Number(item.attempts ?? 0);
+      stats.approvals += Number(item.approvals ?? 0);
+      stats.latency_sum += Number(item.latency_sum ?? 0);
+    }
     const volume = (currencies[currency] ??= { approvals: 0, approved_amount: 0 });
     volume.approvals += Number(item.approvals ?? 0);
     volume.approved_amount += Number(item.approved_amount ?? 0);
   }
-  return { providers: totals, currencies };
+  return { providers: totals, connectors, currencies };
 }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as createKey } from '../../functions/api-keys/create.ts';
 import { handler as create } from '../../functions/connectors/create.ts';
 import { handler as remove } from '../../functions/connectors/delete.ts';
@@ -22,6 +22,9 @@ beforeAll(async () => {
   Object.assign(process.env, fakes.env);
 });
 afterAll(() => fakes.close());
+afterEach(() => {
+  for (const fake of [fakes.stripe, fakes.adyen, fakes.braintree]) fake.clearFaults();
+});
 
 const call = {
   create: (key: string, body: unknown) => invokeHttp(create, apiEvent({ method: 'POST', path: '/api/connectors', headers: bearer(key), body })),
@@ -166,6 +169,25 @@ describe('payments over connector accounts', () => {
     // the authorization is held under the attempt's id, the key Braintree received
     expect(fakes.braintree.requests.some((r) => r.idempotencyKey === attempts.at(-1)?.id)).toBe(true);
     expect(attempts.find((a) => a.provider === 'stripe')?.connector_id).toBe(stripe.id);
+  });
+
+  it('fails over between two accounts of one provider, and records both attempts', async () => {
+    // Prepare: two Stripe accounts; the newer one (tried first while they score alike) answers 503
+    const { apiKey } = await newMerchant();
+    const older = (await call.create(apiKey, { provider: 'stripe', credentials: fakes.credentials.stripe, label: 'older' })).body;
+    const newer = (await call.create(apiKey, { provider: 'stripe', credentials: fakes.credentials.stripe, label: 'newer' })).body;
+    fakes.stripe.inject('authorize', { kind: 'status', status: 503 }, 1);
+    // Act (a payment without a customer: nothing but the authorization is asked of Stripe)
+    const paid = await payments.create(apiKey, paymentBody({ routing: 'stripe', customer: undefined }, CARDS.approved));
+    // Assess
+    expect(paid.status).toBe(200);
+    expect(paid.body.attempts.map((a: { connector_id: string; status: string }) => [a.connector_id, a.status])).toEqual([
+      [newer.id, 'failed'],
+      [older.id, 'authorized'],
+    ]);
+    expect(paid.body.routing_decision.reason).toContain(
+      `stripe via ${newer.id} (newer) answered provider_down, so the payment failed over to stripe via ${older.id} (older)`,
+    );
   });
 
   it('in live mode needs a live account: 400 connector_missing without one, the live account with one', async () => {
