@@ -223,66 +223,44 @@ export class AdyenConnector implements Connector {
         }),
       within(providerDeadlines.operationMs),
     );
-    return answer.ok && answer.data.status === 'received'
-      ? { ok: true, reference: answer.data.pspReference }
-      : failedOperation(this.failureOf(answer));
+    return received(answer);
   }
 
-  async capture(reference: string, amount: number, currency: string, idempotencyKey: string): Promise<OperationResult> {
-    const value = adyenValue(amount, currency);
-    if (value === undefined) return { ok: false, reason: 'processing_error' };
+  capture(reference: string, amount: number, currency: string, idempotencyKey: string): Promise<OperationResult> {
+    return this.modify('captures', reference, idempotencyKey, { amount, currency });
+  }
+
+  void(reference: string, idempotencyKey: string): Promise<OperationResult> {
+    return this.modify('cancels', reference, idempotencyKey);
+  }
+
+  refund(reference: string, amount: number, currency: string, idempotencyKey: string): Promise<OperationResult> {
+    return this.modify('refunds', reference, idempotencyKey, { amount, currency });
+  }
+
+  /** A modification of the payment `reference` (its pspReference), under our key: `money` for a capture or refund. */
+  private async modify(
+    kind: 'captures' | 'cancels' | 'refunds',
+    reference: string,
+    idempotencyKey: string,
+    money?: { amount: number; currency: string },
+  ): Promise<OperationResult> {
+    let amount = {};
+    if (money) {
+      const value = adyenValue(money.amount, money.currency);
+      if (value === undefined) return { ok: false, reason: 'processing_error' };
+      amount = { amount: { currency: money.currency.toUpperCase(), value } };
+    }
     const answer = await send(
       (signal) =>
-        this.client.POST('/payments/{paymentPspReference}/captures', {
+        this.client.POST(`/payments/{paymentPspReference}/${kind}`, {
           params: { path: { paymentPspReference: reference }, ...idempotent(idempotencyKey) },
-          body: {
-            merchantAccount: this.credentials.merchant_account,
-            amount: { currency: currency.toUpperCase(), value },
-            reference: adyenKey(idempotencyKey),
-          },
+          body: { merchantAccount: this.credentials.merchant_account, ...amount, reference: adyenKey(idempotencyKey) },
           signal,
         }),
       within(providerDeadlines.operationMs),
     );
-    return answer.ok && answer.data.status === 'received'
-      ? { ok: true, reference: answer.data.pspReference }
-      : failedOperation(this.failureOf(answer));
-  }
-
-  async void(reference: string, idempotencyKey: string): Promise<OperationResult> {
-    const answer = await send(
-      (signal) =>
-        this.client.POST('/payments/{paymentPspReference}/cancels', {
-          params: { path: { paymentPspReference: reference }, ...idempotent(idempotencyKey) },
-          body: { merchantAccount: this.credentials.merchant_account, reference: adyenKey(idempotencyKey) },
-          signal,
-        }),
-      within(providerDeadlines.operationMs),
-    );
-    return answer.ok && answer.data.status === 'received'
-      ? { ok: true, reference: answer.data.pspReference }
-      : failedOperation(this.failureOf(answer));
-  }
-
-  async refund(reference: string, amount: number, currency: string, idempotencyKey: string): Promise<OperationResult> {
-    const value = adyenValue(amount, currency);
-    if (value === undefined) return { ok: false, reason: 'processing_error' };
-    const answer = await send(
-      (signal) =>
-        this.client.POST('/payments/{paymentPspReference}/refunds', {
-          params: { path: { paymentPspReference: reference }, ...idempotent(idempotencyKey) },
-          body: {
-            merchantAccount: this.credentials.merchant_account,
-            amount: { currency: currency.toUpperCase(), value },
-            reference: adyenKey(idempotencyKey),
-          },
-          signal,
-        }),
-      within(providerDeadlines.operationMs),
-    );
-    return answer.ok && answer.data.status === 'received'
-      ? { ok: true, reference: answer.data.pspReference }
-      : failedOperation(this.failureOf(answer));
+    return received(answer);
   }
 
   /** POST /payments for `request`, and what the answer means. */
@@ -365,11 +343,13 @@ export class AdyenConnector implements Connector {
     const shopper = data['tokenization.shopperReference'] ?? data['recurring.shopperReference'] ?? sent.shopperReference;
     return sent.storePaymentMethod && id && shopper ? providerTokenOf(id, shopper) : '';
   }
+}
 
-  private failureOf(answer: Answer<unknown>): MappedFailure {
-    // A 2xx whose status is not `received` is not an answer the contract allows: nothing can be said of its outcome.
-    return answer.ok ? { declineCode: 'processing_error', class: 'unknown' } : answer.failure;
-  }
+/** A modification's answer: ok once Adyen has `received` it (the outcome comes later, by webhook). */
+function received(answer: Answer<{ status: string; pspReference: string }>): OperationResult {
+  if (answer.ok && answer.data.status === 'received') return { ok: true, reference: answer.data.pspReference };
+  // A 2xx whose status is not `received` is not an answer the contract allows: nothing can be said of its outcome.
+  return failedOperation(answer.ok ? { declineCode: 'processing_error', class: 'unknown' } : answer.failure);
 }
 
 /** Why a verification failed, in words a merchant can act on (never the key itself). */
