@@ -38,3 +38,12 @@ export function fromBraintreeAmount(value: string, currency: string): number {
   if (!Number.isSafeInteger(minor)) throw new UnsupportedAmount(`${value} ${currency} is too large`);
   return minor;
 }
+
+/** Whether Braintree's `value` is our `minor` amount (false when it is not an amount at all). */
+export function sameAmount(value: string | null | undefined, minor: number, currency: string): boolean {
+  try {
+    return value != null && fromBraintreeAmount(value, currency) === minor;
+  } catch {
+    return false;
+  }
+}
