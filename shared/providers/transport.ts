@@ -1,7 +1,7 @@
 /**
- * A request that got no answer, the same at every provider: an error code proving the request never left this machine
- * is an outage; anything after it may have left (a timeout, a reset or closed socket, our abort) may hide a request
- * the provider carried out, so it is unknown.
+ * What is the same about a request at every provider: how long it may take, and what it means when it got no answer
+ * (an error code proving it never left this machine is an outage; anything after it may have left, such as a timeout,
+ * a reset or closed socket or our abort, may hide a request the provider carried out, so it is unknown).
  */
 import type { MappedFailure } from './types.ts';
 
@@ -37,3 +37,7 @@ function errorCodes(error: unknown, depth = 0): string[] {
     ...(Array.isArray(errors) ? errors.flatMap((e) => errorCodes(e, depth + 1)) : []),
   ];
 }
+
+/** The caller's signal (the attempt's deadline), capped by our own request timeout. */
+export const within = (timeoutMs: number, signal?: AbortSignal) =>
+  signal ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);

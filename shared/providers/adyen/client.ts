@@ -74,7 +74,3 @@ export async function send<T>(call: (signal: AbortSignal) => Fetched<T>, signal:
     return { ok: false, failure: mapTransportError(error) };
   }
 }
-
-/** The caller's signal (the attempt's deadline), capped by our own request timeout. */
-export const within = (timeoutMs: number, signal?: AbortSignal) =>
-  signal ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);

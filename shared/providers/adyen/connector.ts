@@ -13,9 +13,10 @@
  *   answers `received` (the final outcome comes later by webhook); `received` is ok.
  */
 import { providerDeadlines } from '../deadlines.ts';
+import { within } from '../transport.ts';
 import type { AuthorizeRequest, AuthorizeResult, Connector, LookupResult, MappedFailure, OperationResult } from '../types.ts';
 import { adyenValue } from './amounts.ts';
-import { adyenKey, type Answer, type CheckoutClient, derivedKey, idempotent, send, within } from './client.ts';
+import { adyenKey, type Answer, type CheckoutClient, derivedKey, idempotent, send } from './client.ts';
 import type { AdyenCredentials } from './credentials.ts';
 import { mapPaymentResult } from './errors.ts';
 import { paymentRequest, tokenOf } from './payments.ts';

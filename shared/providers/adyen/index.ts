@@ -1,6 +1,7 @@
 import { providerDeadlines } from '../deadlines.ts';
+import { within } from '../transport.ts';
 import type { ConnectorAccountRef, ProviderModule, Verification } from '../types.ts';
-import { type Answer, clientFor, send, within } from './client.ts';
+import { type Answer, clientFor, send } from './client.ts';
 import { AdyenConnector } from './connector.ts';
 import { type AdyenCredentials, AdyenCredentialsSchema } from './credentials.ts';
 

@@ -38,8 +38,6 @@ export const endpointFor = (credentials: BraintreeCredentials, mode: Mode): Endp
 /** A processor response code sent as a GraphQL error rather than on a transaction: read like one. */
 const isProcessorCode = (code: string | undefined) => !!code && /^[23]\d{3}$/.test(code);
 
-export const within = (ms: number, signal?: AbortSignal) => (signal ? AbortSignal.any([signal, AbortSignal.timeout(ms)]) : AbortSignal.timeout(ms));
-
 /** One POST of one document. */
 export async function post<T>(endpoint: Endpoint, query: string, variables: Record<string, unknown>, signal: AbortSignal): Promise<Answer<T>> {
   let response: Response;

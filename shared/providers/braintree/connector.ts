@@ -13,6 +13,7 @@
  */
 import { logger } from '../../logger.ts';
 import { providerDeadlines } from '../deadlines.ts';
+import { within } from '../transport.ts';
 import type {
   AuthorizeRequest,
   AuthorizeResult,
@@ -25,7 +26,7 @@ import type {
 } from '../types.ts';
 import { sameAmount, toBraintreeAmount, UnsupportedAmount } from './amounts.ts';
 import { inFlight, lookupAttempt, reverseAttempt } from './attempts.ts';
-import { type Endpoint, endpointFor, failed, post, within } from './client.ts';
+import { type Endpoint, endpointFor, failed, post } from './client.ts';
 import type { BraintreeCredentials } from './credentials.ts';
 import { softReason } from './errors.ts';
 import { Failure, MerchantAccounts } from './merchant-accounts.ts';

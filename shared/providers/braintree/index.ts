@@ -1,5 +1,6 @@
+import { within } from '../transport.ts';
 import type { Mode, ProviderModule, Verification } from '../types.ts';
-import { endpointFor, post, within } from './client.ts';
+import { endpointFor, post } from './client.ts';
 import { BraintreeConnector } from './connector.ts';
 import { type BraintreeCredentials, braintreeCredentialsSchema } from './credentials.ts';
 import { VERIFY } from './queries.ts';
