@@ -13,6 +13,7 @@
  *   answers `received` (the final outcome comes later by webhook); `received` is ok.
  */
 import { providerDeadlines } from '../deadlines.ts';
+import { failedAuthorization, failedOperation } from '../failures.ts';
 import { within } from '../transport.ts';
 import type { AuthorizeRequest, AuthorizeResult, Connector, LookupResult, MappedFailure, OperationResult } from '../types.ts';
 import { adyenValue } from './amounts.ts';
@@ -20,11 +21,6 @@ import { adyenKey, type Answer, type CheckoutClient, derivedKey, idempotent, sen
 import type { AdyenCredentials } from './credentials.ts';
 import { mapPaymentResult } from './errors.ts';
 import { paymentRequest, tokenOf } from './payments.ts';
-
-const failedOperation = (failure: MappedFailure): OperationResult => ({
-  ok: false,
-  reason: failure.class === 'unknown' ? 'unknown' : failure.class === 'outage' ? 'provider_down' : 'processing_error',
-});
 
 type PaymentOutcome = { approved: { reference: string; providerToken: string } } | { failure: MappedFailure; answered: boolean };
 
@@ -42,10 +38,7 @@ export class AdyenConnector implements Connector {
     const latencyMs = () => Math.ceil(performance.now() - started);
     const outcome = await this.pay(request, within(providerDeadlines.authorizeMs, request.signal));
     if ('approved' in outcome) return { outcome: 'approved', ...outcome.approved, latencyMs: latencyMs() };
-    const { failure } = outcome;
-    if (failure.class === 'hard') return { outcome: 'declined', declineCode: failure.declineCode, latencyMs: latencyMs() };
-    if (failure.class === 'unknown') return { outcome: 'unknown', latencyMs: latencyMs() };
-    return { outcome: 'soft_failure', reason: failure.class === 'outage' ? 'provider_down' : 'processing_error', latencyMs: latencyMs() };
+    return failedAuthorization(outcome.failure, latencyMs());
   }
 
   /**

@@ -1,6 +1,7 @@
 import { providerDeadlines } from '../deadlines.ts';
+import { failedOperation } from '../failures.ts';
 import type { LookupResult, OperationResult } from '../types.ts';
-import { type Endpoint, failed } from './client.ts';
+import type { Endpoint } from './client.ts';
 import { mostTelling, reverseTransaction, searchByOrderId, transactionState, vaultedToken } from './transactions.ts';
 
 /** Braintree keeps working on a request for up to 60 s after the client gave up ("gateway timeout"). */
@@ -33,7 +34,7 @@ export async function lookupAttempt(endpoint: Endpoint, idempotencyKey: string, 
 /** Voids whatever authorization is held under our key; never "nothing held" while a request under it may still land. */
 export async function reverseAttempt(endpoint: Endpoint, idempotencyKey: string): Promise<OperationResult> {
   const found = await searchByOrderId(endpoint, idempotencyKey, AbortSignal.timeout(providerDeadlines.operationMs));
-  if (!found.ok) return failed(found);
+  if (!found.ok) return failedOperation(found.failure);
   for (const tx of found.data) {
     const state = transactionState(tx);
     if (state.kind === 'pending') return { ok: false, reason: 'unknown' };

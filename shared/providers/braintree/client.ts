@@ -3,9 +3,9 @@
  * `public_key:private_key`, `Braintree-Version` pinned, the documents in queries.ts. The answer is data, or a failure
  * already mapped (errors.ts).
  */
-import type { MappedFailure, Mode, OperationResult } from '../types.ts';
+import type { MappedFailure, Mode } from '../types.ts';
 import type { BraintreeCredentials } from './credentials.ts';
-import { mapGraphQLErrorClass, mapHttpStatus, mapProcessorResponse, mapTransportError, softReason } from './errors.ts';
+import { mapGraphQLErrorClass, mapHttpStatus, mapProcessorResponse, mapTransportError } from './errors.ts';
 
 /** The API version we wrote the documents against: the date of the schema snapshot in provider-contracts. */
 export const BRAINTREE_VERSION = '2025-04-29';
@@ -89,9 +89,3 @@ const explain = (error: unknown): string => {
   const e = error as { name?: string; message?: string; cause?: { code?: string } };
   return [e.name, e.cause?.code, e.message].filter(Boolean).join(': ');
 };
-
-/** A failed call as an operation's answer: unknown stays unknown, the rest did nothing. */
-export const failed = (answer: { failure: MappedFailure }): OperationResult => ({
-  ok: false,
-  reason: answer.failure.class === 'unknown' ? 'unknown' : softReason(answer.failure.class),
-});

@@ -13,22 +13,13 @@
  */
 import { logger } from '../../logger.ts';
 import { providerDeadlines } from '../deadlines.ts';
+import { failedAuthorization, failedOperation, softReason } from '../failures.ts';
 import { within } from '../transport.ts';
-import type {
-  AuthorizeRequest,
-  AuthorizeResult,
-  Connector,
-  ConnectorAccountRef,
-  LookupResult,
-  MappedFailure,
-  OperationResult,
-  SoftFailure,
-} from '../types.ts';
+import type { AuthorizeRequest, AuthorizeResult, Connector, ConnectorAccountRef, LookupResult, OperationResult, SoftFailure } from '../types.ts';
 import { sameAmount, toBraintreeAmount, UnsupportedAmount } from './amounts.ts';
 import { inFlight, lookupAttempt, reverseAttempt } from './attempts.ts';
-import { type Endpoint, endpointFor, failed, post } from './client.ts';
+import { type Endpoint, endpointFor, post } from './client.ts';
 import type { BraintreeCredentials } from './credentials.ts';
-import { softReason } from './errors.ts';
 import { Failure, MerchantAccounts } from './merchant-accounts.ts';
 import { AUTHORIZE_PAYMENT_METHOD, CAPTURE_TRANSACTION, REFUND_TRANSACTION, TOKENIZE_CREDIT_CARD } from './queries.ts';
 import { readTransaction, reverseTransaction, SETTLED, transactionState, vaultedToken, type WireTransaction } from './transactions.ts';
@@ -84,7 +75,7 @@ export class BraintreeConnector implements Connector {
       if (!tokenized.ok) {
         if (signal.aborted) return { outcome: 'unknown', latencyMs: latencyMs() };
         if (tokenized.failure.class === 'hard') return { outcome: 'declined', declineCode: tokenized.failure.declineCode, latencyMs: latencyMs() };
-        return soft(tokenized.failure.class === 'outage' ? 'provider_down' : 'processing_error');
+        return soft(softReason(tokenized.failure.class));
       }
       paymentMethodId = tokenized.data.tokenizeCreditCard.paymentMethod?.id;
       if (!paymentMethodId) return soft('processing_error');
@@ -111,11 +102,11 @@ export class BraintreeConnector implements Connector {
       signal,
     );
     if (answer.ok || answer.failure.class !== 'unknown') inFlight.delete(key);
-    if (!answer.ok) return this.authorizeFailure(answer.failure, latencyMs());
+    if (!answer.ok) return failedAuthorization(answer.failure, latencyMs());
     const tx = answer.data.authorizePaymentMethod.transaction;
     if (!tx) return { outcome: 'unknown', latencyMs: latencyMs() };
     const state = transactionState(tx);
-    if (state.kind === 'failed') return this.authorizeFailure(state.failure, latencyMs());
+    if (state.kind === 'failed') return failedAuthorization(state.failure, latencyMs());
     if (state.kind !== 'held') return { outcome: 'unknown', latencyMs: latencyMs() };
     if (tx.amount?.currencyCode && tx.amount.currencyCode !== currency) {
       // Authorized in another currency than asked (a merchant account that is not the one we meant): never kept.
@@ -149,10 +140,10 @@ export class BraintreeConnector implements Connector {
       AbortSignal.timeout(providerDeadlines.operationMs),
     );
     if (answer.ok) return { ok: true, reference };
-    if (answer.failure.class !== 'soft') return failed(answer);
+    if (answer.failure.class !== 'soft') return failedOperation(answer.failure);
     // Refused: already captured (by our own earlier call whose answer was lost) is the same capture.
     const now = await readTransaction(this.endpoint, reference);
-    if (!now.ok) return failed(now);
+    if (!now.ok) return failedOperation(now.failure);
     const state = now.data && transactionState(now.data);
     const same = state?.kind === 'held' && state.captured && sameAmount(now.data!.amount?.value, amount, currency);
     return same ? { ok: true, reference } : { ok: false, reason: 'processing_error' };
@@ -161,7 +152,7 @@ export class BraintreeConnector implements Connector {
   async void(reference: string, idempotencyKey: string): Promise<OperationResult> {
     // Read first: reverseTransaction would also void a capture or refund a settled payment.
     const now = await readTransaction(this.endpoint, reference);
-    if (!now.ok) return failed(now);
+    if (!now.ok) return failedOperation(now.failure);
     if (!now.data) return { ok: false, reason: 'processing_error' };
     const state = transactionState(now.data);
     if (state.kind === 'released') return { ok: true, reference };
@@ -177,7 +168,7 @@ export class BraintreeConnector implements Connector {
       return { ok: false, reason: 'processing_error' };
     }
     const now = await readTransaction(this.endpoint, reference);
-    if (!now.ok) return failed(now);
+    if (!now.ok) return failedOperation(now.failure);
     const tx = now.data;
     if (!tx) return { ok: false, reason: 'processing_error' };
     // Refunded already under this key (an earlier call whose answer was lost): that refund is the answer.
@@ -198,14 +189,8 @@ export class BraintreeConnector implements Connector {
       { input: { clientMutationId: idempotencyKey, transactionId: reference, refund: { amount: value, orderId: idempotencyKey } } },
       AbortSignal.timeout(providerDeadlines.operationMs),
     );
-    if (!answer.ok) return failed(answer);
+    if (!answer.ok) return failedOperation(answer.failure);
     const refund = answer.data.refundTransaction.refund;
     return refund ? { ok: true, reference: refund.id } : { ok: false, reason: 'unknown' };
-  }
-
-  private authorizeFailure(failure: MappedFailure, latencyMs: number): AuthorizeResult {
-    if (failure.class === 'hard') return { outcome: 'declined', declineCode: failure.declineCode, latencyMs };
-    if (failure.class === 'unknown') return { outcome: 'unknown', latencyMs };
-    return { outcome: 'soft_failure', reason: softReason(failure.class), latencyMs };
   }
 }

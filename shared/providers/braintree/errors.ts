@@ -1,4 +1,4 @@
-import type { FailureClass, MappedFailure } from '../types.ts';
+import type { MappedFailure } from '../types.ts';
 
 /** `fetch` failed without an HTTP answer: classed the same at every provider. */
 export { mapTransportError } from '../transport.ts';
@@ -129,7 +129,3 @@ export function mapHttpStatus(status: number): MappedFailure {
   if (status === 429 || status >= 500) return outage;
   return soft();
 }
-
-/** Our SoftFailure reason for a failover class. */
-export const softReason = (failureClass: FailureClass): 'provider_down' | 'processing_error' =>
-  failureClass === 'outage' ? 'provider_down' : 'processing_error';

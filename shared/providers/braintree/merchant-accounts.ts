@@ -1,7 +1,7 @@
 import { providerDeadlines } from '../deadlines.ts';
+import { softReason } from '../failures.ts';
 import { type Endpoint, post } from './client.ts';
 import type { BraintreeCredentials } from './credentials.ts';
-import { softReason } from './errors.ts';
 import { DEFAULT_MERCHANT_ACCOUNT } from './queries.ts';
 
 /** A read that failed before anything was sent for money: the soft reason to give. */

@@ -1,7 +1,8 @@
 /** Transactions as the documents read them, what state each is in, and the calls that read or reverse one. */
 import { providerDeadlines } from '../deadlines.ts';
+import { failedOperation } from '../failures.ts';
 import type { MappedFailure, OperationResult } from '../types.ts';
-import { type Answer, type Endpoint, failed, post } from './client.ts';
+import { type Answer, type Endpoint, post } from './client.ts';
 import { mapGatewayRejection, mapProcessorResponse } from './errors.ts';
 import { REVERSE_TRANSACTION, SEARCH_BY_ORDER_ID, TRANSACTION_BY_ID } from './queries.ts';
 
@@ -92,11 +93,11 @@ export async function reverseTransaction(endpoint: Endpoint, transactionId: stri
     AbortSignal.timeout(providerDeadlines.operationMs),
   );
   if (!answer.ok) {
-    if (answer.failure.class !== 'soft') return failed(answer);
+    if (answer.failure.class !== 'soft') return failedOperation(answer.failure);
     // Refused: already voided (an earlier reversal whose answer was lost) is the same reversal.
     const now = await readTransaction(endpoint, transactionId);
     if (now.ok && now.data && transactionState(now.data).kind === 'released') return { ok: true, reference: transactionId };
-    return now.ok ? { ok: false, reason: 'processing_error' } : failed(now);
+    return now.ok ? { ok: false, reason: 'processing_error' } : failedOperation(now.failure);
   }
   return answer.data.reverseTransaction.reversal ? { ok: true, reference: transactionId } : { ok: false, reason: 'unknown' };
 }
