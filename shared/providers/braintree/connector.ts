@@ -16,7 +16,7 @@ import { providerDeadlines } from '../deadlines.ts';
 import { failedAuthorization, failedOperation, softReason } from '../failures.ts';
 import { within } from '../transport.ts';
 import type { AuthorizeRequest, AuthorizeResult, Connector, ConnectorAccountRef, LookupResult, OperationResult, SoftFailure } from '../types.ts';
-import { sameAmount, toBraintreeAmount, UnsupportedAmount } from './amounts.ts';
+import { braintreeAmount, sameAmount } from './amounts.ts';
 import { inFlight, lookupAttempt, reverseAttempt } from './attempts.ts';
 import { type Endpoint, endpointFor, post } from './client.ts';
 import type { BraintreeCredentials } from './credentials.ts';
@@ -45,13 +45,8 @@ export class BraintreeConnector implements Connector {
     const key = request.idempotencyKey;
     const currency = request.currency.toUpperCase();
 
-    let amount: string;
-    try {
-      amount = toBraintreeAmount(request.amount, currency);
-    } catch (error) {
-      if (error instanceof UnsupportedAmount) return soft('processing_error');
-      throw error;
-    }
+    const amount = braintreeAmount(request.amount, currency);
+    if (amount === undefined) return soft('processing_error');
     const merchantAccountId = await this.merchantAccounts.accountFor(currency);
     if (merchantAccountId === null) return soft('processing_error');
     if (merchantAccountId instanceof Failure) return soft(merchantAccountId.reason);
@@ -127,12 +122,8 @@ export class BraintreeConnector implements Connector {
   }
 
   async capture(reference: string, amount: number, currency: string, idempotencyKey: string): Promise<OperationResult> {
-    let value: string;
-    try {
-      value = toBraintreeAmount(amount, currency);
-    } catch {
-      return { ok: false, reason: 'processing_error' };
-    }
+    const value = braintreeAmount(amount, currency);
+    if (value === undefined) return { ok: false, reason: 'processing_error' };
     const answer = await post<{ captureTransaction: { transaction: WireTransaction | null } }>(
       this.endpoint,
       CAPTURE_TRANSACTION,
@@ -161,12 +152,8 @@ export class BraintreeConnector implements Connector {
   }
 
   async refund(reference: string, amount: number, currency: string, idempotencyKey: string): Promise<OperationResult> {
-    let value: string;
-    try {
-      value = toBraintreeAmount(amount, currency);
-    } catch {
-      return { ok: false, reason: 'processing_error' };
-    }
+    const value = braintreeAmount(amount, currency);
+    if (value === undefined) return { ok: false, reason: 'processing_error' };
     const now = await readTransaction(this.endpoint, reference);
     if (!now.ok) return failedOperation(now.failure);
     const tx = now.data;
