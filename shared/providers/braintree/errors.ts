@@ -1,8 +1,5 @@
 import type { MappedFailure } from '../types.ts';
 
-/** `fetch` failed without an HTTP answer: classed the same at every provider. */
-export { mapTransportError } from '../transport.ts';
-
 /**
  * Braintree's error map (DECISIONS "Error map"): its raw answers → our `decline_code` (Stripe's vocabulary) and a class.
  * `hard` is the card's final answer (no failover); `soft` a processing error and `outage` an unreachable provider (both
@@ -13,6 +10,9 @@ export { mapTransportError } from '../transport.ts';
  * or FAILED; the newest `statusHistory` event carries the processor response code (`legacyCode`) or the gateway
  * rejection reason. Everything else goes wrong as a GraphQL error (`extensions.errorClass`) or at the HTTP level.
  */
+
+/** `fetch` failed without an HTTP answer: classed the same at every provider. */
+export { mapTransportError } from '../transport.ts';
 
 const hard = (declineCode: string): MappedFailure => ({ declineCode, class: 'hard' });
 const soft = (declineCode = 'processing_error'): MappedFailure => ({ declineCode, class: 'soft' });
