@@ -761,10 +761,12 @@ describe('the Adyen error map', () => {
   it('classes a connection that never opened as an outage, and a timeout or lost connection as unknown', () => {
     const refused = new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
     const multiAddress = new TypeError('fetch failed', { cause: new AggregateError([Object.assign(new Error('x'), { code: 'ENETUNREACH' })]) });
+    const noAddress = new TypeError('fetch failed', { cause: Object.assign(new Error('connect EADDRNOTAVAIL'), { code: 'EADDRNOTAVAIL' }) });
     const closed = new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
     const timeout = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
     expect(mapTransportError(refused).class).toBe('outage');
     expect(mapTransportError(multiAddress).class).toBe('outage');
+    expect(mapTransportError(noAddress).class).toBe('outage');
     expect(mapTransportError(closed).class).toBe('unknown');
     expect(mapTransportError(timeout).class).toBe('unknown');
     expect(mapTransportError(timeout, { sent: false }).class).toBe('outage');

@@ -508,6 +508,7 @@ describe('the error map', () => {
   it.each([
     ['ECONNREFUSED', 'outage'],
     ['ENOTFOUND', 'outage'],
+    ['EADDRNOTAVAIL', 'outage'],
     ['ETIMEDOUT', 'unknown'],
     ['ECONNRESET', 'unknown'],
     ['EPIPE', 'unknown'],

@@ -7,6 +7,9 @@
  */
 import type { FailureClass, MappedFailure } from '../types.ts';
 
+/** A request that got no answer is classed the same at every provider. */
+export { mapTransportError } from '../transport.ts';
+
 type Row = readonly [adyen: string, declineCode: string, failureClass: FailureClass];
 const rows = (entries: ReadonlyArray<readonly [string, ...Row]>): ReadonlyMap<string, Row> => new Map(entries.map(([key, ...row]) => [key, row]));
 const mapped = ([, declineCode, failureClass]: Row): MappedFailure => ({ declineCode, class: failureClass });
@@ -116,24 +119,6 @@ export const HTTP_STATUSES = rows([
 const OTHER_CLIENT_ERROR: Row = ['4xx', 'processing_error', 'soft'];
 const OTHER_SERVER_ERROR: Row = ['5xx', 'processing_error', 'outage'];
 
-/**
- * Transport failures: an error code proving nothing reached Adyen (no connection, name not resolved, TLS refused)
- * is an outage; anything after the request may have left (a timeout, a reset or closed socket) is unknown.
- */
-export const NOT_SENT_ERRORS: ReadonlySet<string> = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'CERT_HAS_EXPIRED',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
-
 /** What an authorization's `resultCode` means: `approved`, or the failure it is. */
 export function mapPaymentResult(answer: { resultCode?: string; refusalReasonCode?: string; refusalReasonRaw?: string }): 'approved' | MappedFailure {
   const { resultCode, refusalReasonCode, refusalReasonRaw } = answer;
@@ -152,21 +137,4 @@ export function mapPaymentResult(answer: { resultCode?: string; refusalReasonCod
 export function mapErrorAnswer(status: number, errorCode?: string): MappedFailure {
   const row = ERROR_CODES.get(errorCode ?? '') ?? HTTP_STATUSES.get(String(status)) ?? (status >= 500 ? OTHER_SERVER_ERROR : OTHER_CLIENT_ERROR);
   return mapped(row);
-}
-
-/** A request that got no answer: an outage when it provably never left, else unknown. */
-export function mapTransportError(error: unknown, { sent = true }: { sent?: boolean } = {}): MappedFailure {
-  const notSent = !sent || errorCodes(error).some((code) => NOT_SENT_ERRORS.has(code));
-  return { declineCode: 'processing_error', class: notSent ? 'outage' : 'unknown' };
-}
-
-/** The `code`s of an error, its causes and (for a connection tried on several addresses) their aggregated errors. */
-function errorCodes(error: unknown, depth = 0): string[] {
-  if (!error || typeof error !== 'object' || depth > 5) return [];
-  const { code, cause, errors } = error as { code?: unknown; cause?: unknown; errors?: unknown };
-  return [
-    ...(typeof code === 'string' ? [code] : []),
-    ...errorCodes(cause, depth + 1),
-    ...(Array.isArray(errors) ? errors.flatMap((e) => errorCodes(e, depth + 1)) : []),
-  ];
 }

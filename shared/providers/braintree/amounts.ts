@@ -23,6 +23,16 @@ export function toBraintreeAmount(minor: number, currency: string): string {
   return `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
 }
 
+/** `minor` as Braintree's `Amount`, or undefined when Braintree cannot carry it (UnsupportedAmount). */
+export function braintreeAmount(minor: number, currency: string): string | undefined {
+  try {
+    return toBraintreeAmount(minor, currency);
+  } catch (error) {
+    if (error instanceof UnsupportedAmount) return undefined;
+    throw error;
+  }
+}
+
 /**
  * "10.5" / "10.50" / "10" USD → 1050 / 1050 / 1000; "1000" JPY → 1000; "1.250" KWD → 1250. Throws on anything that is
  * not a plain non-negative decimal, or that has non-zero digits beyond the currency's exponent (it would not be a
@@ -37,4 +47,13 @@ export function fromBraintreeAmount(value: string, currency: string): number {
   const minor = Number(`${whole}${fraction.slice(0, exponent).padEnd(exponent, '0')}`);
   if (!Number.isSafeInteger(minor)) throw new UnsupportedAmount(`${value} ${currency} is too large`);
   return minor;
+}
+
+/** Whether Braintree's `value` is our `minor` amount (false when it is not an amount at all). */
+export function sameAmount(value: string | null | undefined, minor: number, currency: string): boolean {
+  try {
+    return value != null && fromBraintreeAmount(value, currency) === minor;
+  } catch {
+    return false;
+  }
 }

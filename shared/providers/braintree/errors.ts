@@ -1,4 +1,4 @@
-import type { FailureClass, MappedFailure } from '../types.ts';
+import type { MappedFailure } from '../types.ts';
 
 /**
  * Braintree's error map (DECISIONS "Error map"): its raw answers → our `decline_code` (Stripe's vocabulary) and a class.
@@ -10,6 +10,9 @@ import type { FailureClass, MappedFailure } from '../types.ts';
  * or FAILED; the newest `statusHistory` event carries the processor response code (`legacyCode`) or the gateway
  * rejection reason. Everything else goes wrong as a GraphQL error (`extensions.errorClass`) or at the HTTP level.
  */
+
+/** `fetch` failed without an HTTP answer: classed the same at every provider. */
+export { mapTransportError } from '../transport.ts';
 
 const hard = (declineCode: string): MappedFailure => ({ declineCode, class: 'hard' });
 const soft = (declineCode = 'processing_error'): MappedFailure => ({ declineCode, class: 'soft' });
@@ -126,35 +129,3 @@ export function mapHttpStatus(status: number): MappedFailure {
   if (status === 429 || status >= 500) return outage;
   return soft();
 }
-
-/**
- * `fetch` failed without an HTTP answer. Errors that happen before a byte of the request can have reached Braintree
- * (no connection, DNS, TLS) are an outage; anything later (timeout, abort, socket closed or reset) may hide a request
- * Braintree carried out: unknown.
- */
-const BEFORE_SENDING = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'CERT_HAS_EXPIRED',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
-
-export function mapTransportError(error: unknown): MappedFailure {
-  for (let cause: unknown = error, depth = 0; cause && depth < 5; cause = (cause as { cause?: unknown }).cause, depth++) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === 'string' && BEFORE_SENDING.has(code)) return outage;
-  }
-  return unknown;
-}
-
-/** Our SoftFailure reason for a failover class. */
-export const softReason = (failureClass: FailureClass): 'provider_down' | 'processing_error' =>
-  failureClass === 'outage' ? 'provider_down' : 'processing_error';

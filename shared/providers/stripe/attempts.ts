@@ -1,8 +1,9 @@
 import Stripe from 'stripe';
 import { providerDeadlines } from '../deadlines.ts';
+import { failedOperation } from '../failures.ts';
 import type { OperationResult } from '../types.ts';
 import { type Sent, send } from './client.ts';
-import { alreadyCanceled, failedOperation } from './intents.ts';
+import { alreadyCanceled } from './intents.ts';
 
 /**
  * How far back the strongly consistent list is read. Stripe Search is eventually consistent ("under normal

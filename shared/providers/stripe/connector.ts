@@ -1,10 +1,11 @@
 import type Stripe from 'stripe';
 import { providerDeadlines } from '../deadlines.ts';
+import { failedOperation } from '../failures.ts';
 import type { AuthorizeRequest, AuthorizeResult, Connector, LookupResult, OperationResult } from '../types.ts';
 import { toStripeAmount } from './amounts.ts';
 import { findIntent, reverseAttempt } from './attempts.ts';
 import { type Sent, send } from './client.ts';
-import { alreadyCanceled, authorizeAnswer, failedOperation, foundIn, type IntentParams, notSent, parseToken } from './intents.ts';
+import { alreadyCanceled, authorizeAnswer, foundIn, type IntentParams, notSent, parseToken } from './intents.ts';
 
 const timeout = providerDeadlines.operationMs;
 

@@ -1,4 +1,5 @@
 import Stripe from 'stripe';
+import { mapTransportError } from '../transport.ts';
 import type { FailureClass, MappedFailure } from '../types.ts';
 
 /** What Stripe answered when it did not answer with the object: its error body's fields and the HTTP status. */
@@ -55,20 +56,6 @@ export const ERROR_MAP: readonly Row[] = [
   { status: 404, class: 'soft' },
 ];
 
-/** Transport errors that prove the request never left this machine (no connection, name, route or TLS). */
-export const NOT_SENT_CODES: ReadonlySet<string> = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'CERT_HAS_EXPIRED',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
-
 export const UNKNOWN: MappedFailure = { declineCode: 'processing_error', class: 'unknown' };
 
 const matches = (row: Row, f: StripeFailure) =>
@@ -95,8 +82,7 @@ export function mapStripeFailure(failure: StripeFailure): MappedFailure {
  */
 export function classify(error: unknown): MappedFailure {
   if (error instanceof Stripe.errors.StripeConnectionError) {
-    const code = (error.detail as { code?: unknown } | undefined)?.code;
-    return typeof code === 'string' && NOT_SENT_CODES.has(code) ? { declineCode: 'processing_error', class: 'outage' } : UNKNOWN;
+    return mapTransportError(error.detail);
   }
   if (error instanceof Stripe.errors.StripeError) {
     return mapStripeFailure({ status: error.statusCode, type: error.rawType, code: error.code, declineCode: error.decline_code });

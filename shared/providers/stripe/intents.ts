@@ -1,5 +1,6 @@
 import type Stripe from 'stripe';
-import type { AuthorizeResult, LookupResult, MappedFailure, OperationResult } from '../types.ts';
+import { failedAuthorization } from '../failures.ts';
+import type { AuthorizeResult, LookupResult } from '../types.ts';
 import type { Sent } from './client.ts';
 import { mapStripeFailure } from './errors.ts';
 
@@ -55,19 +56,6 @@ export function authorizeAnswer(sent: Sent<Stripe.PaymentIntent>, latencyMs: num
   if (found.found === 'declined') return { outcome: 'declined', declineCode: found.declineCode, latencyMs };
   if (found.found === 'none') return { outcome: 'soft_failure', reason: 'processing_error', latencyMs };
   return { outcome: 'unknown', latencyMs };
-}
-
-export function failedAuthorization(failure: MappedFailure, latencyMs: number): AuthorizeResult {
-  if (failure.class === 'hard') return { outcome: 'declined', declineCode: failure.declineCode, latencyMs };
-  if (failure.class === 'soft') return { outcome: 'soft_failure', reason: 'processing_error', latencyMs };
-  if (failure.class === 'outage') return { outcome: 'soft_failure', reason: 'provider_down', latencyMs };
-  return { outcome: 'unknown', latencyMs };
-}
-
-/** A capture, void, refund or reversal that did not go through: refused (nothing happened), down, or unknown. */
-export function failedOperation(failure: MappedFailure): Extract<OperationResult, { ok: false }> {
-  if (failure.class === 'unknown') return { ok: false, reason: 'unknown' };
-  return { ok: false, reason: failure.class === 'outage' ? 'provider_down' : 'processing_error' };
 }
 
 /** A refusal made here, before anything is sent (an amount Stripe cannot take, a token that is not ours). */

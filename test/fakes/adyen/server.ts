@@ -15,8 +15,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Faults } from '../faults.ts';
 import { listen } from '../listen.ts';
-import type { FakeFault, FakeHold, FakeOperation, FakeRequest, FakeServer } from '../types.ts';
+import type { FakeHold, FakeOperation, FakeRequest, FakeServer } from '../types.ts';
 import { type AdyenRefusal, behaviourOf, brandOf, LATER_CHARGE_REFUSAL, refusalOfCode } from './cards.ts';
 import { CONTRACT_PATHS, type ContractPath, requestProblem, responseProblem } from './contract.ts';
 
@@ -117,16 +118,7 @@ export async function startAdyenFake(options: { port?: number } = {}): Promise<A
   /** `merchantAccount \n reference` of every technical cancel: an authorization landing later is cancelled too */
   const cancelledReferences = new Set<string>();
   const storedCards = new Map<string, StoredCard>();
-  const faults = new Map<FakeOperation, { fault: FakeFault; remaining: number }[]>();
-  const timers = new Set<NodeJS.Timeout>();
-
-  const takeFault = (operation: FakeOperation): FakeFault | undefined => {
-    const queue = faults.get(operation);
-    const next = queue?.[0];
-    if (!next) return undefined;
-    if (--next.remaining <= 0) queue.shift();
-    return next.fault;
-  };
+  const faults = new Faults();
 
   const holdFor = (merchantAccount: string, psp: string) => {
     const hold = holds.get(psp);
@@ -306,7 +298,7 @@ export async function startAdyenFake(options: { port?: number } = {}): Promise<A
     const apiKey = req.headers['x-api-key'];
     const merchantAccounts = typeof apiKey === 'string' ? API_KEYS.get(apiKey) : undefined;
     if (!merchantAccounts) return respond(res, route, serviceError(401, '000', 'HTTP Status Response - Unauthorized', 'security'));
-    const fault = takeFault(operation);
+    const fault = faults.take(operation);
     if (fault?.kind === 'status') {
       const text = STATUS_TEXT[fault.status] ?? `HTTP ${fault.status}`;
       return respond(res, route, serviceError(fault.status, '000', text, fault.status === 429 ? 'validation' : 'internal'));
@@ -333,16 +325,7 @@ export async function startAdyenFake(options: { port?: number } = {}): Promise<A
       }
     }
 
-    if (fault?.kind === 'accept_then_drop') return void req.socket.destroy();
-    if (fault?.kind === 'slow') {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        respond(res, route, answer, key);
-      }, fault.ms);
-      timers.add(timer);
-      return;
-    }
-    respond(res, route, answer, key);
+    faults.deliver(fault, req, () => respond(res, route, answer, key));
   }
 
   const server = createServer((req, res) => {
@@ -357,11 +340,7 @@ export async function startAdyenFake(options: { port?: number } = {}): Promise<A
     url: `http://127.0.0.1:${port}`,
     requests,
     contractViolations,
-    inject(operation, fault, times = 1) {
-      const queue = faults.get(operation) ?? [];
-      queue.push({ fault, remaining: times });
-      faults.set(operation, queue);
-    },
+    inject: (operation, fault, times) => faults.inject(operation, fault, times),
     clearFaults: () => faults.clear(),
     holds: () =>
       [...holds.values()].map(({ reference, idempotencyKey, amount, currency, state, captured, refunded }) => ({
@@ -374,8 +353,7 @@ export async function startAdyenFake(options: { port?: number } = {}): Promise<A
         refunded,
       })),
     close: async () => {
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
+      faults.dropHeldAnswers();
       server.closeAllConnections();
       await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
     },

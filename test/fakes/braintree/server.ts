@@ -15,6 +15,7 @@ import {
   validate,
 } from 'graphql';
 import type { BraintreeCredentials } from '../../../shared/providers/braintree/index.ts';
+import { Faults } from '../faults.ts';
 import { listen } from '../listen.ts';
 import type { FakeFault, FakeOperation, FakeRequest, FakeServer } from '../types.ts';
 import { type CallContext, FakeGateway, type FakeMerchant } from './gateway.ts';
@@ -99,13 +100,12 @@ export async function startBraintreeFake(options: { port?: number } = {}): Promi
   const schema = braintreeSchema();
   const gateway = new FakeGateway(FAKE_MERCHANTS);
   const requests: BraintreeFakeRequest[] = [];
-  const faults = new Map<FakeOperation, FakeFault[]>();
+  const faults = new Faults();
   const stalls = new Map<FakeOperation, PendingStall[]>();
   const sockets = new Set<Socket>();
-  const timers = new Set<NodeJS.Timeout>();
 
   const takeFault = (operation: FakeOperation, field: string): FakeFault | undefined =>
-    faults.get(operation)?.shift() ?? (field === 'reverseTransaction' ? faults.get('void')?.shift() : undefined);
+    faults.take(operation) ?? (field === 'reverseTransaction' ? faults.take('void') : undefined);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
@@ -182,19 +182,7 @@ export async function startBraintreeFake(options: { port?: number } = {}): Promi
       if (!record.idempotencyKey && context.idempotencyKey) record.idempotencyKey = context.idempotencyKey;
       stall?.carriedOut();
       const payload = { ...format(result), extensions: { requestId } };
-      if (fault?.kind === 'accept_then_drop') {
-        req.socket.destroy();
-        return;
-      }
-      if (fault?.kind === 'slow') {
-        const timer = setTimeout(() => {
-          timers.delete(timer);
-          answer(200, payload);
-        }, fault.ms);
-        timers.add(timer);
-        return;
-      }
-      return answer(200, payload);
+      return faults.deliver(fault, req, () => answer(200, payload));
     }
     const context: CallContext = { merchant };
     const result = await run(document, body, context);
@@ -231,14 +219,8 @@ export async function startBraintreeFake(options: { port?: number } = {}): Promi
     url: `http://127.0.0.1:${port}`,
     requests,
     gateway,
-    inject(operation, fault, times = 1) {
-      const queue = faults.get(operation) ?? [];
-      for (let i = 0; i < times; i++) queue.push(fault);
-      faults.set(operation, queue);
-    },
-    clearFaults() {
-      faults.clear();
-    },
+    inject: (operation, fault, times) => faults.inject(operation, fault, times),
+    clearFaults: () => faults.clear(),
     stall(operation) {
       let arrived!: () => void;
       let open!: () => void;
@@ -257,7 +239,7 @@ export async function startBraintreeFake(options: { port?: number } = {}): Promi
     },
     holds: () => gateway.holds(),
     async close() {
-      for (const timer of timers) clearTimeout(timer);
+      faults.dropHeldAnswers();
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
     },

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { pathToFileURL } from 'node:url';
+import { Faults } from '../faults.ts';
 import { listen } from '../listen.ts';
-import type { FakeFault, FakeHold, FakeOperation, FakeRequest, FakeServer } from '../types.ts';
+import type { FakeHold, FakeOperation, FakeRequest, FakeServer } from '../types.ts';
 import type { Answer } from './answers.ts';
 import { StripeBook } from './book.ts';
 import { type Form, parseForm, text } from './form.ts';
@@ -77,8 +78,7 @@ export async function startStripeFake(options: { port?: number; searchLagMs?: nu
   );
   const saved = new Map<string, Saved>();
   const requests: StripeFakeRequest[] = [];
-  const faults = new Map<FakeOperation, FakeFault[]>();
-  const timers = new Set<NodeJS.Timeout>();
+  const faults = new Faults();
 
   const answer = (res: ServerResponse, { status, body }: Pick<Answer, 'status' | 'body'>, replayed = false) => {
     if (res.destroyed) return;
@@ -133,8 +133,7 @@ export async function startStripeFake(options: { port?: number; searchLagMs?: nu
         body: errorBody({ type: 'invalid_request_error', message: `Unrecognized request URL (${method}: ${url.pathname}).` }),
       });
 
-    const queue = faults.get(route.operation);
-    const fault = queue?.shift();
+    const fault = faults.take(route.operation);
     if (fault?.kind === 'status') return answer(res, { status: fault.status, body: errorBody(statusError(fault.status)) });
     if (fault?.kind === 'decline' && !route.createsIntent) return answer(res, { status: 402, body: errorBody(cardError(fault.code)) });
     const decline = fault?.kind === 'decline' ? fault.code : undefined;
@@ -142,15 +141,7 @@ export async function startStripeFake(options: { port?: number; searchLagMs?: nu
     const result = idempotent(key, `${method} ${url.pathname}`, idempotencyKey, form, () =>
       route.run(book, form, { livemode, idempotencyKey, decline }),
     );
-    if (fault?.kind === 'accept_then_drop') return void req.socket.destroy();
-    if (fault?.kind === 'slow') {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        answer(res, result, result.replayed);
-      }, fault.ms);
-      return void timers.add(timer);
-    }
-    answer(res, result, result.replayed);
+    faults.deliver(fault, req, () => answer(res, result, result.replayed));
   }
 
   const server = createServer((req, res) => {
@@ -162,14 +153,12 @@ export async function startStripeFake(options: { port?: number; searchLagMs?: nu
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    inject(operation, fault, times = 1) {
-      faults.set(operation, [...(faults.get(operation) ?? []), ...Array.from({ length: times }, () => fault)]);
-    },
+    inject: (operation, fault, times) => faults.inject(operation, fault, times),
     clearFaults: () => faults.clear(),
     holds: (): FakeHold[] => every().map((hold) => ({ ...hold })),
     backdate: (ms) => books.forEach((book) => book.backdate(ms)),
     async close() {
-      for (const timer of timers) clearTimeout(timer);
+      faults.dropHeldAnswers();
       server.closeAllConnections();
       await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
     },

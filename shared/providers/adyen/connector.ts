@@ -1,0 +1,136 @@
+/**
+ * Adyen's live connector on Checkout v72 (client.ts):
+ * - authorize: POST /payments with the raw card and `additionalData.manualCapture`, our attempt id as `reference`
+ *   and `Idempotency-Key`. With `storeFor` the card is stored (`storePaymentMethod`, `shopperReference`,
+ *   `Subscription`); the provider token is `<storedPaymentMethodId>:<shopperReference>`, and a charge on it is a
+ *   merchant-initiated `ContAuth` + `Subscription` payment.
+ * - lookup: Checkout has no read by reference. With the original request, the same POST /payments again under the
+ *   same key: Adyen answers what it stored for the key (or carries the request out now, if the first never arrived).
+ *   Without it the answer is `unknown` (reverse by reference is what makes such an attempt safe).
+ * - reverse: POST /cancels by our reference (the "technical cancel"): cancels the authorization under the reference,
+ *   also one that is still in flight and lands later.
+ * - capture / void / refund: POST /payments/{pspReference}/captures | cancels | refunds, each under our key. Adyen
+ *   answers `received` (the final outcome comes later by webhook); `received` is ok.
+ */
+import { providerDeadlines } from '../deadlines.ts';
+import { failedAuthorization, failedOperation } from '../failures.ts';
+import { within } from '../transport.ts';
+import type { AuthorizeRequest, AuthorizeResult, Connector, LookupResult, MappedFailure, OperationResult } from '../types.ts';
+import { adyenValue } from './amounts.ts';
+import { adyenKey, type Answer, type CheckoutClient, derivedKey, idempotent, send } from './client.ts';
+import type { AdyenCredentials } from './credentials.ts';
+import { mapPaymentResult } from './errors.ts';
+import { paymentRequest, tokenOf } from './payments.ts';
+
+type PaymentOutcome = { approved: { reference: string; providerToken: string } } | { failure: MappedFailure; answered: boolean };
+
+export class AdyenConnector implements Connector {
+  readonly name = 'adyen' as const;
+
+  constructor(
+    private readonly credentials: AdyenCredentials,
+    private readonly client: CheckoutClient,
+  ) {}
+
+  async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
+    const started = performance.now();
+    // Rounded up: timers may fire a fraction of a millisecond early.
+    const latencyMs = () => Math.ceil(performance.now() - started);
+    const outcome = await this.pay(request, within(providerDeadlines.authorizeMs, request.signal));
+    if ('approved' in outcome) return { outcome: 'approved', ...outcome.approved, latencyMs: latencyMs() };
+    return failedAuthorization(outcome.failure, latencyMs());
+  }
+
+  /**
+   * With `replay`: the identical /payments request under the same Idempotency-Key, so Adyen answers what it stored for
+   * the key. An authorization found is used; a refusal is a decline; an Adyen answer that holds nothing (result
+   * `Error`, the request refused as invalid) is `none`; anything else (no answer, still in progress) stays unknown.
+   * Without `replay` Checkout offers no strongly consistent read by our reference: `unknown`.
+   */
+  async lookup(idempotencyKey: string, signal?: AbortSignal, replay?: AuthorizeRequest): Promise<LookupResult> {
+    if (!replay) return { found: 'unknown' };
+    const outcome = await this.pay({ ...replay, idempotencyKey }, within(providerDeadlines.lookupMs, signal));
+    if ('approved' in outcome) return { found: 'authorized', ...outcome.approved };
+    const { failure, answered } = outcome;
+    if (failure.class === 'hard') return { found: 'declined', declineCode: failure.declineCode };
+    if (answered && failure.class === 'soft') return { found: 'none' };
+    return { found: 'unknown' };
+  }
+
+  /** The technical cancel: POST /cancels by our reference, which Adyen applies to the payment now or when it lands. */
+  async reverse(idempotencyKey: string): Promise<OperationResult> {
+    const answer = await send(
+      (signal) =>
+        this.client.POST('/cancels', {
+          params: { header: { 'Idempotency-Key': derivedKey(idempotencyKey, 'reverse') } },
+          body: {
+            merchantAccount: this.credentials.merchant_account,
+            paymentReference: adyenKey(idempotencyKey),
+            reference: derivedKey(idempotencyKey, 'reverse'),
+          },
+          signal,
+        }),
+      within(providerDeadlines.operationMs),
+    );
+    return received(answer);
+  }
+
+  capture(reference: string, amount: number, currency: string, idempotencyKey: string): Promise<OperationResult> {
+    return this.modify('captures', reference, idempotencyKey, { amount, currency });
+  }
+
+  void(reference: string, idempotencyKey: string): Promise<OperationResult> {
+    return this.modify('cancels', reference, idempotencyKey);
+  }
+
+  refund(reference: string, amount: number, currency: string, idempotencyKey: string): Promise<OperationResult> {
+    return this.modify('refunds', reference, idempotencyKey, { amount, currency });
+  }
+
+  /** A modification of the payment `reference` (its pspReference), under our key: `money` for a capture or refund. */
+  private async modify(
+    kind: 'captures' | 'cancels' | 'refunds',
+    reference: string,
+    idempotencyKey: string,
+    money?: { amount: number; currency: string },
+  ): Promise<OperationResult> {
+    let amount = {};
+    if (money) {
+      const value = adyenValue(money.amount, money.currency);
+      if (value === undefined) return { ok: false, reason: 'processing_error' };
+      amount = { amount: { currency: money.currency.toUpperCase(), value } };
+    }
+    const answer = await send(
+      (signal) =>
+        this.client.POST(`/payments/{paymentPspReference}/${kind}`, {
+          params: { path: { paymentPspReference: reference }, ...idempotent(idempotencyKey) },
+          body: { merchantAccount: this.credentials.merchant_account, ...amount, reference: adyenKey(idempotencyKey) },
+          signal,
+        }),
+      within(providerDeadlines.operationMs),
+    );
+    return received(answer);
+  }
+
+  /** POST /payments for `request`, and what the answer means. */
+  private async pay(request: AuthorizeRequest, signal: AbortSignal): Promise<PaymentOutcome> {
+    const body = paymentRequest(request, this.credentials.merchant_account);
+    if ('failure' in body) return { failure: body.failure, answered: false };
+    const answer = await send(
+      (s) => this.client.POST('/payments', { params: idempotent(request.idempotencyKey), body: body.request, signal: s }),
+      signal,
+    );
+    if (!answer.ok) return { failure: answer.failure, answered: answer.status === 422 };
+    const result = mapPaymentResult({ ...answer.data, refusalReasonRaw: answer.data.additionalData?.refusalReasonRaw });
+    if (result !== 'approved') return { failure: result, answered: true };
+    if (!answer.data.pspReference) return { failure: { declineCode: 'processing_error', class: 'unknown' }, answered: false };
+    return { approved: { reference: answer.data.pspReference, providerToken: tokenOf(request, body.request, answer.data) } };
+  }
+}
+
+/** A modification's answer: ok once Adyen has `received` it (the outcome comes later, by webhook). */
+function received(answer: Answer<{ status: string; pspReference: string }>): OperationResult {
+  if (answer.ok && answer.data.status === 'received') return { ok: true, reference: answer.data.pspReference };
+  // A 2xx whose status is not `received` is not an answer the contract allows: nothing can be said of its outcome.
+  return failedOperation(answer.ok ? { declineCode: 'processing_error', class: 'unknown' } : answer.failure);
+}

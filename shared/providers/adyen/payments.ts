@@ -1,0 +1,89 @@
+import type { AuthorizeRequest, MappedFailure } from '../types.ts';
+import { adyenValue } from './amounts.ts';
+import type { components } from './checkout-v72.d.ts';
+import { adyenKey } from './client.ts';
+
+type PaymentRequest = components['schemas']['PaymentRequest'];
+type PaymentResponse = components['schemas']['PaymentResponse'];
+
+/**
+ * Adyen's `returnUrl` is required by the contract but only used to bring back a redirected shopper; this service
+ * never redirects one (server-to-server, 3D Secure not attempted), so it points nowhere (RFC 2606 `.invalid`).
+ */
+const RETURN_URL = 'https://no-redirect.invalid/adyen';
+
+const TOKEN_SEPARATOR = ':';
+/** The provider token of a stored card: Adyen's stored payment method id and the shopper reference it belongs to. */
+export const providerTokenOf = (storedPaymentMethodId: string, shopperReference: string) =>
+  `${storedPaymentMethodId}${TOKEN_SEPARATOR}${shopperReference}`;
+export function parseProviderToken(token: string): { storedPaymentMethodId: string; shopperReference: string } | undefined {
+  const at = token.indexOf(TOKEN_SEPARATOR);
+  if (at <= 0 || at === token.length - 1) return undefined;
+  return { storedPaymentMethodId: token.slice(0, at), shopperReference: token.slice(at + 1) };
+}
+
+/** The /payments body: a raw card (stored for later when `storeFor` asks), or a charge on a stored card. */
+export function paymentRequest(request: AuthorizeRequest, merchantAccount: string): { request: PaymentRequest } | { failure: MappedFailure } {
+  const value = adyenValue(request.amount, request.currency);
+  // Not expressible in Adyen's minor units (e.g. IDR with cents): not the card's answer; another provider may take it.
+  if (value === undefined) return { failure: { declineCode: 'processing_error', class: 'soft' } };
+  const base = {
+    merchantAccount,
+    amount: { currency: request.currency.toUpperCase(), value },
+    reference: adyenKey(request.idempotencyKey),
+    returnUrl: RETURN_URL,
+    additionalData: { manualCapture: 'true' },
+    metadata: { paymentId: request.paymentId, attempt: String(request.attempt) },
+  } satisfies Partial<PaymentRequest>;
+  if (request.providerToken) {
+    const token = parseProviderToken(request.providerToken);
+    if (!token) return { failure: { declineCode: 'invalid_account', class: 'hard' } };
+    return {
+      request: {
+        ...base,
+        paymentMethod: { type: 'scheme', storedPaymentMethodId: token.storedPaymentMethodId },
+        shopperReference: token.shopperReference,
+        shopperInteraction: 'ContAuth',
+        recurringProcessingModel: 'Subscription',
+      },
+    };
+  }
+  const { card } = request;
+  if (!card) throw new Error('An Adyen authorization needs a card or a provider token');
+  const stored = request.storeFor
+    ? {
+        storePaymentMethod: true,
+        shopperReference: request.storeFor.customerReference,
+        recurringProcessingModel: 'Subscription' as const,
+        shopperInteraction: 'Ecommerce' as const,
+        ...(request.storeFor.email ? { shopperEmail: request.storeFor.email } : {}),
+      }
+    : {};
+  return {
+    request: {
+      ...base,
+      paymentMethod: {
+        type: 'scheme',
+        number: card.number,
+        expiryMonth: String(card.exp_month).padStart(2, '0'),
+        expiryYear: String(card.exp_year < 100 ? 2000 + card.exp_year : card.exp_year),
+        cvc: card.cvc,
+      },
+      // Server to server: no shopper to take through 3D Secure.
+      authenticationData: { attemptAuthentication: 'never' },
+      ...stored,
+    },
+  };
+}
+
+/**
+ * The card-on-file token of an approval: the one charged again, or the stored payment method Adyen returned
+ * (`tokenization.storedPaymentMethodId`; `recurring.recurringDetailReference` before v68), or '' (nothing stored).
+ */
+export function tokenOf(request: AuthorizeRequest, sent: PaymentRequest, answer: PaymentResponse): string {
+  if (request.providerToken) return request.providerToken;
+  const data = answer.additionalData ?? {};
+  const id = data['tokenization.storedPaymentMethodId'] ?? data['recurring.recurringDetailReference'];
+  const shopper = data['tokenization.shopperReference'] ?? data['recurring.shopperReference'] ?? sent.shopperReference;
+  return sent.storePaymentMethod && id && shopper ? providerTokenOf(id, shopper) : '';
+}

@@ -1,0 +1,183 @@
+/**
+ * Braintree's live connector on its GraphQL API (client.ts).
+ *
+ * Braintree has no idempotency-key header and does not deduplicate anything. What stands in for it:
+ * - authorize: our key is the transaction's `orderId` (searchable); `lookup` and `reverse` search by it. A request
+ *   whose answer was lost may still land for as long as Braintree's gateway works on it (60 s), so `reverse` never
+ *   answers "nothing is held" for a key this process sent within that window and found nothing under (the attempt
+ *   stays unknown; the reconciler reverses it later).
+ * - capture and void: the transaction's own status (a transaction is captured once, voided once); a retry reads it.
+ * - refund: our key is the refund's `orderId`; before refunding, the transaction's `refunds` are read and a refund
+ *   already made under the key is answered instead of refunding again.
+ * Every mutation also carries the key as `clientMutationId` (echoed, not deduplicated: for Braintree's logs and ours).
+ */
+import { logger } from '../../logger.ts';
+import { providerDeadlines } from '../deadlines.ts';
+import { failedAuthorization, failedOperation, softReason } from '../failures.ts';
+import { within } from '../transport.ts';
+import type { AuthorizeRequest, AuthorizeResult, Connector, ConnectorAccountRef, LookupResult, OperationResult, SoftFailure } from '../types.ts';
+import { braintreeAmount, sameAmount } from './amounts.ts';
+import { inFlight, lookupAttempt, reverseAttempt } from './attempts.ts';
+import { type Endpoint, endpointFor, post } from './client.ts';
+import type { BraintreeCredentials } from './credentials.ts';
+import { Failure, MerchantAccounts } from './merchant-accounts.ts';
+import { AUTHORIZE_PAYMENT_METHOD, CAPTURE_TRANSACTION, REFUND_TRANSACTION, TOKENIZE_CREDIT_CARD } from './queries.ts';
+import { readTransaction, reverseTransaction, SETTLED, transactionState, vaultedToken, type WireTransaction } from './transactions.ts';
+
+export class BraintreeConnector implements Connector {
+  readonly name = 'braintree' as const;
+  private readonly endpoint: Endpoint;
+  private readonly merchantAccounts: MerchantAccounts;
+
+  constructor(
+    credentials: BraintreeCredentials,
+    readonly account: ConnectorAccountRef,
+  ) {
+    this.endpoint = endpointFor(credentials, account.mode);
+    this.merchantAccounts = new MerchantAccounts(credentials, this.endpoint);
+  }
+
+  async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
+    const started = performance.now();
+    const latencyMs = () => Math.ceil(performance.now() - started);
+    const soft = (reason: SoftFailure): AuthorizeResult => ({ outcome: 'soft_failure', reason, latencyMs: latencyMs() });
+    const signal = within(providerDeadlines.authorizeMs, request.signal);
+    const key = request.idempotencyKey;
+    const currency = request.currency.toUpperCase();
+
+    const amount = braintreeAmount(request.amount, currency);
+    if (amount === undefined) return soft('processing_error');
+    const merchantAccountId = await this.merchantAccounts.accountFor(currency);
+    if (merchantAccountId === null) return soft('processing_error');
+    if (merchantAccountId instanceof Failure) return soft(merchantAccountId.reason);
+
+    let paymentMethodId = request.providerToken;
+    if (!paymentMethodId) {
+      if (!request.card) throw new Error('authorize needs a card or a providerToken');
+      const { number, exp_month, exp_year, cvc } = request.card;
+      const tokenized = await post<{ tokenizeCreditCard: { paymentMethod: { id: string } | null } }>(
+        this.endpoint,
+        TOKENIZE_CREDIT_CARD,
+        {
+          input: {
+            clientMutationId: key,
+            creditCard: { number, expirationMonth: String(exp_month).padStart(2, '0'), expirationYear: String(exp_year), cvv: cvc },
+          },
+        },
+        signal,
+      );
+      // Tokenizing moves no money: whatever happened to it, nothing is held.
+      if (!tokenized.ok) {
+        if (signal.aborted) return { outcome: 'unknown', latencyMs: latencyMs() };
+        if (tokenized.failure.class === 'hard') return { outcome: 'declined', declineCode: tokenized.failure.declineCode, latencyMs: latencyMs() };
+        return soft(softReason(tokenized.failure.class));
+      }
+      paymentMethodId = tokenized.data.tokenizeCreditCard.paymentMethod?.id;
+      if (!paymentMethodId) return soft('processing_error');
+    }
+
+    const transaction: Record<string, unknown> = { amount, orderId: key };
+    if (merchantAccountId) transaction.merchantAccountId = merchantAccountId;
+    if (request.providerToken) {
+      // A charge on the card on file, initiated by the merchant (a renewal).
+      transaction.paymentInitiator = 'RECURRING';
+    } else if (request.storeFor) {
+      // The first of a series, by the customer; the card is vaulted only if the authorization succeeds.
+      transaction.paymentInitiator = 'RECURRING_FIRST';
+      transaction.vaultPaymentMethodAfterTransacting = { when: 'ON_SUCCESSFUL_TRANSACTION' };
+      if (request.storeFor.email) transaction.customerDetails = { email: request.storeFor.email };
+    }
+    // The deadline passed before the money call: nothing was sent under the key.
+    if (signal.aborted) return { outcome: 'unknown', latencyMs: latencyMs() };
+    inFlight.set(key, Date.now());
+    const answer = await post<{ authorizePaymentMethod: { transaction: WireTransaction | null } }>(
+      this.endpoint,
+      AUTHORIZE_PAYMENT_METHOD,
+      { input: { clientMutationId: key, paymentMethodId, transaction } },
+      signal,
+    );
+    if (answer.ok || answer.failure.class !== 'unknown') inFlight.delete(key);
+    if (!answer.ok) return failedAuthorization(answer.failure, latencyMs());
+    const tx = answer.data.authorizePaymentMethod.transaction;
+    if (!tx) return { outcome: 'unknown', latencyMs: latencyMs() };
+    const state = transactionState(tx);
+    if (state.kind === 'failed') return failedAuthorization(state.failure, latencyMs());
+    if (state.kind !== 'held') return { outcome: 'unknown', latencyMs: latencyMs() };
+    if (tx.amount?.currencyCode && tx.amount.currencyCode !== currency) {
+      // Authorized in another currency than asked (a merchant account that is not the one we meant): never kept.
+      logger.error('Braintree authorized in the wrong currency; voiding it', { expected: currency, got: tx.amount.currencyCode, key });
+      const voided = await reverseTransaction(this.endpoint, tx.id, key);
+      return voided.ok ? soft('processing_error') : { outcome: 'declined', declineCode: 'currency_not_supported', latencyMs: latencyMs() };
+    }
+    return { outcome: 'approved', reference: tx.id, providerToken: request.providerToken ?? vaultedToken(tx), latencyMs: latencyMs() };
+  }
+
+  /** Braintree keeps no answer per key, so a replay would be a second authorization: the search by key answers. */
+  lookup(idempotencyKey: string, signal?: AbortSignal): Promise<LookupResult> {
+    return lookupAttempt(this.endpoint, idempotencyKey, signal);
+  }
+
+  reverse(idempotencyKey: string): Promise<OperationResult> {
+    return reverseAttempt(this.endpoint, idempotencyKey);
+  }
+
+  async capture(reference: string, amount: number, currency: string, idempotencyKey: string): Promise<OperationResult> {
+    const value = braintreeAmount(amount, currency);
+    if (value === undefined) return { ok: false, reason: 'processing_error' };
+    const answer = await post<{ captureTransaction: { transaction: WireTransaction | null } }>(
+      this.endpoint,
+      CAPTURE_TRANSACTION,
+      { input: { clientMutationId: idempotencyKey, transactionId: reference, transaction: { amount: value } } },
+      AbortSignal.timeout(providerDeadlines.operationMs),
+    );
+    if (answer.ok) return { ok: true, reference };
+    if (answer.failure.class !== 'soft') return failedOperation(answer.failure);
+    // Refused: already captured (by our own earlier call whose answer was lost) is the same capture.
+    const now = await readTransaction(this.endpoint, reference);
+    if (!now.ok) return failedOperation(now.failure);
+    const state = now.data && transactionState(now.data);
+    const same = state?.kind === 'held' && state.captured && sameAmount(now.data!.amount?.value, amount, currency);
+    return same ? { ok: true, reference } : { ok: false, reason: 'processing_error' };
+  }
+
+  async void(reference: string, idempotencyKey: string): Promise<OperationResult> {
+    // Read first: reverseTransaction would also void a capture or refund a settled payment.
+    const now = await readTransaction(this.endpoint, reference);
+    if (!now.ok) return failedOperation(now.failure);
+    if (!now.data) return { ok: false, reason: 'processing_error' };
+    const state = transactionState(now.data);
+    if (state.kind === 'released') return { ok: true, reference };
+    if (state.kind !== 'held' || state.captured) return { ok: false, reason: 'processing_error' };
+    return reverseTransaction(this.endpoint, reference, idempotencyKey);
+  }
+
+  async refund(reference: string, amount: number, currency: string, idempotencyKey: string): Promise<OperationResult> {
+    const value = braintreeAmount(amount, currency);
+    if (value === undefined) return { ok: false, reason: 'processing_error' };
+    const now = await readTransaction(this.endpoint, reference);
+    if (!now.ok) return failedOperation(now.failure);
+    const tx = now.data;
+    if (!tx) return { ok: false, reason: 'processing_error' };
+    // Refunded already under this key (an earlier call whose answer was lost): that refund is the answer.
+    const earlier = tx.refunds?.find((r) => r.orderId === idempotencyKey && r.status !== 'FAILED' && r.status !== 'VOIDED');
+    if (earlier) return { ok: true, reference: earlier.id };
+    const status = tx.status ?? '';
+    const untouched = !tx.refunds?.length && sameAmount(tx.amount?.value, amount, currency);
+    if (status === 'SUBMITTED_FOR_SETTLEMENT') {
+      // Braintree refunds settled transactions only; before settlement the whole capture can be voided instead.
+      return untouched ? reverseTransaction(this.endpoint, reference, idempotencyKey) : { ok: false, reason: 'processing_error' };
+    }
+    // A full refund by voiding the capture, answered before but lost.
+    if (status === 'VOIDED' && untouched) return { ok: true, reference };
+    if (!SETTLED.has(status)) return { ok: false, reason: 'processing_error' };
+    const answer = await post<{ refundTransaction: { refund: { id: string } | null } }>(
+      this.endpoint,
+      REFUND_TRANSACTION,
+      { input: { clientMutationId: idempotencyKey, transactionId: reference, refund: { amount: value, orderId: idempotencyKey } } },
+      AbortSignal.timeout(providerDeadlines.operationMs),
+    );
+    if (!answer.ok) return failedOperation(answer.failure);
+    const refund = answer.data.refundTransaction.refund;
+    return refund ? { ok: true, reference: refund.id } : { ok: false, reason: 'unknown' };
+  }
+}
