@@ -5,8 +5,10 @@ import type { CreateConnectorBody, UpdateConnectorBody } from '../schemas/connec
 import {
   type ConnectorRecord,
   connectorPage,
+  type ShownConnector,
   deleteConnector as deleteRecord,
   getConnector as getRecord,
+  getShownConnector,
   listConnectors,
   putConnector,
   updateConnector as updateRecord,
@@ -31,7 +33,7 @@ const credentialsSealer = sealer('connector-credentials/v1');
 
 export const modeOf = (merchant: Pick<Merchant, 'livemode'>): Mode => (merchant.livemode ? 'live' : 'test');
 
-const view = (c: ConnectorRecord, baseUrl: string) => ({
+const view = (c: ShownConnector, baseUrl: string) => ({
   id: c.id,
   object: 'connector' as const,
   provider: c.provider,
@@ -91,7 +93,9 @@ export async function createConnector(
   };
   const put = await putConnector(record, MAX_CONNECTORS_PER_MERCHANT);
   if (!put) throw new BadRequest('too_many_connectors', 'provider', `a merchant may connect at most ${MAX_CONNECTORS_PER_MERCHANT} accounts`);
-  return view(put.record, baseUrl);
+  // a retried create answers what its first run stored, unless that connector was deleted since
+  if (put.record.status === 'deleted') throw new NotFound();
+  return view({ ...put.record, status: put.record.status }, baseUrl);
 }
 
 export async function listConnectorsPage(merchant: Merchant, page: PageQuery, baseUrl: string) {
@@ -100,14 +104,14 @@ export async function listConnectorsPage(merchant: Merchant, page: PageQuery, ba
 }
 
 export async function getConnector(merchant: Merchant, id: string, baseUrl: string) {
-  const record = await getRecord(merchant.id, id, modeOf(merchant));
+  const record = await getShownConnector(merchant.id, id, modeOf(merchant));
   if (!record) throw new NotFound();
   return view(record, baseUrl);
 }
 
 export async function updateConnector(merchant: Merchant, id: string, input: v.InferOutput<typeof UpdateConnectorBody>, baseUrl: string) {
   const mode = modeOf(merchant);
-  const existing = await getRecord(merchant.id, id, mode);
+  const existing = await getShownConnector(merchant.id, id, mode);
   if (!existing) throw new NotFound();
   const checked = input.credentials ? await checkedCredentials(existing.provider, input.credentials, mode) : undefined;
   const updated = await updateRecord(merchant.id, id, mode, {
@@ -121,8 +125,12 @@ export async function updateConnector(merchant: Merchant, id: string, input: v.I
   return view(updated, baseUrl);
 }
 
+/**
+ * Deletes the account for the API and routing. Its record stays (deleted): payments it authorized are still
+ * captured, voided and refunded through it, and the reconciler can still finish their operations.
+ */
 export async function deleteConnector(merchant: Merchant, id: string) {
-  if (!(await getRecord(merchant.id, id, modeOf(merchant))) || !(await deleteRecord(merchant.id, id))) throw new NotFound();
+  if (!(await deleteRecord(merchant.id, id, modeOf(merchant), isoNow()))) throw new NotFound();
   return { id, object: 'connector' as const, deleted: true as const };
 }
 

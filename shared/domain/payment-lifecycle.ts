@@ -207,7 +207,6 @@ async function reserveRefund(merchant: Merchant, paymentId: string, refundId: st
       lease_until: clock.now() + OPERATION_LEASE_MS,
       provider: payment.provider!,
       ...(payment.connector_id ? { connector_id: payment.connector_id } : {}),
-      ...(payment.connector_id ? { connector_id: payment.connector_id } : {}),
       reference: payment.provider_reference!,
       amount,
       currency: payment.currency,

@@ -1,30 +1,40 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PROVIDERS } from '../providers/types.ts';
-import { conditionalUpdate, type Created, db, TABLE } from './client.ts';
-import { assignments, equalityFilter } from './expressions.ts';
+import { conditionalUpdate, conditionalWrite, type Created, db, TABLE } from './client.ts';
+import { assignments } from './expressions.ts';
 import { recordReader } from './item-schemas.ts';
-import { connectorKeys } from './keys.ts';
-import { deleteWithinMerchantCap, putWithinMerchantCap } from './merchants.ts';
+import { connectorKeys, merchantKeys } from './keys.ts';
+import { putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
 
-/** A merchant's provider account: its credentials only sealed (shared/sealing.ts), bound to this connector. */
+/**
+ * A merchant's provider account: its credentials only sealed (shared/sealing.ts), bound to this connector. A deleted
+ * connector is `deleted`, not gone: the API no longer shows or routes to it, but the payments it authorized are still
+ * captured, voided and refunded there.
+ */
 const ConnectorItem = v.object({
   id: v.string(),
   merchant_id: v.string(),
   provider: v.picklist(PROVIDERS),
   mode: v.picklist(['test', 'live']),
   label: v.nullable(v.string()),
-  status: v.picklist(['active', 'disabled']),
+  status: v.picklist(['active', 'disabled', 'deleted']),
   credentials_sealed: v.string(),
   credentials_hint: v.string(),
   created_at: v.string(),
   updated_at: v.string(),
 });
 export type ConnectorRecord = v.InferOutput<typeof ConnectorItem>;
-export type ConnectorChanges = Partial<Pick<ConnectorRecord, 'label' | 'status' | 'credentials_sealed' | 'credentials_hint' | 'updated_at'>>;
+export type ConnectorChanges = Partial<Pick<ConnectorRecord, 'label' | 'credentials_sealed' | 'credentials_hint' | 'updated_at'>> & {
+  status?: 'active' | 'disabled';
+};
 
 const connectorOf = recordReader('connector', ConnectorItem);
+
+/** A connector the API shows: not deleted. */
+export type ShownConnector = ConnectorRecord & { status: 'active' | 'disabled' };
+const isShown = (c: ConnectorRecord | undefined): c is ShownConnector => c !== undefined && c.status !== 'deleted';
 
 /** Writes a new connector unless the merchant has `max` (`connector_count` on its profile); a retried create finds its first. */
 export async function putConnector(connector: ConnectorRecord, max: number): Promise<Created<ConnectorRecord> | undefined> {
@@ -48,17 +58,30 @@ export async function getConnector(merchantId: string, id: string, mode: string)
   return record?.mode === mode ? record : undefined;
 }
 
+/** The merchant's connector of `mode` as the API shows it: not a deleted one. */
+export async function getShownConnector(merchantId: string, id: string, mode: string): Promise<ShownConnector | undefined> {
+  const record = await getConnector(merchantId, id, mode);
+  return isShown(record) ? record : undefined;
+}
+
 /** A page of the merchant's connectors of `mode`, newest first, read consistently. */
-export async function connectorPage(merchantId: string, mode: string, page: PageQuery): Promise<Page<ConnectorRecord>> {
-  const spec = { ...merchantSet(connectorKeys, merchantId, { consistent: true }), filter: equalityFilter({ mode }) };
+export async function connectorPage(merchantId: string, mode: string, page: PageQuery): Promise<Page<ShownConnector>> {
+  const spec = {
+    ...merchantSet(connectorKeys, merchantId, { consistent: true }),
+    filter: {
+      FilterExpression: '#mode = :mode AND #status <> :deleted',
+      ExpressionAttributeNames: { '#mode': 'mode', '#status': 'status' },
+      ExpressionAttributeValues: { ':mode': mode, ':deleted': 'deleted' },
+    },
+  };
   const result = await listPage(spec, page);
-  return { data: result.data.map(connectorOf), has_more: result.has_more };
+  return { data: result.data.map(connectorOf).filter(isShown), has_more: result.has_more };
 }
 
 /** Applies the changes to the merchant's connector of `mode`; undefined when there is none (the key holds the merchant). */
-export async function updateConnector(merchantId: string, id: string, mode: string, changes: ConnectorChanges): Promise<ConnectorRecord | undefined> {
+export async function updateConnector(merchantId: string, id: string, mode: string, changes: ConnectorChanges): Promise<ShownConnector | undefined> {
   const names: Record<string, string> = { '#mode': 'mode' };
-  const values: Record<string, unknown> = { ':mode': mode };
+  const values: Record<string, unknown> = { ':mode': mode, ':deleted': 'deleted' };
   const sets = assignments(
     Object.entries(changes).filter(([, value]) => value !== undefined),
     names,
@@ -69,14 +92,40 @@ export async function updateConnector(merchantId: string, id: string, mode: stri
       TableName: TABLE,
       Key: connectorKeys.item(merchantId, id),
       UpdateExpression: `SET ${sets.join(', ')}`,
-      ConditionExpression: 'attribute_exists(pk) AND #mode = :mode',
-      ExpressionAttributeNames: names,
+      ConditionExpression: 'attribute_exists(pk) AND #mode = :mode AND #status <> :deleted',
+      ExpressionAttributeNames: { ...names, '#status': 'status' },
       ExpressionAttributeValues: values,
       ReturnValues: 'ALL_NEW',
     }),
   );
-  return updated && connectorOf(updated);
+  const record = updated && connectorOf(updated);
+  return isShown(record) ? record : undefined;
 }
 
-export const deleteConnector = (merchantId: string, id: string): Promise<boolean> =>
-  deleteWithinMerchantCap(merchantId, 'connector_count', connectorKeys.item(merchantId, id));
+/** Marks the merchant's connector of `mode` deleted and frees its place under the cap; false when there is none to delete. */
+export async function deleteConnector(merchantId: string, id: string, mode: string, at: string): Promise<boolean> {
+  return conditionalWrite(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName: TABLE,
+            Key: connectorKeys.item(merchantId, id),
+            UpdateExpression: 'SET #status = :deleted, updated_at = :at',
+            ConditionExpression: 'attribute_exists(pk) AND #mode = :mode AND #status <> :deleted',
+            ExpressionAttributeNames: { '#status': 'status', '#mode': 'mode' },
+            ExpressionAttributeValues: { ':deleted': 'deleted', ':mode': mode, ':at': at },
+          },
+        },
+        {
+          Update: {
+            TableName: TABLE,
+            Key: merchantKeys.profile(merchantId),
+            UpdateExpression: 'ADD connector_count :minus',
+            ExpressionAttributeValues: { ':minus': -1 },
+          },
+        },
+      ],
+    }),
+  );
+}

@@ -202,6 +202,26 @@ describe('payments over connector accounts', () => {
     expect(paid.body).toMatchObject({ provider: 'stripe', connector_id: live.id, livemode: true });
   });
 
+  it('a deleted account is gone from the API and routing, but what it authorized is still captured and refunded there', async () => {
+    // Prepare: a payment authorized through a Stripe account, then the account is deleted
+    const { apiKey } = await newMerchant();
+    const stripe = (await call.create(apiKey, { provider: 'stripe', credentials: fakes.credentials.stripe })).body;
+    const paid = (await payments.create(apiKey, paymentBody({ routing: 'stripe' }, CARDS.approved))).body;
+    expect((await call.remove(apiKey, stripe.id)).status).toBe(200);
+    // Act
+    const captured = await payments.capture(apiKey, paid.id);
+    const refunded = await payments.refund(apiKey, paid.id, { amount: 500 });
+    const next = await payments.create(apiKey, paymentBody({ routing: 'stripe' }, CARDS.approved));
+    // Assess
+    expect(captured.body).toMatchObject({ status: 'captured', connector_id: stripe.id });
+    expect(refunded.body).toMatchObject({ status: 'refunded', amount_refunded: 500 });
+    expect(fakes.stripe.holds().some((h) => h.captured === 2500 && h.refunded === 500)).toBe(true);
+    expect(next.body).toMatchObject({ provider: 'stripe', connector_id: null });
+    expect((await call.get(apiKey, stripe.id)).status).toBe(404);
+    expect((await call.list(apiKey)).body.data).toEqual([]);
+    expect((await call.update(apiKey, stripe.id, { label: 'back' })).status).toBe(404);
+  });
+
   it('a disabled account is not routed to; test mode falls back to the sandbox', async () => {
     const { apiKey } = await newMerchant();
     const stripe = (await call.create(apiKey, { provider: 'stripe', credentials: fakes.credentials.stripe })).body;
