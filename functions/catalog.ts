@@ -72,6 +72,9 @@ export const catalog: readonly FunctionSpec[] = [
   http('POST', '/api/payments/{id}/void', 'payments/void', 'Void a payment'),
   http('POST', '/api/payments/{id}/refund', 'payments/refund', 'Refund a payment'),
 
+  http('GET', '/api/refunds', 'refunds/list', 'List refunds (all, or one payment’s)'),
+  http('GET', '/api/refunds/{id}', 'refunds/get', 'Retrieve a refund'),
+
   http('POST', '/api/connectors', 'connectors/create', 'Connect a provider account (credentials verified, stored sealed)'),
   http('GET', '/api/connectors', 'connectors/list', 'List connector accounts'),
   http('GET', '/api/connectors/{id}', 'connectors/get', 'Retrieve a connector account'),

@@ -1,6 +1,6 @@
 /**
  * What the event fixtures point at, beyond the demo merchant's key, customer and payments: an invoice (with a signed
- * PDF link), a subscription, a routing rule, a webhook endpoint, a connector account, a settlement and a sign-in code. `npm run invoke`
+ * PDF link), a subscription, a routing rule, a webhook endpoint, a connector account, a refund, a settlement and a sign-in code. `npm run invoke`
  * and the catalog test fill the fixtures' placeholders with these, so every fixture answers as in real use.
  */
 import type { Merchant } from '../../shared/domain/auth.ts';
@@ -8,6 +8,7 @@ import { clock } from '../../shared/domain/clock.ts';
 import type { DemoMerchant } from '../../shared/domain/demo.ts';
 import { createConnector } from '../../shared/domain/connectors.ts';
 import { createInvoice } from '../../shared/domain/invoices.ts';
+import { refundPayment } from '../../shared/domain/payment-lifecycle.ts';
 import { dayOf } from '../../shared/store/ledger.ts';
 import { requestOtp } from '../../shared/domain/otp.ts';
 import { createRoutingRule } from '../../shared/domain/routing-rules.ts';
@@ -29,6 +30,8 @@ export interface FixtureObjects {
   webhookId: string;
   /** a Stripe test account connected through the local Stripe fake (its base URL must be set), and the key it takes */
   connectorId: string;
+  /** a refund of 500 of the demo's captured payment */
+  refundId: string;
   stripeFakeSecretKey: string;
   settlementId: string;
   otpRequestId: string;
@@ -65,6 +68,7 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     requestOtp(demo.email),
     createConnector(merchant, { provider: 'stripe', credentials: FAKE_CREDENTIALS.stripe, label: 'Stripe fake' }, baseUrl),
   ]);
+  const refund = await refundPayment(merchant, demo.capturedPaymentId!, { amount: 500 });
   // The captured demo payment, settled as the daily job would once its funds are released.
   const settleDay = dayOf(new Date(clock.now() + HOLD_DAYS * 86_400_000).toISOString());
   await settleMerchant(demo.merchantId, settleDay);
@@ -82,6 +86,7 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     ruleId: rule.id,
     webhookId: webhook.id,
     connectorId: connector.id,
+    refundId: refund.refund_id,
     stripeFakeSecretKey: FAKE_CREDENTIALS.stripe.secret_key,
     settlementId: settlement.id,
     otpRequestId: otpRequest.request_id,

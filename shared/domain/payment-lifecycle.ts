@@ -216,6 +216,7 @@ async function reserveRefund(merchant: Merchant, paymentId: string, refundId: st
       payment_id: payment.id,
       merchant_id: payment.merchant_id,
       currency: payment.currency,
+      livemode: payment.livemode,
       status: 'pending',
       amount,
       reason: body.reason ?? null,

@@ -5,6 +5,7 @@ import { isCurrency } from '../domain/currency.ts';
 import { ROUTING_CHOICES } from '../domain/routing.ts';
 import { SANDBOX_APPROVED_CARD } from '../providers/sandbox.ts';
 import { PROVIDERS } from '../providers/types.ts';
+import { idPattern } from '../domain/ids.ts';
 import { Email, listQuery, Metadata, Name, Phone } from './common.ts';
 
 export const Amount = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(99_999_999), v.examples([4999]));
@@ -105,4 +106,9 @@ export const ListPaymentsQuery = listQuery('payment', {
   customer_email: v.optional(Email),
   'created[gte]': v.optional(createdBound(false)),
   'created[lte]': v.optional(createdBound(true)),
+});
+
+/** `GET /api/refunds`: pagination, and optionally one payment's refunds. */
+export const ListRefundsQuery = listQuery('refund', {
+  payment_id: v.optional(v.pipe(v.string(), v.regex(idPattern('payment'), 'a payment id'))),
 });

@@ -3,7 +3,7 @@ import type { DomainEvent } from '../domain/events.ts';
 import type { Transition } from '../domain/state-machines.ts';
 import { db, isConditionFailure, TABLE, type TransactItem } from './client.ts';
 import { eventPut } from './events.ts';
-import { invoiceKeys, type Key, LEASE_SHARDS, leaseKeys, paymentKeys, subscriptionKeys } from './keys.ts';
+import { invoiceKeys, type Key, LEASE_SHARDS, leaseKeys, paymentKeys, refundKeys, subscriptionKeys } from './keys.ts';
 
 /**
  * The one place a change becomes a DynamoDB transaction. A use case says WHAT changes (an entity's transition and
@@ -14,7 +14,8 @@ import { invoiceKeys, type Key, LEASE_SHARDS, leaseKeys, paymentKeys, subscripti
 /** The stored things a change can write, by id: the key (and list keys) are built here, from keys.ts. */
 export type Target =
   | { entity: 'payment'; id: string; merchantId: string }
-  | { entity: 'refund'; id: string; paymentId: string }
+  /** `merchantId` lists the refund for its merchant when it is created (refunds made before that are not listed) */
+  | { entity: 'refund'; id: string; paymentId: string; merchantId?: string }
   | { entity: 'invoice'; id: string; merchantId: string }
   | { entity: 'subscription'; id: string; merchantId: string }
   /** the renewal of one period of a subscription (its state is in `state`, not `status`) */
@@ -138,6 +139,7 @@ function listKeysOf(target: Target, status: unknown): Record<string, string> {
   if (target.entity === 'payment' && status !== 'processing') return paymentKeys.list(target.merchantId, target.id);
   if (target.entity === 'invoice') return invoiceKeys.list(target.merchantId, target.id);
   if (target.entity === 'subscription') return subscriptionKeys.list(target.merchantId, target.id);
+  if (target.entity === 'refund' && target.merchantId) return refundKeys.list(target.merchantId, target.id);
   return {};
 }
 

@@ -18,6 +18,8 @@
  * | routing rule by id                    | pk = MER#<mer>, sk = RULE#<rul>                       | table |
  * | payment by id                         | pk = PAY#<pay>, sk = PAY                              | table |
  * | payment's refunds                     | pk = PAY#<pay>, sk begins_with REF#                   | table |
+ * | merchant's refunds, newest first      | gsi1pk = MER#<mer>#REF, gsi1sk <ref>                  | gsi1  |
+ * | refund by id (then its item, by key)  | gsi1pk = MER#<mer>#REF, gsi1sk = <ref>                | gsi1  |
  * | merchant's payments, newest first     | gsi1pk = MER#<mer>#PAY, gsi1sk <id> (ULID: time range)| gsi1  |
  * | routing stats of the last minutes     | pk = RSTAT#<mer>#<shard>, sk >= <bucket ms> (×shards) | table |
  * | card velocity in an hour              | pk = VEL#<fingerprint>#<hour ms>, sk = VEL            | table |
@@ -85,6 +87,7 @@ export const routingRuleKeys = {
 export const paymentKeys = {
   item: (paymentId: string): Key => ({ pk: `PAY#${paymentId}`, sk: 'PAY' }),
   refund: (paymentId: string, refundId: string): Key => ({ pk: `PAY#${paymentId}`, sk: `REF#${refundId}` }),
+  refundPrefix: 'REF#',
   list: (merchantId: string, paymentId: string) => ({ gsi1pk: `MER#${merchantId}#PAY`, gsi1sk: paymentId }),
   listPartition: (merchantId: string) => `MER#${merchantId}#PAY`,
 };
@@ -129,6 +132,12 @@ export const eventKeys = {
 export const webhookKeys = {
   item: (merchantId: string, webhookId: string): Key => ({ pk: `MER#${merchantId}`, sk: `WHK#${webhookId}` }),
   listPrefix: (merchantId: string) => ({ pk: `MER#${merchantId}`, skPrefix: 'WHK#' }),
+};
+
+/** A refund lives in its payment's partition (paymentKeys.refund); the merchant's list of refunds is on gsi1. */
+export const refundKeys = {
+  list: (merchantId: string, refundId: string) => ({ gsi1pk: `MER#${merchantId}#REF`, gsi1sk: refundId }),
+  listPartition: (merchantId: string) => `MER#${merchantId}#REF`,
 };
 
 export const connectorKeys = {

@@ -10,7 +10,7 @@ import type { Operation, Target } from './commit.ts';
 import { equalityFilter } from './expressions.ts';
 import { invoiceOf, type StoredInvoice } from './invoices.ts';
 import { Int, nullable, operationItem, picklistOf, recordReader, StringMap, Text } from './item-schemas.ts';
-import { LEASE_SHARDS, leaseKeys, paymentCountKeys, paymentKeys } from './keys.ts';
+import { LEASE_SHARDS, leaseKeys, paymentCountKeys, paymentKeys, refundKeys } from './keys.ts';
 import { countItems, type ListSpec, listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
 export type PaymentStatus = 'succeeded' | 'captured' | 'voided' | 'refunded' | 'failed';
@@ -72,6 +72,8 @@ export interface RefundRecord {
   status: 'pending' | 'succeeded';
   merchant_id?: string;
   currency?: string;
+  /** absent on refunds made before it was kept: their payment's mode */
+  livemode?: boolean;
   amount: number;
   reason: string | null;
   provider_reference: string | null;
@@ -90,7 +92,12 @@ export type StoredPayment = Omit<PaymentRecord, 'status'> & {
 export type StoredRefund = RefundRecord & { op?: Operation };
 
 export const paymentTarget = (p: Pick<PaymentRecord, 'id' | 'merchant_id'>): Target => ({ entity: 'payment', id: p.id, merchantId: p.merchant_id });
-export const refundTarget = (r: Pick<RefundRecord, 'id' | 'payment_id'>): Target => ({ entity: 'refund', id: r.id, paymentId: r.payment_id });
+export const refundTarget = (r: Pick<RefundRecord, 'id' | 'payment_id' | 'merchant_id'>): Target => ({
+  entity: 'refund',
+  id: r.id,
+  paymentId: r.payment_id,
+  ...(r.merchant_id ? { merchantId: r.merchant_id } : {}),
+});
 
 /** Payments and refunds as the table holds them, checked when read back (see item-schemas.ts). */
 const PaymentOperationItem = operationItem(['authorize', 'capture', 'void', 'refund']);
@@ -150,6 +157,7 @@ const RefundItem = v.object({
   payment_id: Text,
   merchant_id: v.optional(Text),
   currency: v.optional(Text),
+  livemode: v.optional(v.boolean()),
   status: picklistOf<RefundRecord['status']>()(['pending', 'succeeded']),
   amount: Int,
   reason: nullable(Text),
@@ -182,6 +190,55 @@ export async function getPayment(merchantId: string, paymentId: string): Promise
 export async function getRefund(paymentId: string, refundId: string): Promise<StoredRefund | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: paymentKeys.refund(paymentId, refundId), ConsistentRead: true }));
   return out.Item ? refundOf(out.Item) : undefined;
+}
+
+/** The merchant's refund by id: found through the merchant's refund list, then read by its key (its state now). */
+export async function findRefund(merchantId: string, refundId: string): Promise<StoredRefund | undefined> {
+  const paymentId = await paymentOfRefund(merchantId, refundId);
+  const refund = paymentId ? await getRefund(paymentId, refundId) : undefined;
+  return refund?.merchant_id === merchantId ? refund : undefined;
+}
+
+async function paymentOfRefund(merchantId: string, refundId: string): Promise<string | undefined> {
+  const out = await db.send(
+    new QueryCommand({
+      TableName: TABLE,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :id',
+      ExpressionAttributeValues: { ':pk': refundKeys.listPartition(merchantId), ':id': refundId },
+      ProjectionExpression: 'payment_id',
+    }),
+  );
+  const item = out.Items?.[0];
+  return item ? String(item.payment_id) : undefined;
+}
+
+/**
+ * A page of the merchant's refunds, newest first: of one payment (its partition, read consistently), or all of them
+ * (the merchant's list on gsi1, whose cursor needs the cursor refund's payment: found first).
+ */
+export async function refundPage(merchantId: string, paymentId: string | undefined, page: PageQuery): Promise<Page<StoredRefund>> {
+  if (paymentId) {
+    const spec: ListSpec = {
+      partition: { name: 'pk', value: paymentKeys.item(paymentId).pk },
+      sortKey: { name: 'sk', prefix: paymentKeys.refundPrefix },
+      cursorKey: (id) => paymentKeys.refund(paymentId, id),
+      consistent: true,
+    };
+    const result = await listPage(spec, page);
+    const data = result.data.map(refundOf).filter((r) => r.merchant_id === merchantId);
+    return { data, has_more: result.has_more && data.length > 0 };
+  }
+  const cursor = page.starting_after ?? page.ending_before;
+  const cursorPayment = cursor ? await paymentOfRefund(merchantId, cursor) : undefined;
+  const spec: ListSpec = {
+    index: 'gsi1',
+    partition: { name: 'gsi1pk', value: refundKeys.listPartition(merchantId) },
+    sortKey: { name: 'gsi1sk' },
+    cursorKey: (id) => ({ ...paymentKeys.refund(cursorPayment ?? '', id), ...refundKeys.list(merchantId, id) }),
+  };
+  const result = await listPage(spec, page);
+  return { data: result.data.map(refundOf), has_more: result.has_more };
 }
 
 /** An item of the lease index whose operation's lease ended: the reconciler's work list. */

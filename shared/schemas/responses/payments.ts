@@ -78,6 +78,22 @@ export const Refund = v.object({
   amount: v.pipe(Amount, v.examples([1500])),
 });
 
+/** A refund as an object (`GET /api/refunds/:id`, `GET /api/refunds`). */
+export const RefundObject = v.object({
+  id: Id('refund'),
+  object: v.literal('refund'),
+  payment_id: Id('payment'),
+  amount: v.pipe(Amount, v.examples([1500])),
+  currency: v.nullable(Currency),
+  reason: v.pipe(v.nullable(v.string()), v.description('requested_by_customer, duplicate or fraudulent, as the refund request gave it'), v.examples(['requested_by_customer'])),
+  status: v.pipe(v.picklist(['pending', 'succeeded', 'failed']), v.description('pending holds its amount on the payment until the provider confirms')),
+  failure_reason: v.nullable(v.string()),
+  created_at: Timestamp,
+  livemode: v.boolean(),
+});
+
+export const RefundList = list(RefundObject);
+
 export const RouteSimulation = v.object({
   object: v.literal('routing_simulation'),
   provider: v.nullable(Provider),
