@@ -16,7 +16,11 @@ export const TAGS = [
   { name: 'Authentication', areas: ['auth'], description: 'Sign in with a one-time code sent by e-mail; the token works like an API key for 24 h.' },
   { name: 'API keys', areas: ['api-keys'], description: '`sk_live_…` and `sk_test_…` keys; the full key is shown once, at creation.' },
   { name: 'Customers', areas: ['customers'], description: 'The people who pay; a payment whose `customer.email` matches is linked.' },
-  { name: 'Payments', areas: ['payments', 'refunds'], description: 'Authorize (create), capture, void and refund card payments; list them with filters.' },
+  {
+    name: 'Payments',
+    areas: ['payments', 'refunds'],
+    description: 'Authorize (create), capture, void and refund card payments; list them with filters.',
+  },
   {
     name: 'Connectors',
     areas: ['connectors'],

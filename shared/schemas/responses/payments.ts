@@ -85,8 +85,15 @@ export const RefundObject = v.object({
   payment_id: Id('payment'),
   amount: v.pipe(Amount, v.examples([1500])),
   currency: v.nullable(Currency),
-  reason: v.pipe(v.nullable(v.string()), v.description('requested_by_customer, duplicate or fraudulent, as the refund request gave it'), v.examples(['requested_by_customer'])),
-  status: v.pipe(v.picklist(['pending', 'succeeded', 'failed']), v.description('pending holds its amount on the payment until the provider confirms')),
+  reason: v.pipe(
+    v.nullable(v.string()),
+    v.description('requested_by_customer, duplicate or fraudulent, as the refund request gave it'),
+    v.examples(['requested_by_customer']),
+  ),
+  status: v.pipe(
+    v.picklist(['pending', 'succeeded', 'failed']),
+    v.description('pending holds its amount on the payment until the provider confirms'),
+  ),
   failure_reason: v.nullable(v.string()),
   created_at: Timestamp,
   livemode: v.boolean(),
