@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { type Connector, type Mode, type ProviderModule, type ProviderName, providerModules, sandboxFor } from '../providers/index.ts';
+import { type Connector, type Mode, type ProviderName, providerModule, sandboxFor } from '../providers/index.ts';
 import { sealer } from '../sealing.ts';
 import type { CreateConnectorBody, UpdateConnectorBody } from '../schemas/connectors.ts';
 import {
@@ -48,7 +48,7 @@ const view = (c: ShownConnector, baseUrl: string) => ({
 
 /** The credentials as the provider's module reads them: a 400 naming the field otherwise, then verified at the provider. */
 async function checkedCredentials(provider: ProviderName, raw: unknown, mode: Mode) {
-  const module: ProviderModule = providerModules[provider];
+  const module = await providerModule(provider);
   const parsed = v.safeParse(module.credentialsSchema, raw);
   if (!parsed.success) {
     const issue = parsed.issues[0];
@@ -149,7 +149,7 @@ export function liveConnectorFor(record: ConnectorRecord): Promise<Connector> {
   if (!connector) {
     connector = credentialsSealer
       .open(record.credentials_sealed, record.merchant_id, record.id)
-      .then((opened) => providerModules[record.provider].connect(JSON.parse(opened), { id: record.id, mode: record.mode }));
+      .then(async (opened) => (await providerModule(record.provider)).connect(JSON.parse(opened), { id: record.id, mode: record.mode }));
     built.set(cacheKey, connector);
   }
   return connector;

@@ -1,8 +1,5 @@
-import { adyenProvider } from './adyen/index.ts';
-import { braintreeProvider } from './braintree/index.ts';
 import { providerDeadlines } from './deadlines.ts';
 import { SandboxConnector } from './sandbox.ts';
-import { stripeProvider } from './stripe/index.ts';
 import {
   type AuthorizeRequest,
   type AuthorizeResult,
@@ -16,12 +13,17 @@ import {
 export * from './types.ts';
 export { FEES, feeFor } from './fees.ts';
 
-/** Each provider's live integration on its own API (shared/providers/<name>/), used through connector accounts. */
-export const providerModules = {
-  stripe: stripeProvider,
-  adyen: adyenProvider,
-  braintree: braintreeProvider,
-} as unknown as Record<ProviderName, ProviderModule>;
+/**
+ * Each provider's live integration on its own API (shared/providers/<name>/), used through connector accounts. Loaded
+ * on first use: most functions never call a live provider, and the SDKs would lengthen every cold start.
+ */
+const liveModules: Record<ProviderName, () => Promise<ProviderModule>> = {
+  stripe: async () => (await import('./stripe/index.ts')).stripeProvider as unknown as ProviderModule,
+  adyen: async () => (await import('./adyen/index.ts')).adyenProvider as unknown as ProviderModule,
+  braintree: async () => (await import('./braintree/index.ts')).braintreeProvider as unknown as ProviderModule,
+};
+
+export const providerModule = (provider: ProviderName): Promise<ProviderModule> => liveModules[provider]();
 
 /** The built-in, offline sandbox of each provider: test mode's stand-in for a provider with no connected test account. */
 const sandboxes: Record<ProviderName, Connector> = {
