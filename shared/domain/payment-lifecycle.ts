@@ -67,6 +67,18 @@ export async function voidPayment(merchant: Merchant, paymentId: string, origin:
 }
 
 /** Begins the capture or void on the payment, then carries it out. A retried request that already did it replays. */
+/** An operation on an authorized payment, at the provider and account that hold its authorization. */
+const operationOn = (payment: PaymentRecord, id: string, kind: 'capture' | 'void' | 'refund', amount: number | undefined): Operation => ({
+  id,
+  kind,
+  lease_until: clock.now() + OPERATION_LEASE_MS,
+  provider: payment.provider!,
+  ...(payment.connector_id ? { connector_id: payment.connector_id } : {}),
+  reference: payment.provider_reference!,
+  amount,
+  currency: payment.currency,
+});
+
 async function move(current: StoredPayment & PaymentRecord, kind: 'capture' | 'void', amount: number | undefined, origin: Origin) {
   let payment = current;
   const opId = idFor('operation', origin);
@@ -75,16 +87,7 @@ async function move(current: StoredPayment & PaymentRecord, kind: 'capture' | 'v
   if (payment.op) payment = await finishStale(payment);
   const { from } = transition('payment', PAYMENT, kind, payment.status);
   if (amount !== undefined && amount > payment.amount) throw new BadRequest('amount_too_large', 'amount');
-  const op: Operation = {
-    id: opId,
-    kind,
-    lease_until: clock.now() + OPERATION_LEASE_MS,
-    provider: payment.provider!,
-    ...(payment.connector_id ? { connector_id: payment.connector_id } : {}),
-    reference: payment.provider_reference!,
-    amount,
-    currency: payment.currency,
-  };
+  const op = operationOn(payment, opId, kind, amount);
   const began = await commit({ writes: [{ move: paymentTarget(payment), inStates: from, operation: { begin: op } }] });
   if (began === 'refused') {
     const now = await getStoredPayment(payment.merchant_id, payment.id);
@@ -201,16 +204,7 @@ async function reserveRefund(merchant: Merchant, paymentId: string, refundId: st
     if (remaining <= 0) throw new InvalidState(undefined, 'the payment has been refunded in full');
     const amount = body.amount ?? remaining;
     if (amount > remaining) throw new BadRequest('amount_too_large', 'amount');
-    const op: Operation = {
-      id: refundId,
-      kind: 'refund',
-      lease_until: clock.now() + OPERATION_LEASE_MS,
-      provider: payment.provider!,
-      ...(payment.connector_id ? { connector_id: payment.connector_id } : {}),
-      reference: payment.provider_reference!,
-      amount,
-      currency: payment.currency,
-    };
+    const op = operationOn(payment, refundId, 'refund', amount);
     const refund: StoredRefund = {
       id: refundId,
       payment_id: payment.id,

@@ -38,12 +38,13 @@ const isShown = (c: ConnectorRecord | undefined): c is ShownConnector => c !== u
 
 /** Writes a new connector unless the merchant has `max` (`connector_count` on its profile); a retried create finds its first. */
 export async function putConnector(connector: ConnectorRecord, max: number): Promise<Created<ConnectorRecord> | undefined> {
-  const put = await putWithinMerchantCap(connector.merchant_id, 'connector_count', max, connectorKeys.item(connector.merchant_id, connector.id), {
-    type: 'connector',
-    ...connector,
-  });
-  if (!put) return undefined;
-  return put.created ? { created: true, record: connector } : { created: false, record: connectorOf(put.existing) };
+  return putWithinMerchantCap(
+    { count: 'connector_count', max },
+    connectorKeys.item(connector.merchant_id, connector.id),
+    'connector',
+    connector,
+    connectorOf,
+  );
 }
 
 /** Every connector of the merchant (a small set), newest first. `consistent` for the API's own reads. */

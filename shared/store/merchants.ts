@@ -2,7 +2,7 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { isoNow } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
-import { conditionalWrite, createOrFind, db, TABLE } from './client.ts';
+import { conditionalWrite, type Created, createOrFind, db, TABLE } from './client.ts';
 import { recordReader, Text } from './item-schemas.ts';
 import { type Key, merchantKeys } from './keys.ts';
 
@@ -56,16 +56,19 @@ async function findMerchantByEmail(email: string): Promise<MerchantRecord | unde
  * Writes a new item the merchant may have at most `max` of: the item and a count on the merchant's profile
  * (`count`, e.g. `rule_count`) are written in one transaction, the count conditioned on staying below `max`, so
  * parallel creates can never pass the cap. When the item is already there (a retried request's first run wrote it),
- * nothing is written, so the count is not raised twice, and that item is answered (as read, for the caller to
- * parse). Undefined when the cap is reached. A delete lowers the same count in its own transaction.
+ * nothing is written, so the count is not raised twice, and that item is answered (parsed by `read`). Undefined
+ * when the cap is reached. A delete lowers the same count in its own transaction.
  */
-export async function putWithinMerchantCap(
-  merchantId: string,
-  count: string,
-  max: number,
+export async function putWithinMerchantCap<T extends { merchant_id: string }>(
+  cap: { count: string; max: number },
   key: Key,
-  item: Record<string, unknown>,
-): Promise<{ created: true } | { created: false; existing: Record<string, unknown> } | undefined> {
+  type: string,
+  record: T,
+  read: (item: Record<string, unknown>) => T,
+): Promise<Created<T> | undefined> {
+  const { count, max } = cap;
+  const merchantId = record.merchant_id;
+  const item = { type, ...record };
   const result = await createOrFind(
     new TransactWriteCommand({
       TransactItems: [
@@ -84,8 +87,8 @@ export async function putWithinMerchantCap(
     }),
     key,
   );
-  if (result.created) return { created: true };
-  return result.existing && { created: false, existing: result.existing };
+  if (result.created) return { created: true, record };
+  return result.existing && { created: false, record: read(result.existing) };
 }
 
 /** Deletes an item of a capped set and lowers its count on the profile, in one transaction; false when there is none. */

@@ -52,12 +52,7 @@ export type RoutingRuleChanges = Partial<Pick<RoutingRuleRecord, 'name' | 'strat
  * Rules are never deleted; a future delete must lower `rule_count` in the same way.
  */
 export async function putRoutingRule(rule: RoutingRuleRecord, max: number): Promise<Created<RoutingRuleRecord> | undefined> {
-  const put = await putWithinMerchantCap(rule.merchant_id, 'rule_count', max, routingRuleKeys.item(rule.merchant_id, rule.id), {
-    type: 'routing_rule',
-    ...rule,
-  });
-  if (!put) return undefined;
-  return put.created ? { created: true, record: rule } : { created: false, record: routingRuleOf(put.existing) };
+  return putWithinMerchantCap({ count: 'rule_count', max }, routingRuleKeys.item(rule.merchant_id, rule.id), 'routing_rule', rule, routingRuleOf);
 }
 
 /** Applies the changes to the merchant's rule; undefined when it does not exist (the key holds the merchant). */

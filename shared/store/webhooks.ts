@@ -42,12 +42,7 @@ const webhookOf: (item: Record<string, unknown>) => WebhookRecord = recordReader
  * then. An endpoint already stored under this id (a retried configure) is answered as it is.
  */
 export async function putWebhook(webhook: WebhookRecord, max: number): Promise<Created<WebhookRecord> | undefined> {
-  const put = await putWithinMerchantCap(webhook.merchant_id, 'webhook_count', max, webhookKeys.item(webhook.merchant_id, webhook.id), {
-    type: 'webhook',
-    ...webhook,
-  });
-  if (!put) return undefined;
-  return put.created ? { created: true, record: webhook } : { created: false, record: webhookOf(put.existing) };
+  return putWithinMerchantCap({ count: 'webhook_count', max }, webhookKeys.item(webhook.merchant_id, webhook.id), 'webhook', webhook, webhookOf);
 }
 
 /** The merchant's endpoints (at most 16), newest first. */
