@@ -160,6 +160,8 @@ export interface RouteTarget {
   provider: ProviderName;
   connectorId: string | null;
   label: string | null;
+  /** the account as routing listed it, when it did */
+  account?: ConnectorRecord;
 }
 
 /**
@@ -176,7 +178,7 @@ export function routeTargets(
   const score = (a: ConnectorRecord) => scoreProvider(a.provider, scoring.stats[a.id] ?? emptyStats(), scoring.amount).score;
   return providers.flatMap((provider): RouteTarget[] => {
     const connected = accounts.filter((a) => a.provider === provider && a.mode === mode && a.status === 'active').sort((a, b) => score(b) - score(a));
-    if (connected.length > 0) return connected.map((a) => ({ provider, connectorId: a.id, label: a.label }));
+    if (connected.length > 0) return connected.map((a) => ({ provider, connectorId: a.id, label: a.label, account: a }));
     return mode === 'test' ? [{ provider, connectorId: null, label: null }] : [];
   });
 }
@@ -199,9 +201,14 @@ export async function connectorForOperation(
   return liveConnectorFor(record);
 }
 
-/** The connector for a route target. */
+/**
+ * The connector for a route target: the account routing just listed (no second read), or, for a target named only by
+ * its id (a card on file), the account read by id; the sandbox for none.
+ */
 export const connectorForTarget = (merchantId: string, mode: Mode, target: RouteTarget): Promise<Connector> =>
-  connectorForOperation(
-    { merchant_id: merchantId, livemode: mode === 'live' },
-    { provider: target.provider, connector_id: target.connectorId ?? undefined },
-  );
+  target.account
+    ? liveConnectorFor(target.account)
+    : connectorForOperation(
+        { merchant_id: merchantId, livemode: mode === 'live' },
+        { provider: target.provider, connector_id: target.connectorId ?? undefined },
+      );

@@ -33,20 +33,15 @@ type Provider = (typeof PROVIDERS)[number];
 const allFakes = (): FakeServer[] => PROVIDERS.map((p) => fakes[p]);
 
 /** A merchant with one fake-backed account per provider. */
+const connectAccount = async (apiKey: string, provider: Provider) => {
+  const body = { provider, credentials: fakes.credentials[provider] };
+  const res = await invokeHttp(connect, apiEvent({ method: 'POST', path: '/api/connectors', headers: bearer(apiKey), body }));
+  expect(res.status).toBe(200);
+};
+
 async function merchantWithAccounts() {
   const merchant = await newMerchant();
-  for (const provider of PROVIDERS) {
-    const res = await invokeHttp(
-      connect,
-      apiEvent({
-        method: 'POST',
-        path: '/api/connectors',
-        headers: bearer(merchant.apiKey),
-        body: { provider, credentials: fakes.credentials[provider] },
-      }),
-    );
-    expect(res.status).toBe(200);
-  }
+  for (const provider of PROVIDERS) await connectAccount(merchant.apiKey, provider);
   return merchant;
 }
 
@@ -102,16 +97,7 @@ describe('never two authorizations', () => {
     async (provider) => {
       // Prepare: the provider accepts and drops the answer; its look-ups and reversals fail until it recovers
       const merchant = await newMerchant();
-      const made = await invokeHttp(
-        connect,
-        apiEvent({
-          method: 'POST',
-          path: '/api/connectors',
-          headers: bearer(merchant.apiKey),
-          body: { provider, credentials: fakes.credentials[provider] },
-        }),
-      );
-      expect(made.status).toBe(200);
+      await connectAccount(merchant.apiKey, provider);
       const fake = fakes[provider];
       // (three drops: the Stripe SDK retries a reset connection once, and Stripe's look-up replays the create)
       fake.inject('authorize', { kind: 'accept_then_drop' }, 3);
