@@ -56,7 +56,16 @@ export type AuthorizeResult =
   | { outcome: 'soft_failure'; reason: SoftFailure; latencyMs: number }
   | { outcome: 'unknown'; latencyMs: number };
 
-export type OperationResult = { ok: true; reference: string } | { ok: false; reason: SoftFailure | 'unknown' };
+/**
+ * A capture, void, refund or dispute action's answer. `pending`: the provider accepted it and reports the outcome
+ * later (Adyen's `received`, a Stripe refund still `pending`): by inbound webhook, or when the reconciler asks.
+ * `refused`: the provider answered that it will not do it (nothing happened, and asking again will not change that),
+ * with its reason in its own words, e.g. "charge_already_refunded".
+ */
+export type OperationResult =
+  | { ok: true; reference: string; pending?: boolean }
+  | { ok: false; reason: SoftFailure | 'unknown' }
+  | { ok: false; reason: 'refused'; message: string };
 
 /** What the provider holds under one of our idempotency keys. */
 export type LookupResult =
@@ -86,8 +95,118 @@ export interface Connector {
   reverse(idempotencyKey: string): Promise<OperationResult>;
   capture(reference: string, amount: number, currency: string, idempotencyKey: string): Promise<OperationResult>;
   void(reference: string, idempotencyKey: string): Promise<OperationResult>;
+  /**
+   * Refunds `amount` of the payment `reference` under `idempotencyKey` (our refund's id, `ref_…`): the provider
+   * also tags the refund with it where it can (Stripe `metadata.refund_id`, Adyen `reference`, Braintree `orderId`),
+   * so its notifications name our refund.
+   */
   refund(reference: string, amount: number, currency: string, idempotencyKey: string): Promise<OperationResult>;
+  /**
+   * What the provider says now about the payment `reference`: its capture, cancellation, refunds and disputes, as
+   * changes (the reconciler applies them like notifications). `undefined`: the provider cannot be asked (Adyen's
+   * Checkout API has no read; its notifications are retried instead) or did not answer.
+   */
+  changesOf(reference: string, signal?: AbortSignal): Promise<ProviderChange[] | undefined>;
+  /** Sends the merchant's evidence for the dispute (`disputeReference`, the provider's id) and submits it. */
+  submitDisputeEvidence(disputeReference: string, evidence: DisputeEvidence, idempotencyKey: string): Promise<OperationResult>;
+  /** Accepts the dispute: the merchant does not contest it (the provider keeps the amount debited). */
+  acceptDispute(disputeReference: string, idempotencyKey: string): Promise<OperationResult>;
 }
+
+/** The dispute states of DECISIONS "Disputes", which each provider's own states are mapped to. */
+export type DisputeStatus = 'needs_response' | 'under_review' | 'won' | 'lost' | 'accepted';
+
+/**
+ * Why the cardholder disputes (Stripe's reasons; other providers' codes are mapped to the nearest, else `general`).
+ */
+export const DISPUTE_REASONS = [
+  'fraudulent',
+  'duplicate',
+  'product_not_received',
+  'product_unacceptable',
+  'subscription_canceled',
+  'credit_not_processed',
+  'unrecognized',
+  'general',
+] as const;
+export type DisputeReason = (typeof DISPUTE_REASONS)[number];
+
+/** The merchant's text evidence for a dispute (a subset of Stripe's evidence fields, every one optional). */
+export const DISPUTE_EVIDENCE_FIELDS = [
+  'product_description',
+  'customer_name',
+  'customer_email_address',
+  'billing_address',
+  'shipping_address',
+  'shipping_tracking_number',
+  'service_date',
+  'refund_policy_disclosure',
+  'cancellation_rebuttal',
+  'duplicate_charge_explanation',
+  'uncategorized_text',
+] as const;
+export type DisputeEvidence = Partial<Record<(typeof DISPUTE_EVIDENCE_FIELDS)[number], string>>;
+
+/**
+ * A change a provider reports about one of our payments, in our words: what an inbound notification says (and what
+ * `changesOf` answers). `paymentReference` is the provider's id of the authorization (PaymentIntent `pi_…`, Adyen
+ * pspReference, Braintree transaction id); amounts are in our minor units.
+ */
+export type ProviderChange =
+  | {
+      object: 'capture' | 'cancellation';
+      status: 'succeeded' | 'failed';
+      paymentReference: string;
+      reason?: string;
+    }
+  | {
+      object: 'refund';
+      status: 'pending' | 'succeeded' | 'failed';
+      paymentReference: string;
+      /** the provider's id of the refund (`re_…`, the refund's pspReference, the credit transaction's id) */
+      refundReference: string;
+      /** our refund id (`ref_…`), when the provider echoes the tag we gave it */
+      refundId?: string;
+      amount: number;
+      currency: string;
+      /** the provider's words on a failure */
+      reason?: string;
+    }
+  | {
+      object: 'dispute';
+      status: DisputeStatus;
+      paymentReference: string;
+      /** the provider's id of the dispute (`dp_…`, the dispute's pspReference, Braintree's dispute id) */
+      disputeReference: string;
+      amount: number;
+      currency: string;
+      reason: DisputeReason;
+      /** ISO 8601, when the provider says */
+      evidenceDueBy: string | null;
+    };
+
+/** One notification of an inbound webhook: the provider's event id (duplicates share it) and what it reports. */
+export interface InboundNotification {
+  eventId: string;
+  /** when the provider says it happened (ISO 8601) */
+  occurredAt: string;
+  /** null: an object or event type we do not follow (acknowledged and ignored) */
+  change: ProviderChange | null;
+}
+
+/** The inbound webhook request as it arrived: raw body (signatures are over its exact bytes) and lower-cased headers. */
+export interface InboundWebhook {
+  headers: Readonly<Record<string, string | undefined>>;
+  body: string;
+}
+
+/**
+ * A verified webhook: its notifications, and the answer the provider expects (Adyen: `[accepted]`). Not verified:
+ * why (a missing or forged signature, a secret the connector was not given); the request then changes nothing.
+ */
+export type WebhookVerification =
+  | { ok: true; notifications: InboundNotification[]; acknowledgement: { contentType: string; body: string } }
+  | { ok: false; reason: string };
 
 /** A provider's price for a card payment: `percent` of the amount plus `fixed` minor units. */
 export interface FeeSchedule {
@@ -131,4 +250,9 @@ export interface ProviderModule<Credentials extends object = Record<string, unkn
   /** one authenticated, read-only call to the provider: ok, or the provider's reason */
   verify(credentials: Credentials, mode: Mode, signal?: AbortSignal): Promise<Verification>;
   connect(credentials: Credentials, account: ConnectorAccountRef): Connector;
+  /**
+   * Verifies an inbound webhook with the provider's own scheme through its SDK (Stripe `Stripe-Signature` with its
+   * tolerance, Adyen's HMAC on every notification item, Braintree `bt_signature` + `bt_payload`) and reads it.
+   */
+  parseWebhook(credentials: Credentials, request: InboundWebhook): Promise<WebhookVerification>;
 }
