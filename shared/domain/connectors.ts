@@ -1,5 +1,13 @@
 import * as v from 'valibot';
-import { type Connector, type Mode, type ProviderName, providerModule, sandboxFor } from '../providers/index.ts';
+import {
+  type Connector,
+  type InboundWebhook,
+  type Mode,
+  type ProviderName,
+  providerModule,
+  sandboxFor,
+  type WebhookVerification,
+} from '../providers/index.ts';
 import { sealer } from '../sealing.ts';
 import type { CreateConnectorBody, UpdateConnectorBody } from '../schemas/connectors.ts';
 import {
@@ -212,3 +220,9 @@ export const connectorForTarget = (merchantId: string, mode: Mode, target: Route
         { merchant_id: merchantId, livemode: mode === 'live' },
         { provider: target.provider, connector_id: target.connectorId ?? undefined },
       );
+
+/** An inbound webhook verified with the account's own secret by its provider's module (credentials opened in memory). */
+export async function verifyInboundWebhook(record: ConnectorRecord, request: InboundWebhook): Promise<WebhookVerification> {
+  const opened = await credentialsSealer.open(record.credentials_sealed, record.merchant_id, record.id);
+  return (await providerModule(record.provider)).parseWebhook(JSON.parse(opened), request);
+}

@@ -134,6 +134,16 @@ export class Declined extends AppError {
   }
 }
 
+/**
+ * The provider answered that it will not do it (a refund of money it no longer holds, an action on a dispute it
+ * closed): recorded as such (a refund `failed`), and asking again would change nothing.
+ */
+export class ProviderRefused extends AppError {
+  constructor(provider: string, what: string, providerMessage: string, param?: string) {
+    super(400, 'invalid_request_error', 'provider_refused', messageFor(400, `${provider} refused ${what}: ${providerMessage}`), param ? { param } : {});
+  }
+}
+
 /** No provider could process the payment (all down or failing): nothing was charged. */
 export class ProvidersUnavailable extends AppError {
   override readonly nothingCommitted = true;

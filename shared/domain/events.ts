@@ -18,6 +18,11 @@ export const EVENT_TYPES = [
   'invoice.sent',
   'invoice.paid',
   'settlement.paid',
+  'refund.failed',
+  'payment.capture_failed',
+  'dispute.created',
+  'dispute.updated',
+  'dispute.closed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -19,6 +19,7 @@ export const PREFIXES = {
   operation: 'op',
   attempt: 'att',
   connector: 'con',
+  dispute: 'dis',
 } as const;
 
 export type Entity = keyof typeof PREFIXES;

@@ -1,5 +1,4 @@
 import type * as v from 'valibot';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { OperationResult } from '../providers/index.ts';
 import { connectorForOperation } from './connectors.ts';
 import type { CaptureBody, ListPaymentsQuery, RefundBody } from '../schemas/payments.ts';
@@ -19,12 +18,14 @@ import {
 } from '../store/payments.ts';
 import type { Merchant } from './auth.ts';
 import { clock, isoNow } from './clock.ts';
-import { BadRequest, InvalidState, OperationInProgress, NotFound, OutcomeUnknown, ProvidersUnavailable } from './errors.ts';
+import { BadRequest, InvalidState, NotFound, OperationInProgress, OutcomeUnknown, ProviderRefused, ProvidersUnavailable } from './errors.ts';
 import { newEvent } from './events.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
-import { captureCounters, dayOf, refundCounters, unplannedRefundCounters } from '../store/ledger.ts';
+import { captureCounters, dayOf } from '../store/ledger.ts';
 import { OPERATION_LEASE_MS, paymentView, resolveAuthorization } from './payments.ts';
-import { PAYMENT, REFUND, transition } from './state-machines.ts';
+import { PAYMENT, transition } from './state-machines.ts';
+import { confirmRefund, failRefund, refundView } from './refund-outcomes.ts';
+import { type ChangeSource, historyEntry } from './timeline-entries.ts';
 
 /**
  * Capture, void and refund (the payment state machine is the PAYMENT table in state-machines.ts). Each goes through
@@ -84,7 +85,7 @@ async function move(current: StoredPayment & PaymentRecord, kind: 'capture' | 'v
   const opId = idFor('operation', origin);
   if (payment.last_operation === opId) return paymentView(payment);
   if (payment.op?.id === opId) return carryOut(await takeOver(payment), payment.op, { retried: true });
-  if (payment.op) payment = await finishStale(payment);
+  if (payment.op && !payment.op.awaiting) payment = await finishStale(payment);
   const { from } = transition('payment', PAYMENT, kind, payment.status);
   if (amount !== undefined && amount > payment.amount) throw new BadRequest('amount_too_large', 'amount');
   const op = operationOn(payment, opId, kind, amount);
@@ -134,7 +135,7 @@ async function takeOver<T extends StoredPayment | StoredRefund>(item: T): Promis
  * the operation was begun by an earlier run whose call may have taken effect, so only an answer under the key ends
  * it without effect; a provider that cannot be reached leaves the outcome unknown.
  */
-export async function carryOut(payment: StoredPayment, op: Operation, { retried = false } = {}) {
+export async function carryOut(payment: StoredPayment, op: Operation, { retried = false, source = 'api' as ChangeSource } = {}) {
   const connector = await connectorForOperation(payment, op);
   const result = asRetried(
     op.kind === 'capture' ? await connector.capture(op.reference!, op.amount!, payment.currency, op.id) : await connector.void(op.reference!, op.id),
@@ -147,8 +148,18 @@ export async function carryOut(payment: StoredPayment, op: Operation, { retried 
   const move = PAYMENT[op.kind as 'capture' | 'void'];
   const moved: PaymentRecord = { ...(payment as PaymentRecord), ...changes, status: move.to };
   const event = newEvent(payment.merchant_id, move.event, paymentView(moved));
+  // A provider that confirms later keeps the operation on the payment, awaiting its notification or the reconciler.
+  const operation = result.pending ? { replace: op.id, with: awaiting(op) } : { finish: op.id };
   const committed = await commit({
-    writes: [{ move: paymentTarget(payment), transition: move, set: changes, operation: { finish: op.id } }],
+    writes: [
+      {
+        move: paymentTarget(payment),
+        transition: move,
+        set: changes,
+        append: { history: [historyEntry(move.event, source, result.reference, now)] },
+        operation,
+      },
+    ],
     events: [event],
     counters: [
       ...(op.kind === 'capture' ? captureCounters(payment.merchant_id, payment.currency, op.amount!, dayOf(now)) : []),
@@ -164,13 +175,23 @@ export async function carryOut(payment: StoredPayment, op: Operation, { retried 
 const asRetried = (result: OperationResult, retried: boolean): OperationResult =>
   retried && !result.ok && result.reason === 'provider_down' ? { ok: false, reason: 'unknown' } : result;
 
-/** The provider refused (nothing happened: the operation ends, the item stays) or its answer was lost (kept for the reconciler). */
+/**
+ * The provider could not be reached or refused (nothing happened: the operation ends, the item stays), or its answer
+ * was lost (kept for the reconciler).
+ */
 async function giveUp(item: StoredPayment | StoredRefund, op: Operation, result: Extract<OperationResult, { ok: false }>): Promise<never> {
   if (result.reason === 'unknown') throw new OutcomeUnknown('payment_id' in item ? item.payment_id : item.id);
   const target = 'payment_id' in item ? refundTarget(item) : paymentTarget(item);
   await commit({ writes: [{ move: target, operation: { finish: op.id } }] });
+  if (result.reason === 'refused') throw new ProviderRefused(op.provider ?? 'the provider', `the ${op.kind}`, result.message);
   throw new ProvidersUnavailable();
 }
+
+/** How long an accepted operation waits for the provider's notification before the reconciler asks about it. */
+export const AWAIT_RECHECK_MS = 15 * 60_000;
+
+/** The operation, accepted by the provider, now awaiting its outcome (notification, or the reconciler once due). */
+export const awaiting = (op: Operation): Operation => ({ ...op, awaiting: true, lease_until: clock.now() + AWAIT_RECHECK_MS });
 
 /**
  * Refunds `amount` (default: all that remains) of a captured payment. The refund is reserved first by a conditional
@@ -182,7 +203,7 @@ export async function refundPayment(merchant: Merchant, paymentId: string, body:
   const earlier = origin.seed === null ? undefined : await getRefund(paymentId, refundId);
   if (earlier) {
     const payment = await load(merchant, paymentId);
-    if (!earlier.op) return refundView(payment, earlier);
+    if (!earlier.op || earlier.op.awaiting) return refundView(payment, earlier);
     return carryOutRefund(payment, await takeOver(earlier), { retried: true });
   }
   const { payment, refund } = await reserveRefund(merchant, paymentId, refundId, body);
@@ -237,52 +258,36 @@ async function reserveRefund(merchant: Merchant, paymentId: string, refundId: st
   }
 }
 
-const PLANNED_ATTEMPTS = 4;
-const UNPLANNED_ATTEMPTS = 8;
-
 /**
- * Asks the provider for the refund under the refund's id and records the answer. Once the provider has refunded,
- * the refund must be recorded whatever else is happening: planned counters (taking from available, then pending)
- * are tried a few times, then counters that need no plan, each retry after a short jittered pause.
+ * Asks the provider for the refund under the refund's id and records the answer: confirmed (counters and event),
+ * accepted for later (the refund stays `pending`, its operation awaiting the provider's notification or the
+ * reconciler), refused (the refund `failed`, its amount given back), or unreachable (taken back, as if never asked).
  */
-async function carryOutRefund(payment: PaymentRecord, refund: StoredRefund, { retried = false } = {}) {
+async function carryOutRefund(payment: PaymentRecord, refund: StoredRefund, { retried = false, source = 'api' as ChangeSource } = {}) {
   const op = refund.op!;
   const result = asRetried(await (await connectorForOperation(payment, op)).refund(op.reference!, refund.amount, payment.currency, op.id), retried);
+  if (!result.ok && result.reason === 'refused') {
+    await failRefund(payment, refund, result.message, { source, reference: null });
+    throw new ProviderRefused(payment.provider ?? 'the provider', `refund ${refund.id}`, result.message, 'amount');
+  }
   if (!result.ok) {
     if (result.reason !== 'unknown') await takeBack(payment, refund);
     return giveUp(refund, op, result);
   }
-  const day = dayOf(refund.created_at);
-  const committedPayment = (await getStoredPayment(payment.merchant_id, payment.id)) as PaymentRecord;
-  const view = refundView(committedPayment, refund);
-  const event = newEvent(payment.merchant_id, 'payment.refunded', view);
-  for (let attempt = 0; attempt < PLANNED_ATTEMPTS + UNPLANNED_ATTEMPTS; attempt++) {
-    if (attempt > 0) await sleep(Math.random() * Math.min(200, 10 * 2 ** attempt));
-    const counters =
-      attempt < PLANNED_ATTEMPTS
-        ? await refundCounters(payment.merchant_id, payment.currency, refund.amount, day)
-        : unplannedRefundCounters(payment.merchant_id, payment.currency, refund.amount, day);
-    const confirmed = await commit({
-      writes: [
-        { move: refundTarget(refund), transition: REFUND.confirm, set: { provider_reference: result.reference }, operation: { finish: op.id } },
-      ],
-      events: [event],
-      counters,
-    }).catch((error: unknown) => {
-      if (error instanceof Error && error.name === 'TransactionCanceledException') return 'refused' as const;
-      throw error;
-    });
-    if (confirmed === 'committed') {
-      await publishEvents([event]);
-      return view;
-    }
-  }
-  throw new Error('The refund could not be recorded: its writes kept conflicting');
-}
-
-/** The refund endpoint's answer: the payment with the refund's id and amount, and the committed amount refunded. */
-function refundView(payment: PaymentRecord, refund: RefundRecord) {
-  return { ...paymentView(payment), refund_id: refund.id, amount: refund.amount, amount_refunded: payment.amount_refunded };
+  if (!result.pending) return (await confirmRefund(payment, refund, result.reference, { source, reference: result.reference })).view;
+  const accepted = await commit({
+    writes: [
+      {
+        move: refundTarget(refund),
+        inStates: ['pending'],
+        set: { provider_reference: result.reference },
+        append: { history: [historyEntry('refund.accepted', source, result.reference)] },
+        operation: { replace: op.id, with: awaiting(op) },
+      },
+    ],
+  });
+  if (accepted === 'refused' && (await getRefund(refund.payment_id, refund.id))?.op?.id === op.id) throw new OperationInProgress(1);
+  return refundView((await getStoredPayment(payment.merchant_id, payment.id)) as PaymentRecord, refund);
 }
 
 /**

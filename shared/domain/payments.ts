@@ -23,6 +23,8 @@ import { clock, isoNow } from './clock.ts';
 import { connectorForOperation, connectorForTarget, activeConnectors, describeTarget, modeOf, type RouteTarget, routeTargets } from './connectors.ts';
 import { BadRequest, Declined, OperationInProgress, OutcomeUnknown, ProvidersUnavailable } from './errors.ts';
 import { newEvent } from './events.ts';
+import { type ChangeSource, historyEntry } from './timeline-entries.ts';
+import { paymentReferenceWrite } from '../store/inbound.ts';
 import { freshOrigin, idFor, newId, type Origin } from './ids.ts';
 import { type AttemptOutcome, authorizationCounters } from '../store/ledger.ts';
 import { assessRisk, RISK_DECLINE_THRESHOLD } from './risk.ts';
@@ -409,7 +411,7 @@ async function finishCreate(
   payment: PaymentRecord,
   op: Operation,
   attempts: readonly AttemptOutcome[],
-  { keepOperation = false } = {},
+  { keepOperation = false, source = sourceOf(payment) }: { keepOperation?: boolean; source?: ChangeSource } = {},
 ): Promise<void> {
   const succeeded = payment.status === 'succeeded';
   const event = newEvent(payment.merchant_id, succeeded ? 'payment.succeeded' : 'payment.failed', paymentView(payment));
@@ -428,15 +430,20 @@ async function finishCreate(
           }),
         ]
       : [];
-  const { status: _status, ...fields } = payment;
+  const { status: _status, history: _history, ...fields } = payment;
   const result = await commit({
     writes: [
       {
         move: paymentTarget(payment),
         transition: PAYMENT[succeeded ? 'authorize' : 'decline'],
         set: fields,
+        append: { history: [historyEntry(event.type, source, payment.provider_reference)] },
         operation: keepOperation ? undefined : { finish: op.id },
       },
+      // What the provider's notifications name (its reference) leads back to this payment.
+      ...(succeeded && payment.connector_id && payment.provider_reference
+        ? [paymentReferenceWrite(payment.connector_id, payment.provider_reference, payment)]
+        : []),
     ],
     events: [event],
     counters: [...cardOnFile, ...authorizationCounters(payment, attempts), ...paymentCountChange(payment, null, payment.status)],
@@ -444,6 +451,9 @@ async function finishCreate(
   if (result === 'refused') throw new OperationInProgress(1);
   await publishEvents([event]);
 }
+
+/** Who created the payment: a renewal's charge of the card on file is the schedule's; any other, the API's. */
+const sourceOf = (payment: PaymentRecord): ChangeSource => (payment.routing_decision?.strategy === 'card_on_file' ? 'schedule' : 'api');
 
 /**
  * A payment a retried request (or the reconciler) finds with its authorization unfinished: once the lease ended, the
@@ -479,6 +489,7 @@ export async function resolveAuthorization(payment: StoredPayment, by: 'request'
         },
         op,
         [attempt],
+        { source: by === 'reconciler' ? 'reconciler' : sourceOf(record as PaymentRecord) },
       );
       return 'settled';
     }
@@ -494,6 +505,7 @@ export async function resolveAuthorization(payment: StoredPayment, by: 'request'
         },
         op,
         [attempt],
+        { source: by === 'reconciler' ? 'reconciler' : sourceOf(record as PaymentRecord) },
       );
       return 'settled';
     }

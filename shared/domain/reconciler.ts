@@ -1,8 +1,13 @@
 import { logger } from '../logger.ts';
-import { expiredOperations, type Leased } from '../store/payments.ts';
+import { providerDeadlines } from '../providers/deadlines.ts';
+import { commit, type Operation } from '../store/commit.ts';
+import { expiredOperations, getRefund, getStoredPayment, type Leased, paymentTarget, refundTarget } from '../store/payments.ts';
+import { connectorForOperation } from './connectors.ts';
+import { reconcileDisputeOperation } from './disputes.ts';
+import { applyProviderChange } from './provider-changes.ts';
 import { clock } from './clock.ts';
 import { reconcileInvoiceSend } from './invoice-delivery.ts';
-import { reconcilePaymentOperation, reconcileRefundOperation } from './payment-lifecycle.ts';
+import { awaiting, reconcilePaymentOperation, reconcileRefundOperation } from './payment-lifecycle.ts';
 import { resolveAuthorization } from './payments.ts';
 
 export interface ReconcileReport {
@@ -29,15 +34,17 @@ export async function reconcile(now = clock.now()): Promise<ReconcileReport> {
 
 /** Finishes one operation whose lease ended; false (logged) when it could not be finished yet. */
 export async function reconcileLeased(leased: Leased): Promise<boolean> {
+  const op = leasedOperation(leased);
   try {
+    if (op.awaiting) return await settleAwaiting(leased);
     if (leased.entity === 'refund') await reconcileRefundOperation(leased.refund);
     else if (leased.entity === 'invoice') await reconcileInvoiceSend(leased.invoice);
+    else if (leased.entity === 'dispute') await reconcileDisputeOperation(leased.dispute);
     else if (leased.payment.op.kind === 'authorize') {
       if ((await resolveAuthorization(leased.payment, 'reconciler')) === 'pending') throw new Error('authorization still unknown');
     } else await reconcilePaymentOperation(leased.payment);
     return true;
   } catch (error) {
-    const op = leased.entity === 'refund' ? leased.refund.op : leased.entity === 'invoice' ? leased.invoice.op : leased.payment.op;
     logger.warn('An operation could not be finished yet; the next run tries again', {
       operation_id: op.id,
       kind: op.kind,
@@ -45,4 +52,41 @@ export async function reconcileLeased(leased: Leased): Promise<boolean> {
     });
     return false;
   }
+}
+
+const leasedOperation = (leased: Leased): Operation => {
+  switch (leased.entity) {
+    case 'payment':
+      return leased.payment.op;
+    case 'refund':
+      return leased.refund.op;
+    case 'invoice':
+      return leased.invoice.op;
+    case 'dispute':
+      return leased.dispute.op;
+  }
+};
+
+/**
+ * A capture, cancellation or refund the provider accepted, whose outcome no notification brought: the provider is
+ * asked about the payment and what it answers is applied as a notification would be. Still undecided (or a provider
+ * that cannot be asked, Adyen: it retries its notifications instead): asked again after another wait.
+ */
+async function settleAwaiting(leased: Leased): Promise<boolean> {
+  if (leased.entity !== 'payment' && leased.entity !== 'refund') return false;
+  const item = leased.entity === 'payment' ? leased.payment : leased.refund;
+  const op = item.op;
+  const payment = leased.entity === 'payment' ? leased.payment : await getStoredPayment(leased.refund.merchant_id!, leased.refund.payment_id);
+  if (!payment?.provider_reference) return false;
+  const connector = await connectorForOperation(payment, op);
+  const changes = await connector.changesOf(payment.provider_reference, AbortSignal.timeout(providerDeadlines.lookupMs * 3));
+  for (const change of changes ?? []) {
+    const now = await getStoredPayment(payment.merchant_id, payment.id);
+    if (now) await applyProviderChange(now, change, { source: 'reconciler', reference: null });
+  }
+  const target = leased.entity === 'payment' ? paymentTarget(leased.payment) : refundTarget(leased.refund);
+  const still = leased.entity === 'payment' ? (await getStoredPayment(payment.merchant_id, payment.id))?.op : (await getRefund(payment.id, item.id))?.op;
+  if (still?.id !== op.id) return true;
+  await commit({ writes: [{ move: target, operation: { replace: op.id, with: awaiting(op) } }] });
+  return false;
 }

@@ -8,7 +8,7 @@ import { NotFound } from './errors.ts';
  * Refunds as objects (DECISIONS "Refunds"): each refund of a payment, with its own status. A `pending` refund holds
  * its amount on the payment (`amount_refunded` includes it) until the provider confirms it.
  */
-const view = (r: StoredRefund, livemode: boolean) => ({
+export const refundObject = (r: StoredRefund, livemode: boolean) => ({
   id: r.id,
   object: 'refund' as const,
   payment_id: r.payment_id,
@@ -16,7 +16,7 @@ const view = (r: StoredRefund, livemode: boolean) => ({
   currency: r.currency ?? null,
   reason: r.reason,
   status: r.status,
-  failure_reason: null,
+  failure_reason: r.failure_reason ?? null,
   created_at: r.created_at,
   livemode: r.livemode ?? livemode,
 });
@@ -24,7 +24,7 @@ const view = (r: StoredRefund, livemode: boolean) => ({
 export async function getRefund(merchant: Merchant, refundId: string) {
   const refund = await findRefund(merchant.id, refundId);
   if (!refund) throw new NotFound();
-  return view(refund, merchant.livemode);
+  return refundObject(refund, merchant.livemode);
 }
 
 /** The merchant's refunds, newest first; `payment_id` narrows them to one payment's (a payment of another merchant: 404). */
@@ -32,5 +32,5 @@ export async function listRefunds(merchant: Merchant, query: v.InferOutput<typeo
   const { payment_id, ...page } = query;
   if (payment_id && !(await getPayment(merchant.id, payment_id))) throw new NotFound();
   const result = await refundPage(merchant.id, payment_id, page);
-  return { object: 'list' as const, data: result.data.map((r) => view(r, merchant.livemode)), has_more: result.has_more };
+  return { object: 'list' as const, data: result.data.map((r) => refundObject(r, merchant.livemode)), has_more: result.has_more };
 }

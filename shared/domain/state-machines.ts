@@ -26,13 +26,30 @@ export const PAYMENT = {
   refund: { from: ['captured', 'refunded'], to: 'refunded', event: 'payment.refunded' },
   /** the provider refused the only refund: the payment is captured again */
   restore: { from: ['refunded'], to: 'captured' },
+  /** a capture the provider accepted for later failed after all (Adyen CAPTURE_FAILED): the authorization stands */
+  captureFail: { from: ['captured'], to: 'succeeded', event: 'payment.capture_failed' },
 } as const satisfies StateMachine<PaymentState, string>;
 export type PaymentState = 'processing' | 'succeeded' | 'failed' | 'captured' | 'voided' | 'refunded';
 
 /** A refund holds its amount on the payment while `pending` (reserved before the provider is asked). */
 export const REFUND = {
   confirm: { from: ['pending'], to: 'succeeded' },
+  /** refused at once, or failed at settlement after it was accepted (Adyen REFUND_FAILED, a Stripe late failure) */
+  fail: { from: ['pending', 'succeeded'], to: 'failed', event: 'refund.failed' },
 } as const satisfies StateMachine<RefundState, string>;
+
+/**
+ * A dispute (chargeback) is created in whatever state its provider first reports; from there it only moves forward:
+ * won, lost and accepted are final, so a late or repeated notification never moves it back.
+ */
+export const DISPUTE = {
+  /** the merchant's evidence was submitted, or the provider reports the dispute under review */
+  review: { from: ['needs_response'], to: 'under_review', event: 'dispute.updated' },
+  accept: { from: ['needs_response'], to: 'accepted', event: 'dispute.closed' },
+  win: { from: ['needs_response', 'under_review'], to: 'won', event: 'dispute.closed' },
+  lose: { from: ['needs_response', 'under_review'], to: 'lost', event: 'dispute.closed' },
+} as const satisfies StateMachine<DisputeState, string>;
+export type DisputeState = 'needs_response' | 'under_review' | 'won' | 'lost' | 'accepted';
 export type RefundState = 'pending' | 'succeeded' | 'failed';
 
 /**
@@ -91,6 +108,10 @@ const PAST = {
   resume: 'resumed',
   cancel: 'cancelled',
   renew: 'renewed',
+  review: 'put under review',
+  accept: 'accepted',
+  win: 'won',
+  lose: 'lost',
 } as Record<string, string>;
 
 /**

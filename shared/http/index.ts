@@ -9,6 +9,7 @@ import { auth as authenticate } from './auth.ts';
 import { errorMapper } from './error-mapper.ts';
 import { idempotency } from './idempotency.ts';
 import { jsonBody } from './json-body.ts';
+import { rawBody } from './raw-body.ts';
 import { rateLimit, type RateLimitOptions } from './rate-limit.ts';
 import { FileBody, fileResponse, jsonResponse } from './response.ts';
 
@@ -39,6 +40,8 @@ export interface HttpOptions<A extends Auth, B, Q, P extends Record<string, Enti
    * which are never stored with the response and so are absent from a replay
    */
   idempotent?: boolean | { withhold: readonly string[] };
+  /** the body is not JSON: the function gets it as sent (`raw`), for a signature over its bytes */
+  rawBody?: true;
 }
 
 export interface HttpInput<A extends Auth, B, Q, P> {
@@ -52,6 +55,8 @@ export interface HttpInput<A extends Auth, B, Q, P> {
   baseUrl: string;
   /** ids and creation time for what the request creates: an idempotent retry gets the same (shared/domain/ids.ts) */
   origin: Origin;
+  /** with `rawBody`: the body as sent and the (lower-cased) headers */
+  raw: { headers: Readonly<Record<string, string | undefined>>; body: string };
 }
 
 export type HttpHandler = middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> & {
@@ -78,11 +83,12 @@ export function http<
   if (options.auth === 'merchant') chain.use(authenticate());
   if (options.rateLimit) chain.use(rateLimit(options.rateLimit));
   if (options.params) chain.use(pathIds(options.params));
-  chain.use(jsonBody()).use(validate({ body: options.body, query: options.query }));
+  if (options.rawBody) chain.use(rawBody()).use(validate({ query: options.query }));
+  else chain.use(jsonBody()).use(validate({ body: options.body, query: options.query }));
   if (options.idempotent && options.auth === 'merchant') chain.use(idempotency(options.idempotent === true ? {} : options.idempotent));
   chain.use(stateToContext());
 
-  const handler = chain.handler(async (_event, context) => {
+  const handler = chain.handler(async (event, context) => {
     const state = stateOfContext(context);
     const result = await fn({
       merchant: state.merchant as HttpInput<A, B, Q, P>['merchant'],
@@ -93,6 +99,7 @@ export function http<
       requestId: state.requestId,
       baseUrl: state.baseUrl,
       origin: state.origin,
+      raw: { headers: event.headers ?? {}, body: typeof state.rawBody === 'string' ? state.rawBody : '' },
     });
     return result instanceof FileBody ? fileResponse(state, result) : jsonResponse(state, 200, result);
   });

@@ -3,7 +3,7 @@ import type { DomainEvent } from '../domain/events.ts';
 import type { Transition } from '../domain/state-machines.ts';
 import { db, isConditionFailure, TABLE, type TransactItem } from './client.ts';
 import { eventPut } from './events.ts';
-import { invoiceKeys, type Key, LEASE_SHARDS, leaseKeys, paymentKeys, refundKeys, subscriptionKeys } from './keys.ts';
+import { disputeKeys, inboundKeys, invoiceKeys, type Key, LEASE_SHARDS, leaseKeys, paymentKeys, refundKeys, subscriptionKeys } from './keys.ts';
 
 /**
  * The one place a change becomes a DynamoDB transaction. A use case says WHAT changes (an entity's transition and
@@ -19,7 +19,12 @@ export type Target =
   | { entity: 'invoice'; id: string; merchantId: string }
   | { entity: 'subscription'; id: string; merchantId: string }
   /** the renewal of one period of a subscription (its state is in `state`, not `status`) */
-  | { entity: 'subscription_period'; subscriptionId: string; periodStart: string };
+  | { entity: 'subscription_period'; subscriptionId: string; periodStart: string }
+  | { entity: 'dispute'; id: string; paymentId: string; providerReference: string; merchantId: string }
+  /** which payment a provider's reference names (per connector account), written with the authorization */
+  | { entity: 'payment_reference'; connectorId: string; reference: string }
+  /** an inbound notification applied (its provider event id): created with the change, so none applies twice */
+  | { entity: 'inbound'; connectorId: string; eventId: string };
 
 /**
  * An external side effect in flight on an item: `begin` writes it before the outside call (its id is the call's
@@ -42,8 +47,13 @@ export interface Operation {
   /** an invoice send's channel and address: what the reconciler needs to send it again */
   channel?: string;
   to?: string;
+  /**
+   * the provider accepted the call and reports its outcome later (Adyen's `received`, a pending Stripe refund): the
+   * operation stays on the item until a notification or the reconciler (at `lease_until`) settles it
+   */
+  awaiting?: boolean;
 }
-export type OperationKind = 'authorize' | 'capture' | 'void' | 'refund' | 'invoice_send';
+export type OperationKind = 'authorize' | 'capture' | 'void' | 'refund' | 'invoice_send' | 'dispute_evidence' | 'dispute_accept';
 
 export interface Create {
   create: Target;
@@ -63,6 +73,8 @@ export interface Move {
   atMost?: Record<string, number>;
   set?: Record<string, unknown>;
   add?: Record<string, number>;
+  /** entries appended to list fields (a `history`) */
+  append?: Record<string, readonly unknown[]>;
   /** fields removed (e.g. an index key the item leaves) */
   unset?: readonly string[];
   operation?: OperationStep;
@@ -128,6 +140,12 @@ export function keyOf(target: Target): Key {
       return subscriptionKeys.item(target.id);
     case 'subscription_period':
       return subscriptionKeys.period(target.subscriptionId, target.periodStart);
+    case 'dispute':
+      return disputeKeys.item(target.paymentId, target.providerReference);
+    case 'payment_reference':
+      return inboundKeys.paymentByReference(target.connectorId, target.reference);
+    case 'inbound':
+      return inboundKeys.seen(target.connectorId, target.eventId);
   }
 }
 
@@ -140,6 +158,7 @@ function listKeysOf(target: Target, status: unknown): Record<string, string> {
   if (target.entity === 'invoice') return invoiceKeys.list(target.merchantId, target.id);
   if (target.entity === 'subscription') return subscriptionKeys.list(target.merchantId, target.id);
   if (target.entity === 'refund' && target.merchantId) return refundKeys.list(target.merchantId, target.id);
+  if (target.entity === 'dispute') return disputeKeys.list(target.merchantId, target.id);
   return {};
 }
 
@@ -192,6 +211,10 @@ function moveItem(write: Move): TransactItem {
   for (const [field, v] of Object.entries(write.atMost ?? {})) conditions.push(`${name(field)} <= ${value(v)}`);
   for (const [field, v] of Object.entries(write.set ?? {})) sets.push(`${name(field)} = ${value(v)}`);
   for (const [field, v] of Object.entries(write.add ?? {})) adds.push(`${name(field)} ${value(v)}`);
+  for (const [field, entries] of Object.entries(write.append ?? {})) {
+    const list = name(field);
+    sets.push(`${list} = list_append(if_not_exists(${list}, ${value([])}), ${value(entries)})`);
+  }
   for (const field of write.unset ?? []) removes.push(name(field));
 
   const op = write.operation;

@@ -1,4 +1,4 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PROVIDERS } from '../providers/types.ts';
 import { conditionalUpdate, conditionalWrite, type Created, db, TABLE } from './client.ts';
@@ -38,13 +38,32 @@ const isShown = (c: ConnectorRecord | undefined): c is ShownConnector => c !== u
 
 /** Writes a new connector unless the merchant has `max` (`connector_count` on its profile); a retried create finds its first. */
 export async function putConnector(connector: ConnectorRecord, max: number): Promise<Created<ConnectorRecord> | undefined> {
-  return putWithinMerchantCap(
+  const put = await putWithinMerchantCap(
     { count: 'connector_count', max },
     connectorKeys.item(connector.merchant_id, connector.id),
     'connector',
-    connector,
+    { ...connector, ...connectorKeys.byId(connector.id) },
     connectorOf,
   );
+  return put && { created: put.created, record: connectorOf(put.record) };
+}
+
+/** The connector an inbound webhook names, by its id alone (any merchant, any status), read consistently by its key. */
+export async function findConnectorById(connectorId: string): Promise<ConnectorRecord | undefined> {
+  const { gsi2pk } = connectorKeys.byId(connectorId);
+  const out = await db.send(
+    new QueryCommand({
+      TableName: TABLE,
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk',
+      ExpressionAttributeValues: { ':pk': gsi2pk },
+      ProjectionExpression: 'merchant_id',
+    }),
+  );
+  const merchantId = out.Items?.[0]?.merchant_id;
+  if (typeof merchantId !== 'string') return undefined;
+  const item = await db.send(new GetCommand({ TableName: TABLE, Key: connectorKeys.item(merchantId, connectorId), ConsistentRead: true }));
+  return item.Item && connectorOf(item.Item);
 }
 
 /** Every connector of the merchant (a small set), newest first. `consistent` for the API's own reads. */

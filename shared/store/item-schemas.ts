@@ -40,7 +40,17 @@ export const operationItem = <const K extends readonly OperationKind[]>(kinds: K
     attempt: v.optional(Int),
     channel: v.optional(Text),
     to: v.optional(Text),
+    awaiting: v.optional(v.boolean()),
   });
+
+/** One change in an item's `history` (its timeline): when, what, who said so, and the provider's reference. */
+export const HistoryItem = v.object({
+  at: Text,
+  change: Text,
+  source: v.picklist(['api', 'provider_webhook', 'reconciler', 'schedule']),
+  reference: nullable(Text),
+});
+export type HistoryEntry = v.InferOutput<typeof HistoryItem>;
 
 /** A stored record that does not match its schema: `kind` names the record, `path` the first failing attribute. */
 export class StoredRecordError extends Error {

@@ -21,6 +21,12 @@
  * | merchant's refunds, newest first      | gsi1pk = MER#<mer>#REF, gsi1sk <ref>                  | gsi1  |
  * | refund by id (then its item, by key)  | gsi1pk = MER#<mer>#REF, gsi1sk = <ref>                | gsi1  |
  * | merchant's payments, newest first     | gsi1pk = MER#<mer>#PAY, gsi1sk <id> (ULID: time range)| gsi1  |
+ * | payment's disputes                    | pk = PAY#<pay>, sk begins_with DIS# (DIS#<provider ref>)| table |
+ * | payment's refunds and disputes (timeline)| pk = PAY#<pay>, sk between DIS# and REF#~           | table |
+ * | merchant's disputes, newest first     | gsi1pk = MER#<mer>#DIS, gsi1sk <dis>                  | gsi1  |
+ * | dispute by id (then its item, by key) | gsi1pk = MER#<mer>#DIS, gsi1sk = <dis>                | gsi1  |
+ * | payment by a provider's reference     | pk = PREF#<con>#<reference>, sk = PREF                | table |
+ * | inbound notification seen (dedup)     | pk = INWH#<con>#<provider event id>, sk = INWH        | table |
  * | routing stats of the last minutes     | pk = RSTAT#<mer>#<shard>, sk >= <bucket ms> (×shards) | table |
  * | card velocity in an hour              | pk = VEL#<fingerprint>#<hour ms>, sk = VEL            | table |
  * | event (outbox record + delivery log)  | pk = EVT#<evt>, sk = EVT                              | table |
@@ -29,6 +35,7 @@
  * | merchant's webhook endpoints          | pk = MER#<mer>, sk begins_with WHK# (+ webhook_count) | table |
  * | merchant's connector accounts         | pk = MER#<mer>, sk begins_with CON# (+ connector_count)| table |
  * | connector account by id               | pk = MER#<mer>, sk = CON#<con>                        | table |
+ * | connector account by id alone (inbound)| gsi2pk = CONID#<con>                                 | gsi2  |
  * | subscription by id                    | pk = SUB#<sub>, sk = SUB                              | table |
  * | merchant's subscriptions, newest first| gsi1pk = MER#<mer>#SUB, gsi1sk <sub>                  | gsi1  |
  * | subscriptions due for renewal         | gsi2pk = RENEW#<shard>, gsi2sk <= <due date>#<sub>    | gsi2  |
@@ -140,8 +147,30 @@ export const refundKeys = {
   listPartition: (merchantId: string) => `MER#${merchantId}#REF`,
 };
 
+/**
+ * A dispute lives in its payment's partition, next to its refunds, keyed by the provider's id of it (so two reports
+ * of one new dispute racing meet on one key); the merchant's list of disputes, by our id, is on gsi1.
+ */
+export const disputeKeys = {
+  item: (paymentId: string, providerReference: string): Key => ({ pk: `PAY#${paymentId}`, sk: `DIS#${providerReference}` }),
+  prefix: 'DIS#',
+  list: (merchantId: string, disputeId: string) => ({ gsi1pk: `MER#${merchantId}#DIS`, gsi1sk: disputeId }),
+  listPartition: (merchantId: string) => `MER#${merchantId}#DIS`,
+};
+
+/**
+ * What a provider's notification names (its id of the authorization) → our payment, per connector account; written
+ * with the authorization. And each notification seen, by the provider's event id, so none is applied twice.
+ */
+export const inboundKeys = {
+  paymentByReference: (connectorId: string, reference: string): Key => ({ pk: `PREF#${connectorId}#${reference}`, sk: 'PREF' }),
+  seen: (connectorId: string, eventId: string): Key => ({ pk: `INWH#${connectorId}#${eventId}`, sk: 'INWH' }),
+};
+
 export const connectorKeys = {
   item: (merchantId: string, connectorId: string): Key => ({ pk: `MER#${merchantId}`, sk: `CON#${connectorId}` }),
+  /** the connector without its merchant: what an inbound webhook (`/api/connectors/<con>/webhooks`) names */
+  byId: (connectorId: string) => ({ gsi2pk: `CONID#${connectorId}`, gsi2sk: 'CON' }),
   listPrefix: (merchantId: string) => ({ pk: `MER#${merchantId}`, skPrefix: 'CON#' }),
 };
 

@@ -114,6 +114,27 @@ export const unplannedRefundCounters = (merchantId: string, currency: string, am
   balanceAdd(merchantId, availableSortKey(currency), { amount: -amount }),
 ];
 
+/** A refund that failed after its counters were written: the money is back in available funds (and revenue). */
+export const refundReversalCounters = (merchantId: string, currency: string, amount: number, day: string): TransactItem[] => [
+  counterAdd(merchantId, 'REV', ledgerSortKeys.daily(day, currency), { refunded: -amount }),
+  balanceAdd(merchantId, availableSortKey(currency), { amount }),
+];
+
+/** A capture the provider failed after all: its revenue and the pending funds of its capture day are taken back. */
+export const captureReversalCounters = (merchantId: string, currency: string, amount: number, captureDay: string): TransactItem[] => [
+  counterAdd(merchantId, 'REV', ledgerSortKeys.daily(captureDay, currency), { captured: -amount }),
+  balanceAdd(merchantId, pendingSortKey(currency, captureDay), { amount: -amount, payments: -1 }),
+];
+
+/**
+ * A dispute's money: `amount` > 0 takes it out of available funds when the dispute opens (the provider debits it
+ * at once; available may go negative until pending funds are released), < 0 gives it back when it is won.
+ */
+export const disputeCounters = (merchantId: string, currency: string, amount: number, day: string): TransactItem[] => [
+  counterAdd(merchantId, 'REV', ledgerSortKeys.daily(day, currency), { disputed: amount }),
+  balanceAdd(merchantId, availableSortKey(currency), { amount: -amount }),
+];
+
 function shuffled<T>(items: readonly T[]): T[] {
   const out = [...items];
   for (let i = out.length - 1; i > 0; i--) {

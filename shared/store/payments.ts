@@ -8,8 +8,9 @@ import { db, TABLE, type TransactItem } from './client.ts';
 import { counterAdd, readCells } from './counters.ts';
 import type { Operation, Target } from './commit.ts';
 import { equalityFilter } from './expressions.ts';
+import { disputeOf, type StoredDispute } from './disputes.ts';
 import { invoiceOf, type StoredInvoice } from './invoices.ts';
-import { Int, nullable, operationItem, picklistOf, recordReader, StringMap, Text } from './item-schemas.ts';
+import { type HistoryEntry, HistoryItem, Int, nullable, operationItem, picklistOf, recordReader, StringMap, Text } from './item-schemas.ts';
 import { LEASE_SHARDS, leaseKeys, paymentCountKeys, paymentKeys, refundKeys } from './keys.ts';
 import { countItems, type ListSpec, listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
@@ -62,6 +63,8 @@ export interface PaymentRecord {
   decline_code: string | null;
   /** the authorization attempts, oldest first (absent on payments made before attempts were kept) */
   attempts?: PaymentAttempt[];
+  /** what happened to the payment after its create, oldest first (its timeline; see domain/timeline.ts) */
+  history?: HistoryEntry[];
   created_at: string;
   updated_at: string;
 }
@@ -69,7 +72,10 @@ export interface PaymentRecord {
 export interface RefundRecord {
   id: string;
   payment_id: string;
-  status: 'pending' | 'succeeded';
+  status: 'pending' | 'succeeded' | 'failed';
+  /** the provider's words when it failed */
+  failure_reason?: string | null;
+  history?: HistoryEntry[];
   merchant_id?: string;
   currency?: string;
   /** absent on refunds made before it was kept: their payment's mode */
@@ -149,6 +155,7 @@ const PaymentItem = v.object({
   created_at: Text,
   updated_at: Text,
   attempts: v.optional(v.array(AttemptItem)),
+  history: v.optional(v.array(HistoryItem)),
   op: v.optional(PaymentOperationItem),
   last_operation: v.optional(Text),
 });
@@ -158,11 +165,13 @@ const RefundItem = v.object({
   merchant_id: v.optional(Text),
   currency: v.optional(Text),
   livemode: v.optional(v.boolean()),
-  status: picklistOf<RefundRecord['status']>()(['pending', 'succeeded']),
+  status: picklistOf<RefundRecord['status']>()(['pending', 'succeeded', 'failed']),
+  failure_reason: v.optional(nullable(Text)),
   amount: Int,
   reason: nullable(Text),
   provider_reference: nullable(Text),
   created_at: Text,
+  history: v.optional(v.array(HistoryItem)),
   op: v.optional(PaymentOperationItem),
 });
 /** A listed payment: never `processing` (a payment is listed once its authorization ended, see store/commit.ts). */
@@ -172,7 +181,7 @@ const ListedPaymentItem = v.object({
 });
 const paymentOf: (item: Record<string, unknown>) => StoredPayment = recordReader('payment', PaymentItem);
 const listedPaymentOf: (item: Record<string, unknown>) => PaymentRecord = recordReader('payment', ListedPaymentItem);
-const refundOf: (item: Record<string, unknown>) => StoredRefund = recordReader('refund', RefundItem);
+export const refundOf: (item: Record<string, unknown>) => StoredRefund = recordReader('refund', RefundItem);
 
 /** The merchant's payment, whatever its state (processing included), or undefined when missing or another merchant's. */
 export async function getStoredPayment(merchantId: string, paymentId: string): Promise<StoredPayment | undefined> {
@@ -245,7 +254,8 @@ export async function refundPage(merchantId: string, paymentId: string | undefin
 export type Leased =
   | { entity: 'payment'; payment: StoredPayment & { op: Operation } }
   | { entity: 'refund'; refund: StoredRefund & { op: Operation } }
-  | { entity: 'invoice'; invoice: StoredInvoice & { op: Operation } };
+  | { entity: 'invoice'; invoice: StoredInvoice & { op: Operation } }
+  | { entity: 'dispute'; dispute: StoredDispute & { op: Operation } };
 
 /** Items whose operation's lease ended before `now` (every lease shard, oldest first, at most `limit` per shard). */
 export async function expiredOperations(now: number, limit = 50): Promise<Leased[]> {
@@ -272,6 +282,10 @@ export async function expiredOperations(now: number, limit = 50): Promise<Leased
     if (item.type === 'refund') {
       const refund = refundOf(item);
       return refund.op ? [{ entity: 'refund', refund: { ...refund, op: refund.op } }] : [];
+    }
+    if (item.type === 'dispute') {
+      const dispute = disputeOf(item);
+      return dispute.op ? [{ entity: 'dispute', dispute: { ...dispute, op: dispute.op } }] : [];
     }
     if (item.type === 'invoice') {
       const invoice = invoiceOf(item);

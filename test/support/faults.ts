@@ -91,7 +91,8 @@ export async function runReconciler(): Promise<void> {
 /** Operations of the merchant's payments still open (any lease), read from the lease index. */
 export async function openOperations(merchantId: string): Promise<string[]> {
   const open = await expiredOperations(clock.now() + 365 * 24 * 60 * 60_000, 1000);
-  const record = (o: (typeof open)[number]) => (o.entity === 'payment' ? o.payment : o.entity === 'refund' ? o.refund : o.invoice);
+  const record = (o: (typeof open)[number]) =>
+    o.entity === 'payment' ? o.payment : o.entity === 'refund' ? o.refund : o.entity === 'dispute' ? o.dispute : o.invoice;
   return open.filter((o) => record(o).merchant_id === merchantId).map((o) => record(o).op.id);
 }
 

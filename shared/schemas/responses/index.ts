@@ -6,3 +6,4 @@ export * from './payments.ts';
 export * from './reports.ts';
 export * from './webhooks.ts';
 export * from './connectors.ts';
+export * from './disputes.ts';

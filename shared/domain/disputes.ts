@@ -1,0 +1,265 @@
+import type * as v from 'valibot';
+import { publishEvents } from '../events/queue.ts';
+import type { DisputeEvidence, ProviderChange } from '../providers/types.ts';
+import type { DisputeEvidenceBody, OpenTestDisputeBody } from '../schemas/disputes.ts';
+import { commit, type Operation } from '../store/commit.ts';
+import { disputePage, disputesAndRefundsOf, disputeTarget, findDispute, type StoredDispute } from '../store/disputes.ts';
+import { dayOf, disputeCounters } from '../store/ledger.ts';
+import type { PageQuery } from '../store/pagination.ts';
+import { getStoredPayment, type PaymentRecord, type StoredPayment } from '../store/payments.ts';
+import type { Merchant } from './auth.ts';
+import { clock, isoNow } from './clock.ts';
+import { connectorForOperation } from './connectors.ts';
+import { BadRequest, InvalidState, NotFound, OperationInProgress, OutcomeUnknown, ProviderRefused, ProvidersUnavailable } from './errors.ts';
+import { newEvent } from './events.ts';
+import { freshOrigin, idFor, newId, type Origin } from './ids.ts';
+import { OPERATION_LEASE_MS } from './payments.ts';
+import type { OutcomeContext } from './refund-outcomes.ts';
+import { DISPUTE, type DisputeState, transition } from './state-machines.ts';
+import { historyEntry } from './timeline-entries.ts';
+
+/**
+ * Disputes (chargebacks), DECISIONS "Disputes": created from what the provider reports, moved only forward by the
+ * DISPUTE table. The disputed amount leaves the balance when the dispute is first recorded (unless it is already
+ * won) and comes back if it is won; the merchant answers with evidence or accepts, both forwarded to the provider.
+ */
+export const disputeObject = (d: StoredDispute) => ({
+  id: d.id,
+  object: 'dispute' as const,
+  payment_id: d.payment_id,
+  amount: d.amount,
+  currency: d.currency,
+  reason: d.reason,
+  status: d.status,
+  evidence_due_by: d.evidence_due_by,
+  created_at: d.created_at,
+  livemode: d.livemode,
+});
+
+export async function getDispute(merchant: Merchant, id: string) {
+  const dispute = await findDispute(merchant.id, id);
+  if (!dispute || dispute.livemode !== merchant.livemode) throw new NotFound();
+  return disputeObject(dispute);
+}
+
+export async function listDisputes(merchant: Merchant, page: PageQuery) {
+  const result = await disputePage(merchant.id, page);
+  return { object: 'list' as const, data: result.data.map(disputeObject), has_more: result.has_more };
+}
+
+/** The transition a provider's reported status asks for; none for `needs_response` (where every dispute starts). */
+const moveTo: Record<DisputeState, keyof typeof DISPUTE | undefined> = {
+  needs_response: undefined,
+  under_review: 'review',
+  won: 'win',
+  lost: 'lose',
+  accepted: 'accept',
+};
+
+type DisputeChange = Extract<ProviderChange, { object: 'dispute' }>;
+
+/**
+ * Records what the provider reports about a dispute of `payment`: a new one is created in the reported state (its
+ * amount debited unless it is already won); a known one moves forward if the DISPUTE table allows. True when
+ * something changed.
+ */
+export async function recordDisputeChange(payment: PaymentRecord, change: DisputeChange, context: OutcomeContext): Promise<boolean> {
+  // A refused write means another report changed the dispute first: judged again on what it is now.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const { disputes } = await disputesAndRefundsOf(payment.id);
+    const known = disputes.find((d) => d.provider_reference === change.disputeReference);
+    const operation = moveTo[change.status];
+    if (known && (!operation || !(DISPUTE[operation].from as readonly string[]).includes(known.status))) return false;
+    if (await (known ? moveDispute(known, operation!, context) : openDispute(payment, change, context))) return true;
+  }
+  throw new OperationInProgress(1, 'this dispute');
+}
+
+async function openDispute(payment: PaymentRecord, change: DisputeChange, context: OutcomeContext): Promise<boolean> {
+  const now = isoNow();
+  const debited = change.status !== 'won';
+  const dispute: StoredDispute = {
+    id: newId('dispute'),
+    payment_id: payment.id,
+    merchant_id: payment.merchant_id,
+    livemode: payment.livemode,
+    provider: payment.provider ?? 'unknown',
+    connector_id: payment.connector_id ?? null,
+    provider_reference: change.disputeReference,
+    amount: change.amount,
+    currency: change.currency,
+    reason: change.reason,
+    status: change.status,
+    debited,
+    evidence_due_by: change.evidenceDueBy,
+    created_at: now,
+    updated_at: now,
+    history: [historyEntry(`dispute.${change.status}`, context.source, context.reference, now)],
+  };
+  const event = newEvent(payment.merchant_id, 'dispute.created', disputeObject(dispute));
+  const created = await commit({
+    writes: [{ create: disputeTarget(dispute), item: { ...dispute } }, ...(context.seen ? [context.seen] : [])],
+    events: [event],
+    counters: debited ? disputeCounters(payment.merchant_id, change.currency, change.amount, dayOf(now)) : [],
+  });
+  if (created === 'refused') return false;
+  await publishEvents([event]);
+  return true;
+}
+
+/** Moves a dispute by the DISPUTE table; a won dispute that was debited gives its amount back. */
+async function moveDispute(
+  dispute: StoredDispute,
+  operation: keyof typeof DISPUTE,
+  context: OutcomeContext,
+  extra: { set?: Record<string, unknown>; finish?: string } = {},
+): Promise<boolean> {
+  const move = DISPUTE[operation];
+  const now = isoNow();
+  const credit = operation === 'win' && dispute.debited;
+  const moved: StoredDispute = { ...dispute, status: move.to, updated_at: now, ...(credit ? { debited: false } : {}) };
+  const event = newEvent(dispute.merchant_id, move.event, disputeObject(moved));
+  const committed = await commit({
+    writes: [
+      {
+        move: disputeTarget(dispute),
+        transition: { ...move, from: [dispute.status] },
+        set: { updated_at: now, ...(credit ? { debited: false } : {}), ...extra.set },
+        append: { history: [historyEntry(`dispute.${move.to}`, context.source, context.reference, now)] },
+        ...(extra.finish ? { operation: { finish: extra.finish } } : {}),
+      },
+      ...(context.seen ? [context.seen] : []),
+    ],
+    events: [event],
+    counters: credit ? disputeCounters(dispute.merchant_id, dispute.currency, -dispute.amount, dayOf(now)) : [],
+  });
+  if (committed === 'refused') return false;
+  await publishEvents([event]);
+  return true;
+}
+
+type DisputeAction = { kind: 'dispute_evidence'; evidence: DisputeEvidence } | { kind: 'dispute_accept' };
+
+/** Sends the merchant's evidence to the provider; the dispute is then under review. */
+export async function submitDisputeEvidence(merchant: Merchant, id: string, body: v.InferOutput<typeof DisputeEvidenceBody>, origin = freshOrigin()) {
+  return act(merchant, id, { kind: 'dispute_evidence', evidence: body }, origin);
+}
+
+/** Accepts the dispute at the provider: the merchant does not contest it, and its amount stays debited. */
+export const acceptDispute = (merchant: Merchant, id: string, origin = freshOrigin()) => act(merchant, id, { kind: 'dispute_accept' }, origin);
+
+/** An evidence submission or acceptance through the operation primitive: begun on the dispute, then carried out. */
+async function act(merchant: Merchant, id: string, action: DisputeAction, origin: Origin) {
+  const dispute = await findDispute(merchant.id, id);
+  if (!dispute || dispute.livemode !== merchant.livemode) throw new NotFound();
+  const opId = idFor('operation', origin);
+  if (dispute.op?.id === opId) return carryOutAction(dispute, dispute.op, action);
+  if (dispute.op) throw new OperationInProgress((dispute.op.lease_until - clock.now()) / 1000, 'this dispute');
+  const operation = action.kind === 'dispute_accept' ? 'accept' : 'review';
+  transition('dispute', DISPUTE, operation, dispute.status);
+  const op: Operation = {
+    id: opId,
+    kind: action.kind,
+    lease_until: clock.now() + OPERATION_LEASE_MS,
+    provider: dispute.provider,
+    ...(dispute.connector_id ? { connector_id: dispute.connector_id } : {}),
+    reference: dispute.provider_reference,
+  };
+  const began = await commit({
+    writes: [
+      {
+        move: disputeTarget(dispute),
+        inStates: DISPUTE[operation].from,
+        operation: { begin: op },
+        ...(action.kind === 'dispute_evidence' ? { set: { evidence: action.evidence } } : {}),
+      },
+    ],
+  });
+  if (began === 'refused') throw new InvalidState(undefined, 'the dispute changed meanwhile; read it again');
+  return carryOutAction({ ...dispute, op }, op, action);
+}
+
+async function carryOutAction(dispute: StoredDispute, op: Operation, action: DisputeAction, source: OutcomeContext['source'] = 'api') {
+  const connector = await connectorForOperation(dispute, op);
+  const result =
+    action.kind === 'dispute_accept'
+      ? await connector.acceptDispute(dispute.provider_reference, op.id)
+      : await connector.submitDisputeEvidence(dispute.provider_reference, action.evidence, op.id);
+  if (!result.ok) {
+    if (result.reason === 'unknown') throw new OutcomeUnknown(dispute.payment_id);
+    await commit({ writes: [{ move: disputeTarget(dispute), operation: { finish: op.id } }] });
+    if (result.reason === 'refused') throw new ProviderRefused(dispute.provider, `the ${action.kind === 'dispute_accept' ? 'acceptance' : 'evidence'}`, result.message);
+    throw new ProvidersUnavailable();
+  }
+  const moved = await moveDispute(dispute, action.kind === 'dispute_accept' ? 'accept' : 'review', { source, reference: result.reference }, { finish: op.id });
+  // A notification may have moved it meanwhile (e.g. the provider closed it): the operation still ends.
+  if (!moved) await commit({ writes: [{ move: disputeTarget(dispute), operation: { finish: op.id } }] });
+  const now = await findDispute(dispute.merchant_id, dispute.id);
+  return disputeObject(now ?? dispute);
+}
+
+/** The reconciler's part: an evidence submission or acceptance whose run died is sent again under its key. */
+export async function reconcileDisputeOperation(dispute: StoredDispute & { op: Operation }): Promise<void> {
+  const action: DisputeAction =
+    dispute.op.kind === 'dispute_accept' ? { kind: 'dispute_accept' } : { kind: 'dispute_evidence', evidence: (dispute.evidence ?? {}) as DisputeEvidence };
+  await carryOutAction(dispute, dispute.op, action, 'reconciler');
+}
+
+/** Where each provider's fake takes a test dispute (DECISIONS "Test mode"): its API origin, as configured. */
+const FAKE_ORIGINS: Record<string, string | undefined> = {
+  stripe: process.env.STRIPE_API_BASE_URL,
+  adyen: process.env.ADYEN_CHECKOUT_BASE_URL,
+  braintree: process.env.BRAINTREE_GATEWAY_URL,
+};
+
+/**
+ * Opens a dispute on a captured test payment the way its provider would: the sandbox reports it at once; a provider
+ * fake (a connector whose API origin is configured) is asked to open it and notifies the connector's webhook_url.
+ */
+export async function openTestDispute(merchant: Merchant, paymentId: string, body: v.InferOutput<typeof OpenTestDisputeBody>) {
+  if (merchant.livemode) throw new BadRequest('livemode_not_allowed', undefined, 'test helpers act in test mode only');
+  const payment = await getStoredPayment(merchant.id, paymentId);
+  if (!payment || payment.status === 'processing') throw new NotFound();
+  if (payment.status !== 'captured' && payment.status !== 'refunded') throw new InvalidState(undefined, `a ${payment.status} payment cannot be disputed`);
+  const reason = body.reason ?? 'fraudulent';
+  if (!payment.connector_id) {
+    const change: DisputeChange = {
+      object: 'dispute',
+      status: 'needs_response',
+      paymentReference: payment.provider_reference ?? payment.id,
+      disputeReference: newId('dispute').replace('dis_', 'dp_sandbox_'),
+      amount: payment.amount_captured,
+      currency: payment.currency,
+      reason,
+      evidenceDueBy: new Date(clock.now() + 7 * 86_400_000).toISOString(),
+    };
+    await recordDisputeChange(payment as PaymentRecord, change, { source: 'provider_webhook', reference: change.disputeReference });
+    return { payment_id: payment.id, provider: payment.provider, requested: true as const, dispute: await sandboxDisputeOf(payment, change.disputeReference) };
+  }
+  await askFakeForDispute(payment, reason);
+  return { payment_id: payment.id, provider: payment.provider, requested: true as const, dispute: null };
+}
+
+async function sandboxDisputeOf(payment: StoredPayment, reference: string) {
+  const { disputes } = await disputesAndRefundsOf(payment.id);
+  const found = disputes.find((d) => d.provider_reference === reference);
+  return found ? disputeObject(found) : null;
+}
+
+async function askFakeForDispute(payment: StoredPayment, reason: string): Promise<void> {
+  const origin = payment.provider ? FAKE_ORIGINS[payment.provider] : undefined;
+  if (!origin) {
+    throw new BadRequest(
+      'test_helper_unavailable',
+      undefined,
+      `${payment.provider} offers no API to dispute an existing test payment; use its dispute test card, or a local provider fake`,
+    );
+  }
+  const answer = await fetch(`${origin}/_fake/disputes`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ reference: payment.provider_reference, reason }),
+    signal: AbortSignal.timeout(5_000),
+  }).catch(() => undefined);
+  if (!answer?.ok) throw new ProvidersUnavailable();
+}

@@ -1,0 +1,34 @@
+import { logger } from '../logger.ts';
+import type { InboundWebhook } from '../providers/types.ts';
+import { findConnectorById } from '../store/connectors.ts';
+import { paymentIdByReference, seenWrite } from '../store/inbound.ts';
+import { getStoredPayment } from '../store/payments.ts';
+import { clock } from './clock.ts';
+import { verifyInboundWebhook } from './connectors.ts';
+import { BadRequest, NotFound } from './errors.ts';
+import { applyProviderChange } from './provider-changes.ts';
+
+/**
+ * A provider's notifications for one connector account (`POST /api/connectors/:id/webhooks`, public): verified with
+ * the account's own secret by the provider's SDK, or refused (400) having changed nothing. Each notification about
+ * one of our payments is applied with a record of its event id in the same commit, so a second delivery changes
+ * nothing; one about anything else is acknowledged and ignored. A failure midway answers 500: the provider sends
+ * it again and what was applied is not applied twice.
+ */
+export async function receiveProviderWebhook(connectorId: string, request: InboundWebhook) {
+  const connector = await findConnectorById(connectorId);
+  if (!connector) throw new NotFound();
+  const verified = await verifyInboundWebhook(connector, request);
+  if (!verified.ok) throw new BadRequest('webhook_verification_failed', undefined, verified.reason);
+  let applied = 0;
+  for (const notification of verified.notifications) {
+    const change = notification.change;
+    const ours = change && (await paymentIdByReference(connector.id, change.paymentReference));
+    const payment = ours && (await getStoredPayment(ours.merchantId, ours.paymentId));
+    if (!change || !payment) continue;
+    const seen = seenWrite(connector.id, notification.eventId, clock.now());
+    if (await applyProviderChange(payment, change, { source: 'provider_webhook', reference: notification.eventId, seen })) applied++;
+  }
+  logger.info('Provider notifications received', { connector_id: connector.id, notifications: verified.notifications.length, applied });
+  return verified.acknowledgement;
+}

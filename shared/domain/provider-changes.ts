@@ -1,0 +1,104 @@
+import { publishEvents } from '../events/queue.ts';
+import { logger } from '../logger.ts';
+import type { ProviderChange } from '../providers/types.ts';
+import { commit } from '../store/commit.ts';
+import { disputesAndRefundsOf } from '../store/disputes.ts';
+import { captureReversalCounters, dayOf } from '../store/ledger.ts';
+import { getStoredPayment, paymentCountChange, type PaymentRecord, paymentTarget, type StoredPayment } from '../store/payments.ts';
+import { isoNow } from './clock.ts';
+import { recordDisputeChange } from './disputes.ts';
+import { newEvent } from './events.ts';
+import { paymentView } from './payments.ts';
+import { confirmRefund, failRefund, type OutcomeContext } from './refund-outcomes.ts';
+import { PAYMENT } from './state-machines.ts';
+import { historyEntry } from './timeline-entries.ts';
+
+/**
+ * Applies one change a provider reported about one of our payments (by notification, or answering the reconciler).
+ * Every change is a transition of a state machine table, written on condition of the state it moves from: a report
+ * that comes twice, or after a later one, finds its move no longer allowed and changes nothing. True when it changed
+ * something.
+ */
+export async function applyProviderChange(payment: StoredPayment, change: ProviderChange, context: OutcomeContext): Promise<boolean> {
+  if (payment.status === 'processing') return false;
+  const shown = payment as PaymentRecord;
+  switch (change.object) {
+    case 'capture':
+      return change.status === 'succeeded' ? confirmAwaiting(shown, 'capture', context) : failCapture(shown, change.reason, context);
+    case 'cancellation':
+      if (change.status === 'failed') logger.warn('The provider failed a cancellation it had accepted', { payment_id: payment.id });
+      return confirmAwaiting(shown, 'void', context, change.status === 'failed' ? 'cancellation.failed' : undefined);
+    case 'refund':
+      return applyRefundChange(shown, change, context);
+    case 'dispute':
+      return recordDisputeChange(shown, change, context);
+  }
+}
+
+/** The provider confirms a capture or cancellation it had accepted for later: the awaiting operation ends. */
+async function confirmAwaiting(payment: PaymentRecord & { op?: StoredPayment['op'] }, kind: 'capture' | 'void', context: OutcomeContext, change?: string) {
+  const op = payment.op;
+  if (!op || op.kind !== kind || !op.awaiting) return false;
+  const confirmed = await commit({
+    writes: [
+      {
+        move: paymentTarget(payment),
+        append: { history: [historyEntry(change ?? `${kind === 'capture' ? 'capture' : 'cancellation'}.confirmed`, context.source, context.reference)] },
+        operation: { finish: op.id },
+      },
+      ...(context.seen ? [context.seen] : []),
+    ],
+  });
+  return confirmed === 'committed';
+}
+
+/**
+ * A capture the provider failed after accepting it: the payment is authorized again (`succeeded`), its captured
+ * amount, revenue and pending funds are taken back, and `payment.capture_failed` is sent. Not once money was
+ * refunded from it (a provider fails a capture before any refund could be made).
+ */
+async function failCapture(payment: PaymentRecord & { op?: StoredPayment['op'] }, reason: string | undefined, context: OutcomeContext): Promise<boolean> {
+  if (payment.status !== 'captured' || payment.amount_refunded > 0) return false;
+  const capturedAt = payment.history?.findLast((h) => h.change === 'payment.captured')?.at ?? payment.updated_at;
+  const now = isoNow();
+  const moved: PaymentRecord = { ...payment, status: 'succeeded', amount_captured: 0, updated_at: now };
+  const event = newEvent(payment.merchant_id, 'payment.capture_failed', { ...paymentView(moved), failure_reason: reason ?? null });
+  const op = payment.op?.kind === 'capture' ? payment.op : undefined;
+  const committed = await commit({
+    writes: [
+      {
+        move: paymentTarget(payment),
+        transition: PAYMENT.captureFail,
+        expect: { amount_refunded: 0 },
+        set: { amount_captured: 0, updated_at: now },
+        append: { history: [historyEntry('payment.capture_failed', context.source, context.reference, now)] },
+        ...(op ? { operation: { finish: op.id } } : {}),
+      },
+      ...(context.seen ? [context.seen] : []),
+    ],
+    events: [event],
+    counters: [
+      ...captureReversalCounters(payment.merchant_id, payment.currency, payment.amount_captured, dayOf(capturedAt)),
+      ...paymentCountChange(payment, 'captured', 'succeeded'),
+    ],
+  });
+  if (committed === 'refused') return false;
+  await publishEvents([event]);
+  return true;
+}
+
+type RefundChange = Extract<ProviderChange, { object: 'refund' }>;
+
+/** A refund's outcome: ours by the id we tagged it with, or by the provider's id of it. A refund made elsewhere is ignored. */
+async function applyRefundChange(payment: PaymentRecord, change: RefundChange, context: OutcomeContext): Promise<boolean> {
+  if (change.status === 'pending') return false;
+  const { refunds } = await disputesAndRefundsOf(payment.id);
+  const refund = refunds.find((r) => (change.refundId && r.id === change.refundId) || r.provider_reference === change.refundReference);
+  if (!refund) {
+    logger.info('A provider reported a refund not made through this service; ignored', { payment_id: payment.id });
+    return false;
+  }
+  const current = (await getStoredPayment(payment.merchant_id, payment.id)) as PaymentRecord;
+  if (change.status === 'succeeded') return (await confirmRefund(current, refund, change.refundReference, context)).applied;
+  return failRefund(current, refund, change.reason ?? 'the provider reported the refund failed', context);
+}

@@ -1,0 +1,136 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { publishEvents } from '../events/queue.ts';
+import { commit, type Create } from '../store/commit.ts';
+import { dayOf, refundCounters, refundReversalCounters, unplannedRefundCounters } from '../store/ledger.ts';
+import {
+  getRefund,
+  getStoredPayment,
+  paymentCountChange,
+  type PaymentRecord,
+  paymentTarget,
+  type RefundRecord,
+  refundTarget,
+  type StoredRefund,
+} from '../store/payments.ts';
+import { OperationInProgress } from './errors.ts';
+import { newEvent } from './events.ts';
+import { paymentView } from './payments.ts';
+import { refundObject } from './refunds.ts';
+import { PAYMENT, REFUND } from './state-machines.ts';
+import { type ChangeSource, historyEntry } from './timeline-entries.ts';
+
+/**
+ * How a refund ends, whoever learns it (the refund request, a provider's notification, the reconciler): confirmed
+ * with its counters and `payment.refunded`, or failed with its amount given back and `refund.failed`. Both are
+ * transitions of the REFUND table, so a second report of the same outcome, or a late one, changes nothing.
+ */
+export interface OutcomeContext {
+  source: ChangeSource;
+  /** the provider's reference of the change (its refund id, its event id) */
+  reference: string | null;
+  /** written with the change: the notification that reported it, so it is never applied twice */
+  seen?: Create;
+}
+
+/** The refund endpoint's answer: the payment with the refund's id and amount, and the committed amount refunded. */
+export function refundView(payment: PaymentRecord, refund: RefundRecord) {
+  return { ...paymentView(payment), refund_id: refund.id, amount: refund.amount, amount_refunded: payment.amount_refunded };
+}
+
+const PLANNED_ATTEMPTS = 4;
+const UNPLANNED_ATTEMPTS = 8;
+const pause = (attempt: number) => sleep(Math.random() * Math.min(200, 10 * 2 ** attempt));
+
+/**
+ * Confirms a pending refund. Once the provider has refunded, the refund must be recorded whatever else is happening:
+ * planned counters (taking from available, then pending) are tried a few times, then counters that need no plan.
+ * Answers the endpoint's view, and whether this call made the change (false: it was already settled).
+ */
+export async function confirmRefund(payment: PaymentRecord, refund: StoredRefund, providerRefundId: string, context: OutcomeContext) {
+  const day = dayOf(refund.created_at);
+  let current = refund;
+  for (let attempt = 0; attempt < PLANNED_ATTEMPTS + UNPLANNED_ATTEMPTS; attempt++) {
+    if (attempt > 0) await pause(attempt);
+    const now = (await getStoredPayment(payment.merchant_id, payment.id)) as PaymentRecord;
+    const view = refundView(now, current);
+    if (current.status !== 'pending') return { view, applied: false };
+    const event = newEvent(payment.merchant_id, 'payment.refunded', view);
+    const counters =
+      attempt < PLANNED_ATTEMPTS
+        ? await refundCounters(payment.merchant_id, payment.currency, refund.amount, day)
+        : unplannedRefundCounters(payment.merchant_id, payment.currency, refund.amount, day);
+    const confirmed = await commit({
+      writes: [
+        {
+          move: refundTarget(current),
+          transition: REFUND.confirm,
+          set: { provider_reference: providerRefundId },
+          append: { history: [historyEntry('refund.succeeded', context.source, context.reference)] },
+          ...(current.op ? { operation: { finish: current.op.id } } : {}),
+        },
+        ...(context.seen ? [context.seen] : []),
+      ],
+      events: [event],
+      counters,
+    }).catch((error: unknown) => {
+      if (error instanceof Error && error.name === 'TransactionCanceledException') return 'refused' as const;
+      throw error;
+    });
+    if (confirmed === 'committed') {
+      await publishEvents([event]);
+      return { view, applied: true };
+    }
+    const reread = await getRefund(refund.payment_id, refund.id);
+    if (!reread) throw new Error(`Refund ${refund.id} disappeared while it was confirmed`);
+    current = reread;
+  }
+  throw new Error('The refund could not be recorded: its writes kept conflicting');
+}
+
+/**
+ * Fails a refund (refused by the provider, or failed at settlement after it was accepted): its amount goes back to
+ * the payment (captured again when it was the only money refunded), and a refund that had been confirmed gives its
+ * money back to the balance. False when it had already failed.
+ */
+export async function failRefund(payment: PaymentRecord, refund: StoredRefund, failureReason: string, context: OutcomeContext): Promise<boolean> {
+  let current = refund;
+  for (let attempt = 0; attempt < PLANNED_ATTEMPTS + UNPLANNED_ATTEMPTS; attempt++) {
+    if (attempt > 0) await pause(attempt);
+    if (!(REFUND.fail.from as readonly string[]).includes(current.status)) return false;
+    const now = (await getStoredPayment(payment.merchant_id, payment.id)) as PaymentRecord;
+    const last = now.status === 'refunded' && now.amount_refunded === current.amount;
+    const failed: StoredRefund = { ...current, status: 'failed', failure_reason: failureReason, op: undefined };
+    const event = newEvent(payment.merchant_id, 'refund.failed', refundObject(failed, payment.livemode));
+    const given = await commit({
+      writes: [
+        {
+          move: paymentTarget(now),
+          ...(last ? { transition: PAYMENT.restore } : {}),
+          add: { amount_refunded: -current.amount },
+          expect: { amount_refunded: now.amount_refunded },
+        },
+        {
+          move: refundTarget(current),
+          transition: { ...REFUND.fail, from: [current.status] },
+          set: { failure_reason: failureReason },
+          append: { history: [historyEntry('refund.failed', context.source, context.reference)] },
+          ...(current.op ? { operation: { finish: current.op.id } } : {}),
+        },
+        ...(context.seen ? [context.seen] : []),
+      ],
+      events: [event],
+      counters: [
+        ...(last ? paymentCountChange(now, 'refunded', 'captured') : []),
+        ...(current.status === 'succeeded' ? refundReversalCounters(payment.merchant_id, payment.currency, current.amount, dayOf(current.created_at)) : []),
+      ],
+    });
+    if (given === 'committed') {
+      await publishEvents([event]);
+      return true;
+    }
+    const reread = await getRefund(refund.payment_id, refund.id);
+    if (!reread) throw new Error(`Refund ${refund.id} disappeared while it failed`);
+    current = reread;
+  }
+  throw new OperationInProgress(1, 'this payment (concurrent refunds)');
+}
