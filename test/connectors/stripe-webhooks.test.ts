@@ -204,6 +204,65 @@ describe('parseWebhook reads every event the fake sends', () => {
   });
 });
 
+describe("Stripe's statuses and reasons in ours", () => {
+  /** A signed event about Stripe's example `resource` with `fields` changed, as Stripe would send it. */
+  const signedEvent = (type: string, resource: 'dispute' | 'refund', fields: Record<string, unknown>): InboundWebhook => {
+    const object = { ...fixtures[resource], payment_intent: 'pi_example', ...fields };
+    const body = JSON.stringify({ ...fixtures.event, id: `evt_${randomUUID()}`, type, data: { object } });
+    return { headers: { 'stripe-signature': stripeSignature(body, STRIPE_FAKE_WEBHOOK_SECRET) }, body };
+  };
+  const changeOf = async (webhook: InboundWebhook) => {
+    const parsed = await parse(webhook);
+    return parsed.ok ? parsed.notifications[0]!.change : parsed.reason;
+  };
+
+  it.each([
+    ['warning_needs_response', 'needs_response'],
+    ['needs_response', 'needs_response'],
+    ['warning_under_review', 'under_review'],
+    ['under_review', 'under_review'],
+    ['warning_closed', 'won'],
+    ['won', 'won'],
+    ['lost', 'lost'],
+  ])('dispute %s → %s', async (stripeStatus, ours) => {
+    expect(await changeOf(signedEvent('charge.dispute.updated', 'dispute', { status: stripeStatus }))).toMatchObject({ status: ours });
+  });
+
+  it('a dispute reason we do not name is general; the due date is ISO; a status Stripe adds later is not followed', async () => {
+    const dispute = { reason: 'bank_cannot_process', amount: 1000, currency: 'jpy', evidence_details: { due_by: 1723679999 } };
+    expect(await changeOf(signedEvent('charge.dispute.created', 'dispute', { ...dispute, status: 'needs_response' }))).toEqual({
+      object: 'dispute',
+      status: 'needs_response',
+      paymentReference: 'pi_example',
+      disputeReference: fixtures.dispute!.id,
+      amount: 1000,
+      currency: 'JPY',
+      reason: 'general',
+      evidenceDueBy: '2024-08-14T23:59:59.000Z',
+    });
+    expect(await changeOf(signedEvent('charge.dispute.updated', 'dispute', { status: 'prevented' }))).toBeNull();
+  });
+
+  it.each([
+    ['pending', {}, 'pending', undefined],
+    ['requires_action', {}, 'pending', undefined],
+    ['succeeded', {}, 'succeeded', undefined],
+    ['failed', { failure_reason: 'lost_or_stolen_card' }, 'failed', 'lost_or_stolen_card'],
+    ['canceled', {}, 'failed', 'canceled'],
+  ])('refund %s → %s', async (stripeStatus, fields, ours, reason) => {
+    const change = await changeOf(signedEvent('charge.refund.updated', 'refund', { status: stripeStatus, metadata: {}, ...fields }));
+    expect(change).toEqual({
+      object: 'refund',
+      status: ours,
+      paymentReference: 'pi_example',
+      refundReference: fixtures.refund!.id,
+      amount: 100,
+      currency: 'USD',
+      ...(reason ? { reason } : {}),
+    });
+  });
+});
+
 describe('parseWebhook refuses what it cannot verify', () => {
   let webhook: InboundWebhook;
   beforeAll(async () => {
