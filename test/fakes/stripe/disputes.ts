@@ -34,24 +34,14 @@ export class StripeDisputes {
     if (intent.status !== 'succeeded')
       throw new FakeControlError(`payment ${paymentIntent} is ${String(intent.status)}: only a captured one can be disputed`);
     if (!(DISPUTE_REASONS as readonly string[]).includes(reason)) throw new FakeControlError(`reason must be one of ${DISPUTE_REASONS.join(', ')}`);
-    const example = fixture('dispute', {});
     const created = now();
+    // The example's evidence is empty (every field null) and its details say none was given yet.
     const dispute = fixture('dispute', {
       id: newId('dp'),
       amount: hold.captured,
       charge: intent.latest_charge,
       created,
       currency: intent.currency,
-      evidence: Object.fromEntries(
-        Object.entries(example.evidence as StripeObject).map(([field, value]) => [field, field === 'enhanced_evidence' ? value : null]),
-      ),
-      evidence_details: {
-        ...(example.evidence_details as StripeObject),
-        due_by: created + RESPONSE_DAYS * 86_400,
-        has_evidence: false,
-        past_due: false,
-        submission_count: 0,
-      },
       is_charge_refundable: false,
       livemode: intent.livemode,
       metadata: {},
@@ -59,6 +49,7 @@ export class StripeDisputes {
       reason,
       status: 'needs_response',
     });
+    (dispute.evidence_details as StripeObject).due_by = created + RESPONSE_DAYS * 86_400;
     this.disputes.set(String(dispute.id), dispute);
     this.notify('charge.dispute.created', dispute);
     this.notify('charge.dispute.funds_withdrawn', dispute);
