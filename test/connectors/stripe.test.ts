@@ -335,8 +335,12 @@ describe('capture, void and refund', () => {
       ['capture', '3000'],
       ['capture', '3000'],
     ]);
-    // A second capture under another key is refused: an authorization is captured once
-    expect(await stripe.capture(reference, 1000, 'EUR', `${reference}_capture_2`)).toEqual({ ok: false, reason: 'processing_error' });
+    // A second capture under another key is refused, in Stripe's words: an authorization is captured once
+    expect(await stripe.capture(reference, 1000, 'EUR', `${reference}_capture_2`)).toEqual({
+      ok: false,
+      reason: 'refused',
+      message: 'This PaymentIntent could not be captured because it has a status of succeeded.',
+    });
   });
 
   it('voids an authorization (again: still ok); a captured one cannot be voided', async () => {
@@ -346,7 +350,11 @@ describe('capture, void and refund', () => {
     expect(holdOf(reference)?.state).toBe('voided');
     const captured = approved(await stripe.authorize(request()));
     await stripe.capture(captured.reference, 5000, 'EUR', `${captured.reference}_capture`);
-    expect(await stripe.void(captured.reference, `${captured.reference}_void`)).toEqual({ ok: false, reason: 'processing_error' });
+    expect(await stripe.void(captured.reference, `${captured.reference}_void`)).toEqual({
+      ok: false,
+      reason: 'refused',
+      message: expect.stringMatching(/^You cannot cancel this PaymentIntent because it has a status of succeeded/),
+    });
   });
 
   it('refunds in several parts up to the captured amount and refuses one beyond it', async () => {
@@ -362,11 +370,15 @@ describe('capture, void and refund', () => {
     expect(new Set(refunds.map((r) => r.ok && r.reference)).size).toBe(3);
     expect(retried).toEqual(refunds[0]);
     expect(holdOf(reference)).toMatchObject({ captured: 4000, refunded: 4000 });
-    expect(await stripe.refund(reference, 1, 'EUR', `ref_${reference}_3`)).toEqual({ ok: false, reason: 'processing_error' });
+    expect(await stripe.refund(reference, 1, 'EUR', `ref_${reference}_3`)).toEqual({
+      ok: false,
+      reason: 'refused',
+      message: expect.stringMatching(/^Charge ch_\w+ has already been refunded\.$/),
+    });
     expect(callsUnder(`ref_${reference}_1`)[0]).toMatchObject({
       operation: 'refund',
       path: '/v1/refunds',
-      body: { payment_intent: reference, amount: '1500' },
+      body: { payment_intent: reference, amount: '1500', metadata: { refund_id: `ref_${reference}_1` } },
     });
   });
 

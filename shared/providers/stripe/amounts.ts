@@ -26,3 +26,13 @@ export function toStripeAmount(amount: number, currency: string): number | undef
   if (THREE_DECIMAL.has(currency.toUpperCase()) && scaled % 10 !== 0) return undefined;
   return scaled;
 }
+
+/**
+ * Stripe's `amount` in `currency` as our minor units. Where Stripe keeps more decimals than ISO 4217 (ISK) its amounts
+ * are whole multiples of the ISO unit, so the division is exact.
+ */
+export function fromStripeAmount(amount: number, currency: string): number {
+  const ours = currencyExponent(currency);
+  const theirs = stripeExponent(currency);
+  return theirs >= ours ? Math.round(amount / 10 ** (theirs - ours)) : amount * 10 ** (ours - theirs);
+}

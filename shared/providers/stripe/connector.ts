@@ -1,11 +1,22 @@
 import type Stripe from 'stripe';
 import { providerDeadlines } from '../deadlines.ts';
 import { failedOperation } from '../failures.ts';
-import type { AuthorizeRequest, AuthorizeResult, Connector, LookupResult, OperationResult } from '../types.ts';
+import {
+  type AuthorizeRequest,
+  type AuthorizeResult,
+  type Connector,
+  DISPUTE_EVIDENCE_FIELDS,
+  type DisputeEvidence,
+  type LookupResult,
+  type OperationResult,
+  type ProviderChange,
+} from '../types.ts';
 import { toStripeAmount } from './amounts.ts';
 import { findIntent, reverseAttempt } from './attempts.ts';
 import { type Sent, send } from './client.ts';
+import { refusalOf } from './errors.ts';
 import { alreadyCanceled, authorizeAnswer, foundIn, type IntentParams, notSent, parseToken } from './intents.ts';
+import { changesOf } from './reads.ts';
 
 const timeout = providerDeadlines.operationMs;
 
@@ -48,27 +59,57 @@ export class StripeConnector implements Connector {
     return reverseAttempt(this.stripe, idempotencyKey);
   }
 
+  /** Synchronous at Stripe: the answer is final (a second capture under another key is refused). */
   async capture(reference: string, amount: number, currency: string, idempotencyKey: string): Promise<OperationResult> {
     const amountToCapture = toStripeAmount(amount, currency);
     if (amountToCapture === undefined) return { ok: false, reason: 'processing_error' };
     const sent = await send(() => this.stripe.paymentIntents.capture(reference, { amount_to_capture: amountToCapture }, { idempotencyKey, timeout }));
-    if (!sent.ok) return failedOperation(sent.failure);
+    if (!sent.ok) return operationFailure(sent);
     return sent.value.status === 'succeeded' ? { ok: true, reference: sent.value.id } : { ok: false, reason: 'processing_error' };
   }
 
   async void(reference: string, idempotencyKey: string): Promise<OperationResult> {
     const sent = await send(() => this.stripe.paymentIntents.cancel(reference, {}, { idempotencyKey, timeout }));
     if (sent.ok || alreadyCanceled(sent.error)) return { ok: true, reference };
-    return failedOperation(sent.failure);
+    return operationFailure(sent);
   }
 
+  /**
+   * A refund tagged `metadata.refund_id` (our id, also the key). Stripe answers `pending` (or `requires_action`)
+   * when the card network confirms later; a `failed` or `canceled` refund is refused with Stripe's reason.
+   */
   async refund(reference: string, amount: number, currency: string, idempotencyKey: string): Promise<OperationResult> {
     const stripeAmount = toStripeAmount(amount, currency);
     if (stripeAmount === undefined) return { ok: false, reason: 'processing_error' };
-    const sent = await send(() => this.stripe.refunds.create({ payment_intent: reference, amount: stripeAmount }, { idempotencyKey, timeout }));
-    if (!sent.ok) return failedOperation(sent.failure);
-    const refused = sent.value.status === 'failed' || sent.value.status === 'canceled';
-    return refused ? { ok: false, reason: 'processing_error' } : { ok: true, reference: sent.value.id };
+    const sent = await send(() =>
+      this.stripe.refunds.create(
+        { payment_intent: reference, amount: stripeAmount, metadata: { refund_id: idempotencyKey } },
+        { idempotencyKey, timeout },
+      ),
+    );
+    if (!sent.ok) return operationFailure(sent);
+    const refund = sent.value;
+    if (refund.status === 'failed' || refund.status === 'canceled')
+      return { ok: false, reason: 'refused', message: refund.failure_reason ?? refund.status };
+    if (refund.status === 'pending' || refund.status === 'requires_action') return { ok: true, reference: refund.id, pending: true };
+    return { ok: true, reference: refund.id };
+  }
+
+  changesOf(reference: string, signal?: AbortSignal): Promise<ProviderChange[] | undefined> {
+    return changesOf(this.stripe, reference, signal);
+  }
+
+  /** Our fields are Stripe's evidence fields; `submit: true` sends them to the card network at once. */
+  async submitDisputeEvidence(disputeReference: string, evidence: DisputeEvidence, idempotencyKey: string): Promise<OperationResult> {
+    const fields = Object.fromEntries(DISPUTE_EVIDENCE_FIELDS.flatMap((field) => (evidence[field] === undefined ? [] : [[field, evidence[field]]])));
+    const sent = await send(() => this.stripe.disputes.update(disputeReference, { evidence: fields, submit: true }, { idempotencyKey, timeout }));
+    return sent.ok ? { ok: true, reference: sent.value.id } : operationFailure(sent);
+  }
+
+  /** Stripe's close: the merchant concedes (Stripe then reports the dispute `lost`). */
+  async acceptDispute(disputeReference: string, idempotencyKey: string): Promise<OperationResult> {
+    const sent = await send(() => this.stripe.disputes.close(disputeReference, {}, { idempotencyKey, timeout }));
+    return sent.ok ? { ok: true, reference: sent.value.id } : operationFailure(sent);
   }
 
   /** The authorization's PaymentIntent create, sent under our idempotency key (again, for a look-up by replay). */
@@ -125,4 +166,10 @@ export class StripeConnector implements Connector {
     );
     return created.ok ? { ok: true, value: created.value.id } : created;
   }
+}
+
+/** A failed action: Stripe's refusal in its words, else the error map's class. */
+function operationFailure(sent: Extract<Sent<unknown>, { ok: false }>): Extract<OperationResult, { ok: false }> {
+  const refusal = refusalOf(sent.error);
+  return refusal === undefined ? failedOperation(sent.failure) : { ok: false, reason: 'refused', message: refusal };
 }

@@ -89,3 +89,15 @@ export function classify(error: unknown): MappedFailure {
   }
   return UNKNOWN;
 }
+
+/**
+ * Stripe's clear "no" to a capture, void, refund or dispute action, in its own words: a 400 `invalid_request_error`
+ * (the object is in another state, the amount is more than remains, the charge is already refunded, the dispute is
+ * closed). Nothing was done and the same request would be answered the same. Undefined for anything else.
+ */
+export function refusalOf(error: unknown): string | undefined {
+  if (!(error instanceof Stripe.errors.StripeError) || error.statusCode !== 400 || error.rawType !== 'invalid_request_error') return undefined;
+  const failure = { status: error.statusCode, type: error.rawType, code: error.code };
+  if (ruleFor(failure)?.type !== 'invalid_request_error') return undefined;
+  return error.message || error.code || 'refused by Stripe';
+}

@@ -25,3 +25,13 @@ export const refused = (error: Omit<StripeErrorBody, 'type'>): Answer => ({
   body: errorBody({ type: 'invalid_request_error', ...error }),
   saved: true,
 });
+
+/** A `/_fake/*` control request that cannot be carried out (no such object, or not in a state that allows it). */
+export class FakeControlError extends Error {
+  constructor(
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+}

@@ -3,24 +3,86 @@ import { cardBrand, luhnValid } from '../../../shared/domain/cards.ts';
 import { TEST_CARDS } from '../../../shared/providers/sandbox.ts';
 import type { FakeHold } from '../types.ts';
 import { type Answer, badParam, missing, ok, refused } from './answers.ts';
+import { StripeDisputes } from './disputes.ts';
 import { type Form, nested, text } from './form.ts';
-import { cardError, errorBody, fixture, newId, type StripeObject } from './objects.ts';
+import { cardError, errorBody, fixture, list, newId, type StripeObject } from './objects.ts';
 import { listIntents, page, searchIntents } from './reads.ts';
+import { StripeRefunds } from './refunds.ts';
 
 const THREE_DECIMAL = new Set(['bhd', 'jod', 'kwd', 'omr', 'tnd']);
 const CANCELABLE = new Set(['requires_payment_method', 'requires_capture', 'requires_confirmation', 'requires_action', 'processing']);
 const CANCELLATION_REASONS = new Set(['duplicate', 'fraudulent', 'requested_by_customer', 'abandoned']);
 const now = () => Math.floor(Date.now() / 1000);
 
-/** One Stripe account's books: PaymentIntents, their PaymentMethods, Customers, refunds and the holds they make. */
-export class StripeBook {
+/** Sends the account's event `type` about `object` to its webhook endpoint. */
+export type Notify = (type: string, object: StripeObject) => void;
+
+/** What refunds and disputes read of the payments they belong to. */
+export interface Payments {
+  intent(id: string): StripeObject | undefined;
+  hold(id: string): FakeHold | undefined;
+  /** the PaymentIntent's Charge as Stripe shows it now (amounts captured and refunded, disputed) */
+  charge(intentId: string): StripeObject;
+  /** whether a dispute of the PaymentIntent is still open */
+  disputedNow(intentId: string): boolean;
+}
+
+/** One Stripe account's books: PaymentIntents, their PaymentMethods, Customers, refunds, disputes and the holds. */
+export class StripeBook implements Payments {
   readonly holds = new Map<string, FakeHold>();
+  readonly refunds: StripeRefunds;
+  readonly disputes: StripeDisputes;
   private readonly intents = new Map<string, StripeObject>();
   private readonly methods = new Map<string, StripeObject>();
   private readonly cardNumbers = new Map<string, string>();
   private readonly customers = new Map<string, StripeObject>();
 
-  constructor(private readonly searchLagMs: number) {}
+  constructor(
+    private readonly searchLagMs: number,
+    private readonly notify: Notify,
+  ) {
+    this.refunds = new StripeRefunds(this, notify);
+    this.disputes = new StripeDisputes(this, notify);
+  }
+
+  intent(id: string): StripeObject | undefined {
+    return this.intents.get(id);
+  }
+
+  hold(id: string): FakeHold | undefined {
+    return this.holds.get(id);
+  }
+
+  disputedNow(intentId: string): boolean {
+    return this.disputes.hasOpen(intentId);
+  }
+
+  charge(intentId: string): StripeObject {
+    const intent = this.intents.get(intentId) ?? {};
+    const hold = this.holds.get(intentId);
+    const id = String(intent.latest_charge);
+    const captured = hold?.captured ?? 0;
+    const refunded = hold?.refunded ?? 0;
+    return fixture('charge', {
+      id,
+      amount: intent.amount,
+      amount_captured: captured,
+      amount_refunded: refunded,
+      captured: captured > 0,
+      created: intent.created,
+      currency: intent.currency,
+      customer: intent.customer,
+      description: intent.description,
+      disputed: this.disputes.all().some((dispute) => dispute.payment_intent === intentId),
+      livemode: intent.livemode,
+      metadata: intent.metadata,
+      payment_intent: intentId,
+      payment_method: intent.payment_method,
+      refunded: captured > 0 && refunded >= captured,
+      refunds: list(`/v1/charges/${id}/refunds`, this.refunds.of(intentId), false),
+      status: 'succeeded',
+    });
+  }
 
   /** `POST /v1/payment_intents`; confirmed at once with `confirm=true`, following the sandbox's test cards. */
   createIntent(form: Form, context: { livemode: boolean; idempotencyKey?: string; decline?: string }): Answer {
@@ -165,6 +227,8 @@ export class StripeBook {
       });
     Object.assign(intent, { status: 'succeeded', amount_received: amount, amount_capturable: 0 });
     Object.assign(this.holds.get(id) ?? {}, { state: 'captured', captured: amount });
+    this.notify('charge.captured', this.charge(id));
+    this.notify('payment_intent.succeeded', intent);
     return ok(intent);
   }
 
@@ -182,45 +246,8 @@ export class StripeBook {
       });
     Object.assign(intent, { status: 'canceled', cancellation_reason: reason ?? null, canceled_at: now(), amount_capturable: 0 });
     Object.assign(this.holds.get(id) ?? {}, { state: 'voided' });
+    this.notify('payment_intent.canceled', intent);
     return ok(intent);
-  }
-
-  /** `POST /v1/refunds` for a captured PaymentIntent: several, together at most what was captured. */
-  createRefund(form: Form): Answer {
-    const id = text(form, 'payment_intent');
-    if (!id) return badParam('payment_intent', 'You must pass either a charge or a payment_intent to refund.');
-    const intent = this.intents.get(id);
-    const hold = this.holds.get(id);
-    if (!intent || !hold) return missing('payment_intent', id);
-    if (intent.status !== 'succeeded')
-      return refused({
-        code: 'payment_intent_unexpected_state',
-        message: 'This PaymentIntent does not have a successful charge to refund.',
-        payment_intent: intent,
-      });
-    const remaining = hold.captured - hold.refunded;
-    if (remaining === 0) return refused({ code: 'charge_already_refunded', message: `Charge ${intent.latest_charge} has already been refunded.` });
-    const amount = text(form, 'amount') === undefined ? remaining : Number(text(form, 'amount'));
-    if (!Number.isInteger(amount) || amount < 1) return badParam('amount', 'Invalid positive integer');
-    if (amount > remaining)
-      return refused({
-        code: 'amount_too_large',
-        param: 'amount',
-        message: `Refund amount (${amount}) is greater than unrefunded amount on charge (${remaining})`,
-      });
-    hold.refunded += amount;
-    const refund = fixture('refund', {
-      id: newId('re'),
-      amount,
-      charge: intent.latest_charge,
-      created: now(),
-      currency: intent.currency,
-      metadata: nested(form, 'metadata'),
-      payment_intent: id,
-      reason: text(form, 'reason') ?? null,
-      status: 'succeeded',
-    });
-    return ok(refund);
   }
 
   /** `GET /v1/payment_intents`: newest first, filtered by `created[gte|gt|lte|lt]` and `customer`. */

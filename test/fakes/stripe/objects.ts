@@ -12,7 +12,10 @@ const fixtures = (JSON.parse(readFileSync(FIXTURES_PATH, 'utf8')) as { resources
 export type StripeObject = Record<string, unknown>;
 
 /** A fresh copy of Stripe's example `resource`, with `fields` overriding its values (unknown fields are refused). */
-export function fixture(resource: 'payment_intent' | 'payment_method' | 'refund' | 'customer' | 'balance', fields: StripeObject): StripeObject {
+export function fixture(
+  resource: 'payment_intent' | 'payment_method' | 'refund' | 'customer' | 'balance' | 'charge' | 'dispute' | 'event',
+  fields: StripeObject,
+): StripeObject {
   const example = fixtures[resource];
   if (!example) throw new Error(`stripe-fixtures3.json has no ${resource}`);
   const extra = Object.keys(fields).filter((key) => !(key in example) && !ADDED_SINCE_FIXTURES.has(`${resource}.${key}`));
@@ -20,12 +23,15 @@ export function fixture(resource: 'payment_intent' | 'payment_method' | 'refund'
   return { ...structuredClone(example), ...fields };
 }
 
-/** Fields the pinned SDK's types (API 2026-10-28.endive) require that the fixtures (2026-08-21) predate. */
-const ADDED_SINCE_FIXTURES = new Set(['payment_intent.allowed_payment_method_types']);
+/**
+ * Fields the pinned SDK's types (API 2026-10-28.endive) have that the fixtures' examples lack: required ones the
+ * fixtures (2026-08-21) predate, and optional ones an example omits (a refund's `failure_reason`, set once it fails).
+ */
+const ADDED_SINCE_FIXTURES = new Set(['payment_intent.allowed_payment_method_types', 'refund.failure_reason']);
 
 export const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('base64url').replace(/[-_]/g, 'x')}`;
 
-/** Stripe's list envelope (`GET /v1/payment_intents`, `GET /v1/customers`). */
+/** Stripe's list envelope (`GET /v1/payment_intents`, `GET /v1/customers`, `GET /v1/refunds`, `GET /v1/disputes`). */
 export const list = (url: string, data: StripeObject[], hasMore: boolean) => ({ object: 'list', data, has_more: hasMore, url });
 
 /** Stripe's search envelope (`GET /v1/payment_intents/search`). */

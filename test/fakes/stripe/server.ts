@@ -3,15 +3,21 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { pathToFileURL } from 'node:url';
 import { Faults } from '../faults.ts';
 import { listen } from '../listen.ts';
-import type { FakeHold, FakeOperation, FakeRequest, FakeServer } from '../types.ts';
-import type { Answer } from './answers.ts';
+import type { FakeDispute, FakeHold, FakeOperation, FakeRequest, FakeServer } from '../types.ts';
+import { type Answer, FakeControlError } from './answers.ts';
 import { StripeBook } from './book.ts';
+import { control } from './control.ts';
 import { type Form, parseForm, text } from './form.ts';
-import { cardError, errorBody, statusError } from './objects.ts';
+import { StripeNotifier } from './notifier.ts';
+import { cardError, errorBody, type StripeObject, statusError } from './objects.ts';
 
 /** Keys the fake accepts (one account per key; `sk_live_` answers with `livemode: true`). */
 export const STRIPE_FAKE_SECRET_KEY = 'sk_test_fake_51Fake4eC39HqLyjWDarjtT1zdp7dc';
 export const STRIPE_FAKE_LIVE_KEY = 'sk_live_fake_51Fake9aF27GqKyiVCbrisS0ycp6cb';
+/** The endpoint secret the fake signs webhooks with unless one is registered with the endpoint. */
+export const STRIPE_FAKE_WEBHOOK_SECRET = 'whsec_fake_3ZkQ9vL2xW7pN4rT8yB1cD6fH0jM5sA';
+/** The test account's credentials as `POST /api/connectors` takes them: its key and its webhook secret. */
+export const STRIPE_FAKE_CREDENTIALS = { secret_key: STRIPE_FAKE_SECRET_KEY, webhook_secret: STRIPE_FAKE_WEBHOOK_SECRET } as const;
 
 export interface StripeFakeRequest extends FakeRequest {
   /** the `Stripe-Version` header the call carried */
@@ -22,6 +28,10 @@ export interface StripeFake extends FakeServer {
   readonly requests: StripeFakeRequest[];
   /** Moves every object's creation time back by `ms`, as if made that long ago. */
   backdate(ms: number): void;
+  /** true: refunds are created `pending` and wait for `settleRefund` or `failRefund`; false (default): they succeed at once */
+  refundsPending(on: boolean): void;
+  /** A pending refund goes through (`refund.updated`, `charge.refunded`). */
+  settleRefund(refundReference: string): void;
 }
 
 interface Route {
@@ -34,6 +44,8 @@ interface Route {
 /** The calls the connector makes, by method and path, named as the fakes name operations. */
 function routeOf(method: string, path: string, form: Form): Route | undefined {
   const intent = /^\/v1\/payment_intents\/(pi_\w+)(\/capture|\/cancel)?$/.exec(path);
+  const refund = /^\/v1\/refunds\/(re_\w+)$/.exec(path);
+  const dispute = /^\/v1\/disputes\/(dp_\w+)(\/close)?$/.exec(path);
   if (method === 'GET' && path === '/v1/balance') return { operation: 'verify', run: (book, _f, c) => book.balance(c.livemode) };
   if (method === 'POST' && path === '/v1/payment_intents')
     // A PaymentIntent not confirmed at once authorizes nothing: the connector makes one only to close a key (reverse).
@@ -44,11 +56,17 @@ function routeOf(method: string, path: string, form: Form): Route | undefined {
     };
   if (method === 'GET' && path === '/v1/payment_intents') return { operation: 'lookup', run: (book, f) => book.listIntents(f) };
   if (method === 'GET' && path === '/v1/payment_intents/search') return { operation: 'lookup', run: (book, f) => book.searchIntents(f) };
-  if (method === 'GET' && intent && !intent[2]) return { operation: 'lookup', run: (book) => book.retrieveIntent(intent[1]!) };
+  if (method === 'GET' && intent && !intent[2]) return { operation: 'status', run: (book) => book.retrieveIntent(intent[1]!) };
   if (method === 'POST' && intent?.[2] === '/capture') return { operation: 'capture', run: (book, f) => book.captureIntent(intent[1]!, f) };
   if (method === 'POST' && intent?.[2] === '/cancel')
     return { operation: text(form, 'cancellation_reason') === 'abandoned' ? 'reverse' : 'void', run: (book, f) => book.cancelIntent(intent[1]!, f) };
-  if (method === 'POST' && path === '/v1/refunds') return { operation: 'refund', run: (book, f) => book.createRefund(f) };
+  if (method === 'POST' && path === '/v1/refunds') return { operation: 'refund', run: (book, f) => book.refunds.create(f) };
+  if (method === 'GET' && path === '/v1/refunds') return { operation: 'status', run: (book, f) => book.refunds.list(f) };
+  if (method === 'GET' && refund) return { operation: 'status', run: (book) => book.refunds.retrieve(refund[1]!) };
+  if (method === 'GET' && path === '/v1/disputes') return { operation: 'status', run: (book, f) => book.disputes.list(f) };
+  if (method === 'GET' && dispute && !dispute[2]) return { operation: 'status', run: (book) => book.disputes.retrieve(dispute[1]!) };
+  if (method === 'POST' && dispute && !dispute[2]) return { operation: 'dispute_evidence', run: (book, f) => book.disputes.update(dispute[1]!, f) };
+  if (method === 'POST' && dispute?.[2]) return { operation: 'dispute_accept', run: (book) => book.disputes.close(dispute[1]!) };
   // Keeping a card for a customer is part of its authorization.
   if (method === 'POST' && path === '/v1/customers') return { operation: 'authorize', run: (book, f, c) => book.createCustomer(f, c.livemode) };
   if (method === 'GET' && path === '/v1/customers') return { operation: 'authorize', run: (book, f) => book.listCustomers(f) };
@@ -69,13 +87,17 @@ const idempotencyError = (message: string): Answer => ({ status: 400, body: erro
 
 /**
  * A local Stripe: Stripe's form-encoded requests and JSON answers (shaped from Stripe's fixtures), Bearer keys,
- * Idempotency-Key replays, state (PaymentIntents, refunds, Customers), the sandbox's test cards and injected faults.
- * `searchLagMs` is how long a PaymentIntent takes to become searchable (Stripe: "less than a minute").
+ * Idempotency-Key replays, state (PaymentIntents, refunds, disputes, Customers), the sandbox's test cards, injected
+ * faults, and signed webhook events for every change. `searchLagMs` is how long a PaymentIntent takes to become
+ * searchable (Stripe: "less than a minute"); `notificationDelayMs` how long after a change its events are sent.
  */
-export async function startStripeFake(options: { port?: number; searchLagMs?: number } = {}): Promise<StripeFake> {
-  const books = new Map<string, StripeBook>(
-    [STRIPE_FAKE_SECRET_KEY, STRIPE_FAKE_LIVE_KEY].map((key) => [key, new StripeBook(options.searchLagMs ?? 60_000)]),
-  );
+export async function startStripeFake(options: { port?: number; searchLagMs?: number; notificationDelayMs?: number } = {}): Promise<StripeFake> {
+  const notifier = new StripeNotifier(STRIPE_FAKE_WEBHOOK_SECRET, options.notificationDelayMs ?? 0);
+  const bookFor = (key: string) => {
+    const livemode = key.startsWith('sk_live_');
+    return new StripeBook(options.searchLagMs ?? 60_000, (type, object) => notifier.emit(type, object, livemode));
+  };
+  const books = new Map<string, StripeBook>([STRIPE_FAKE_SECRET_KEY, STRIPE_FAKE_LIVE_KEY].map((key) => [key, bookFor(key)]));
   const saved = new Map<string, Saved>();
   const requests: StripeFakeRequest[] = [];
   const faults = new Faults();
@@ -113,11 +135,13 @@ export async function startStripeFake(options: { port?: number; searchLagMs?: nu
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = new URL(req.url ?? '/', 'http://stripe.fake');
     const method = req.method ?? 'GET';
+    if (url.pathname.startsWith('/_fake/')) return control(controls, method, url.pathname, Buffer.concat(chunks).toString('utf8'), res);
     const form = parseForm(method === 'GET' ? url.search.slice(1) : Buffer.concat(chunks).toString('utf8'));
     const route = routeOf(method, url.pathname, form);
     const idempotencyKey = req.headers['idempotency-key'] as string | undefined;
     const stripeVersion = req.headers['stripe-version'] as string | undefined;
     requests.push({ operation: route?.operation ?? 'lookup', method, path: url.pathname, idempotencyKey, body: form, stripeVersion });
+    if (stripeVersion) notifier.apiVersion = stripeVersion;
 
     const key = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
     const book = books.get(key);
@@ -144,6 +168,20 @@ export async function startStripeFake(options: { port?: number; searchLagMs?: nu
     faults.deliver(fault, req, () => answer(res, result, result.replayed));
   }
 
+  /** The book holding `has`, for the control calls that name an object of either account. */
+  const bookWith = (what: string, has: (book: StripeBook) => boolean) => {
+    const book = [...books.values()].find(has);
+    if (!book) throw new FakeControlError(`no ${what}`, 404);
+    return book;
+  };
+  const controls = {
+    register: (url: string, secret?: string) => notifier.register(url, secret),
+    openDispute: (reference: string, reason?: string) =>
+      bookWith(`payment ${reference}`, (b) => b.intent(reference) !== undefined).disputes.open(reference, reason),
+    closeDispute: (id: string, outcome: 'won' | 'lost') => bookWith(`dispute ${id}`, (b) => b.disputes.has(id)).disputes.decide(id, outcome),
+    failRefund: (id: string) => bookWith(`refund ${id}`, (b) => b.refunds.has(id)).refunds.fail(id),
+  };
+
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => answer(res, { status: 500, body: errorBody({ type: 'api_error', message: String(error) }) }));
   });
@@ -157,7 +195,19 @@ export async function startStripeFake(options: { port?: number; searchLagMs?: nu
     clearFaults: () => faults.clear(),
     holds: (): FakeHold[] => every().map((hold) => ({ ...hold })),
     backdate: (ms) => books.forEach((book) => book.backdate(ms)),
+    notifications: notifier,
+    ...controls,
+    refundsPending: (on) => books.forEach((book) => (book.refunds.pending = on)),
+    settleRefund: (id) => bookWith(`refund ${id}`, (b) => b.refunds.has(id)).refunds.settle(id),
+    disputes: (): FakeDispute[] =>
+      [...books.values()].flatMap((book) =>
+        book.disputes
+          .all()
+          .reverse()
+          .map((dispute) => disputeView(dispute, book)),
+      ),
     async close() {
+      notifier.stop();
       faults.dropHeldAnswers();
       server.closeAllConnections();
       await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
@@ -165,8 +215,24 @@ export async function startStripeFake(options: { port?: number; searchLagMs?: nu
   };
 }
 
+/** A dispute as the fake's tests read it: the evidence received by field name, and whether the merchant conceded. */
+function disputeView(dispute: StripeObject, book: StripeBook): FakeDispute {
+  const evidence = Object.entries(dispute.evidence as StripeObject).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  return {
+    id: String(dispute.id),
+    paymentReference: String(dispute.payment_intent),
+    amount: Number(dispute.amount),
+    currency: String(dispute.currency),
+    status: String(dispute.status),
+    evidence: Object.fromEntries(evidence),
+    accepted: book.disputes.accepted.has(String(dispute.id)),
+  };
+}
+
 // `tsx test/fakes/stripe/server.ts`: a fake Stripe for the local runtime (PORT, default 12111).
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const fake = await startStripeFake({ port: Number(process.env.PORT ?? 12111) });
-  console.log(`Stripe fake on ${fake.url}: STRIPE_API_BASE_URL=${fake.url}, secret key ${STRIPE_FAKE_SECRET_KEY}`);
+  const fake = await startStripeFake({ port: Number(process.env.PORT ?? 12111), notificationDelayMs: 3_000 });
+  console.log(
+    `Stripe fake on ${fake.url}: STRIPE_API_BASE_URL=${fake.url}, secret key ${STRIPE_FAKE_SECRET_KEY}, webhook secret ${STRIPE_FAKE_WEBHOOK_SECRET}`,
+  );
 }

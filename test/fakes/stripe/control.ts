@@ -1,0 +1,59 @@
+import type { ServerResponse } from 'node:http';
+import { FakeControlError } from './answers.ts';
+
+/** What the `/_fake/*` endpoints drive: the fake's own methods. */
+export interface Controls {
+  register(url: string, secret?: string): void;
+  openDispute(paymentReference: string, reason?: string): string;
+  closeDispute(disputeId: string, outcome: 'won' | 'lost'): void;
+  failRefund(refundReference: string): void;
+}
+
+const field = (body: Record<string, unknown>, name: string): string | undefined => (typeof body[name] === 'string' ? body[name] : undefined);
+
+function required(body: Record<string, unknown>, name: string): string {
+  const value = field(body, name);
+  if (!value) throw new FakeControlError(`${name} is required`);
+  return value;
+}
+
+/**
+ * The fake's control endpoints (JSON in and out), how `npm start` users and the service's test helpers play the
+ * card network: `POST /_fake/webhooks {url, secret?}`, `POST /_fake/disputes {reference, reason?}` → `{id}`,
+ * `POST /_fake/disputes/:id/close {outcome}`, `POST /_fake/refunds/:id/fail`.
+ */
+export function control(controls: Controls, method: string, path: string, rawBody: string, res: ServerResponse): void {
+  const reply = (status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  try {
+    const parsed: unknown = rawBody ? JSON.parse(rawBody) : {};
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new FakeControlError('the body must be a JSON object');
+    const body = parsed as Record<string, unknown>;
+    const closing = /^\/_fake\/disputes\/([^/]+)\/close$/.exec(path);
+    const failing = /^\/_fake\/refunds\/([^/]+)\/fail$/.exec(path);
+    if (method !== 'POST') throw new FakeControlError(`${method} ${path} is not a control endpoint`, 404);
+    if (path === '/_fake/webhooks') {
+      const url = required(body, 'url');
+      controls.register(url, field(body, 'secret'));
+      return reply(200, { url });
+    }
+    if (path === '/_fake/disputes') return reply(200, { id: controls.openDispute(required(body, 'reference'), field(body, 'reason')) });
+    if (closing) {
+      const outcome = required(body, 'outcome');
+      if (outcome !== 'won' && outcome !== 'lost') throw new FakeControlError('outcome must be won or lost');
+      controls.closeDispute(closing[1]!, outcome);
+      return reply(200, { id: closing[1], status: outcome });
+    }
+    if (failing) {
+      controls.failRefund(failing[1]!);
+      return reply(200, { id: failing[1], status: 'failed' });
+    }
+    throw new FakeControlError(`${method} ${path} is not a control endpoint`, 404);
+  } catch (error) {
+    if (error instanceof FakeControlError) return reply(error.status, { error: { message: error.message } });
+    if (error instanceof SyntaxError) return reply(400, { error: { message: 'the body must be JSON' } });
+    throw error;
+  }
+}
