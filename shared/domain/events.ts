@@ -35,12 +35,22 @@ export interface DomainEvent {
   data: { object: Record<string, unknown> };
 }
 
+let lastSequence = 0;
+
+/**
+ * An object's `sequence` in an event: the change's time in microseconds, strictly increasing within a process. The
+ * changes of one object are ordered by the conditional writes that make them (each is decided on the item the
+ * previous one wrote), so a later change of an object carries a greater sequence, and a receiver that keeps the
+ * greatest seen drops a stale event arriving late.
+ */
+const nextSequence = () => (lastSequence = Math.max(clock.now() * 1000, lastSequence + 1));
+
 export const newEvent = (merchantId: string, type: EventType, object: Record<string, unknown>): DomainEvent => ({
   id: newId('event'),
   type,
   merchant_id: merchantId,
   created_at: new Date(clock.now()).toISOString(),
-  data: { object },
+  data: { object: { ...object, sequence: nextSequence() } },
 });
 
 /** The body a merchant's endpoint receives. */

@@ -140,7 +140,7 @@ export class SandboxConnector implements Connector {
         const answer = sandboxBooks.answers.get(key) as AuthorizeResult | undefined;
         if (!answer) sandboxBooks.answers.set(key, { outcome: 'soft_failure', reason: 'processing_error', latencyMs: 0 } satisfies AuthorizeResult);
         const held = answer?.outcome === 'approved' ? sandboxBooks.authorizations.get(answer.reference) : undefined;
-        if (held?.state === 'captured') return { ok: false, reason: 'processing_error' };
+        if (held?.state === 'captured') return { ok: false, reason: 'refused', message: 'the payment is captured' };
         if (held) held.state = 'voided';
         return { ok: true, reference: held?.reference ?? idempotencyKey };
       },
@@ -151,7 +151,7 @@ export class SandboxConnector implements Connector {
   capture(reference: string, amount: number, _currency: string, idempotencyKey: string): Promise<OperationResult> {
     return this.operation(`capture ${idempotencyKey}`, () => {
       const held = sandboxBooks.authorizations.get(reference);
-      if (held && held.state !== 'authorized') return { ok: false, reason: 'processing_error' };
+      if (held && held.state !== 'authorized') return { ok: false, reason: 'refused', message: `the payment is ${held.state}` };
       if (held) Object.assign(held, { state: 'captured', captured: amount });
       return { ok: true, reference };
     });
@@ -160,7 +160,7 @@ export class SandboxConnector implements Connector {
   void(reference: string, idempotencyKey: string): Promise<OperationResult> {
     return this.operation(`void ${idempotencyKey}`, () => {
       const held = sandboxBooks.authorizations.get(reference);
-      if (held && held.state === 'captured') return { ok: false, reason: 'processing_error' };
+      if (held && held.state === 'captured') return { ok: false, reason: 'refused', message: 'the payment is captured' };
       if (held) held.state = 'voided';
       return { ok: true, reference };
     });
@@ -169,7 +169,9 @@ export class SandboxConnector implements Connector {
   refund(reference: string, amount: number, _currency: string, idempotencyKey: string): Promise<OperationResult> {
     return this.operation(`refund ${idempotencyKey}`, () => {
       const held = sandboxBooks.authorizations.get(reference);
-      if (held && (held.state !== 'captured' || held.refunded + amount > held.captured)) return { ok: false, reason: 'processing_error' };
+      if (held && (held.state !== 'captured' || held.refunded + amount > held.captured)) {
+        return { ok: false, reason: 'refused', message: 'the amount is more than the payment has left to refund' };
+      }
       if (held) held.refunded += amount;
       return { ok: true, reference: `${reference}_re_${randomBytes(6).toString('hex')}` };
     });

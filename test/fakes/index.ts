@@ -6,18 +6,18 @@
 import type { ProviderName } from '../../shared/providers/types.ts';
 import { ADYEN_FAKE_CREDENTIALS, type AdyenFakeServer, startAdyenFake } from './adyen/server.ts';
 import { type BraintreeFake, FAKE_BRAINTREE_CREDENTIALS, startBraintreeFake } from './braintree/server.ts';
-import { STRIPE_FAKE_SECRET_KEY, type StripeFake, startStripeFake } from './stripe/server.ts';
+import { STRIPE_FAKE_CREDENTIALS, type StripeFake, startStripeFake } from './stripe/server.ts';
 import type { FakeServer } from './types.ts';
 
 /** Test-mode credentials each fake accepts, as `POST /api/connectors` takes them (fake: safe to print). */
 export const FAKE_CREDENTIALS = {
-  stripe: { secret_key: STRIPE_FAKE_SECRET_KEY },
+  stripe: STRIPE_FAKE_CREDENTIALS,
   adyen: ADYEN_FAKE_CREDENTIALS,
   braintree: FAKE_BRAINTREE_CREDENTIALS,
 } as const;
 
 /** How each fake starts, and the variable that points its connector at it. */
-export const FAKES: Readonly<Record<ProviderName, { baseUrlVar: string; start(options: { port?: number }): Promise<FakeServer> }>> = {
+export const FAKES: Readonly<Record<ProviderName, { baseUrlVar: string; start(options: { port?: number; notificationDelayMs?: number }): Promise<FakeServer> }>> = {
   stripe: { baseUrlVar: 'STRIPE_API_BASE_URL', start: startStripeFake },
   adyen: { baseUrlVar: 'ADYEN_CHECKOUT_BASE_URL', start: startAdyenFake },
   braintree: { baseUrlVar: 'BRAINTREE_GATEWAY_URL', start: startBraintreeFake },
