@@ -32,15 +32,23 @@ function validatorsOf(file: string) {
     if (check(body)) return undefined;
     return (check.errors ?? []).map((e) => `${schema}${e.instancePath} ${e.message ?? 'is invalid'}`).join('; ');
   };
-  /** The schema name of the JSON request body of POST `path` (a path, or a webhook's name). */
-  const requestSchema = (path: string): string => {
+  const post = (path: string) => {
     const doc = load();
-    const post = (doc.paths ?? doc.webhooks)?.[path]?.post as { requestBody?: { content: Record<string, { schema: { $ref: string } }> } } | undefined;
-    const ref = post?.requestBody?.content['application/json']?.schema.$ref;
-    if (!ref) throw new Error(`POST ${path} is not in ${file}`);
-    return ref.split('/').pop()!;
+    const operation = (doc.paths ?? doc.webhooks)?.[path]?.post as
+      | {
+          requestBody?: { content: Record<string, { schema: { $ref: string } }> };
+          responses?: Record<string, { content?: Record<string, { schema: { $ref: string } }> }>;
+        }
+      | undefined;
+    if (!operation) throw new Error(`POST ${path} is not in ${file}`);
+    return operation;
   };
-  return { validate, requestSchema };
+  const nameOf = (ref: string | undefined) => ref?.split('/').pop() ?? 'ServiceError';
+  /** The schema name of the JSON request body of POST `path` (a path, or a webhook's name). */
+  const requestSchema = (path: string) => nameOf(post(path).requestBody?.content['application/json']?.schema.$ref);
+  /** The schema name of POST `path`'s JSON answer with `status` (undocumented statuses: a ServiceError). */
+  const responseSchema = (path: string, status: number) => nameOf(post(path).responses?.[String(status)]?.content?.['application/json']?.schema.$ref);
+  return { validate, requestSchema, responseSchema };
 }
 
 const webhooks = validatorsOf(process.env.ADYEN_WEBHOOKS_CONTRACT ?? contractFile('adyen-Webhooks-v1.json'));
@@ -58,13 +66,6 @@ export type DisputeOperation = (typeof DISPUTE_OPERATIONS)[number];
 /** Why `body` is not a valid request of POST /`operation`, or undefined. */
 export const disputeRequestProblem = (operation: DisputeOperation, body: unknown) => disputes.validate(disputes.requestSchema(`/${operation}`), body);
 
-const DISPUTE_RESPONSES: Readonly<Record<DisputeOperation, string>> = {
-  retrieveApplicableDefenseReasons: 'DefenseReasonsResponse',
-  supplyDefenseDocument: 'SupplyDefenseDocumentResponse',
-  defendDispute: 'DefendDisputeResponse',
-  acceptDispute: 'AcceptDisputeResponse',
-};
-
-/** Why `body` is not what POST /`operation` answers with `status` (200: its response, else a ServiceError), or undefined. */
+/** Why `body` is not what POST /`operation` answers with `status` , or undefined. */
 export const disputeResponseProblem = (operation: DisputeOperation, status: number, body: unknown) =>
-  disputes.validate(status === 200 ? DISPUTE_RESPONSES[operation] : 'ServiceError', body);
+  disputes.validate(disputes.responseSchema(`/${operation}`, status), body);
