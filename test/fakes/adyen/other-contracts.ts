@@ -66,6 +66,6 @@ export type DisputeOperation = (typeof DISPUTE_OPERATIONS)[number];
 /** Why `body` is not a valid request of POST /`operation`, or undefined. */
 export const disputeRequestProblem = (operation: DisputeOperation, body: unknown) => disputes.validate(disputes.requestSchema(`/${operation}`), body);
 
-/** Why `body` is not what POST /`operation` answers with `status` , or undefined. */
+/** Why `body` is not what POST /`operation` answers with `status`, or undefined. */
 export const disputeResponseProblem = (operation: DisputeOperation, status: number, body: unknown) =>
   disputes.validate(disputes.responseSchema(`/${operation}`, status), body);
