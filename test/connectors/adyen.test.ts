@@ -427,7 +427,7 @@ describe('Adyen captures, voids and refunds', () => {
     // When
     const captured = await adyen.capture(reference, 600, 'EUR', `${request.paymentId}_capture`);
     // Then
-    expect(captured).toMatchObject({ ok: true, reference: expect.stringMatching(/^[A-Z0-9]{16}$/) });
+    expect(captured).toEqual({ ok: true, reference: expect.stringMatching(/^[A-Z0-9]{16}$/), pending: true });
     expect(holdOf(reference)).toMatchObject({ state: 'captured', amount: 1000, captured: 600 });
     const [call] = callsUnder(`${request.paymentId}_capture`);
     expect(call).toMatchObject({ operation: 'capture', path: `/v72/payments/${reference}/captures` });
@@ -447,8 +447,8 @@ describe('Adyen captures, voids and refunds', () => {
     const again = await adyen.capture(first.reference, 100, 'EUR', `${first.request.paymentId}_capture2`);
     const tooMuch = await adyen.capture(second.reference, 1001, 'EUR', `${second.request.paymentId}_capture`);
     // Then
-    expect(again).toEqual({ ok: false, reason: 'processing_error' });
-    expect(tooMuch).toEqual({ ok: false, reason: 'processing_error' });
+    expect(again).toEqual({ ok: false, reason: 'refused', message: 'Modification not possible: the payment is captured' });
+    expect(tooMuch).toEqual({ ok: false, reason: 'refused', message: 'Invalid amount specified' });
     expect(holdOf(second.reference)).toMatchObject({ state: 'authorized', captured: 0 });
   });
 
@@ -463,7 +463,7 @@ describe('Adyen captures, voids and refunds', () => {
     // Then
     expect(voided).toMatchObject({ ok: true });
     expect(holdOf(open.reference)).toMatchObject({ state: 'voided' });
-    expect(refused).toEqual({ ok: false, reason: 'processing_error' });
+    expect(refused).toEqual({ ok: false, reason: 'refused', message: 'Modification not possible: the payment is captured' });
     expect(holdOf(captured.reference)).toMatchObject({ state: 'captured', captured: 5000 });
   });
 
@@ -479,7 +479,7 @@ describe('Adyen captures, voids and refunds', () => {
     // Then
     expect([r1, r2, rest].map((r) => r.ok)).toEqual([true, true, true]);
     expect(r1.ok && r2.ok && r1.reference !== r2.reference).toBe(true);
-    expect(beyond).toEqual({ ok: false, reason: 'processing_error' });
+    expect(beyond).toEqual({ ok: false, reason: 'refused', message: 'Invalid amount specified' });
     expect(holdOf(reference)).toMatchObject({ captured: 800, refunded: 800 });
   });
 

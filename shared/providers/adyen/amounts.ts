@@ -15,3 +15,10 @@ export function adyenValue(amount: number, currency: string): number | undefined
   const divisor = 10 ** -shift;
   return amount % divisor === 0 ? amount / divisor : undefined;
 }
+
+/** Adyen's `Amount.value` in `currency` as our minor units (a notification's amount), rounded where units differ. */
+export function fromAdyenValue(value: number, currency: string): number {
+  const code = currency.toUpperCase();
+  const shift = (ADYEN_EXPONENTS[code] ?? currencyExponent(code)) - currencyExponent(code);
+  return shift === 0 ? value : Math.round(value / 10 ** shift);
+}

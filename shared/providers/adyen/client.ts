@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import createClient, { type Client } from 'openapi-fetch';
-import type { MappedFailure, Mode } from '../types.ts';
+import { failedOperation } from '../failures.ts';
+import type { MappedFailure, Mode, OperationResult } from '../types.ts';
 import type { components, paths } from './checkout-v72.d.ts';
 import type { AdyenCredentials } from './credentials.ts';
 import { mapErrorAnswer, mapTransportError } from './errors.ts';
@@ -73,4 +74,15 @@ export async function send<T>(call: (signal: AbortSignal) => Fetched<T>, signal:
   } catch (error) {
     return { ok: false, failure: mapTransportError(error) };
   }
+}
+
+/**
+ * A modification or dispute action Adyen did not carry out: a 422 is its validation refusal of this very request
+ * (an amount above what remains, a payment in the wrong state), answered `refused` with Adyen's words; an error code
+ * that leaves the outcome open (704, still in progress) stays unknown; the rest by the error map.
+ */
+export function operationFailure(answer: Exclude<Answer<unknown>, { ok: true }>): Extract<OperationResult, { ok: false }> {
+  if (answer.status === 422 && answer.failure.class !== 'unknown')
+    return { ok: false, reason: 'refused', message: answer.error?.message || `Adyen refused the request (${answer.error?.errorCode ?? '422'})` };
+  return failedOperation(answer.failure);
 }

@@ -9,16 +9,31 @@
  *   Without it the answer is `unknown` (reverse by reference is what makes such an attempt safe).
  * - reverse: POST /cancels by our reference (the "technical cancel"): cancels the authorization under the reference,
  *   also one that is still in flight and lands later.
- * - capture / void / refund: POST /payments/{pspReference}/captures | cancels | refunds, each under our key. Adyen
- *   answers `received` (the final outcome comes later by webhook); `received` is ok.
+ * - capture / void / refund: POST /payments/{pspReference}/captures | cancels | refunds, each under our key (a refund's
+ *   `reference` is our refund id, so its notifications name it). Adyen answers `received`: ok and `pending`, the
+ *   outcome comes by notification (CAPTURE, CANCELLATION, REFUND). A 422 is Adyen's refusal of the request: `refused`.
+ * - changesOf: none. Checkout has no read API for modifications or disputes; Adyen retries each notification until
+ *   it is acknowledged, which stands in for asking.
+ * - disputes: the Disputes API (disputes.ts).
  */
 import { providerDeadlines } from '../deadlines.ts';
 import { failedAuthorization, failedOperation } from '../failures.ts';
 import { within } from '../transport.ts';
-import type { AuthorizeRequest, AuthorizeResult, Connector, LookupResult, MappedFailure, OperationResult } from '../types.ts';
+import type {
+  AuthorizeRequest,
+  AuthorizeResult,
+  Connector,
+  DisputeEvidence,
+  LookupResult,
+  MappedFailure,
+  OperationResult,
+  ProviderChange,
+} from '../types.ts';
 import { adyenValue } from './amounts.ts';
-import { adyenKey, type Answer, type CheckoutClient, derivedKey, idempotent, send } from './client.ts';
+import { adyenKey, type Answer, type CheckoutClient, derivedKey, idempotent, operationFailure, send } from './client.ts';
 import type { AdyenCredentials } from './credentials.ts';
+import type { DisputeClient } from './dispute-client.ts';
+import { acceptDispute, defendDispute } from './disputes.ts';
 import { mapPaymentResult } from './errors.ts';
 import { paymentRequest, tokenOf } from './payments.ts';
 
@@ -30,6 +45,7 @@ export class AdyenConnector implements Connector {
   constructor(
     private readonly credentials: AdyenCredentials,
     private readonly client: CheckoutClient,
+    private readonly disputes: DisputeClient,
   ) {}
 
   async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
@@ -72,7 +88,7 @@ export class AdyenConnector implements Connector {
         }),
       within(providerDeadlines.operationMs),
     );
-    return received(answer);
+    return answer.ok && answer.data.status === 'received' ? { ok: true, reference: answer.data.pspReference } : failedOperation(unreceived(answer));
   }
 
   capture(reference: string, amount: number, currency: string, idempotencyKey: string): Promise<OperationResult> {
@@ -109,7 +125,21 @@ export class AdyenConnector implements Connector {
         }),
       within(providerDeadlines.operationMs),
     );
-    return received(answer);
+    if (answer.ok && answer.data.status === 'received') return { ok: true, reference: answer.data.pspReference, pending: true };
+    return answer.ok ? failedOperation(unreceived(answer)) : operationFailure(answer);
+  }
+
+  /** Checkout cannot be asked about modifications or disputes: Adyen's retried notifications stand in for it. */
+  async changesOf(): Promise<ProviderChange[] | undefined> {
+    return undefined;
+  }
+
+  submitDisputeEvidence(disputeReference: string, evidence: DisputeEvidence, idempotencyKey: string): Promise<OperationResult> {
+    return defendDispute(this.disputes, this.credentials.merchant_account, disputeReference, evidence, idempotencyKey);
+  }
+
+  acceptDispute(disputeReference: string, idempotencyKey: string): Promise<OperationResult> {
+    return acceptDispute(this.disputes, this.credentials.merchant_account, disputeReference, idempotencyKey);
   }
 
   /** POST /payments for `request`, and what the answer means. */
@@ -128,9 +158,10 @@ export class AdyenConnector implements Connector {
   }
 }
 
-/** A modification's answer: ok once Adyen has `received` it (the outcome comes later, by webhook). */
-function received(answer: Answer<{ status: string; pspReference: string }>): OperationResult {
-  if (answer.ok && answer.data.status === 'received') return { ok: true, reference: answer.data.pspReference };
-  // A 2xx whose status is not `received` is not an answer the contract allows: nothing can be said of its outcome.
-  return failedOperation(answer.ok ? { declineCode: 'processing_error', class: 'unknown' } : answer.failure);
+/**
+ * Why a modification's answer is not `received`: a 2xx with another status is not an answer the contract allows
+ * (nothing can be said of its outcome), else the error's class.
+ */
+function unreceived(answer: Answer<{ status: string; pspReference: string }>): MappedFailure {
+  return answer.ok ? { declineCode: 'processing_error', class: 'unknown' } : answer.failure;
 }

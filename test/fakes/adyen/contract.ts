@@ -40,7 +40,7 @@ let loaded: OpenApiDocument | undefined;
 export const contract = (): OpenApiDocument => (loaded ??= JSON.parse(readFileSync(CONTRACT_FILE, 'utf8')) as OpenApiDocument);
 
 /** The contract's `format`s (OpenAPI's int32/int64/double/byte and JSON Schema's dates), checked as Adyen documents them. */
-const FORMATS = {
+export const FORMATS = {
   int32: { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 },
   int64: { type: 'number', validate: (n: number) => Number.isSafeInteger(n) },
   double: { type: 'number', validate: (n: number) => Number.isFinite(n) },

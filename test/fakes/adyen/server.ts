@@ -11,7 +11,13 @@
  * arrives later under that reference.
  *
  * Adyen carries out captures, cancels and refunds asynchronously (`received`, the outcome by webhook); the fake
- * refuses one its books do not allow at once, with a 422, so a refused modification reaches the connector.
+ * refuses one its books do not allow at once, with a 422, so a refused modification reaches the connector. Each one
+ * carried out is notified (CAPTURE, CANCELLATION, REFUND, success true; notifications.ts) to the endpoint registered
+ * with `POST /_fake/webhooks`; a refund failing at settlement (`failRefund`) sends REFUND_FAILED. The technical cancel
+ * (/cancels by our reference) is not notified: nothing of ours follows it.
+ *
+ * It also serves the Disputes API v30 calls the connector makes (under /ca/services/DisputeService/v30, checked
+ * against that contract; disputes.ts), and the test's controls under /_fake/ (JSON in and out).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -20,15 +26,24 @@ import { listen } from '../listen.ts';
 import type { FakeHold, FakeOperation, FakeRequest, FakeServer } from '../types.ts';
 import { type AdyenRefusal, behaviourOf, brandOf, LATER_CHARGE_REFUSAL, refusalOfCode } from './cards.ts';
 import { CONTRACT_PATHS, type ContractPath, requestProblem, responseProblem } from './contract.ts';
+import { AdyenDisputes } from './disputes.ts';
+import { ADYEN_FAKE_HMAC_KEY, AdyenNotifications } from './notifications.ts';
+import { DISPUTE_OPERATIONS, type DisputeOperation, disputeRequestProblem, disputeResponseProblem } from './other-contracts.ts';
 
 /** An API key the fake knows, and the merchant account it may act for (Adyen: a web service user's key). */
 export const ADYEN_FAKE_API_KEY = 'AQEyhmfxK4fake-adyen-api-key-for-tests-0001';
 export const ADYEN_FAKE_MERCHANT_ACCOUNT = 'OrchestratorTestECOM';
 /** Credentials as a merchant enters them for an Adyen connector, valid at the fake. */
-export const ADYEN_FAKE_CREDENTIALS = { api_key: ADYEN_FAKE_API_KEY, merchant_account: ADYEN_FAKE_MERCHANT_ACCOUNT } as const;
+export const ADYEN_FAKE_CREDENTIALS = {
+  api_key: ADYEN_FAKE_API_KEY,
+  merchant_account: ADYEN_FAKE_MERCHANT_ACCOUNT,
+  hmac_key: ADYEN_FAKE_HMAC_KEY,
+} as const;
+export { ADYEN_FAKE_HMAC_KEY } from './notifications.ts';
 
 const API_KEYS: ReadonlyMap<string, ReadonlySet<string>> = new Map([[ADYEN_FAKE_API_KEY, new Set([ADYEN_FAKE_MERCHANT_ACCOUNT])]]);
 const VERSION_PREFIX = '/v72';
+const DISPUTE_SERVICE_PREFIX = '/ca/services/DisputeService/v30/';
 
 type Json = Record<string, unknown>;
 interface Answer {
@@ -107,18 +122,80 @@ function routeOf(method: string | undefined, pathname: string): Route | undefine
   return { path: `/payments/{paymentPspReference}/${kind}`, operation, psp: decodeURIComponent(psp) };
 }
 
-export async function startAdyenFake(options: { port?: number } = {}): Promise<AdyenFakeServer> {
+/** A refund the fake carried out, until it fails at settlement. */
+interface Refund {
+  reference: string;
+  hold: Hold;
+  amount: number;
+  merchantReference: string;
+  failed: boolean;
+}
+
+type Check = (status: number, body: unknown) => string | undefined;
+
+/** A call of the test's controls (`/_fake/…`) that cannot be done: answered 400 with its message. */
+class ControlError extends Error {}
+
+export async function startAdyenFake(options: { port?: number; notificationDelayMs?: number } = {}): Promise<AdyenFakeServer> {
   // Compile the contract's validators now (PaymentRequest takes about a second), not during a test's first call.
   for (const path of CONTRACT_PATHS) requestProblem(path, {});
   const requests: FakeRequest[] = [];
   const contractViolations: string[] = [];
   /** the answer given under each Idempotency-Key, and the path it was given on */
-  const answers = new Map<string, Answer & { path: ContractPath }>();
+  const answers = new Map<string, Answer & { path: string }>();
   const holds = new Map<string, Hold>();
   /** `merchantAccount \n reference` of every technical cancel: an authorization landing later is cancelled too */
   const cancelledReferences = new Set<string>();
   const storedCards = new Map<string, StoredCard>();
   const faults = new Faults();
+  const notifications = new AdyenNotifications(options.notificationDelayMs ?? 0, contractViolations);
+  const disputes = new AdyenDisputes(notifications, newReference);
+  const refunds = new Map<string, Refund>();
+
+  /** The notification of a modification carried out on `hold` (success true: the fake settles every one). */
+  const notifyModification = (eventCode: string, hold: Hold, pspReference: string, merchantReference: string | undefined, value: number) =>
+    notifications.send({
+      eventCode,
+      pspReference,
+      originalReference: hold.reference,
+      merchantAccountCode: hold.merchantAccount,
+      merchantReference: merchantReference ?? hold.merchantReference,
+      amount: { value, currency: hold.currency },
+      success: 'true',
+      paymentMethod: 'visa',
+    });
+
+  function openDispute(paymentReference: string, reason?: string): string {
+    const hold = holds.get(paymentReference);
+    if (!hold || hold.state !== 'captured') throw new ControlError(`no captured payment ${paymentReference}`);
+    return disputes.open(hold, reason);
+  }
+
+  function failRefund(refundReference: string): void {
+    const refund = refunds.get(refundReference);
+    if (!refund || refund.failed) throw new ControlError(`no refund ${refundReference} that can still fail`);
+    refund.failed = true;
+    refund.hold.refunded -= refund.amount;
+    notifications.send({
+      eventCode: 'REFUND_FAILED',
+      pspReference: refund.reference,
+      originalReference: refund.hold.reference,
+      merchantAccountCode: refund.hold.merchantAccount,
+      merchantReference: refund.merchantReference,
+      amount: { value: refund.amount, currency: refund.hold.currency },
+      success: 'true',
+      reason: 'Refund Failed',
+      paymentMethod: 'visa',
+    });
+  }
+
+  function closeDispute(id: string, outcome: 'won' | 'lost'): void {
+    try {
+      disputes.close(id, outcome);
+    } catch (error) {
+      throw new ControlError((error as Error).message);
+    }
+  }
 
   const holdFor = (merchantAccount: string, psp: string) => {
     const hold = holds.get(psp);
@@ -243,6 +320,7 @@ export async function startAdyenFake(options: { port?: number } = {}): Promise<A
     if (route.operation === 'void') {
       if (hold.state !== 'authorized') return REFUSED.state(hold.state);
       hold.state = 'voided';
+      notifyModification('CANCELLATION', hold, echo.pspReference, request.reference, hold.amount);
       return { status: 201, body: modified };
     }
     const amount = request.amount!;
@@ -251,22 +329,29 @@ export async function startAdyenFake(options: { port?: number } = {}): Promise<A
       if (hold.state !== 'authorized') return REFUSED.state(hold.state);
       if (amount.value <= 0 || amount.value > hold.amount) return REFUSED.amount();
       Object.assign(hold, { state: 'captured', captured: amount.value });
+      notifyModification('CAPTURE', hold, echo.pspReference, request.reference, amount.value);
       return { status: 201, body: { ...modified, amount } };
     }
     if (hold.state !== 'captured') return REFUSED.state(hold.state);
     if (amount.value <= 0 || hold.refunded + amount.value > hold.captured) return REFUSED.amount();
     hold.refunded += amount.value;
+    const merchantReference = request.reference ?? hold.merchantReference;
+    refunds.set(echo.pspReference, { reference: echo.pspReference, hold, amount: amount.value, merchantReference, failed: false });
+    notifyModification('REFUND', hold, echo.pspReference, merchantReference, amount.value);
     return { status: 201, body: { ...modified, amount } };
   }
 
-  function respond(res: ServerResponse, route: Route | undefined, answer: Answer, key?: string) {
+  const checkoutCheck =
+    (path: ContractPath): Check =>
+    (status, body) =>
+      responseProblem(path, status, body);
+
+  function respond(res: ServerResponse, check: Check | undefined, answer: Answer, key?: string) {
     if (res.destroyed) return;
-    if (route) {
-      const problem = responseProblem(route.path, answer.status, answer.body);
-      if (problem) {
-        contractViolations.push(`${route.path} ${answer.status}: ${problem}`);
-        answer = serviceError(500, '000', `The Adyen fake's answer breaks the contract: ${problem}`, 'internal');
-      }
+    const problem = check?.(answer.status, answer.body);
+    if (problem) {
+      contractViolations.push(`${answer.status}: ${problem}`);
+      answer = serviceError(500, '000', `The Adyen fake's answer breaks the contract: ${problem}`, 'internal');
     }
     res.writeHead(answer.status, { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) });
     res.end(JSON.stringify(answer.body));
@@ -287,6 +372,8 @@ export async function startAdyenFake(options: { port?: number } = {}): Promise<A
       body = text;
     }
     const stored = key ? answers.get(key) : undefined;
+    if (pathname.startsWith('/_fake/')) return control(res, req.method, pathname, body);
+    if (pathname.startsWith(DISPUTE_SERVICE_PREFIX)) return disputeCall(req, res, pathname.slice(DISPUTE_SERVICE_PREFIX.length), body, key);
     // A /payments call under a key already answered there is how the connector looks an authorization up.
     if (!route) {
       // Not a call our connector makes: worth failing the test that caused it.
@@ -297,11 +384,16 @@ export async function startAdyenFake(options: { port?: number } = {}): Promise<A
     requests.push({ operation, method: req.method ?? '', path: pathname, idempotencyKey: key, body });
     const apiKey = req.headers['x-api-key'];
     const merchantAccounts = typeof apiKey === 'string' ? API_KEYS.get(apiKey) : undefined;
-    if (!merchantAccounts) return respond(res, route, serviceError(401, '000', 'HTTP Status Response - Unauthorized', 'security'));
+    if (!merchantAccounts)
+      return respond(res, route && checkoutCheck(route.path), serviceError(401, '000', 'HTTP Status Response - Unauthorized', 'security'));
     const fault = faults.take(operation);
     if (fault?.kind === 'status') {
       const text = STATUS_TEXT[fault.status] ?? `HTTP ${fault.status}`;
-      return respond(res, route, serviceError(fault.status, '000', text, fault.status === 429 ? 'validation' : 'internal'));
+      return respond(
+        res,
+        route && checkoutCheck(route.path),
+        serviceError(fault.status, '000', text, fault.status === 429 ? 'validation' : 'internal'),
+      );
     }
 
     let answer: Answer;
@@ -325,7 +417,75 @@ export async function startAdyenFake(options: { port?: number } = {}): Promise<A
       }
     }
 
-    faults.deliver(fault, req, () => respond(res, route, answer, key));
+    faults.deliver(fault, req, () => respond(res, route && checkoutCheck(route.path), answer, key));
+  }
+
+  /** One Disputes API call: authorized, faults, the key's stored answer, the contract, then the dispute books. */
+  async function disputeCall(req: IncomingMessage, res: ServerResponse, name: string, body: unknown, key: string | undefined) {
+    const operation = DISPUTE_OPERATIONS.find((o) => o === name) as DisputeOperation | undefined;
+    if (req.method !== 'POST' || !operation) {
+      contractViolations.push(`${req.method} ${DISPUTE_SERVICE_PREFIX}${name} is not a call the fake serves`);
+      return respond(res, undefined, serviceError(404, '000', 'Not Found', 'validation'));
+    }
+    const check: Check = (status, answer) => disputeResponseProblem(operation, status, answer);
+    const fakeOperation = operation === 'acceptDispute' ? 'dispute_accept' : 'dispute_evidence';
+    requests.push({ operation: fakeOperation, method: 'POST', path: `${DISPUTE_SERVICE_PREFIX}${name}`, idempotencyKey: key, body });
+    const apiKey = req.headers['x-api-key'];
+    const merchantAccounts = typeof apiKey === 'string' ? API_KEYS.get(apiKey) : undefined;
+    if (!merchantAccounts) return respond(res, check, serviceError(401, '000', 'HTTP Status Response - Unauthorized', 'security'));
+    const fault = faults.take(fakeOperation);
+    if (fault?.kind === 'status')
+      return respond(res, check, serviceError(fault.status, '000', STATUS_TEXT[fault.status] ?? `HTTP ${fault.status}`, 'internal'));
+    let answer: Answer;
+    const stored = key ? answers.get(key) : undefined;
+    const problem = disputeRequestProblem(operation, body);
+    const merchantAccount = (body as { merchantAccountCode?: unknown } | undefined)?.merchantAccountCode;
+    if (stored) answer = stored;
+    else if (problem) answer = serviceError(422, '702', `Structure ${problem}`, 'validation');
+    else if (typeof merchantAccount !== 'string' || !merchantAccounts.has(merchantAccount))
+      answer = serviceError(403, '901', 'Invalid Merchant Account', 'security');
+    else if (fault?.kind === 'decline') answer = serviceError(422, fault.code, 'Refused (injected)', 'validation');
+    else {
+      answer = await disputes.handle(operation, body as Json);
+      if (key) answers.set(key, { ...answer, path: name });
+    }
+    faults.deliver(fault, req, () => respond(res, check, answer, key));
+  }
+
+  /** The test's controls (`/_fake/…`), JSON in and out: what FakeServer's methods do, over HTTP. */
+  function control(res: ServerResponse, method: string | undefined, pathname: string, body: unknown) {
+    const input = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+    const json = (status: number, payload: Json) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(payload));
+    };
+    const close = /^\/_fake\/disputes\/([^/]+)\/close$/.exec(pathname);
+    const fail = /^\/_fake\/refunds\/([^/]+)\/fail$/.exec(pathname);
+    try {
+      if (method !== 'POST') return json(405, { error: 'POST only' });
+      if (pathname === '/_fake/webhooks') {
+        if (typeof input.url !== 'string' || !URL.canParse(input.url)) return json(400, { error: 'url is required' });
+        notifications.register(input.url, typeof input.secret === 'string' ? input.secret : undefined);
+        return json(200, { url: input.url });
+      }
+      if (pathname === '/_fake/disputes') {
+        if (typeof input.reference !== 'string') return json(400, { error: 'reference is required' });
+        return json(200, { id: openDispute(input.reference, typeof input.reason === 'string' ? input.reason : undefined) });
+      }
+      if (close) {
+        if (input.outcome !== 'won' && input.outcome !== 'lost') return json(400, { error: 'outcome is won or lost' });
+        closeDispute(decodeURIComponent(close[1]!), input.outcome);
+        return json(200, { id: decodeURIComponent(close[1]!), outcome: input.outcome });
+      }
+      if (fail) {
+        failRefund(decodeURIComponent(fail[1]!));
+        return json(200, { id: decodeURIComponent(fail[1]!) });
+      }
+      return json(404, { error: `no control ${pathname}` });
+    } catch (error) {
+      if (error instanceof ControlError) return json(400, { error: error.message });
+      throw error;
+    }
   }
 
   const server = createServer((req, res) => {
@@ -340,6 +500,11 @@ export async function startAdyenFake(options: { port?: number } = {}): Promise<A
     url: `http://127.0.0.1:${port}`,
     requests,
     contractViolations,
+    notifications,
+    openDispute,
+    closeDispute,
+    failRefund,
+    disputes: () => disputes.list(),
     inject: (operation, fault, times) => faults.inject(operation, fault, times),
     clearFaults: () => faults.clear(),
     holds: () =>
@@ -354,6 +519,7 @@ export async function startAdyenFake(options: { port?: number } = {}): Promise<A
       })),
     close: async () => {
       faults.dropHeldAnswers();
+      notifications.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
     },

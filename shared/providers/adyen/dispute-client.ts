@@ -1,0 +1,40 @@
+/**
+ * Adyen's Disputes API v30 through a client typed from Adyen's published OpenAPI, like Checkout (client.ts).
+ * `dispute-v30.d.ts` is generated from the whole (small) contract:
+ *   npx openapi-typescript ../shared/provider-contracts/adyen-DisputeService-v30.json --default-non-nullable=false \
+ *     -o shared/providers/adyen/dispute-v30.d.ts
+ */
+import { createHash } from 'node:crypto';
+import createClient, { type Client } from 'openapi-fetch';
+import type { Mode } from '../types.ts';
+import type { AdyenCredentials } from './credentials.ts';
+import type { paths } from './dispute-v30.d.ts';
+
+const DISPUTE_SERVICE_PATH = '/ca/services/DisputeService/v30';
+
+/**
+ * The Disputes API's base URL: at the origin of `ADYEN_CHECKOUT_BASE_URL` when it is set (the fake serves both APIs),
+ * otherwise Adyen's Customer Area host of the mode (the Disputes API has no account-specific live prefix).
+ */
+export function disputeBaseUrl(mode: Mode): string {
+  const override = process.env.ADYEN_CHECKOUT_BASE_URL;
+  if (override) return `${new URL(override).origin}${DISPUTE_SERVICE_PATH}`;
+  return `https://${mode === 'test' ? 'ca-test' : 'ca-live'}.adyen.com${DISPUTE_SERVICE_PATH}`;
+}
+
+export type DisputeClient = Client<paths>;
+const clients = new Map<string, DisputeClient>();
+const MAX_CACHED_CLIENTS = 200;
+
+/** One client per API key and base URL, kept for the life of the process (a Lambda container). */
+export function disputeClientFor(credentials: AdyenCredentials, mode: Mode): DisputeClient {
+  const baseUrl = disputeBaseUrl(mode);
+  const id = createHash('sha256').update(`${baseUrl}\n${credentials.api_key}`).digest('hex');
+  let client = clients.get(id);
+  if (!client) {
+    if (clients.size >= MAX_CACHED_CLIENTS) clients.delete(clients.keys().next().value!);
+    client = createClient<paths>({ baseUrl, headers: { 'X-API-Key': credentials.api_key } });
+    clients.set(id, client);
+  }
+  return client;
+}

@@ -1,0 +1,143 @@
+/**
+ * What one of Adyen's standard notification items (Webhooks v1 `NotificationRequestItem`) says about our payments,
+ * as a ProviderChange. Event id: `eventCode:pspReference:success`, which is what Adyen repeats when it sends an item
+ * again (it retries until acknowledged), so duplicates share it.
+ * - CAPTURE (success true: succeeded, false: failed with its `reason`), CAPTURE_FAILED: the capture; CANCELLATION:
+ *   the cancellation. `paymentReference` is `originalReference`, the payment's pspReference.
+ * - REFUND (true: succeeded, false: failed), REFUND_FAILED and REFUNDED_REVERSED (failed later, at settlement):
+ *   the refund `pspReference`, our refund id from `merchantReference` (the refund's `reference` we sent).
+ * - NOTIFICATION_OF_CHARGEBACK, CHARGEBACK, REQUEST_FOR_INFORMATION: needs_response (accepted when its
+ *   `disputeStatus` is Accepted, under_review when Responded); INFORMATION_SUPPLIED: under_review; CHARGEBACK_REVERSED,
+ *   PREARBITRATION_WON: won; SECOND_CHARGEBACK, PREARBITRATION_LOST: lost. The dispute is its `pspReference` (the same
+ *   for every event of one dispute, and the Disputes API's `disputePspReference`).
+ * - Anything else (AUTHORISATION, …), or an item of another merchant account of the company: null.
+ */
+import type { DisputeReason, DisputeStatus, InboundNotification, ProviderChange } from '../types.ts';
+import { fromAdyenValue } from './amounts.ts';
+
+export interface NotificationItem {
+  eventCode: string;
+  pspReference: string;
+  originalReference?: string;
+  merchantAccountCode: string;
+  merchantReference: string;
+  eventDate: string;
+  success: string;
+  amount: { value: number; currency: string };
+  reason?: string;
+  additionalData?: Record<string, string | undefined>;
+}
+
+const DISPUTE_EVENTS: Readonly<Record<string, DisputeStatus>> = {
+  NOTIFICATION_OF_CHARGEBACK: 'needs_response',
+  CHARGEBACK: 'needs_response',
+  REQUEST_FOR_INFORMATION: 'needs_response',
+  INFORMATION_SUPPLIED: 'under_review',
+  CHARGEBACK_REVERSED: 'won',
+  PREARBITRATION_WON: 'won',
+  SECOND_CHARGEBACK: 'lost',
+  PREARBITRATION_LOST: 'lost',
+};
+const REFUND_FAILURES = new Set(['REFUND_FAILED', 'REFUNDED_REVERSED']);
+
+/**
+ * Scheme reason codes (Visa VCR, Mastercard) → our reason; any other code is `general`. Fraud: Visa 10.x,
+ * Mastercard 4837 (no cardholder authorization), 4840, 4849, 4863, 4870, 4871.
+ */
+export const CHARGEBACK_REASONS: Readonly<Record<string, DisputeReason>> = {
+  '10.1': 'fraudulent',
+  '10.2': 'fraudulent',
+  '10.3': 'fraudulent',
+  '10.4': 'fraudulent',
+  '10.5': 'fraudulent',
+  '4837': 'fraudulent',
+  '4840': 'fraudulent',
+  '4849': 'fraudulent',
+  '4863': 'fraudulent',
+  '4870': 'fraudulent',
+  '4871': 'fraudulent',
+  '12.6.1': 'duplicate',
+  '4834': 'duplicate',
+  '13.1': 'product_not_received',
+  '4855': 'product_not_received',
+  '13.2': 'subscription_canceled',
+  '4841': 'subscription_canceled',
+  '13.3': 'product_unacceptable',
+  '13.6': 'credit_not_processed',
+  '4860': 'credit_not_processed',
+};
+
+export function disputeReasonOf(item: NotificationItem): DisputeReason {
+  const code = (item.additionalData?.chargebackReasonCode ?? item.additionalData?.rfiReasonCode)?.trim();
+  const listed = code ? CHARGEBACK_REASONS[code] : undefined;
+  if (listed) return listed;
+  return /fraud/i.test(item.reason ?? '') ? 'fraudulent' : 'general';
+}
+
+/** An ISO 8601 instant of Adyen's `YYYY-MM-DDThh:mm:ss+TZD`, or undefined when it is not one. */
+const instant = (text: string | undefined) => {
+  const time = text ? Date.parse(text) : NaN;
+  return Number.isNaN(time) ? undefined : new Date(time).toISOString();
+};
+
+/** A digest is what adyenKey sent for a key longer than 64 characters: it cannot be turned back into our id. */
+const refundIdOf = (merchantReference: string) => (/^[0-9a-f]{64}$/.test(merchantReference) || !merchantReference ? undefined : merchantReference);
+
+function disputeStatusOf(item: NotificationItem, byEvent: DisputeStatus): DisputeStatus {
+  if (byEvent !== 'needs_response') return byEvent;
+  const adyenStatus = item.additionalData?.disputeStatus;
+  if (adyenStatus === 'Accepted') return 'accepted';
+  if (adyenStatus === 'Responded') return 'under_review';
+  return byEvent;
+}
+
+export function changeOf(item: NotificationItem, merchantAccount: string): ProviderChange | null {
+  const paymentReference = item.originalReference;
+  if (!paymentReference || item.merchantAccountCode !== merchantAccount) return null;
+  const success = item.success === 'true';
+  const reason = item.reason || undefined;
+  const { eventCode } = item;
+  const money = { amount: fromAdyenValue(item.amount.value, item.amount.currency), currency: item.amount.currency.toUpperCase() };
+  if (eventCode === 'CAPTURE' || eventCode === 'CAPTURE_FAILED' || eventCode === 'CANCELLATION') {
+    const failed = !success || eventCode === 'CAPTURE_FAILED';
+    return {
+      object: eventCode === 'CANCELLATION' ? 'cancellation' : 'capture',
+      status: failed ? 'failed' : 'succeeded',
+      paymentReference,
+      ...(failed && reason ? { reason } : {}),
+    };
+  }
+  if (eventCode === 'REFUND' || REFUND_FAILURES.has(eventCode)) {
+    const failed = !success || REFUND_FAILURES.has(eventCode);
+    const refundId = refundIdOf(item.merchantReference);
+    return {
+      object: 'refund',
+      status: failed ? 'failed' : 'succeeded',
+      paymentReference,
+      refundReference: item.pspReference,
+      ...(refundId ? { refundId } : {}),
+      ...money,
+      ...(failed && reason ? { reason } : {}),
+    };
+  }
+  const byEvent = DISPUTE_EVENTS[eventCode];
+  if (!byEvent) return null;
+  return {
+    object: 'dispute',
+    status: disputeStatusOf(item, byEvent),
+    paymentReference,
+    disputeReference: item.pspReference,
+    ...money,
+    reason: disputeReasonOf(item),
+    evidenceDueBy: instant(item.additionalData?.defensePeriodEndsAt) ?? null,
+  };
+}
+
+/** The item as our notification; `receivedAt` stands in for an `eventDate` that is not a date. */
+export function notificationOf(item: NotificationItem, merchantAccount: string, receivedAt: string): InboundNotification {
+  return {
+    eventId: `${item.eventCode}:${item.pspReference}:${item.success}`,
+    occurredAt: instant(item.eventDate) ?? receivedAt,
+    change: changeOf(item, merchantAccount),
+  };
+}
