@@ -38,6 +38,7 @@ beforeEach(() => {
 afterEach(async () => {
   await fake.notifications.idle();
   fake.notifications.hold(false);
+  fake.clearFaults();
   fake.gateway.settleCaptures = true;
   fake.gateway.settleRefunds = true;
 });
@@ -163,6 +164,17 @@ describe('Braintree webhooks: captures', () => {
     // Then it is cancelled, and no notification was made for it
     expect(changes).toEqual([{ object: 'cancellation', status: 'succeeded', paymentReference: auth.reference }]);
     expect(await delivered()).toEqual([]);
+  });
+  it('changesOf answers undefined when Braintree does not answer, and nothing for a transaction it does not have', async () => {
+    // Given a captured payment, and Braintree unavailable for the next read
+    const reference = await captured();
+    fake.inject('status', { kind: 'status', status: 503 });
+    // When it is asked, then asked about an id it never issued
+    const unavailable = await connector.changesOf(reference);
+    const unknown = await connector.changesOf(Buffer.from('transaction_none').toString('base64url'));
+    // Then
+    expect(unavailable).toBeUndefined();
+    expect(unknown).toEqual([]);
   });
 });
 
