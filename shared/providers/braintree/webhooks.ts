@@ -92,8 +92,9 @@ export async function parseWebhook(credentials: BraintreeCredentials, request: I
 export const payloadDigest = (payload: string) => createHash('sha256').update(payload).digest('hex');
 
 /**
- * A GraphQL id from a legacy id (what notifications carry when they have no `global-id`): Braintree's GraphQL ids are
- * the base64 of `<type>_<legacy id>`, without padding (the `idFromLegacyId` query computes the same, offline here).
+ * A GraphQL id from a legacy id, for a notification without `global-id` (Braintree's own carry it; the SDK's samples
+ * do not): Braintree's GraphQL ids are the unpadded base64 of `<type>_<legacy id>`, a convention it keeps but does not
+ * document (the `idFromLegacyId` query is the documented way, and parsing makes no call).
  */
 export const graphQLId = (type: 'transaction' | 'dispute', legacyId: string) =>
   Buffer.from(`${type}_${legacyId}`).toString('base64').replace(/=+$/, '');
