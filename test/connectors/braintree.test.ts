@@ -386,8 +386,8 @@ describe('Braintree connector: capture, void, refund', () => {
     const { reference } = await approved(attempt({ amount: 5000 }));
     // When 60.00 is captured
     const result = await braintree.capture(reference, 6000, 'USD', `${reference}_capture`);
-    // Then it is refused and nothing is captured
-    expect(result).toEqual({ ok: false, reason: 'processing_error' });
+    // Then Braintree refuses it, in its words, and nothing is captured
+    expect(result).toEqual({ ok: false, reason: 'refused', message: 'Settlement amount is too large.' });
     expect(holdOf(reference)).toMatchObject({ state: 'authorized', captured: 0 });
   });
 
@@ -405,7 +405,7 @@ describe('Braintree connector: capture, void, refund', () => {
     expect(again).toEqual({ ok: true, reference });
     expect(calls('reverseTransaction', `${reference}_void`)).toHaveLength(1);
     expect(holdOf(reference)).toMatchObject({ state: 'voided' });
-    expect(refused).toEqual({ ok: false, reason: 'processing_error' });
+    expect(refused).toEqual({ ok: false, reason: 'refused', message: 'Transaction is settled: only an authorization can be voided.' });
     expect(holdOf(captured.reference)).toMatchObject({ state: 'captured', captured: 5000 });
   });
 
@@ -435,7 +435,7 @@ describe('Braintree connector: capture, void, refund', () => {
     ];
     // Then three refunds are made, each under its own key, and the one beyond the captured amount is refused
     expect(results.map((r) => r.ok)).toEqual([true, true, false, true]);
-    expect(results[2]).toEqual({ ok: false, reason: 'processing_error' });
+    expect(results[2]).toEqual({ ok: false, reason: 'refused', message: 'Refund amount is too large.' });
     expect(holdOf(reference)).toMatchObject({ captured: 10_000, refunded: 10_000 });
     for (const key of [first, second, rest]) expect(variables(calls('refundTransaction', key)[0]).input.refund).toMatchObject({ orderId: key });
   });
@@ -465,10 +465,10 @@ describe('Braintree connector: capture, void, refund', () => {
     // When one is refunded in full and the other in part
     const full = await braintree.refund(whole.reference, 2000, 'USD', `re_${randomUUID()}`);
     const partial = await braintree.refund(part.reference, 500, 'USD', `re_${randomUUID()}`);
-    // Then the full refund voids the capture (Braintree refunds settled transactions only) and the partial one waits
+    // Then the full refund voids the capture; the partial one Braintree refuses (it refunds settled transactions only)
     expect(full).toEqual({ ok: true, reference: whole.reference });
     expect(holdOf(whole.reference)).toMatchObject({ state: 'voided', captured: 2000, refunded: 2000 });
-    expect(partial).toEqual({ ok: false, reason: 'processing_error' });
+    expect(partial).toEqual({ ok: false, reason: 'refused', message: 'Cannot refund a transaction unless it is settled.' });
     expect(holdOf(part.reference)).toMatchObject({ state: 'captured', refunded: 0 });
   });
 

@@ -57,3 +57,13 @@ export function sameAmount(value: string | null | undefined, minor: number, curr
     return false;
   }
 }
+
+/** Braintree's amount and currency as ours (minor units, upper-case code), or undefined when it cannot be read. */
+export function moneyOf(value: string | null | undefined, currency: string | null | undefined): { amount: number; currency: string } | undefined {
+  if (!value || !currency) return undefined;
+  try {
+    return { amount: fromBraintreeAmount(value, currency), currency: currency.toUpperCase() };
+  } catch {
+    return undefined;
+  }
+}

@@ -23,7 +23,18 @@ export interface Endpoint {
   authorization: string;
 }
 
-export type Answer<T> = { ok: true; data: T } | { ok: false; failure: MappedFailure; errorClass?: string; message: string };
+export type Answer<T> =
+  | { ok: true; data: T }
+  | {
+      ok: false;
+      failure: MappedFailure;
+      errorClass?: string;
+      /** Braintree's validation code (`extensions.legacyCode`), when it gave one */
+      legacyCode?: string;
+      /** Braintree's own words (the first error's message), when it answered */
+      detail?: string;
+      message: string;
+    };
 
 interface WireError {
   message?: string;
@@ -79,10 +90,11 @@ export async function post<T>(endpoint: Endpoint, query: string, variables: Reco
   const errorClass = first?.extensions?.errorClass ?? statusClass;
   const legacyCode = first?.extensions?.legacyCode;
   const message = `HTTP ${status}${errorClass ? ` ${errorClass}` : ''}${legacyCode ? ` ${legacyCode}` : ''}: ${first?.message ?? 'no result'}`;
-  if (status === 429 || status >= 500) return { ok: false, failure: mapHttpStatus(status), errorClass, message };
-  if (isProcessorCode(legacyCode)) return { ok: false, failure: mapProcessorResponse(legacyCode), errorClass, message };
-  if (errorClass) return { ok: false, failure: mapGraphQLErrorClass(errorClass), errorClass, message };
-  return { ok: false, failure: status === 200 ? mapGraphQLErrorClass(undefined) : mapHttpStatus(status), message };
+  const said = { ...(legacyCode ? { legacyCode } : {}), ...(first?.message ? { detail: first.message } : {}), message };
+  if (status === 429 || status >= 500) return { ok: false, failure: mapHttpStatus(status), errorClass, ...said };
+  if (isProcessorCode(legacyCode)) return { ok: false, failure: mapProcessorResponse(legacyCode), errorClass, ...said };
+  if (errorClass) return { ok: false, failure: mapGraphQLErrorClass(errorClass), errorClass, ...said };
+  return { ok: false, failure: status === 200 ? mapGraphQLErrorClass(undefined) : mapHttpStatus(status), ...said };
 }
 
 const explain = (error: unknown): string => {

@@ -9,20 +9,34 @@
  * - capture and void: the transaction's own status (a transaction is captured once, voided once); a retry reads it.
  * - refund: our key is the refund's `orderId`; before refunding, the transaction's `refunds` are read and a refund
  *   already made under the key is answered instead of refunding again.
+ * - dispute evidence and accept: the dispute's own status and evidence, read first (disputes.ts).
  * Every mutation also carries the key as `clientMutationId` (echoed, not deduplicated: for Braintree's logs and ours).
+ * Captures and refunds are accepted at once (ok, not pending); a settlement declined later arrives as a notification.
  */
 import { logger } from '../../logger.ts';
 import { providerDeadlines } from '../deadlines.ts';
 import { failedAuthorization, failedOperation, softReason } from '../failures.ts';
 import { within } from '../transport.ts';
-import type { AuthorizeRequest, AuthorizeResult, Connector, ConnectorAccountRef, LookupResult, OperationResult, SoftFailure } from '../types.ts';
+import type {
+  AuthorizeRequest,
+  AuthorizeResult,
+  Connector,
+  ConnectorAccountRef,
+  DisputeEvidence,
+  LookupResult,
+  OperationResult,
+  ProviderChange,
+  SoftFailure,
+} from '../types.ts';
 import { braintreeAmount, sameAmount } from './amounts.ts';
 import { inFlight, lookupAttempt, reverseAttempt } from './attempts.ts';
+import { transactionChanges } from './changes.ts';
 import { type Endpoint, endpointFor, post } from './client.ts';
 import type { BraintreeCredentials } from './credentials.ts';
+import { acceptDispute, submitEvidence } from './disputes.ts';
 import { Failure, MerchantAccounts } from './merchant-accounts.ts';
 import { AUTHORIZE_PAYMENT_METHOD, CAPTURE_TRANSACTION, REFUND_TRANSACTION, TOKENIZE_CREDIT_CARD } from './queries.ts';
-import { readTransaction, reverseTransaction, SETTLED, transactionState, vaultedToken, type WireTransaction } from './transactions.ts';
+import { failedCall, readTransaction, reverseTransaction, transactionState, vaultedToken, type WireTransaction } from './transactions.ts';
 
 export class BraintreeConnector implements Connector {
   readonly name = 'braintree' as const;
@@ -130,6 +144,7 @@ export class BraintreeConnector implements Connector {
       { input: { clientMutationId: idempotencyKey, transactionId: reference, transaction: { amount: value } } },
       AbortSignal.timeout(providerDeadlines.operationMs),
     );
+    // Captured is final at once (SUBMITTED_FOR_SETTLEMENT): a settlement declined later comes as a notification.
     if (answer.ok) return { ok: true, reference };
     if (answer.failure.class !== 'soft') return failedOperation(answer.failure);
     // Refused: already captured (by our own earlier call whose answer was lost) is the same capture.
@@ -137,7 +152,7 @@ export class BraintreeConnector implements Connector {
     if (!now.ok) return failedOperation(now.failure);
     const state = now.data && transactionState(now.data);
     const same = state?.kind === 'held' && state.captured && sameAmount(now.data!.amount?.value, amount, currency);
-    return same ? { ok: true, reference } : { ok: false, reason: 'processing_error' };
+    return same ? { ok: true, reference } : failedCall(answer);
   }
 
   async void(reference: string, idempotencyKey: string): Promise<OperationResult> {
@@ -147,7 +162,9 @@ export class BraintreeConnector implements Connector {
     if (!now.data) return { ok: false, reason: 'processing_error' };
     const state = transactionState(now.data);
     if (state.kind === 'released') return { ok: true, reference };
-    if (state.kind !== 'held' || state.captured) return { ok: false, reason: 'processing_error' };
+    if (state.kind !== 'held' || state.captured) {
+      return { ok: false, reason: 'refused', message: `Transaction is ${now.data.status?.toLowerCase()}: only an authorization can be voided.` };
+    }
     return reverseTransaction(this.endpoint, reference, idempotencyKey);
   }
 
@@ -163,21 +180,32 @@ export class BraintreeConnector implements Connector {
     if (earlier) return { ok: true, reference: earlier.id };
     const status = tx.status ?? '';
     const untouched = !tx.refunds?.length && sameAmount(tx.amount?.value, amount, currency);
-    if (status === 'SUBMITTED_FOR_SETTLEMENT') {
-      // Braintree refunds settled transactions only; before settlement the whole capture can be voided instead.
-      return untouched ? reverseTransaction(this.endpoint, reference, idempotencyKey) : { ok: false, reason: 'processing_error' };
-    }
+    // Braintree refunds settled transactions only; before settlement the whole capture can be voided instead.
+    if (status === 'SUBMITTED_FOR_SETTLEMENT' && untouched) return reverseTransaction(this.endpoint, reference, idempotencyKey);
     // A full refund by voiding the capture, answered before but lost.
-    if (status === 'VOIDED' && untouched) return { ok: true, reference };
-    if (!SETTLED.has(status)) return { ok: false, reason: 'processing_error' };
+    if (status === 'VOIDED' && untouched && tx.statusHistory?.some((e) => e.status === 'SUBMITTED_FOR_SETTLEMENT')) return { ok: true, reference };
+    // Anything else not refundable (not settled yet, too much) is Braintree's to refuse, in its words.
     const answer = await post<{ refundTransaction: { refund: { id: string } | null } }>(
       this.endpoint,
       REFUND_TRANSACTION,
       { input: { clientMutationId: idempotencyKey, transactionId: reference, refund: { amount: value, orderId: idempotencyKey } } },
       AbortSignal.timeout(providerDeadlines.operationMs),
     );
-    if (!answer.ok) return failedOperation(answer.failure);
+    if (!answer.ok) return failedCall(answer);
+    // Accepted (SUBMITTED_FOR_SETTLEMENT, SETTLING, SETTLED): a settlement declined later comes as a notification.
     const refund = answer.data.refundTransaction.refund;
     return refund ? { ok: true, reference: refund.id } : { ok: false, reason: 'unknown' };
+  }
+
+  changesOf(reference: string, signal?: AbortSignal): Promise<ProviderChange[] | undefined> {
+    return transactionChanges(this.endpoint, reference, signal);
+  }
+
+  submitDisputeEvidence(disputeReference: string, evidence: DisputeEvidence, idempotencyKey: string): Promise<OperationResult> {
+    return submitEvidence(this.endpoint, disputeReference, evidence, idempotencyKey);
+  }
+
+  acceptDispute(disputeReference: string, idempotencyKey: string): Promise<OperationResult> {
+    return acceptDispute(this.endpoint, disputeReference, idempotencyKey);
   }
 }

@@ -108,6 +108,24 @@ export const GRAPHQL_ERROR_CLASSES: Readonly<Record<string, MappedFailure>> = {
   INTERNAL: unknown,
 };
 
+/**
+ * Validation codes by which Braintree says it will not do an operation on a transaction or dispute in its present
+ * state (asking again changes nothing): the connector answers these `refused`, with Braintree's message.
+ */
+export const REFUSAL_CODES: ReadonlySet<string> = new Set([
+  '91504', // transaction can only be voided if authorized or submitted for settlement
+  '91505', // cannot refund a credit
+  '91506', // cannot refund a transaction unless it is settled
+  '91507', // cannot submit for settlement unless authorized
+  '91512', // transaction has already been fully refunded
+  '91521', // refund amount is too large
+  '91522', // settlement amount is too large
+  '91538', // cannot refund with a suspended merchant account
+  '95701', // evidence can only be added to an open dispute
+  '95704', // only an open dispute can be accepted
+  '95705', // only an open dispute can be finalized
+]);
+
 /** A processor response code; unlisted codes fall in their documented range. */
 export function mapProcessorResponse(code: string | null | undefined): MappedFailure {
   const listed = code ? PROCESSOR_RESPONSES[code] : undefined;

@@ -46,6 +46,27 @@ const TRANSACTION_FIELDS = /* GraphQL */ `
   }
 `;
 
+/** What the connector reads of a dispute: enough for a `ProviderChange`. */
+const DISPUTE_FIELDS = /* GraphQL */ `
+  fragment DisputeFields on Dispute {
+    id
+    status
+    type
+    amountDisputed {
+      value
+      currencyCode
+    }
+    responseDeadline
+    replyByDate
+    processorResponse {
+      reason
+    }
+    transaction {
+      id
+    }
+  }
+`;
+
 /** verify: who these keys act for, and (when configured) the merchant accounts our currencies map to. */
 export const VERIFY = /* GraphQL */ `
   query VerifyCredentials($accountIds: [String!], $checkAccounts: Boolean!) {
@@ -204,6 +225,110 @@ export const REFUND_TRANSACTION = /* GraphQL */ `
   }
 `;
 
+/** changesOf: the transaction's status (with why a settlement was declined), its refunds and its disputes. */
+export const TRANSACTION_CHANGES = /* GraphQL */ `
+  query TransactionChanges($id: ID!) {
+    node(id: $id) {
+      ... on Transaction {
+        id
+        status
+        amount {
+          value
+          currencyCode
+        }
+        statusHistory {
+          status
+          ... on SettlementDeclinedEvent {
+            processorResponse {
+              legacyCode
+              message
+            }
+          }
+        }
+        refunds {
+          id
+          orderId
+          status
+          amount {
+            value
+            currencyCode
+          }
+          statusHistory {
+            status
+            ... on SettlementDeclinedEvent {
+              processorResponse {
+                legacyCode
+                message
+              }
+            }
+          }
+        }
+        disputes {
+          ...DisputeFields
+        }
+      }
+    }
+  }
+  ${DISPUTE_FIELDS}
+`;
+
+/** submitDisputeEvidence / acceptDispute: the dispute as it stands (an earlier call whose answer was lost shows here). */
+export const DISPUTE_BY_ID = /* GraphQL */ `
+  query DisputeById($id: ID!) {
+    node(id: $id) {
+      ... on Dispute {
+        ...DisputeFields
+        evidence {
+          id
+          ... on DisputeTextEvidence {
+            content
+          }
+        }
+      }
+    }
+  }
+  ${DISPUTE_FIELDS}
+`;
+
+/** One piece of the merchant's text evidence ("field: text"); Braintree sends it to the processor on finalize. */
+export const CREATE_DISPUTE_TEXT_EVIDENCE = /* GraphQL */ `
+  mutation CreateDisputeTextEvidence($input: CreateDisputeTextEvidenceInput!) {
+    createDisputeTextEvidence(input: $input) {
+      clientMutationId
+      evidence {
+        id
+        content
+      }
+    }
+  }
+`;
+
+/** Submits the evidence added so far: the dispute leaves OPEN (Braintree: DISPUTED). */
+export const FINALIZE_DISPUTE = /* GraphQL */ `
+  mutation FinalizeDispute($input: FinalizeDisputeInput!) {
+    finalizeDispute(input: $input) {
+      clientMutationId
+      dispute {
+        id
+        status
+      }
+    }
+  }
+`;
+
+/** The merchant does not contest the dispute (only an OPEN one can be accepted). */
+export const ACCEPT_DISPUTE = /* GraphQL */ `
+  mutation AcceptDispute($input: AcceptDisputeInput!) {
+    acceptDispute(input: $input) {
+      clientMutationId
+      dispute {
+        id
+        status
+      }
+    }
+  }
+`;
+
 /** Every document, by name (the connector tests validate each against the schema). */
 export const DOCUMENTS = {
   VERIFY,
@@ -215,4 +340,9 @@ export const DOCUMENTS = {
   CAPTURE_TRANSACTION,
   REVERSE_TRANSACTION,
   REFUND_TRANSACTION,
+  TRANSACTION_CHANGES,
+  DISPUTE_BY_ID,
+  CREATE_DISPUTE_TEXT_EVIDENCE,
+  FINALIZE_DISPUTE,
+  ACCEPT_DISPUTE,
 } as const;

@@ -3,7 +3,7 @@ import { providerDeadlines } from '../deadlines.ts';
 import { failedOperation } from '../failures.ts';
 import type { MappedFailure, OperationResult } from '../types.ts';
 import { type Answer, type Endpoint, post } from './client.ts';
-import { mapGatewayRejection, mapProcessorResponse } from './errors.ts';
+import { mapGatewayRejection, mapProcessorResponse, REFUSAL_CODES } from './errors.ts';
 import { REVERSE_TRANSACTION, SEARCH_BY_ORDER_ID, TRANSACTION_BY_ID } from './queries.ts';
 
 export interface WireTransaction {
@@ -57,6 +57,12 @@ export function mostTelling(transactions: WireTransaction[]): WireTransaction | 
   return [...transactions].sort((a, b) => rank(a) - rank(b))[0];
 }
 
+/** A call Braintree did not carry out: refused in its own words (REFUSAL_CODES), else as the error map classes it. */
+export function failedCall(answer: Extract<Answer<unknown>, { ok: false }>): Extract<OperationResult, { ok: false }> {
+  if (answer.legacyCode && REFUSAL_CODES.has(answer.legacyCode)) return { ok: false, reason: 'refused', message: answer.detail ?? answer.message };
+  return failedOperation(answer.failure);
+}
+
 /** The transactions whose `orderId` is `orderId`. */
 export async function searchByOrderId(endpoint: Endpoint, orderId: string, signal: AbortSignal): Promise<Answer<WireTransaction[]>> {
   const answer = await post<{ search: { transactions: { edges: Array<{ node: WireTransaction | null } | null> | null } | null } }>(
@@ -97,7 +103,7 @@ export async function reverseTransaction(endpoint: Endpoint, transactionId: stri
     // Refused: already voided (an earlier reversal whose answer was lost) is the same reversal.
     const now = await readTransaction(endpoint, transactionId);
     if (now.ok && now.data && transactionState(now.data).kind === 'released') return { ok: true, reference: transactionId };
-    return now.ok ? { ok: false, reason: 'processing_error' } : failedOperation(now.failure);
+    return now.ok ? failedCall(answer) : failedOperation(now.failure);
   }
   return answer.data.reverseTransaction.reversal ? { ok: true, reference: transactionId } : { ok: false, reason: 'unknown' };
 }

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { GraphQLError } from 'graphql';
 import { currencyExponent } from '../../../shared/domain/currency.ts';
-import type { FakeHold } from '../types.ts';
+import type { FakeDispute, FakeHold } from '../types.ts';
 import { answerFor, answerForCard, type BraintreeAnswer, LATER_CHARGES_DECLINE_CODE } from './cards.ts';
+import { disputeXml, transactionXml } from './notification-xml.ts';
 
 /**
  * The fake Braintree gateway's books and the resolvers the GraphQL schema is executed with. Only what our connector
@@ -79,6 +80,7 @@ interface TransactionRecord {
   /** oldest first (the schema answers newest first) */
   history: StatusEvent[];
   refunds: RefundRecord[];
+  disputes: DisputeRecord[];
   createdAt: string;
 }
 
@@ -88,9 +90,43 @@ interface RefundRecord {
   orderId: string | null;
   status: string;
   amount: number;
+  /** oldest first */
+  history: StatusEvent[];
   createdAt: string;
   transaction: TransactionRecord;
 }
+
+interface DisputeRecord {
+  id: string;
+  legacyId: string;
+  status: string;
+  /** Braintree's DisputeReason (FRAUD, PRODUCT_NOT_RECEIVED…) */
+  reason: string;
+  amount: number;
+  receivedDate: string;
+  replyByDate: string;
+  evidence: Array<{ id: string; legacyId: string; content: string; createdAt: string; sentToProcessorAt: string | null }>;
+  history: Array<{ status: string; timestamp: string; effectiveDate: string }>;
+  createdAt: string;
+  transaction: TransactionRecord;
+}
+
+/** A notification the gateway asks the server to send: its kind and subject XML, for the merchant it concerns. */
+export type NotificationSink = (merchant: FakeMerchant, kind: string, subjectXml: string) => void;
+
+/** Our dispute reasons (DisputeReason) in Braintree's words. */
+const DISPUTE_REASONS: Readonly<Record<string, string>> = {
+  fraudulent: 'FRAUD',
+  duplicate: 'DUPLICATE',
+  product_not_received: 'PRODUCT_NOT_RECEIVED',
+  product_unacceptable: 'PRODUCT_UNSATISFACTORY',
+  subscription_canceled: 'CANCELLED_RECURRING_TRANSACTION',
+  credit_not_processed: 'CREDIT_NOT_PROCESSED',
+  unrecognized: 'NOT_RECOGNIZED',
+  general: 'GENERAL',
+};
+/** How long the merchant has to answer a dispute (Braintree: usually 7 to 30 days). */
+const REPLY_DAYS = 20;
 
 interface Money {
   value: string;
@@ -123,15 +159,22 @@ function money(minor: number, currency: string): Money {
 }
 
 const now = () => new Date().toISOString();
+const day = (at: Date) => at.toISOString().slice(0, 10);
 
 export class FakeGateway {
   readonly paymentMethods = new Map<string, PaymentMethodRecord>();
   readonly transactions = new Map<string, TransactionRecord>();
   readonly refunds = new Map<string, RefundRecord>();
+  readonly disputes = new Map<string, DisputeRecord>();
   /** Captures settle at once (the settlement batch runs immediately), so they can be refunded; false keeps them unsettled. */
   settleCaptures = true;
+  /** Refunds settle at once too; false keeps them submitted for settlement until `settle(id)` or `failRefund(id)`. */
+  settleRefunds = true;
 
-  constructor(readonly merchants: readonly FakeMerchant[]) {}
+  constructor(
+    readonly merchants: readonly FakeMerchant[],
+    private readonly notify: NotificationSink = () => {},
+  ) {}
 
   /** Root resolvers (graphql's default resolver calls a root value's function fields with `(args, context)`). */
   readonly root = {
@@ -144,6 +187,8 @@ export class FakeGateway {
       if (refund?.transaction.merchantId === ctx.merchant.id) return this.refundView(refund);
       const method = this.paymentMethods.get(id);
       if (method?.merchantId === ctx.merchant.id) return this.paymentMethodView(method);
+      const dispute = this.disputes.get(id);
+      if (dispute?.transaction.merchantId === ctx.merchant.id) return this.disputeView(dispute);
       throw notFound();
     },
     search: () => ({
@@ -208,6 +253,7 @@ export class FakeGateway {
         paymentInitiator: input.transaction.paymentInitiator ?? null,
         history: [],
         refunds: [],
+        disputes: [],
         createdAt: now(),
       };
       tx.history.push(this.event(tx, answer, amount));
@@ -247,7 +293,12 @@ export class FakeGateway {
         this.move(tx, 'VoidedEvent', 'VOIDED', tx.status === 'AUTHORIZED' ? tx.authorized : tx.captured);
         return { clientMutationId, reversal: this.transactionView(tx) };
       }
-      if (REFUNDABLE.has(tx.status)) return { clientMutationId, reversal: this.refundView(this.newRefund(tx, this.remaining(tx), tx.orderId)) };
+      if (REFUNDABLE.has(tx.status)) {
+        const refund = this.newRefund(tx, this.remaining(tx), tx.orderId);
+        const answer = { clientMutationId, reversal: this.refundView(refund) };
+        if (this.settleRefunds) this.settle(refund.id);
+        return answer;
+      }
       throw invalid('Transaction can only be voided if status is authorized or submitted_for_settlement.', '91504', 'transactionId');
     },
     refundTransaction: ({ input }: { input: RefundInput }, ctx: CallContext) => {
@@ -259,14 +310,117 @@ export class FakeGateway {
       const amount = input.refund?.amount ? minorUnits(input.refund.amount, tx.currency) : remaining;
       if (amount > remaining) throw invalid('Refund amount is too large.', '91521', 'refund', 'amount');
       const refund = this.newRefund(tx, amount, input.refund?.orderId ?? tx.orderId);
-      return { clientMutationId: input.clientMutationId ?? null, refund: this.refundView(refund) };
+      const answer = { clientMutationId: input.clientMutationId ?? null, refund: this.refundView(refund) };
+      if (this.settleRefunds) this.settle(refund.id);
+      return answer;
+    },
+    createDisputeTextEvidence: ({ input }: { input: { clientMutationId?: string | null; disputeId: string; content: string } }, ctx: CallContext) => {
+      ctx.idempotencyKey ??= input.clientMutationId ?? undefined;
+      const dispute = this.disputeOf(input.disputeId, ctx);
+      if (dispute.status !== 'OPEN') throw invalid('Evidence can only be attached to disputes that are in an Open state.', '95701', 'disputeId');
+      if (input.content.length > 3000) throw invalid('Evidence content is too long.', '95708', 'content');
+      const evidence = { ...newId('dispute_evidence'), content: input.content, createdAt: now(), sentToProcessorAt: null };
+      dispute.evidence.push(evidence);
+      return { clientMutationId: input.clientMutationId ?? null, evidence: this.evidenceView(evidence) };
+    },
+    finalizeDispute: ({ input }: { input: { clientMutationId?: string | null; disputeId: string } }, ctx: CallContext) => {
+      ctx.idempotencyKey ??= input.clientMutationId ?? undefined;
+      const dispute = this.disputeOf(input.disputeId, ctx);
+      if (dispute.status !== 'OPEN') throw invalid('Disputes can only be finalized when they are in an Open state.', '95705', 'disputeId');
+      for (const evidence of dispute.evidence) evidence.sentToProcessorAt ??= now();
+      this.moveDispute(dispute, 'DISPUTED', 'dispute_disputed');
+      return { clientMutationId: input.clientMutationId ?? null, dispute: this.disputeView(dispute) };
+    },
+    acceptDispute: ({ input }: { input: { clientMutationId?: string | null; disputeId: string } }, ctx: CallContext) => {
+      ctx.idempotencyKey ??= input.clientMutationId ?? undefined;
+      const dispute = this.disputeOf(input.disputeId, ctx);
+      if (dispute.status !== 'OPEN') throw invalid('Disputes can only be accepted when they are in an Open state.', '95704', 'disputeId');
+      this.moveDispute(dispute, 'ACCEPTED', 'dispute_accepted');
+      return { clientMutationId: input.clientMutationId ?? null, dispute: this.disputeView(dispute) };
     },
   };
 
-  /** The settlement batch runs for one captured transaction. */
-  settle(transactionId: string): void {
+  /** The settlement batch runs for one captured transaction or refund (its `transaction_settled` notification follows). */
+  settle(id: string): void {
+    const tx = this.transactions.get(id);
+    if (tx?.status === 'SUBMITTED_FOR_SETTLEMENT') {
+      this.move(tx, 'SettledEvent', 'SETTLED', tx.captured);
+      this.notifySale(tx, 'transaction_settled');
+    }
+    const refund = this.refunds.get(id);
+    if (refund?.status === 'SUBMITTED_FOR_SETTLEMENT') {
+      this.moveRefund(refund, 'SettledEvent', 'SETTLED');
+      this.notifyCredit(refund, 'transaction_settled');
+    }
+  }
+
+  /** The processor declines to settle a capture (`transaction_settlement_declined` follows); the money is given back. */
+  declineSettlement(transactionId: string): void {
     const tx = this.transactions.get(transactionId);
-    if (tx?.status === 'SUBMITTED_FOR_SETTLEMENT') this.move(tx, 'SettledEvent', 'SETTLED', tx.captured);
+    if (tx?.status !== 'SUBMITTED_FOR_SETTLEMENT' && tx?.status !== 'SETTLING') throw new Error(`transaction ${transactionId} is not settling`);
+    tx.status = 'SETTLEMENT_DECLINED';
+    tx.history.push({ __typename: 'SettlementDeclinedEvent', ...this.settlementDeclined(tx.captured, tx.currency) });
+    this.notifySale(tx, 'transaction_settlement_declined');
+  }
+
+  /** A refund the processor declines at settlement, even once reported settled (`transaction_settlement_declined`). */
+  failRefund(refundId: string): void {
+    const refund = this.refunds.get(refundId);
+    if (!refund || !['SUBMITTED_FOR_SETTLEMENT', 'SETTLING', 'SETTLED'].includes(refund.status))
+      throw new Error(`no settling or settled refund ${refundId}`);
+    refund.status = 'SETTLEMENT_DECLINED';
+    refund.history.push({ __typename: 'SettlementDeclinedEvent', ...this.settlementDeclined(refund.amount, refund.transaction.currency) });
+    this.notifyCredit(refund, 'transaction_settlement_declined');
+  }
+
+  /** The card network opens a chargeback on a captured transaction, for what is left of it (`dispute_opened`). */
+  openDispute(transactionId: string, reason = 'general'): string {
+    const tx = this.transactions.get(transactionId);
+    if (!tx || !CAPTURED.has(tx.status)) throw new Error(`transaction ${transactionId} is not captured`);
+    const braintreeReason = DISPUTE_REASONS[reason];
+    if (!braintreeReason) throw new Error(`unknown dispute reason ${reason}`);
+    const today = new Date();
+    const dispute: DisputeRecord = {
+      ...newId('dispute'),
+      status: 'OPEN',
+      reason: braintreeReason,
+      amount: this.remaining(tx),
+      receivedDate: day(today),
+      replyByDate: day(new Date(today.getTime() + REPLY_DAYS * 86_400_000)),
+      evidence: [],
+      history: [],
+      createdAt: now(),
+      transaction: tx,
+    };
+    tx.disputes.push(dispute);
+    this.disputes.set(dispute.id, dispute);
+    this.moveDispute(dispute, 'OPEN', 'dispute_opened');
+    return dispute.id;
+  }
+
+  /** The processor decides an open or disputed case (`dispute_won` / `dispute_lost`). */
+  closeDispute(disputeId: string, outcome: 'won' | 'lost'): void {
+    const dispute = this.disputes.get(disputeId);
+    if (!dispute || !['OPEN', 'DISPUTED', 'UNDER_REVIEW'].includes(dispute.status)) throw new Error(`no open dispute ${disputeId}`);
+    this.moveDispute(dispute, outcome.toUpperCase(), `dispute_${outcome}`);
+  }
+
+  /** The disputes as the shared fake interface shows them: evidence by our field names ("field: text"). */
+  fakeDisputes(): FakeDispute[] {
+    return [...this.disputes.values()].map((d) => ({
+      id: d.id,
+      paymentReference: d.transaction.id,
+      amount: d.amount,
+      currency: d.transaction.currency,
+      status: d.status,
+      evidence: Object.fromEntries(
+        d.evidence.map((e) => {
+          const label = /^([a-z_]+): ([\s\S]*)$/.exec(e.content);
+          return label ? [label[1]!, label[2]!] : ['GENERAL', e.content];
+        }),
+      ),
+      accepted: d.status === 'ACCEPTED',
+    }));
   }
 
   holds(): FakeHold[] {
@@ -299,8 +453,23 @@ export class FakeGateway {
     tx.refunds.filter((r) => r.status !== 'VOIDED' && r.status !== 'FAILED').reduce((sum, r) => sum + r.amount, 0);
   private remaining = (tx: TransactionRecord) => tx.captured - this.refundedOf(tx);
 
+  private disputeOf(id: string, ctx: CallContext): DisputeRecord {
+    const dispute = this.disputes.get(id);
+    if (!dispute || dispute.transaction.merchantId !== ctx.merchant.id) throw notFound();
+    return dispute;
+  }
+
   private newRefund(tx: TransactionRecord, amount: number, orderId: string | null): RefundRecord {
-    const refund: RefundRecord = { ...newId('transaction'), orderId, status: 'SUBMITTED_FOR_SETTLEMENT', amount, createdAt: now(), transaction: tx };
+    const refund: RefundRecord = {
+      ...newId('transaction'),
+      orderId,
+      status: 'SUBMITTED_FOR_SETTLEMENT',
+      amount,
+      history: [],
+      createdAt: now(),
+      transaction: tx,
+    };
+    this.moveRefund(refund, 'SubmittedForSettlementEvent', 'SUBMITTED_FOR_SETTLEMENT');
     tx.refunds.push(refund);
     this.refunds.set(refund.id, refund);
     return refund;
@@ -316,6 +485,89 @@ export class FakeGateway {
       source: 'API',
       terminal: status === 'VOIDED',
     });
+  }
+
+  private moveRefund(refund: RefundRecord, typename: string, status: string): void {
+    refund.status = status;
+    const amount = money(refund.amount, refund.transaction.currency);
+    refund.history.push({ __typename: typename, status, timestamp: now(), amount, source: 'API', terminal: status === 'SETTLED' });
+  }
+
+  private moveDispute(dispute: DisputeRecord, status: string, kind: string): void {
+    dispute.status = status;
+    dispute.history.push({ status, timestamp: now(), effectiveDate: day(new Date()) });
+    const tx = dispute.transaction;
+    this.notifyFor(
+      tx,
+      kind,
+      disputeXml({
+        legacyId: dispute.legacyId,
+        globalId: dispute.id,
+        status: status.toLowerCase(),
+        reason: dispute.reason.toLowerCase(),
+        amountDisputed: money(dispute.amount, tx.currency).value,
+        currency: tx.currency,
+        receivedDate: dispute.receivedDate,
+        replyByDate: dispute.replyByDate,
+        transaction: { legacyId: tx.legacyId, amount: money(tx.captured, tx.currency).value },
+      }),
+    );
+  }
+
+  private settlementDeclined(amount: number, currency: string) {
+    return {
+      status: 'SETTLEMENT_DECLINED',
+      timestamp: now(),
+      amount: money(amount, currency),
+      source: 'API',
+      terminal: true,
+      processorResponse: { legacyCode: '4001', message: 'Settlement Declined' },
+    };
+  }
+
+  private notifySale(tx: TransactionRecord, kind: string): void {
+    const declined = tx.status === 'SETTLEMENT_DECLINED';
+    this.notifyFor(
+      tx,
+      kind,
+      transactionXml({
+        legacyId: tx.legacyId,
+        globalId: tx.id,
+        type: 'sale',
+        status: tx.status.toLowerCase(),
+        amount: money(tx.captured, tx.currency).value,
+        currency: tx.currency,
+        merchantAccountId: tx.merchantAccountId,
+        orderId: tx.orderId,
+        ...(declined ? { settlementResponse: { code: '4001', text: 'Settlement Declined' } } : {}),
+      }),
+    );
+  }
+
+  private notifyCredit(refund: RefundRecord, kind: string): void {
+    const tx = refund.transaction;
+    const declined = refund.status === 'SETTLEMENT_DECLINED';
+    this.notifyFor(
+      tx,
+      kind,
+      transactionXml({
+        legacyId: refund.legacyId,
+        globalId: refund.id,
+        type: 'credit',
+        status: refund.status.toLowerCase(),
+        amount: money(refund.amount, tx.currency).value,
+        currency: tx.currency,
+        merchantAccountId: tx.merchantAccountId,
+        orderId: refund.orderId,
+        refundedTransactionId: tx.legacyId,
+        ...(declined ? { settlementResponse: { code: '4001', text: 'Settlement Declined' } } : {}),
+      }),
+    );
+  }
+
+  private notifyFor(tx: TransactionRecord, kind: string, subjectXml: string): void {
+    const merchant = this.merchants.find((m) => m.id === tx.merchantId);
+    if (merchant) this.notify(merchant, kind, subjectXml);
   }
 
   private event(tx: TransactionRecord, answer: BraintreeAnswer, amount: number): StatusEvent {
@@ -385,6 +637,7 @@ export class FakeGateway {
       paymentMethodSnapshot: { __typename: 'CreditCardDetails', last4: tx.paymentMethod.last4, brandCode: 'VISA' },
       statusHistory: [...tx.history].reverse().map((e) => ({ ...e })),
       refunds: tx.refunds.map((r) => this.refundView(r)),
+      disputes: tx.disputes.map((d) => this.disputeView(d)),
     };
   }
 
@@ -397,8 +650,33 @@ export class FakeGateway {
       orderId: refund.orderId,
       status: refund.status,
       amount: money(refund.amount, refund.transaction.currency),
+      statusHistory: [...refund.history].reverse().map((e) => ({ ...e })),
       refundedTransaction: () => this.transactionView(refund.transaction),
     };
+  }
+
+  private disputeView(dispute: DisputeRecord) {
+    const tx = dispute.transaction;
+    return {
+      __typename: 'Dispute',
+      id: dispute.id,
+      legacyId: dispute.legacyId,
+      createdAt: dispute.createdAt,
+      status: dispute.status,
+      type: 'CHARGEBACK',
+      amountDisputed: money(dispute.amount, tx.currency),
+      receivedDate: dispute.receivedDate,
+      replyByDate: dispute.replyByDate,
+      responseDeadline: `${dispute.replyByDate}T23:59:59.000Z`,
+      processorResponse: { reason: dispute.reason, reasonCode: null, receivedDate: dispute.receivedDate },
+      evidence: dispute.evidence.map((e) => this.evidenceView(e)),
+      statusHistory: [...dispute.history].reverse().map((e) => ({ ...e })),
+      transaction: () => this.transactionView(tx),
+    };
+  }
+
+  private evidenceView(evidence: DisputeRecord['evidence'][number]) {
+    return { __typename: 'DisputeTextEvidence', ...evidence, category: null };
   }
 }
 

@@ -19,6 +19,7 @@ import { Faults } from '../faults.ts';
 import { listen } from '../listen.ts';
 import type { FakeFault, FakeOperation, FakeRequest, FakeServer } from '../types.ts';
 import { type CallContext, FakeGateway, type FakeMerchant } from './gateway.ts';
+import { BraintreeNotifications } from './notifications.ts';
 import { braintreeSchema } from './schema.ts';
 
 /**
@@ -64,7 +65,13 @@ const ROOT_FIELDS: Readonly<Record<string, { operation: FakeOperation; faultable
   // for `void` meets it too.
   reverseTransaction: { operation: 'reverse', faultable: true },
   refundTransaction: { operation: 'refund', faultable: true },
+  createDisputeTextEvidence: { operation: 'dispute_evidence', faultable: true },
+  finalizeDispute: { operation: 'dispute_evidence', faultable: false },
+  acceptDispute: { operation: 'dispute_accept', faultable: true },
 };
+
+/** `node` reads named for what they are for: the changes of a payment, a dispute (else a look-up before an operation). */
+const STATUS_READS = new Set(['TransactionChanges', 'DisputeById']);
 
 /** A request as the Braintree fake records it: the shared shape plus the GraphQL root field and what was refused. */
 export interface BraintreeFakeRequest extends FakeRequest {
@@ -84,7 +91,10 @@ export interface Stall {
 
 export interface BraintreeFake extends FakeServer {
   readonly requests: BraintreeFakeRequest[];
-  /** the fake's books (e.g. `settleCaptures = false` keeps captures unsettled, `settle(id)` runs the batch for one) */
+  /**
+   * the fake's books (e.g. `settleCaptures = false` / `settleRefunds = false` keep captures / refunds unsettled,
+   * `settle(id)` runs the batch for one, `declineSettlement(id)` has the processor decline a capture)
+   */
   readonly gateway: FakeGateway;
   /** the next call of `operation` waits before being carried out until the test releases it */
   stall(operation: FakeOperation): Stall;
@@ -96,9 +106,12 @@ interface PendingStall {
   carriedOut: () => void;
 }
 
-export async function startBraintreeFake(options: { port?: number } = {}): Promise<BraintreeFake> {
+export async function startBraintreeFake(options: { port?: number; notificationDelayMs?: number } = {}): Promise<BraintreeFake> {
   const schema = braintreeSchema();
-  const gateway = new FakeGateway(FAKE_MERCHANTS);
+  const notifications = new BraintreeNotifications(options.notificationDelayMs);
+  const gateway = new FakeGateway(FAKE_MERCHANTS, (merchant, kind, subject) =>
+    notifications.notify({ publicKey: merchant.publicKey, privateKey: merchant.privateKey }, kind, subject),
+  );
   const requests: BraintreeFakeRequest[] = [];
   const faults = new Faults();
   const stalls = new Map<FakeOperation, PendingStall[]>();
@@ -119,7 +132,12 @@ export async function startBraintreeFake(options: { port?: number } = {}): Promi
       if (record) record.refused = errors.map((e) => e.message);
       answer(status, { errors: errors.map((e) => ({ ...e.toJSON(), extensions: { errorClass, ...e.extensions } })), extensions: { requestId } });
     };
-    if (req.method !== 'POST' || new URL(req.url ?? '/', 'http://fake').pathname !== '/graphql') return answer(404, { error: 'not found' });
+    const pathname = new URL(req.url ?? '/', 'http://fake').pathname;
+    if (req.method === 'POST' && pathname.startsWith('/_fake/')) {
+      const controlled = control(pathname, raw);
+      return answer(controlled.status, controlled.body);
+    }
+    if (req.method !== 'POST' || pathname !== '/graphql') return answer(404, { error: 'not found' });
 
     let body: { query?: string; variables?: Record<string, unknown>; operationName?: string };
     try {
@@ -139,7 +157,12 @@ export async function startBraintreeFake(options: { port?: number } = {}): Promi
     }
     const operationAst = document ? getOperationAST(document, body.operationName) : null;
     const field = operationAst ? rootField(operationAst) : undefined;
-    const route = field ? ROOT_FIELDS[field] : undefined;
+    const route =
+      field === 'node' && STATUS_READS.has(operationAst?.name?.value ?? '')
+        ? { operation: 'status' as const, faultable: true }
+        : field
+          ? ROOT_FIELDS[field]
+          : undefined;
     const record: BraintreeFakeRequest = {
       operation: route?.operation ?? 'verify',
       method: req.method,
@@ -201,6 +224,45 @@ export async function startBraintreeFake(options: { port?: number } = {}): Promi
     })) as ExecutionResult;
   }
 
+  /** The control endpoints (`/_fake/…`, JSON in and out): how `npm start` users and the test helper drive the fake. */
+  function control(pathname: string, raw: string): { status: number; body: unknown } {
+    let input: Record<string, unknown>;
+    try {
+      input = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+    } catch {
+      return { status: 400, body: { error: 'the body is not JSON' } };
+    }
+    const text = (name: string) => (typeof input[name] === 'string' ? (input[name] as string) : undefined);
+    try {
+      if (pathname === '/_fake/webhooks') {
+        const url = text('url');
+        if (!url) return { status: 400, body: { error: 'url is required' } };
+        notifications.register(url);
+        return { status: 200, body: { url } };
+      }
+      if (pathname === '/_fake/disputes') {
+        const reference = text('reference');
+        if (!reference) return { status: 400, body: { error: 'reference is required' } };
+        return { status: 200, body: { id: gateway.openDispute(reference, text('reason')) } };
+      }
+      const close = /^\/_fake\/disputes\/([^/]+)\/close$/.exec(pathname);
+      if (close) {
+        const outcome = text('outcome');
+        if (outcome !== 'won' && outcome !== 'lost') return { status: 400, body: { error: 'outcome must be won or lost' } };
+        gateway.closeDispute(decodeURIComponent(close[1]!), outcome);
+        return { status: 200, body: { id: decodeURIComponent(close[1]!), status: outcome.toUpperCase() } };
+      }
+      const fail = /^\/_fake\/refunds\/([^/]+)\/fail$/.exec(pathname);
+      if (fail) {
+        gateway.failRefund(decodeURIComponent(fail[1]!));
+        return { status: 200, body: { id: decodeURIComponent(fail[1]!), status: 'SETTLEMENT_DECLINED' } };
+      }
+      return { status: 404, body: { error: 'not found' } };
+    } catch (error) {
+      return { status: 400, body: { error: (error as Error).message } };
+    }
+  }
+
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent && !res.destroyed) {
@@ -238,6 +300,11 @@ export async function startBraintreeFake(options: { port?: number } = {}): Promi
       };
     },
     holds: () => gateway.holds(),
+    notifications,
+    openDispute: (reference, reason) => gateway.openDispute(reference, reason),
+    closeDispute: (id, outcome) => gateway.closeDispute(id, outcome),
+    failRefund: (id) => gateway.failRefund(id),
+    disputes: () => gateway.fakeDisputes(),
     async close() {
       faults.dropHeldAnswers();
       for (const socket of sockets) socket.destroy();
