@@ -81,11 +81,17 @@ export const catalog: readonly FunctionSpec[] = [
   http('GET', '/api/connectors/{id}', 'connectors/get', 'Retrieve a connector account'),
   http('PUT', '/api/connectors/{id}', 'connectors/update', 'Update a connector account (label, credentials, status)'),
   http('DELETE', '/api/connectors/{id}', 'connectors/delete', 'Delete a connector account'),
-  http('POST', '/api/connectors/{id}/webhooks', 'connectors/webhooks', "Receive the provider's notifications for a connector account (signed by the provider)", 'public'),
+  http(
+    'POST',
+    '/api/connectors/{id}/webhooks',
+    'connectors/webhooks',
+    "Receive the provider's notifications for a connector account (signed by the provider)",
+    'public',
+  ),
 
   http('GET', '/api/disputes', 'disputes/list', 'List disputes'),
   http('GET', '/api/disputes/{id}', 'disputes/get', 'Retrieve a dispute'),
-  http('POST', '/api/disputes/{id}/evidence', 'disputes/evidence', "Submit evidence for a dispute (forwarded to the provider)"),
+  http('POST', '/api/disputes/{id}/evidence', 'disputes/evidence', 'Submit evidence for a dispute (forwarded to the provider)'),
   http('POST', '/api/disputes/{id}/accept', 'disputes/accept', 'Accept a dispute (not contested)'),
   http('POST', '/api/test_helpers/payments/{id}/dispute', 'test-helpers/dispute', 'Open a dispute on a captured test payment (test mode)'),
 

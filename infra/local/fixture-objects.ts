@@ -1,6 +1,7 @@
 /**
  * What the event fixtures point at, beyond the demo merchant's key, customer and payments: an invoice (with a signed
- * PDF link), a subscription, a routing rule, a webhook endpoint, a connector account, a refund, a settlement and a sign-in code. `npm run invoke`
+ * PDF link), a subscription, a routing rule, a webhook endpoint, a connector account, a refund, two disputes, a signed provider
+ * notification, a settlement and a sign-in code. `npm run invoke`
  * and the catalog test fill the fixtures' placeholders with these, so every fixture answers as in real use.
  */
 import type { Merchant } from '../../shared/domain/auth.ts';
@@ -18,6 +19,8 @@ import { createSubscription, pauseSubscription } from '../../shared/domain/subsc
 import { configureWebhook } from '../../shared/domain/webhooks.ts';
 import { listLocalOutbox } from '../../shared/messaging/local-outbox.ts';
 import { FAKE_CREDENTIALS } from '../../test/fakes/index.ts';
+import { stripeSignature } from '../../test/fakes/stripe/notifier.ts';
+import { openTestDispute } from '../../shared/domain/disputes.ts';
 
 export interface FixtureObjects {
   invoiceId: string;
@@ -33,6 +36,12 @@ export interface FixtureObjects {
   /** a refund of 500 of the demo's captured payment */
   refundId: string;
   stripeFakeSecretKey: string;
+  /** a Stripe event about an object the service does not follow, signed for the connector (valid for 5 minutes) */
+  stripeWebhookBody: string;
+  stripeWebhookSignature: string;
+  /** two sandbox disputes of the captured demo payment: one to read and answer with evidence, one to accept */
+  disputeId: string;
+  acceptedDisputeId: string;
   settlementId: string;
   otpRequestId: string;
   otp: string;
@@ -69,11 +78,25 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     createConnector(merchant, { provider: 'stripe', credentials: FAKE_CREDENTIALS.stripe, label: 'Stripe fake' }, baseUrl),
   ]);
   const refund = await refundPayment(merchant, demo.capturedPaymentId!, { amount: 500 });
+  const stripeWebhookBody = JSON.stringify({
+    id: 'evt_1FixtureCustomerCreated',
+    object: 'event',
+    api_version: '2025-09-30.clover',
+    created: Math.floor(clock.now() / 1000),
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type: 'customer.created',
+    data: { object: { id: 'cus_fixture', object: 'customer' } },
+  });
   // The captured demo payment, settled as the daily job would once its funds are released.
   const settleDay = dayOf(new Date(clock.now() + HOLD_DAYS * 86_400_000).toISOString());
   await settleMerchant(demo.merchantId, settleDay);
   const [settlement] = (await listSettlements(demo.merchantId, undefined, { limit: 1 })).data;
   if (!settlement) throw new Error('The demo merchant has no captured payment to settle (create it with its payments)');
+  // After the settlement: a dispute takes its amount out of the balance.
+  const dispute = await openTestDispute(merchant, demo.capturedPaymentId!, { reason: 'fraudulent' });
+  const accepted = await openTestDispute(merchant, demo.capturedPaymentId!, { reason: 'duplicate' });
   const pdf = new URL(await signedPdfUrl(baseUrl, invoice.id));
   const otp = /\b(\d{6})\b/.exec(listLocalOutbox().find((m) => m.to === demo.email)?.text ?? '')?.[1];
   if (!otp) throw new Error('No sign-in code in the local outbox');
@@ -88,6 +111,10 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     connectorId: connector.id,
     refundId: refund.refund_id,
     stripeFakeSecretKey: FAKE_CREDENTIALS.stripe.secret_key,
+    stripeWebhookBody,
+    stripeWebhookSignature: stripeSignature(stripeWebhookBody, FAKE_CREDENTIALS.stripe.webhook_secret),
+    disputeId: dispute.dispute!.id,
+    acceptedDisputeId: accepted.dispute!.id,
     settlementId: settlement.id,
     otpRequestId: otpRequest.request_id,
     otp,

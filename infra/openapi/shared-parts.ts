@@ -26,6 +26,11 @@ export const TAGS = [
     areas: ['connectors'],
     description: "The merchant's own Stripe, Adyen and Braintree accounts: credentials verified and stored sealed, never shown again.",
   },
+  {
+    name: 'Disputes',
+    areas: ['disputes', 'test-helpers'],
+    description: 'Chargebacks reported by the providers: evidence and acceptance forwarded to them; a test helper opens one in test mode.',
+  },
   { name: 'Routing', areas: ['routing'], description: 'Rules that pick the provider, and a simulation of the decision a payment would get.' },
   { name: 'Subscriptions', areas: ['subscriptions'], description: 'Recurring charges of a customer: renewals invoice and charge the card on file.' },
   {

@@ -188,10 +188,16 @@ async function carryOutAction(dispute: StoredDispute, op: Operation, action: Dis
   if (!result.ok) {
     if (result.reason === 'unknown') throw new OutcomeUnknown(dispute.payment_id);
     await commit({ writes: [{ move: disputeTarget(dispute), operation: { finish: op.id } }] });
-    if (result.reason === 'refused') throw new ProviderRefused(dispute.provider, `the ${action.kind === 'dispute_accept' ? 'acceptance' : 'evidence'}`, result.message);
+    if (result.reason === 'refused')
+      throw new ProviderRefused(dispute.provider, `the ${action.kind === 'dispute_accept' ? 'acceptance' : 'evidence'}`, result.message);
     throw new ProvidersUnavailable();
   }
-  const moved = await moveDispute(dispute, action.kind === 'dispute_accept' ? 'accept' : 'review', { source, reference: result.reference }, { finish: op.id });
+  const moved = await moveDispute(
+    dispute,
+    action.kind === 'dispute_accept' ? 'accept' : 'review',
+    { source, reference: result.reference },
+    { finish: op.id },
+  );
   // A notification may have moved it meanwhile (e.g. the provider closed it): the operation still ends.
   if (!moved) await commit({ writes: [{ move: disputeTarget(dispute), operation: { finish: op.id } }] });
   const now = await findDispute(dispute.merchant_id, dispute.id);
@@ -201,7 +207,9 @@ async function carryOutAction(dispute: StoredDispute, op: Operation, action: Dis
 /** The reconciler's part: an evidence submission or acceptance whose run died is sent again under its key. */
 export async function reconcileDisputeOperation(dispute: StoredDispute & { op: Operation }): Promise<void> {
   const action: DisputeAction =
-    dispute.op.kind === 'dispute_accept' ? { kind: 'dispute_accept' } : { kind: 'dispute_evidence', evidence: (dispute.evidence ?? {}) as DisputeEvidence };
+    dispute.op.kind === 'dispute_accept'
+      ? { kind: 'dispute_accept' }
+      : { kind: 'dispute_evidence', evidence: (dispute.evidence ?? {}) as DisputeEvidence };
   await carryOutAction(dispute, dispute.op, action, 'reconciler');
 }
 
@@ -220,7 +228,8 @@ export async function openTestDispute(merchant: Merchant, paymentId: string, bod
   if (merchant.livemode) throw new BadRequest('livemode_not_allowed', undefined, 'test helpers act in test mode only');
   const payment = await getStoredPayment(merchant.id, paymentId);
   if (!payment || payment.status === 'processing') throw new NotFound();
-  if (payment.status !== 'captured' && payment.status !== 'refunded') throw new InvalidState(undefined, `a ${payment.status} payment cannot be disputed`);
+  if (payment.status !== 'captured' && payment.status !== 'refunded')
+    throw new InvalidState(undefined, `a ${payment.status} payment cannot be disputed`);
   const reason = body.reason ?? 'fraudulent';
   if (!payment.connector_id) {
     const change: DisputeChange = {
@@ -234,7 +243,12 @@ export async function openTestDispute(merchant: Merchant, paymentId: string, bod
       evidenceDueBy: new Date(clock.now() + 7 * 86_400_000).toISOString(),
     };
     await recordDisputeChange(payment as PaymentRecord, change, { source: 'provider_webhook', reference: change.disputeReference });
-    return { payment_id: payment.id, provider: payment.provider, requested: true as const, dispute: await sandboxDisputeOf(payment, change.disputeReference) };
+    return {
+      payment_id: payment.id,
+      provider: payment.provider,
+      requested: true as const,
+      dispute: await sandboxDisputeOf(payment, change.disputeReference),
+    };
   }
   await askFakeForDispute(payment, reason);
   return { payment_id: payment.id, provider: payment.provider, requested: true as const, dispute: null };

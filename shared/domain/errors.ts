@@ -140,7 +140,13 @@ export class Declined extends AppError {
  */
 export class ProviderRefused extends AppError {
   constructor(provider: string, what: string, providerMessage: string, param?: string) {
-    super(400, 'invalid_request_error', 'provider_refused', messageFor(400, `${provider} refused ${what}: ${providerMessage}`), param ? { param } : {});
+    super(
+      400,
+      'invalid_request_error',
+      'provider_refused',
+      messageFor(400, `${provider} refused ${what}: ${providerMessage}`),
+      param ? { param } : {},
+    );
   }
 }
 

@@ -11,7 +11,6 @@ import {
   paymentCountChange,
   type PaymentRecord,
   paymentTarget,
-  type RefundRecord,
   refundTarget,
   type StoredPayment,
   type StoredRefund,

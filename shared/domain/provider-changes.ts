@@ -36,14 +36,21 @@ export async function applyProviderChange(payment: StoredPayment, change: Provid
 }
 
 /** The provider confirms a capture or cancellation it had accepted for later: the awaiting operation ends. */
-async function confirmAwaiting(payment: PaymentRecord & { op?: StoredPayment['op'] }, kind: 'capture' | 'void', context: OutcomeContext, change?: string) {
+async function confirmAwaiting(
+  payment: PaymentRecord & { op?: StoredPayment['op'] },
+  kind: 'capture' | 'void',
+  context: OutcomeContext,
+  change?: string,
+) {
   const op = payment.op;
   if (!op || op.kind !== kind || !op.awaiting) return false;
   const confirmed = await commit({
     writes: [
       {
         move: paymentTarget(payment),
-        append: { history: [historyEntry(change ?? `${kind === 'capture' ? 'capture' : 'cancellation'}.confirmed`, context.source, context.reference)] },
+        append: {
+          history: [historyEntry(change ?? `${kind === 'capture' ? 'capture' : 'cancellation'}.confirmed`, context.source, context.reference)],
+        },
         operation: { finish: op.id },
       },
       ...(context.seen ? [context.seen] : []),
@@ -57,7 +64,11 @@ async function confirmAwaiting(payment: PaymentRecord & { op?: StoredPayment['op
  * amount, revenue and pending funds are taken back, and `payment.capture_failed` is sent. Not once money was
  * refunded from it (a provider fails a capture before any refund could be made).
  */
-async function failCapture(payment: PaymentRecord & { op?: StoredPayment['op'] }, reason: string | undefined, context: OutcomeContext): Promise<boolean> {
+async function failCapture(
+  payment: PaymentRecord & { op?: StoredPayment['op'] },
+  reason: string | undefined,
+  context: OutcomeContext,
+): Promise<boolean> {
   if (payment.status !== 'captured' || payment.amount_refunded > 0) return false;
   const capturedAt = payment.history?.findLast((h) => h.change === 'payment.captured')?.at ?? payment.updated_at;
   const now = isoNow();

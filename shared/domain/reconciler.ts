@@ -85,7 +85,8 @@ async function settleAwaiting(leased: Leased): Promise<boolean> {
     if (now) await applyProviderChange(now, change, { source: 'reconciler', reference: null });
   }
   const target = leased.entity === 'payment' ? paymentTarget(leased.payment) : refundTarget(leased.refund);
-  const still = leased.entity === 'payment' ? (await getStoredPayment(payment.merchant_id, payment.id))?.op : (await getRefund(payment.id, item.id))?.op;
+  const still =
+    leased.entity === 'payment' ? (await getStoredPayment(payment.merchant_id, payment.id))?.op : (await getRefund(payment.id, item.id))?.op;
   if (still?.id !== op.id) return true;
   await commit({ writes: [{ move: target, operation: { replace: op.id, with: awaiting(op) } }] });
   return false;

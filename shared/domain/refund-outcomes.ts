@@ -121,7 +121,9 @@ export async function failRefund(payment: PaymentRecord, refund: StoredRefund, f
       events: [event],
       counters: [
         ...(last ? paymentCountChange(now, 'refunded', 'captured') : []),
-        ...(current.status === 'succeeded' ? refundReversalCounters(payment.merchant_id, payment.currency, current.amount, dayOf(current.created_at)) : []),
+        ...(current.status === 'succeeded'
+          ? refundReversalCounters(payment.merchant_id, payment.currency, current.amount, dayOf(current.created_at))
+          : []),
       ],
     });
     if (given === 'committed') {

@@ -13,7 +13,8 @@ export const rawBody = (): MiddlewareObj<APIGatewayProxyEvent> => ({
     const event = request.event;
     const raw = event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body) : '';
     const bytes = Buffer.byteLength(raw, 'utf8');
-    if (bytes > MAX_BODY_BYTES * 4) throw new BadRequest('body_too_large', undefined, `the body is ${bytes} bytes; the limit is ${MAX_BODY_BYTES * 4} bytes`);
+    if (bytes > MAX_BODY_BYTES * 4)
+      throw new BadRequest('body_too_large', undefined, `the body is ${bytes} bytes; the limit is ${MAX_BODY_BYTES * 4} bytes`);
     stateOf(request).rawBody = raw;
   },
 });

@@ -205,8 +205,7 @@ export interface InboundWebhook {
  * why (a missing or forged signature, a secret the connector was not given); the request then changes nothing.
  */
 export type WebhookVerification =
-  | { ok: true; notifications: InboundNotification[]; acknowledgement: { contentType: string; body: string } }
-  | { ok: false; reason: string };
+  { ok: true; notifications: InboundNotification[]; acknowledgement: { contentType: string; body: string } } | { ok: false; reason: string };
 
 /** A provider's price for a card payment: `percent` of the amount plus `fixed` minor units. */
 export interface FeeSchedule {

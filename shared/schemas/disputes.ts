@@ -8,10 +8,12 @@ const EvidenceText = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(20
 
 /** The merchant's text evidence: any of Stripe's text fields (DISPUTE_EVIDENCE_FIELDS), at least one. */
 export const DisputeEvidenceBody = v.pipe(
-  v.strictObject(Object.fromEntries(DISPUTE_EVIDENCE_FIELDS.map((field) => [field, v.optional(EvidenceText)])) as Record<
-    (typeof DISPUTE_EVIDENCE_FIELDS)[number],
-    v.OptionalSchema<typeof EvidenceText, undefined>
-  >),
+  v.strictObject(
+    Object.fromEntries(DISPUTE_EVIDENCE_FIELDS.map((field) => [field, v.optional(EvidenceText)])) as Record<
+      (typeof DISPUTE_EVIDENCE_FIELDS)[number],
+      v.OptionalSchema<typeof EvidenceText, undefined>
+    >,
+  ),
   v.check((evidence) => Object.values(evidence).some((text) => text !== undefined), `give at least one of ${DISPUTE_EVIDENCE_FIELDS.join(', ')}`),
 );
 

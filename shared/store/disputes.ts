@@ -70,7 +70,10 @@ export async function disputePage(merchantId: string, page: PageQuery): Promise<
     index: 'gsi1',
     partition: { name: 'gsi1pk', value: disputeKeys.listPartition(merchantId) },
     sortKey: { name: 'gsi1sk' },
-    cursorKey: (id) => ({ ...disputeKeys.item(cursorDispute?.payment_id ?? '', cursorDispute?.provider_reference ?? ''), ...disputeKeys.list(merchantId, id) }),
+    cursorKey: (id) => ({
+      ...disputeKeys.item(cursorDispute?.payment_id ?? '', cursorDispute?.provider_reference ?? ''),
+      ...disputeKeys.list(merchantId, id),
+    }),
   };
   const result = await listPage(spec, page);
   return { data: result.data.map(disputeOf), has_more: result.has_more };

@@ -17,7 +17,9 @@ export const FAKE_CREDENTIALS = {
 } as const;
 
 /** How each fake starts, and the variable that points its connector at it. */
-export const FAKES: Readonly<Record<ProviderName, { baseUrlVar: string; start(options: { port?: number; notificationDelayMs?: number }): Promise<FakeServer> }>> = {
+export const FAKES: Readonly<
+  Record<ProviderName, { baseUrlVar: string; start(options: { port?: number; notificationDelayMs?: number }): Promise<FakeServer> }>
+> = {
   stripe: { baseUrlVar: 'STRIPE_API_BASE_URL', start: startStripeFake },
   adyen: { baseUrlVar: 'ADYEN_CHECKOUT_BASE_URL', start: startAdyenFake },
   braintree: { baseUrlVar: 'BRAINTREE_GATEWAY_URL', start: startBraintreeFake },
