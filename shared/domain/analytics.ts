@@ -46,14 +46,14 @@ export async function overview(merchantId: string, query: AnalyticsQuery) {
   };
 }
 
-/** Captured minus refunded per day, every day of the window present. */
+/** Captured minus refunded and disputed (a won dispute gives its amount back) per day, every day of the window present. */
 export async function revenue(merchantId: string, query: AnalyticsQuery) {
   const days = windowDays(query.period);
   const [rev, rows] = await Promise.all([readRevenue(merchantId, days[0]!, days.at(-1)!), query.currency ? [] : outcomes(merchantId, days)]);
   const currency = pickCurrency(query.currency, rows.length ? rows : rev.map((r) => ({ currency: r.currency, attempts: 1 })));
   const by_day = days.map((date) => {
     const v = rev.find((r) => r.day === date && r.currency === currency);
-    return { date, amount: (v?.captured ?? 0) - (v?.refunded ?? 0) };
+    return { date, amount: (v?.captured ?? 0) - (v?.refunded ?? 0) - (v?.disputed ?? 0) };
   });
   return { object: 'revenue' as const, total: by_day.reduce((n, d) => n + d.amount, 0), currency, period: query.period, by_day };
 }

@@ -159,12 +159,13 @@ export interface ProviderOutcomeRow extends OutcomeRow {
   latency_sum: number;
 }
 
-/** A day's captured and refunded amounts in one currency (REV cells), summed across shards. */
+/** A day's captured, refunded and disputed amounts in one currency (REV cells), summed across shards. */
 export interface RevenueRow {
   day: string;
   currency: string;
   captured: number;
   refunded: number;
+  disputed: number;
 }
 
 /** One shard's cell of a merchant's balance: funds available or pending since a capture day. */
@@ -192,7 +193,7 @@ export const readProviderOutcomes = (merchantId: string, fromDay: string, toDay:
   readDays(merchantId, 'PROV', { from: fromDay, to: toDay }, ledgerSortKeys.parseProvider, [...OUTCOME_FIELDS, 'latency_sum']);
 
 export const readRevenue = (merchantId: string, fromDay: string, toDay: string): Promise<RevenueRow[]> =>
-  readDays(merchantId, 'REV', { from: fromDay, to: toDay }, ledgerSortKeys.parseDaily, ['captured', 'refunded']);
+  readDays(merchantId, 'REV', { from: fromDay, to: toDay }, ledgerSortKeys.parseDaily, ['captured', 'refunded', 'disputed']);
 
 /** The merchant's balance cells (of one currency, or only its available ones), one per shard and bucket. */
 export async function readBalanceCells(merchantId: string, only: { currency?: string; availableIn?: string } = {}): Promise<BalanceCell[]> {
