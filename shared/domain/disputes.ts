@@ -96,14 +96,19 @@ async function openDispute(payment: PaymentRecord, change: DisputeChange, contex
     updated_at: now,
     history: [historyEntry(`dispute.${change.status}`, context.source, context.reference, now)],
   };
-  const event = newEvent(payment.merchant_id, 'dispute.created', disputeObject(dispute));
+  // First reported already decided (a late or reordered notification): created and closed, as if seen in order.
+  const final = change.status === 'won' || change.status === 'lost' || change.status === 'accepted';
+  const events = [
+    newEvent(payment.merchant_id, 'dispute.created', disputeObject(dispute)),
+    ...(final ? [newEvent(payment.merchant_id, 'dispute.closed', disputeObject(dispute))] : []),
+  ];
   const created = await commit({
     writes: [{ create: disputeTarget(dispute), item: { ...dispute } }, ...(context.seen ? [context.seen] : [])],
-    events: [event],
+    events,
     counters: debited ? disputeCounters(payment.merchant_id, change.currency, change.amount, dayOf(now)) : [],
   });
   if (created === 'refused') return false;
-  await publishEvents([event]);
+  await publishEvents(events);
   return true;
 }
 
