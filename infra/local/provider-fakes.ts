@@ -6,6 +6,8 @@
  *   STRIPE_FAKE_PORT=0 npm start         another port (also ADYEN_FAKE_PORT, BRAINTREE_FAKE_PORT; 0 = any free one)
  *   PROVIDER_FAKES=off npm start         no fakes: connectors call the providers themselves
  *   STRIPE_API_BASE_URL=… npm start      a base URL you set is kept, and that provider's fake is not started
+ *   FAKE_NOTIFICATION_DELAY_MS=0 npm start   the fakes notify at once (default: 3 s after the change, so a
+ *                                        refund can be seen pending before its provider confirms it)
  */
 import type { ProviderName } from '../../shared/providers/types.ts';
 
@@ -25,6 +27,8 @@ export interface FakeSettings {
   /** false with PROVIDER_FAKES=off */
   on: boolean;
   fakes: FakeSetting[];
+  /** how long after a change a fake sends its notification */
+  notificationDelayMs: number;
 }
 
 const DEFAULTS: ReadonlyArray<Pick<FakeSetting, 'provider' | 'title' | 'baseUrlVar' | 'portVar' | 'port'>> = [
@@ -49,12 +53,21 @@ export function providerFakeSettings(env: NodeJS.ProcessEnv = process.env): Fake
   if (mode !== 'on' && mode !== 'off') throw new SettingError(`PROVIDER_FAKES must be on or off, got "${env.PROVIDER_FAKES}"`);
   return {
     on: mode === 'on',
+    notificationDelayMs: delaySetting(env.FAKE_NOTIFICATION_DELAY_MS),
     fakes: DEFAULTS.map((fake) => ({
       ...fake,
       port: portSetting(fake.portVar, env[fake.portVar], fake.port),
       ...(env[fake.baseUrlVar] ? { userUrl: env[fake.baseUrlVar] } : {}),
     })),
   };
+}
+
+function delaySetting(value: string | undefined): number {
+  if (value === undefined || value === '') return 3_000;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 600_000)
+    throw new SettingError(`FAKE_NOTIFICATION_DELAY_MS must be milliseconds (0 to 600000), got "${value}"`);
+  return n;
 }
 
 export function portSetting(name: string, value: string | undefined, fallback: number): number {
@@ -87,7 +100,9 @@ export async function runProviderFakes(settings: FakeSettings): Promise<RunningF
 
   // Loaded only when needed: the fakes bring GraphQL and Adyen's contract validators.
   const { FAKES, FAKE_CREDENTIALS } = await import('../../test/fakes/index.ts');
-  const results = await Promise.allSettled(wanted.map((fake) => FAKES[fake.provider].start({ port: fake.port })));
+  const results = await Promise.allSettled(
+    wanted.map((fake) => FAKES[fake.provider].start({ port: fake.port, notificationDelayMs: settings.notificationDelayMs })),
+  );
   const servers = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
   const failed = results.findIndex((r) => r.status === 'rejected');
   if (failed >= 0) {
@@ -111,6 +126,9 @@ export async function runProviderFakes(settings: FakeSettings): Promise<RunningF
         `  curl -s ${url}/api/connectors -H "Authorization: Bearer ${apiKey}" -H 'Content-Type: application/json' \\`,
         `    -d ${shellQuoted(JSON.stringify({ provider: fake.provider, label: `${fake.title} fake`, credentials: FAKE_CREDENTIALS[fake.provider] }))}`,
       ]),
+      '',
+      "  Then point each fake's notifications at its connector's webhook_url (the provider dashboard's setting):",
+      ...started.map((fake) => `  curl -s ${fake.url}/_fake/webhooks -H 'Content-Type: application/json' -d '{"url": "<webhook_url>"}'`),
     ],
   };
 }

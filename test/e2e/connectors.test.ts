@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_CREDENTIALS } from '../fakes/index.ts';
+import type { Json } from '../support/lambda.ts';
 import { RuntimeExited, startRuntimeProcess, type RuntimeProcess } from '../support/runtime.ts';
 
 /**
@@ -161,6 +162,88 @@ describe('npm start with the provider fakes', () => {
     expect(listed.body.data).toEqual([]);
     expect(paid.status).toBe(400);
     expect(paid.body.error).toMatchObject({ code: 'connector_missing', param: 'routing' });
+  });
+
+  /** A fake's origin, as the banner prints it. */
+  const fakeOrigin = (provider: Provider) => {
+    const { title, baseUrlVar } = PROVIDERS.find((p) => p.provider === provider)!;
+    return new RegExp(`^ {2}${title} +(http://127\\.0\\.0\\.1:\\d+) +${baseUrlVar}$`, 'm').exec(runtime.output())![1]!;
+  };
+
+  /** Polls the runtime until `done` holds for the answer (the fakes notify a few seconds after a change). */
+  async function until(path: string, done: (body: Json) => boolean, timeoutMs = 20_000) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const res = await call('GET', path, runtime.apiKey);
+      if (done(res.body) || Date.now() > deadline) return res.body;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+
+  it("sends each fake's notifications to its connector's webhook_url with the printed curl", async () => {
+    const printed = [...runtime.output().matchAll(/^ {2}curl -s (http:\/\/127\.0\.0\.1:\d+)\/_fake\/webhooks .* -d '(.*)'$/gm)];
+    expect(printed).toHaveLength(3);
+    for (const { provider } of PROVIDERS) {
+      const origin = fakeOrigin(provider);
+      const registered = await fetch(`${origin}/_fake/webhooks`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: `${runtime.url}/api/connectors/${connectors[provider].id}/webhooks` }),
+      });
+      expect(registered.status).toBe(200);
+    }
+  });
+
+  it('an Adyen refund stays pending until its notification, then succeeded; the timeline says who said so', async () => {
+    const paid = await call('POST', '/api/payments/create', runtime.apiKey, {
+      amount: 6000,
+      currency: 'eur',
+      routing: 'adyen',
+      payment_method: card('4242424242424242'),
+    });
+    await call('POST', `/api/payments/${paid.body.id}/capture`, runtime.apiKey, {});
+    const refunded = await call('POST', `/api/payments/${paid.body.id}/refund`, runtime.apiKey, { amount: 2000 });
+    const pending = await call('GET', `/api/refunds/${refunded.body.refund_id}`, runtime.apiKey);
+    const settled = await until(`/api/refunds/${refunded.body.refund_id}`, (refund) => refund.status !== 'pending');
+    const timeline = await call('GET', `/api/payments/${paid.body.id}/timeline`, runtime.apiKey);
+    expect(refunded.status, JSON.stringify(refunded.body)).toBe(200);
+    expect(pending.body.status).toBe('pending');
+    expect(settled.status).toBe('succeeded');
+    const changes = timeline.body.data.map((e: { change: string; source: string }) => `${e.change} ${e.source}`);
+    expect(changes).toEqual(
+      expect.arrayContaining([
+        'payment.succeeded api',
+        'payment.captured api',
+        'capture.confirmed provider_webhook',
+        'refund.succeeded provider_webhook',
+      ]),
+    );
+  });
+
+  it('a test-helper dispute arrives from the Stripe fake, debits the balance, and its evidence reaches the fake', async () => {
+    const paid = await call('POST', '/api/payments/create', runtime.apiKey, {
+      amount: 3500,
+      currency: 'gbp',
+      routing: 'stripe',
+      payment_method: card('4242424242424242'),
+    });
+    await call('POST', `/api/payments/${paid.body.id}/capture`, runtime.apiKey, {});
+    const funds = (balance: Json) => balance.pending.concat(balance.available).find((f: Json) => f.currency === 'GBP')?.amount ?? 0;
+    const before = funds((await call('GET', '/api/balance', runtime.apiKey)).body);
+    const asked = await call('POST', `/api/test_helpers/payments/${paid.body.id}/dispute`, runtime.apiKey, { reason: 'product_not_received' });
+    const listed = await until('/api/disputes', (list) => list.data.some((d: Json) => d.payment_id === paid.body.id));
+    const dispute = listed.data.find((d: Json) => d.payment_id === paid.body.id);
+    const after = funds((await call('GET', '/api/balance', runtime.apiKey)).body);
+    const answered = await call('POST', `/api/disputes/${dispute.id}/evidence`, runtime.apiKey, { product_description: 'Never shipped: refunded' });
+    const atStripe = await fetch(`${fakeOrigin('stripe')}/v1/disputes?limit=100`, {
+      headers: { Authorization: `Bearer ${FAKE_CREDENTIALS.stripe.secret_key}` },
+    }).then((res) => res.json() as Promise<Json>);
+    const evidence = atStripe.data.map((d: Json) => d.evidence.product_description);
+    expect(asked.status, JSON.stringify(asked.body)).toBe(200);
+    expect(dispute).toMatchObject({ amount: 3500, currency: 'GBP', reason: 'product_not_received', status: 'needs_response' });
+    expect(before - after).toBe(3500);
+    expect(answered.body.status).toBe('under_review');
+    expect(evidence).toContain('Never shipped: refunded');
   });
 
   it('never answers with a credential, nor logs one after the banner', () => {
