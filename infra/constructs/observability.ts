@@ -24,7 +24,7 @@ const FIVE_MINUTES = Duration.minutes(5);
 /**
  * Alarms (to one encrypted SNS topic) and a dashboard:
  * - a message in any dead-letter queue (a webhook or renewal that exhausted its retries),
- * - any 5XX answered by the API, any error of any function.
+ * - any 5XX answered by the API (an HTTP function's error is one), any error of a worker (queue or schedule).
  */
 export class Observability extends Construct {
   readonly topic: Topic;
@@ -47,7 +47,8 @@ export class Observability extends Construct {
       description: 'The API answered 5XX',
       metric: props.api.deploymentStage.metricServerError({ period: FIVE_MINUTES, statistic: Stats.SUM }),
     });
-    for (const fn of props.functions) {
+    // An HTTP function's error is an API 5XX (above); workers answer nobody, so each has its own alarm.
+    for (const fn of props.functions.filter((f) => f.spec.trigger.type !== 'http')) {
       this.alarm(`${fn.node.id}Errors`, {
         description: `Lambda ${fn.spec.name} failed`,
         metric: fn.function.metricErrors({ period: FIVE_MINUTES, statistic: Stats.SUM }),

@@ -5,7 +5,9 @@ import { commit } from '../store/commit.ts';
 import { disputesAndRefundsOf } from '../store/disputes.ts';
 import { captureReversalCounters, dayOf } from '../store/ledger.ts';
 import { getStoredPayment, paymentCountChange, type PaymentRecord, paymentTarget, type StoredPayment } from '../store/payments.ts';
-import { isoNow } from './clock.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { clock, isoNow } from './clock.ts';
+import { OperationInProgress } from './errors.ts';
 import { recordDisputeChange } from './disputes.ts';
 import { newEvent } from './events.ts';
 import { paymentView } from './payments.ts';
@@ -19,7 +21,8 @@ import { historyEntry } from './timeline-entries.ts';
  * that comes twice, or after a later one, finds its move no longer allowed and changes nothing. True when it changed
  * something.
  */
-export async function applyProviderChange(payment: StoredPayment, change: ProviderChange, context: OutcomeContext): Promise<boolean> {
+export async function applyProviderChange(stored: StoredPayment, change: ProviderChange, context: OutcomeContext): Promise<boolean> {
+  const payment = change.object === 'capture' || change.object === 'cancellation' ? await afterOperationInFlight(stored) : stored;
   if (payment.status === 'processing') return false;
   const shown = payment as PaymentRecord;
   switch (change.object) {
@@ -33,6 +36,25 @@ export async function applyProviderChange(payment: StoredPayment, change: Provid
     case 'dispute':
       return recordDisputeChange(shown, change, context);
   }
+}
+
+const SETTLE_WAIT_MS = 3_000;
+
+/**
+ * A provider may notify the outcome of a capture or void before the request that made it has recorded the provider's
+ * answer (Adyen is that fast): the notification waits a moment for that record, so it applies to what the request
+ * wrote. A request still running after that answers 409: the provider sends the notification again later.
+ */
+async function afterOperationInFlight(payment: StoredPayment): Promise<StoredPayment> {
+  const deadline = performance.now() + SETTLE_WAIT_MS;
+  let current = payment;
+  const inFlight = (p: StoredPayment) => p.op && !p.op.awaiting && p.op.kind !== 'authorize' && p.op.lease_until >= clock.now();
+  while (inFlight(current)) {
+    if (performance.now() >= deadline) throw new OperationInProgress(5);
+    await sleep(100);
+    current = (await getStoredPayment(payment.merchant_id, payment.id)) ?? current;
+  }
+  return current;
 }
 
 /** The provider confirms a capture or cancellation it had accepted for later: the awaiting operation ends. */

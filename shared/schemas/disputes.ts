@@ -15,6 +15,7 @@ export const DisputeEvidenceBody = v.pipe(
     >,
   ),
   v.check((evidence) => Object.values(evidence).some((text) => text !== undefined), `give at least one of ${DISPUTE_EVIDENCE_FIELDS.join(', ')}`),
+  v.examples([{ product_description: 'Annual plan, delivered by e-mail on 2026-11-02', shipping_tracking_number: '1Z999AA10123456784' }]),
 );
 
 export const OpenTestDisputeBody = v.object({

@@ -43,6 +43,7 @@ async function connected(provider: ProviderName, notify = true) {
     apiEvent({ method: 'POST', path: '/api/connectors', headers: bearer(apiKey), body: { provider, credentials: fakes.credentials[provider] } }),
   );
   if (notify) fakes[provider].notifications.register(gateway.urlFor(res.body.id));
+  fakes[provider].notifications.hold(false);
   return { apiKey, merchantId, fake: fakes[provider] };
 }
 

@@ -48,6 +48,7 @@ async function connected(provider: ProviderName) {
   );
   expect(res.status).toBe(200);
   fakeOf(provider).notifications.register(gateway.urlFor(res.body.id));
+  fakeOf(provider).notifications.hold(false);
   return { apiKey, merchantId, connectorId: res.body.id as string, fake: fakeOf(provider) };
 }
 
@@ -217,5 +218,45 @@ describe('Adyen confirms by notification only', () => {
     expect(totalFunds(await balanceOf(account.apiKey))).toBe(3_000);
     const sources = (await timelineOf(account.apiKey, paid.body.id)).map((e: { change: string; source: string }) => `${e.change} ${e.source}`);
     expect(sources).toEqual(expect.arrayContaining(['capture.confirmed provider_webhook', 'refund.succeeded provider_webhook']));
+  });
+});
+
+describe('cancellations and failed captures', () => {
+  it.each(PROVIDERS)('%s: a void is final once the provider says so; nothing is left awaiting', async (provider) => {
+    // Prepare
+    const account = await connected(provider);
+    const paid = await payments.create(account.apiKey, paymentBody({ amount: 2_500, routing: provider }, freshCard()));
+    // Act
+    const voided = await payments.void(account.apiKey, paid.body.id);
+    await account.fake.notifications.idle();
+    // Assess: Adyen confirms the cancellation by notification; Stripe's and Braintree's voids are final at once
+    expect(voided.body.status).toBe('voided');
+    expect((await getStoredPayment(account.merchantId, paid.body.id))!.op).toBeUndefined();
+    const changes = (await timelineOf(account.apiKey, paid.body.id)).map((e: { change: string; source: string }) => `${e.change} ${e.source}`);
+    expect(changes).toContain('payment.voided api');
+    if (provider === 'adyen') expect(changes).toContain('cancellation.confirmed provider_webhook');
+  });
+
+  it('braintree: a capture the processor declines to settle makes the payment authorized again, its money taken back', async () => {
+    // Prepare
+    const account = await connected('braintree');
+    fakes.braintree.gateway.settleCaptures = false;
+    try {
+      const paid = await payments.create(account.apiKey, paymentBody({ amount: 7_000, routing: 'braintree' }, freshCard()));
+      await payments.capture(account.apiKey, paid.body.id);
+      const beforeDecline = totalFunds(await balanceOf(account.apiKey));
+      // Act
+      fakes.braintree.gateway.declineSettlement(await providerReferenceOf(account.merchantId, paid.body.id));
+      await account.fake.notifications.idle();
+      // Assess
+      expect(beforeDecline).toBe(7_000);
+      expect((await payments.get(account.apiKey, paid.body.id)).body).toMatchObject({ status: 'succeeded', amount_captured: 0 });
+      expect(totalFunds(await balanceOf(account.apiKey))).toBe(0);
+      const days = (await get(revenue, account.apiKey, '/api/analytics/revenue', { period: '24h', currency: 'USD' })).body;
+      expect(days.total).toBe(0);
+      expect(await eventTypes(account.apiKey)).toContain('payment.capture_failed');
+    } finally {
+      fakes.braintree.gateway.settleCaptures = true;
+    }
   });
 });

@@ -48,8 +48,13 @@ const body = (customerId: string, overrides: Record<string, unknown> = {}) => ({
 });
 
 /** The objects of the merchant's events of one type, newest first (the outbox records). */
+/** The objects of the merchant's events of `type`, as the API showed them (each also carries its `sequence`). */
 const eventsOf = async (merchantId: string, type: string) =>
-  (await listEvents(merchantId, { event: type }, { limit: 100 })).data.map((e) => e.data.object);
+  (await listEvents(merchantId, { event: type }, { limit: 100 })).data.map((e) => {
+    const { sequence, ...object } = e.data.object;
+    expect(sequence).toEqual(expect.any(Number));
+    return object;
+  });
 
 /** The raw table item: the renewal index keys are not part of the API. */
 const rawItem = async (id: string) => (await db.send(new GetCommand({ TableName: TABLE, Key: subscriptionKeys.item(id) }))).Item!;
