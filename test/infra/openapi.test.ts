@@ -6,6 +6,7 @@ import { handler as acceptDispute } from '../../functions/disputes/accept.ts';
 import { handler as disputeEvidence } from '../../functions/disputes/evidence.ts';
 import { handler as createInvoice } from '../../functions/invoices/create.ts';
 import { handler as markInvoicePaid } from '../../functions/invoices/mark-paid.ts';
+import { handler as sendInvoice } from '../../functions/invoices/send.ts';
 import { handler as cancelSubscription } from '../../functions/subscriptions/cancel.ts';
 import { handler as createSubscription } from '../../functions/subscriptions/create.ts';
 import { handler as pauseSubscription } from '../../functions/subscriptions/pause.ts';
@@ -184,6 +185,7 @@ describe('the OpenAPI document', () => {
         due_date: '2030-01-31',
       });
       const invoiceId = (invoice.body as { id: string }).id;
+      expect((await call(sendInvoice, 'PUT', `/api/invoices/${invoiceId}/send`, apiKey, { channel: 'email' })).status).toBe(200);
       expect((await call(markInvoicePaid, 'PUT', `/api/invoices/${invoiceId}/mark-paid`, apiKey)).status).toBe(200);
 
       // Act: the bodies their events are delivered with
@@ -196,7 +198,7 @@ describe('the OpenAPI document', () => {
           ...['payment.succeeded', 'payment.failed', 'payment.captured', 'payment.voided', 'payment.refunded'],
           ...['dispute.created', 'dispute.updated', 'dispute.closed'],
           ...['subscription.created', 'subscription.paused', 'subscription.resumed', 'subscription.cancelled'],
-          ...['invoice.created', 'invoice.paid'],
+          ...['invoice.created', 'invoice.sent', 'invoice.paid'],
         ]),
       );
       for (const event of events) check(eventPayload(event));
