@@ -8,15 +8,20 @@
  */
 import { readdirSync } from 'node:fs';
 import { httpFunctions, type HttpFunctionSpec } from '../../functions/catalog.ts';
+import { EVENT_TYPES } from '../../shared/domain/events.ts';
 import { exampleId, idPattern } from '../../shared/domain/ids.ts';
 import type { HttpHandler } from '../../shared/http/index.ts';
+import { EVENTS, eventPayloadSchema } from '../../shared/schemas/responses/events.ts';
 import * as responses from '../../shared/schemas/responses/index.ts';
 import { type HandlerLoader, loadHandler, projectRoot } from '../local/lambda.ts';
-import { ERROR_RESPONSES, HEADERS, PARAMETERS, SECURITY_SCHEMES, SERVERS, TAGS } from './shared-parts.ts';
+import { ERROR_RESPONSES, HEADERS, PARAMETERS, SECURITY_SCHEMES, SERVERS, TAGS, WEBHOOK_DELIVERY, WEBHOOK_RESPONSES } from './shared-parts.ts';
 import { componentsOf, type Definitions, exampleOf, type JsonSchema, jsonSchemaOf } from './json-schema.ts';
 import { errorStatuses } from './statuses.ts';
 
-export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Operation>> };
+export type OpenApiDocument = Record<string, unknown> & {
+  paths: Record<string, Record<string, Operation>>;
+  webhooks: Record<string, { post: Operation }>;
+};
 export type Operation = Record<string, unknown> & { operationId: string; responses: Record<string, JsonSchema> };
 
 export interface BuildOptions {
@@ -32,6 +37,10 @@ const schemasOf = (module: Record<string, unknown>): Definitions =>
 
 /** `routing/rules/create` → `routingRulesCreate` */
 export const operationIdOf = (name: string): string => name.replace(/[/-](\w)/g, (_, c: string) => c.toUpperCase());
+
+const pascal = (name: string) => name.replace(/(?:^|[._])(\w)/g, (_, c: string) => c.toUpperCase());
+/** `payment.capture_failed` → `PaymentCaptureFailedEvent`: the component of the body its webhook delivers. */
+export const eventComponentOf = (type: string): string => `${pascal(type)}Event`;
 
 export async function buildOpenApi(options: BuildOptions = {}): Promise<OpenApiDocument> {
   const loader = options.loader ?? loadHandler;
@@ -49,7 +58,9 @@ export async function buildOpenApi(options: BuildOptions = {}): Promise<OpenApiD
     bodies[name] = options.body;
   }
   const responseDefs = schemasOf(responses);
-  const schemas = { ...componentsOf(bodies), ...componentsOf(responseDefs) };
+  // Event bodies (one per type) refer to the `…EventObject` response schemas.
+  const eventDefs: Definitions = Object.fromEntries(EVENT_TYPES.map((type) => [eventComponentOf(type), eventPayloadSchema(type)]));
+  const schemas = { ...componentsOf(bodies), ...componentsOf({ ...responseDefs, ...eventDefs }) };
 
   const paths: OpenApiDocument['paths'] = {};
   for (const { spec, options: handler } of functions) {
@@ -68,8 +79,33 @@ export async function buildOpenApi(options: BuildOptions = {}): Promise<OpenApiD
     security: [{ bearer: [] }],
     tags: TAGS.map(({ areas: _areas, ...tag }) => tag),
     paths,
+    webhooks: webhooks(schemas),
     components: { schemas, securitySchemes: SECURITY_SCHEMES, parameters: PARAMETERS, headers: HEADERS, responses: ERROR_RESPONSES },
   };
+}
+
+/**
+ * A webhook per event type (shared/schemas/responses/events.ts `EVENTS`): the request the API makes to a merchant's
+ * endpoint. Iterates EVENT_TYPES, so a type without its entry in EVENTS fails here as well as in the compiler.
+ */
+function webhooks(schemas: Record<string, JsonSchema>): OpenApiDocument['webhooks'] {
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => {
+      if (!Object.hasOwn(EVENTS, type)) throw new Error(`The event ${type} has no entry in shared/schemas/responses/events.ts EVENTS`);
+      const schema = { $ref: `#/components/schemas/${eventComponentOf(type)}` };
+      const post: Operation = {
+        operationId: `event${pascal(type)}`,
+        summary: EVENTS[type].trigger.split(/[:.](?:\s|$)/)[0],
+        description: `${EVENTS[type].trigger}\n\n${WEBHOOK_DELIVERY}`,
+        tags: ['Webhooks'],
+        security: [],
+        parameters: ['WebhookId', 'WebhookTimestamp', 'WebhookSignature'].map((name) => ({ $ref: `#/components/parameters/${name}` })),
+        requestBody: { required: true, content: { 'application/json': { schema, example: exampleOf(schema, schemas) } } },
+        responses: WEBHOOK_RESPONSES,
+      };
+      return [type, { post }];
+    }),
+  );
 }
 
 interface Context {

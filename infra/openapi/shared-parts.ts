@@ -1,6 +1,6 @@
 /** The hand-written parts of the OpenAPI document: servers, tags, security, shared headers and the error responses. */
 import { MESSAGES } from '../../shared/domain/errors.ts';
-import { exampleId } from '../../shared/domain/ids.ts';
+import { exampleId, idPattern } from '../../shared/domain/ids.ts';
 
 export const SERVERS = [
   { url: 'http://localhost:3000', description: 'Local runtime (`npm start`)' },
@@ -68,6 +68,46 @@ export const PARAMETERS = {
     schema: { type: 'string', minLength: 1, maxLength: 255 },
     example: 'order-1042',
   },
+  // The Standard Webhooks headers of every delivery (shared/webhooks/signing.ts).
+  WebhookId: {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    description: "The event's id, the same on every retry: an endpoint that has processed it already acknowledges and skips it.",
+    schema: { type: 'string', pattern: idPattern('event').source },
+    example: exampleId('event'),
+  },
+  WebhookTimestamp: {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    description: 'When this attempt was signed (Unix seconds): refuse a delivery too far from now (`standardwebhooks` allows 5 minutes).',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+    example: '1773480413',
+  },
+  WebhookSignature: {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description:
+      "`v1,` then the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the endpoint's `whsec_` secret (its base64 part decoded); several are separated by spaces. Verify with the `standardwebhooks` library.",
+    schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$' },
+    example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+  },
+};
+
+/** What every webhook delivery says beyond its trigger (DECISIONS.md "Webhooks"). */
+export const WEBHOOK_DELIVERY =
+  'Sent to every active endpoint subscribed to this event (or to `*`), signed per Standard Webhooks (the `webhook-*` headers). ' +
+  'At least once: the same `webhook-id` may arrive again, and events may arrive out of order: `data.object.sequence` grows with every ' +
+  'change of the object, so an event carrying a smaller one than already seen is stale. Answer within 15 s; a failed delivery is retried ' +
+  'with backoff for up to 3 days, then dead-lettered.';
+
+/** The answers an endpoint gives a delivery. */
+export const WEBHOOK_RESPONSES = {
+  '2XX': { description: 'Any 2xx acknowledges the event: it is not sent to this endpoint again.' },
+  '410': { description: 'Gone: the endpoint is disabled (status `disabled`) and receives no more events.' },
+  default: { description: 'Anything else, or no answer within 15 s, is retried with backoff for up to 3 days.' },
 };
 
 const header = (description: string, schema: Record<string, unknown>) => ({ description, schema });

@@ -2,10 +2,26 @@ import { createConfig, lintFromString, type NormalizedProblem } from '@redocly/o
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpFunctionSpec, httpFunctions } from '../../functions/catalog.ts';
+import { handler as acceptDispute } from '../../functions/disputes/accept.ts';
+import { handler as disputeEvidence } from '../../functions/disputes/evidence.ts';
+import { handler as createInvoice } from '../../functions/invoices/create.ts';
+import { handler as markInvoicePaid } from '../../functions/invoices/mark-paid.ts';
+import { handler as sendInvoice } from '../../functions/invoices/send.ts';
+import { handler as cancelSubscription } from '../../functions/subscriptions/cancel.ts';
+import { handler as createSubscription } from '../../functions/subscriptions/create.ts';
+import { handler as pauseSubscription } from '../../functions/subscriptions/pause.ts';
+import { handler as resumeSubscription } from '../../functions/subscriptions/resume.ts';
+import { handler as openTestDispute } from '../../functions/test-helpers/dispute.ts';
 import type { Gateway } from '../../infra/local/gateway.ts';
 import { loadHandler } from '../../infra/local/lambda.ts';
 import { buildOpenApi, type OpenApiDocument, operationIdOf } from '../../infra/openapi/document.ts';
+import { EVENT_TYPES, eventPayload } from '../../shared/domain/events.ts';
 import type { HttpHandler } from '../../shared/http/index.ts';
+import { listEvents } from '../../shared/store/events.ts';
+import { apiEvent, invokeHttp } from '../support/lambda.ts';
+import { bearer, newMerchant } from '../support/merchant.ts';
+import { payloadChecker } from '../support/openapi.ts';
+import { CARDS, paymentBody, payments } from '../support/payments.ts';
 import { startTestGateway } from '../support/runtime.ts';
 
 /** The error statuses the spec's endpoint tables state (spec/payment-orchestration-api.md, "Endpoints"). */
@@ -67,6 +83,24 @@ const statusesOf = (document: OpenApiDocument, route: string): number[] => {
   return Object.keys(document.paths[path]?.[method.toLowerCase()]?.responses ?? {}).map(Number);
 };
 
+/** The calls that make events, as a merchant makes them (payments: test/support/payments.ts). */
+const call = (handler: Parameters<typeof invokeHttp>[0], method: string, path: string, key: string, body?: unknown) =>
+  invokeHttp(handler, apiEvent({ method, path, headers: bearer(key), body }));
+
+/** A captured payment of the sandbox (test mode). */
+const capturedPayment = async (key: string): Promise<string> => {
+  const { id } = (await payments.create(key, paymentBody())).body as { id: string };
+  expect((await payments.capture(key, id)).status).toBe(200);
+  return id;
+};
+
+/** A dispute the sandbox opens on a new captured payment. */
+const openedDispute = async (key: string): Promise<string> => {
+  const payment = await capturedPayment(key);
+  const opened = await call(openTestDispute, 'POST', `/api/test_helpers/payments/${payment}/dispute`, key, {});
+  return (opened.body as { dispute: { id: string } }).dispute.id;
+};
+
 const describeProblem = (p: NormalizedProblem) => `${p.severity} ${p.ruleId}: ${p.message} (${p.location.map((l) => l.pointer).join(', ')})`;
 
 describe('the OpenAPI document', () => {
@@ -111,6 +145,69 @@ describe('the OpenAPI document', () => {
     const { body } = ((await loadHandler(spec.name)) as unknown as HttpHandler).options;
     expect(documented === undefined).toBe(body === undefined);
     if (body) expect(v.safeParse(body, documented!.content['application/json'].example).issues).toBeUndefined();
+  });
+
+  describe('webhooks', () => {
+    it('has a webhook for every event type, and nothing else', () => {
+      expect(Object.keys(document.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+    });
+
+    it('describes the bodies of the events the API makes, closed-world', async () => {
+      // Prepare: a merchant's payments, disputes, a subscription and an invoice, each through its endpoint
+      const { apiKey, merchantId, customerId } = await newMerchant();
+      const refunded = await capturedPayment(apiKey);
+      expect((await payments.refund(apiKey, refunded, { amount: 500 })).status).toBe(200);
+      const voided = (await payments.create(apiKey, paymentBody())).body as { id: string };
+      expect((await payments.void(apiKey, voided.id)).status).toBe(200);
+      expect((await payments.create(apiKey, paymentBody({}, CARDS.genericDecline))).status).toBe(402);
+      const reviewed = await openedDispute(apiKey);
+      expect((await call(disputeEvidence, 'POST', `/api/disputes/${reviewed}/evidence`, apiKey, { product_description: 'A mug' })).status).toBe(200);
+      const accepted = await openedDispute(apiKey);
+      expect((await call(acceptDispute, 'POST', `/api/disputes/${accepted}/accept`, apiKey)).status).toBe(200);
+      const subscription = await call(createSubscription, 'POST', '/api/subscriptions', apiKey, {
+        customer_id: customerId,
+        plan: 'Pro monthly',
+        amount: 2900,
+        currency: 'eur',
+        interval: 'month',
+      });
+      const subscriptionId = (subscription.body as { id: string }).id;
+      for (const [handler, move] of [
+        [pauseSubscription, 'pause'],
+        [resumeSubscription, 'resume'],
+        [cancelSubscription, 'cancel'],
+      ] as const)
+        expect((await call(handler, 'PUT', `/api/subscriptions/${subscriptionId}/${move}`, apiKey)).status).toBe(200);
+      const invoice = await call(createInvoice, 'POST', '/api/invoices', apiKey, {
+        customer_id: customerId,
+        items: [{ name: 'Consulting (hours)', amount: 1999, quantity: 3 }],
+        currency: 'usd',
+        due_date: '2030-01-31',
+      });
+      const invoiceId = (invoice.body as { id: string }).id;
+      expect((await call(sendInvoice, 'PUT', `/api/invoices/${invoiceId}/send`, apiKey, { channel: 'email' })).status).toBe(200);
+      expect((await call(markInvoicePaid, 'PUT', `/api/invoices/${invoiceId}/mark-paid`, apiKey)).status).toBe(200);
+
+      // Act: the bodies their events are delivered with
+      const events = (await listEvents(merchantId, {}, { limit: 100 })).data;
+      const check = payloadChecker(document);
+
+      // Assert
+      expect(new Set(events.map((e) => e.type))).toEqual(
+        new Set([
+          ...['payment.succeeded', 'payment.failed', 'payment.captured', 'payment.voided', 'payment.refunded'],
+          ...['dispute.created', 'dispute.updated', 'dispute.closed'],
+          ...['subscription.created', 'subscription.paused', 'subscription.resumed', 'subscription.cancelled'],
+          ...['invoice.created', 'invoice.sent', 'invoice.paid'],
+        ]),
+      );
+      for (const event of events) check(eventPayload(event));
+      // and the check is not vacuous: an object without its sequence, or with a field its schema lacks, fails
+      const refund = JSON.parse(eventPayload(events.find((e) => e.type === 'payment.refunded')!)) as { data: { object: Record<string, unknown> } };
+      const { sequence: _sequence, ...unsequenced } = refund.data.object;
+      expect(() => check(JSON.stringify({ ...refund, data: { object: unsequenced } }))).toThrow(/must have required property 'sequence'/);
+      expect(() => check(JSON.stringify({ ...refund, data: { object: { ...refund.data.object, fee: 30 } } }))).toThrow(/additional properties: fee/);
+    });
   });
 
   describe('served by the local gateway', () => {

@@ -1,7 +1,7 @@
 /**
  * Checks HTTP answers against the OpenAPI document with ajv: the status must be one the operation documents, and a
- * JSON body must match that response's schema. Checked closed-world (no property the document does not name), so
- * a field added to a view without its schema fails too.
+ * JSON body must match that response's schema; and webhook bodies against the event's `webhooks` entry. Checked
+ * closed-world (no property the document does not name), so a field added to a view without its schema fails too.
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { OpenApiDocument } from '../../infra/openapi/document.ts';
@@ -31,8 +31,7 @@ export type ResponseCheck = (method: string, path: string, status: number, body:
 /** `check(method, '/api/customers/{id}', status, body)` throws when the answer is not what the document says. */
 export function responseChecker(document: OpenApiDocument): ResponseCheck {
   const components = document.components as { schemas: Json; responses: Record<string, Json> };
-  const ajv = new Ajv2020({ allErrors: true, strict: false, formats: FORMATS });
-  ajv.addSchema({ $id: 'components', $defs: closed(components.schemas) as Json });
+  const ajv = componentsAjv(document);
   const compiled = new Map<string, ValidateFunction | null>();
 
   return (method, path, status, body) => {
@@ -48,10 +47,35 @@ export function responseChecker(document: OpenApiDocument): ResponseCheck {
     }
     const validate = compiled.get(key);
     if (validate && !validate(body)) {
-      const problems = validate.errors!.map(
-        (e) => `${e.instancePath || '/'} ${e.message}${e.params.additionalProperty ? `: ${e.params.additionalProperty}` : ''}`,
-      );
-      throw new Error(`${key}: the body does not match the document:\n  ${problems.join('\n  ')}\n${JSON.stringify(body)}`);
+      throw new Error(`${key}: the body does not match the document:\n  ${problemsOf(validate).join('\n  ')}\n${JSON.stringify(body)}`);
     }
+  };
+}
+
+/** An ajv that knows the document's component schemas (closed) as `components#/$defs/<Name>`. */
+function componentsAjv(document: OpenApiDocument): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: true, strict: false, formats: FORMATS });
+  ajv.addSchema({ $id: 'components', $defs: closed((document.components as { schemas: Json }).schemas) as Json });
+  return ajv;
+}
+
+const problemsOf = (validate: ValidateFunction) =>
+  validate.errors!.map((e) => `${e.instancePath || '/'} ${e.message}${e.params.additionalProperty ? `: ${e.params.additionalProperty}` : ''}`);
+
+/** `check(body)` throws when a webhook body (the JSON a merchant's endpoint receives) is not what the `webhooks` entry of its type says. */
+export function payloadChecker(document: OpenApiDocument): (body: string) => void {
+  const ajv = componentsAjv(document);
+  const compiled = new Map<string, ValidateFunction>();
+  return (body) => {
+    const payload = JSON.parse(body) as { type?: unknown };
+    const type = String(payload.type);
+    if (!compiled.has(type)) {
+      const webhook = document.webhooks[type];
+      if (!webhook) throw new Error(`The event ${type} has no webhook in the OpenAPI document`);
+      const content = (webhook.post.requestBody as { content: Record<string, { schema: Json }> }).content;
+      compiled.set(type, ajv.compile(closed(content['application/json']!.schema) as Json));
+    }
+    const validate = compiled.get(type)!;
+    if (!validate(payload)) throw new Error(`${type}: the body does not match the document:\n  ${problemsOf(validate).join('\n  ')}\n${body}`);
   };
 }

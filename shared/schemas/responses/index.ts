@@ -7,3 +7,4 @@ export * from './reports.ts';
 export * from './webhooks.ts';
 export * from './connectors.ts';
 export * from './disputes.ts';
+export * from './events.ts';

@@ -1,0 +1,101 @@
+/**
+ * The events a merchant's webhook endpoint receives (DECISIONS.md "Webhooks"): for each event type, what triggers it
+ * and the object its `data.object` carries, the resource as the API returns it plus its `sequence`. The one mapping
+ * of event types to payloads: the OpenAPI document's `webhooks` section and its event components are built from it.
+ */
+import * as v from 'valibot';
+import type { EventType } from '../../domain/events.ts';
+import { Id, Timestamp } from './common.ts';
+import { Dispute } from './disputes.ts';
+import { Invoice, Subscription } from './billing.ts';
+import { Payment, Refund, RefundObject } from './payments.ts';
+import { Settlement } from './reports.ts';
+
+const Sequence = v.pipe(
+  v.number(),
+  v.integer(),
+  v.minValue(0),
+  v.description(
+    'increases with every change of this object: keep the greatest seen per object id and drop an event carrying a smaller one (it arrived late)',
+  ),
+  v.examples([1773480413589000]),
+);
+
+const withSequence = <TEntries extends v.ObjectEntries>(schema: v.ObjectSchema<TEntries, undefined>) =>
+  v.object({ ...schema.entries, sequence: Sequence });
+
+/** `payment.succeeded`, `payment.failed`, `payment.captured`, `payment.voided`: the payment. */
+export const PaymentEventObject = withSequence(Payment);
+/** `payment.refunded`: the refund endpoint's answer, the payment with the refund's id and amount. */
+export const RefundedPaymentEventObject = withSequence(Refund);
+/** `payment.capture_failed`: the payment, authorized again, with the provider's reason. */
+export const CaptureFailedPaymentEventObject = v.object({
+  ...PaymentEventObject.entries,
+  failure_reason: v.pipe(v.nullable(v.string()), v.description("the provider's reason, when it gave one")),
+});
+export const RefundEventObject = withSequence(RefundObject);
+export const DisputeEventObject = withSequence(Dispute);
+export const SubscriptionEventObject = withSequence(Subscription);
+export const InvoiceEventObject = withSequence(Invoice);
+export const SettlementEventObject = withSequence(Settlement);
+
+export interface EventDefinition {
+  /** what makes the API send it */
+  trigger: string;
+  /** the schema of its `data.object` */
+  object: v.GenericSchema;
+}
+
+/** Every event type (the compiler requires each one), with its trigger and object. */
+export const EVENTS: Record<EventType, EventDefinition> = {
+  'payment.succeeded': { trigger: 'A payment was authorized (status `succeeded`): it can be captured or voided.', object: PaymentEventObject },
+  'payment.failed': { trigger: 'A payment was declined (status `failed`, with its `decline_code`).', object: PaymentEventObject },
+  'payment.captured': { trigger: 'An authorized payment was captured.', object: PaymentEventObject },
+  'payment.voided': { trigger: 'An authorized payment was voided: its authorization is released.', object: PaymentEventObject },
+  'payment.refunded': {
+    trigger: 'A refund succeeded (at once, or when the provider confirmed a pending one). `amount` is this refund, `amount_refunded` all of them.',
+    object: RefundedPaymentEventObject,
+  },
+  'payment.capture_failed': {
+    trigger: 'A capture the provider had accepted failed after all: the payment is authorized again (`succeeded`), nothing captured.',
+    object: CaptureFailedPaymentEventObject,
+  },
+  'refund.failed': {
+    trigger: 'A refund the provider refused, or failed after accepting it: its amount is given back to the payment.',
+    object: RefundEventObject,
+  },
+  'dispute.created': {
+    trigger: 'The provider reported a dispute (chargeback) on a payment: its amount is taken out of the balance.',
+    object: DisputeEventObject,
+  },
+  'dispute.updated': {
+    trigger: 'A dispute went `under_review`: the evidence was submitted, or the provider reported it under review.',
+    object: DisputeEventObject,
+  },
+  'dispute.closed': {
+    trigger: 'A dispute ended: `won` (its amount given back), `lost`, or `accepted`.',
+    object: DisputeEventObject,
+  },
+  'subscription.created': { trigger: 'A subscription was created.', object: SubscriptionEventObject },
+  'subscription.renewed': { trigger: 'A renewal was charged: the subscription is active for its next period.', object: SubscriptionEventObject },
+  'subscription.paused': { trigger: 'A subscription was paused: no renewals until it is resumed.', object: SubscriptionEventObject },
+  'subscription.resumed': { trigger: 'A paused subscription was resumed.', object: SubscriptionEventObject },
+  'subscription.cancelled': { trigger: 'A subscription was cancelled.', object: SubscriptionEventObject },
+  'subscription.past_due': {
+    trigger: 'A renewal charge (or one of its retries) was declined: the subscription is `past_due` until a retry (`retry_at`) succeeds.',
+    object: SubscriptionEventObject,
+  },
+  'invoice.created': { trigger: 'An invoice was created (by the API, or by a subscription renewal).', object: InvoiceEventObject },
+  'invoice.sent': { trigger: 'An invoice was sent by e-mail, SMS or WhatsApp.', object: InvoiceEventObject },
+  'invoice.paid': { trigger: 'An invoice was paid (marked paid, or paid by a renewal charge).', object: InvoiceEventObject },
+  'settlement.paid': { trigger: 'A settlement reached its arrival date and was paid out.', object: SettlementEventObject },
+};
+
+/** The body a merchant's endpoint receives for events of `type` (shared/domain/events.ts `eventPayload`). */
+export const eventPayloadSchema = (type: EventType) =>
+  v.object({
+    id: v.pipe(Id('event'), v.description('the `webhook-id` header too: the same across retries of a delivery')),
+    type: v.literal(type),
+    created_at: Timestamp,
+    data: v.object({ object: EVENTS[type].object }),
+  });
