@@ -8,6 +8,9 @@ import { handler as revenue } from '../../functions/analytics/revenue.ts';
 import { handler as timeline } from '../../functions/payments/timeline.ts';
 import { handler as getRefund } from '../../functions/refunds/get.ts';
 import { handler as listEvents } from '../../functions/webhooks/events.ts';
+import { buildOpenApi } from '../../infra/openapi/document.ts';
+import { eventPayload } from '../../shared/domain/events.ts';
+import { listEvents as storedEvents } from '../../shared/store/events.ts';
 import { getRefund as storedRefund, getStoredPayment } from '../../shared/store/payments.ts';
 import type { ProviderName } from '../../shared/providers/types.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
@@ -15,6 +18,7 @@ import type { FakeServer } from '../fakes/types.ts';
 import { deliver, startInboundGateway } from '../support/inbound.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant } from '../support/merchant.ts';
+import { payloadChecker } from '../support/openapi.ts';
 import { freshCard, paymentBody, payments } from '../support/payments.ts';
 
 /**
@@ -67,6 +71,12 @@ const totalFunds = (balance: { available: { amount: number }[]; pending: { amoun
   [...balance.available, ...balance.pending].reduce((n, f) => n + f.amount, 0);
 const eventTypes = async (key: string) =>
   (await get(listEvents, key, '/api/webhooks/events', { limit: '100' })).body.data.map((e: { event: string }) => e.event);
+/** Every event the merchant was sent is a payload its `webhooks` entry in the OpenAPI document describes. */
+async function expectDocumentedPayloads(merchantId: string) {
+  const check = payloadChecker(await buildOpenApi());
+  const { data } = await storedEvents(merchantId, {}, { limit: 100 });
+  for (const event of data) check(eventPayload(event));
+}
 const timelineOf = async (key: string, paymentId: string) => (await get(timeline, key, `/api/payments/${paymentId}/timeline`)).body.data;
 
 /** The notification with its amount changed after signing: Stripe's JSON, Adyen's item, Braintree's base64 XML payload. */
@@ -115,6 +125,7 @@ describe.each(PROVIDERS)('%s notifications', (provider) => {
     expect(await eventTypes(account.apiKey)).toEqual(expect.arrayContaining(['payment.captured', 'payment.refunded', 'refund.failed']));
     const changes = (await timelineOf(account.apiKey, paymentId)).map((e: { change: string; source: string }) => `${e.change} ${e.source}`);
     expect(changes).toEqual(expect.arrayContaining(['payment.captured api', 'refund.created api', 'refund.failed provider_webhook']));
+    await expectDocumentedPayloads(account.merchantId);
   });
 
   it('a dispute opened by the provider debits the balance; evidence reaches the provider; won, it gives the money back', async () => {
@@ -159,6 +170,7 @@ describe.each(PROVIDERS)('%s notifications', (provider) => {
     expect(await eventTypes(account.apiKey)).toEqual(expect.arrayContaining(['dispute.created', 'dispute.updated', 'dispute.closed']));
     const disputeChanges = (await timelineOf(account.apiKey, paymentId)).filter((e: { object: string }) => e.object === 'dispute');
     expect(disputeChanges.map((e: { change: string }) => e.change)).toEqual(['dispute.needs_response', 'dispute.under_review', 'dispute.won']);
+    await expectDocumentedPayloads(account.merchantId);
   });
 
   it('a lost dispute keeps the amount debited', async () => {
@@ -255,6 +267,7 @@ describe('cancellations and failed captures', () => {
       const days = (await get(revenue, account.apiKey, '/api/analytics/revenue', { period: '24h', currency: 'USD' })).body;
       expect(days.total).toBe(0);
       expect(await eventTypes(account.apiKey)).toContain('payment.capture_failed');
+      await expectDocumentedPayloads(account.merchantId);
     } finally {
       fakes.braintree.gateway.settleCaptures = true;
     }
