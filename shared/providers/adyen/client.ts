@@ -31,18 +31,21 @@ export type CheckoutClient = Client<paths>;
 const clients = new Map<string, CheckoutClient>();
 const MAX_CACHED_CLIENTS = 200;
 
-/** One client per API key and base URL, kept for the life of the process (a Lambda container). */
-export function clientFor(credentials: AdyenCredentials, mode: Mode): CheckoutClient {
-  const baseUrl = checkoutBaseUrl(credentials, mode);
-  const id = createHash('sha256').update(`${baseUrl}\n${credentials.api_key}`).digest('hex');
-  let client = clients.get(id);
+/** One client of an Adyen API per API key and base URL, kept for the life of the process (a Lambda container). */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- openapi-fetch's own bound for `paths`
+export function keptClient<P extends {}>(kept: Map<string, Client<P>>, baseUrl: string, apiKey: string): Client<P> {
+  const id = createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex');
+  let client = kept.get(id);
   if (!client) {
-    if (clients.size >= MAX_CACHED_CLIENTS) clients.delete(clients.keys().next().value!);
-    client = createClient<paths>({ baseUrl, headers: { 'X-API-Key': credentials.api_key } });
-    clients.set(id, client);
+    if (kept.size >= MAX_CACHED_CLIENTS) kept.delete(kept.keys().next().value!);
+    client = createClient<P>({ baseUrl, headers: { 'X-API-Key': apiKey } });
+    kept.set(id, client);
   }
   return client;
 }
+
+export const clientFor = (credentials: AdyenCredentials, mode: Mode): CheckoutClient =>
+  keptClient(clients, checkoutBaseUrl(credentials, mode), credentials.api_key);
 
 /**
  * Our key as Adyen takes it, both as `Idempotency-Key` (at most 64 characters, unique per company account) and as the

@@ -4,9 +4,9 @@
  *   npx openapi-typescript ../shared/provider-contracts/adyen-DisputeService-v30.json --default-non-nullable=false \
  *     -o shared/providers/adyen/dispute-v30.d.ts
  */
-import { createHash } from 'node:crypto';
-import createClient, { type Client } from 'openapi-fetch';
+import type { Client } from 'openapi-fetch';
 import type { Mode } from '../types.ts';
+import { keptClient } from './client.ts';
 import type { AdyenCredentials } from './credentials.ts';
 import type { paths } from './dispute-v30.d.ts';
 
@@ -24,17 +24,6 @@ export function disputeBaseUrl(mode: Mode): string {
 
 export type DisputeClient = Client<paths>;
 const clients = new Map<string, DisputeClient>();
-const MAX_CACHED_CLIENTS = 200;
 
-/** One client per API key and base URL, kept for the life of the process (a Lambda container). */
-export function disputeClientFor(credentials: AdyenCredentials, mode: Mode): DisputeClient {
-  const baseUrl = disputeBaseUrl(mode);
-  const id = createHash('sha256').update(`${baseUrl}\n${credentials.api_key}`).digest('hex');
-  let client = clients.get(id);
-  if (!client) {
-    if (clients.size >= MAX_CACHED_CLIENTS) clients.delete(clients.keys().next().value!);
-    client = createClient<paths>({ baseUrl, headers: { 'X-API-Key': credentials.api_key } });
-    clients.set(id, client);
-  }
-  return client;
-}
+export const disputeClientFor = (credentials: AdyenCredentials, mode: Mode): DisputeClient =>
+  keptClient(clients, disputeBaseUrl(mode), credentials.api_key);
