@@ -1,9 +1,9 @@
-import { createApiKey } from '../../shared/domain/api-keys.ts';
+import { issueApiKey } from '../../shared/domain/api-keys.ts';
 import { http } from '../../shared/http/index.ts';
 import { CreateApiKeyBody } from '../../shared/schemas/api-keys.ts';
 import { NewApiKey } from '../../shared/schemas/responses/accounts.ts';
 
 export const handler = http(
   { auth: 'merchant', body: CreateApiKeyBody, idempotent: { withhold: ['key'] }, response: NewApiKey },
-  async ({ merchant, body, origin }) => createApiKey(merchant.id, body, origin),
+  async ({ merchant, body, origin }) => issueApiKey(merchant, body, origin),
 );

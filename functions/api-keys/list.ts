@@ -4,5 +4,5 @@ import { ListApiKeysQuery } from '../../shared/schemas/api-keys.ts';
 import { ApiKeyList } from '../../shared/schemas/responses/accounts.ts';
 
 export const handler = http({ auth: 'merchant', query: ListApiKeysQuery, response: ApiKeyList }, async ({ merchant, query }) =>
-  listApiKeys(merchant.id, query),
+  listApiKeys(merchant, query),
 );

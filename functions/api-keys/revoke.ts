@@ -3,5 +3,5 @@ import { http } from '../../shared/http/index.ts';
 import { ApiKey } from '../../shared/schemas/responses/accounts.ts';
 
 export const handler = http({ auth: 'merchant', params: { id: 'apiKey' }, response: ApiKey }, async ({ merchant, params }) =>
-  revokeApiKey(merchant.id, params.id),
+  revokeApiKey(merchant, params.id),
 );

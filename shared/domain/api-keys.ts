@@ -1,7 +1,8 @@
 import { type ApiKeyRecord, getApiKey, listApiKeys as listKeys, putApiKey, revokeApiKey as revoke } from '../store/api-keys.ts';
 import type { PageQuery } from '../store/pagination.ts';
+import type { Merchant } from './auth.ts';
 import { API_KEY_PREFIX, type KeyMode, newApiKey, sha256 } from './credentials.ts';
-import { NotFound } from './errors.ts';
+import { BadRequest, NotFound } from './errors.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
 
 /** What a key looks like after creation: identified by prefix and last4, never the key itself. */
@@ -39,15 +40,33 @@ export async function createApiKey(merchantId: string, input: { name: string; mo
   return put.created ? { ...view(record), key } : { ...view(put.record), key: undefined };
 }
 
-export async function listApiKeys(merchantId: string, page: PageQuery) {
-  const result = await listKeys(merchantId, page);
+/**
+ * The key modes a credential manages (DECISIONS "API keys"): a sign-in session both, an API key its own mode only, so
+ * a leaked test key can never mint a live one.
+ */
+const managedModes = (merchant: Merchant): readonly KeyMode[] =>
+  merchant.credential === 'session' ? ['test', 'live'] : [merchant.livemode ? 'live' : 'test'];
+
+/** A key issued by the merchant's credential: of a mode it manages, else 400 naming `mode`. */
+export async function issueApiKey(merchant: Merchant, input: { name: string; mode?: KeyMode }, origin: Origin = freshOrigin()) {
+  const own: KeyMode = merchant.livemode ? 'live' : 'test';
+  const mode = input.mode ?? own;
+  if (!managedModes(merchant).includes(mode)) {
+    throw new BadRequest('parameter_invalid', 'mode', `an ${API_KEY_PREFIX[own]} key manages ${own} keys only; sign in to manage ${mode} keys`);
+  }
+  return createApiKey(merchant.id, { name: input.name, mode }, origin);
+}
+
+/** The keys of the modes the credential manages, newest first. */
+export async function listApiKeys(merchant: Merchant, page: PageQuery) {
+  const result = await listKeys(merchant.id, page, managedModes(merchant));
   return { object: 'list' as const, data: result.data.map(view), has_more: result.has_more };
 }
 
-/** Revoked keys answer 401 from the next request on; revoking twice is fine. */
-export async function revokeApiKey(merchantId: string, keyId: string) {
-  const key = await getApiKey(merchantId, keyId);
-  if (!key) throw new NotFound();
+/** Revoked keys answer 401 from the next request on; revoking twice is fine. A key of a mode not managed: 404. */
+export async function revokeApiKey(merchant: Merchant, keyId: string) {
+  const key = await getApiKey(merchant.id, keyId);
+  if (!key || !managedModes(merchant).includes(key.mode)) throw new NotFound();
   if (key.status !== 'revoked') await revoke(key);
   return { ...view(key), status: 'revoked' as const };
 }

@@ -1,20 +1,25 @@
 import { clock, isoNow } from './clock.ts';
 import { API_KEY_PREFIX, SESSION_PREFIX, sha256 } from './credentials.ts';
-import { Unauthorized } from './errors.ts';
+import { BadRequest, Unauthorized } from './errors.ts';
 import { getApiKeyByHash, touchApiKey } from '../store/api-keys.ts';
 import { getSession } from '../store/sessions.ts';
 
 export interface Merchant {
   id: string;
   credential: 'api_key' | 'session';
-  /** true only for `sk_live_` keys; `sk_test_` keys and sign-in sessions act in test mode (sandbox providers). */
+  /** an API key's mode; a sign-in session acts in test mode unless the request says `Livemode: true` */
   livemode: boolean;
 }
 
 const LAST_USED_EVERY_MS = 60_000;
 
-/** Resolves a bearer credential (API key or sign-in session token) to the merchant, or throws 401. */
-export async function authenticate(credential: string | undefined): Promise<Merchant> {
+/**
+ * Resolves a bearer credential (API key or sign-in session token) to the merchant, or throws 401. `livemodeHeader` is
+ * the request's `Livemode` header: `true` makes a session act in live mode; an API key's mode is its own, so a header
+ * that contradicts it is a 400 rather than silently ignored.
+ */
+export async function authenticate(credential: string | undefined, livemodeHeader?: string): Promise<Merchant> {
+  const asked = livemodeHeader === undefined ? undefined : parseLivemode(livemodeHeader);
   if (!credential) throw new Unauthorized();
   if (credential.startsWith(API_KEY_PREFIX.live) || credential.startsWith(API_KEY_PREFIX.test)) {
     const hash = sha256(credential);
@@ -22,12 +27,22 @@ export async function authenticate(credential: string | undefined): Promise<Merc
     if (!key || key.status !== 'active') throw new Unauthorized();
     const cutoff = new Date(clock.now() - LAST_USED_EVERY_MS).toISOString();
     if (!key.last_used || key.last_used < cutoff) await touchApiKey(hash, key, isoNow(), cutoff);
-    return { id: key.merchant_id, credential: 'api_key', livemode: key.mode === 'live' };
+    const livemode = key.mode === 'live';
+    if (asked !== undefined && asked !== livemode) {
+      throw new BadRequest('parameter_invalid', 'Livemode', `an ${API_KEY_PREFIX[key.mode]} key acts in ${key.mode} mode; drop the Livemode header`);
+    }
+    return { id: key.merchant_id, credential: 'api_key', livemode };
   }
   if (credential.startsWith(SESSION_PREFIX)) {
     const session = await getSession(sha256(credential));
     if (!session || session.expires_ms <= clock.now()) throw new Unauthorized();
-    return { id: session.merchant_id, credential: 'session', livemode: false };
+    return { id: session.merchant_id, credential: 'session', livemode: asked ?? false };
   }
   throw new Unauthorized();
+}
+
+function parseLivemode(value: string): boolean {
+  const normalized = value.trim().toLowerCase();
+  if (normalized === 'true' || normalized === 'false') return normalized === 'true';
+  throw new BadRequest('parameter_invalid', 'Livemode', `the Livemode header is true or false, not ${JSON.stringify(value.slice(0, 20))}`);
 }

@@ -16,7 +16,7 @@ export const auth = (): MiddlewareObj<APIGatewayProxyEvent> => ({
     if (!header?.trim()) throw new Unauthorized('invalid_api_key', 'no Authorization header; send Authorization: Bearer <API key or session token>');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw new Unauthorized('invalid_api_key', 'the Authorization header must be Bearer <API key or session token>');
-    const merchant = await authenticate(match[1]);
+    const merchant = await authenticate(match[1], request.event.headers?.livemode);
     stateOf(request).merchant = merchant;
     logger.appendKeys({ merchant_id: merchant.id });
   },

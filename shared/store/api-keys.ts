@@ -97,8 +97,14 @@ export async function getApiKeyByHash(keyHash: string): Promise<ApiKeyAuthRecord
   return out.Item && apiKeyAuthOf(out.Item);
 }
 
-export async function listApiKeys(merchantId: string, page: PageQuery): Promise<Page<ApiKeyRecord>> {
-  const result = await listPage(merchantSet(apiKeyKeys, merchantId), page);
+/** A page of the merchant's keys of `modes`, newest first. */
+export async function listApiKeys(merchantId: string, page: PageQuery, modes: readonly KeyMode[]): Promise<Page<ApiKeyRecord>> {
+  const filter = {
+    FilterExpression: `#mode IN (${modes.map((_, i) => `:m${i}`).join(', ')})`,
+    ExpressionAttributeNames: { '#mode': 'mode' },
+    ExpressionAttributeValues: Object.fromEntries(modes.map((mode, i) => [`:m${i}`, mode])),
+  };
+  const result = await listPage({ ...merchantSet(apiKeyKeys, merchantId), filter }, page);
   return { data: result.data.map(apiKeyOf), has_more: result.has_more };
 }
 

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_CREDENTIALS } from '../fakes/index.ts';
+import { DEMO_EMAIL } from '../../shared/domain/demo.ts';
 import type { Json } from '../support/lambda.ts';
 import { RuntimeExited, startRuntimeProcess, type RuntimeProcess } from '../support/runtime.ts';
 
@@ -154,7 +155,20 @@ describe('npm start with the provider fakes', () => {
   });
 
   it('answers a live key with no live account 400 connector_missing: test accounts and the sandbox never serve live mode', async () => {
-    const created = await call('POST', '/api/api-keys', runtime.apiKey, { name: 'Live checkout', mode: 'live' });
+    // Signed in as the demo merchant (the code from the local outbox): a test key cannot make a live key
+    const requested = await fetch(`${runtime.url}/api/auth/request-otp`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: DEMO_EMAIL }),
+    }).then((res) => res.json() as Promise<Json>);
+    const outbox = (await fetch(`${runtime.url}/_local/outbox`).then((res) => res.json())) as Json;
+    const otp = /(\d{6})/.exec(outbox.data.findLast((m: Json) => m.to === DEMO_EMAIL).text)![1];
+    const signedIn = await fetch(`${runtime.url}/api/auth/verify-otp`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ request_id: requested.request_id, otp }),
+    }).then((res) => res.json() as Promise<Json>);
+    const created = await call('POST', '/api/api-keys', signedIn.token, { name: 'Live checkout', mode: 'live' });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const liveKey: string = created.body.key;
     const listed = await call('GET', '/api/connectors', liveKey);

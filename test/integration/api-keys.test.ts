@@ -9,7 +9,7 @@ import { newId } from '../../shared/domain/ids.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { idempotencyKeys } from '../../shared/store/keys.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
-import { bearer, newMerchant } from '../support/merchant.ts';
+import { bearer, newMerchant, sessionOf } from '../support/merchant.ts';
 
 const create = (key: string, body: unknown) => invokeHttp(createKey, apiEvent({ method: 'POST', path: '/api/api-keys', headers: bearer(key), body }));
 const list = (key: string, query?: Record<string, string>) =>
@@ -28,9 +28,9 @@ const revoke = (key: string, id: string) =>
 const callWith = (key: string) => invokeHttp(listCustomers, apiEvent({ method: 'GET', path: '/api/customers', headers: bearer(key) }));
 
 describe('API keys', () => {
-  it('creates a live key shown once, with its prefix and mode', async () => {
-    const { apiKey } = await newMerchant();
-    const res = await create(apiKey, { name: 'Checkout server', mode: 'live' });
+  it('creates a live key shown once, with its prefix and mode (signed in)', async () => {
+    const { merchantId } = await newMerchant();
+    const res = await create(await sessionOf(merchantId), { name: 'Checkout server', mode: 'live' });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: expect.stringMatching(/^key_[0-9a-z]{26}$/), prefix: 'sk_live_', mode: 'live', status: 'active' });
     expect(res.body.key).toMatch(/^sk_live_[0-9A-Za-z]{43}$/);
@@ -40,8 +40,8 @@ describe('API keys', () => {
 
   it('stores the new key nowhere: an idempotent replay answers the same key record without the key', async () => {
     // Prepare + Act: a create, then the same request again under the same Idempotency-Key
-    const { apiKey, merchantId } = await newMerchant();
-    const headers = { ...bearer(apiKey), 'Idempotency-Key': 'new-key-1' };
+    const { merchantId } = await newMerchant();
+    const headers = { ...bearer(await sessionOf(merchantId)), 'Idempotency-Key': 'new-key-1' };
     const body = { name: 'Checkout server', mode: 'live' };
     const first = await invokeHttp(createKey, apiEvent({ method: 'POST', path: '/api/api-keys', headers, body }));
     const replay = await invokeHttp(createKey, apiEvent({ method: 'POST', path: '/api/api-keys', headers, body }));
@@ -137,7 +137,7 @@ describe('API keys', () => {
     expect(res.body.error).toMatchObject({ message: expect.stringMatching(/^Invalid request body: ./), param });
   });
 
-  it('defaults the mode to test', async () => {
+  it("defaults the mode to the test key's own", async () => {
     const { apiKey } = await newMerchant();
     const res = await create(apiKey, { name: 'Default mode' });
     expect(res.body).toMatchObject({ mode: 'test', prefix: 'sk_test_' });
@@ -166,5 +166,60 @@ describe('authentication', () => {
     const { apiKey } = await newMerchant();
     const res = await invokeHttp(listCustomers, apiEvent({ method: 'GET', path: '/api/customers', headers: { authorization: `bearer ${apiKey}` } }));
     expect(res.status).toBe(200);
+  });
+});
+
+describe('API keys of each mode (test and live apart)', () => {
+  it('a test key manages test keys only: asking for a live key answers 400 naming mode', async () => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    // Act
+    const res = await create(apiKey, { name: 'Escalation', mode: 'live' });
+    // Assess
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'parameter_invalid', param: 'mode' });
+    expect((await list(apiKey)).body.data.map((k: { mode: string }) => k.mode)).toEqual(['test']);
+  });
+
+  it('a signed-in session lists and revokes keys of both modes; each key sees only its own mode', async () => {
+    // Prepare
+    const { apiKey, merchantId } = await newMerchant();
+    const session = await sessionOf(merchantId);
+    const live = (await create(session, { name: 'Live checkout', mode: 'live' })).body;
+    // Act
+    const bySession = (await list(session)).body.data.map((k: { mode: string }) => k.mode);
+    const byTestKey = (await list(apiKey)).body.data.map((k: { id: string }) => k.id);
+    const byLiveKey = (await list(live.key)).body.data.map((k: { id: string }) => k.id);
+    const testRevokesLive = await revoke(apiKey, live.id);
+    const sessionRevokesLive = await revoke(session, live.id);
+    // Assess
+    expect(bySession.sort()).toEqual(['live', 'test']);
+    expect(byTestKey).not.toContain(live.id);
+    expect(byLiveKey).toEqual([live.id]);
+    expect(testRevokesLive.status).toBe(404);
+    expect(sessionRevokesLive.body.status).toBe('revoked');
+  });
+
+  it('a session acts in test mode unless the request says Livemode: true; a key cannot be told another mode', async () => {
+    // Prepare
+    const { apiKey, merchantId } = await newMerchant();
+    const session = await sessionOf(merchantId);
+    const createAs = (headers: Record<string, string>) =>
+      invokeHttp(createKey, apiEvent({ method: 'POST', path: '/api/api-keys', headers: { ...bearer(session), ...headers }, body: { name: 'k' } }));
+    // Act
+    const plain = await createAs({});
+    const live = await createAs({ Livemode: 'true' });
+    const garbled = await createAs({ Livemode: 'yes' });
+    const contradicted = await invokeHttp(
+      listKeys,
+      apiEvent({ method: 'GET', path: '/api/api-keys', headers: { ...bearer(apiKey), Livemode: 'true' } }),
+    );
+    // Assess: the mode a key defaults to is the credential's
+    expect(plain.body.mode).toBe('test');
+    expect(live.body.mode).toBe('live');
+    expect(garbled.status).toBe(400);
+    expect(garbled.body.error).toMatchObject({ code: 'parameter_invalid', param: 'Livemode' });
+    expect(contradicted.status).toBe(400);
+    expect(contradicted.body.error.param).toBe('Livemode');
   });
 });

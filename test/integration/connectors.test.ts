@@ -8,7 +8,7 @@ import { handler as update } from '../../functions/connectors/update.ts';
 import { STRIPE_FAKE_LIVE_KEY } from '../fakes/stripe/server.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
-import { bearer, newMerchant } from '../support/merchant.ts';
+import { bearer, newMerchant, sessionOf } from '../support/merchant.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
 
 /**
@@ -35,9 +35,14 @@ const call = {
   remove: (key: string, id: string) => invokeHttp(remove, apiEvent({ method: 'DELETE', path: `/api/connectors/${id}`, headers: bearer(key) })),
 };
 
-const liveKeyOf = async (testKey: string): Promise<string> =>
-  (await invokeHttp(createKey, apiEvent({ method: 'POST', path: '/api/api-keys', headers: bearer(testKey), body: { name: 'live', mode: 'live' } })))
-    .body.key;
+/** A live key of the merchant, made signed in (a test key cannot make one). */
+const liveKeyOf = async (merchantId: string): Promise<string> =>
+  (
+    await invokeHttp(
+      createKey,
+      apiEvent({ method: 'POST', path: '/api/api-keys', headers: bearer(await sessionOf(merchantId)), body: { name: 'live', mode: 'live' } }),
+    )
+  ).body.key;
 
 describe('connecting an account', () => {
   it.each(['stripe', 'adyen', 'braintree'] as const)('%s: verified at the provider, answered without its credentials', async (provider) => {
@@ -96,8 +101,8 @@ describe('connecting an account', () => {
 
   it('keeps test and live connectors apart, updates, disables and deletes', async () => {
     // Prepare: a test connector, and a live one made with a live key
-    const { apiKey } = await newMerchant();
-    const liveKey = await liveKeyOf(apiKey);
+    const { apiKey, merchantId } = await newMerchant();
+    const liveKey = await liveKeyOf(merchantId);
     const testOne = (await call.create(apiKey, { provider: 'stripe', credentials: fakes.credentials.stripe })).body;
     const liveOne = (await call.create(liveKey, { provider: 'stripe', credentials: { secret_key: STRIPE_FAKE_LIVE_KEY } })).body;
     // Assess: each mode sees its own
@@ -191,8 +196,8 @@ describe('payments over connector accounts', () => {
   });
 
   it('in live mode needs a live account: 400 connector_missing without one, the live account with one', async () => {
-    const { apiKey } = await newMerchant();
-    const liveKey = await liveKeyOf(apiKey);
+    const { merchantId } = await newMerchant();
+    const liveKey = await liveKeyOf(merchantId);
     const missing = await payments.create(liveKey, paymentBody({}, CARDS.approved));
     expect(missing.status).toBe(400);
     expect(missing.body.error.code).toBe('connector_missing');

@@ -10,3 +10,15 @@ export async function newMerchant(options = { payments: false }) {
 }
 
 export const bearer = (credential: string) => ({ Authorization: `Bearer ${credential}` });
+
+/** A sign-in session token of the merchant, as verify-otp issues one (signing in itself is tested in auth.test.ts). */
+export async function sessionOf(merchantId: string): Promise<string> {
+  const [{ newSessionToken, sha256 }, { putSession }, { clock }] = await Promise.all([
+    import('../../shared/domain/credentials.ts'),
+    import('../../shared/store/sessions.ts'),
+    import('../../shared/domain/clock.ts'),
+  ]);
+  const token = newSessionToken();
+  await putSession(sha256(token), { merchant_id: merchantId, expires_ms: clock.now() + 3_600_000 });
+  return token;
+}
