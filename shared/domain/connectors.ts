@@ -1,13 +1,5 @@
 import * as v from 'valibot';
-import {
-  type Connector,
-  type InboundWebhook,
-  type Mode,
-  type ProviderName,
-  providerModule,
-  sandboxFor,
-  type WebhookVerification,
-} from '../providers/index.ts';
+import { type Connector, type Mode, type ProviderName, providerModule, sandboxFor } from '../providers/index.ts';
 import { sealer } from '../sealing.ts';
 import type { CreateConnectorBody, UpdateConnectorBody } from '../schemas/connectors.ts';
 import {
@@ -204,9 +196,7 @@ export async function connectorForOperation(
   op: { provider?: string; connector_id?: string },
 ): Promise<Connector> {
   if (!op.connector_id) return sandboxFor(op.provider as ProviderName);
-  const record = await getRecord(payment.merchant_id, op.connector_id, modeOf(payment));
-  if (!record) throw new Error(`Connector ${op.connector_id} of this payment no longer exists`);
-  return liveConnectorFor(record);
+  return liveConnectorFor(await accountOf(payment.merchant_id, payment.livemode, op.connector_id));
 }
 
 /**
@@ -221,8 +211,13 @@ export const connectorForTarget = (merchantId: string, mode: Mode, target: Route
         { provider: target.provider, connector_id: target.connectorId ?? undefined },
       );
 
-/** An inbound webhook verified with the account's own secret by its provider's module (credentials opened in memory). */
-export async function verifyInboundWebhook(record: ConnectorRecord, request: InboundWebhook): Promise<WebhookVerification> {
-  const opened = await credentialsSealer.open(record.credentials_sealed, record.merchant_id, record.id);
-  return (await providerModule(record.provider)).parseWebhook(JSON.parse(opened), request);
+/** The account's credentials, opened in memory only (to build what calls its provider; never logged or returned). */
+export const openedCredentials = async (record: ConnectorRecord): Promise<Record<string, unknown>> =>
+  JSON.parse(await credentialsSealer.open(record.credentials_sealed, record.merchant_id, record.id)) as Record<string, unknown>;
+
+/** The merchant's connector account an operation names (whatever its status now), or an error if it is gone. */
+export async function accountOf(merchantId: string, livemode: boolean, connectorId: string): Promise<ConnectorRecord> {
+  const record = await getRecord(merchantId, connectorId, modeOf({ livemode }));
+  if (!record) throw new Error(`Connector ${connectorId} no longer exists`);
+  return record;
 }

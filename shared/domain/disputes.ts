@@ -9,7 +9,7 @@ import type { PageQuery } from '../store/pagination.ts';
 import { getStoredPayment, type PaymentRecord, type StoredPayment } from '../store/payments.ts';
 import type { Merchant } from './auth.ts';
 import { clock, isoNow } from './clock.ts';
-import { connectorForOperation } from './connectors.ts';
+import { disputeDeskFor } from './follow-up.ts';
 import { BadRequest, InvalidState, NotFound, OperationInProgress, OutcomeUnknown, ProviderRefused, ProvidersUnavailable } from './errors.ts';
 import { newEvent } from './events.ts';
 import { freshOrigin, idFor, newId, type Origin } from './ids.ts';
@@ -185,11 +185,11 @@ async function act(merchant: Merchant, id: string, action: DisputeAction, origin
 }
 
 async function carryOutAction(dispute: StoredDispute, op: Operation, action: DisputeAction, source: OutcomeContext['source'] = 'api') {
-  const connector = await connectorForOperation(dispute, op);
+  const desk = await disputeDeskFor(dispute, op);
   const result =
     action.kind === 'dispute_accept'
-      ? await connector.acceptDispute(dispute.provider_reference, op.id)
-      : await connector.submitDisputeEvidence(dispute.provider_reference, action.evidence, op.id);
+      ? await desk.accept(dispute.provider_reference, op.id)
+      : await desk.submitEvidence(dispute.provider_reference, action.evidence, op.id);
   if (!result.ok) {
     if (result.reason === 'unknown') throw new OutcomeUnknown(dispute.payment_id);
     await commit({ writes: [{ move: disputeTarget(dispute), operation: { finish: op.id } }] });

@@ -4,7 +4,7 @@ import { findConnectorById } from '../store/connectors.ts';
 import { paymentIdByReference, seenWrite } from '../store/inbound.ts';
 import { getStoredPayment } from '../store/payments.ts';
 import { clock } from './clock.ts';
-import { verifyInboundWebhook } from './connectors.ts';
+import { verifyInboundWebhook } from './follow-up.ts';
 import { BadRequest, NotFound } from './errors.ts';
 import { applyProviderChange } from './provider-changes.ts';
 

@@ -1,16 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { providerDeadlines } from './deadlines.ts';
-import type {
-  AuthorizeRequest,
-  AuthorizeResult,
-  Connector,
-  DisputeEvidence,
-  LookupResult,
-  OperationResult,
-  ProviderChange,
-  ProviderName,
-} from './types.ts';
+import type { AuthorizeRequest, AuthorizeResult, Connector, LookupResult, OperationResult, ProviderChange, ProviderName } from './types.ts';
 
 /**
  * Stripe's public test cards and what the sandbox answers for them. Any other Luhn-valid number is approved.
@@ -180,14 +171,6 @@ export class SandboxConnector implements Connector {
   /** The sandbox finishes everything at once: it never has later news about a payment. */
   async changesOf(): Promise<ProviderChange[]> {
     return [];
-  }
-
-  submitDisputeEvidence(disputeReference: string, _evidence: DisputeEvidence, idempotencyKey: string): Promise<OperationResult> {
-    return this.operation(`evidence ${idempotencyKey}`, () => ({ ok: true, reference: disputeReference }));
-  }
-
-  acceptDispute(disputeReference: string, idempotencyKey: string): Promise<OperationResult> {
-    return this.operation(`accept ${idempotencyKey}`, () => ({ ok: true, reference: disputeReference }));
   }
 
   /** The card's answer, and the authorization it leaves held when approved. */

@@ -107,10 +107,14 @@ export interface Connector {
    * Checkout API has no read; its notifications are retried instead) or did not answer.
    */
   changesOf(reference: string, signal?: AbortSignal): Promise<ProviderChange[] | undefined>;
+}
+
+/** A provider's dispute actions for one connector account, each under our idempotency key. */
+export interface DisputeDesk {
   /** Sends the merchant's evidence for the dispute (`disputeReference`, the provider's id) and submits it. */
-  submitDisputeEvidence(disputeReference: string, evidence: DisputeEvidence, idempotencyKey: string): Promise<OperationResult>;
+  submitEvidence(disputeReference: string, evidence: DisputeEvidence, idempotencyKey: string): Promise<OperationResult>;
   /** Accepts the dispute: the merchant does not contest it (the provider keeps the amount debited). */
-  acceptDispute(disputeReference: string, idempotencyKey: string): Promise<OperationResult>;
+  accept(disputeReference: string, idempotencyKey: string): Promise<OperationResult>;
 }
 
 /** The dispute states of DECISIONS "Disputes", which each provider's own states are mapped to. */
@@ -249,9 +253,18 @@ export interface ProviderModule<Credentials extends object = Record<string, unkn
   /** one authenticated, read-only call to the provider: ok, or the provider's reason */
   verify(credentials: Credentials, mode: Mode, signal?: AbortSignal): Promise<Verification>;
   connect(credentials: Credentials, account: ConnectorAccountRef): Connector;
+}
+
+/**
+ * What follows a payment at a provider: its notifications and its disputes (`shared/providers/<name>/follow-up.ts`).
+ * A module apart from the connector, so the functions that only pay never bundle what these need (Braintree's SDK,
+ * Adyen's HMAC validator and a PDF renderer for its defense documents).
+ */
+export interface ProviderFollowUp<Credentials extends object = Record<string, unknown>> {
   /**
    * Verifies an inbound webhook with the provider's own scheme through its SDK (Stripe `Stripe-Signature` with its
    * tolerance, Adyen's HMAC on every notification item, Braintree `bt_signature` + `bt_payload`) and reads it.
    */
   parseWebhook(credentials: Credentials, request: InboundWebhook): Promise<WebhookVerification>;
+  disputeDesk(credentials: Credentials, account: ConnectorAccountRef): DisputeDesk;
 }

@@ -6,9 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { adyenFollowUp } from '../../shared/providers/adyen/follow-up.ts';
 import { type AdyenCredentials, adyenProvider } from '../../shared/providers/adyen/index.ts';
 import { notificationOf } from '../../shared/providers/adyen/notification-changes.ts';
-import type { Connector, InboundNotification, ProviderChange } from '../../shared/providers/types.ts';
+import type { Connector, DisputeDesk, InboundNotification, ProviderChange } from '../../shared/providers/types.ts';
 import { listen } from '../fakes/listen.ts';
 import {
   ADYEN_FAKE_CREDENTIALS,
@@ -44,12 +45,14 @@ async function startEndpoint() {
 let fake: AdyenFakeServer;
 let endpoint: Awaited<ReturnType<typeof startEndpoint>>;
 let adyen: Connector;
+let desk: DisputeDesk;
 const originalBaseUrl = process.env.ADYEN_CHECKOUT_BASE_URL;
 
 beforeAll(async () => {
   [fake, endpoint] = await Promise.all([startAdyenFake({ port: 0 }), startEndpoint()]);
   process.env.ADYEN_CHECKOUT_BASE_URL = fake.url;
   adyen = adyenProvider.connect(ADYEN_FAKE_CREDENTIALS, { id: 'con_adyen_test', mode: 'test' });
+  desk = adyenFollowUp.disputeDesk(ADYEN_FAKE_CREDENTIALS, { id: 'con_adyen_test', mode: 'test' });
   const registered = await fetch(`${fake.url}/_fake/webhooks`, { method: 'POST', body: JSON.stringify({ url: endpoint.url }) });
   expect(registered.status).toBe(200);
 });
@@ -86,7 +89,7 @@ async function payment({ amount = 5000, capture = true } = {}) {
   return { paymentId, reference: authorized.reference };
 }
 
-const parse = (request: Received, credentials: AdyenCredentials = ADYEN_FAKE_CREDENTIALS) => adyenProvider.parseWebhook(credentials, request);
+const parse = (request: Received, credentials: AdyenCredentials = ADYEN_FAKE_CREDENTIALS) => adyenFollowUp.parseWebhook(credentials, request);
 
 /** Every notification the endpoint received about the payment `reference`, as parseWebhook reads it. */
 async function notificationsAbout(reference: string): Promise<InboundNotification[]> {
@@ -234,7 +237,7 @@ describe('Adyen disputes', () => {
       uncategorized_text: 'Delivered to the front desk and signed for by the customer. '.repeat(6).trim(),
     };
     // Act
-    const submitted = await adyen.submitDisputeEvidence(id, evidence, `dis_${id}_evidence`);
+    const submitted = await desk.submitEvidence(id, evidence, `dis_${id}_evidence`);
     // Assess
     expect(submitted).toEqual({ ok: true, reference: id });
     expect(fake.disputes().find((d) => d.id === id)).toMatchObject({ status: 'Responded', evidence });
@@ -269,9 +272,9 @@ describe('Adyen disputes', () => {
     const { reference } = await payment();
     const id = fake.openDispute(reference);
     // Act
-    const accepted = await adyen.acceptDispute(id, `dis_${id}_accept`);
-    const again = await adyen.acceptDispute(id, `dis_${id}_accept2`);
-    const evidence = await adyen.submitDisputeEvidence(id, { uncategorized_text: 'too late' }, `dis_${id}_evidence`);
+    const accepted = await desk.accept(id, `dis_${id}_accept`);
+    const again = await desk.accept(id, `dis_${id}_accept2`);
+    const evidence = await desk.submitEvidence(id, { uncategorized_text: 'too late' }, `dis_${id}_evidence`);
     // Assess
     expect(accepted).toEqual({ ok: true, reference: id });
     expect(again).toEqual({ ok: false, reason: 'refused', message: 'Dispute is closed (Accepted)' });
@@ -286,9 +289,9 @@ describe('Adyen disputes', () => {
     const id = fake.openDispute(reference);
     fake.inject('dispute_accept', { kind: 'status', status: 503 });
     // Act
-    const down = await adyen.acceptDispute(id, `dis_${id}_accept`);
-    const first = await adyen.acceptDispute(id, `dis_${id}_accept`);
-    const replayed = await adyen.acceptDispute(id, `dis_${id}_accept`);
+    const down = await desk.accept(id, `dis_${id}_accept`);
+    const first = await desk.accept(id, `dis_${id}_accept`);
+    const replayed = await desk.accept(id, `dis_${id}_accept`);
     // Assess
     expect(down).toEqual({ ok: false, reason: 'provider_down' });
     expect([first, replayed]).toEqual([
@@ -300,7 +303,7 @@ describe('Adyen disputes', () => {
 
   it('an unknown dispute is refused', async () => {
     // Act
-    const result = await adyen.acceptDispute('NOSUCHDISPUTE001', 'dis_unknown_accept');
+    const result = await desk.accept('NOSUCHDISPUTE001', 'dis_unknown_accept');
     // Assess
     expect(result).toEqual({ ok: false, reason: 'refused', message: 'Could not find dispute' });
   });

@@ -2,8 +2,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import braintree from 'braintree';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { braintreeFollowUp } from '../../shared/providers/braintree/follow-up.ts';
 import { type BraintreeCredentials, braintreeProvider } from '../../shared/providers/braintree/index.ts';
-import type { Connector, InboundWebhook, WebhookVerification } from '../../shared/providers/types.ts';
+import type { Connector, DisputeDesk, InboundWebhook, WebhookVerification } from '../../shared/providers/types.ts';
 import { listen } from '../fakes/listen.ts';
 import { type BraintreeFake, FAKE_BRAINTREE_CREDENTIALS, startBraintreeFake } from '../fakes/braintree/server.ts';
 
@@ -22,12 +23,14 @@ interface Endpoint {
 let fake: BraintreeFake;
 let endpoint: Endpoint;
 let connector: Connector;
+let desk: DisputeDesk;
 const originalGatewayUrl = process.env.BRAINTREE_GATEWAY_URL;
 
 beforeAll(async () => {
   fake = await startBraintreeFake({ port: 0 });
   process.env.BRAINTREE_GATEWAY_URL = fake.url;
   connector = braintreeProvider.connect(FAKE_BRAINTREE_CREDENTIALS, { id: `con_${randomUUID()}`, mode: 'test' });
+  desk = braintreeFollowUp.disputeDesk(FAKE_BRAINTREE_CREDENTIALS, { id: `con_${randomUUID()}`, mode: 'test' });
   endpoint = await startEndpoint();
 });
 beforeEach(() => {
@@ -65,7 +68,7 @@ async function startEndpoint(): Promise<Endpoint> {
 }
 
 const credentials = FAKE_BRAINTREE_CREDENTIALS;
-const parse = (request: InboundWebhook, keys: BraintreeCredentials = credentials) => braintreeProvider.parseWebhook(keys, request);
+const parse = (request: InboundWebhook, keys: BraintreeCredentials = credentials) => braintreeFollowUp.parseWebhook(keys, request);
 
 /** Every notification the endpoint received since the test began, once the fake has heard every answer. */
 async function delivered(): Promise<InboundWebhook[]> {
@@ -249,14 +252,14 @@ describe('Braintree webhooks: disputes', () => {
     // When the merchant's evidence is submitted
     const key = `dis_${randomUUID()}_evidence`;
     const evidence = { product_description: 'A blue teapot', customer_email_address: 'jo@example.com', shipping_tracking_number: '1Z999' };
-    const submitted = await connector.submitDisputeEvidence(disputeId, evidence, key);
+    const submitted = await desk.submitEvidence(disputeId, evidence, key);
     // Then each field is a text evidence labelled with its name, the dispute is finalized and under review
     expect(submitted).toEqual({ ok: true, reference: disputeId });
     expect(fake.disputes().find((d) => d.id === disputeId)).toMatchObject({ status: 'DISPUTED', evidence, accepted: false });
     expect(fake.requests.filter((r) => r.field === 'createDisputeTextEvidence' && r.idempotencyKey === key)).toHaveLength(3);
     expect(await change()).toMatchObject({ object: 'dispute', status: 'under_review', disputeReference: disputeId });
     // …and submitting again (an answer lost) adds nothing
-    expect(await connector.submitDisputeEvidence(disputeId, evidence, key)).toEqual({ ok: true, reference: disputeId });
+    expect(await desk.submitEvidence(disputeId, evidence, key)).toEqual({ ok: true, reference: disputeId });
     expect(fake.requests.filter((r) => r.field === 'createDisputeTextEvidence' && r.idempotencyKey === key)).toHaveLength(3);
     // When the processor decides for the merchant
     fake.closeDispute(disputeId, 'won');
@@ -293,9 +296,9 @@ describe('Braintree webhooks: disputes', () => {
     const reference = await captured(1500);
     const disputeId = fake.openDispute(reference);
     // When the merchant accepts it, twice (an answer lost)
-    const accepted = await connector.acceptDispute(disputeId, `${disputeId}_accept`);
-    const again = await connector.acceptDispute(disputeId, `${disputeId}_accept`);
-    const evidence = await connector.submitDisputeEvidence(disputeId, { uncategorized_text: 'too late' }, `${disputeId}_evidence`);
+    const accepted = await desk.accept(disputeId, `${disputeId}_accept`);
+    const again = await desk.accept(disputeId, `${disputeId}_accept`);
+    const evidence = await desk.submitEvidence(disputeId, { uncategorized_text: 'too late' }, `${disputeId}_evidence`);
     // Then Braintree has it accepted, notified once, and takes no evidence
     expect([accepted, again]).toEqual([
       { ok: true, reference: disputeId },

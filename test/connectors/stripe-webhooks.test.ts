@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { stripeFollowUp } from '../../shared/providers/stripe/follow-up.ts';
 import { stripeProvider } from '../../shared/providers/stripe/index.ts';
-import type { Connector, InboundWebhook, ProviderChange } from '../../shared/providers/types.ts';
+import type { Connector, DisputeDesk, InboundWebhook, ProviderChange } from '../../shared/providers/types.ts';
 import { listen } from '../fakes/listen.ts';
 import { stripeSignature } from '../fakes/stripe/notifier.ts';
 import { STRIPE_FAKE_CREDENTIALS, STRIPE_FAKE_WEBHOOK_SECRET, type StripeFake, startStripeFake } from '../fakes/stripe/server.ts';
@@ -47,12 +48,14 @@ class Endpoint {
 let fake: StripeFake;
 let endpoint: Endpoint;
 let stripe: Connector;
+let desk: DisputeDesk;
 
 beforeAll(async () => {
   fake = await startStripeFake();
   endpoint = await new Endpoint().start();
   process.env.STRIPE_API_BASE_URL = fake.url;
   stripe = stripeProvider.connect(STRIPE_FAKE_CREDENTIALS, account);
+  desk = stripeFollowUp.disputeDesk(STRIPE_FAKE_CREDENTIALS, account);
 });
 beforeEach(() => {
   fake.notifications.register(endpoint.url);
@@ -68,7 +71,7 @@ afterAll(async () => {
 });
 
 const parse = (webhook: InboundWebhook, credentials: { secret_key: string; webhook_secret?: string } = STRIPE_FAKE_CREDENTIALS) =>
-  stripeProvider.parseWebhook(credentials, webhook);
+  stripeFollowUp.parseWebhook(credentials, webhook);
 
 /** An authorization of `amount` (EUR cents), captured whole unless `capture` is false. */
 async function payment(amount = 5000, capture = true): Promise<string> {
@@ -155,7 +158,7 @@ describe('parseWebhook reads every event the fake sends', () => {
   it('a dispute opened, evidence submitted, then won', async () => {
     const reference = await payment(4200);
     const disputeReference = fake.openDispute(reference, 'product_not_received');
-    await stripe.submitDisputeEvidence(disputeReference, { product_description: 'A lamp' }, `${disputeReference}_evidence`);
+    await desk.submitEvidence(disputeReference, { product_description: 'A lamp' }, `${disputeReference}_evidence`);
     fake.closeDispute(disputeReference, 'won');
     const events = (await eventsAbout(reference)).slice(2);
     const dispute = {
@@ -367,7 +370,7 @@ describe('disputes through the API', () => {
     const disputeReference = fake.openDispute(reference, 'duplicate');
     const evidence = { duplicate_charge_explanation: 'Two orders, two lamps', customer_email_address: 'ana@example.com' };
     // When evidence is submitted
-    const result = await stripe.submitDisputeEvidence(disputeReference, evidence, `${disputeReference}_evidence_1`);
+    const result = await desk.submitEvidence(disputeReference, evidence, `${disputeReference}_evidence_1`);
     // Then Stripe has it, under review, and the call carried our key
     expect(result).toEqual({ ok: true, reference: disputeReference });
     expect(fake.disputes().find((d) => d.id === disputeReference)).toEqual({
@@ -386,15 +389,15 @@ describe('disputes through the API', () => {
   it('accepts a dispute (Stripe closes it lost); a closed dispute refuses more evidence or a second accept', async () => {
     const reference = await payment(2500);
     const disputeReference = fake.openDispute(reference);
-    expect(await stripe.acceptDispute(disputeReference, `${disputeReference}_accept`)).toEqual({ ok: true, reference: disputeReference });
+    expect(await desk.accept(disputeReference, `${disputeReference}_accept`)).toEqual({ ok: true, reference: disputeReference });
     expect(fake.disputes().find((d) => d.id === disputeReference)).toMatchObject({ status: 'lost', accepted: true });
     expect(fake.requests.at(-1)).toMatchObject({ operation: 'dispute_accept', idempotencyKey: `${disputeReference}_accept` });
-    expect(await stripe.acceptDispute(disputeReference, `${disputeReference}_accept_2`)).toEqual({
+    expect(await desk.accept(disputeReference, `${disputeReference}_accept_2`)).toEqual({
       ok: false,
       reason: 'refused',
       message: 'This dispute is already closed (status: lost).',
     });
-    expect(await stripe.submitDisputeEvidence(disputeReference, { uncategorized_text: 'late' }, `${disputeReference}_evidence`)).toMatchObject({
+    expect(await desk.submitEvidence(disputeReference, { uncategorized_text: 'late' }, `${disputeReference}_evidence`)).toMatchObject({
       ok: false,
       reason: 'refused',
     });
@@ -423,7 +426,7 @@ describe('refunds refused and failed operations', () => {
     expect(await stripe.refund(reference, 500, 'EUR', refundId())).toEqual({ ok: false, reason: 'provider_down' });
     const disputeReference = fake.openDispute(reference);
     fake.inject('dispute_accept', { kind: 'accept_then_drop' }, 2);
-    expect(await stripe.acceptDispute(disputeReference, `${disputeReference}_accept`)).toEqual({ ok: false, reason: 'unknown' });
+    expect(await desk.accept(disputeReference, `${disputeReference}_accept`)).toEqual({ ok: false, reason: 'unknown' });
   });
 });
 

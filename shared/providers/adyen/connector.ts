@@ -14,26 +14,15 @@
  *   outcome comes by notification (CAPTURE, CANCELLATION, REFUND). A 422 is Adyen's refusal of the request: `refused`.
  * - changesOf: none. Checkout has no read API for modifications or disputes; Adyen retries each notification until
  *   it is acknowledged, which stands in for asking.
- * - disputes: the Disputes API (disputes.ts).
+ * - disputes and notifications: follow-up.ts (the Disputes API, HMAC-verified notifications).
  */
 import { providerDeadlines } from '../deadlines.ts';
 import { failedAuthorization, failedOperation } from '../failures.ts';
 import { within } from '../transport.ts';
-import type {
-  AuthorizeRequest,
-  AuthorizeResult,
-  Connector,
-  DisputeEvidence,
-  LookupResult,
-  MappedFailure,
-  OperationResult,
-  ProviderChange,
-} from '../types.ts';
+import type { AuthorizeRequest, AuthorizeResult, Connector, LookupResult, MappedFailure, OperationResult, ProviderChange } from '../types.ts';
 import { adyenValue } from './amounts.ts';
 import { adyenKey, type Answer, type CheckoutClient, derivedKey, idempotent, operationFailure, send } from './client.ts';
 import type { AdyenCredentials } from './credentials.ts';
-import type { DisputeClient } from './dispute-client.ts';
-import { acceptDispute, defendDispute } from './disputes.ts';
 import { mapPaymentResult } from './errors.ts';
 import { paymentRequest, tokenOf } from './payments.ts';
 
@@ -45,7 +34,6 @@ export class AdyenConnector implements Connector {
   constructor(
     private readonly credentials: AdyenCredentials,
     private readonly client: CheckoutClient,
-    private readonly disputes: DisputeClient,
   ) {}
 
   async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
@@ -132,14 +120,6 @@ export class AdyenConnector implements Connector {
   /** Checkout cannot be asked about modifications or disputes: Adyen's retried notifications stand in for it. */
   async changesOf(): Promise<ProviderChange[] | undefined> {
     return undefined;
-  }
-
-  submitDisputeEvidence(disputeReference: string, evidence: DisputeEvidence, idempotencyKey: string): Promise<OperationResult> {
-    return defendDispute(this.disputes, this.credentials.merchant_account, disputeReference, evidence, idempotencyKey);
-  }
-
-  acceptDispute(disputeReference: string, idempotencyKey: string): Promise<OperationResult> {
-    return acceptDispute(this.disputes, this.credentials.merchant_account, disputeReference, idempotencyKey);
   }
 
   /** POST /payments for `request`, and what the answer means. */

@@ -4,8 +4,6 @@ import type { ConnectorAccountRef, ProviderModule, Verification } from '../types
 import { type Answer, clientFor, send } from './client.ts';
 import { AdyenConnector } from './connector.ts';
 import { type AdyenCredentials, AdyenCredentialsSchema } from './credentials.ts';
-import { disputeClientFor } from './dispute-client.ts';
-import { parseAdyenWebhook } from './webhooks.ts';
 
 export { ADYEN_EXPONENTS, adyenValue } from './amounts.ts';
 export { checkoutBaseUrl } from './client.ts';
@@ -37,7 +35,5 @@ export const adyenProvider: ProviderModule<AdyenCredentials> = {
     );
     return answer.ok ? { ok: true } : { ok: false, reason: verificationFailure(answer, credentials.merchant_account) };
   },
-  connect: (credentials, account: ConnectorAccountRef) =>
-    new AdyenConnector(credentials, clientFor(credentials, account.mode), disputeClientFor(credentials, account.mode)),
-  parseWebhook: parseAdyenWebhook,
+  connect: (credentials, account: ConnectorAccountRef) => new AdyenConnector(credentials, clientFor(credentials, account.mode)),
 };

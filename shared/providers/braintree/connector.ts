@@ -22,7 +22,6 @@ import type {
   AuthorizeResult,
   Connector,
   ConnectorAccountRef,
-  DisputeEvidence,
   LookupResult,
   OperationResult,
   ProviderChange,
@@ -33,7 +32,6 @@ import { inFlight, lookupAttempt, reverseAttempt } from './attempts.ts';
 import { transactionChanges } from './changes.ts';
 import { type Endpoint, endpointFor, post } from './client.ts';
 import type { BraintreeCredentials } from './credentials.ts';
-import { acceptDispute, submitEvidence } from './disputes.ts';
 import { Failure, MerchantAccounts } from './merchant-accounts.ts';
 import { AUTHORIZE_PAYMENT_METHOD, CAPTURE_TRANSACTION, REFUND_TRANSACTION, TOKENIZE_CREDIT_CARD } from './queries.ts';
 import { failedCall, readTransaction, reverseTransaction, transactionState, vaultedToken, type WireTransaction } from './transactions.ts';
@@ -199,13 +197,5 @@ export class BraintreeConnector implements Connector {
 
   changesOf(reference: string, signal?: AbortSignal): Promise<ProviderChange[] | undefined> {
     return transactionChanges(this.endpoint, reference, signal);
-  }
-
-  submitDisputeEvidence(disputeReference: string, evidence: DisputeEvidence, idempotencyKey: string): Promise<OperationResult> {
-    return submitEvidence(this.endpoint, disputeReference, evidence, idempotencyKey);
-  }
-
-  acceptDispute(disputeReference: string, idempotencyKey: string): Promise<OperationResult> {
-    return acceptDispute(this.endpoint, disputeReference, idempotencyKey);
   }
 }

@@ -4,7 +4,6 @@ import { endpointFor, post } from './client.ts';
 import { BraintreeConnector } from './connector.ts';
 import { type BraintreeCredentials, braintreeCredentialsSchema } from './credentials.ts';
 import { VERIFY } from './queries.ts';
-import { parseWebhook } from './webhooks.ts';
 
 export { BRAINTREE_VERSION, graphqlUrl, LIVE_ORIGIN, SANDBOX_ORIGIN } from './client.ts';
 export type { BraintreeCredentials } from './credentials.ts';
@@ -51,5 +50,4 @@ export const braintreeProvider: ProviderModule<BraintreeCredentials> = {
   modeMismatch: () => undefined,
   verify,
   connect: (credentials, account) => new BraintreeConnector(credentials, account),
-  parseWebhook,
 };

@@ -5,8 +5,6 @@ import {
   type AuthorizeRequest,
   type AuthorizeResult,
   type Connector,
-  DISPUTE_EVIDENCE_FIELDS,
-  type DisputeEvidence,
   type LookupResult,
   type OperationResult,
   type ProviderChange,
@@ -99,19 +97,6 @@ export class StripeConnector implements Connector {
     return changesOf(this.stripe, reference, signal);
   }
 
-  /** Our fields are Stripe's evidence fields; `submit: true` sends them to the card network at once. */
-  async submitDisputeEvidence(disputeReference: string, evidence: DisputeEvidence, idempotencyKey: string): Promise<OperationResult> {
-    const fields = Object.fromEntries(DISPUTE_EVIDENCE_FIELDS.flatMap((field) => (evidence[field] === undefined ? [] : [[field, evidence[field]]])));
-    const sent = await send(() => this.stripe.disputes.update(disputeReference, { evidence: fields, submit: true }, { idempotencyKey, timeout }));
-    return sent.ok ? { ok: true, reference: sent.value.id } : operationFailure(sent);
-  }
-
-  /** Stripe's close: the merchant concedes (Stripe then reports the dispute `lost`). */
-  async acceptDispute(disputeReference: string, idempotencyKey: string): Promise<OperationResult> {
-    const sent = await send(() => this.stripe.disputes.close(disputeReference, {}, { idempotencyKey, timeout }));
-    return sent.ok ? { ok: true, reference: sent.value.id } : operationFailure(sent);
-  }
-
   /** The authorization's PaymentIntent create, sent under our idempotency key (again, for a look-up by replay). */
   private async createIntent(request: AuthorizeRequest, signal?: AbortSignal): Promise<Sent<Stripe.PaymentIntent>> {
     const amount = toStripeAmount(request.amount, request.currency);
@@ -169,7 +154,7 @@ export class StripeConnector implements Connector {
 }
 
 /** A failed action: Stripe's refusal in its words, else the error map's class. */
-function operationFailure(sent: Extract<Sent<unknown>, { ok: false }>): Extract<OperationResult, { ok: false }> {
+export function operationFailure(sent: Extract<Sent<unknown>, { ok: false }>): Extract<OperationResult, { ok: false }> {
   const refusal = refusalOf(sent.error);
   return refusal === undefined ? failedOperation(sent.failure) : { ok: false, reason: 'refused', message: refusal };
 }

@@ -3,7 +3,6 @@ import * as v from 'valibot';
 import type { ProviderModule, Verification } from '../types.ts';
 import { clientFor, send } from './client.ts';
 import { StripeConnector } from './connector.ts';
-import { parseStripeWebhook } from './webhooks.ts';
 
 export const StripeCredentials = v.object({
   secret_key: v.pipe(v.string(), v.regex(/^(sk|rk)_(test|live)_[0-9A-Za-z_]{8,247}$/, 'a Stripe secret or restricted key (sk_test_…, rk_live_…)')),
@@ -39,6 +38,4 @@ export const stripeProvider: ProviderModule<StripeCredentials> = {
   },
 
   connect: (credentials) => new StripeConnector(clientFor(credentials.secret_key)),
-
-  parseWebhook: (credentials, request) => parseStripeWebhook(credentials.webhook_secret, request),
 };
