@@ -35,7 +35,8 @@ import { type ChangeSource, historyEntry } from './timeline-entries.ts';
  */
 async function load(merchant: Merchant, paymentId: string): Promise<StoredPayment & PaymentRecord> {
   const payment = await getStoredPayment(merchant.id, paymentId);
-  if (!payment || payment.status === 'processing') throw new NotFound();
+  // Test and live are apart: a payment of the other mode answers as if absent.
+  if (!payment || payment.status === 'processing' || payment.livemode !== merchant.livemode) throw new NotFound();
   return payment as StoredPayment & PaymentRecord;
 }
 

@@ -23,14 +23,14 @@ export const refundObject = (r: StoredRefund, livemode: boolean) => ({
 
 export async function getRefund(merchant: Merchant, refundId: string) {
   const refund = await findRefund(merchant.id, refundId);
-  if (!refund) throw new NotFound();
+  if (!refund || (refund.livemode !== undefined && refund.livemode !== merchant.livemode)) throw new NotFound();
   return refundObject(refund, merchant.livemode);
 }
 
 /** The merchant's refunds, newest first; `payment_id` narrows them to one payment's (a payment of another merchant: 404). */
 export async function listRefunds(merchant: Merchant, query: v.InferOutput<typeof ListRefundsQuery>) {
   const { payment_id, ...page } = query;
-  if (payment_id && !(await getPayment(merchant.id, payment_id))) throw new NotFound();
+  if (payment_id && (await getPayment(merchant.id, payment_id))?.livemode !== merchant.livemode) throw new NotFound();
   const result = await refundPage(merchant.id, payment_id, page);
   return { object: 'list' as const, data: result.data.map((r) => refundObject(r, merchant.livemode)), has_more: result.has_more };
 }

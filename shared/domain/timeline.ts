@@ -22,7 +22,7 @@ const entry = (object: TimelineObject, id: string, h: HistoryEntry) => ({
  */
 export async function paymentTimeline(merchant: Merchant, paymentId: string) {
   const [payment, { refunds, disputes }] = await Promise.all([getPayment(merchant.id, paymentId), disputesAndRefundsOf(paymentId)]);
-  if (!payment) throw new NotFound();
+  if (!payment || payment.livemode !== merchant.livemode) throw new NotFound();
   const source = payment.routing_decision?.strategy === 'card_on_file' ? 'schedule' : 'api';
   const entries = [
     entry('payment', payment.id, { at: payment.created_at, change: 'payment.created', source, reference: null }),
