@@ -10,9 +10,10 @@ import { getStoredPayment, type PaymentRecord, type StoredPayment } from '../sto
 import type { Merchant } from './auth.ts';
 import { clock, isoNow } from './clock.ts';
 import { disputeDeskFor } from './follow-up.ts';
-import { BadRequest, InvalidState, NotFound, OperationInProgress, OutcomeUnknown, ProviderRefused, ProvidersUnavailable } from './errors.ts';
+import { BadRequest, InvalidState, NotFound, OperationInProgress, ProvidersUnavailable } from './errors.ts';
 import { newEvent } from './events.ts';
 import { freshOrigin, idFor, newId, type Origin } from './ids.ts';
+import { giveUp } from './payment-lifecycle.ts';
 import { OPERATION_LEASE_MS } from './payments.ts';
 import type { OutcomeContext } from './refund-outcomes.ts';
 import { DISPUTE, type DisputeState, transition } from './state-machines.ts';
@@ -190,13 +191,7 @@ async function carryOutAction(dispute: StoredDispute, op: Operation, action: Dis
     action.kind === 'dispute_accept'
       ? await desk.accept(dispute.provider_reference, op.id)
       : await desk.submitEvidence(dispute.provider_reference, action.evidence, op.id);
-  if (!result.ok) {
-    if (result.reason === 'unknown') throw new OutcomeUnknown(dispute.payment_id);
-    await commit({ writes: [{ move: disputeTarget(dispute), operation: { finish: op.id } }] });
-    if (result.reason === 'refused')
-      throw new ProviderRefused(dispute.provider, `the ${action.kind === 'dispute_accept' ? 'acceptance' : 'evidence'}`, result.message);
-    throw new ProvidersUnavailable();
-  }
+  if (!result.ok) return giveUp(disputeTarget(dispute), dispute.payment_id, op, result);
   const moved = await moveDispute(
     dispute,
     action.kind === 'dispute_accept' ? 'accept' : 'review',

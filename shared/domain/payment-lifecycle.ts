@@ -3,7 +3,7 @@ import type { OperationResult } from '../providers/index.ts';
 import { connectorForOperation } from './connectors.ts';
 import type { CaptureBody, ListPaymentsQuery, RefundBody } from '../schemas/payments.ts';
 import { publishEvents } from '../events/queue.ts';
-import { commit, type Operation } from '../store/commit.ts';
+import { commit, type Operation, type Target } from '../store/commit.ts';
 import {
   getRefund,
   getStoredPayment,
@@ -141,7 +141,7 @@ export async function carryOut(payment: StoredPayment, op: Operation, { retried 
     op.kind === 'capture' ? await connector.capture(op.reference!, op.amount!, payment.currency, op.id) : await connector.void(op.reference!, op.id),
     retried,
   );
-  if (!result.ok) return giveUp(payment, op, result);
+  if (!result.ok) return giveUp(paymentTarget(payment), payment.id, op, result);
   const now = isoNow();
   const changes =
     op.kind === 'capture' ? { amount_captured: op.amount!, updated_at: now, last_operation: op.id } : { updated_at: now, last_operation: op.id };
@@ -176,14 +176,13 @@ const asRetried = (result: OperationResult, retried: boolean): OperationResult =
   retried && !result.ok && result.reason === 'provider_down' ? { ok: false, reason: 'unknown' } : result;
 
 /**
- * The provider could not be reached or refused (nothing happened: the operation ends, the item stays), or its answer
- * was lost (kept for the reconciler).
+ * An operation on `target` (of the payment `paymentId`) that did not go through: the provider could not be reached or
+ * refused (nothing happened: the operation ends, the item stays), or its answer was lost (kept for the reconciler).
  */
-async function giveUp(item: StoredPayment | StoredRefund, op: Operation, result: Extract<OperationResult, { ok: false }>): Promise<never> {
-  if (result.reason === 'unknown') throw new OutcomeUnknown('payment_id' in item ? item.payment_id : item.id);
-  const target = 'payment_id' in item ? refundTarget(item) : paymentTarget(item);
+export async function giveUp(target: Target, paymentId: string, op: Operation, result: Extract<OperationResult, { ok: false }>): Promise<never> {
+  if (result.reason === 'unknown') throw new OutcomeUnknown(paymentId);
   await commit({ writes: [{ move: target, operation: { finish: op.id } }] });
-  if (result.reason === 'refused') throw new ProviderRefused(op.provider ?? 'the provider', `the ${op.kind}`, result.message);
+  if (result.reason === 'refused') throw new ProviderRefused(op.provider ?? 'the provider', `the ${op.kind.replace('_', ' ')}`, result.message);
   throw new ProvidersUnavailable();
 }
 
@@ -272,7 +271,7 @@ async function carryOutRefund(payment: PaymentRecord, refund: StoredRefund, { re
   }
   if (!result.ok) {
     if (result.reason !== 'unknown') await takeBack(payment, refund);
-    return giveUp(refund, op, result);
+    return giveUp(refundTarget(refund), refund.payment_id, op, result);
   }
   if (!result.pending) return (await confirmRefund(payment, refund, result.reference, { source, reference: result.reference })).view;
   const accepted = await commit({

@@ -131,7 +131,7 @@ async function applyRefundChange(payment: PaymentRecord, change: RefundChange, c
     logger.info('A provider reported a refund not made through this service; ignored', { payment_id: payment.id });
     return false;
   }
-  const current = (await getStoredPayment(payment.merchant_id, payment.id)) as PaymentRecord;
-  if (change.status === 'succeeded') return (await confirmRefund(current, refund, change.refundReference, context)).applied;
-  return failRefund(current, refund, change.reason ?? 'the provider reported the refund failed', context);
+  // Both read the payment as it is now themselves.
+  if (change.status === 'succeeded') return (await confirmRefund(payment, refund, change.refundReference, context)).applied;
+  return failRefund(payment, refund, change.reason ?? 'the provider reported the refund failed', context);
 }
