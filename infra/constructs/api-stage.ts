@@ -44,6 +44,11 @@ export class ApiStage extends Construct {
       deployment.node.addDependency(part);
       deployment.addToLogicalId(definition);
     }
+    const hashedMethods = props.api.methods.length;
+    this.node.addValidation({
+      validate: () =>
+        props.api.methods.length === hashedMethods ? [] : ['Methods were added after the API stage: build the stage after every route'],
+    });
 
     this.stage = new Stage(this, 'Stage', {
       deployment,
