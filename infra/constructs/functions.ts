@@ -8,12 +8,13 @@ import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { catalog, type FunctionSpec, handlerFile, type HttpFunctionSpec, type QueueName } from '../../functions/catalog.ts';
 import type { Config } from '../../shared/config.ts';
+import { tableDefinition } from '../../shared/store/table-definition.ts';
 import type { OtpEmail } from './email.ts';
 import type { AppQueue, AppQueues } from './queues.ts';
 
@@ -165,6 +166,8 @@ export class AppFunction extends Construct {
         minify: true,
         sourceMap: true,
         sourcesContent: false,
+        // Warnings and errors only: `npm run synth` stays quiet.
+        logLevel: LogLevel.WARNING,
         tsconfig: join(PROJECT_ROOT, 'tsconfig.json'),
         // CommonJS dependencies bundled into an ES module still call `require` for Node built-ins.
         banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
@@ -174,12 +177,13 @@ export class AppFunction extends Construct {
 
   /**
    * `TABLE_NAME` and the table permissions of `access` (see `TableAccess`), as exact action lists rather than
-   * `grantReadWriteData` (which adds Scan and batch writes no function uses). A merchant GET's one write, the API
-   * key's `last_used`, is limited to the key's items by their partition key.
+   * `grantReadWriteData` (which adds Scan and batch writes no function uses). Reads reach the table and its indexes,
+   * each named (`<table>/index/gsi1`, no wildcard). A merchant GET's one write, the API key's `last_used`, is limited
+   * to the key's items by their partition key.
    */
   useTable(table: ITable, access: TableAccess): void {
-    const indexes = `${table.tableArn}/index/*`;
-    this.role.addToPrincipalPolicy(new PolicyStatement({ actions: TABLE_READS, resources: [table.tableArn, indexes] }));
+    const indexes = tableDefinition.indexes.map((index) => `${table.tableArn}/index/${index.name}`);
+    this.role.addToPrincipalPolicy(new PolicyStatement({ actions: TABLE_READS, resources: [table.tableArn, ...indexes] }));
     if (access === 'read-write') {
       this.role.addToPrincipalPolicy(new PolicyStatement({ actions: TABLE_WRITES, resources: [table.tableArn] }));
     }
@@ -272,7 +276,8 @@ export class AppFunction extends Construct {
   }
 }
 
-export interface AppFunctionsProps extends Omit<AppFunctionProps, 'spec'> {
+/** What every function of the app is built with, whichever stack it lands in. */
+export interface FunctionDefaults extends Omit<AppFunctionProps, 'spec'> {
   table: ITable;
   secret: ISecret;
   queues: AppQueues;
@@ -280,19 +285,24 @@ export interface AppFunctionsProps extends Omit<AppFunctionProps, 'spec'> {
   messaging: MessagingSettings;
 }
 
+export interface AppFunctionsProps extends FunctionDefaults {
+  /** Catalog entries (a stack's share of the catalog). */
+  specs: readonly FunctionSpec[];
+}
+
 /**
- * One `AppFunction` per catalog entry, with its grants and its queue or schedule trigger. HTTP triggers are wired by
- * the API construct (`httpFunctions`).
+ * One `AppFunction` per catalog entry given, with its grants and its queue or schedule trigger. HTTP triggers are
+ * wired by the API routes construct (`httpFunctions`).
  */
 export class AppFunctions extends Construct {
   readonly all: readonly AppFunction[];
 
   constructor(scope: Construct, id: string, props: AppFunctionsProps) {
     super(scope, id);
-    const { table, secret, queues, otpEmail, messaging, ...defaults } = props;
+    const { specs, table, secret, queues, otpEmail, messaging, ...defaults } = props;
 
     const ids = new Map<string, string>();
-    this.all = catalog.map((spec) => {
+    this.all = specs.map((spec) => {
       const constructId = constructIdOf(spec.name);
       const clash = ids.get(constructId);
       if (clash) throw new Error(`Functions "${clash}" and "${spec.name}" map to the same construct id ${constructId}`);
@@ -302,13 +312,13 @@ export class AppFunctions extends Construct {
       fn.useTable(table, tableAccessOf(spec));
       fn.useSecret(secret);
       for (const queue of queuesSentToBy(spec)) fn.sendTo(queues.get(queue));
-      if (EMAIL_SENDERS.has(spec.name)) fn.sendEmailFrom(otpEmail);
-      if (MESSAGE_SENDERS.has(spec.name)) fn.sendMessages(messaging);
+      if (spec.sends?.includes('email')) fn.sendEmailFrom(otpEmail);
+      if (spec.sends?.includes('messages')) fn.sendMessages(messaging);
       this.addTrigger(fn, queues);
       return fn;
     });
 
-    this.suppressNagFindings(table);
+    this.suppressNagFindings();
   }
 
   httpFunctions(): (AppFunction & { spec: HttpFunctionSpec })[] {
@@ -341,21 +351,13 @@ export class AppFunctions extends Construct {
   }
 
   /** The cdk-nag findings every function has by design (see `compliance.ts`). */
-  private suppressNagFindings(table: ITable): void {
-    const tableArn = Stack.of(this).resolve(table.tableArn) as { 'Fn::GetAtt'?: [string, string] };
-    const tableLogicalId = tableArn['Fn::GetAtt']?.[0];
+  private suppressNagFindings(): void {
     for (const fn of this.all) {
       Validations.of(fn).acknowledge(
         {
           id: 'AwsSolutions-IAM5[Resource::*]',
           reason:
             'X-Ray trace upload (xray:PutTraceSegments, xray:PutTelemetryRecords) has no resource-level permissions; ' + 'AWS requires Resource "*".',
-        },
-        {
-          id: `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
-          reason:
-            'Table grants include the table\'s own indexes ("<table>/index/*", i.e. gsi1 and gsi2) so the function can ' +
-            'Query them; the wildcard never reaches another table.',
         },
         {
           id: 'PCI.DSS.321-IAMNoInlinePolicy',

@@ -1,5 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
-import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import type { RestApi, Stage } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, ComparisonOperator, Dashboard, GraphWidget, type IMetric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -12,6 +12,7 @@ import type { AppQueue } from './queues.ts';
 
 export interface ObservabilityProps {
   api: RestApi;
+  stage: Stage;
   functions: readonly AppFunction[];
   queues: readonly AppQueue[];
   key: IKey;
@@ -45,7 +46,7 @@ export class Observability extends Construct {
     }
     this.alarm('Api5xx', {
       description: 'The API answered 5XX',
-      metric: props.api.deploymentStage.metricServerError({ period: FIVE_MINUTES, statistic: Stats.SUM }),
+      metric: props.stage.metricServerError({ period: FIVE_MINUTES, statistic: Stats.SUM }),
     });
     // An HTTP function's error is an API 5XX (above); workers answer nobody, so each has its own alarm.
     for (const fn of props.functions.filter((f) => f.spec.trigger.type !== 'http')) {
@@ -60,12 +61,12 @@ export class Observability extends Construct {
       widgets: [
         [
           graph('API requests and errors', [
-            props.api.deploymentStage.metricCount({ period: FIVE_MINUTES }),
-            props.api.deploymentStage.metricClientError({ period: FIVE_MINUTES }),
-            props.api.deploymentStage.metricServerError({ period: FIVE_MINUTES }),
+            props.stage.metricCount({ period: FIVE_MINUTES }),
+            props.stage.metricClientError({ period: FIVE_MINUTES }),
+            props.stage.metricServerError({ period: FIVE_MINUTES }),
           ]),
           graph('API latency p99 (ms)', [
-            props.api.deploymentStage.metricLatency({ period: FIVE_MINUTES, statistic: Stats.p(99) }),
+            props.stage.metricLatency({ period: FIVE_MINUTES, statistic: Stats.p(99) }),
             props.api.metricIntegrationLatency({ period: FIVE_MINUTES, statistic: Stats.p(99) }),
           ]),
         ],

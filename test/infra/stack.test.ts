@@ -1,5 +1,5 @@
 import { App, Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match } from 'aws-cdk-lib/assertions';
 import type { CfnResource } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { catalog, type FunctionSpec, httpFunctions } from '../../functions/catalog.ts';
@@ -7,22 +7,16 @@ import { EMAIL_SENDERS, MESSAGE_SENDERS, queuesSentToBy, tableAccessOf } from '.
 import { defaultSettings, PaymentOrchestrationStack, settingsFromContext } from '../../infra/stack.ts';
 import { queueDefinitions } from '../../shared/queues.ts';
 import { tableDefinition } from '../../shared/store/table-definition.ts';
+import { mergedTemplate, type Resource } from './templates.ts';
 
 /*
- * CDK assertions on the synthesized template. `aws:cdk:bundling-stacks: []` makes every NodejsFunction skip esbuild
+ * CDK assertions on the synthesized templates of the root stack and its nested stacks, read as one (templates.ts). `aws:cdk:bundling-stacks: []` makes every NodejsFunction skip esbuild
  * (AssetStaging sees `stack.bundlingRequired === false` and stages the project directory as is, hashing only the
  * construct path), so synthesis takes seconds; `npm run synth` covers the real bundling.
  */
 const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
 const stack = new PaymentOrchestrationStack(app, 'PaymentOrchestration');
-const template = Template.fromStack(stack);
-
-interface Resource {
-  Type: string;
-  Properties?: Record<string, unknown>;
-  DeletionPolicy?: string;
-  UpdateReplacePolicy?: string;
-}
+const template = mergedTemplate(stack);
 const resources = template.toJSON().Resources as Record<string, Resource>;
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 const props = (logicalId: string) => resources[logicalId]?.Properties ?? {};
@@ -376,7 +370,7 @@ describe('outputs and settings', () => {
       context: { 'aws:cdk:bundling-stacks': [], smsOriginationIdentity: 'pool-1', whatsappPhoneNumberId: 'phone-number-id-7' },
     });
     const settings = settingsFromContext(withMessaging.node);
-    const built = Template.fromStack(new PaymentOrchestrationStack(withMessaging, 'WithMessaging', { settings })).toJSON().Resources as Record<
+    const built = mergedTemplate(new PaymentOrchestrationStack(withMessaging, 'WithMessaging', { settings })).toJSON().Resources as Record<
       string,
       Resource
     >;

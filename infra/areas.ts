@@ -1,0 +1,40 @@
+import type { FunctionSpec, HttpFunctionSpec } from '../functions/catalog.ts';
+import { constructIdOf } from './constructs/functions.ts';
+
+/**
+ * How the catalog splits into nested stacks, so that each keeps ample room under CloudFormation's 500 resources
+ * (an endpoint takes 8: function, role, policy, log group, permission, method, and its path's resources).
+ * - An HTTP function belongs to the area its path names right after `/api`: `/api/payments/{id}/capture` → `payments`.
+ *   Each area is one nested stack `Api<Area>` (`ApiPayments`, `ApiTestHelpers`) holding its functions, resources,
+ *   methods and invoke permissions. A new catalog entry lands in its area's stack, or in a new area's, with no change
+ *   to `infra/`.
+ * - Queue and schedule functions are the `Workers` stack.
+ */
+export const API_PREFIX = '/api';
+
+export const areaOf = (spec: HttpFunctionSpec): string => {
+  const [prefix, area] = spec.trigger.path.split('/').filter(Boolean);
+  if (`/${prefix}` !== API_PREFIX || !area || !/^[A-Za-z0-9._-]+$/.test(area)) {
+    throw new Error(`${spec.name}: an HTTP path starts with ${API_PREFIX}/<area>, got ${spec.trigger.path}`);
+  }
+  return area;
+};
+
+/** `test_helpers` → `ApiTestHelpers`. */
+export const stackIdOfArea = (area: string): string => `Api${constructIdOf(area)}`;
+
+export const isHttp = (spec: FunctionSpec): spec is HttpFunctionSpec => spec.trigger.type === 'http';
+
+/** The HTTP functions by area (in catalog order) and the workers. */
+export function splitCatalog(specs: readonly FunctionSpec[]): { areas: Map<string, HttpFunctionSpec[]>; workers: FunctionSpec[] } {
+  const areas = new Map<string, HttpFunctionSpec[]>();
+  const stackIds = new Map<string, string>();
+  for (const spec of specs.filter(isHttp)) {
+    const area = areaOf(spec);
+    const clash = stackIds.get(stackIdOfArea(area));
+    if (clash && clash !== area) throw new Error(`Areas "${clash}" and "${area}" map to the same stack ${stackIdOfArea(area)}`);
+    stackIds.set(stackIdOfArea(area), area);
+    areas.set(area, [...(areas.get(area) ?? []), spec]);
+  }
+  return { areas, workers: specs.filter((spec) => !isHttp(spec)) };
+}

@@ -1,0 +1,67 @@
+import { type CfnResource, NestedStack, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+
+/*
+ * The deployment is a root stack and its nested stacks (infra/stack.ts). Tests read it as one template: every
+ * stack's resources in one map, with each nested stack's parameters replaced by the values the root passes them
+ * (and the root's reads of nested outputs by the outputs' values), so that `{ Ref: <table> }` means the table
+ * wherever it is used.
+ */
+
+export interface Resource {
+  Type: string;
+  Properties?: Record<string, unknown>;
+  DependsOn?: string[];
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
+}
+interface TemplateJson {
+  Resources: Record<string, Resource>;
+  Parameters?: Record<string, unknown>;
+  Outputs?: Record<string, { Value: unknown }>;
+}
+
+/** The root and every stack nested in it, with its template. */
+export const stacksOf = (root: Stack): { stack: Stack; template: TemplateJson }[] =>
+  root.node
+    .findAll()
+    .filter((c): c is Stack => Stack.isStack(c))
+    .map((stack) => ({ stack, template: Template.fromStack(stack).toJSON() as TemplateJson }));
+
+/** Replaces, anywhere in `value`, each object `from` matches by what it returns. */
+const replace = (value: unknown, from: (o: Record<string, unknown>) => unknown): unknown => {
+  if (Array.isArray(value)) return value.map((v) => replace(v, from));
+  if (value === null || typeof value !== 'object') return value;
+  const replaced = from(value as Record<string, unknown>);
+  if (replaced !== undefined) return replaced;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replace(v, from)]));
+};
+
+/** The whole deployment as one template (see above); a logical id used in two stacks is an error. */
+export function mergedTemplate(root: Stack): Template {
+  const stacks = stacksOf(root);
+  const rootTemplate = stacks.find((s) => s.stack === root)!.template;
+  const nestedById = new Map(
+    stacks
+      .filter((s) => NestedStack.isNestedStack(s.stack))
+      .map((s) => [root.getLogicalId((s.stack as NestedStack).nestedStackResource as CfnResource), s] as const),
+  );
+  const resources: Record<string, Resource> = {};
+  const add = (id: string, resource: Resource) => {
+    if (resource.Type === 'AWS::CDK::Metadata') return;
+    if (resources[id]) throw new Error(`Logical id ${id} is used in two stacks`);
+    resources[id] = resource;
+  };
+  const readOutput = (o: Record<string, unknown>) => {
+    const getAtt = o['Fn::GetAtt'] as [string, string] | undefined;
+    const nested = getAtt && nestedById.get(getAtt[0]);
+    return nested && getAtt[1].startsWith('Outputs.') ? nested.template.Outputs?.[getAtt[1].slice('Outputs.'.length)]?.Value : undefined;
+  };
+  for (const [id, resource] of Object.entries(rootTemplate.Resources)) add(id, replace(resource, readOutput) as Resource);
+  for (const [id, { template }] of nestedById) {
+    const given = (rootTemplate.Resources[id]!.Properties?.Parameters ?? {}) as Record<string, unknown>;
+    const readParameter = (o: Record<string, unknown>) => (typeof o.Ref === 'string' && o.Ref in given ? given[o.Ref] : undefined);
+    for (const [nestedId, resource] of Object.entries(template.Resources)) add(nestedId, replace(resource, readParameter) as Resource);
+  }
+  return Template.fromJSON({ Resources: resources, Outputs: rootTemplate.Outputs ?? {} });
+}
