@@ -4,5 +4,5 @@ import { AnalyticsQuery } from '../../shared/schemas/reports.ts';
 import { AnalyticsOverview } from '../../shared/schemas/responses/reports.ts';
 
 export const handler = http({ auth: 'merchant', query: AnalyticsQuery, response: AnalyticsOverview }, async ({ merchant, query }) =>
-  overview(merchant.id, query),
+  overview(merchant, query),
 );

@@ -4,5 +4,5 @@ import { AnalyticsQuery } from '../../shared/schemas/reports.ts';
 import { ProviderReport } from '../../shared/schemas/responses/reports.ts';
 
 export const handler = http({ auth: 'merchant', query: AnalyticsQuery, response: ProviderReport }, async ({ merchant, query }) =>
-  providers(merchant.id, query),
+  providers(merchant, query),
 );

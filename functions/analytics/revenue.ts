@@ -4,5 +4,5 @@ import { AnalyticsQuery } from '../../shared/schemas/reports.ts';
 import { RevenueReport } from '../../shared/schemas/responses/reports.ts';
 
 export const handler = http({ auth: 'merchant', query: AnalyticsQuery, response: RevenueReport }, async ({ merchant, query }) =>
-  revenue(merchant.id, query),
+  revenue(merchant, query),
 );

@@ -5,5 +5,5 @@ import { Customer } from '../../shared/schemas/responses/accounts.ts';
 
 export const handler = http(
   { auth: 'merchant', body: CreateCustomerBody, idempotent: true, response: Customer },
-  async ({ merchant, body, origin }) => createCustomer(merchant.id, body, origin),
+  async ({ merchant, body, origin }) => createCustomer(merchant, body, origin),
 );

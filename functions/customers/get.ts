@@ -3,5 +3,5 @@ import { http } from '../../shared/http/index.ts';
 import { Customer } from '../../shared/schemas/responses/accounts.ts';
 
 export const handler = http({ auth: 'merchant', params: { id: 'customer' }, response: Customer }, async ({ merchant, params }) =>
-  getCustomer(merchant.id, params.id),
+  getCustomer(merchant, params.id),
 );

@@ -4,5 +4,5 @@ import { ListCustomersQuery } from '../../shared/schemas/customers.ts';
 import { CustomerList } from '../../shared/schemas/responses/accounts.ts';
 
 export const handler = http({ auth: 'merchant', query: ListCustomersQuery, response: CustomerList }, async ({ merchant, query }) =>
-  listCustomers(merchant.id, query),
+  listCustomers(merchant, query),
 );

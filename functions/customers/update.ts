@@ -5,5 +5,5 @@ import { Customer } from '../../shared/schemas/responses/accounts.ts';
 
 export const handler = http(
   { auth: 'merchant', params: { id: 'customer' }, body: UpdateCustomerBody, response: Customer },
-  async ({ merchant, params, body }) => updateCustomer(merchant.id, params.id, body),
+  async ({ merchant, params, body }) => updateCustomer(merchant, params.id, body),
 );

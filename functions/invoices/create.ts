@@ -5,5 +5,5 @@ import { Invoice } from '../../shared/schemas/responses/billing.ts';
 
 export const handler = http(
   { auth: 'merchant', body: CreateInvoiceBody, idempotent: true, response: Invoice },
-  async ({ merchant, body, baseUrl, origin }) => createInvoice(merchant.id, body, baseUrl, origin),
+  async ({ merchant, body, baseUrl, origin }) => createInvoice(merchant, body, baseUrl, origin),
 );

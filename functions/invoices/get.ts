@@ -3,5 +3,5 @@ import { http } from '../../shared/http/index.ts';
 import { Invoice } from '../../shared/schemas/responses/billing.ts';
 
 export const handler = http({ auth: 'merchant', params: { id: 'invoice' }, response: Invoice }, async ({ merchant, params, baseUrl }) =>
-  getInvoice(merchant.id, params.id, baseUrl),
+  getInvoice(merchant, params.id, baseUrl),
 );

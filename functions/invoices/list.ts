@@ -4,5 +4,5 @@ import { ListInvoicesQuery } from '../../shared/schemas/invoices.ts';
 import { InvoiceList } from '../../shared/schemas/responses/billing.ts';
 
 export const handler = http({ auth: 'merchant', query: ListInvoicesQuery, response: InvoiceList }, async ({ merchant, query, baseUrl }) =>
-  listInvoices(merchant.id, query, baseUrl),
+  listInvoices(merchant, query, baseUrl),
 );

@@ -3,5 +3,5 @@ import { http } from '../../shared/http/index.ts';
 import { PaidInvoice } from '../../shared/schemas/responses/billing.ts';
 
 export const handler = http({ auth: 'merchant', params: { id: 'invoice' }, response: PaidInvoice }, async ({ merchant, params, baseUrl }) =>
-  markInvoicePaid(merchant.id, params.id, undefined, baseUrl),
+  markInvoicePaid(merchant, params.id, undefined, baseUrl),
 );

@@ -5,5 +5,5 @@ import { SentInvoice } from '../../shared/schemas/responses/billing.ts';
 
 export const handler = http(
   { auth: 'merchant', params: { id: 'invoice' }, body: SendInvoiceBody, response: SentInvoice },
-  async ({ merchant, params, body, baseUrl }) => sendInvoice(merchant.id, params.id, body.channel, baseUrl),
+  async ({ merchant, params, body, baseUrl }) => sendInvoice(merchant, params.id, body.channel, baseUrl),
 );

@@ -3,5 +3,5 @@ import { http } from '../../shared/http/index.ts';
 import { Settlement } from '../../shared/schemas/responses/reports.ts';
 
 export const handler = http({ auth: 'merchant', params: { id: 'settlement' }, response: Settlement }, async ({ merchant, params }) =>
-  getSettlement(merchant.id, params.id),
+  getSettlement(merchant, params.id),
 );

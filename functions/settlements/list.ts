@@ -4,5 +4,5 @@ import { ListSettlementsQuery } from '../../shared/schemas/reports.ts';
 import { SettlementList } from '../../shared/schemas/responses/reports.ts';
 
 export const handler = http({ auth: 'merchant', query: ListSettlementsQuery, response: SettlementList }, async ({ merchant, query }) =>
-  listSettlements(merchant.id, query.status, query),
+  listSettlements(merchant, query.status, query),
 );

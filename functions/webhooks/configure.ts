@@ -5,5 +5,5 @@ import { NewWebhook } from '../../shared/schemas/responses/webhooks.ts';
 
 export const handler = http(
   { auth: 'merchant', body: ConfigureWebhookBody, idempotent: { withhold: ['secret'] }, response: NewWebhook },
-  async ({ merchant, body, origin }) => configureWebhook(merchant.id, body, origin),
+  async ({ merchant, body, origin }) => configureWebhook(merchant, body, origin),
 );

@@ -3,5 +3,5 @@ import { http } from '../../shared/http/index.ts';
 import { DeletedWebhook } from '../../shared/schemas/responses/webhooks.ts';
 
 export const handler = http({ auth: 'merchant', params: { id: 'webhook' }, response: DeletedWebhook }, async ({ merchant, params }) =>
-  deleteWebhook(merchant.id, params.id),
+  deleteWebhook(merchant, params.id),
 );

@@ -4,5 +4,5 @@ import { ListWebhookEventsQuery } from '../../shared/schemas/webhooks.ts';
 import { WebhookEventList } from '../../shared/schemas/responses/webhooks.ts';
 
 export const handler = http({ auth: 'merchant', query: ListWebhookEventsQuery, response: WebhookEventList }, async ({ merchant, query }) =>
-  listDeliveries(merchant.id, query),
+  listDeliveries(merchant, query),
 );

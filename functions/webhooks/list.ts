@@ -4,5 +4,5 @@ import { ListWebhooksQuery } from '../../shared/schemas/webhooks.ts';
 import { WebhookList } from '../../shared/schemas/responses/webhooks.ts';
 
 export const handler = http({ auth: 'merchant', query: ListWebhooksQuery, response: WebhookList }, async ({ merchant, query }) =>
-  listWebhooks(merchant.id, query),
+  listWebhooks(merchant, query),
 );

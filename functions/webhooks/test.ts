@@ -4,5 +4,5 @@ import { TestWebhookBody } from '../../shared/schemas/webhooks.ts';
 import { WebhookTestResult } from '../../shared/schemas/responses/webhooks.ts';
 
 export const handler = http({ auth: 'merchant', body: TestWebhookBody, response: WebhookTestResult }, async ({ merchant, body }) =>
-  testWebhook(merchant.id, body),
+  testWebhook(merchant, body),
 );

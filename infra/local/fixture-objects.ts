@@ -4,7 +4,7 @@
  * notification, a settlement and a sign-in code. `npm run invoke`
  * and the catalog test fill the fixtures' placeholders with these, so every fixture answers as in real use.
  */
-import type { Merchant } from '../../shared/domain/auth.ts';
+import { type Merchant, ownerOf } from '../../shared/domain/auth.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import type { DemoMerchant } from '../../shared/domain/demo.ts';
 import { createConnector } from '../../shared/domain/connectors.ts';
@@ -54,7 +54,7 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
   const monthly = { customer_id: demo.customerId, plan: 'Pro monthly', amount: 2900, currency: 'USD', interval: 'month' as const, interval_count: 1 };
   const [invoice, subscription, paused, rule, webhook, otpRequest, connector] = await Promise.all([
     createInvoice(
-      demo.merchantId,
+      merchant,
       {
         customer_id: demo.customerId,
         items: [{ name: 'Consulting', amount: 12000, quantity: 1 }],
@@ -66,14 +66,14 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     ),
     createSubscription(merchant, monthly),
     createSubscription(merchant, monthly).then((made) => pauseSubscription(merchant, made.id)),
-    createRoutingRule(demo.merchantId, {
+    createRoutingRule(merchant, {
       name: 'EUR to Adyen',
       provider: 'adyen',
       strategy: 'fixed',
       priority: 100,
       conditions: [{ field: 'currency', operator: 'equals', value: 'EUR' }],
     }),
-    configureWebhook(demo.merchantId, { url: 'http://127.0.0.1:9/hooks', events: ['*'] }),
+    configureWebhook(merchant, { url: 'http://127.0.0.1:9/hooks', events: ['*'] }),
     requestOtp(demo.email),
     createConnector(merchant, { provider: 'stripe', credentials: FAKE_CREDENTIALS.stripe, label: 'Stripe fake' }, baseUrl),
   ]);
@@ -91,8 +91,8 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
   });
   // The captured demo payment, settled as the daily job would once its funds are released.
   const settleDay = dayOf(new Date(clock.now() + HOLD_DAYS * 86_400_000).toISOString());
-  await settleMerchant(demo.merchantId, settleDay);
-  const [settlement] = (await listSettlements(demo.merchantId, undefined, { limit: 1 })).data;
+  await settleMerchant(ownerOf(merchant), settleDay);
+  const [settlement] = (await listSettlements(merchant, undefined, { limit: 1 })).data;
   if (!settlement) throw new Error('The demo merchant has no captured payment to settle (create it with its payments)');
   // After the settlement: a dispute takes its amount out of the balance.
   const dispute = await openTestDispute(merchant, demo.capturedPaymentId!, { reason: 'fraudulent' });

@@ -1,6 +1,8 @@
 import { PROVIDERS } from '../providers/types.ts';
 import { dayOf, type OutcomeRow, readOutcomes, readProviderOutcomes, readRevenue } from '../store/ledger.ts';
 import { clock } from './clock.ts';
+import { type Merchant, ownerOf } from './auth.ts';
+import type { Owner } from '../store/keys.ts';
 
 /** Windows are whole UTC days ending today: 24h = today, 7d = the last 7 days including today, … */
 export const PERIODS = { '24h': 1, '7d': 7, '30d': 30, '90d': 90 } as const;
@@ -19,7 +21,7 @@ function windowDays(period: Period): string[] {
 const ratePct = (approvals: number, attempts: number) => (attempts > 0 ? Math.round((approvals / attempts) * 10_000) / 100 : 0);
 
 /** The window's per-day, per-currency payment outcomes, summed across shards. */
-const outcomes = (merchantId: string, days: string[]): Promise<OutcomeRow[]> => readOutcomes(merchantId, days[0]!, days.at(-1)!);
+const outcomes = (owner: Owner, days: string[]): Promise<OutcomeRow[]> => readOutcomes(owner, days[0]!, days.at(-1)!);
 
 /** The asked currency, else the one with the most payment attempts in the window (USD when there were none). */
 function pickCurrency(requested: string | undefined, rows: Array<{ currency: string; attempts?: number }>): string {
@@ -29,14 +31,15 @@ function pickCurrency(requested: string | undefined, rows: Array<{ currency: str
   return [...attempts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0] ?? 'USD';
 }
 
-export async function overview(merchantId: string, query: AnalyticsQuery) {
-  const rows = await outcomes(merchantId, windowDays(query.period));
+export async function overview(merchant: Merchant, query: AnalyticsQuery) {
+  const rows = await outcomes(ownerOf(merchant), windowDays(query.period));
   const currency = pickCurrency(query.currency, rows);
   const mine = rows.filter((r) => r.currency === currency);
   const attempts = mine.reduce((n, r) => n + r.attempts, 0);
   const approvals = mine.reduce((n, r) => n + r.approvals, 0);
   return {
     object: 'analytics' as const,
+    livemode: merchant.livemode,
     volume: mine.reduce((n, r) => n + r.volume, 0),
     transactions: approvals,
     attempts,
@@ -47,23 +50,33 @@ export async function overview(merchantId: string, query: AnalyticsQuery) {
 }
 
 /** Captured minus refunded and disputed (a won dispute gives its amount back) per day, every day of the window present. */
-export async function revenue(merchantId: string, query: AnalyticsQuery) {
+export async function revenue(merchant: Merchant, query: AnalyticsQuery) {
   const days = windowDays(query.period);
-  const [rev, rows] = await Promise.all([readRevenue(merchantId, days[0]!, days.at(-1)!), query.currency ? [] : outcomes(merchantId, days)]);
+  const [rev, rows] = await Promise.all([
+    readRevenue(ownerOf(merchant), days[0]!, days.at(-1)!),
+    query.currency ? [] : outcomes(ownerOf(merchant), days),
+  ]);
   const currency = pickCurrency(query.currency, rows.length ? rows : rev.map((r) => ({ currency: r.currency, attempts: 1 })));
   const by_day = days.map((date) => {
     const v = rev.find((r) => r.day === date && r.currency === currency);
     return { date, amount: (v?.captured ?? 0) - (v?.refunded ?? 0) - (v?.disputed ?? 0) };
   });
-  return { object: 'revenue' as const, total: by_day.reduce((n, d) => n + d.amount, 0), currency, period: query.period, by_day };
+  return {
+    object: 'revenue' as const,
+    livemode: merchant.livemode,
+    total: by_day.reduce((n, d) => n + d.amount, 0),
+    currency,
+    period: query.period,
+    by_day,
+  };
 }
 
 /** Per provider: approved volume, approval rate of authorization attempts, mean authorization latency (ms). */
-export async function providers(merchantId: string, query: AnalyticsQuery) {
+export async function providers(merchant: Merchant, query: AnalyticsQuery) {
   const days = windowDays(query.period);
   const [cells, rows] = await Promise.all([
-    readProviderOutcomes(merchantId, days[0]!, days.at(-1)!),
-    query.currency ? [] : outcomes(merchantId, days),
+    readProviderOutcomes(ownerOf(merchant), days[0]!, days.at(-1)!),
+    query.currency ? [] : outcomes(ownerOf(merchant), days),
   ]);
   const currency = pickCurrency(query.currency, rows);
   const totals = new Map(PROVIDERS.map((p) => [p, { attempts: 0, approvals: 0, volume: 0, latency_sum: 0 }]));

@@ -3,6 +3,7 @@ import { API_KEY_PREFIX, SESSION_PREFIX, sha256 } from './credentials.ts';
 import { BadRequest, Unauthorized } from './errors.ts';
 import { getApiKeyByHash, touchApiKey } from '../store/api-keys.ts';
 import { getSession } from '../store/sessions.ts';
+import type { Owner } from '../store/keys.ts';
 
 export interface Merchant {
   id: string;
@@ -46,3 +47,6 @@ function parseLivemode(value: string): boolean {
   if (normalized === 'true' || normalized === 'false') return normalized === 'true';
   throw new BadRequest('parameter_invalid', 'Livemode', `the Livemode header is true or false, not ${JSON.stringify(value.slice(0, 20))}`);
 }
+
+/** Whose data the request reads and writes: the merchant in the mode it acts in (keys.ts `Owner`). */
+export const ownerOf = (merchant: Pick<Merchant, 'id' | 'livemode'>): Owner => ({ merchant_id: merchant.id, livemode: merchant.livemode });

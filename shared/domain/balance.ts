@@ -1,8 +1,9 @@
 import { readBalanceCells } from '../store/ledger.ts';
+import { type Merchant, ownerOf } from './auth.ts';
 
 /** Available and pending funds per currency, summed from the balance cells (no payment is read). */
-export async function getBalance(merchantId: string) {
-  const cells = await readBalanceCells(merchantId);
+export async function getBalance(merchant: Merchant) {
+  const cells = await readBalanceCells(ownerOf(merchant));
   const available = new Map<string, number>();
   const pending = new Map<string, number>();
   for (const cell of cells) {
@@ -20,6 +21,7 @@ export async function getBalance(merchantId: string) {
   }
   return {
     object: 'balance' as const,
+    livemode: merchant.livemode,
     available: currencies.map((currency) => ({ amount: available.get(currency) ?? 0, currency })),
     pending: currencies.map((currency) => ({ amount: pending.get(currency) ?? 0, currency })),
   };

@@ -1,6 +1,6 @@
 import { getCustomer } from '../store/customers.ts';
 import { getPayment, getStoredPayment, type PaymentRecord } from '../store/payments.ts';
-import type { Merchant } from './auth.ts';
+import { type Merchant, ownerOf } from './auth.ts';
 import type { CardBrand } from './cards.ts';
 import { isoNow } from './clock.ts';
 import { Declined, OperationInProgress, OutcomeUnknown, ResourceMissing } from './errors.ts';
@@ -26,13 +26,13 @@ export interface StoredCardCharge {
  */
 export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCharge) {
   const started = performance.now();
-  const customer = await getCustomer(merchant.id, charge.customerId);
+  const customer = await getCustomer(ownerOf(merchant), charge.customerId);
   const card = customer?.card_on_file;
   if (!customer || !card) throw new ResourceMissing('customer_id');
 
   const id = charge.paymentId ?? newId('payment');
   // Charged before under this id (a renewal run that died): what the first run left is resolved and used.
-  const earlier = charge.paymentId ? await getStoredPayment(merchant.id, id) : undefined;
+  const earlier = charge.paymentId ? await getStoredPayment(ownerOf(merchant), id) : undefined;
   if (earlier) {
     const resolved = await resolveAuthorization(earlier, 'reconciler');
     if (resolved === 'pending') throw new OutcomeUnknown(id);
@@ -77,7 +77,7 @@ export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCha
 
 /** A charge recorded earlier: captured now if only authorized, declined if it failed. */
 async function settled(merchant: Merchant, id: string) {
-  const payment = await getPayment(merchant.id, id);
+  const payment = await getPayment(ownerOf(merchant), id);
   if (!payment || payment.status === 'failed') throw new Declined(payment?.decline_code ?? 'generic_decline', id);
   if (payment.status === 'succeeded') return capturePayment(merchant, id, {});
   return paymentView(payment);

@@ -15,11 +15,12 @@ import {
 } from '../store/connectors.ts';
 import type { PageQuery } from '../store/pagination.ts';
 import { emptyStats, type ProviderStats } from '../store/routing-stats.ts';
-import type { Merchant } from './auth.ts';
+import { type Merchant, ownerOf } from './auth.ts';
 import { isoNow } from './clock.ts';
 import { BadRequest, NotFound } from './errors.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { scoreProvider } from './routing.ts';
+import type { Owner } from '../store/keys.ts';
 
 /**
  * Connector accounts: the merchant's own provider accounts. Credentials are checked by the provider's module (their
@@ -99,22 +100,22 @@ export async function createConnector(
 }
 
 export async function listConnectorsPage(merchant: Merchant, page: PageQuery, baseUrl: string) {
-  const result = await connectorPage(merchant.id, modeOf(merchant), page);
+  const result = await connectorPage(ownerOf(merchant), page);
   return { object: 'list' as const, data: result.data.map((c) => view(c, baseUrl)), has_more: result.has_more };
 }
 
 export async function getConnector(merchant: Merchant, id: string, baseUrl: string) {
-  const record = await getShownConnector(merchant.id, id, modeOf(merchant));
+  const record = await getShownConnector(ownerOf(merchant), id);
   if (!record) throw new NotFound();
   return view(record, baseUrl);
 }
 
 export async function updateConnector(merchant: Merchant, id: string, input: v.InferOutput<typeof UpdateConnectorBody>, baseUrl: string) {
   const mode = modeOf(merchant);
-  const existing = await getShownConnector(merchant.id, id, mode);
+  const existing = await getShownConnector(ownerOf(merchant), id);
   if (!existing) throw new NotFound();
   const checked = input.credentials ? await checkedCredentials(existing.provider, input.credentials, mode) : undefined;
-  const updated = await updateRecord(merchant.id, id, mode, {
+  const updated = await updateRecord(ownerOf(merchant), id, {
     label: input.label,
     status: input.status,
     credentials_sealed: checked && (await checked.sealedFor(merchant.id, id)),
@@ -130,13 +131,13 @@ export async function updateConnector(merchant: Merchant, id: string, input: v.I
  * captured, voided and refunded through it, and the reconciler can still finish their operations.
  */
 export async function deleteConnector(merchant: Merchant, id: string) {
-  if (!(await deleteRecord(merchant.id, id, modeOf(merchant), isoNow()))) throw new NotFound();
+  if (!(await deleteRecord(ownerOf(merchant), id, isoNow()))) throw new NotFound();
   return { id, object: 'connector' as const, deleted: true as const };
 }
 
-/** The merchant's active connector accounts of `mode`, newest first (routing's candidates; see routeTargets). */
-export async function activeConnectors(merchantId: string, mode: Mode): Promise<ConnectorRecord[]> {
-  return (await listConnectors(merchantId, { consistent: false })).filter((c) => c.mode === mode && c.status === 'active');
+/** The owner's active connector accounts, newest first (routing's candidates; see routeTargets). */
+export async function activeConnectors(owner: Owner): Promise<ConnectorRecord[]> {
+  return (await listConnectors(owner, { consistent: false })).filter((c) => c.status === 'active');
 }
 
 /** Live connectors built from opened credentials, per connector version (an update makes a new one). */
@@ -191,33 +192,27 @@ export const describeTarget = (t: RouteTarget): string =>
  * The connector an operation calls: the payment's connector account (whatever its status now: an authorization it
  * holds is still captured, voided or refunded there), or the provider's sandbox for a payment made without one.
  */
-export async function connectorForOperation(
-  payment: { merchant_id: string; livemode: boolean },
-  op: { provider?: string; connector_id?: string },
-): Promise<Connector> {
+export async function connectorForOperation(payment: Owner, op: { provider?: string; connector_id?: string }): Promise<Connector> {
   if (!op.connector_id) return sandboxFor(op.provider as ProviderName);
-  return liveConnectorFor(await accountOf(payment.merchant_id, payment.livemode, op.connector_id));
+  return liveConnectorFor(await accountOf(payment, op.connector_id));
 }
 
 /**
  * The connector for a route target: the account routing just listed (no second read), or, for a target named only by
  * its id (a card on file), the account read by id; the sandbox for none.
  */
-export const connectorForTarget = (merchantId: string, mode: Mode, target: RouteTarget): Promise<Connector> =>
+export const connectorForTarget = (owner: Owner, target: RouteTarget): Promise<Connector> =>
   target.account
     ? liveConnectorFor(target.account)
-    : connectorForOperation(
-        { merchant_id: merchantId, livemode: mode === 'live' },
-        { provider: target.provider, connector_id: target.connectorId ?? undefined },
-      );
+    : connectorForOperation(owner, { provider: target.provider, connector_id: target.connectorId ?? undefined });
 
 /** The account's credentials, opened in memory only (to build what calls its provider; never logged or returned). */
 export const openedCredentials = async (record: ConnectorRecord): Promise<Record<string, unknown>> =>
   JSON.parse(await credentialsSealer.open(record.credentials_sealed, record.merchant_id, record.id)) as Record<string, unknown>;
 
-/** The merchant's connector account an operation names (whatever its status now), or an error if it is gone. */
-export async function accountOf(merchantId: string, livemode: boolean, connectorId: string): Promise<ConnectorRecord> {
-  const record = await getRecord(merchantId, connectorId, modeOf({ livemode }));
+/** The owner's connector account an operation names (whatever its status now), or an error if it is gone. */
+export async function accountOf(owner: Owner, connectorId: string): Promise<ConnectorRecord> {
+  const record = await getRecord(owner, connectorId);
   if (!record) throw new Error(`Connector ${connectorId} no longer exists`);
   return record;
 }

@@ -9,10 +9,12 @@ import {
 import type { PageQuery } from '../store/pagination.ts';
 import { NotFound } from './errors.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
+import { type Merchant, ownerOf } from './auth.ts';
 
 const view = (c: CustomerRecord) => ({
   id: c.id,
   object: 'customer' as const,
+  livemode: c.livemode,
   email: c.email,
   name: c.name,
   phone: c.phone,
@@ -28,10 +30,11 @@ export interface NewCustomer {
 }
 
 /** A retried create (same origin) answers the customer its first run created. */
-export async function createCustomer(merchantId: string, input: NewCustomer, origin: Origin = freshOrigin()) {
+export async function createCustomer(merchant: Merchant, input: NewCustomer, origin: Origin = freshOrigin()) {
   const customer: CustomerRecord = {
     id: idFor('customer', origin),
-    merchant_id: merchantId,
+    merchant_id: merchant.id,
+    livemode: merchant.livemode,
     email: input.email,
     name: input.name ?? null,
     phone: input.phone ?? null,
@@ -41,19 +44,19 @@ export async function createCustomer(merchantId: string, input: NewCustomer, ori
   return view((await putCustomer(customer)).record);
 }
 
-export async function getCustomer(merchantId: string, customerId: string) {
-  const customer = await getRecord(merchantId, customerId);
+export async function getCustomer(merchant: Merchant, customerId: string) {
+  const customer = await getRecord(ownerOf(merchant), customerId);
   if (!customer) throw new NotFound();
   return view(customer);
 }
 
-export async function updateCustomer(merchantId: string, customerId: string, changes: CustomerChanges) {
-  const customer = await updateRecord(merchantId, customerId, changes);
+export async function updateCustomer(merchant: Merchant, customerId: string, changes: CustomerChanges) {
+  const customer = await updateRecord(ownerOf(merchant), customerId, changes);
   if (!customer) throw new NotFound();
   return view(customer);
 }
 
-export async function listCustomers(merchantId: string, page: PageQuery) {
-  const result = await listRecords(merchantId, page);
+export async function listCustomers(merchant: Merchant, page: PageQuery) {
+  const result = await listRecords(ownerOf(merchant), page);
   return { object: 'list' as const, data: result.data.map(view), has_more: result.has_more };
 }

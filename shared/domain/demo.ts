@@ -30,13 +30,13 @@ export async function createDemoMerchant(email = DEMO_EMAIL, options = { payment
   const merchant = await findOrCreateMerchant(email);
   const key = await createApiKey(merchant.id, { name: 'Local demo key', mode: 'test' });
   if (!key.key) throw new Error('The demo key was not issued'); // a fresh origin always issues one
+  const actor: Merchant = { id: merchant.id, credential: 'api_key', livemode: false };
   // With `npm start -- --persist` the merchant survives restarts: keep its first customer instead of adding more.
-  const [existing] = (await listCustomers(merchant.id, { limit: 1 })).data;
-  const customer = existing ?? (await createCustomer(merchant.id, { email: 'jane@example.com', name: 'Jane Doe', phone: '+14155550123' }));
+  const [existing] = (await listCustomers(actor, { limit: 1 })).data;
+  const customer = existing ?? (await createCustomer(actor, { email: 'jane@example.com', name: 'Jane Doe', phone: '+14155550123' }));
   const demo: DemoMerchant = { merchantId: merchant.id, email, apiKey: key.key, apiKeyId: key.id, customerId: customer.id };
   if (!options.payments) return demo;
 
-  const actor: Merchant = { id: merchant.id, credential: 'api_key', livemode: false };
   const pay = () =>
     createPayment(actor, {
       amount: 2500,
@@ -47,6 +47,6 @@ export async function createDemoMerchant(email = DEMO_EMAIL, options = { payment
     });
   const [authorized, toCapture] = await Promise.all([pay(), pay()]);
   await capturePayment(actor, toCapture.id, {});
-  const [event] = (await listDeliveries(merchant.id, { limit: 1, event: 'payment.succeeded' })).data;
+  const [event] = (await listDeliveries(actor, { limit: 1, event: 'payment.succeeded' })).data;
   return { ...demo, paymentId: authorized.id, capturedPaymentId: toCapture.id, eventId: event?.id };
 }

@@ -7,7 +7,7 @@ import { disputePage, disputesAndRefundsOf, disputeTarget, findDispute, type Sto
 import { dayOf, disputeCounters } from '../store/ledger.ts';
 import type { PageQuery } from '../store/pagination.ts';
 import { getStoredPayment, type PaymentRecord, type StoredPayment } from '../store/payments.ts';
-import type { Merchant } from './auth.ts';
+import { type Merchant, ownerOf } from './auth.ts';
 import { clock, isoNow } from './clock.ts';
 import { disputeDeskFor } from './follow-up.ts';
 import { BadRequest, InvalidState, NotFound, OperationInProgress, ProvidersUnavailable } from './errors.ts';
@@ -38,13 +38,13 @@ export const disputeObject = (d: StoredDispute) => ({
 });
 
 export async function getDispute(merchant: Merchant, id: string) {
-  const dispute = await findDispute(merchant.id, id);
+  const dispute = await findDispute(ownerOf(merchant), id);
   if (!dispute || dispute.livemode !== merchant.livemode) throw new NotFound();
   return disputeObject(dispute);
 }
 
 export async function listDisputes(merchant: Merchant, page: PageQuery) {
-  const result = await disputePage(merchant.id, page);
+  const result = await disputePage(ownerOf(merchant), page);
   return { object: 'list' as const, data: result.data.map(disputeObject), has_more: result.has_more };
 }
 
@@ -100,13 +100,13 @@ async function openDispute(payment: PaymentRecord, change: DisputeChange, contex
   // First reported already decided (a late or reordered notification): created and closed, as if seen in order.
   const final = change.status === 'won' || change.status === 'lost' || change.status === 'accepted';
   const events = [
-    newEvent(payment.merchant_id, 'dispute.created', disputeObject(dispute)),
-    ...(final ? [newEvent(payment.merchant_id, 'dispute.closed', disputeObject(dispute))] : []),
+    newEvent(payment, 'dispute.created', disputeObject(dispute)),
+    ...(final ? [newEvent(payment, 'dispute.closed', disputeObject(dispute))] : []),
   ];
   const created = await commit({
     writes: [{ create: disputeTarget(dispute), item: { ...dispute } }, ...(context.seen ? [context.seen] : [])],
     events,
-    counters: debited ? disputeCounters(payment.merchant_id, change.currency, change.amount, dayOf(now)) : [],
+    counters: debited ? disputeCounters(payment, change.currency, change.amount, dayOf(now)) : [],
   });
   if (created === 'refused') return false;
   await publishEvents(events);
@@ -124,7 +124,7 @@ async function moveDispute(
   const now = isoNow();
   const credit = operation === 'win' && dispute.debited;
   const moved: StoredDispute = { ...dispute, status: move.to, updated_at: now, ...(credit ? { debited: false } : {}) };
-  const event = newEvent(dispute.merchant_id, move.event, disputeObject(moved));
+  const event = newEvent(dispute, move.event, disputeObject(moved));
   const committed = await commit({
     writes: [
       {
@@ -137,7 +137,7 @@ async function moveDispute(
       ...(context.seen ? [context.seen] : []),
     ],
     events: [event],
-    counters: credit ? disputeCounters(dispute.merchant_id, dispute.currency, -dispute.amount, dayOf(now)) : [],
+    counters: credit ? disputeCounters(dispute, dispute.currency, -dispute.amount, dayOf(now)) : [],
   });
   if (committed === 'refused') return false;
   await publishEvents([event]);
@@ -156,7 +156,7 @@ export const acceptDispute = (merchant: Merchant, id: string, origin = freshOrig
 
 /** An evidence submission or acceptance through the operation primitive: begun on the dispute, then carried out. */
 async function act(merchant: Merchant, id: string, action: DisputeAction, origin: Origin) {
-  const dispute = await findDispute(merchant.id, id);
+  const dispute = await findDispute(ownerOf(merchant), id);
   if (!dispute || dispute.livemode !== merchant.livemode) throw new NotFound();
   const opId = idFor('operation', origin);
   if (dispute.op?.id === opId) return carryOutAction(dispute, dispute.op, action);
@@ -200,7 +200,7 @@ async function carryOutAction(dispute: StoredDispute, op: Operation, action: Dis
   );
   // A notification may have moved it meanwhile (e.g. the provider closed it): the operation still ends.
   if (!moved) await commit({ writes: [{ move: disputeTarget(dispute), operation: { finish: op.id } }] });
-  const now = await findDispute(dispute.merchant_id, dispute.id);
+  const now = await findDispute(dispute, dispute.id);
   return disputeObject(now ?? dispute);
 }
 
@@ -226,7 +226,7 @@ const FAKE_ORIGINS: Record<string, string | undefined> = {
  */
 export async function openTestDispute(merchant: Merchant, paymentId: string, body: v.InferOutput<typeof OpenTestDisputeBody>) {
   if (merchant.livemode) throw new BadRequest('livemode_not_allowed', undefined, 'test helpers act in test mode only');
-  const payment = await getStoredPayment(merchant.id, paymentId);
+  const payment = await getStoredPayment(ownerOf(merchant), paymentId);
   if (!payment || payment.status === 'processing') throw new NotFound();
   if (payment.status !== 'captured' && payment.status !== 'refunded')
     throw new InvalidState(undefined, `a ${payment.status} payment cannot be disputed`);

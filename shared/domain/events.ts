@@ -1,3 +1,4 @@
+import type { Owner } from '../store/keys.ts';
 import { clock } from './clock.ts';
 import { newId } from './ids.ts';
 
@@ -31,6 +32,8 @@ export interface DomainEvent {
   id: string;
   type: EventType;
   merchant_id: string;
+  /** the mode of the change it reports: it goes to that mode's endpoints only */
+  livemode: boolean;
   created_at: string;
   data: { object: Record<string, unknown> };
 }
@@ -45,14 +48,15 @@ let lastSequence = 0;
  */
 const nextSequence = () => (lastSequence = Math.max(clock.now() * 1000, lastSequence + 1));
 
-export const newEvent = (merchantId: string, type: EventType, object: Record<string, unknown>): DomainEvent => ({
+export const newEvent = (owner: Owner, type: EventType, object: Record<string, unknown>): DomainEvent => ({
   id: newId('event'),
   type,
-  merchant_id: merchantId,
+  merchant_id: owner.merchant_id,
+  livemode: owner.livemode,
   created_at: new Date(clock.now()).toISOString(),
   data: { object: { ...object, sequence: nextSequence() } },
 });
 
 /** The body a merchant's endpoint receives. */
 export const eventPayload = (event: DomainEvent) =>
-  JSON.stringify({ id: event.id, type: event.type, created_at: event.created_at, data: event.data });
+  JSON.stringify({ id: event.id, type: event.type, livemode: event.livemode, created_at: event.created_at, data: event.data });

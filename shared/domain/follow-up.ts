@@ -14,6 +14,6 @@ export async function disputeDeskFor(
   op: { provider?: string; connector_id?: string },
 ): Promise<DisputeDesk> {
   if (!op.connector_id) return sandboxDisputeDesk;
-  const record = await accountOf(item.merchant_id, item.livemode, op.connector_id);
+  const record = await accountOf(item, op.connector_id);
   return (await followUpModule(op.provider as ProviderName)).disputeDesk(await openedCredentials(record), { id: record.id, mode: record.mode });
 }

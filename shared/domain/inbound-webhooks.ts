@@ -1,6 +1,6 @@
 import { logger } from '../logger.ts';
 import type { InboundWebhook } from '../providers/types.ts';
-import { findConnectorById } from '../store/connectors.ts';
+import { findConnectorById, ownerOfConnector } from '../store/connectors.ts';
 import { paymentIdByReference, seenWrite } from '../store/inbound.ts';
 import { getStoredPayment } from '../store/payments.ts';
 import { clock } from './clock.ts';
@@ -24,7 +24,7 @@ export async function receiveProviderWebhook(connectorId: string, request: Inbou
   for (const notification of verified.notifications) {
     const change = notification.change;
     const ours = change && (await paymentIdByReference(connector.id, change.paymentReference));
-    const payment = ours && (await getStoredPayment(ours.merchantId, ours.paymentId));
+    const payment = ours && (await getStoredPayment(ownerOfConnector(connector), ours.paymentId));
     if (!change || !payment) continue;
     const seen = seenWrite(connector.id, notification.eventId, clock.now());
     if (await applyProviderChange(payment, change, { source: 'provider_webhook', reference: notification.eventId, seen })) applied++;

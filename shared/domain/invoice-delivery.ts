@@ -10,6 +10,7 @@ import { type InvoiceChannel, type InvoiceView, load, move, pdfUrlOf, refusal } 
 import { PDF_LINK_TTL_SECONDS } from './signed-links.ts';
 import { INVOICE, transition } from './state-machines.ts';
 import { formatMoney } from './tax.ts';
+import { type Merchant, ownerOf } from './auth.ts';
 
 /*
  * Sending an invoice lives apart from the rest of invoicing so that only the functions that send (invoices/send,
@@ -56,20 +57,20 @@ export function invoiceMessage(invoice: InvoiceRecord, pdfUrl: string) {
  * (reconcileInvoiceSend).
  */
 export async function sendInvoice(
-  merchantId: string,
+  merchant: Merchant,
   invoiceId: string,
   channel: InvoiceChannel,
   baseUrl: string,
 ): Promise<InvoiceView & { status: 'sent'; sent_to: string }> {
-  let invoice = await load(merchantId, invoiceId);
+  let invoice = await load(ownerOf(merchant), invoiceId);
   // A send whose run died holds the invoice: it is finished first (sent again, at least once), never overwritten.
   if (invoice.op && invoice.op.lease_until < clock.now()) {
     const finished = await reconcileInvoiceSend(invoice as StoredInvoice & { op: Operation }, baseUrl);
     if (finished) return finished;
-    invoice = await load(merchantId, invoiceId);
+    invoice = await load(ownerOf(merchant), invoiceId);
   }
   const { from } = transition('invoice', INVOICE, 'send', invoice.status);
-  const customer = await getCustomer(merchantId, invoice.customer_id);
+  const customer = await getCustomer(invoice, invoice.customer_id);
   if (!customer) throw new ResourceMissing('customer_id');
   const to = channel === 'email' ? customer.email : customer.phone;
   if (!to) throw new BadRequest('customer_has_no_phone', 'channel');
@@ -116,7 +117,7 @@ export async function reconcileInvoiceSend(
   const leaseUntil = now + SEND_LEASE_MS;
   const taken = await commit({ writes: [{ move: invoiceTarget(invoice), operation: { takeOver: op.id, now, leaseUntil } }] });
   if (taken === 'refused') throw new Error('The send was finished or taken over meanwhile');
-  const current = await load(invoice.merchant_id, invoice.id);
+  const current = await load(invoice, invoice.id);
   if (!(INVOICE.send.from as readonly string[]).includes(current.status)) {
     await commit({ writes: [{ move: invoiceTarget(invoice), operation: { finish: op.id } }] });
     return undefined;

@@ -28,6 +28,8 @@ import { freshOrigin, idFor, isId, type Origin } from './ids.ts';
 import { INVOICE, transition } from './state-machines.ts';
 import { signedPdfUrl } from './signed-links.ts';
 import { invoiceTotals } from './tax.ts';
+import { type Merchant, ownerOf } from './auth.ts';
+import type { Owner } from '../store/keys.ts';
 
 export type { InvoiceChannel, InvoiceStatus };
 
@@ -56,6 +58,7 @@ export type InvoiceView = Omit<InvoiceRecord, 'merchant_id' | 'merchant_email' |
 const toView = (i: InvoiceRecord, pdfUrl: string | null): InvoiceView => ({
   id: i.id,
   object: 'invoice',
+  livemode: i.livemode,
   number: i.number,
   customer_id: i.customer_id,
   status: i.status,
@@ -106,10 +109,10 @@ function validated(input: NewInvoice): v.InferOutput<typeof CreateInvoiceBody> {
  * merchant's. Its id and creation time come from the request's `origin`: a request run again after a crash (same
  * Idempotency-Key) finds the invoice its first run stored and answers it, with the number it already has.
  */
-export async function createInvoice(merchantId: string, input: NewInvoice, baseUrl: string, origin: Origin = freshOrigin()): Promise<InvoiceView> {
+export async function createInvoice(merchant: Merchant, input: NewInvoice, baseUrl: string, origin: Origin = freshOrigin()): Promise<InvoiceView> {
   const body = validated(input);
   if (!isId('customer', body.customer_id)) throw new ResourceMissing('customer_id');
-  const [customer, issuer] = await Promise.all([getCustomer(merchantId, body.customer_id), merchantEmail(merchantId)]);
+  const [customer, issuer] = await Promise.all([getCustomer(ownerOf(merchant), body.customer_id), merchantEmail(merchant.id)]);
   if (!customer) throw new ResourceMissing('customer_id');
 
   const totals = invoiceTotals(body.items, body.tax_rate);
@@ -118,7 +121,8 @@ export async function createInvoice(merchantId: string, input: NewInvoice, baseU
   const pdfUrl = await pdfUrlOf(id, baseUrl);
   const draft: Omit<InvoiceRecord, 'number'> = {
     id,
-    merchant_id: merchantId,
+    merchant_id: merchant.id,
+    livemode: merchant.livemode,
     customer_id: customer.id,
     merchant_email: issuer ?? null,
     customer_name: customer.name,
@@ -139,28 +143,28 @@ export async function createInvoice(merchantId: string, input: NewInvoice, baseU
     period_start: input.period_start ?? null,
     metadata: body.metadata ?? {},
   };
-  const { invoice, event } = await insertNumberedInvoice(merchantId, id, (sequence) => {
+  const { invoice, event } = await insertNumberedInvoice(ownerOf(merchant), id, (sequence) => {
     const invoice: InvoiceRecord = { ...draft, number: invoiceNumber(sequence) };
-    return { invoice, event: newEvent(merchantId, 'invoice.created', { ...toView(invoice, pdfUrl) }) };
+    return { invoice, event: newEvent(ownerOf(merchant), 'invoice.created', { ...toView(invoice, pdfUrl) }) };
   });
-  if (invoice.merchant_id !== merchantId) throw new Error('An invoice id was minted twice');
+  if (invoice.merchant_id !== merchant.id) throw new Error('An invoice id was minted twice');
   if (event) await publishEvents([event]);
   return toView(invoice, pdfUrl);
 }
 
-export async function load(merchantId: string, invoiceId: string): Promise<StoredInvoice> {
-  const invoice = isId('invoice', invoiceId) ? await getRecord(merchantId, invoiceId) : undefined;
+export async function load(owner: Owner, invoiceId: string): Promise<StoredInvoice> {
+  const invoice = isId('invoice', invoiceId) ? await getRecord(owner, invoiceId) : undefined;
   if (!invoice) throw new NotFound();
   return invoice;
 }
 
-export async function getInvoice(merchantId: string, invoiceId: string, baseUrl: string): Promise<InvoiceView> {
-  return view(await load(merchantId, invoiceId), baseUrl);
+export async function getInvoice(merchant: Merchant, invoiceId: string, baseUrl: string): Promise<InvoiceView> {
+  return view(await load(ownerOf(merchant), invoiceId), baseUrl);
 }
 
-export async function listInvoices(merchantId: string, query: v.InferOutput<typeof ListInvoicesQuery>, baseUrl: string) {
+export async function listInvoices(merchant: Merchant, query: v.InferOutput<typeof ListInvoicesQuery>, baseUrl: string) {
   const { limit, starting_after, ending_before, status, customer_id } = query;
-  const page = await listRecords(merchantId, { status, customer_id }, { limit, starting_after, ending_before });
+  const page = await listRecords(ownerOf(merchant), { status, customer_id }, { limit, starting_after, ending_before });
   return { object: 'list' as const, data: await Promise.all(page.data.map((i) => view(i, baseUrl))), has_more: page.has_more };
 }
 
@@ -178,7 +182,7 @@ export async function move(
 ) {
   const step = transition('invoice', INVOICE, operation, invoice.status);
   const result = toView({ ...invoice, ...changes, status: step.to }, pdfUrl);
-  const event = newEvent(invoice.merchant_id, INVOICE[operation].event, { ...result });
+  const event = newEvent(invoice, INVOICE[operation].event, { ...result });
   const committed = await commit({
     writes: [{ move: invoiceTarget(invoice), transition: step, set: changes, operation: sendOp ? { finish: sendOp } : { idle: clock.now() } }],
     events: [event],
@@ -190,7 +194,7 @@ export async function move(
 
 /** Why a move of the invoice was refused, judged on the invoice as it is now. */
 export async function refusal(invoice: InvoiceRecord, operation: keyof typeof INVOICE): Promise<InvalidState> {
-  const now = await load(invoice.merchant_id, invoice.id);
+  const now = await load(invoice, invoice.id);
   transition('invoice', INVOICE, operation, now.status);
   return new InvalidState(undefined, `the ${now.status} invoice is being sent at this moment`);
 }
@@ -200,12 +204,12 @@ export async function refusal(invoice: InvoiceRecord, operation: keyof typeof IN
  * invalid_state. `baseUrl` makes the response's `pdf_url` (default: the configured public URL).
  */
 export async function markInvoicePaid(
-  merchantId: string,
+  merchant: Merchant,
   invoiceId: string,
   paymentId?: string,
   baseUrl?: string,
 ): Promise<InvoiceView & { status: 'paid'; paid_at: string }> {
-  const invoice = await load(merchantId, invoiceId);
+  const invoice = await load(ownerOf(merchant), invoiceId);
   const changes = { paid_at: isoNow(), payment_id: paymentId ?? null };
   return (await move(invoice, 'markPaid', changes, await pdfUrlOf(invoice.id, baseUrl))) as InvoiceView & { status: 'paid'; paid_at: string };
 }

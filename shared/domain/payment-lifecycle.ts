@@ -8,6 +8,7 @@ import {
   getRefund,
   getStoredPayment,
   listPayments as listRecords,
+  loadPayment,
   paymentCountChange,
   type PaymentRecord,
   paymentTarget,
@@ -15,7 +16,7 @@ import {
   type StoredPayment,
   type StoredRefund,
 } from '../store/payments.ts';
-import type { Merchant } from './auth.ts';
+import { type Merchant, ownerOf } from './auth.ts';
 import { clock, isoNow } from './clock.ts';
 import { BadRequest, InvalidState, NotFound, OperationInProgress, OutcomeUnknown, ProviderRefused, ProvidersUnavailable } from './errors.ts';
 import { newEvent } from './events.ts';
@@ -34,7 +35,7 @@ import { type ChangeSource, historyEntry } from './timeline-entries.ts';
  * which calls the provider again under the same key (no second effect) and finishes it.
  */
 async function load(merchant: Merchant, paymentId: string): Promise<StoredPayment & PaymentRecord> {
-  const payment = await getStoredPayment(merchant.id, paymentId);
+  const payment = await getStoredPayment(ownerOf(merchant), paymentId);
   // Test and live are apart: a payment of the other mode answers as if absent.
   if (!payment || payment.status === 'processing' || payment.livemode !== merchant.livemode) throw new NotFound();
   return payment as StoredPayment & PaymentRecord;
@@ -49,7 +50,7 @@ type ListInput = v.InferOutput<typeof ListPaymentsQuery>;
 export async function listPayments(merchant: Merchant, query: ListInput) {
   const { limit, starting_after, ending_before, status, currency, provider, customer_email } = query;
   const result = await listRecords(
-    merchant.id,
+    ownerOf(merchant),
     { status, currency, provider, customer_email, created_gte: query['created[gte]'], created_lte: query['created[lte]'] },
     { limit, starting_after, ending_before },
   );
@@ -91,7 +92,7 @@ async function move(current: StoredPayment & PaymentRecord, kind: 'capture' | 'v
   const op = operationOn(payment, opId, kind, amount);
   const began = await commit({ writes: [{ move: paymentTarget(payment), inStates: from, operation: { begin: op } }] });
   if (began === 'refused') {
-    const now = await getStoredPayment(payment.merchant_id, payment.id);
+    const now = await getStoredPayment(payment, payment.id);
     if (now?.op) throw new OperationInProgress((now.op.lease_until - clock.now()) / 1000);
     // Moved by a racing request meanwhile; if the move is still allowed, a retry runs it (409, nothing stored).
     if (now && (from as readonly string[]).includes(now.status)) throw new OperationInProgress(1);
@@ -114,7 +115,7 @@ async function finishStale(payment: StoredPayment & PaymentRecord): Promise<Stor
           () => true,
           () => false,
         );
-  const now = (await getStoredPayment(payment.merchant_id, payment.id)) as StoredPayment & PaymentRecord;
+  const now = (await getStoredPayment(payment, payment.id)) as StoredPayment & PaymentRecord;
   if (!settled && now.op) throw new OperationInProgress(1);
   return now;
 }
@@ -147,7 +148,7 @@ export async function carryOut(payment: StoredPayment, op: Operation, { retried 
     op.kind === 'capture' ? { amount_captured: op.amount!, updated_at: now, last_operation: op.id } : { updated_at: now, last_operation: op.id };
   const move = PAYMENT[op.kind as 'capture' | 'void'];
   const moved: PaymentRecord = { ...(payment as PaymentRecord), ...changes, status: move.to };
-  const event = newEvent(payment.merchant_id, move.event, paymentView(moved));
+  const event = newEvent(payment, move.event, paymentView(moved));
   // A provider that confirms later keeps the operation on the payment, awaiting its notification or the reconciler.
   const operation = result.pending ? { replace: op.id, with: awaiting(op) } : { finish: op.id };
   const committed = await commit({
@@ -162,7 +163,7 @@ export async function carryOut(payment: StoredPayment, op: Operation, { retried 
     ],
     events: [event],
     counters: [
-      ...(op.kind === 'capture' ? captureCounters(payment.merchant_id, payment.currency, op.amount!, dayOf(now)) : []),
+      ...(op.kind === 'capture' ? captureCounters(payment, payment.currency, op.amount!, dayOf(now)) : []),
       ...paymentCountChange(payment as PaymentRecord, 'succeeded', move.to),
     ],
   });
@@ -286,7 +287,7 @@ async function carryOutRefund(payment: PaymentRecord, refund: StoredRefund, { re
     ],
   });
   if (accepted === 'refused' && (await getRefund(refund.payment_id, refund.id))?.op?.id === op.id) throw new OperationInProgress(1);
-  return refundView((await getStoredPayment(payment.merchant_id, payment.id)) as PaymentRecord, refund);
+  return refundView((await getStoredPayment(payment, payment.id)) as PaymentRecord, refund);
 }
 
 /**
@@ -296,7 +297,7 @@ async function carryOutRefund(payment: PaymentRecord, refund: StoredRefund, { re
 async function takeBack(payment: PaymentRecord, refund: StoredRefund): Promise<void> {
   const remove = { remove: refundTarget(refund), operation: refund.op!.id };
   for (let attempt = 1; attempt <= RESERVE_ATTEMPTS; attempt++) {
-    const now = (await getStoredPayment(payment.merchant_id, payment.id)) as PaymentRecord;
+    const now = (await getStoredPayment(payment, payment.id)) as PaymentRecord;
     const last = now.status === 'refunded' && now.amount_refunded === refund.amount;
     const given = await commit(
       last
@@ -334,7 +335,7 @@ export async function reconcilePaymentOperation(payment: StoredPayment): Promise
 }
 
 export async function reconcileRefundOperation(refund: StoredRefund): Promise<void> {
-  const payment = await getStoredPayment(refund.merchant_id!, refund.payment_id);
+  const payment = await loadPayment(refund.payment_id);
   if (!payment) return;
   await carryOutRefund(payment as PaymentRecord, await takeOver(refund), { retried: true });
 }

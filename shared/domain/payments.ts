@@ -17,7 +17,7 @@ import {
   type StoredPayment,
 } from '../store/payments.ts';
 import { countCardAttempt } from '../store/velocity.ts';
-import type { Merchant } from './auth.ts';
+import { type Merchant, ownerOf } from './auth.ts';
 import { cardBrand, cardFingerprint, type StoredCard } from './cards.ts';
 import { clock, isoNow } from './clock.ts';
 import { connectorForOperation, connectorForTarget, activeConnectors, describeTarget, modeOf, type RouteTarget, routeTargets } from './connectors.ts';
@@ -32,6 +32,7 @@ import { planRoute, type RoutePlan } from './routing.ts';
 import { chance, countAttempt, meanApprovedAmount, recentStats, roundRobinTurn } from './routing-context.ts';
 import { activeRules, type PaymentFacts } from './routing-rules.ts';
 import { PAYMENT } from './state-machines.ts';
+import type { Owner } from '../store/keys.ts';
 
 export type CreatePaymentInput = v.InferOutput<typeof CreatePaymentBody>;
 export type SimulateRouteInput = v.InferOutput<typeof SimulateRouteBody>;
@@ -86,19 +87,15 @@ const factsOf = (input: SimulateRouteInput, cardNumber: string | undefined): Pay
  * in test mode, its sandbox). Live mode with no eligible account answers 400 `connector_missing`.
  */
 async function plan(merchant: Merchant, input: SimulateRouteInput, cardNumber: string | undefined, { simulation = false } = {}) {
-  const merchantId = merchant.id;
-  const [rules, stats, accounts] = await Promise.all([
-    activeRules(merchantId),
-    recentStats(merchantId),
-    activeConnectors(merchantId, modeOf(merchant)),
-  ]);
+  const owner = ownerOf(merchant);
+  const [rules, stats, accounts] = await Promise.all([activeRules(owner), recentStats(owner), activeConnectors(owner)]);
   const providers = planRoute({
     choice: input.routing,
     facts: factsOf(input, cardNumber),
     rules,
     stats: stats.providers,
     random: chance.random,
-    sequence: input.routing === 'round_robin' ? roundRobinTurn(merchantId, !simulation) : 0,
+    sequence: input.routing === 'round_robin' ? roundRobinTurn(merchant.id, !simulation) : 0,
   });
   const targets = routeTargets(accounts, modeOf(merchant), providers.candidates, { stats: stats.connectors, amount: input.amount });
   if (targets.length === 0) {
@@ -182,7 +179,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
   // The reads (and the velocity count) a decision needs, at once: one round trip of latency instead of three.
   const [{ route, stats }, customerId, cardAttemptsThisHour] = await Promise.all([
     plan(merchant, input, card.number),
-    customerEmail ? findCustomerIdByEmail(merchant.id, customerEmail) : Promise.resolve(undefined),
+    customerEmail ? findCustomerIdByEmail(ownerOf(merchant), customerEmail) : Promise.resolve(undefined),
     countCardAttempt(stored.fingerprint, clock.now()),
   ]);
   const risk = assessRisk({
@@ -222,7 +219,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
 
   if (risk.score >= RISK_DECLINE_THRESHOLD) {
     const declined = { ...base, decline_code: 'fraudulent' };
-    const event = newEvent(merchant.id, 'payment.failed', paymentView(declined));
+    const event = newEvent(ownerOf(merchant), 'payment.failed', paymentView(declined));
     if (
       (await commit({
         writes: [{ create: paymentTarget(declined), item: declined }],
@@ -248,10 +245,10 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
  * retry pays for this read: a first run learns it from the refused begin, never reads first.
  */
 async function answerRetried(merchant: Merchant, input: CreatePaymentInput, origin: Origin): Promise<PaymentView> {
-  const earlier = await getStoredPayment(merchant.id, idFor('payment', origin));
+  const earlier = await getStoredPayment(ownerOf(merchant), idFor('payment', origin));
   if (!earlier) throw new OperationInProgress(1);
   if ((await resolveAuthorization(earlier, 'request')) === 'absent') return createPayment(merchant, input, origin);
-  return answerOf(merchant.id, earlier.id);
+  return answerOf(ownerOf(merchant), earlier.id);
 }
 
 /** The create's answer: the payment (200) or its decline (402). */
@@ -310,7 +307,7 @@ export async function authorizePayment(
         throw new OperationInProgress(1);
       }
       op = next;
-      const connector = await connectorForTarget(base.merchant_id, modeOf(base), target);
+      const connector = await connectorForTarget(base, target);
       const request: AuthorizeRequest = {
         ...method,
         paymentId: base.id,
@@ -331,7 +328,7 @@ export async function authorizePayment(
       });
       // Routing statistics are best effort: their failure never fails a payment already recorded.
       tried.push(
-        countAttempt(base.merchant_id, target, {
+        countAttempt(base, target, {
           approved: result.outcome === 'approved',
           latencyMs: result.latencyMs,
           amount: base.amount,
@@ -414,7 +411,7 @@ async function finishCreate(
   { keepOperation = false, source = sourceOf(payment) }: { keepOperation?: boolean; source?: ChangeSource } = {},
 ): Promise<void> {
   const succeeded = payment.status === 'succeeded';
-  const event = newEvent(payment.merchant_id, succeeded ? 'payment.succeeded' : 'payment.failed', paymentView(payment));
+  const event = newEvent(payment, succeeded ? 'payment.succeeded' : 'payment.failed', paymentView(payment));
   const { card } = payment;
   const cardOnFile =
     succeeded && payment.customer_id && payment.provider && payment.provider_token
@@ -524,8 +521,8 @@ export async function resolveAuthorization(payment: StoredPayment, by: 'request'
 }
 
 /** The create's answer from what is stored: the payment (200), its decline (402), or an outcome still unknown (500). */
-async function answerOf(merchantId: string, id: string) {
-  const payment = await getStoredPayment(merchantId, id);
+async function answerOf(owner: Owner, id: string) {
+  const payment = await getStoredPayment(owner, id);
   if (!payment || payment.status === 'processing') throw new OperationInProgress(1);
   if (payment.status === 'failed' && payment.op) throw new OutcomeUnknown(id);
   return answerFor(payment as PaymentRecord);

@@ -52,7 +52,7 @@ async function afterOperationInFlight(payment: StoredPayment): Promise<StoredPay
   while (inFlight(current)) {
     if (performance.now() >= deadline) throw new OperationInProgress(5);
     await sleep(100);
-    current = (await getStoredPayment(payment.merchant_id, payment.id)) ?? current;
+    current = (await getStoredPayment(payment, payment.id)) ?? current;
   }
   return current;
 }
@@ -95,7 +95,7 @@ async function failCapture(
   const capturedAt = payment.history?.findLast((h) => h.change === 'payment.captured')?.at ?? payment.updated_at;
   const now = isoNow();
   const moved: PaymentRecord = { ...payment, status: 'succeeded', amount_captured: 0, updated_at: now };
-  const event = newEvent(payment.merchant_id, 'payment.capture_failed', { ...paymentView(moved), failure_reason: reason ?? null });
+  const event = newEvent(payment, 'payment.capture_failed', { ...paymentView(moved), failure_reason: reason ?? null });
   const op = payment.op?.kind === 'capture' ? payment.op : undefined;
   const committed = await commit({
     writes: [
@@ -111,7 +111,7 @@ async function failCapture(
     ],
     events: [event],
     counters: [
-      ...captureReversalCounters(payment.merchant_id, payment.currency, payment.amount_captured, dayOf(capturedAt)),
+      ...captureReversalCounters(payment, payment.currency, payment.amount_captured, dayOf(capturedAt)),
       ...paymentCountChange(payment, 'captured', 'succeeded'),
     ],
   });

@@ -1,7 +1,7 @@
 import { logger } from '../logger.ts';
 import { providerDeadlines } from '../providers/deadlines.ts';
 import { commit, type Operation } from '../store/commit.ts';
-import { expiredOperations, getRefund, getStoredPayment, type Leased, paymentTarget, refundTarget } from '../store/payments.ts';
+import { expiredOperations, getRefund, getStoredPayment, type Leased, loadPayment, paymentTarget, refundTarget } from '../store/payments.ts';
 import { connectorForOperation } from './connectors.ts';
 import { reconcileDisputeOperation } from './disputes.ts';
 import { applyProviderChange } from './provider-changes.ts';
@@ -76,17 +76,16 @@ async function settleAwaiting(leased: Leased): Promise<boolean> {
   if (leased.entity !== 'payment' && leased.entity !== 'refund') return false;
   const item = leased.entity === 'payment' ? leased.payment : leased.refund;
   const op = item.op;
-  const payment = leased.entity === 'payment' ? leased.payment : await getStoredPayment(leased.refund.merchant_id!, leased.refund.payment_id);
+  const payment = leased.entity === 'payment' ? leased.payment : await loadPayment(leased.refund.payment_id);
   if (!payment?.provider_reference) return false;
   const connector = await connectorForOperation(payment, op);
   const changes = await connector.changesOf(payment.provider_reference, AbortSignal.timeout(providerDeadlines.lookupMs * 3));
   for (const change of changes ?? []) {
-    const now = await getStoredPayment(payment.merchant_id, payment.id);
+    const now = await getStoredPayment(payment, payment.id);
     if (now) await applyProviderChange(now, change, { source: 'reconciler', reference: null });
   }
   const target = leased.entity === 'payment' ? paymentTarget(leased.payment) : refundTarget(leased.refund);
-  const still =
-    leased.entity === 'payment' ? (await getStoredPayment(payment.merchant_id, payment.id))?.op : (await getRefund(payment.id, item.id))?.op;
+  const still = leased.entity === 'payment' ? (await getStoredPayment(payment, payment.id))?.op : (await getRefund(payment.id, item.id))?.op;
   if (still?.id !== op.id) return true;
   await commit({ writes: [{ move: target, operation: { replace: op.id, with: awaiting(op) } }] });
   return false;

@@ -51,14 +51,14 @@ export async function confirmRefund(payment: PaymentRecord, refund: StoredRefund
   let current = refund;
   for (let attempt = 0; attempt < PLANNED_ATTEMPTS + UNPLANNED_ATTEMPTS; attempt++) {
     if (attempt > 0) await pause(attempt);
-    const now = (await getStoredPayment(payment.merchant_id, payment.id)) as PaymentRecord;
+    const now = (await getStoredPayment(payment, payment.id)) as PaymentRecord;
     const view = refundView(now, current);
     if (current.status !== 'pending') return { view, applied: false };
-    const event = newEvent(payment.merchant_id, 'payment.refunded', view);
+    const event = newEvent(payment, 'payment.refunded', view);
     const counters =
       attempt < PLANNED_ATTEMPTS
-        ? await refundCounters(payment.merchant_id, payment.currency, refund.amount, day)
-        : unplannedRefundCounters(payment.merchant_id, payment.currency, refund.amount, day);
+        ? await refundCounters(payment, payment.currency, refund.amount, day)
+        : unplannedRefundCounters(payment, payment.currency, refund.amount, day);
     const confirmed = await commit({
       writes: [
         {
@@ -97,10 +97,10 @@ export async function failRefund(payment: PaymentRecord, refund: StoredRefund, f
   for (let attempt = 0; attempt < PLANNED_ATTEMPTS + UNPLANNED_ATTEMPTS; attempt++) {
     if (attempt > 0) await pause(attempt);
     if (!(REFUND.fail.from as readonly string[]).includes(current.status)) return false;
-    const now = (await getStoredPayment(payment.merchant_id, payment.id)) as PaymentRecord;
+    const now = (await getStoredPayment(payment, payment.id)) as PaymentRecord;
     const last = now.status === 'refunded' && now.amount_refunded === current.amount;
     const failed: StoredRefund = { ...current, status: 'failed', failure_reason: failureReason, op: undefined };
-    const event = newEvent(payment.merchant_id, 'refund.failed', refundObject(failed, payment.livemode));
+    const event = newEvent(payment, 'refund.failed', refundObject(failed, payment.livemode));
     const given = await commit({
       writes: [
         {
@@ -121,9 +121,7 @@ export async function failRefund(payment: PaymentRecord, refund: StoredRefund, f
       events: [event],
       counters: [
         ...(last ? paymentCountChange(now, 'refunded', 'captured') : []),
-        ...(current.status === 'succeeded'
-          ? refundReversalCounters(payment.merchant_id, payment.currency, current.amount, dayOf(current.created_at))
-          : []),
+        ...(current.status === 'succeeded' ? refundReversalCounters(payment, payment.currency, current.amount, dayOf(current.created_at)) : []),
       ],
     });
     if (given === 'committed') {

@@ -145,7 +145,7 @@ async function renewClaimed(subscription: SubscriptionRecord, claimed: PeriodRec
   // before recording it on the period leaves an invoice the next run finds again, with its number: never a second.
   if (!period.invoice_id) {
     const invoice = await createInvoice(
-      subscription.merchant_id,
+      actorOf(subscription),
       {
         customer_id: subscription.customer_id,
         items: [{ name: subscription.plan, amount: subscription.amount, quantity: 1 }],
@@ -162,7 +162,7 @@ async function renewClaimed(subscription: SubscriptionRecord, claimed: PeriodRec
     period = { ...period, invoice_id: invoice.id };
     invoiceStatus = invoice.status;
   } else {
-    invoiceStatus = (await getInvoiceRecord(subscription.merchant_id, period.invoice_id))?.status;
+    invoiceStatus = (await getInvoiceRecord(subscription, period.invoice_id))?.status;
   }
   const invoiceId = period.invoice_id!;
 
@@ -173,10 +173,10 @@ async function renewClaimed(subscription: SubscriptionRecord, claimed: PeriodRec
     return completeRenewal(subscription, { ...period, state: 'settled', outcome: 'paid_elsewhere' });
   }
 
-  const customer = await getCustomer(subscription.merchant_id, subscription.customer_id);
+  const customer = await getCustomer(subscription, subscription.customer_id);
   if (!customer?.card_on_file) {
     // Sent already by a run that died before recording it (or by the reconciler, finishing that run's send): not again.
-    if (invoiceStatus !== 'sent') await sendInvoice(subscription.merchant_id, invoiceId, 'email', baseUrl());
+    if (invoiceStatus !== 'sent') await sendInvoice(actorOf(subscription), invoiceId, 'email', baseUrl());
     if (!(await advance(period, 'settle', { outcome: 'invoice_sent' }))) return skip('claim_lost', message);
     return completeRenewal(subscription, { ...period, state: 'settled', outcome: 'invoice_sent' });
   }
@@ -233,7 +233,7 @@ async function recoverCharge(subscription: SubscriptionRecord, stuck: PeriodReco
   }
   const period = await takeOverCharging(stuck, randomUUID(), clock.now(), LEASE_MS);
   if (!period) return skip('claimed', message);
-  const payment = await getPayment(subscription.merchant_id, stuck.payment_id);
+  const payment = await getPayment(subscription, stuck.payment_id);
   if (!payment) return chargePeriod(subscription, period);
   if (payment.status === 'failed') {
     const declineCode = payment.decline_code ?? 'generic_decline';
@@ -250,10 +250,10 @@ async function completeRenewal(subscription: SubscriptionRecord, period: PeriodR
   const message = { subscription_id: subscription.id, period_start: period.period_start, attempt: period.attempt };
   if (period.outcome === 'charged' && period.invoice_id) {
     try {
-      await markInvoicePaid(subscription.merchant_id, period.invoice_id, period.payment_id);
+      await markInvoicePaid(actorOf(subscription), period.invoice_id, period.payment_id);
     } catch (error) {
       if (!(error instanceof AppError && error.code === 'invalid_state')) throw error;
-      const invoice = await getInvoiceRecord(subscription.merchant_id, period.invoice_id);
+      const invoice = await getInvoiceRecord(subscription, period.invoice_id);
       // Being sent at this moment: fail, so that the queue runs this completion again shortly.
       if (invoice?.status !== 'paid') throw error;
       // Paid already: by an earlier run of this completion, or by the merchant while this charge ran.

@@ -1,6 +1,7 @@
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import { emptyStats, readStats, type RecentStats, recordAttempt } from '../store/routing-stats.ts';
 import { clock } from './clock.ts';
+import type { Owner } from '../store/keys.ts';
 
 /** The sliding window of recent authorizations that smart routing and risk read. */
 export const STATS_WINDOW_MS = 15 * 60 * 1000;
@@ -14,12 +15,15 @@ export const chance = { random: (): number => Math.random() };
 const cache = new Map<string, { readAt: number; stats: Stats }>();
 const sequences = new Map<string, number>();
 
-export async function recentStats(merchantId: string): Promise<Stats> {
+/** The cache's key of an owner: test and live traffic keep their statistics apart. */
+const cacheKey = (owner: Owner) => `${owner.merchant_id}:${owner.livemode ? 'live' : 'test'}`;
+
+export async function recentStats(owner: Owner): Promise<Stats> {
   const now = clock.now();
-  const cached = cache.get(merchantId);
+  const cached = cache.get(cacheKey(owner));
   if (cached && now - cached.readAt < CACHE_MS) return cached.stats;
-  const stats = await readStats(merchantId, now - STATS_WINDOW_MS);
-  cache.set(merchantId, { readAt: now, stats });
+  const stats = await readStats(owner, now - STATS_WINDOW_MS);
+  cache.set(cacheKey(owner), { readAt: now, stats });
   return stats;
 }
 
@@ -31,11 +35,11 @@ export function meanApprovedAmount(stats: Stats, currency: string): number | und
 
 /** Records one authorization attempt in the shared window and in this container's cached copy. */
 export async function countAttempt(
-  merchantId: string,
+  owner: Owner,
   target: { provider: ProviderName; connectorId: string | null },
   attempt: { approved: boolean; latencyMs: number; amount: number; currency: string },
 ) {
-  const cached = cache.get(merchantId)?.stats;
+  const cached = cache.get(cacheKey(owner))?.stats;
   if (cached) {
     const counted = [cached.providers[target.provider], ...(target.connectorId ? [(cached.connectors[target.connectorId] ??= emptyStats())] : [])];
     for (const p of counted) {
@@ -47,7 +51,7 @@ export async function countAttempt(
     volume.approvals += attempt.approved ? 1 : 0;
     volume.approved_amount += attempt.approved ? attempt.amount : 0;
   }
-  await recordAttempt(merchantId, target.provider, target.connectorId, attempt, clock.now(), STATS_WINDOW_MS * 2);
+  await recordAttempt(owner, target.provider, target.connectorId, attempt, clock.now(), STATS_WINDOW_MS * 2);
 }
 
 /**

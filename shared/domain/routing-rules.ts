@@ -11,6 +11,8 @@ import {
 import type { PageQuery } from '../store/pagination.ts';
 import { BadRequest, NotFound } from './errors.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
+import { type Merchant, ownerOf } from './auth.ts';
+import type { Owner } from '../store/keys.ts';
 
 export type { RuleCondition, RuleField, RuleOperator };
 
@@ -44,6 +46,7 @@ export interface NewRoutingRule {
 const view = (r: RoutingRuleRecord): RoutingRule => ({
   id: r.id,
   object: 'routing_rule',
+  livemode: r.livemode,
   name: r.name,
   strategy: r.strategy,
   priority: r.priority,
@@ -61,10 +64,11 @@ export const compareRules = (
   a.priority - b.priority || (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** A retried create (same origin) answers the rule its first run created, and counts once against the cap. */
-export async function createRoutingRule(merchantId: string, input: NewRoutingRule, origin: Origin = freshOrigin()): Promise<RoutingRule> {
+export async function createRoutingRule(merchant: Merchant, input: NewRoutingRule, origin: Origin = freshOrigin()): Promise<RoutingRule> {
   const rule: RoutingRuleRecord = {
     id: idFor('rule', origin),
-    merchant_id: merchantId,
+    merchant_id: merchant.id,
+    livemode: merchant.livemode,
     name: input.name,
     strategy: input.strategy,
     priority: input.priority,
@@ -78,8 +82,8 @@ export async function createRoutingRule(merchantId: string, input: NewRoutingRul
   return view(put.record);
 }
 
-export async function updateRoutingRule(merchantId: string, ruleId: string, changes: RoutingRuleChanges): Promise<RoutingRule> {
-  const rule = await updateRecord(merchantId, ruleId, changes);
+export async function updateRoutingRule(merchant: Merchant, ruleId: string, changes: RoutingRuleChanges): Promise<RoutingRule> {
+  const rule = await updateRecord(ownerOf(merchant), ruleId, changes);
   if (!rule) throw new NotFound();
   return view(rule);
 }
@@ -88,14 +92,14 @@ export async function updateRoutingRule(merchantId: string, ruleId: string, chan
  * The merchant's rules, active and disabled, newest first like every list (cursor pages); each carries the
  * `priority` that orders evaluation (lowest first, then oldest first).
  */
-export async function listRoutingRules(merchantId: string, page: PageQuery) {
-  const result = await routingRulePage(merchantId, page);
+export async function listRoutingRules(merchant: Merchant, page: PageQuery) {
+  const result = await routingRulePage(ownerOf(merchant), page);
   return { object: 'list' as const, data: result.data.map(view), has_more: result.has_more };
 }
 
 /** The merchant's active rules in evaluation order, for the routing engine (an eventually consistent read). */
-export async function activeRules(merchantId: string): Promise<RoutingRule[]> {
-  return (await listRecords(merchantId, { consistent: false }))
+export async function activeRules(owner: Owner): Promise<RoutingRule[]> {
+  return (await listRecords(owner, { consistent: false }))
     .filter((r) => r.status === 'active')
     .map(view)
     .sort(compareRules);

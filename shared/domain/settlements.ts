@@ -16,6 +16,8 @@ import { clock } from './clock.ts';
 import { NotFound } from './errors.ts';
 import { newEvent } from './events.ts';
 import { newId } from './ids.ts';
+import { type Merchant, ownerOf } from './auth.ts';
+import type { Owner } from '../store/keys.ts';
 
 const DAY_MS = 86_400_000;
 /** Captured funds stay pending this many days, and a settlement arrives this many days after it is made. */
@@ -26,6 +28,7 @@ const addDays = (day: string, n: number) => dayOf(new Date(Date.parse(`${day}T00
 const view = (s: SettlementRecord) => ({
   id: s.id,
   object: 'settlement' as const,
+  livemode: s.livemode,
   amount: s.amount,
   currency: s.currency,
   status: s.status,
@@ -35,14 +38,14 @@ const view = (s: SettlementRecord) => ({
   paid_at: s.paid_at,
 });
 
-export async function getSettlement(merchantId: string, id: string) {
-  const settlement = await getRecord(merchantId, id);
+export async function getSettlement(merchant: Merchant, id: string) {
+  const settlement = await getRecord(ownerOf(merchant), id);
   if (!settlement) throw new NotFound();
   return view(settlement);
 }
 
-export async function listSettlements(merchantId: string, status: string | undefined, page: PageQuery) {
-  const result = await listRecords(merchantId, status, page);
+export async function listSettlements(merchant: Merchant, status: string | undefined, page: PageQuery) {
+  const result = await listRecords(ownerOf(merchant), status, page);
   return { object: 'list' as const, data: result.data.map(view), has_more: result.has_more };
 }
 
@@ -57,11 +60,7 @@ export async function runDailySettlement(): Promise<{ released: number; settled:
 
   let paid = 0;
   for (const settlement of await arrivedSettlements(today)) {
-    const event = newEvent(
-      settlement.merchant_id,
-      'settlement.paid',
-      view({ ...settlement, status: 'paid', paid_at: new Date(clock.now()).toISOString() }),
-    );
+    const event = newEvent(settlement, 'settlement.paid', view({ ...settlement, status: 'paid', paid_at: new Date(clock.now()).toISOString() }));
     if (await markSettlementPaid(settlement, new Date(clock.now()).toISOString(), event)) {
       await publishEvents([event]);
       paid++;
@@ -71,9 +70,9 @@ export async function runDailySettlement(): Promise<{ released: number; settled:
   return { released, settled, paid };
 }
 
-/** Steps (1) and (2) of the daily job for one merchant, as the job would run them on `day`. */
-export async function settleMerchant(merchantId: string, day: string): Promise<{ released: number; settled: number }> {
-  return releaseAndSettle(await readBalanceCells(merchantId), day);
+/** Steps (1) and (2) of the daily job for one merchant in one mode, as the job would run them on `day`. */
+export async function settleMerchant(owner: Owner, day: string): Promise<{ released: number; settled: number }> {
+  return releaseAndSettle(await readBalanceCells(owner), day);
 }
 
 /** Moves pending cells captured at least HOLD_DAYS before `today` to available, then settles every account once. */
@@ -86,23 +85,26 @@ async function releaseAndSettle(cells: readonly BalanceCell[], today: string): P
   }
 
   let settled = 0;
-  const accounts = new Set(cells.map((c) => `${c.merchant_id} ${c.currency}`));
-  for (const account of accounts) {
-    const [merchantId, currency] = account.split(' ') as [string, string];
-    if (await settle(merchantId, currency, today)) settled++;
-  }
+  const accounts = new Map(
+    cells.map((c) => [
+      `${c.merchant_id} ${c.livemode} ${c.currency}`,
+      { owner: { merchant_id: c.merchant_id, livemode: c.livemode }, currency: c.currency },
+    ]),
+  );
+  for (const { owner, currency } of accounts.values()) if (await settle(owner, currency, today)) settled++;
   return { released, settled };
 }
 
-/** Sweeps a merchant's available funds in one currency into today's settlement (at most one a day). */
-async function settle(merchantId: string, currency: string, today: string): Promise<boolean> {
+/** Sweeps an owner's available funds in one currency into today's settlement (at most one a day per mode). */
+async function settle(owner: Owner, currency: string, today: string): Promise<boolean> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const cells = await readBalanceCells(merchantId, { availableIn: currency });
+    const cells = await readBalanceCells(owner, { availableIn: currency });
     const amount = cells.reduce((n, c) => n + c.amount, 0);
     if (amount <= 0) return false;
     const settlement: SettlementRecord = {
       id: newId('settlement'),
-      merchant_id: merchantId,
+      merchant_id: owner.merchant_id,
+      livemode: owner.livemode,
       amount,
       currency,
       status: 'pending',

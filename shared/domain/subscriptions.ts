@@ -10,7 +10,7 @@ import {
   subscriptionMove,
   type SubscriptionRecord,
 } from '../store/subscriptions.ts';
-import type { Merchant } from './auth.ts';
+import { type Merchant, ownerOf } from './auth.ts';
 import { firstBillingDate, resumedNextBilling, type Schedule, utcDate } from './billing-dates.ts';
 import { clock, isoNow } from './clock.ts';
 import { InvalidState, NotFound, ResourceMissing } from './errors.ts';
@@ -60,7 +60,7 @@ type CreateInput = v.InferOutput<typeof CreateSubscriptionBody>;
  * after a crash (same Idempotency-Key) finds the subscription its first run stored and answers it.
  */
 export async function createSubscription(merchant: Merchant, input: CreateInput, origin: Origin = freshOrigin()) {
-  if (!isId('customer', input.customer_id) || !(await getCustomer(merchant.id, input.customer_id))) throw new ResourceMissing('customer_id');
+  if (!isId('customer', input.customer_id) || !(await getCustomer(ownerOf(merchant), input.customer_id))) throw new ResourceMissing('customer_id');
   const start = input.start_date ?? utcDate(origin.at);
   const now = new Date(origin.at).toISOString();
   const subscription: SubscriptionRecord = {
@@ -85,7 +85,7 @@ export async function createSubscription(merchant: Merchant, input: CreateInput,
     updated_at: now,
     cancelled_at: null,
   };
-  const event = newEvent(merchant.id, 'subscription.created', subscriptionView(subscription));
+  const event = newEvent(ownerOf(merchant), 'subscription.created', subscriptionView(subscription));
   if ((await commit({ writes: [subscriptionCreate(subscription)], events: [event] })) === 'refused') {
     // Stored by an earlier run of the same request: answered as it is, never created twice.
     return subscriptionView(await load(merchant, subscription.id));
@@ -98,12 +98,12 @@ type ListInput = v.InferOutput<typeof ListSubscriptionsQuery>;
 
 export async function listSubscriptions(merchant: Merchant, query: ListInput) {
   const { limit, starting_after, ending_before, status, customer_id } = query;
-  const result = await listRecords(merchant.id, { status, customer_id }, { limit, starting_after, ending_before });
+  const result = await listRecords(ownerOf(merchant), { status, customer_id }, { limit, starting_after, ending_before });
   return { object: 'list' as const, data: result.data.map(subscriptionView), has_more: result.has_more };
 }
 
 async function load(merchant: Merchant, subscriptionId: string): Promise<SubscriptionRecord> {
-  const subscription = await getRecord(merchant.id, subscriptionId);
+  const subscription = await getRecord(ownerOf(merchant), subscriptionId);
   if (!subscription) throw new NotFound();
   return subscription;
 }
@@ -125,7 +125,7 @@ export async function applyMove(
   if (!(step.from as readonly string[]).includes(subscription.status)) return undefined;
   const set = { ...changes, updated_at: isoNow() };
   const updated: SubscriptionRecord = { ...subscription, ...set, status: step.to };
-  const event = newEvent(subscription.merchant_id, step.event, subscriptionView(updated));
+  const event = newEvent(subscription, step.event, subscriptionView(updated));
   if ((await commit({ writes: [subscriptionMove(subscription, step, set, expect)], events: [event] })) === 'refused') return undefined;
   await publishEvents([event]);
   return updated;

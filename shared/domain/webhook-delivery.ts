@@ -46,7 +46,7 @@ async function fanOut(eventId: string): Promise<void> {
   const event = await getEvent(eventId);
   if (!event || event.targeted !== undefined) return; // unknown, or a duplicate send already handled
   // An endpoint receives the events that happened after it was configured, not older ones still in the queue.
-  const endpoints = (await listWebhooks(event.merchant_id)).filter((w) => subscribed(w, event.type) && w.created_at <= event.created_at);
+  const endpoints = (await listWebhooks(event)).filter((w) => subscribed(w, event.type) && w.created_at <= event.created_at);
   const results = await Promise.all(endpoints.map((w) => deliver(w, event)));
   const round: Record<string, EndpointDelivery> = {};
   endpoints.forEach((w, i) => {
@@ -66,7 +66,7 @@ async function retry(message: Extract<EventsMessage, { kind: 'retry' }>): Promis
     return;
   }
   const event = await getEvent(message.event_id);
-  const webhook = event && (await listWebhooks(event.merchant_id)).find((w) => w.id === message.webhook_id);
+  const webhook = event && (await listWebhooks(event)).find((w) => w.id === message.webhook_id);
   if (!event || !webhook || webhook.status !== 'active') return;
   const result = await deliver(webhook, event);
   await recordRetry(event.id, webhook.id, result.status_code, isSuccess(result.status_code));
@@ -95,7 +95,7 @@ async function afterFailure(
   };
   if (result.status_code === 410) {
     logger.warn('Webhook delivery failed: endpoint answered 410 Gone and is disabled', { ...failed, outcome: 'endpoint_disabled' });
-    await disableWebhook(webhook.merchant_id, webhook.id, 'endpoint answered 410 Gone');
+    await disableWebhook(webhook, webhook.id, 'endpoint answered 410 Gone');
     return;
   }
   const delay = retryDelayMs(attempt);

@@ -12,6 +12,7 @@ import { BadRequest, NotFound } from './errors.ts';
 import { type EventType, newEvent } from './events.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { deliver } from './webhook-delivery.ts';
+import { type Merchant, ownerOf } from './auth.ts';
 
 export const MAX_WEBHOOKS_PER_MERCHANT = 16;
 
@@ -27,6 +28,7 @@ const lookupWithin =
 const view = (w: WebhookRecord) => ({
   id: w.id,
   object: 'webhook' as const,
+  livemode: w.livemode,
   url: w.url,
   events: w.events,
   status: w.status,
@@ -38,7 +40,7 @@ const view = (w: WebhookRecord) => ({
  * by literal or by what its host resolves to now, at a private, link-local or metadata address. The signing
  * secret is in this answer only.
  */
-export async function configureWebhook(merchantId: string, input: v.InferOutput<typeof ConfigureWebhookBody>, origin: Origin = freshOrigin()) {
+export async function configureWebhook(merchant: Merchant, input: v.InferOutput<typeof ConfigureWebhookBody>, origin: Origin = freshOrigin()) {
   const checked = validateWebhookUrl(input.url, { allowLoopbackHttp: isLocal });
   if (!checked.ok) throw new BadRequest('url_not_allowed', 'url');
   const resolved = await resolveAndCheck(checked.url.hostname, { allowLoopback: isLocal, lookup: lookupWithin(3_000) });
@@ -48,11 +50,12 @@ export async function configureWebhook(merchantId: string, input: v.InferOutput<
   const secret = newWebhookSecret();
   const webhook: WebhookRecord = {
     id,
-    merchant_id: merchantId,
+    merchant_id: merchant.id,
+    livemode: merchant.livemode,
     url: checked.url.toString(),
     events: input.events.includes('*') ? ['*'] : [...new Set(input.events)],
     status: 'active',
-    secret_sealed: await sealSecret(secret, merchantId, id),
+    secret_sealed: await sealSecret(secret, merchant.id, id),
     created_at: new Date(origin.at).toISOString(),
   };
   const put = await putWebhook(webhook, MAX_WEBHOOKS_PER_MERCHANT);
@@ -62,19 +65,20 @@ export async function configureWebhook(merchantId: string, input: v.InferOutput<
 }
 
 /** The merchant's endpoints, newest first, in cursor pages like every list. */
-export async function listWebhooks(merchantId: string, page: PageQuery) {
-  const result = await webhookPage(merchantId, page);
+export async function listWebhooks(merchant: Merchant, page: PageQuery) {
+  const result = await webhookPage(ownerOf(merchant), page);
   return { object: 'list' as const, data: result.data.map(view), has_more: result.has_more };
 }
 
-export async function deleteWebhook(merchantId: string, webhookId: string) {
-  if (!(await deleteRecord(merchantId, webhookId))) throw new NotFound();
+export async function deleteWebhook(merchant: Merchant, webhookId: string) {
+  if (!(await deleteRecord(ownerOf(merchant), webhookId))) throw new NotFound();
   return { id: webhookId, object: 'webhook' as const, deleted: true as const };
 }
 
 const deliveryView = (e: EventRecord) => ({
   id: e.id,
   object: 'webhook_event' as const,
+  livemode: e.livemode,
   event: e.type,
   delivered: (e.targeted ?? 0) > 0 && e.pending === 0,
   attempts: e.attempts,
@@ -83,9 +87,9 @@ const deliveryView = (e: EventRecord) => ({
 });
 
 /** The delivery log: every event of the merchant, newest first, with how its delivery went. */
-export async function listDeliveries(merchantId: string, query: v.InferOutput<typeof ListWebhookEventsQuery>) {
+export async function listDeliveries(merchant: Merchant, query: v.InferOutput<typeof ListWebhookEventsQuery>) {
   const { limit, starting_after, ending_before, event, delivered } = query;
-  const page = await listEvents(merchantId, { event, delivered }, { limit, starting_after, ending_before });
+  const page = await listEvents(ownerOf(merchant), { event, delivered }, { limit, starting_after, ending_before });
   return { object: 'list' as const, data: page.data.map(deliveryView), has_more: page.has_more };
 }
 
@@ -101,13 +105,13 @@ const sampleObject = (type: EventType): Record<string, unknown> => ({
  * Sends one signed test event synchronously to the newest active endpoint subscribed to it (or the one named) and
  * reports the outcome; `status_code` is 0 when the endpoint could not be reached.
  */
-export async function testWebhook(merchantId: string, input: v.InferOutput<typeof TestWebhookBody>) {
-  const endpoints = await listRecords(merchantId);
+export async function testWebhook(merchant: Merchant, input: v.InferOutput<typeof TestWebhookBody>) {
+  const endpoints = await listRecords(ownerOf(merchant));
   const target = input.webhook_id
     ? endpoints.find((w) => w.id === input.webhook_id)
     : endpoints.find((w) => w.status === 'active' && (w.events.includes('*') || w.events.includes(input.event)));
   if (!target) throw new BadRequest('no_webhook_endpoint', input.webhook_id ? 'webhook_id' : 'event');
-  const result = await deliver(target, newEvent(merchantId, input.event, sampleObject(input.event)));
+  const result = await deliver(target, newEvent(ownerOf(merchant), input.event, sampleObject(input.event)));
   return {
     object: 'webhook_test' as const,
     webhook_id: target.id,

@@ -8,6 +8,8 @@ import { claimIdempotencyKey, completeIdempotencyKey, endIdempotencyLease } from
 import { logger } from '../logger.ts';
 import { renderError } from './error-mapper.ts';
 import { stateOf } from './types.ts';
+import { scopeOf } from '../store/keys.ts';
+import { ownerOf } from '../domain/auth.ts';
 
 const KEEP_MS = 24 * 60 * 60 * 1000;
 const MAX_KEY_LENGTH = 255;
@@ -42,7 +44,8 @@ export const idempotency = ({ withhold = [] }: { withhold?: readonly string[] } 
     if (key === undefined) return;
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw new BadRequest('parameter_invalid', 'Idempotency-Key');
     const state = stateOf(request);
-    const scope = state.merchant!.id;
+    // keys are the merchant's per mode: a test request never replays (or blocks) a live one
+    const scope = scopeOf(ownerOf(state.merchant!));
     const now = clock.now();
     const lockMs = (request.context.getRemainingTimeInMillis?.() ?? 30_000) + 5_000;
     const hash = await requestHash(request.event, state.rawBody);

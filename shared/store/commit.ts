@@ -3,7 +3,18 @@ import type { DomainEvent } from '../domain/events.ts';
 import type { Transition } from '../domain/state-machines.ts';
 import { db, isConditionFailure, TABLE, type TransactItem } from './client.ts';
 import { eventPut } from './events.ts';
-import { disputeKeys, inboundKeys, invoiceKeys, type Key, LEASE_SHARDS, leaseKeys, paymentKeys, refundKeys, subscriptionKeys } from './keys.ts';
+import {
+  disputeKeys,
+  inboundKeys,
+  invoiceKeys,
+  type Key,
+  LEASE_SHARDS,
+  leaseKeys,
+  type Owner,
+  paymentKeys,
+  refundKeys,
+  subscriptionKeys,
+} from './keys.ts';
 
 /**
  * The one place a change becomes a DynamoDB transaction. A use case says WHAT changes (an entity's transition and
@@ -13,14 +24,14 @@ import { disputeKeys, inboundKeys, invoiceKeys, type Key, LEASE_SHARDS, leaseKey
 
 /** The stored things a change can write, by id: the key (and list keys) are built here, from keys.ts. */
 export type Target =
-  | { entity: 'payment'; id: string; merchantId: string }
-  /** `merchantId` lists the refund for its merchant when it is created (refunds made before that are not listed) */
-  | { entity: 'refund'; id: string; paymentId: string; merchantId?: string }
-  | { entity: 'invoice'; id: string; merchantId: string }
-  | { entity: 'subscription'; id: string; merchantId: string }
+  | { entity: 'payment'; id: string; owner: Owner }
+  /** `owner` lists the refund for its merchant when it is created (refunds made before that are not listed) */
+  | { entity: 'refund'; id: string; paymentId: string; owner?: Owner }
+  | { entity: 'invoice'; id: string; owner: Owner }
+  | { entity: 'subscription'; id: string; owner: Owner }
   /** the renewal of one period of a subscription (its state is in `state`, not `status`) */
   | { entity: 'subscription_period'; subscriptionId: string; periodStart: string }
-  | { entity: 'dispute'; id: string; paymentId: string; providerReference: string; merchantId: string }
+  | { entity: 'dispute'; id: string; paymentId: string; providerReference: string; owner: Owner }
   /** which payment a provider's reference names (per connector account), written with the authorization */
   | { entity: 'payment_reference'; connectorId: string; reference: string }
   /** an inbound notification applied (its provider event id): created with the change, so none applies twice */
@@ -154,11 +165,11 @@ const stateFieldOf = (target: Target): string => (target.entity === 'subscriptio
 
 /** List keys an item carries once it is visible (a processing payment is not listed). */
 function listKeysOf(target: Target, status: unknown): Record<string, string> {
-  if (target.entity === 'payment' && status !== 'processing') return paymentKeys.list(target.merchantId, target.id);
-  if (target.entity === 'invoice') return invoiceKeys.list(target.merchantId, target.id);
-  if (target.entity === 'subscription') return subscriptionKeys.list(target.merchantId, target.id);
-  if (target.entity === 'refund' && target.merchantId) return refundKeys.list(target.merchantId, target.id);
-  if (target.entity === 'dispute') return disputeKeys.list(target.merchantId, target.id);
+  if (target.entity === 'payment' && status !== 'processing') return paymentKeys.list(target.owner, target.id);
+  if (target.entity === 'invoice') return invoiceKeys.list(target.owner, target.id);
+  if (target.entity === 'subscription') return subscriptionKeys.list(target.owner, target.id);
+  if (target.entity === 'refund' && target.owner) return refundKeys.list(target.owner, target.id);
+  if (target.entity === 'dispute') return disputeKeys.list(target.owner, target.id);
   return {};
 }
 

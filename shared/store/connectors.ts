@@ -4,8 +4,8 @@ import { PROVIDERS } from '../providers/types.ts';
 import { conditionalUpdate, conditionalWrite, type Created, db, TABLE } from './client.ts';
 import { assignments } from './expressions.ts';
 import { recordReader } from './item-schemas.ts';
-import { connectorKeys, merchantKeys } from './keys.ts';
-import { putWithinMerchantCap } from './merchants.ts';
+import { connectorKeys, merchantKeys, type Owner } from './keys.ts';
+import { capCountOf, putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
 
 /**
@@ -32,6 +32,13 @@ export type ConnectorChanges = Partial<Pick<ConnectorRecord, 'label' | 'credenti
 
 const connectorOf = recordReader('connector', ConnectorItem);
 
+/** A connector's owner: its merchant in the connector's mode. */
+export const ownerOfConnector = (c: Pick<ConnectorRecord, 'merchant_id' | 'mode'>): Owner => ({
+  merchant_id: c.merchant_id,
+  livemode: c.mode === 'live',
+});
+const modeOf = (owner: Owner) => (owner.livemode ? 'live' : 'test');
+
 /** A connector the API shows: not deleted. */
 export type ShownConnector = ConnectorRecord & { status: 'active' | 'disabled' };
 const isShown = (c: ConnectorRecord | undefined): c is ShownConnector => c !== undefined && c.status !== 'deleted';
@@ -39,8 +46,8 @@ const isShown = (c: ConnectorRecord | undefined): c is ShownConnector => c !== u
 /** Writes a new connector unless the merchant has `max` (`connector_count` on its profile); a retried create finds its first. */
 export async function putConnector(connector: ConnectorRecord, max: number): Promise<Created<ConnectorRecord> | undefined> {
   const put = await putWithinMerchantCap(
-    { count: 'connector_count', max },
-    connectorKeys.item(connector.merchant_id, connector.id),
+    { owner: ownerOfConnector(connector), count: 'connector_count', max },
+    connectorKeys.item(ownerOfConnector(connector), connector.id),
     'connector',
     { ...connector, ...connectorKeys.byId(connector.id) },
     connectorOf,
@@ -57,51 +64,53 @@ export async function findConnectorById(connectorId: string): Promise<ConnectorR
       IndexName: 'gsi2',
       KeyConditionExpression: 'gsi2pk = :pk',
       ExpressionAttributeValues: { ':pk': gsi2pk },
-      ProjectionExpression: 'merchant_id',
+      ProjectionExpression: 'merchant_id, #mode',
+      ExpressionAttributeNames: { '#mode': 'mode' },
     }),
   );
-  const merchantId = out.Items?.[0]?.merchant_id;
-  if (typeof merchantId !== 'string') return undefined;
-  const item = await db.send(new GetCommand({ TableName: TABLE, Key: connectorKeys.item(merchantId, connectorId), ConsistentRead: true }));
+  const found = out.Items?.[0];
+  if (typeof found?.merchant_id !== 'string' || typeof found.mode !== 'string') return undefined;
+  const owner = ownerOfConnector({ merchant_id: found.merchant_id, mode: found.mode === 'live' ? 'live' : 'test' });
+  const item = await db.send(new GetCommand({ TableName: TABLE, Key: connectorKeys.item(owner, connectorId), ConsistentRead: true }));
   return item.Item && connectorOf(item.Item);
 }
 
-/** Every connector of the merchant (a small set), newest first. `consistent` for the API's own reads. */
-export async function listConnectors(merchantId: string, options: { consistent: boolean }): Promise<ConnectorRecord[]> {
-  return (await merchantSetItems(connectorKeys, merchantId, options)).map(connectorOf);
+/** Every connector of the owner (a small set), newest first. `consistent` for the API's own reads. */
+export async function listConnectors(owner: Owner, options: { consistent: boolean }): Promise<ConnectorRecord[]> {
+  return (await merchantSetItems(connectorKeys, owner, options)).map(connectorOf);
 }
 
-/** The merchant's connector of `mode` by id, read consistently; undefined when there is none. */
-export async function getConnector(merchantId: string, id: string, mode: string): Promise<ConnectorRecord | undefined> {
-  const out = await db.send(new GetCommand({ TableName: TABLE, Key: connectorKeys.item(merchantId, id), ConsistentRead: true }));
+/** The owner's connector by id, read consistently; undefined when there is none. */
+export async function getConnector(owner: Owner, id: string): Promise<ConnectorRecord | undefined> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: connectorKeys.item(owner, id), ConsistentRead: true }));
   const record = out.Item && connectorOf(out.Item);
-  return record?.mode === mode ? record : undefined;
+  return record?.mode === modeOf(owner) ? record : undefined;
 }
 
-/** The merchant's connector of `mode` as the API shows it: not a deleted one. */
-export async function getShownConnector(merchantId: string, id: string, mode: string): Promise<ShownConnector | undefined> {
-  const record = await getConnector(merchantId, id, mode);
+/** The owner's connector as the API shows it: not a deleted one. */
+export async function getShownConnector(owner: Owner, id: string): Promise<ShownConnector | undefined> {
+  const record = await getConnector(owner, id);
   return isShown(record) ? record : undefined;
 }
 
-/** A page of the merchant's connectors of `mode`, newest first, read consistently. */
-export async function connectorPage(merchantId: string, mode: string, page: PageQuery): Promise<Page<ShownConnector>> {
+/** A page of the owner's connectors, newest first, read consistently. */
+export async function connectorPage(owner: Owner, page: PageQuery): Promise<Page<ShownConnector>> {
   const spec = {
-    ...merchantSet(connectorKeys, merchantId, { consistent: true }),
+    ...merchantSet(connectorKeys, owner, { consistent: true }),
     filter: {
-      FilterExpression: '#mode = :mode AND #status <> :deleted',
-      ExpressionAttributeNames: { '#mode': 'mode', '#status': 'status' },
-      ExpressionAttributeValues: { ':mode': mode, ':deleted': 'deleted' },
+      FilterExpression: '#status <> :deleted',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':deleted': 'deleted' },
     },
   };
   const result = await listPage(spec, page);
   return { data: result.data.map(connectorOf).filter(isShown), has_more: result.has_more };
 }
 
-/** Applies the changes to the merchant's connector of `mode`; undefined when there is none (the key holds the merchant). */
-export async function updateConnector(merchantId: string, id: string, mode: string, changes: ConnectorChanges): Promise<ShownConnector | undefined> {
+/** Applies the changes to the owner's connector; undefined when there is none (the key holds the merchant and mode). */
+export async function updateConnector(owner: Owner, id: string, changes: ConnectorChanges): Promise<ShownConnector | undefined> {
   const names: Record<string, string> = { '#mode': 'mode' };
-  const values: Record<string, unknown> = { ':mode': mode, ':deleted': 'deleted' };
+  const values: Record<string, unknown> = { ':mode': modeOf(owner), ':deleted': 'deleted' };
   const sets = assignments(
     Object.entries(changes).filter(([, value]) => value !== undefined),
     names,
@@ -110,7 +119,7 @@ export async function updateConnector(merchantId: string, id: string, mode: stri
   const updated = await conditionalUpdate(
     new UpdateCommand({
       TableName: TABLE,
-      Key: connectorKeys.item(merchantId, id),
+      Key: connectorKeys.item(owner, id),
       UpdateExpression: `SET ${sets.join(', ')}`,
       ConditionExpression: 'attribute_exists(pk) AND #mode = :mode AND #status <> :deleted',
       ExpressionAttributeNames: { ...names, '#status': 'status' },
@@ -122,26 +131,27 @@ export async function updateConnector(merchantId: string, id: string, mode: stri
   return isShown(record) ? record : undefined;
 }
 
-/** Marks the merchant's connector of `mode` deleted and frees its place under the cap; false when there is none to delete. */
-export async function deleteConnector(merchantId: string, id: string, mode: string, at: string): Promise<boolean> {
+/** Marks the owner's connector deleted and frees its place under the cap; false when there is none to delete. */
+export async function deleteConnector(owner: Owner, id: string, at: string): Promise<boolean> {
   return conditionalWrite(
     new TransactWriteCommand({
       TransactItems: [
         {
           Update: {
             TableName: TABLE,
-            Key: connectorKeys.item(merchantId, id),
+            Key: connectorKeys.item(owner, id),
             UpdateExpression: 'SET #status = :deleted, updated_at = :at',
             ConditionExpression: 'attribute_exists(pk) AND #mode = :mode AND #status <> :deleted',
             ExpressionAttributeNames: { '#status': 'status', '#mode': 'mode' },
-            ExpressionAttributeValues: { ':deleted': 'deleted', ':mode': mode, ':at': at },
+            ExpressionAttributeValues: { ':deleted': 'deleted', ':mode': modeOf(owner), ':at': at },
           },
         },
         {
           Update: {
             TableName: TABLE,
-            Key: merchantKeys.profile(merchantId),
-            UpdateExpression: 'ADD connector_count :minus',
+            Key: merchantKeys.profile(owner.merchant_id),
+            UpdateExpression: 'ADD #count :minus',
+            ExpressionAttributeNames: { '#count': capCountOf(owner, 'connector_count') },
             ExpressionAttributeValues: { ':minus': -1 },
           },
         },

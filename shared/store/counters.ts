@@ -1,9 +1,9 @@
 import { TABLE, type TransactItem } from './client.ts';
-import { COUNTER_SHARDS, counterKeys } from './keys.ts';
+import { COUNTER_SHARDS, counterKeys, type Owner } from './keys.ts';
 import { acrossShards, queryAll } from './pagination.ts';
 
 /**
- * Write-sharded counters: each write ADDs to one cell of a random shard (`CNT#<mer>#<kind>#<shard>`), inside the
+ * Write-sharded counters: each write ADDs to one cell of a random shard (`CNT#<owner>#<kind>#<shard>`), inside the
  * transaction of the change it counts, so a busy merchant spreads its writes over COUNTER_SHARDS partitions.
  * Reads query every shard of a sort-key range and sum the cells that share a sort key.
  */
@@ -13,7 +13,7 @@ export const randomShard = (): number => Math.floor(Math.random() * COUNTER_SHAR
 
 /** An ADD of `values` to one counter cell, for a TransactWrite; `set` adds plain attributes (e.g. index keys). */
 export function counterAdd(
-  merchantId: string,
+  owner: Owner,
   kind: CounterKind,
   sortKey: string,
   values: Record<string, number>,
@@ -26,7 +26,7 @@ export function counterAdd(
     attributeValues[`:a${i}`] = value;
     return `#a${i} :a${i}`;
   });
-  const sets = Object.entries({ merchant_id: merchantId, ...options.set }).map(([field, value], i) => {
+  const sets = Object.entries({ merchant_id: owner.merchant_id, livemode: owner.livemode, ...options.set }).map(([field, value], i) => {
     names[`#s${i}`] = field;
     attributeValues[`:s${i}`] = value;
     return `#s${i} = :s${i}`;
@@ -34,7 +34,7 @@ export function counterAdd(
   return {
     Update: {
       TableName: TABLE,
-      Key: counterKeys.cell(merchantId, kind, options.shard ?? randomShard(), sortKey),
+      Key: counterKeys.cell(owner, kind, options.shard ?? randomShard(), sortKey),
       UpdateExpression: `ADD ${adds.join(', ')} SET ${sets.join(', ')}`,
       ConditionExpression: options.condition?.expression,
       ExpressionAttributeNames: names,
@@ -50,12 +50,12 @@ export interface CounterCell {
 }
 
 /** Every cell of every shard with a sort key in [from, to], unsummed (callers group by `sk`). */
-export async function readCells(merchantId: string, kind: CounterKind, from: string, to: string): Promise<CounterCell[]> {
+export async function readCells(owner: Owner, kind: CounterKind, from: string, to: string): Promise<CounterCell[]> {
   return acrossShards(COUNTER_SHARDS, async (shard) =>
     (
       await queryAll({
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': counterKeys.shard(merchantId, kind, shard), ':from': from, ':to': to },
+        ExpressionAttributeValues: { ':pk': counterKeys.shard(owner, kind, shard), ':from': from, ':to': to },
       })
     ).map((item) => {
       const values: Record<string, number> = {};

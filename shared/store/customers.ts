@@ -1,15 +1,18 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
-import { assignments } from './expressions.ts';
+import { assignments, ownerCondition } from './expressions.ts';
 import { conditionalUpdate, type Created, createOrFind, db, TABLE } from './client.ts';
 import { Int, nullable, recordReader, StringMap, Text } from './item-schemas.ts';
-import { customerKeys } from './keys.ts';
+import { customerKeys, type Owner, ownedBy } from './keys.ts';
 import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
 export interface CustomerRecord {
   id: string;
   merchant_id: string;
+  livemode: boolean;
+  /** the test clock whose time the customer's billing follows (test mode only) */
+  test_clock?: string | null;
   email: string;
   name: string | null;
   phone: string | null;
@@ -38,6 +41,9 @@ export interface CardOnFile {
 const CustomerItem = v.object({
   id: Text,
   merchant_id: Text,
+  /** absent on customers made before modes were separated: those are live */
+  livemode: v.optional(v.boolean(), true),
+  test_clock: v.optional(nullable(Text), null),
   email: Text,
   name: v.optional(nullable(Text), null),
   phone: v.optional(nullable(Text), null),
@@ -75,9 +81,9 @@ export const cardOnFileUpdate = (customerId: string, card: CardOnFile) => ({
 
 export type CustomerChanges = Partial<Pick<CustomerRecord, 'email' | 'name' | 'phone' | 'metadata'>>;
 
-const indexKeys = (c: Pick<CustomerRecord, 'id' | 'merchant_id' | 'email'>) => ({
-  ...customerKeys.list(c.merchant_id, c.id),
-  ...customerKeys.byEmail(c.merchant_id, c.email),
+const indexKeys = (c: Pick<CustomerRecord, 'id' | 'merchant_id' | 'livemode' | 'email'>) => ({
+  ...customerKeys.list(c, c.id),
+  ...customerKeys.byEmail(c, c.email),
 });
 
 /** Writes a new customer; a customer already stored under its id (a retried create of the merchant) is answered. */
@@ -93,30 +99,31 @@ export async function putCustomer(customer: CustomerRecord): Promise<Created<Cus
   );
   if (put.created) return { created: true, record: customer };
   const existing = put.existing && customerOf(put.existing);
-  if (existing?.merchant_id !== customer.merchant_id) throw new Error(`Customer ${customer.id} exists for another merchant`);
+  if (!existing || !ownedBy(existing, customer)) throw new Error(`Customer ${customer.id} exists for another merchant`);
   return { created: false, record: existing };
 }
 
-/** The merchant's customer, or undefined when it does not exist or belongs to another merchant. */
-export async function getCustomer(merchantId: string, customerId: string): Promise<CustomerRecord | undefined> {
+/** The owner's customer, or undefined when it does not exist or belongs to another merchant or mode. */
+export async function getCustomer(owner: Owner, customerId: string): Promise<CustomerRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: customerKeys.item(customerId) }));
   const customer = out.Item && customerOf(out.Item);
-  return customer?.merchant_id === merchantId ? customer : undefined;
+  return ownedBy(customer, owner) ? customer : undefined;
 }
 
-/** Applies the changes only if the customer is the merchant's; undefined otherwise. */
-export async function updateCustomer(merchantId: string, customerId: string, changes: CustomerChanges): Promise<CustomerRecord | undefined> {
+/** Applies the changes only if the customer is the owner's; undefined otherwise. */
+export async function updateCustomer(owner: Owner, customerId: string, changes: CustomerChanges): Promise<CustomerRecord | undefined> {
   const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
-  if (changes.email) entries.push(['gsi2pk', customerKeys.byEmail(merchantId, changes.email).gsi2pk]);
-  const names: Record<string, string> = { '#merchant': 'merchant_id' };
-  const values: Record<string, unknown> = { ':merchant': merchantId };
+  if (changes.email) entries.push(['gsi2pk', customerKeys.byEmail(owner, changes.email).gsi2pk]);
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const owned = ownerCondition(owner, names, values);
   const sets = assignments(entries, names, values);
   const updated = await conditionalUpdate(
     new UpdateCommand({
       TableName: TABLE,
       Key: customerKeys.item(customerId),
       UpdateExpression: sets.length ? `SET ${sets.join(', ')}` : 'SET #merchant = :merchant',
-      ConditionExpression: 'attribute_exists(pk) AND #merchant = :merchant',
+      ConditionExpression: `attribute_exists(pk) AND ${owned}`,
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
       ReturnValues: 'ALL_NEW',
@@ -125,9 +132,9 @@ export async function updateCustomer(merchantId: string, customerId: string, cha
   return updated && customerOf(updated);
 }
 
-/** The id of a merchant's customer with this (lowercase) e-mail, if any. */
-export async function findCustomerIdByEmail(merchantId: string, email: string): Promise<string | undefined> {
-  const { gsi2pk } = customerKeys.byEmail(merchantId, email);
+/** The id of an owner's customer with this (lowercase) e-mail, if any. */
+export async function findCustomerIdByEmail(owner: Owner, email: string): Promise<string | undefined> {
+  const { gsi2pk } = customerKeys.byEmail(owner, email);
   const out = await db.send(
     new QueryCommand({
       TableName: TABLE,
@@ -142,7 +149,7 @@ export async function findCustomerIdByEmail(merchantId: string, email: string): 
   return found && customerIdOf(found).id;
 }
 
-export async function listCustomers(merchantId: string, page: PageQuery): Promise<Page<CustomerRecord>> {
-  const result = await listPage(merchantList(customerKeys, merchantId), page);
+export async function listCustomers(owner: Owner, page: PageQuery): Promise<Page<CustomerRecord>> {
+  const result = await listPage(merchantList(customerKeys, owner), page);
   return { data: result.data.map(customerOf), has_more: result.has_more };
 }

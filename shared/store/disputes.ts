@@ -5,7 +5,7 @@ import { DISPUTE_REASONS, type DisputeReason } from '../providers/types.ts';
 import { db, TABLE } from './client.ts';
 import type { Operation, Target } from './commit.ts';
 import { HistoryItem, Int, nullable, operationItem, picklistOf, recordReader, Text } from './item-schemas.ts';
-import { disputeKeys, paymentKeys } from './keys.ts';
+import { disputeKeys, type Owner, ownedBy, paymentKeys } from './keys.ts';
 import { type ListSpec, listPage, type Page, type PageQuery } from './pagination.ts';
 import { refundOf, type StoredRefund } from './payments.ts';
 
@@ -36,22 +36,22 @@ export type StoredDispute = Omit<v.InferOutput<typeof DisputeItem>, 'op'> & { re
 
 export const disputeOf: (item: Record<string, unknown>) => StoredDispute = recordReader('dispute', DisputeItem);
 
-export const disputeTarget = (d: Pick<StoredDispute, 'id' | 'payment_id' | 'merchant_id' | 'provider_reference'>): Target => ({
+export const disputeTarget = (d: Pick<StoredDispute, 'id' | 'payment_id' | 'merchant_id' | 'livemode' | 'provider_reference'>): Target => ({
   entity: 'dispute',
   id: d.id,
   paymentId: d.payment_id,
   providerReference: d.provider_reference,
-  merchantId: d.merchant_id,
+  owner: { merchant_id: d.merchant_id, livemode: d.livemode },
 });
 
-/** The merchant's dispute by id: found through the merchant's list, then read by its key (its state now). */
-export async function findDispute(merchantId: string, disputeId: string): Promise<StoredDispute | undefined> {
+/** The owner's dispute by id: found through the owner's list, then read by its key (its state now). */
+export async function findDispute(owner: Owner, disputeId: string): Promise<StoredDispute | undefined> {
   const listed = await db.send(
     new QueryCommand({
       TableName: TABLE,
       IndexName: 'gsi1',
       KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :id',
-      ExpressionAttributeValues: { ':pk': disputeKeys.listPartition(merchantId), ':id': disputeId },
+      ExpressionAttributeValues: { ':pk': disputeKeys.listPartition(owner), ':id': disputeId },
       ProjectionExpression: 'payment_id, provider_reference',
     }),
   );
@@ -59,20 +59,20 @@ export async function findDispute(merchantId: string, disputeId: string): Promis
   if (typeof paymentId !== 'string' || typeof reference !== 'string') return undefined;
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: disputeKeys.item(paymentId, reference), ConsistentRead: true }));
   const dispute = out.Item && disputeOf(out.Item);
-  return dispute?.merchant_id === merchantId ? dispute : undefined;
+  return ownedBy(dispute, owner) ? dispute : undefined;
 }
 
-/** A page of the merchant's disputes, newest first (gsi1; a cursor needs its dispute's payment, found first). */
-export async function disputePage(merchantId: string, page: PageQuery): Promise<Page<StoredDispute>> {
+/** A page of the owner's disputes, newest first (gsi1; a cursor needs its dispute's payment, found first). */
+export async function disputePage(owner: Owner, page: PageQuery): Promise<Page<StoredDispute>> {
   const cursor = page.starting_after ?? page.ending_before;
-  const cursorDispute = cursor ? await findDispute(merchantId, cursor) : undefined;
+  const cursorDispute = cursor ? await findDispute(owner, cursor) : undefined;
   const spec: ListSpec = {
     index: 'gsi1',
-    partition: { name: 'gsi1pk', value: disputeKeys.listPartition(merchantId) },
+    partition: { name: 'gsi1pk', value: disputeKeys.listPartition(owner) },
     sortKey: { name: 'gsi1sk' },
     cursorKey: (id) => ({
       ...disputeKeys.item(cursorDispute?.payment_id ?? '', cursorDispute?.provider_reference ?? ''),
-      ...disputeKeys.list(merchantId, id),
+      ...disputeKeys.list(owner, id),
     }),
   };
   const result = await listPage(spec, page);

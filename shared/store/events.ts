@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { type DomainEvent, EVENT_TYPES } from '../domain/events.ts';
 import { conditionalWrite, db, TABLE, ttl } from './client.ts';
 import { Int, nullable, recordReader, Text } from './item-schemas.ts';
-import { eventKeys, OUTBOX_SHARDS } from './keys.ts';
+import { eventKeys, OUTBOX_SHARDS, type Owner } from './keys.ts';
 import { acrossShards, listPage, merchantList, type Page, type PageQuery, queryAll } from './pagination.ts';
 
 const KEEP_MS = 30 * 24 * 60 * 60 * 1000;
@@ -31,7 +31,7 @@ export function eventPut(event: DomainEvent) {
       TableName: TABLE,
       Item: {
         ...eventKeys.item(event.id),
-        ...eventKeys.list(event.merchant_id, event.id),
+        ...eventKeys.list(event, event.id),
         ...eventKeys.outbox(shard, event.created_at),
         ...event,
         type: 'event',
@@ -55,6 +55,8 @@ const EventItem = v.pipe(
     id: Text,
     event_type: v.picklist(EVENT_TYPES),
     merchant_id: Text,
+    /** absent on events made before modes were separated: those are live */
+    livemode: v.optional(v.boolean(), true),
     created_at: Text,
     data: v.object({ object: v.record(v.string(), v.unknown()) }),
     targeted: v.optional(Int),
@@ -147,7 +149,7 @@ export interface EventFilters {
   delivered?: boolean;
 }
 
-export async function listEvents(merchantId: string, filters: EventFilters, page: PageQuery): Promise<Page<EventRecord>> {
+export async function listEvents(owner: Owner, filters: EventFilters, page: PageQuery): Promise<Page<EventRecord>> {
   const clauses: string[] = [];
   const values: Record<string, unknown> = {};
   if (filters.event) {
@@ -161,7 +163,7 @@ export async function listEvents(merchantId: string, filters: EventFilters, page
     );
   }
   const result = await listPage(
-    merchantList(eventKeys, merchantId, clauses.length ? { FilterExpression: clauses.join(' AND '), ExpressionAttributeValues: values } : undefined),
+    merchantList(eventKeys, owner, clauses.length ? { FilterExpression: clauses.join(' AND '), ExpressionAttributeValues: values } : undefined),
     page,
   );
   return { data: result.data.map(fromItem), has_more: result.has_more };

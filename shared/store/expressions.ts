@@ -1,3 +1,4 @@
+import type { Owner } from './keys.ts';
 /** Small builders for DynamoDB expressions, so every repository writes them the same way. */
 
 /**
@@ -24,4 +25,18 @@ export function equalityFilter(filters: Record<string, unknown>) {
     clauses.push(`#${field} = :${field}`);
   }
   return clauses.length ? { FilterExpression: clauses.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values } : undefined;
+}
+
+/**
+ * The condition that an item belongs to the owner (as `ownedBy` in keys.ts): its merchant and mode; an item written
+ * before modes were separated (no `livemode`) is live. Its names and values are added to `names` and `values`.
+ */
+export function ownerCondition(owner: Owner, names: Record<string, string>, values: Record<string, unknown>): string {
+  names['#merchant'] = 'merchant_id';
+  names['#livemode'] = 'livemode';
+  values[':merchant'] = owner.merchant_id;
+  values[':livemode'] = owner.livemode;
+  return owner.livemode
+    ? '#merchant = :merchant AND (attribute_not_exists(#livemode) OR #livemode = :livemode)'
+    : '#merchant = :merchant AND #livemode = :livemode';
 }

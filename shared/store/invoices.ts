@@ -8,7 +8,7 @@ import { db, TABLE } from './client.ts';
 import type { Operation, Target } from './commit.ts';
 import { eventPut } from './events.ts';
 import { Int, nullable, operationItem, picklistOf, recordReader, StringMap, Text } from './item-schemas.ts';
-import { invoiceKeys, merchantKeys } from './keys.ts';
+import { invoiceKeys, merchantKeys, type Owner, ownedBy } from './keys.ts';
 import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
 export type InvoiceStatus = InvoiceState;
@@ -23,7 +23,8 @@ export interface InvoiceItem {
 export interface InvoiceRecord {
   id: string;
   merchant_id: string;
-  /** `INV-000001`: per merchant, gapless */
+  livemode: boolean;
+  /** `INV-000001`: per merchant and mode, gapless */
   number: string;
   customer_id: string;
   /** who the invoice was issued by and to, as they were at issue time (printed on the PDF) */
@@ -56,6 +57,8 @@ export type StoredInvoice = InvoiceRecord & { op?: Operation };
 const InvoiceItem = v.object({
   id: Text,
   merchant_id: Text,
+  /** absent on invoices made before modes were separated: those are live */
+  livemode: v.optional(v.boolean(), true),
   number: Text,
   customer_id: Text,
   merchant_email: nullable(Text),
@@ -86,11 +89,15 @@ export const invoiceOf: (item: Record<string, unknown>) => StoredInvoice = recor
 const IssuerItem = v.object({ email: v.optional(Text) });
 const issuerOf = recordReader('merchant profile', IssuerItem);
 
-export const invoiceTarget = (i: Pick<InvoiceRecord, 'id' | 'merchant_id'>): Target => ({ entity: 'invoice', id: i.id, merchantId: i.merchant_id });
+export const invoiceTarget = (i: Pick<InvoiceRecord, 'id' | 'merchant_id' | 'livemode'>): Target => ({
+  entity: 'invoice',
+  id: i.id,
+  owner: { merchant_id: i.merchant_id, livemode: i.livemode },
+});
 
 /** The counter item holds the last number given out in `n`. */
-async function readCounter(merchantId: string): Promise<number> {
-  const out = await db.send(new GetCommand({ TableName: TABLE, Key: invoiceKeys.numberCounter(merchantId), ConsistentRead: true }));
+async function readCounter(owner: Owner): Promise<number> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: invoiceKeys.numberCounter(owner), ConsistentRead: true }));
   return Number(out.Item?.n ?? 0);
 }
 
@@ -123,20 +130,20 @@ const BACKOFF_CAP_MS = 500;
 const NUMBER_RACE_BUDGET_MS = 8_000;
 
 /**
- * Gives the invoice the merchant's next number and stores it with its event, in ONE transaction: the counter moves
+ * Gives the invoice the owner's next number (test and live count apart) and stores it with its event, in ONE transaction: the counter moves
  * from the value read to the next only if nobody moved it meanwhile, so numbers are consecutive and a failed write
  * uses none (gapless). A create that lost the race waits a jittered while, reads the counter again and retries.
  * `build` makes the invoice and its event for a number. `existing`: the invoice `invoiceId` was stored already (by an
  * earlier run of the same request), which is answered as it is: no number is taken for it twice.
  */
 export async function insertNumberedInvoice(
-  merchantId: string,
+  owner: Owner,
   invoiceId: string,
   build: (sequence: number) => { invoice: InvoiceRecord; event: DomainEvent },
 ): Promise<{ invoice: InvoiceRecord; event?: DomainEvent; existing?: true }> {
   const started = performance.now();
   for (let attempt = 1; ; attempt++) {
-    const current = await readCounter(merchantId);
+    const current = await readCounter(owner);
     const next = current + 1;
     const built = build(next);
     try {
@@ -146,7 +153,7 @@ export async function insertNumberedInvoice(
             {
               Update: {
                 TableName: TABLE,
-                Key: invoiceKeys.numberCounter(merchantId),
+                Key: invoiceKeys.numberCounter(owner),
                 UpdateExpression: 'SET n = :next, #type = :type',
                 ConditionExpression: current === 0 ? 'attribute_not_exists(n)' : 'n = :current',
                 ExpressionAttributeNames: { '#type': 'type' },
@@ -156,7 +163,7 @@ export async function insertNumberedInvoice(
             {
               Put: {
                 TableName: TABLE,
-                Item: { ...invoiceKeys.item(built.invoice.id), ...invoiceKeys.list(merchantId, built.invoice.id), type: 'invoice', ...built.invoice },
+                Item: { ...invoiceKeys.item(built.invoice.id), ...invoiceKeys.list(owner, built.invoice.id), type: 'invoice', ...built.invoice },
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             },
@@ -179,10 +186,10 @@ export async function insertNumberedInvoice(
   }
 }
 
-/** The merchant's invoice (with the send in flight on it, if any), or undefined when missing or another merchant's. */
-export async function getInvoice(merchantId: string, invoiceId: string): Promise<StoredInvoice | undefined> {
+/** The owner's invoice (with the send in flight on it, if any), or undefined when missing or another merchant's or mode's. */
+export async function getInvoice(owner: Owner, invoiceId: string): Promise<StoredInvoice | undefined> {
   const invoice = await getInvoiceById(invoiceId);
-  return invoice?.merchant_id === merchantId ? invoice : undefined;
+  return ownedBy(invoice, owner) ? invoice : undefined;
 }
 
 /** Any merchant's invoice: only for a request that proved itself otherwise (a signed link). */
@@ -196,10 +203,10 @@ export interface InvoiceFilters {
   customer_id?: string | undefined;
 }
 
-/** The merchant's invoices, newest first, filtered by status and customer. */
-export async function listInvoices(merchantId: string, filters: InvoiceFilters, page: PageQuery): Promise<Page<InvoiceRecord>> {
+/** The owner's invoices, newest first, filtered by status and customer. */
+export async function listInvoices(owner: Owner, filters: InvoiceFilters, page: PageQuery): Promise<Page<InvoiceRecord>> {
   const filter = equalityFilter({ status: filters.status, customer_id: filters.customer_id });
-  const result = await listPage(merchantList(invoiceKeys, merchantId, filter), page);
+  const result = await listPage(merchantList(invoiceKeys, owner, filter), page);
   return { data: result.data.map(invoiceOf), has_more: result.has_more };
 }
 

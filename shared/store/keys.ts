@@ -12,53 +12,72 @@
  * | merchant's API keys, newest first     | pk = MER#<mer>, sk begins_with KEY# (desc)            | table |
  * | API key by id                         | pk = MER#<mer>, sk = KEY#<key>                        | table |
  * | customer by id                        | pk = CUS#<cus>, sk = CUS                              | table |
- * | merchant's customers, newest first    | gsi1pk = MER#<mer>#CUS, gsi1sk < / > <cus> (desc)     | gsi1  |
- * | merchant's customer by e-mail         | gsi2pk = MER#<mer>#CUSEMAIL#<email>                   | gsi2  |
- * | merchant's routing rules              | pk = MER#<mer>, sk begins_with RULE#                  | table |
- * | routing rule by id                    | pk = MER#<mer>, sk = RULE#<rul>                       | table |
+ * | merchant's customers, newest first    | gsi1pk = MER#<own>#CUS, gsi1sk < / > <cus> (desc)     | gsi1  |
+ * | merchant's customer by e-mail         | gsi2pk = MER#<own>#CUSEMAIL#<email>                   | gsi2  |
+ * | merchant's routing rules              | pk = MER#<own>, sk begins_with RULE#                  | table |
+ * | routing rule by id                    | pk = MER#<own>, sk = RULE#<rul>                       | table |
  * | payment by id                         | pk = PAY#<pay>, sk = PAY                              | table |
  * | payment's refunds                     | pk = PAY#<pay>, sk begins_with REF#                   | table |
- * | merchant's refunds, newest first      | gsi1pk = MER#<mer>#REF, gsi1sk <ref>                  | gsi1  |
- * | refund by id (then its item, by key)  | gsi1pk = MER#<mer>#REF, gsi1sk = <ref>                | gsi1  |
- * | merchant's payments, newest first     | gsi1pk = MER#<mer>#PAY, gsi1sk <id> (ULID: time range)| gsi1  |
+ * | merchant's refunds, newest first      | gsi1pk = MER#<own>#REF, gsi1sk <ref>                  | gsi1  |
+ * | refund by id (then its item, by key)  | gsi1pk = MER#<own>#REF, gsi1sk = <ref>                | gsi1  |
+ * | merchant's payments, newest first     | gsi1pk = MER#<own>#PAY, gsi1sk <id> (ULID: time range)| gsi1  |
  * | payment's disputes                    | pk = PAY#<pay>, sk begins_with DIS# (DIS#<provider ref>)| table |
  * | payment's refunds and disputes (timeline)| pk = PAY#<pay>, sk between DIS# and REF#~           | table |
- * | merchant's disputes, newest first     | gsi1pk = MER#<mer>#DIS, gsi1sk <dis>                  | gsi1  |
- * | dispute by id (then its item, by key) | gsi1pk = MER#<mer>#DIS, gsi1sk = <dis>                | gsi1  |
+ * | merchant's disputes, newest first     | gsi1pk = MER#<own>#DIS, gsi1sk <dis>                  | gsi1  |
+ * | dispute by id (then its item, by key) | gsi1pk = MER#<own>#DIS, gsi1sk = <dis>                | gsi1  |
  * | payment by a provider's reference     | pk = PREF#<con>#<reference>, sk = PREF                | table |
  * | inbound notification seen (dedup)     | pk = INWH#<con>#<provider event id>, sk = INWH        | table |
- * | routing stats of the last minutes     | pk = RSTAT#<mer>#<shard>, sk >= <bucket ms> (×shards) | table |
+ * | routing stats of the last minutes     | pk = RSTAT#<own>#<shard>, sk >= <bucket ms> (×shards) | table |
  * | card velocity in an hour              | pk = VEL#<fingerprint>#<hour ms>, sk = VEL            | table |
  * | event (outbox record + delivery log)  | pk = EVT#<evt>, sk = EVT                              | table |
- * | merchant's events, newest first       | gsi1pk = MER#<mer>#EVT, gsi1sk <evt>                  | gsi1  |
+ * | merchant's events, newest first       | gsi1pk = MER#<own>#EVT, gsi1sk <evt>                  | gsi1  |
  * | events not yet picked up (sweeper)    | gsi2pk = OUTBOX#<shard>, gsi2sk < <iso time>          | gsi2  |
- * | merchant's webhook endpoints          | pk = MER#<mer>, sk begins_with WHK# (+ webhook_count) | table |
- * | merchant's connector accounts         | pk = MER#<mer>, sk begins_with CON# (+ connector_count)| table |
- * | connector account by id               | pk = MER#<mer>, sk = CON#<con>                        | table |
+ * | merchant's webhook endpoints          | pk = MER#<own>, sk begins_with WHK# (+ webhook_count) | table |
+ * | merchant's connector accounts         | pk = MER#<own>, sk begins_with CON# (+ connector_count)| table |
+ * | connector account by id               | pk = MER#<own>, sk = CON#<con>                        | table |
  * | connector account by id alone (inbound)| gsi2pk = CONID#<con>                                 | gsi2  |
  * | subscription by id                    | pk = SUB#<sub>, sk = SUB                              | table |
- * | merchant's subscriptions, newest first| gsi1pk = MER#<mer>#SUB, gsi1sk <sub>                  | gsi1  |
+ * | merchant's subscriptions, newest first| gsi1pk = MER#<own>#SUB, gsi1sk <sub>                  | gsi1  |
  * | subscriptions due for renewal         | gsi2pk = RENEW#<shard>, gsi2sk <= <due date>#<sub>    | gsi2  |
  * | renewal of one period (idempotency)   | pk = SUB#<sub>, sk = PERIOD#<period start>            | table |
  * | invoice by id                         | pk = INV#<inv>, sk = INV                              | table |
- * | merchant's invoices, newest first     | gsi1pk = MER#<mer>#INV, gsi1sk <inv>                  | gsi1  |
- * | invoice number counter (gapless)      | pk = MER#<mer>, sk = INVNUM                           | table |
- * | merchant counters (balance, analytics)| pk = CNT#<mer>#<kind>#<shard>, sk = <day>#<dims>      | table |
- * | payment counts (list total)           | pk = CNT#<mer>#PAYN#<shard>, sk = <status>#<cur>#<prov>| table |
+ * | merchant's invoices, newest first     | gsi1pk = MER#<own>#INV, gsi1sk <inv>                  | gsi1  |
+ * | invoice number counter (gapless)      | pk = MER#<own>, sk = INVNUM                           | table |
+ * | merchant counters (balance, analytics)| pk = CNT#<own>#<kind>#<shard>, sk = <day>#<dims>      | table |
+ * | payment counts (list total)           | pk = CNT#<own>#PAYN#<shard>, sk = <status>#<cur>#<prov>| table |
  * | settlement by id                      | pk = SET#<set>, sk = SET                              | table |
- * | merchant's settlements, newest first  | gsi1pk = MER#<mer>#SET, gsi1sk <set>                  | gsi1  |
- * | settlement of a merchant/currency/day | pk = MER#<mer>, sk = SETDAY#<day>#<currency>          | table |
+ * | merchant's settlements, newest first  | gsi1pk = MER#<own>#SET, gsi1sk <set>                  | gsi1  |
+ * | settlement of a merchant/currency/day | pk = MER#<own>, sk = SETDAY#<day>#<currency>          | table |
  * | balance cells of all merchants (job)  | gsi2pk = BALANCE#<hash shard>                         | gsi2  |
  * | settlements waiting to arrive (job)   | gsi2pk = SETTLEMENT#PENDING, gsi2sk <= <date>#~       | gsi2  |
  * | idempotency record                    | pk = IDEM#<scope>#<key>, sk = IDEM                    | table |
  * | rate-limit window                     | pk = RATE#<limit>#<subject>#<window>, sk = RATE       | table |
  * | operations whose lease ended (reconc.)| gsi2pk = LEASE#<shard>, gsi2sk < <now iso>           | gsi2  |
  *
- * Unbounded entities (customers, later payments, invoices, events) get their own partition and are listed through
- * gsi1; small per-merchant sets (API keys, later rules and webhooks) live under MER#<mer>.
+ * Unbounded entities (customers, payments, invoices, events) get their own partition and are listed through gsi1;
+ * small per-merchant sets (API keys, rules, webhooks, connectors) live under MER#<mer> or MER#<own>. `<own>` is the
+ * owner's scope (`Owner` below): the merchant's id for live data, `<mer>:test` for test data, so the two modes never
+ * share a list, counter, sequence or set.
  */
 
 export type Key = { pk: string; sk: string };
+
+/**
+ * Whose data a key holds: a merchant in one mode. Test and live data never share a partition (DECISIONS
+ * "Authentication"), so no list, counter, sequence or index mixes them. Stored records carry both fields, so a record
+ * is its own owner. Live partitions keep the names they had before modes were separated; test ones add `:test`
+ * (items written before that are moved by `npm run migrate:modes`, see README).
+ */
+export interface Owner {
+  merchant_id: string;
+  livemode: boolean;
+}
+export const scopeOf = (owner: Owner): string => (owner.livemode ? owner.merchant_id : `${owner.merchant_id}:test`);
+/** Whether a stored record belongs to the owner; a record written before modes were separated (no `livemode`) is live. */
+export const ownedBy = (record: { merchant_id?: string | undefined; livemode?: boolean | undefined } | undefined, owner: Owner): boolean =>
+  record !== undefined && record.merchant_id === owner.merchant_id && (record.livemode ?? true) === owner.livemode;
+/** The owner an item names; an item written before modes were separated (no `livemode`) is live. */
+export const ownerOfItem = (item: Record<string, unknown>): Owner => ({ merchant_id: String(item.merchant_id), livemode: item.livemode !== false });
 
 export const merchantKeys = {
   profile: (merchantId: string): Key => ({ pk: `MER#${merchantId}`, sk: 'PROFILE' }),
@@ -81,22 +100,22 @@ export const apiKeyKeys = {
 
 export const customerKeys = {
   item: (customerId: string): Key => ({ pk: `CUS#${customerId}`, sk: 'CUS' }),
-  list: (merchantId: string, customerId: string) => ({ gsi1pk: `MER#${merchantId}#CUS`, gsi1sk: customerId }),
-  listPartition: (merchantId: string) => `MER#${merchantId}#CUS`,
-  byEmail: (merchantId: string, email: string) => ({ gsi2pk: `MER#${merchantId}#CUSEMAIL#${email}`, gsi2sk: 'CUS' }),
+  list: (owner: Owner, customerId: string) => ({ gsi1pk: `MER#${scopeOf(owner)}#CUS`, gsi1sk: customerId }),
+  listPartition: (owner: Owner) => `MER#${scopeOf(owner)}#CUS`,
+  byEmail: (owner: Owner, email: string) => ({ gsi2pk: `MER#${scopeOf(owner)}#CUSEMAIL#${email}`, gsi2sk: 'CUS' }),
 };
 
 export const routingRuleKeys = {
-  item: (merchantId: string, ruleId: string): Key => ({ pk: `MER#${merchantId}`, sk: `RULE#${ruleId}` }),
-  listPrefix: (merchantId: string) => ({ pk: `MER#${merchantId}`, skPrefix: 'RULE#' }),
+  item: (owner: Owner, ruleId: string): Key => ({ pk: `MER#${scopeOf(owner)}`, sk: `RULE#${ruleId}` }),
+  listPrefix: (owner: Owner) => ({ pk: `MER#${scopeOf(owner)}`, skPrefix: 'RULE#' }),
 };
 
 export const paymentKeys = {
   item: (paymentId: string): Key => ({ pk: `PAY#${paymentId}`, sk: 'PAY' }),
   refund: (paymentId: string, refundId: string): Key => ({ pk: `PAY#${paymentId}`, sk: `REF#${refundId}` }),
   refundPrefix: 'REF#',
-  list: (merchantId: string, paymentId: string) => ({ gsi1pk: `MER#${merchantId}#PAY`, gsi1sk: paymentId }),
-  listPartition: (merchantId: string) => `MER#${merchantId}#PAY`,
+  list: (owner: Owner, paymentId: string) => ({ gsi1pk: `MER#${scopeOf(owner)}#PAY`, gsi1sk: paymentId }),
+  listPartition: (owner: Owner) => `MER#${scopeOf(owner)}#PAY`,
 };
 
 /**
@@ -106,11 +125,11 @@ export const paymentKeys = {
 export const ROUTING_STAT_SHARDS = 10;
 export const routingStatKeys = {
   /** `connectorId`: the connector account the attempt went to; none for the built-in sandbox */
-  bucket: (merchantId: string, shard: number, bucketStart: number, provider: string, currency: string, connectorId?: string | null): Key => ({
-    pk: `RSTAT#${merchantId}#${shard}`,
+  bucket: (owner: Owner, shard: number, bucketStart: number, provider: string, currency: string, connectorId?: string | null): Key => ({
+    pk: `RSTAT#${scopeOf(owner)}#${shard}`,
     sk: `${bucketStart}#${provider}#${currency}${connectorId ? `#${connectorId}` : ''}`,
   }),
-  shard: (merchantId: string, shard: number) => `RSTAT#${merchantId}#${shard}`,
+  shard: (owner: Owner, shard: number) => `RSTAT#${scopeOf(owner)}#${shard}`,
   /** the minute bucket's start (ms, as a sort key) from which a read takes buckets */
   since: (bucketStart: number) => String(bucketStart),
   parse: (sk: string) => {
@@ -130,21 +149,21 @@ export const velocityKeys = {
 export const OUTBOX_SHARDS = 10;
 export const eventKeys = {
   item: (eventId: string): Key => ({ pk: `EVT#${eventId}`, sk: 'EVT' }),
-  list: (merchantId: string, eventId: string) => ({ gsi1pk: `MER#${merchantId}#EVT`, gsi1sk: eventId }),
-  listPartition: (merchantId: string) => `MER#${merchantId}#EVT`,
+  list: (owner: Owner, eventId: string) => ({ gsi1pk: `MER#${scopeOf(owner)}#EVT`, gsi1sk: eventId }),
+  listPartition: (owner: Owner) => `MER#${scopeOf(owner)}#EVT`,
   outbox: (shard: number, createdAt: string) => ({ gsi2pk: `OUTBOX#${shard}`, gsi2sk: createdAt }),
   outboxPartition: (shard: number) => `OUTBOX#${shard}`,
 };
 
 export const webhookKeys = {
-  item: (merchantId: string, webhookId: string): Key => ({ pk: `MER#${merchantId}`, sk: `WHK#${webhookId}` }),
-  listPrefix: (merchantId: string) => ({ pk: `MER#${merchantId}`, skPrefix: 'WHK#' }),
+  item: (owner: Owner, webhookId: string): Key => ({ pk: `MER#${scopeOf(owner)}`, sk: `WHK#${webhookId}` }),
+  listPrefix: (owner: Owner) => ({ pk: `MER#${scopeOf(owner)}`, skPrefix: 'WHK#' }),
 };
 
 /** A refund lives in its payment's partition (paymentKeys.refund); the merchant's list of refunds is on gsi1. */
 export const refundKeys = {
-  list: (merchantId: string, refundId: string) => ({ gsi1pk: `MER#${merchantId}#REF`, gsi1sk: refundId }),
-  listPartition: (merchantId: string) => `MER#${merchantId}#REF`,
+  list: (owner: Owner, refundId: string) => ({ gsi1pk: `MER#${scopeOf(owner)}#REF`, gsi1sk: refundId }),
+  listPartition: (owner: Owner) => `MER#${scopeOf(owner)}#REF`,
 };
 
 /**
@@ -154,8 +173,8 @@ export const refundKeys = {
 export const disputeKeys = {
   item: (paymentId: string, providerReference: string): Key => ({ pk: `PAY#${paymentId}`, sk: `DIS#${providerReference}` }),
   prefix: 'DIS#',
-  list: (merchantId: string, disputeId: string) => ({ gsi1pk: `MER#${merchantId}#DIS`, gsi1sk: disputeId }),
-  listPartition: (merchantId: string) => `MER#${merchantId}#DIS`,
+  list: (owner: Owner, disputeId: string) => ({ gsi1pk: `MER#${scopeOf(owner)}#DIS`, gsi1sk: disputeId }),
+  listPartition: (owner: Owner) => `MER#${scopeOf(owner)}#DIS`,
 };
 
 /**
@@ -168,17 +187,17 @@ export const inboundKeys = {
 };
 
 export const connectorKeys = {
-  item: (merchantId: string, connectorId: string): Key => ({ pk: `MER#${merchantId}`, sk: `CON#${connectorId}` }),
+  item: (owner: Owner, connectorId: string): Key => ({ pk: `MER#${scopeOf(owner)}`, sk: `CON#${connectorId}` }),
   /** the connector without its merchant: what an inbound webhook (`/api/connectors/<con>/webhooks`) names */
   byId: (connectorId: string) => ({ gsi2pk: `CONID#${connectorId}`, gsi2sk: 'CON' }),
-  listPrefix: (merchantId: string) => ({ pk: `MER#${merchantId}`, skPrefix: 'CON#' }),
+  listPrefix: (owner: Owner) => ({ pk: `MER#${scopeOf(owner)}`, skPrefix: 'CON#' }),
 };
 
 export const RENEWAL_SHARDS = 10;
 export const subscriptionKeys = {
   item: (subscriptionId: string): Key => ({ pk: `SUB#${subscriptionId}`, sk: 'SUB' }),
-  list: (merchantId: string, subscriptionId: string) => ({ gsi1pk: `MER#${merchantId}#SUB`, gsi1sk: subscriptionId }),
-  listPartition: (merchantId: string) => `MER#${merchantId}#SUB`,
+  list: (owner: Owner, subscriptionId: string) => ({ gsi1pk: `MER#${scopeOf(owner)}#SUB`, gsi1sk: subscriptionId }),
+  listPartition: (owner: Owner) => `MER#${scopeOf(owner)}#SUB`,
   /** present only while the subscription renews (sparse): the scanner reads due dates, never the table */
   due: (shard: number, dueDate: string, subscriptionId: string) => ({ gsi2pk: `RENEW#${shard}`, gsi2sk: `${dueDate}#${subscriptionId}` }),
   duePartition: (shard: number) => `RENEW#${shard}`,
@@ -187,20 +206,20 @@ export const subscriptionKeys = {
 
 export const invoiceKeys = {
   item: (invoiceId: string): Key => ({ pk: `INV#${invoiceId}`, sk: 'INV' }),
-  list: (merchantId: string, invoiceId: string) => ({ gsi1pk: `MER#${merchantId}#INV`, gsi1sk: invoiceId }),
-  listPartition: (merchantId: string) => `MER#${merchantId}#INV`,
-  numberCounter: (merchantId: string): Key => ({ pk: `MER#${merchantId}`, sk: 'INVNUM' }),
+  list: (owner: Owner, invoiceId: string) => ({ gsi1pk: `MER#${scopeOf(owner)}#INV`, gsi1sk: invoiceId }),
+  listPartition: (owner: Owner) => `MER#${scopeOf(owner)}#INV`,
+  numberCounter: (owner: Owner): Key => ({ pk: `MER#${scopeOf(owner)}`, sk: 'INVNUM' }),
 };
 
 /** Write-sharded per-merchant counters, summed on read (see DESIGN.md). */
 export const COUNTER_SHARDS = 10;
 export const counterKeys = {
-  cell: (merchantId: string, kind: string, shard: number, sortKey: string): Key => ({ pk: `CNT#${merchantId}#${kind}#${shard}`, sk: sortKey }),
-  shard: (merchantId: string, kind: string, shard: number) => `CNT#${merchantId}#${kind}#${shard}`,
+  cell: (owner: Owner, kind: string, shard: number, sortKey: string): Key => ({ pk: `CNT#${scopeOf(owner)}#${kind}#${shard}`, sk: sortKey }),
+  shard: (owner: Owner, kind: string, shard: number) => `CNT#${scopeOf(owner)}#${kind}#${shard}`,
   /** balance cells are also in a sparse index, so the daily job finds every merchant with money without a scan */
-  balanceIndex: (merchantId: string, sortKey: string, shard: number) => ({
-    gsi2pk: `BALANCE#${indexShardOf(merchantId)}`,
-    gsi2sk: `${merchantId}#${sortKey}#${shard}`,
+  balanceIndex: (owner: Owner, sortKey: string, shard: number) => ({
+    gsi2pk: `BALANCE#${indexShardOf(owner.merchant_id)}`,
+    gsi2sk: `${scopeOf(owner)}#${sortKey}#${shard}`,
   }),
   balanceIndexPartition: (indexShard: number) => `BALANCE#${indexShard}`,
 };
@@ -246,9 +265,9 @@ export const indexShardOf = (merchantId: string): number => [...merchantId].redu
 
 export const settlementKeys = {
   item: (settlementId: string): Key => ({ pk: `SET#${settlementId}`, sk: 'SET' }),
-  list: (merchantId: string, settlementId: string) => ({ gsi1pk: `MER#${merchantId}#SET`, gsi1sk: settlementId }),
-  listPartition: (merchantId: string) => `MER#${merchantId}#SET`,
-  daily: (merchantId: string, day: string, currency: string): Key => ({ pk: `MER#${merchantId}`, sk: `SETDAY#${day}#${currency}` }),
+  list: (owner: Owner, settlementId: string) => ({ gsi1pk: `MER#${scopeOf(owner)}#SET`, gsi1sk: settlementId }),
+  listPartition: (owner: Owner) => `MER#${scopeOf(owner)}#SET`,
+  daily: (owner: Owner, day: string, currency: string): Key => ({ pk: `MER#${scopeOf(owner)}`, sk: `SETDAY#${day}#${currency}` }),
   /** sparse: only while the settlement waits for its arrival date */
   pendingIndex: (arrivalDate: string, settlementId: string) => ({ gsi2pk: 'SETTLEMENT#PENDING', gsi2sk: `${arrivalDate}#${settlementId}` }),
   pendingPartition: 'SETTLEMENT#PENDING',

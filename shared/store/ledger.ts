@@ -1,7 +1,7 @@
 import type { ProviderName } from '../providers/types.ts';
 import type { TransactItem } from './client.ts';
 import { type CounterCell, counterAdd, randomShard, readCells, sumBySortKey } from './counters.ts';
-import { type BalanceBucket, COUNTER_SHARDS, counterKeys, ledgerSortKeys } from './keys.ts';
+import { type BalanceBucket, COUNTER_SHARDS, counterKeys, ledgerSortKeys, type Owner } from './keys.ts';
 import type { PaymentRecord } from './payments.ts';
 
 /**
@@ -22,13 +22,13 @@ export function authorizationCounters(payment: PaymentRecord, attempts: readonly
   const day = dayOf(payment.created_at);
   const approved = payment.status === 'succeeded' ? 1 : 0;
   return [
-    counterAdd(payment.merchant_id, 'PAY', ledgerSortKeys.daily(day, payment.currency), {
+    counterAdd(payment, 'PAY', ledgerSortKeys.daily(day, payment.currency), {
       attempts: 1,
       approvals: approved,
       volume: approved * payment.amount,
     }),
     ...[...perProvider(attempts)].map(([provider, a]) =>
-      counterAdd(payment.merchant_id, 'PROV', ledgerSortKeys.provider(day, payment.currency, provider), {
+      counterAdd(payment, 'PROV', ledgerSortKeys.provider(day, payment.currency, provider), {
         attempts: a.attempts,
         approvals: a.approvals,
         volume: a.approvals * payment.amount,
@@ -53,20 +53,20 @@ export const availableSortKey = ledgerSortKeys.available;
 
 /** A balance cell write; balance cells also carry the job's discovery index. */
 export function balanceAdd(
-  merchantId: string,
+  owner: Owner,
   sortKey: string,
   values: Record<string, number>,
   shard = randomShard(),
   condition?: { expression: string; values: Record<string, unknown> },
 ): TransactItem {
-  return counterAdd(merchantId, 'BAL', sortKey, values, { shard, set: counterKeys.balanceIndex(merchantId, sortKey, shard), condition });
+  return counterAdd(owner, 'BAL', sortKey, values, { shard, set: counterKeys.balanceIndex(owner, sortKey, shard), condition });
 }
 
 /** A capture: revenue, and pending funds on the capture day. */
-export function captureCounters(merchantId: string, currency: string, amount: number, day: string): TransactItem[] {
+export function captureCounters(owner: Owner, currency: string, amount: number, day: string): TransactItem[] {
   return [
-    counterAdd(merchantId, 'REV', ledgerSortKeys.daily(day, currency), { captured: amount }),
-    balanceAdd(merchantId, pendingSortKey(currency, day), { amount, payments: 1 }),
+    counterAdd(owner, 'REV', ledgerSortKeys.daily(day, currency), { captured: amount }),
+    balanceAdd(owner, pendingSortKey(currency, day), { amount, payments: 1 }),
   ];
 }
 
@@ -76,12 +76,12 @@ export function captureCounters(merchantId: string, currency: string, amount: nu
  * holding what the plan read, so a concurrent change makes the caller plan again; cells of one bucket are tried in
  * random shard order, so concurrent refunds draw on different cells.
  */
-export async function refundCounters(merchantId: string, currency: string, amount: number, day: string): Promise<TransactItem[]> {
+export async function refundCounters(owner: Owner, currency: string, amount: number, day: string): Promise<TransactItem[]> {
   const range = ledgerSortKeys.balances(currency);
-  const cells = shuffled(await readCells(merchantId, 'BAL', range.from, range.to));
+  const cells = shuffled(await readCells(owner, 'BAL', range.from, range.to));
   const take = (cell: CounterCell, x: number) =>
-    balanceAdd(merchantId, cell.sk, { amount: -x }, cell.shard, { expression: 'amount >= :x', values: { ':x': x } });
-  const items: TransactItem[] = [counterAdd(merchantId, 'REV', ledgerSortKeys.daily(day, currency), { refunded: amount })];
+    balanceAdd(owner, cell.sk, { amount: -x }, cell.shard, { expression: 'amount >= :x', values: { ':x': x } });
+  const items: TransactItem[] = [counterAdd(owner, 'REV', ledgerSortKeys.daily(day, currency), { refunded: amount })];
   let rest = amount;
   const available = cells.filter((c) => c.sk === availableSortKey(currency) && (c.values.amount ?? 0) > 0);
   const pending = cells
@@ -99,8 +99,8 @@ export async function refundCounters(merchantId: string, currency: string, amoun
   if (rest > 0) {
     const free = Array.from({ length: COUNTER_SHARDS }, (_, shard) => shard).filter((shard) => !drawnAvailableShards.has(shard));
     const shard = free[Math.floor(Math.random() * free.length)];
-    if (shard !== undefined) items.push(balanceAdd(merchantId, availableSortKey(currency), { amount: -rest }, shard));
-    else return unplannedRefundCounters(merchantId, currency, amount, day); // every shard drawn: record it unplanned
+    if (shard !== undefined) items.push(balanceAdd(owner, availableSortKey(currency), { amount: -rest }, shard));
+    else return unplannedRefundCounters(owner, currency, amount, day); // every shard drawn: record it unplanned
   }
   return items;
 }
@@ -109,30 +109,30 @@ export async function refundCounters(merchantId: string, currency: string, amoun
  * A refund's counters without a plan: the whole amount from available funds, which may go negative until pending
  * funds are released into it. Totals stay exact; used when planned takes keep losing to concurrent refunds.
  */
-export const unplannedRefundCounters = (merchantId: string, currency: string, amount: number, day: string): TransactItem[] => [
-  counterAdd(merchantId, 'REV', ledgerSortKeys.daily(day, currency), { refunded: amount }),
-  balanceAdd(merchantId, availableSortKey(currency), { amount: -amount }),
+export const unplannedRefundCounters = (owner: Owner, currency: string, amount: number, day: string): TransactItem[] => [
+  counterAdd(owner, 'REV', ledgerSortKeys.daily(day, currency), { refunded: amount }),
+  balanceAdd(owner, availableSortKey(currency), { amount: -amount }),
 ];
 
 /** A refund that failed after its counters were written: the money is back in available funds (and revenue). */
-export const refundReversalCounters = (merchantId: string, currency: string, amount: number, day: string): TransactItem[] => [
-  counterAdd(merchantId, 'REV', ledgerSortKeys.daily(day, currency), { refunded: -amount }),
-  balanceAdd(merchantId, availableSortKey(currency), { amount }),
+export const refundReversalCounters = (owner: Owner, currency: string, amount: number, day: string): TransactItem[] => [
+  counterAdd(owner, 'REV', ledgerSortKeys.daily(day, currency), { refunded: -amount }),
+  balanceAdd(owner, availableSortKey(currency), { amount }),
 ];
 
 /** A capture the provider failed after all: its revenue and the pending funds of its capture day are taken back. */
-export const captureReversalCounters = (merchantId: string, currency: string, amount: number, captureDay: string): TransactItem[] => [
-  counterAdd(merchantId, 'REV', ledgerSortKeys.daily(captureDay, currency), { captured: -amount }),
-  balanceAdd(merchantId, pendingSortKey(currency, captureDay), { amount: -amount, payments: -1 }),
+export const captureReversalCounters = (owner: Owner, currency: string, amount: number, captureDay: string): TransactItem[] => [
+  counterAdd(owner, 'REV', ledgerSortKeys.daily(captureDay, currency), { captured: -amount }),
+  balanceAdd(owner, pendingSortKey(currency, captureDay), { amount: -amount, payments: -1 }),
 ];
 
 /**
  * A dispute's money: `amount` > 0 takes it out of available funds when the dispute opens (the provider debits it
  * at once; available may go negative until pending funds are released), < 0 gives it back when it is won.
  */
-export const disputeCounters = (merchantId: string, currency: string, amount: number, day: string): TransactItem[] => [
-  counterAdd(merchantId, 'REV', ledgerSortKeys.daily(day, currency), { disputed: amount }),
-  balanceAdd(merchantId, availableSortKey(currency), { amount: -amount }),
+export const disputeCounters = (owner: Owner, currency: string, amount: number, day: string): TransactItem[] => [
+  counterAdd(owner, 'REV', ledgerSortKeys.daily(day, currency), { disputed: amount }),
+  balanceAdd(owner, availableSortKey(currency), { amount: -amount }),
 ];
 
 function shuffled<T>(items: readonly T[]): T[] {
@@ -168,45 +168,46 @@ export interface RevenueRow {
   disputed: number;
 }
 
-/** One shard's cell of a merchant's balance: funds available or pending since a capture day. */
-export type BalanceCell = BalanceBucket & { merchant_id: string; shard: number; amount: number; payments: number };
+/** One shard's cell of an owner's balance: funds available or pending since a capture day. */
+export type BalanceCell = BalanceBucket & Owner & { shard: number; amount: number; payments: number };
 
 /** The cells of `kind` over whole days, summed across shards: each row its parsed sort key and the named amounts. */
 async function readDays<P, F extends string>(
-  merchantId: string,
+  owner: Owner,
   kind: 'PAY' | 'PROV' | 'REV',
   days: { from: string; to: string },
   parse: (sk: string) => P,
   fields: readonly F[],
 ): Promise<Array<P & Record<F, number>>> {
   const range = ledgerSortKeys.days(days.from, days.to);
-  const sums = sumBySortKey(await readCells(merchantId, kind, range.from, range.to));
+  const sums = sumBySortKey(await readCells(owner, kind, range.from, range.to));
   return [...sums].map(([sk, v]) => ({ ...parse(sk), ...(Object.fromEntries(fields.map((f) => [f, v[f] ?? 0])) as Record<F, number>) }));
 }
 
 const OUTCOME_FIELDS = ['attempts', 'approvals', 'volume'] as const;
 
-export const readOutcomes = (merchantId: string, fromDay: string, toDay: string): Promise<OutcomeRow[]> =>
-  readDays(merchantId, 'PAY', { from: fromDay, to: toDay }, ledgerSortKeys.parseDaily, OUTCOME_FIELDS);
+export const readOutcomes = (owner: Owner, fromDay: string, toDay: string): Promise<OutcomeRow[]> =>
+  readDays(owner, 'PAY', { from: fromDay, to: toDay }, ledgerSortKeys.parseDaily, OUTCOME_FIELDS);
 
-export const readProviderOutcomes = (merchantId: string, fromDay: string, toDay: string): Promise<ProviderOutcomeRow[]> =>
-  readDays(merchantId, 'PROV', { from: fromDay, to: toDay }, ledgerSortKeys.parseProvider, [...OUTCOME_FIELDS, 'latency_sum']);
+export const readProviderOutcomes = (owner: Owner, fromDay: string, toDay: string): Promise<ProviderOutcomeRow[]> =>
+  readDays(owner, 'PROV', { from: fromDay, to: toDay }, ledgerSortKeys.parseProvider, [...OUTCOME_FIELDS, 'latency_sum']);
 
-export const readRevenue = (merchantId: string, fromDay: string, toDay: string): Promise<RevenueRow[]> =>
-  readDays(merchantId, 'REV', { from: fromDay, to: toDay }, ledgerSortKeys.parseDaily, ['captured', 'refunded', 'disputed']);
+export const readRevenue = (owner: Owner, fromDay: string, toDay: string): Promise<RevenueRow[]> =>
+  readDays(owner, 'REV', { from: fromDay, to: toDay }, ledgerSortKeys.parseDaily, ['captured', 'refunded', 'disputed']);
 
 /** The merchant's balance cells (of one currency, or only its available ones), one per shard and bucket. */
-export async function readBalanceCells(merchantId: string, only: { currency?: string; availableIn?: string } = {}): Promise<BalanceCell[]> {
+export async function readBalanceCells(owner: Owner, only: { currency?: string; availableIn?: string } = {}): Promise<BalanceCell[]> {
   const range = only.availableIn
     ? { from: availableSortKey(only.availableIn), to: availableSortKey(only.availableIn) }
     : ledgerSortKeys.balances(only.currency);
-  return (await readCells(merchantId, 'BAL', range.from, range.to)).map((c) => balanceCellOf(merchantId, c.shard, c.sk, c.values));
+  return (await readCells(owner, 'BAL', range.from, range.to)).map((c) => balanceCellOf(owner, c.shard, c.sk, c.values));
 }
 
 /** A balance cell as read from the table: the merchant and shard, its sort key parsed, its amounts. */
-export const balanceCellOf = (merchantId: string, shard: number, sk: string, values: Record<string, unknown>): BalanceCell => ({
+export const balanceCellOf = (owner: Owner, shard: number, sk: string, values: Record<string, unknown>): BalanceCell => ({
   ...ledgerSortKeys.parseBalance(sk),
-  merchant_id: merchantId,
+  merchant_id: owner.merchant_id,
+  livemode: owner.livemode,
   shard,
   amount: Number(values.amount ?? 0),
   payments: Number(values.payments ?? 0),

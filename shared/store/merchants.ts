@@ -4,7 +4,7 @@ import { isoNow } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
 import { conditionalWrite, type Created, createOrFind, db, TABLE } from './client.ts';
 import { recordReader, Text } from './item-schemas.ts';
-import { type Key, merchantKeys } from './keys.ts';
+import { type Key, merchantKeys, type Owner } from './keys.ts';
 
 export interface MerchantRecord {
   id: string;
@@ -52,22 +52,26 @@ async function findMerchantByEmail(email: string): Promise<MerchantRecord | unde
   return out.Item && merchantOf(out.Item);
 }
 
+/** Caps count per mode: live keeps the count's name (`rule_count`), test counts in `test_rule_count`. */
+export const capCountOf = (owner: Owner, count: string) => (owner.livemode ? count : `test_${count}`);
+
 /**
- * Writes a new item the merchant may have at most `max` of: the item and a count on the merchant's profile
+ * Writes a new item the merchant may have at most `max` of (per mode): the item and a count on the merchant's profile
  * (`count`, e.g. `rule_count`) are written in one transaction, the count conditioned on staying below `max`, so
  * parallel creates can never pass the cap. When the item is already there (a retried request's first run wrote it),
  * nothing is written, so the count is not raised twice, and that item is answered (parsed by `read`). Undefined
  * when the cap is reached. A delete lowers the same count in its own transaction.
  */
-export async function putWithinMerchantCap<T extends { merchant_id: string }>(
-  cap: { count: string; max: number },
+export async function putWithinMerchantCap<T>(
+  cap: { owner: Owner; count: string; max: number },
   key: Key,
   type: string,
   record: T,
   read: (item: Record<string, unknown>) => T,
 ): Promise<Created<T> | undefined> {
-  const { count, max } = cap;
-  const merchantId = record.merchant_id;
+  const { max } = cap;
+  const count = capCountOf(cap.owner, cap.count);
+  const merchantId = cap.owner.merchant_id;
   const item = { type, ...record };
   const result = await createOrFind(
     new TransactWriteCommand({
@@ -92,7 +96,9 @@ export async function putWithinMerchantCap<T extends { merchant_id: string }>(
 }
 
 /** Deletes an item of a capped set and lowers its count on the profile, in one transaction; false when there is none. */
-export async function deleteWithinMerchantCap(merchantId: string, count: string, key: Key): Promise<boolean> {
+export async function deleteWithinMerchantCap(owner: Owner, countName: string, key: Key): Promise<boolean> {
+  const count = capCountOf(owner, countName);
+  const merchantId = owner.merchant_id;
   return conditionalWrite(
     new TransactWriteCommand({
       TransactItems: [

@@ -1,6 +1,6 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, TABLE } from './client.ts';
-import type { Key } from './keys.ts';
+import type { Key, Owner } from './keys.ts';
 import type { IndexName } from './table-definition.ts';
 
 export interface PageQuery {
@@ -29,45 +29,48 @@ export interface ListSpec {
   consistent?: boolean;
 }
 
-/** The key builders of an entity listed per merchant on gsi1 (see keys.ts). */
+/** The key builders of an entity listed per owner (a merchant in one mode) on gsi1 (see keys.ts). */
 export interface MerchantListKeys {
   item: (id: string) => Key;
-  list: (merchantId: string, id: string) => { gsi1pk: string; gsi1sk: string };
-  listPartition: (merchantId: string) => string;
+  list: (owner: Owner, id: string) => { gsi1pk: string; gsi1sk: string };
+  listPartition: (owner: Owner) => string;
 }
 
-/** A merchant's list of one entity on gsi1 (ids are ULIDs: newest first), optionally filtered. */
-export const merchantList = (keys: MerchantListKeys, merchantId: string, filter?: ListSpec['filter']): ListSpec => ({
+/** An owner's list of one entity on gsi1 (ids are ULIDs: newest first), optionally filtered. */
+export const merchantList = (keys: MerchantListKeys, owner: Owner, filter?: ListSpec['filter']): ListSpec => ({
   index: 'gsi1',
-  partition: { name: 'gsi1pk', value: keys.listPartition(merchantId) },
+  partition: { name: 'gsi1pk', value: keys.listPartition(owner) },
   sortKey: { name: 'gsi1sk' },
-  cursorKey: (id) => ({ ...keys.item(id), ...keys.list(merchantId, id) }),
+  cursorKey: (id) => ({ ...keys.item(id), ...keys.list(owner, id) }),
   filter,
 });
 
-/** The key builders of a small set kept in the merchant's own partition (API keys, rules, webhooks; see keys.ts). */
-export interface MerchantSetKeys {
-  item: (merchantId: string, id: string) => Key;
-  listPrefix: (merchantId: string) => { pk: string; skPrefix: string };
+/**
+ * The key builders of a small set kept in its owner's own partition (see keys.ts): API keys by merchant id, rules,
+ * webhooks and connectors by owner.
+ */
+export interface MerchantSetKeys<O extends string | Owner = Owner> {
+  item: (owner: O, id: string) => Key;
+  listPrefix: (owner: O) => { pk: string; skPrefix: string };
 }
 
 /**
  * A merchant's small set, by sort-key prefix in its partition (ids are ULIDs: newest first). `consistent` for a set
  * the merchant changes through the API and reads back at once.
  */
-export function merchantSet(keys: MerchantSetKeys, merchantId: string, options: { consistent?: boolean } = {}): ListSpec {
-  const { pk, skPrefix } = keys.listPrefix(merchantId);
+export function merchantSet<O extends string | Owner>(keys: MerchantSetKeys<O>, owner: O, options: { consistent?: boolean } = {}): ListSpec {
+  const { pk, skPrefix } = keys.listPrefix(owner);
   return {
     partition: { name: 'pk', value: pk },
     sortKey: { name: 'sk', prefix: skPrefix },
-    cursorKey: (id) => keys.item(merchantId, id),
+    cursorKey: (id) => keys.item(owner, id),
     consistent: options.consistent,
   };
 }
 
 /** Every item of a merchant's small set, newest first. */
-export function merchantSetItems(keys: MerchantSetKeys, merchantId: string, options: { consistent?: boolean } = {}): Promise<Item[]> {
-  return queryAll({ ...rangeQuery(merchantSet(keys, merchantId, options)), ConsistentRead: options.consistent, ScanIndexForward: false });
+export function merchantSetItems(keys: MerchantSetKeys, owner: Owner, options: { consistent?: boolean } = {}): Promise<Item[]> {
+  return queryAll({ ...rangeQuery(merchantSet(keys, owner, options)), ConsistentRead: options.consistent, ScanIndexForward: false });
 }
 
 /** Every item a query matches, reading page after page. */

@@ -11,7 +11,7 @@ import { equalityFilter } from './expressions.ts';
 import { disputeOf, type StoredDispute } from './disputes.ts';
 import { invoiceOf, type StoredInvoice } from './invoices.ts';
 import { type HistoryEntry, HistoryItem, Int, nullable, operationItem, picklistOf, recordReader, StringMap, Text } from './item-schemas.ts';
-import { LEASE_SHARDS, leaseKeys, paymentCountKeys, paymentKeys, refundKeys } from './keys.ts';
+import { LEASE_SHARDS, leaseKeys, type Owner, ownedBy, paymentCountKeys, paymentKeys, refundKeys } from './keys.ts';
 import { countItems, type ListSpec, listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
 export type PaymentStatus = 'succeeded' | 'captured' | 'voided' | 'refunded' | 'failed';
@@ -97,12 +97,16 @@ export type StoredPayment = Omit<PaymentRecord, 'status'> & {
 
 export type StoredRefund = RefundRecord & { op?: Operation };
 
-export const paymentTarget = (p: Pick<PaymentRecord, 'id' | 'merchant_id'>): Target => ({ entity: 'payment', id: p.id, merchantId: p.merchant_id });
-export const refundTarget = (r: Pick<RefundRecord, 'id' | 'payment_id' | 'merchant_id'>): Target => ({
+export const paymentTarget = (p: Pick<PaymentRecord, 'id' | 'merchant_id' | 'livemode'>): Target => ({
+  entity: 'payment',
+  id: p.id,
+  owner: { merchant_id: p.merchant_id, livemode: p.livemode },
+});
+export const refundTarget = (r: Pick<RefundRecord, 'id' | 'payment_id' | 'merchant_id' | 'livemode'>): Target => ({
   entity: 'refund',
   id: r.id,
   paymentId: r.payment_id,
-  ...(r.merchant_id ? { merchantId: r.merchant_id } : {}),
+  ...(r.merchant_id ? { owner: { merchant_id: r.merchant_id, livemode: r.livemode ?? true } } : {}),
 });
 
 /** Payments and refunds as the table holds them, checked when read back (see item-schemas.ts). */
@@ -183,16 +187,21 @@ const paymentOf: (item: Record<string, unknown>) => StoredPayment = recordReader
 const listedPaymentOf: (item: Record<string, unknown>) => PaymentRecord = recordReader('payment', ListedPaymentItem);
 export const refundOf: (item: Record<string, unknown>) => StoredRefund = recordReader('refund', RefundItem);
 
-/** The merchant's payment, whatever its state (processing included), or undefined when missing or another merchant's. */
-export async function getStoredPayment(merchantId: string, paymentId: string): Promise<StoredPayment | undefined> {
-  const out = await db.send(new GetCommand({ TableName: TABLE, Key: paymentKeys.item(paymentId), ConsistentRead: true }));
-  const item = out.Item ? paymentOf(out.Item) : undefined;
-  return item?.merchant_id === merchantId ? item : undefined;
+/** The owner's payment, whatever its state (processing included), or undefined when missing or another merchant's or mode's. */
+export async function getStoredPayment(owner: Owner, paymentId: string): Promise<StoredPayment | undefined> {
+  const item = await loadPayment(paymentId);
+  return ownedBy(item, owner) ? item : undefined;
 }
 
-/** The merchant's payment as the API shows it, or undefined when missing, processing or another merchant's. */
-export async function getPayment(merchantId: string, paymentId: string): Promise<PaymentRecord | undefined> {
-  const stored = await getStoredPayment(merchantId, paymentId);
+/** Any merchant's payment by id (workers: the payment of a refund or dispute they hold). */
+export async function loadPayment(paymentId: string): Promise<StoredPayment | undefined> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: paymentKeys.item(paymentId), ConsistentRead: true }));
+  return out.Item ? paymentOf(out.Item) : undefined;
+}
+
+/** The owner's payment as the API shows it, or undefined when missing, processing or another merchant's or mode's. */
+export async function getPayment(owner: Owner, paymentId: string): Promise<PaymentRecord | undefined> {
+  const stored = await getStoredPayment(owner, paymentId);
   return stored && stored.status !== 'processing' ? { ...stored, status: stored.status } : undefined;
 }
 
@@ -201,20 +210,20 @@ export async function getRefund(paymentId: string, refundId: string): Promise<St
   return out.Item ? refundOf(out.Item) : undefined;
 }
 
-/** The merchant's refund by id: found through the merchant's refund list, then read by its key (its state now). */
-export async function findRefund(merchantId: string, refundId: string): Promise<StoredRefund | undefined> {
-  const paymentId = await paymentOfRefund(merchantId, refundId);
+/** The owner's refund by id: found through the owner's refund list, then read by its key (its state now). */
+export async function findRefund(owner: Owner, refundId: string): Promise<StoredRefund | undefined> {
+  const paymentId = await paymentOfRefund(owner, refundId);
   const refund = paymentId ? await getRefund(paymentId, refundId) : undefined;
-  return refund?.merchant_id === merchantId ? refund : undefined;
+  return ownedBy(refund, owner) ? refund : undefined;
 }
 
-async function paymentOfRefund(merchantId: string, refundId: string): Promise<string | undefined> {
+async function paymentOfRefund(owner: Owner, refundId: string): Promise<string | undefined> {
   const out = await db.send(
     new QueryCommand({
       TableName: TABLE,
       IndexName: 'gsi1',
       KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :id',
-      ExpressionAttributeValues: { ':pk': refundKeys.listPartition(merchantId), ':id': refundId },
+      ExpressionAttributeValues: { ':pk': refundKeys.listPartition(owner), ':id': refundId },
       ProjectionExpression: 'payment_id',
     }),
   );
@@ -223,10 +232,10 @@ async function paymentOfRefund(merchantId: string, refundId: string): Promise<st
 }
 
 /**
- * A page of the merchant's refunds, newest first: of one payment (its partition, read consistently), or all of them
+ * A page of the owner's refunds, newest first: of one payment (its partition, read consistently), or all of them
  * (the merchant's list on gsi1, whose cursor needs the cursor refund's payment: found first).
  */
-export async function refundPage(merchantId: string, paymentId: string | undefined, page: PageQuery): Promise<Page<StoredRefund>> {
+export async function refundPage(owner: Owner, paymentId: string | undefined, page: PageQuery): Promise<Page<StoredRefund>> {
   if (paymentId) {
     const spec: ListSpec = {
       partition: { name: 'pk', value: paymentKeys.item(paymentId).pk },
@@ -235,16 +244,16 @@ export async function refundPage(merchantId: string, paymentId: string | undefin
       consistent: true,
     };
     const result = await listPage(spec, page);
-    const data = result.data.map(refundOf).filter((r) => r.merchant_id === merchantId);
+    const data = result.data.map(refundOf).filter((r) => ownedBy(r, owner));
     return { data, has_more: result.has_more && data.length > 0 };
   }
   const cursor = page.starting_after ?? page.ending_before;
-  const cursorPayment = cursor ? await paymentOfRefund(merchantId, cursor) : undefined;
+  const cursorPayment = cursor ? await paymentOfRefund(owner, cursor) : undefined;
   const spec: ListSpec = {
     index: 'gsi1',
-    partition: { name: 'gsi1pk', value: refundKeys.listPartition(merchantId) },
+    partition: { name: 'gsi1pk', value: refundKeys.listPartition(owner) },
     sortKey: { name: 'gsi1sk' },
-    cursorKey: (id) => ({ ...paymentKeys.refund(cursorPayment ?? '', id), ...refundKeys.list(merchantId, id) }),
+    cursorKey: (id) => ({ ...paymentKeys.refund(cursorPayment ?? '', id), ...refundKeys.list(owner, id) }),
   };
   const result = await listPage(spec, page);
   return { data: result.data.map(refundOf), has_more: result.has_more };
@@ -305,9 +314,9 @@ export interface PaymentFilters {
 }
 
 /** The merchant's payments by id (ULIDs sort by time, so a created range is a key range) and attribute filters. */
-function listSpec(merchantId: string, filters: PaymentFilters): ListSpec {
+function listSpec(owner: Owner, filters: PaymentFilters): ListSpec {
   const { created_gte, created_lte, ...attributes } = filters;
-  const spec = merchantList(paymentKeys, merchantId, equalityFilter({ ...attributes }));
+  const spec = merchantList(paymentKeys, owner, equalityFilter({ ...attributes }));
   return {
     ...spec,
     sortKey: {
@@ -318,9 +327,9 @@ function listSpec(merchantId: string, filters: PaymentFilters): ListSpec {
   };
 }
 
-export async function listPayments(merchantId: string, filters: PaymentFilters, page: PageQuery): Promise<Page<PaymentRecord> & { total: number }> {
-  const spec = listSpec(merchantId, filters);
-  const [result, total] = await Promise.all([listPage(spec, page), countPayments(merchantId, filters, spec)]);
+export async function listPayments(owner: Owner, filters: PaymentFilters, page: PageQuery): Promise<Page<PaymentRecord> & { total: number }> {
+  const spec = listSpec(owner, filters);
+  const [result, total] = await Promise.all([listPage(spec, page), countPayments(owner, filters, spec)]);
   return { ...result, data: result.data.map(listedPaymentOf), total };
 }
 
@@ -332,20 +341,20 @@ export async function listPayments(merchantId: string, filters: PaymentFilters, 
 
 /** The counter writes of a payment moving from `from` (null: new) to `to`: none when the status stays. */
 export function paymentCountChange(
-  payment: Pick<PaymentRecord, 'merchant_id' | 'currency' | 'provider'>,
+  payment: Pick<PaymentRecord, 'merchant_id' | 'livemode' | 'currency' | 'provider'>,
   from: PaymentStatus | null,
   to: PaymentStatus,
 ): TransactItem[] {
   if (from === to) return [];
   const add = (status: PaymentStatus, count: number) =>
-    counterAdd(payment.merchant_id, 'PAYN', paymentCountKeys.sortKey(status, payment.currency, payment.provider), { count });
+    counterAdd(payment, 'PAYN', paymentCountKeys.sortKey(status, payment.currency, payment.provider), { count });
   return from === null ? [add(to, 1)] : [add(from, -1), add(to, 1)];
 }
 
 /** `total`: from the count cells, unless the filters reach beyond them (an e-mail, a created range): then counted over the matches. */
-async function countPayments(merchantId: string, filters: PaymentFilters, spec: ListSpec): Promise<number> {
+async function countPayments(owner: Owner, filters: PaymentFilters, spec: ListSpec): Promise<number> {
   if (filters.customer_email !== undefined || filters.created_gte !== undefined || filters.created_lte !== undefined) return countItems(spec);
-  const cells = await readCells(merchantId, 'PAYN', paymentCountKeys.all.from, paymentCountKeys.all.to);
+  const cells = await readCells(owner, 'PAYN', paymentCountKeys.all.from, paymentCountKeys.all.to);
   return cells
     .filter((cell) => {
       const { status, currency, provider } = paymentCountKeys.parse(cell.sk);

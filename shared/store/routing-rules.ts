@@ -5,13 +5,14 @@ import type { RuleCondition, RuleField, RuleOperator } from '../domain/routing-r
 import { assignments } from './expressions.ts';
 import { conditionalUpdate, type Created, TABLE } from './client.ts';
 import { Int, picklistOf, recordReader, Text } from './item-schemas.ts';
-import { routingRuleKeys } from './keys.ts';
+import { type Owner, routingRuleKeys } from './keys.ts';
 import { putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
 
 export interface RoutingRuleRecord {
   id: string;
   merchant_id: string;
+  livemode: boolean;
   name: string;
   strategy: 'fixed' | 'smart';
   priority: number;
@@ -34,6 +35,8 @@ const ConditionItem = v.object({
 const RoutingRuleItem = v.object({
   id: Text,
   merchant_id: Text,
+  /** absent on rules written before modes were separated: those are live */
+  livemode: v.optional(v.boolean(), true),
   name: Text,
   strategy: picklistOf<RoutingRuleRecord['strategy']>()(['fixed', 'smart']),
   priority: Int,
@@ -52,11 +55,11 @@ export type RoutingRuleChanges = Partial<Pick<RoutingRuleRecord, 'name' | 'strat
  * Rules are never deleted; a future delete must lower `rule_count` in the same way.
  */
 export async function putRoutingRule(rule: RoutingRuleRecord, max: number): Promise<Created<RoutingRuleRecord> | undefined> {
-  return putWithinMerchantCap({ count: 'rule_count', max }, routingRuleKeys.item(rule.merchant_id, rule.id), 'routing_rule', rule, routingRuleOf);
+  return putWithinMerchantCap({ owner: rule, count: 'rule_count', max }, routingRuleKeys.item(rule, rule.id), 'routing_rule', rule, routingRuleOf);
 }
 
 /** Applies the changes to the merchant's rule; undefined when it does not exist (the key holds the merchant). */
-export async function updateRoutingRule(merchantId: string, ruleId: string, changes: RoutingRuleChanges): Promise<RoutingRuleRecord | undefined> {
+export async function updateRoutingRule(owner: Owner, ruleId: string, changes: RoutingRuleChanges): Promise<RoutingRuleRecord | undefined> {
   const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
   // Nothing to change still reads the rule through the same conditional write (a no-op SET), so 404 stays 404.
   if (entries.length === 0) entries.push(['id', ruleId]);
@@ -66,7 +69,7 @@ export async function updateRoutingRule(merchantId: string, ruleId: string, chan
   const updated = await conditionalUpdate(
     new UpdateCommand({
       TableName: TABLE,
-      Key: routingRuleKeys.item(merchantId, ruleId),
+      Key: routingRuleKeys.item(owner, ruleId),
       UpdateExpression: `SET ${sets.join(', ')}`,
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeNames: names,
@@ -77,17 +80,16 @@ export async function updateRoutingRule(merchantId: string, ruleId: string, chan
   return updated && routingRuleOf(updated);
 }
 
-/**
- * All the merchant's rules (at most 50 small items, one partition, usually one page), unordered.
- * `consistent` for the API's own reads (a rule just written is listed); routing may read eventually consistent.
- */
 /** A page of the merchant's rules, newest first, read consistently (a rule just made or changed is in it). */
-export async function routingRulePage(merchantId: string, page: PageQuery): Promise<Page<RoutingRuleRecord>> {
-  const result = await listPage(merchantSet(routingRuleKeys, merchantId, { consistent: true }), page);
+export async function routingRulePage(owner: Owner, page: PageQuery): Promise<Page<RoutingRuleRecord>> {
+  const result = await listPage(merchantSet(routingRuleKeys, owner, { consistent: true }), page);
   return { data: result.data.map(routingRuleOf), has_more: result.has_more };
 }
 
-/** Every rule of the merchant (at most 50), for the routing engine. */
-export async function listRoutingRules(merchantId: string, options: { consistent: boolean }): Promise<RoutingRuleRecord[]> {
-  return (await merchantSetItems(routingRuleKeys, merchantId, options)).map(routingRuleOf);
+/**
+ * Every rule of the owner (at most 50 small items, one partition, usually one page), for the routing engine.
+ * `consistent` for the API's own reads (a rule just written is listed); routing may read eventually consistent.
+ */
+export async function listRoutingRules(owner: Owner, options: { consistent: boolean }): Promise<RoutingRuleRecord[]> {
+  return (await merchantSetItems(routingRuleKeys, owner, options)).map(routingRuleOf);
 }

@@ -1,7 +1,7 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import { db, TABLE, ttl } from './client.ts';
-import { ROUTING_STAT_SHARDS, routingStatKeys } from './keys.ts';
+import { type Owner, ROUTING_STAT_SHARDS, routingStatKeys } from './keys.ts';
 import { acrossShards } from './pagination.ts';
 
 export const STAT_BUCKET_MS = 60_000;
@@ -30,7 +30,7 @@ export const emptyStats = (): ProviderStats => ({ attempts: 0, approvals: 0, lat
 
 /** Counts one authorization attempt in the current minute's bucket of a random shard. */
 export async function recordAttempt(
-  merchantId: string,
+  owner: Owner,
   provider: ProviderName,
   connectorId: string | null,
   attempt: { approved: boolean; latencyMs: number; amount: number; currency: string },
@@ -42,7 +42,7 @@ export async function recordAttempt(
   await db.send(
     new UpdateCommand({
       TableName: TABLE,
-      Key: routingStatKeys.bucket(merchantId, shard, bucket, provider, attempt.currency, connectorId),
+      Key: routingStatKeys.bucket(owner, shard, bucket, provider, attempt.currency, connectorId),
       UpdateExpression:
         'ADD attempts :one, approvals :approved, latency_sum :latency, approved_amount :amount SET expires_at = if_not_exists(expires_at, :expires)',
       ExpressionAttributeValues: {
@@ -57,7 +57,7 @@ export async function recordAttempt(
 }
 
 /** Sums every shard's buckets since `since` per provider and per currency: one Query per shard, in parallel. */
-export async function readStats(merchantId: string, since: number): Promise<RecentStats> {
+export async function readStats(owner: Owner, since: number): Promise<RecentStats> {
   const totals = Object.fromEntries(PROVIDERS.map((p) => [p, emptyStats()])) as Record<ProviderName, ProviderStats>;
   const currencies: Record<string, CurrencyVolume> = {};
   const connectors: Record<string, ProviderStats> = {};
@@ -68,7 +68,7 @@ export async function readStats(merchantId: string, since: number): Promise<Rece
       new QueryCommand({
         TableName: TABLE,
         KeyConditionExpression: 'pk = :pk AND sk >= :from',
-        ExpressionAttributeValues: { ':pk': routingStatKeys.shard(merchantId, shard), ':from': from },
+        ExpressionAttributeValues: { ':pk': routingStatKeys.shard(owner, shard), ':from': from },
       }),
     );
     return out.Items ?? [];

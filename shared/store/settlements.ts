@@ -5,7 +5,7 @@ import { conditionalWrite, db, TABLE } from './client.ts';
 import { eventPut } from './events.ts';
 import { equalityFilter } from './expressions.ts';
 import { Int, nullable, picklistOf, recordReader, Text } from './item-schemas.ts';
-import { COUNTER_SHARDS, counterKeys, counterShardOf, ledgerSortKeys, settlementKeys } from './keys.ts';
+import { COUNTER_SHARDS, counterKeys, counterShardOf, ledgerSortKeys, type Owner, ownerOfItem, settlementKeys } from './keys.ts';
 import { balanceAdd, type BalanceCell, balanceCellOf } from './ledger.ts';
 import { acrossShards, listPage, merchantList, type Page, type PageQuery, queryAll } from './pagination.ts';
 
@@ -14,6 +14,7 @@ export type { BalanceCell };
 export interface SettlementRecord {
   id: string;
   merchant_id: string;
+  livemode: boolean;
   amount: number;
   currency: string;
   status: 'pending' | 'paid';
@@ -28,6 +29,8 @@ export interface SettlementRecord {
 const SettlementItem = v.object({
   id: Text,
   merchant_id: Text,
+  /** absent on settlements made before modes were separated: those are live */
+  livemode: v.optional(v.boolean(), true),
   amount: Int,
   currency: Text,
   status: picklistOf<SettlementRecord['status']>()(['pending', 'paid']),
@@ -47,7 +50,7 @@ export async function allBalanceCells(): Promise<BalanceCell[]> {
         KeyConditionExpression: 'gsi2pk = :pk',
         ExpressionAttributeValues: { ':pk': counterKeys.balanceIndexPartition(indexShard) },
       })
-    ).map((item) => balanceCellOf(String(item.merchant_id), counterShardOf(String(item.pk)), String(item.sk), item)),
+    ).map((item) => balanceCellOf(ownerOfItem(item), counterShardOf(String(item.pk)), String(item.sk), item)),
   );
 }
 
@@ -69,12 +72,12 @@ export async function releaseCell(cell: BalanceCell): Promise<boolean> {
         {
           Delete: {
             TableName: TABLE,
-            Key: counterKeys.cell(cell.merchant_id, 'BAL', cell.shard, ledgerSortKeys.balance(cell)),
+            Key: counterKeys.cell(cell, 'BAL', cell.shard, ledgerSortKeys.balance(cell)),
             ConditionExpression: hold.expression,
             ExpressionAttributeValues: hold.values,
           },
         },
-        balanceAdd(cell.merchant_id, ledgerSortKeys.available(cell.currency), { amount: cell.amount, payments: cell.payments }, cell.shard),
+        balanceAdd(cell, ledgerSortKeys.available(cell.currency), { amount: cell.amount, payments: cell.payments }, cell.shard),
       ],
     }),
   );
@@ -88,14 +91,14 @@ export async function releaseCell(cell: BalanceCell): Promise<boolean> {
 export async function putSettlement(settlement: SettlementRecord, day: string, swept: readonly BalanceCell[]): Promise<boolean> {
   const takes = swept
     .filter((c) => c.amount !== 0 || c.payments !== 0)
-    .map((c) => balanceAdd(c.merchant_id, ledgerSortKeys.balance(c), { amount: -c.amount, payments: -c.payments }, c.shard, cellHolds(c)));
+    .map((c) => balanceAdd(c, ledgerSortKeys.balance(c), { amount: -c.amount, payments: -c.payments }, c.shard, cellHolds(c)));
   return conditionalWrite(
     new TransactWriteCommand({
       TransactItems: [
         {
           Put: {
             TableName: TABLE,
-            Item: { ...settlementKeys.daily(settlement.merchant_id, day, settlement.currency), type: 'settlement_day', settlement_id: settlement.id },
+            Item: { ...settlementKeys.daily(settlement, day, settlement.currency), type: 'settlement_day', settlement_id: settlement.id },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
@@ -104,7 +107,7 @@ export async function putSettlement(settlement: SettlementRecord, day: string, s
             TableName: TABLE,
             Item: {
               ...settlementKeys.item(settlement.id),
-              ...settlementKeys.list(settlement.merchant_id, settlement.id),
+              ...settlementKeys.list(settlement, settlement.id),
               ...settlementKeys.pendingIndex(settlement.arrival_date, settlement.id),
               type: 'settlement',
               ...settlement,
@@ -149,13 +152,14 @@ export async function markSettlementPaid(settlement: SettlementRecord, paidAt: s
   );
 }
 
-export async function getSettlement(merchantId: string, id: string): Promise<SettlementRecord | undefined> {
+/** The owner's settlement; one of another merchant or mode is none. */
+export async function getSettlement(owner: Owner, id: string): Promise<SettlementRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: settlementKeys.item(id) }));
   const settlement = out.Item && settlementOf(out.Item);
-  return settlement?.merchant_id === merchantId ? settlement : undefined;
+  return settlement?.merchant_id === owner.merchant_id && settlement.livemode === owner.livemode ? settlement : undefined;
 }
 
-export async function listSettlements(merchantId: string, status: string | undefined, page: PageQuery): Promise<Page<SettlementRecord>> {
-  const result = await listPage(merchantList(settlementKeys, merchantId, equalityFilter({ status })), page);
+export async function listSettlements(owner: Owner, status: string | undefined, page: PageQuery): Promise<Page<SettlementRecord>> {
+  const result = await listPage(merchantList(settlementKeys, owner, equalityFilter({ status })), page);
   return { data: result.data.map(settlementOf), has_more: result.has_more };
 }

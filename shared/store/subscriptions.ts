@@ -6,7 +6,7 @@ import { equalityFilter } from './expressions.ts';
 import { db, TABLE } from './client.ts';
 import { commit, type Create, type Move, type Target } from './commit.ts';
 import { Int, nullable, picklistOf, recordReader, StringMap, Text } from './item-schemas.ts';
-import { RENEWAL_SHARDS, subscriptionKeys } from './keys.ts';
+import { type Owner, ownedBy, RENEWAL_SHARDS, subscriptionKeys } from './keys.ts';
 import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
 export type SubscriptionStatus = SubscriptionState;
@@ -55,10 +55,10 @@ export function dueDateOf(s: Pick<SubscriptionRecord, 'status' | 'next_billing' 
   return null;
 }
 
-export const subscriptionTarget = (s: Pick<SubscriptionRecord, 'id' | 'merchant_id'>): Target => ({
+export const subscriptionTarget = (s: Pick<SubscriptionRecord, 'id' | 'merchant_id' | 'livemode'>): Target => ({
   entity: 'subscription',
   id: s.id,
-  merchantId: s.merchant_id,
+  owner: { merchant_id: s.merchant_id, livemode: s.livemode },
 });
 
 /** A new subscription for `commit`: listed, and in the renewal index while it renews. */
@@ -118,10 +118,10 @@ export async function loadSubscription(subscriptionId: string): Promise<Subscrip
   return out.Item ? subscriptionOf(out.Item) : undefined;
 }
 
-/** The merchant's subscription, or undefined when missing or another merchant's. */
-export async function getSubscription(merchantId: string, subscriptionId: string): Promise<SubscriptionRecord | undefined> {
+/** The owner's subscription, or undefined when missing or another merchant's or mode's. */
+export async function getSubscription(owner: Owner, subscriptionId: string): Promise<SubscriptionRecord | undefined> {
   const subscription = await loadSubscription(subscriptionId);
-  return subscription?.merchant_id === merchantId ? subscription : undefined;
+  return ownedBy(subscription, owner) ? subscription : undefined;
 }
 
 export interface SubscriptionFilters {
@@ -129,9 +129,9 @@ export interface SubscriptionFilters {
   customer_id?: string;
 }
 
-export async function listSubscriptions(merchantId: string, filters: SubscriptionFilters, page: PageQuery): Promise<Page<SubscriptionRecord>> {
+export async function listSubscriptions(owner: Owner, filters: SubscriptionFilters, page: PageQuery): Promise<Page<SubscriptionRecord>> {
   const filter = equalityFilter({ status: filters.status, customer_id: filters.customer_id });
-  const result = await listPage(merchantList(subscriptionKeys, merchantId, filter), page);
+  const result = await listPage(merchantList(subscriptionKeys, owner, filter), page);
   return { data: result.data.map(subscriptionOf), has_more: result.has_more };
 }
 

@@ -3,13 +3,14 @@ import * as v from 'valibot';
 import { EVENT_TYPES, type EventType } from '../domain/events.ts';
 import { conditionalWrite, type Created, TABLE } from './client.ts';
 import { picklistOf, recordReader, Text } from './item-schemas.ts';
-import { webhookKeys } from './keys.ts';
+import { type Owner, webhookKeys } from './keys.ts';
 import { deleteWithinMerchantCap, putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
 
 export interface WebhookRecord {
   id: string;
   merchant_id: string;
+  livemode: boolean;
   url: string;
   /** event names, or `*` for all */
   events: (EventType | '*')[];
@@ -28,6 +29,8 @@ export interface WebhookRecord {
 const WebhookItem = v.object({
   id: Text,
   merchant_id: Text,
+  /** absent on endpoints configured before modes were separated: those are live */
+  livemode: v.optional(v.boolean(), true),
   url: Text,
   events: v.array(v.picklist([...EVENT_TYPES, '*'])),
   status: picklistOf<WebhookRecord['status']>()(['active', 'disabled']),
@@ -42,31 +45,31 @@ const webhookOf: (item: Record<string, unknown>) => WebhookRecord = recordReader
  * then. An endpoint already stored under this id (a retried configure) is answered as it is.
  */
 export async function putWebhook(webhook: WebhookRecord, max: number): Promise<Created<WebhookRecord> | undefined> {
-  return putWithinMerchantCap({ count: 'webhook_count', max }, webhookKeys.item(webhook.merchant_id, webhook.id), 'webhook', webhook, webhookOf);
+  return putWithinMerchantCap({ owner: webhook, count: 'webhook_count', max }, webhookKeys.item(webhook, webhook.id), 'webhook', webhook, webhookOf);
 }
 
-/** The merchant's endpoints (at most 16), newest first. */
-export async function listWebhooks(merchantId: string): Promise<WebhookRecord[]> {
-  return (await merchantSetItems(webhookKeys, merchantId)).map(webhookOf);
+/** The owner's endpoints (at most 16), newest first: an event goes to the endpoints of its own mode only. */
+export async function listWebhooks(owner: Owner): Promise<WebhookRecord[]> {
+  return (await merchantSetItems(webhookKeys, owner)).map(webhookOf);
 }
 
 /** A page of the merchant's endpoints, newest first, read consistently (an endpoint just configured is in it). */
-export async function webhookPage(merchantId: string, page: PageQuery): Promise<Page<WebhookRecord>> {
-  const result = await listPage(merchantSet(webhookKeys, merchantId, { consistent: true }), page);
+export async function webhookPage(owner: Owner, page: PageQuery): Promise<Page<WebhookRecord>> {
+  const result = await listPage(merchantSet(webhookKeys, owner, { consistent: true }), page);
   return { data: result.data.map(webhookOf), has_more: result.has_more };
 }
 
 /** Deletes the endpoint and lowers the count; false when there is no such endpoint. */
-export const deleteWebhook = (merchantId: string, webhookId: string): Promise<boolean> =>
-  deleteWithinMerchantCap(merchantId, 'webhook_count', webhookKeys.item(merchantId, webhookId));
+export const deleteWebhook = (owner: Owner, webhookId: string): Promise<boolean> =>
+  deleteWithinMerchantCap(owner, 'webhook_count', webhookKeys.item(owner, webhookId));
 
 /** Stops deliveries to an endpoint that answered 410 Gone. */
-export async function disableWebhook(merchantId: string, webhookId: string, reason: string): Promise<void> {
+export async function disableWebhook(owner: Owner, webhookId: string, reason: string): Promise<void> {
   // refused: the endpoint was deleted meanwhile
   await conditionalWrite(
     new UpdateCommand({
       TableName: TABLE,
-      Key: webhookKeys.item(merchantId, webhookId),
+      Key: webhookKeys.item(owner, webhookId),
       UpdateExpression: 'SET #status = :disabled, disabled_reason = :reason',
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeNames: { '#status': 'status' },

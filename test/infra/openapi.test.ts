@@ -19,7 +19,7 @@ import { EVENT_TYPES, eventPayload } from '../../shared/domain/events.ts';
 import type { HttpHandler } from '../../shared/http/index.ts';
 import { listEvents } from '../../shared/store/events.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
-import { bearer, newMerchant } from '../support/merchant.ts';
+import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { payloadChecker } from '../support/openapi.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
 import { startTestGateway } from '../support/runtime.ts';
@@ -189,7 +189,7 @@ describe('the OpenAPI document', () => {
       expect((await call(markInvoicePaid, 'PUT', `/api/invoices/${invoiceId}/mark-paid`, apiKey)).status).toBe(200);
 
       // Act: the bodies their events are delivered with
-      const events = (await listEvents(merchantId, {}, { limit: 100 })).data;
+      const events = (await listEvents(testOwner(merchantId), {}, { limit: 100 })).data;
       const check = payloadChecker(document);
 
       // Assert

@@ -7,9 +7,9 @@ import { handler as listCustomers } from '../../functions/customers/list.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import { newId } from '../../shared/domain/ids.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
-import { idempotencyKeys } from '../../shared/store/keys.ts';
+import { idempotencyKeys, scopeOf } from '../../shared/store/keys.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
-import { bearer, newMerchant, sessionOf } from '../support/merchant.ts';
+import { bearer, newMerchant, sessionOf, testOwner } from '../support/merchant.ts';
 
 const create = (key: string, body: unknown) => invokeHttp(createKey, apiEvent({ method: 'POST', path: '/api/api-keys', headers: bearer(key), body }));
 const list = (key: string, query?: Record<string, string>) =>
@@ -51,7 +51,7 @@ describe('API keys', () => {
     expect(replay.status).toBe(200);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body).toEqual(record);
-    const stored = await db.send(new GetCommand({ TableName: TABLE, Key: idempotencyKeys.record(merchantId, 'new-key-1') }));
+    const stored = await db.send(new GetCommand({ TableName: TABLE, Key: idempotencyKeys.record(scopeOf(testOwner(merchantId)), 'new-key-1') }));
     expect(stored.Item).toMatchObject({ status: 'completed', response_status: 200 });
     expect(JSON.stringify(stored.Item)).not.toContain(key);
   });

@@ -6,10 +6,10 @@ import { handler as connect } from '../../functions/connectors/create.ts';
 import { handler as updateConnector } from '../../functions/connectors/update.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { queueDefinitions } from '../../shared/queues.ts';
-import { idempotencyKeys } from '../../shared/store/keys.ts';
+import { idempotencyKeys, scopeOf } from '../../shared/store/keys.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
-import { bearer, newMerchant } from '../support/merchant.ts';
+import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
 
 // Every log level on, before the handlers' logger is created, so the scan sees everything they could log.
@@ -133,7 +133,8 @@ describe('card data and provider credentials', () => {
     // The idempotency record keeps a keyed hash of the request, without the CVC: a replay differing only in its CVC
     // is the same request, and nobody holding the table can test card-number guesses against an unkeyed hash.
     expect(replay.headers['idempotent-replayed']).toBe('true');
-    const idem = (await db.send(new GetCommand({ TableName: TABLE, Key: idempotencyKeys.record(merchantId, 'card-data-1') }))).Item!;
+    const idem = (await db.send(new GetCommand({ TableName: TABLE, Key: idempotencyKeys.record(scopeOf(testOwner(merchantId)), 'card-data-1') })))
+      .Item!;
     const sorted = (v: unknown): unknown =>
       Array.isArray(v)
         ? v.map(sorted)

@@ -7,7 +7,7 @@ import type { FakeFault, FakeOperation, FakeServer } from '../fakes/types.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import { resetClock, runReconciler } from '../support/faults.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
-import { bearer, newMerchant } from '../support/merchant.ts';
+import { bearer, newMerchant, testActor, testOwner } from '../support/merchant.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
 
 /**
@@ -47,7 +47,7 @@ async function merchantWithAccounts() {
 
 /** Authorizations the fakes hold (not voided) under any of the payment's attempt keys. */
 async function heldAcrossProviders(merchantId: string, paymentId: string) {
-  const keys = new Set(((await getStoredPayment(merchantId, paymentId))?.attempts ?? []).map((a) => a.id));
+  const keys = new Set(((await getStoredPayment(testOwner(merchantId), paymentId))?.attempts ?? []).map((a) => a.id));
   return PROVIDERS.flatMap((p) =>
     fakes[p]
       .holds()
@@ -58,7 +58,7 @@ async function heldAcrossProviders(merchantId: string, paymentId: string) {
 
 /** A catch-all smart rule that puts `provider` first and keeps failover to the others. */
 const putFirst = (merchantId: string, provider: Provider) =>
-  createRoutingRule(merchantId, { name: `${provider} first`, provider, strategy: 'smart', priority: 1, conditions: [] });
+  createRoutingRule(testActor(merchantId), { name: `${provider} first`, provider, strategy: 'smart', priority: 1, conditions: [] });
 
 const FAULTS: [string, FakeOperation, FakeFault, number][] = [
   ['accepts, then drops the connection', 'authorize', { kind: 'accept_then_drop' }, 2],
@@ -80,7 +80,7 @@ describe('never two authorizations', () => {
     const id: string = res.body.id ?? res.body.error?.payment_id;
     expect(id, context).toBeTruthy();
     const held = await heldAcrossProviders(merchantId, id);
-    const stored = await getStoredPayment(merchantId, id);
+    const stored = await getStoredPayment(testOwner(merchantId), id);
     if (res.status === 200) {
       expect(held, context).toHaveLength(1);
       expect(held[0]!.startsWith(`${res.body.provider} `), context).toBe(true);
@@ -119,7 +119,7 @@ describe('never two authorizations', () => {
       expect(res.body.error, context).toMatchObject({ code: 'provider_outcome_unknown', payment_id: expect.stringMatching(/^pay_/) });
       expect(heldBefore.length, context).toBeLessThanOrEqual(1);
       expect(await heldAcrossProviders(merchant.merchantId, res.body.error.payment_id), context).toEqual([]);
-      const stored = await getStoredPayment(merchant.merchantId, res.body.error.payment_id);
+      const stored = await getStoredPayment(testOwner(merchant.merchantId), res.body.error.payment_id);
       expect(stored?.status).toBe('failed');
       expect(stored?.op).toBeUndefined();
       expect(stored?.attempts?.map((a) => a.status)).toEqual(['reversed']);

@@ -37,6 +37,7 @@ describe('customers', () => {
     expect(created.body).toEqual({
       id: expect.stringMatching(/^cus_[0-9a-z]{26}$/),
       object: 'customer',
+      livemode: false,
       email: 'ada@example.com',
       name: 'Ada Lovelace',
       phone: '+442071234567',

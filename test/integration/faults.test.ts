@@ -22,7 +22,7 @@ import {
   withFault,
 } from '../support/faults.ts';
 import { apiEvent, type HttpResult, invokeHttp } from '../support/lambda.ts';
-import { bearer, newMerchant } from '../support/merchant.ts';
+import { bearer, newMerchant, testActor } from '../support/merchant.ts';
 import { paymentBody, payments } from '../support/payments.ts';
 
 type Merchant = Awaited<ReturnType<typeof newMerchant>>;
@@ -241,7 +241,7 @@ describe('invoice send under faults', () => {
     const context = `${label}`;
     expect((await invoices.get(merchant.apiKey, invoice.id)).body.status, context).toBe('sent');
     expect(await openOperations(merchant.merchantId), context).toEqual([]);
-    const sentEvents = (await listDeliveries(merchant.merchantId, { limit: 100 })).data.filter((e) => e.event === 'invoice.sent');
+    const sentEvents = (await listDeliveries(testActor(merchant.merchantId), { limit: 100 })).data.filter((e) => e.event === 'invoice.sent');
     expect(sentEvents.length, context).toBeGreaterThanOrEqual(1);
     expect(sentEvents.length, context).toBeLessThanOrEqual(2);
     expect(mailsFor(), context).toBeGreaterThanOrEqual(sentEvents.length);

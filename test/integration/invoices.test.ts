@@ -28,7 +28,7 @@ const messagingSettings = (over: Partial<MessagingSettings>): MessagingSettings 
 });
 import { getEvent } from '../../shared/store/events.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
-import { bearer, newMerchant } from '../support/merchant.ts';
+import { bearer, newMerchant, testActor } from '../support/merchant.ts';
 
 const BASE_URL = 'http://localhost:3000';
 
@@ -214,16 +214,16 @@ describe('creating an invoice', () => {
       due_date: '2026-12-31',
       tax_rate: 7.25,
     };
-    const first = await createInvoice(merchantId, input, BASE_URL, origin);
+    const first = await createInvoice(testActor(merchantId), input, BASE_URL, origin);
     // Act: the retry runs the create again under the same origin, a minute later; then a new invoice
-    const again = await later(60_000, () => createInvoice(merchantId, input, BASE_URL, origin));
+    const again = await later(60_000, () => createInvoice(testActor(merchantId), input, BASE_URL, origin));
     const next = await invoices.create(apiKey, invoiceBody(customerId));
     // Assess: the same invoice and number, created when the request first ran; the numbers stay gapless
     expect({ ...again, pdf_url: null }).toEqual({ ...first, pdf_url: null });
     expect(first).toMatchObject({ number: 'INV-000001', created_at: new Date(origin.at).toISOString() });
     expect(next.body.number).toBe('INV-000002');
     expect((await invoices.list(apiKey)).body.data.map((i: { id: string }) => i.id)).toEqual([next.body.id, first.id]);
-    const created = (await listDeliveries(merchantId, { limit: 10 })).data.filter((e) => e.event === 'invoice.created');
+    const created = (await listDeliveries(testActor(merchantId), { limit: 10 })).data.filter((e) => e.event === 'invoice.created');
     expect(created).toHaveLength(2);
   });
 
@@ -231,7 +231,7 @@ describe('creating an invoice', () => {
     const { merchantId, customerId } = await newMerchant();
     const subscriptionId = newId('subscription');
     const view = await createInvoice(
-      merchantId,
+      testActor(merchantId),
       {
         customer_id: customerId,
         items: [{ name: 'Pro plan', amount: 2900, quantity: 1 }],
@@ -254,13 +254,21 @@ describe('creating an invoice', () => {
     expect(view.pdf_url).toMatch(PDF_URL(view.id));
     const stranger = (await newMerchant()).customerId;
     await expect(
-      createInvoice(merchantId, { customer_id: stranger, items: view.items, currency: 'EUR', due_date: '2026-12-01', tax_rate: 19 }, BASE_URL),
+      createInvoice(
+        testActor(merchantId),
+        { customer_id: stranger, items: view.items, currency: 'EUR', due_date: '2026-12-01', tax_rate: 19 },
+        BASE_URL,
+      ),
     ).rejects.toMatchObject({
       code: 'resource_missing',
       details: { param: 'customer_id' },
     });
     await expect(
-      createInvoice(merchantId, { customer_id: customerId, items: view.items, currency: 'EUR', due_date: '2026-12-01', tax_rate: 7.12345 }, BASE_URL),
+      createInvoice(
+        testActor(merchantId),
+        { customer_id: customerId, items: view.items, currency: 'EUR', due_date: '2026-12-01', tax_rate: 7.12345 },
+        BASE_URL,
+      ),
     ).rejects.toMatchObject({
       status: 400,
       details: { param: 'tax_rate' },
@@ -290,7 +298,7 @@ describe('reading invoices', () => {
   it('lists newest first with filters and cursors', async () => {
     // Prepare: three invoices for Jane, one for another customer, one of Jane's paid
     const { apiKey, merchantId, customerId } = await newMerchant();
-    const other = await createCustomer(merchantId, { email: 'max@example.com', name: 'Max' });
+    const other = await createCustomer(testActor(merchantId), { email: 'max@example.com', name: 'Max' });
     const made = [];
     for (const customer of [customerId, customerId, other.id, customerId]) made.push((await invoices.create(apiKey, invoiceBody(customer))).body);
     await invoices.markPaid(apiKey, made[1].id);
@@ -367,7 +375,7 @@ describe('sending an invoice', () => {
   it.each(['sms', 'whatsapp'])('sends over %s to the customer’s phone', async (channel) => {
     const { apiKey, merchantId } = await newMerchant();
     const phone = `+1415${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
-    const customer = await createCustomer(merchantId, { email: 'kim@example.com', name: 'Kim', phone });
+    const customer = await createCustomer(testActor(merchantId), { email: 'kim@example.com', name: 'Kim', phone });
     const created = (
       await invoices.create(apiKey, invoiceBody(customer.id, { currency: 'jpy', items: [{ name: 'Tea', amount: 1235, quantity: 1 }], tax_rate: 0 }))
     ).body;
@@ -382,7 +390,7 @@ describe('sending an invoice', () => {
 
   it('answers 400 customer_has_no_phone when the customer has no phone, and stays a draft', async () => {
     const { apiKey, merchantId } = await newMerchant();
-    const customer = await createCustomer(merchantId, { email: 'nophone@example.com' });
+    const customer = await createCustomer(testActor(merchantId), { email: 'nophone@example.com' });
     const created = (await invoices.create(apiKey, invoiceBody(customer.id))).body;
     for (const channel of ['sms', 'whatsapp']) {
       const res = await invoices.send(apiKey, created.id, { channel });
@@ -478,7 +486,7 @@ describe('invoice states', () => {
     await invoices.send(apiKey, created.id, { channel: 'email' });
     await invoices.markPaid(apiKey, created.id);
     // Assess
-    const log = await listDeliveries(merchantId, { limit: 10 });
+    const log = await listDeliveries(testActor(merchantId), { limit: 10 });
     const invoiceEvents = log.data.filter((e) => e.event.startsWith('invoice.'));
     expect(invoiceEvents.map((e) => e.event)).toEqual(['invoice.paid', 'invoice.sent', 'invoice.created']);
     const objects = await Promise.all(invoiceEvents.map(async (e) => (await getEvent(e.id))?.data.object));
@@ -492,16 +500,16 @@ describe('invoice states', () => {
   it('serves the subscription helper’s domain calls: send, then mark paid by a payment', async () => {
     const { merchantId, customerId } = await newMerchant();
     const created = await createInvoice(
-      merchantId,
+      testActor(merchantId),
       { customer_id: customerId, items: [{ name: 'Plan', amount: 1000, quantity: 1 }], currency: 'USD', due_date: '2026-12-01', tax_rate: 0 },
       BASE_URL,
     );
-    const sent = await sendInvoice(merchantId, created.id, 'email', BASE_URL);
+    const sent = await sendInvoice(testActor(merchantId), created.id, 'email', BASE_URL);
     const paymentId = newId('payment');
-    const paid = await markInvoicePaid(merchantId, created.id, paymentId);
+    const paid = await markInvoicePaid(testActor(merchantId), created.id, paymentId);
     expect(sent).toMatchObject({ status: 'sent', sent_to: 'jane@example.com' });
     expect(paid).toMatchObject({ status: 'paid', payment_id: paymentId, paid_at: expect.any(String) });
-    await expect(markInvoicePaid(merchantId, created.id)).rejects.toMatchObject({ code: 'invalid_state' });
+    await expect(markInvoicePaid(testActor(merchantId), created.id)).rejects.toMatchObject({ code: 'invalid_state' });
   });
 });
 
@@ -552,7 +560,7 @@ describe('a send whose run died', () => {
       expect(leftOver).toEqual([]);
       expect((await invoices.get(apiKey, created.id)).body).toMatchObject({ status: 'sent', channel: 'email', sent_to: 'jane@example.com' });
       expect(messagesOf(created.id)).toEqual([expect.objectContaining({ to: 'jane@example.com', channel: 'email' })]);
-      const sent = (await listDeliveries(merchantId, { limit: 10 })).data.filter((e) => e.event === 'invoice.sent');
+      const sent = (await listDeliveries(testActor(merchantId), { limit: 10 })).data.filter((e) => e.event === 'invoice.sent');
       expect(sent).toHaveLength(1);
       expect((await invoices.markPaid(apiKey, created.id)).status).toBe(200);
     } finally {

@@ -98,6 +98,7 @@ describe('balance, settlements and analytics', () => {
     // Balance before the daily job: everything pending (refunds took from pending, newest first)
     expect((await api.balance(apiKey)).body).toEqual({
       object: 'balance',
+      livemode: false,
       available: [
         { amount: 0, currency: 'EUR' },
         { amount: 0, currency: 'USD' },
@@ -161,7 +162,7 @@ describe('balance, settlements and analytics', () => {
 
   it('gives a merchant with no payments zeros, not errors', async () => {
     const { apiKey } = await newMerchant();
-    expect((await api.balance(apiKey)).body).toEqual({ object: 'balance', available: [], pending: [] });
+    expect((await api.balance(apiKey)).body).toEqual({ object: 'balance', livemode: false, available: [], pending: [] });
     expect((await api.overview(apiKey)).body).toMatchObject({ volume: 0, transactions: 0, approval_rate: 0, period: '30d' });
     const revenue = (await api.revenue(apiKey)).body;
     expect(revenue.total).toBe(0);

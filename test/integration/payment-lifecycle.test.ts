@@ -4,7 +4,7 @@ import { handler as getBalance } from '../../functions/balance/get.ts';
 import { availableSortKey, balanceAdd, captureCounters, dayOf, refundCounters, unplannedRefundCounters } from '../../shared/store/ledger.ts';
 import { db } from '../../shared/store/client.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
-import { bearer, newMerchant } from '../support/merchant.ts';
+import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
 
 async function authorized(amount = 5000) {
@@ -196,19 +196,29 @@ describe('payments under concurrency', () => {
       expect(ok.every((n) => n >= 700 && n <= 4900)).toBe(true);
     }
     const balance = (await invokeHttp(getBalance, apiEvent({ method: 'GET', path: '/api/balance', headers: bearer(apiKey) }))).body;
-    expect(balance).toEqual({ object: 'balance', available: [{ amount: 0, currency: 'USD' }], pending: [{ amount: 4 * 100, currency: 'USD' }] });
+    expect(balance).toEqual({
+      object: 'balance',
+      livemode: false,
+      available: [{ amount: 0, currency: 'USD' }],
+      pending: [{ amount: 4 * 100, currency: 'USD' }],
+    });
   });
 
   it('shows a refund recorded against available funds alone as taken from pending ones', async () => {
     // Prepare: a capture of 5,000 today, and a refund of 1,200 recorded the way a contended refund falls back to
     const { apiKey, merchantId } = await newMerchant();
     const day = dayOf(new Date().toISOString());
-    await db.send(new TransactWriteCommand({ TransactItems: captureCounters(merchantId, 'USD', 5000, day) }));
-    await db.send(new TransactWriteCommand({ TransactItems: unplannedRefundCounters(merchantId, 'USD', 1200, day) }));
+    await db.send(new TransactWriteCommand({ TransactItems: captureCounters(testOwner(merchantId), 'USD', 5000, day) }));
+    await db.send(new TransactWriteCommand({ TransactItems: unplannedRefundCounters(testOwner(merchantId), 'USD', 1200, day) }));
     // Act
     const balance = (await invokeHttp(getBalance, apiEvent({ method: 'GET', path: '/api/balance', headers: bearer(apiKey) }))).body;
     // Assess
-    expect(balance).toEqual({ object: 'balance', available: [{ amount: 0, currency: 'USD' }], pending: [{ amount: 3800, currency: 'USD' }] });
+    expect(balance).toEqual({
+      object: 'balance',
+      livemode: false,
+      available: [{ amount: 0, currency: 'USD' }],
+      pending: [{ amount: 3800, currency: 'USD' }],
+    });
   });
 
   it('plans a refund beyond the balance as one write per cell, whichever shards hold the funds', async () => {
@@ -220,11 +230,15 @@ describe('payments under concurrency', () => {
         // Prepare: 100 available on each funded shard, and a refund of 500 more than that (money already settled)
         const { apiKey, merchantId } = await newMerchant();
         await db.send(
-          new TransactWriteCommand({ TransactItems: funded.map((shard) => balanceAdd(merchantId, availableSortKey('USD'), { amount: 100 }, shard)) }),
+          new TransactWriteCommand({
+            TransactItems: funded.map((shard) => balanceAdd(testOwner(merchantId), availableSortKey('USD'), { amount: 100 }, shard)),
+          }),
         );
         const refund = funded.length * 100 + 500;
         // Act: the planned counters, committed as the refund's transaction would
-        await db.send(new TransactWriteCommand({ TransactItems: await refundCounters(merchantId, 'USD', refund, dayOf(new Date().toISOString())) }));
+        await db.send(
+          new TransactWriteCommand({ TransactItems: await refundCounters(testOwner(merchantId), 'USD', refund, dayOf(new Date().toISOString())) }),
+        );
         // Assess: the balance is short by exactly the uncovered 500
         const balance = (await invokeHttp(getBalance, apiEvent({ method: 'GET', path: '/api/balance', headers: bearer(apiKey) }))).body;
         expect(balance.available).toEqual([{ amount: -500, currency: 'USD' }]);

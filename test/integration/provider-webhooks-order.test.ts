@@ -15,7 +15,7 @@ import type { FakeNotification } from '../fakes/types.ts';
 import { openOperations } from '../support/faults.ts';
 import { deliver, startInboundGateway } from '../support/inbound.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
-import { bearer, newMerchant } from '../support/merchant.ts';
+import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { freshCard, paymentBody, payments } from '../support/payments.ts';
 
 /**
@@ -61,7 +61,7 @@ async function heldScenario(provider: ProviderName) {
   await payments.refund(account.apiKey, paid.body.id, { amount: 3_000 });
   const second = await payments.refund(account.apiKey, paid.body.id, { amount: 2_000 });
   fake.failRefund((await storedRefund(paid.body.id, second.body.refund_id))!.provider_reference!);
-  const dispute = fake.openDispute((await getStoredPayment(account.merchantId, paid.body.id))!.provider_reference!);
+  const dispute = fake.openDispute((await getStoredPayment(testOwner(account.merchantId), paid.body.id))!.provider_reference!);
   fake.closeDispute(dispute, 'won');
   const held = fake.notifications.all().slice(before);
   fake.notifications.hold(false);

@@ -17,7 +17,7 @@ import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import type { FakeServer } from '../fakes/types.ts';
 import { deliver, startInboundGateway } from '../support/inbound.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
-import { bearer, newMerchant } from '../support/merchant.ts';
+import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { payloadChecker } from '../support/openapi.ts';
 import { freshCard, paymentBody, payments } from '../support/payments.ts';
 
@@ -65,7 +65,8 @@ async function captured(account: Awaited<ReturnType<typeof connected>>, provider
   return paid.body.id as string;
 }
 
-const providerReferenceOf = async (merchantId: string, paymentId: string) => (await getStoredPayment(merchantId, paymentId))!.provider_reference!;
+const providerReferenceOf = async (merchantId: string, paymentId: string) =>
+  (await getStoredPayment(testOwner(merchantId), paymentId))!.provider_reference!;
 const balanceOf = async (key: string) => (await get(getBalance, key, '/api/balance')).body;
 const totalFunds = (balance: { available: { amount: number }[]; pending: { amount: number }[] }) =>
   [...balance.available, ...balance.pending].reduce((n, f) => n + f.amount, 0);
@@ -74,7 +75,7 @@ const eventTypes = async (key: string) =>
 /** Every event the merchant was sent is a payload its `webhooks` entry in the OpenAPI document describes. */
 async function expectDocumentedPayloads(merchantId: string) {
   const check = payloadChecker(await buildOpenApi());
-  const { data } = await storedEvents(merchantId, {}, { limit: 100 });
+  const { data } = await storedEvents(testOwner(merchantId), {}, { limit: 100 });
   for (const event of data) check(eventPayload(event));
 }
 const timelineOf = async (key: string, paymentId: string) => (await get(timeline, key, `/api/payments/${paymentId}/timeline`)).body.data;
@@ -243,7 +244,7 @@ describe('cancellations and failed captures', () => {
     await account.fake.notifications.idle();
     // Assess: Adyen confirms the cancellation by notification; Stripe's and Braintree's voids are final at once
     expect(voided.body.status).toBe('voided');
-    expect((await getStoredPayment(account.merchantId, paid.body.id))!.op).toBeUndefined();
+    expect((await getStoredPayment(testOwner(account.merchantId), paid.body.id))!.op).toBeUndefined();
     const changes = (await timelineOf(account.apiKey, paid.body.id)).map((e: { change: string; source: string }) => `${e.change} ${e.source}`);
     expect(changes).toContain('payment.voided api');
     if (provider === 'adyen') expect(changes).toContain('cancellation.confirmed provider_webhook');

@@ -1,4 +1,3 @@
-import type { SQSEvent } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as createSubscription } from '../../functions/subscriptions/create.ts';
 import { handler as renewalWorker } from '../../functions/workers/renewal.ts';
@@ -10,8 +9,8 @@ import { listPayments } from '../../shared/store/payments.ts';
 import { loadSubscription } from '../../shared/store/subscriptions.ts';
 import { addDays } from '../../shared/domain/billing-dates.ts';
 import { type Fault, heldFor, moneyProblems, moveClock, openOperations, PROVIDERS, resetClock, runReconciler, withFault } from '../support/faults.ts';
-import { apiEvent, invokeHttp } from '../support/lambda.ts';
-import { bearer, newMerchant } from '../support/merchant.ts';
+import { apiEvent, invokeHttp, queueEvent } from '../support/lambda.ts';
+import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { paymentBody, payments } from '../support/payments.ts';
 
 /**
@@ -30,22 +29,7 @@ beforeAll(() => {
 });
 afterEach(resetClock);
 
-const renew = (message: object) =>
-  renewalWorker({
-    Records: [
-      {
-        messageId: 'm1',
-        receiptHandle: 'r1',
-        body: JSON.stringify(message),
-        attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' },
-        messageAttributes: {},
-        md5OfBody: '',
-        eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:renewals',
-        awsRegion: 'us-east-1',
-      },
-    ],
-  } as SQSEvent);
+const renew = (message: object) => renewalWorker(queueEvent([message], 'renewals'));
 
 /** One run: a daily subscription due today, its renewal under `fault`, redeliveries, the reconciler; then every invariant. */
 async function runRenewal(fault: Fault): Promise<number> {
@@ -70,7 +54,7 @@ async function runRenewal(fault: Fault): Promise<number> {
 
   // Assess
   const context = JSON.stringify(fault);
-  const all = (await listPayments(merchant.merchantId, {}, { limit: 100 })).data;
+  const all = (await listPayments(testOwner(merchant.merchantId), {}, { limit: 100 })).data;
   const charges = all.filter((p) => p.metadata.subscription_id === sub.id);
   expect(
     charges.map((c) => [c.status, c.amount_captured]),
@@ -80,14 +64,16 @@ async function runRenewal(fault: Fault): Promise<number> {
     heldFor(charges[0]!.id).map((h) => [h.state, h.captured]),
     context,
   ).toEqual([['captured', 450]]);
-  const invoices = (await listInvoices(merchant.merchantId, {}, { limit: 100 })).data.filter((i) => i.subscription_id === sub.id);
+  const invoices = (await listInvoices(testOwner(merchant.merchantId), {}, { limit: 100 })).data.filter((i) => i.subscription_id === sub.id);
   expect(
     invoices.map((i) => [i.period_start, i.status, i.payment_id]),
     context,
   ).toEqual([[due, 'paid', charges[0]!.id]]);
   const renewed = await loadSubscription(sub.id);
   expect([renewed?.status, renewed?.next_billing, renewed?.current_period_start], context).toEqual(['active', addDays(due, 1), due]);
-  expect(await listEvents(merchant.merchantId, { event: 'subscription.renewed' }, { limit: 10 }).then((p) => p.data.length), context).toBe(1);
+  expect(await listEvents(testOwner(merchant.merchantId), { event: 'subscription.renewed' }, { limit: 10 }).then((p) => p.data.length), context).toBe(
+    1,
+  );
   expect(await openOperations(merchant.merchantId), context).toEqual([]);
   expect(
     await moneyProblems(

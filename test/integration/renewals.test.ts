@@ -1,4 +1,3 @@
-import type { SQSEvent } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as createCustomer } from '../../functions/customers/create.ts';
@@ -30,8 +29,8 @@ import { listEvents } from '../../shared/store/events.ts';
 import { listInvoices } from '../../shared/store/invoices.ts';
 import { expiredOperations, listPayments } from '../../shared/store/payments.ts';
 import { claimPeriod, getPeriod, loadSubscription, updateClaimedPeriod } from '../../shared/store/subscriptions.ts';
-import { apiEvent, invokeHttp } from '../support/lambda.ts';
-import { bearer, newMerchant } from '../support/merchant.ts';
+import { apiEvent, invokeHttp, queueEvent } from '../support/lambda.ts';
+import { bearer, newMerchant, testActor, testOwner } from '../support/merchant.ts';
 import { paymentBody, payments } from '../support/payments.ts';
 import { startReceiver } from '../support/receiver.ts';
 
@@ -88,34 +87,19 @@ async function scan(...subscriptionIds: string[]): Promise<RenewalMessageBody[]>
   return sent.filter((m) => subscriptionIds.includes(m.subscription_id));
 }
 
-const sqsEvent = (bodies: string[], queue: string): SQSEvent =>
-  ({
-    Records: bodies.map((body, i) => ({
-      messageId: `m${i}`,
-      receiptHandle: `r${i}`,
-      body,
-      attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: `arn:aws:sqs:us-east-1:123456789012:${queue}`,
-      awsRegion: 'us-east-1',
-    })),
-  }) as SQSEvent;
-
 /** The renewal worker as Lambda runs it, on one batch of the renewals queue. */
 const renew = (messages: unknown[]) =>
   renewalWorker(
-    sqsEvent(
+    queueEvent(
       messages.map((m) => JSON.stringify(m)),
       'renewals',
     ),
   );
 
 const chargesOf = async (merchantId: string, subscriptionId: string) =>
-  (await listPayments(merchantId, {}, { limit: 100 })).data.filter((p) => p.metadata.subscription_id === subscriptionId);
-const invoicesOf = async (merchantId: string) => (await listInvoices(merchantId, {}, { limit: 100 })).data;
-const eventsOf = async (merchantId: string, type: string) => (await listEvents(merchantId, { event: type }, { limit: 100 })).data;
+  (await listPayments(testOwner(merchantId), {}, { limit: 100 })).data.filter((p) => p.metadata.subscription_id === subscriptionId);
+const invoicesOf = async (merchantId: string) => (await listInvoices(testOwner(merchantId), {}, { limit: 100 })).data;
+const eventsOf = async (merchantId: string, type: string) => (await listEvents(testOwner(merchantId), { event: type }, { limit: 100 })).data;
 const subscription = async (id: string) => (await loadSubscription(id))!;
 
 const monthly = (customerId: string) => ({ customer_id: customerId, plan: 'Pro monthly', amount: 2900, currency: 'eur', interval: 'month' });
@@ -167,7 +151,7 @@ describe('renewing a period', () => {
     // Prepare: a customer whose successful payment left a card on file, an endpoint for subscription.renewed
     const { apiKey, customerId, merchantId } = await newMerchant();
     expect((await payments.create(apiKey, paymentBody())).status).toBe(200);
-    expect((await getCustomer(merchantId, customerId))?.card_on_file).toMatchObject({ provider_token: expect.stringMatching(/^tok_/) });
+    expect((await getCustomer(testOwner(merchantId), customerId))?.card_on_file).toMatchObject({ provider_token: expect.stringMatching(/^tok_/) });
     const receiver = await startReceiver([200]);
     const hook = (await call.configure(apiKey, { url: receiver.url, events: ['subscription.renewed'] })).body;
     const sub = (await call.create(apiKey, { customer_id: customerId, plan: 'Daily coffee', amount: 450, currency: 'usd', interval: 'day' })).body;
@@ -212,7 +196,7 @@ describe('renewing a period', () => {
       // The webhook: the delivery worker runs on what the outbox sent (with the real clock: signatures carry the time)
       clock.now = realNow;
       const delivery = await deliveryWorker(
-        sqsEvent(
+        queueEvent(
           eventMessages.map((m) => JSON.stringify(m)),
           'events',
         ),
@@ -268,7 +252,7 @@ describe('renewing a period', () => {
       expect.objectContaining({ channel: 'email', to: 'jane@example.com', subject: expect.stringContaining(invoices[0]!.number) }),
     ]);
     expect(mails[0]!.text).toContain('http://localhost:3000/api/invoices/');
-    expect((await listPayments(merchantId, {}, { limit: 10 })).total).toBe(0);
+    expect((await listPayments(testOwner(merchantId), {}, { limit: 10 })).total).toBe(0);
     const after = await subscription(sub.id);
     expect(after).toMatchObject({
       status: 'active',
@@ -466,7 +450,7 @@ describe('renewing a period', () => {
     expect(result).toEqual({ batchItemFailures: [] });
     expect(stale).toEqual({ batchItemFailures: [] });
     expect(await invoicesOf(merchantId)).toEqual([]);
-    expect((await listPayments(merchantId, {}, { limit: 10 })).total).toBe(1);
+    expect((await listPayments(testOwner(merchantId), {}, { limit: 10 })).total).toBe(1);
     expect(await subscription(paused.id)).toMatchObject({ status: 'paused', next_billing: paused.next_billing });
   });
 
@@ -483,7 +467,7 @@ describe('renewing a period', () => {
     // Act: while the lease holds, racing workers do nothing; after it, one of them finishes the renewal
     const messages = await scan(abandoned.id, stuck.id);
     const whileHeld = await Promise.all([renew(messages), renew(messages)]);
-    const chargesWhileHeld = (await listPayments(merchantId, {}, { limit: 10 })).total;
+    const chargesWhileHeld = (await listPayments(testOwner(merchantId), {}, { limit: 10 })).total;
     at(abandoned.next_billing);
     const later = clock.now() + LEASE_MS + 1000;
     clock.now = () => later;
@@ -513,7 +497,7 @@ describe('renewing a period', () => {
     const dieWhileCharging = async (sub: { id: string; next_billing: string }) => {
       const period = (await claimPeriod(sub.id, sub.next_billing, 0, `dead-${sub.id}`, clock.now(), LEASE_MS))!;
       const invoice = await createInvoice(
-        merchantId,
+        testActor(merchantId),
         {
           customer_id: customerId,
           items: [{ name: 'Pro monthly', amount: 2900, quantity: 1 }],
@@ -566,7 +550,9 @@ describe('renewing a period', () => {
   });
 
   it('fails a malformed message so that SQS retries it and finally dead-letters it', async () => {
-    const result = await renewalWorker(sqsEvent(['not json', JSON.stringify({ subscription_id: 'sub_x', period_start: '2026-01-01' })], 'renewals'));
+    const result = await renewalWorker(
+      queueEvent(['not json', JSON.stringify({ subscription_id: 'sub_x', period_start: '2026-01-01' })], 'renewals'),
+    );
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }, { itemIdentifier: 'm1' }] });
   });
 });

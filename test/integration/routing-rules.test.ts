@@ -5,7 +5,7 @@ import { handler as listRules } from '../../functions/routing/rules/list.ts';
 import { handler as updateRule } from '../../functions/routing/rules/update.ts';
 import { activeRules } from '../../shared/domain/routing-rules.ts';
 import { apiEvent, invokeHttp, type Json } from '../support/lambda.ts';
-import { bearer, newMerchant } from '../support/merchant.ts';
+import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 
 const create = (key: string, body: unknown, headers: Record<string, string> = {}) =>
   invokeHttp(createRule, apiEvent({ method: 'POST', path: '/api/routing/rules', headers: { ...bearer(key), ...headers }, body }));
@@ -40,6 +40,7 @@ describe('routing rules', () => {
     expect(res.body).toEqual({
       id: expect.stringMatching(/^rul_[0-9a-z]{26}$/),
       object: 'routing_rule',
+      livemode: false,
       name: 'EUR to Adyen',
       strategy: 'fixed',
       priority: 100,
@@ -165,10 +166,10 @@ describe('routing rules', () => {
     const toggled = await create(apiKey, { ...eurToAdyen, name: 'toggled', priority: 10 });
     // Act
     const disabled = await update(apiKey, toggled.body.id, { status: 'disabled' });
-    const activeWhileDisabled = await activeRules(merchantId);
+    const activeWhileDisabled = await activeRules(testOwner(merchantId));
     const listed = await list(apiKey);
     await update(apiKey, toggled.body.id, { status: 'active' });
-    const activeAgain = await activeRules(merchantId);
+    const activeAgain = await activeRules(testOwner(merchantId));
     // Assess
     expect(disabled.body).toEqual({ ...toggled.body, status: 'disabled' });
     expect(activeWhileDisabled.map((r) => r.id)).toEqual([kept.body.id]);
@@ -185,7 +186,7 @@ describe('routing rules', () => {
     expect(res.status).toBe(404);
     expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'resource_missing', message: 'Resource not found' });
     expect((await list(b.apiKey)).body.data).toEqual([ofB.body]);
-    expect(await activeRules(a.merchantId)).toEqual([]);
+    expect(await activeRules(testOwner(a.merchantId))).toEqual([]);
   });
 
   it.each(['rul_123', 'cus_01jdxq3m5n6p7r8s9t0v1w2x3y', 'RUL_01JDXQ3M5N6P7R8S9T0V1W2X3Y', 'rul_01jdxq3m5n6p7r8s9t0v1w2x3y', '%00'])(

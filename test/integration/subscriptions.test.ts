@@ -14,7 +14,7 @@ import { db, TABLE } from '../../shared/store/client.ts';
 import { listEvents } from '../../shared/store/events.ts';
 import { subscriptionKeys } from '../../shared/store/keys.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
-import { bearer, newMerchant } from '../support/merchant.ts';
+import { bearer, newMerchant, testActor, testOwner } from '../support/merchant.ts';
 
 const realNow = clock.now;
 afterEach(() => {
@@ -50,7 +50,7 @@ const body = (customerId: string, overrides: Record<string, unknown> = {}) => ({
 /** The objects of the merchant's events of one type, newest first (the outbox records). */
 /** The objects of the merchant's events of `type`, as the API showed them (each also carries its `sequence`). */
 const eventsOf = async (merchantId: string, type: string) =>
-  (await listEvents(merchantId, { event: type }, { limit: 100 })).data.map((e) => {
+  (await listEvents(testOwner(merchantId), { event: type }, { limit: 100 })).data.map((e) => {
     const { sequence, ...object } = e.data.object;
     expect(sequence).toEqual(expect.any(Number));
     return object;
@@ -207,7 +207,7 @@ describe('GET /api/subscriptions', () => {
   it('lists newest first with cursors both ways, and filters by status and customer', async () => {
     // Prepare: five subscriptions over two customers, one paused
     const { apiKey, customerId, merchantId } = await newMerchant();
-    const other = await createCustomer(merchantId, { email: 'other@example.com' });
+    const other = await createCustomer(testActor(merchantId), { email: 'other@example.com' });
     const ids: string[] = [];
     for (const [i, customer] of [customerId, customerId, other.id, customerId, other.id].entries()) {
       ids.push((await call.create(apiKey, body(customer, { plan: `Plan ${i}` }))).body.id);
@@ -339,7 +339,7 @@ describe('pause, resume, cancel', () => {
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_state', message: `Invalid request body: ${reason}` });
     expect(await rawItem(sub.id)).toEqual(stateBefore);
-    const moves = (await listEvents(merchantId, {}, { limit: 100 })).data.filter((e) => e.type.startsWith('subscription.'));
+    const moves = (await listEvents(testOwner(merchantId), {}, { limit: 100 })).data.filter((e) => e.type.startsWith('subscription.'));
     expect(moves).toHaveLength(1 + before.length);
   });
 

@@ -1,5 +1,4 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { SQSEvent } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handler as configure } from '../../functions/webhooks/configure.ts';
@@ -14,8 +13,8 @@ import { retryDelayMs, retryPolicy } from '../../shared/domain/webhook-delivery.
 import { eventsQueue, type EventsMessage } from '../../shared/events/queue.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { webhookKeys } from '../../shared/store/keys.ts';
-import { apiEvent, invokeHttp } from '../support/lambda.ts';
-import { bearer, newMerchant } from '../support/merchant.ts';
+import { apiEvent, invokeHttp, queueEvent } from '../support/lambda.ts';
+import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { paymentBody, payments } from '../support/payments.ts';
 import { startReceiver } from '../support/receiver.ts';
 
@@ -31,20 +30,7 @@ const call = {
 };
 
 /** The worker invoked as Lambda would invoke it, with the messages that were sent to the events queue. */
-const runWorker = (messages: EventsMessage[]) =>
-  worker({
-    Records: messages.map((m, i) => ({
-      messageId: String(i),
-      receiptHandle: String(i),
-      body: JSON.stringify(m),
-      attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:events',
-      awsRegion: 'us-east-1',
-    })),
-  } as SQSEvent);
+const runWorker = (messages: EventsMessage[]) => worker(queueEvent(messages, 'events'));
 
 const realSend = eventsQueue.send;
 afterEach(() => {
@@ -58,7 +44,7 @@ describe('webhook endpoints', () => {
       url: 'http://127.0.0.1:9/hooks',
       events: ['payment.succeeded', 'payment.succeeded', 'payment.refunded'],
     });
-    const stored = await db.send(new GetCommand({ TableName: TABLE, Key: webhookKeys.item(merchantId, made.body.id) }));
+    const stored = await db.send(new GetCommand({ TableName: TABLE, Key: webhookKeys.item(testOwner(merchantId), made.body.id) }));
     const listed = await call.list(apiKey);
     const removed = await call.remove(apiKey, made.body.id);
     const again = await call.remove(apiKey, made.body.id);
@@ -75,7 +61,15 @@ describe('webhook endpoints', () => {
     expect(stored.Item).toMatchObject({ secret_sealed: expect.stringMatching(/^v1\./) });
     expect(JSON.stringify(stored.Item)).not.toContain(made.body.secret.slice(6, 30));
     expect(listed.body.data).toEqual([
-      { id: made.body.id, object: 'webhook', url: made.body.url, events: made.body.events, status: 'active', created_at: made.body.created_at },
+      {
+        id: made.body.id,
+        object: 'webhook',
+        livemode: false,
+        url: made.body.url,
+        events: made.body.events,
+        status: 'active',
+        created_at: made.body.created_at,
+      },
     ]);
     expect(removed.status).toBe(200);
     expect(again.status).toBe(404);

@@ -16,7 +16,7 @@ export { PROVIDERS };
 import { db } from '../../shared/store/client.ts';
 import { expiredOperations, getStoredPayment } from '../../shared/store/payments.ts';
 import { apiEvent, type HttpResult, invokeHttp } from './lambda.ts';
-import { bearer } from './merchant.ts';
+import { bearer, testOwner } from './merchant.ts';
 
 export type Fault =
   | { kind: 'none' }
@@ -101,7 +101,7 @@ export const heldFor = (paymentId: string) =>
   [...sandboxBooks.authorizations.values()].filter((a) => a.paymentId === paymentId && a.state !== 'voided');
 
 export async function storedPayment(merchantId: string, paymentId: string) {
-  return getStoredPayment(merchantId, paymentId);
+  return getStoredPayment(testOwner(merchantId), paymentId);
 }
 
 /** The merchant's balance summed over available and pending funds of one currency. */
@@ -129,7 +129,7 @@ export async function moneyProblems(merchant: { merchantId: string; apiKey: stri
   let stored = 0;
   const byStatus: Record<string, number> = {};
   for (const id of new Set(paymentIds)) {
-    const payment = await getStoredPayment(merchant.merchantId, id);
+    const payment = await getStoredPayment(testOwner(merchant.merchantId), id);
     const held = heldFor(id);
     if (!payment) {
       if (held.length) problems.push(`${id}: absent here but held at ${held.map((h) => h.provider).join(', ')}`);

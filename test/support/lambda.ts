@@ -4,10 +4,10 @@
  *
  * Events are built by the same code the local gateway uses (`infra/local/lambda.ts`).
  */
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, Context, SQSEvent } from 'aws-lambda';
 import * as v from 'valibot';
 import { catalog, type HttpFunctionSpec } from '../../functions/catalog.ts';
-import { apiGatewayEvent, lambdaContext, normalizeProxyResult, type LambdaContextOptions } from '../../infra/local/lambda.ts';
+import { apiGatewayEvent, lambdaContext, type LambdaContextOptions, normalizeProxyResult, queueArn, sqsEvent } from '../../infra/local/lambda.ts';
 import { matchRoute } from '../../infra/local/router.ts';
 import type { HttpHandler as DeclaredHandler } from '../../shared/http/index.ts';
 
@@ -121,3 +121,10 @@ export async function invokeHttp(handler: HttpHandler, event: APIGatewayProxyEve
   }
   return { status: result.statusCode, headers, multiValueHeaders, body, rawBody };
 }
+
+/** The SQS event a queue's event source mapping sends for these message bodies (built as the local runtime builds it). */
+export const queueEvent = (bodies: readonly unknown[], queueName: string): SQSEvent =>
+  sqsEvent(
+    bodies.map((body, i) => ({ MessageId: `m${i}`, ReceiptHandle: `r${i}`, Body: typeof body === 'string' ? body : JSON.stringify(body) })),
+    queueArn(queueName),
+  );

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Merchant } from '../../shared/domain/auth.ts';
+import type { Owner } from '../../shared/store/keys.ts';
 
 /**
  * A fresh merchant with its own `sk_test_` key and one customer (and, when asked, an authorized and a captured
@@ -22,3 +24,9 @@ export async function sessionOf(merchantId: string): Promise<string> {
   await putSession(sha256(token), { merchant_id: merchantId, expires_ms: clock.now() + 3_600_000 });
   return token;
 }
+
+/** The merchant acting with its test key, as a use case sees the request (for tests that call the domain directly). */
+export const testActor = (merchantId: string): Merchant => ({ id: merchantId, credential: 'api_key', livemode: false });
+
+/** The merchant's test-mode data, as the store holds it (keys.ts `Owner`). */
+export const testOwner = (merchantId: string): Owner => ({ merchant_id: merchantId, livemode: false });

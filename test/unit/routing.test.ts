@@ -42,6 +42,7 @@ const rule = (overrides: Partial<RoutingRule> = {}): RoutingRule => {
     provider: 'braintree',
     status: 'active',
     created_at: '2025-01-01T00:00:00.000Z',
+    livemode: false,
     ...overrides,
   };
 };

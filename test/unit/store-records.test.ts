@@ -32,6 +32,7 @@ import { getSession } from '../../shared/store/sessions.ts';
 import { getSettlement } from '../../shared/store/settlements.ts';
 import { getPeriod, loadSubscription } from '../../shared/store/subscriptions.ts';
 import { listWebhooks } from '../../shared/store/webhooks.ts';
+import { testOwner } from '../support/merchant.ts';
 
 /*
  * Records read back from the table are parsed by their repository's schema: a malformed one (written by a bug, a
@@ -80,6 +81,7 @@ const payment = (id: string, merchantId: string) => ({
 const invoice = (id: string, merchantId: string) => ({
   id,
   merchant_id: merchantId,
+  livemode: false,
   number: 'INV-000001',
   customer_id: newId('customer'),
   merchant_email: null,
@@ -143,6 +145,7 @@ const event = (id: string, merchantId: string) => ({
   type: 'event',
   event_type: 'payment.captured',
   merchant_id: merchantId,
+  livemode: false,
   created_at: NOW,
   data: { object: { id: newId('payment'), object: 'payment' } },
   attempts: 0,
@@ -164,7 +167,7 @@ const cases: Record<string, Case> = {
     prepare: async () => {
       const [merchantId, id] = [newId('merchant'), newId('payment')];
       await put({ ...paymentKeys.item(id), type: 'payment', ...payment(id, merchantId), status: 'settled' });
-      return () => getStoredPayment(merchantId, id);
+      return () => getStoredPayment(testOwner(merchantId), id);
     },
   },
   'a refund without its id': {
@@ -241,7 +244,7 @@ const cases: Record<string, Case> = {
         card_on_file,
       };
       await put({ ...customerKeys.item(id), type: 'customer', ...customer });
-      return () => getCustomer(merchantId, id);
+      return () => getCustomer(testOwner(merchantId), id);
     },
   },
   'an event of no event type': {
@@ -308,8 +311,8 @@ const cases: Record<string, Case> = {
         status: 'active',
         created_at: NOW,
       };
-      await put({ ...routingRuleKeys.item(merchantId, id), type: 'routing_rule', ...rule });
-      return () => listRoutingRules(merchantId, { consistent: true });
+      await put({ ...routingRuleKeys.item(testOwner(merchantId), id), type: 'routing_rule', ...rule });
+      return () => listRoutingRules(testOwner(merchantId), { consistent: true });
     },
   },
   'a webhook endpoint stored before secrets were sealed (its secret in clear)': {
@@ -326,8 +329,8 @@ const cases: Record<string, Case> = {
         secret: 'whsec_x',
         created_at: NOW,
       };
-      await put({ ...webhookKeys.item(merchantId, id), type: 'webhook', ...webhook });
-      return () => listWebhooks(merchantId);
+      await put({ ...webhookKeys.item(testOwner(merchantId), id), type: 'webhook', ...webhook });
+      return () => listWebhooks(testOwner(merchantId));
     },
   },
   'a settlement with a fractional amount': {
@@ -347,7 +350,7 @@ const cases: Record<string, Case> = {
         paid_at: null,
       };
       await put({ ...settlementKeys.item(id), type: 'settlement', ...settlement });
-      return () => getSettlement(merchantId, id);
+      return () => getSettlement(testOwner(merchantId), id);
     },
   },
   'a session whose expiry is not a number': {
@@ -391,9 +394,10 @@ describe('records read from the table are parsed by their schemas at the store b
     expect((error as Error).message).toMatch(new RegExp(`^Stored ${kind}( \\S+)? does not match its schema: ${path.replace('.', '\\.')}: `));
   });
 
-  it('reads the shapes older code wrote: a customer without name, phone, metadata or card, a rule without conditions', async () => {
+  it('reads the shapes older code wrote: a customer without mode, name, phone, metadata or card, a rule without mode or conditions (live)', async () => {
     // Prepare
     const [merchantId, customerId, ruleId] = [newId('merchant'), newId('customer'), newId('rule')];
+    const live = { merchant_id: merchantId, livemode: true };
     await put({
       ...customerKeys.item(customerId),
       type: 'customer',
@@ -412,14 +416,16 @@ describe('records read from the table are parsed by their schemas at the store b
       status: 'active',
       created_at: NOW,
     };
-    await put({ ...routingRuleKeys.item(merchantId, ruleId), type: 'routing_rule', ...rule });
+    await put({ ...routingRuleKeys.item(live, ruleId), type: 'routing_rule', ...rule });
     // Act
-    const customer = await getCustomer(merchantId, customerId);
-    const rules = await listRoutingRules(merchantId, { consistent: true });
+    const customer = await getCustomer(live, customerId);
+    const rules = await listRoutingRules(live, { consistent: true });
     // Assess
     expect(customer).toEqual({
       id: customerId,
       merchant_id: merchantId,
+      livemode: true,
+      test_clock: null,
       email: 'old@example.com',
       name: null,
       phone: null,
@@ -427,7 +433,8 @@ describe('records read from the table are parsed by their schemas at the store b
       created_at: NOW,
       card_on_file: null,
     });
-    expect(rules).toEqual([{ ...rule, conditions: [] }]);
+    expect(rules).toEqual([{ ...rule, livemode: true, conditions: [] }]);
+    expect(await getCustomer(testOwner(merchantId), customerId)).toBeUndefined();
   });
 
   it('reads the records of optional fields not yet written: an event before its first round, a period just claimed, a key hash without last use', async () => {
@@ -455,11 +462,11 @@ describe('records read from the table are parsed by their schemas at the store b
       subscription: subscription(subscriptionId, merchantId),
     };
     await put({ ...paymentKeys.item(paymentId), type: 'payment', ...written.payment });
-    await put({ ...invoiceKeys.item(invoiceId), ...invoiceKeys.list(merchantId, invoiceId), type: 'invoice', ...written.invoice });
+    await put({ ...invoiceKeys.item(invoiceId), ...invoiceKeys.list(testOwner(merchantId), invoiceId), type: 'invoice', ...written.invoice });
     await put({ ...subscriptionKeys.item(subscriptionId), type: 'subscription', ...written.subscription });
     // Act
     const [readPayment, readInvoice, readSubscription] = await Promise.all([
-      getStoredPayment(merchantId, paymentId),
+      getStoredPayment(testOwner(merchantId), paymentId),
       getInvoiceById(invoiceId),
       loadSubscription(subscriptionId),
     ]);

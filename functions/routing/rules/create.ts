@@ -5,5 +5,5 @@ import { RoutingRule } from '../../../shared/schemas/responses/payments.ts';
 
 export const handler = http(
   { auth: 'merchant', body: CreateRoutingRuleBody, idempotent: true, response: RoutingRule },
-  async ({ merchant, body, origin }) => createRoutingRule(merchant.id, body, origin),
+  async ({ merchant, body, origin }) => createRoutingRule(merchant, body, origin),
 );

@@ -4,5 +4,5 @@ import { RoutingRuleList } from '../../../shared/schemas/responses/payments.ts';
 import { ListRoutingRulesQuery } from '../../../shared/schemas/routing-rules.ts';
 
 export const handler = http({ auth: 'merchant', query: ListRoutingRulesQuery, response: RoutingRuleList }, async ({ merchant, query }) =>
-  listRoutingRules(merchant.id, query),
+  listRoutingRules(merchant, query),
 );

@@ -5,5 +5,5 @@ import { RoutingRule } from '../../../shared/schemas/responses/payments.ts';
 
 export const handler = http(
   { auth: 'merchant', params: { id: 'rule' }, body: UpdateRoutingRuleBody, response: RoutingRule },
-  async ({ merchant, params, body }) => updateRoutingRule(merchant.id, params.id, body),
+  async ({ merchant, params, body }) => updateRoutingRule(merchant, params.id, body),
 );

@@ -1,6 +1,6 @@
 /** Sign-in, API keys and customers as the API returns them (shared/domain/otp.ts, api-keys.ts, customers.ts). */
 import * as v from 'valibot';
-import { Email, Id, list, Metadata, Phone, Timestamp } from './common.ts';
+import { Email, Id, list, Livemode, Metadata, Phone, Timestamp } from './common.ts';
 
 export const OtpRequested = v.object({
   request_id: Id('otpRequest'),
@@ -50,6 +50,7 @@ export const ApiKeyList = list(ApiKey);
 export const Customer = v.object({
   id: Id('customer'),
   object: v.literal('customer'),
+  livemode: Livemode,
   email: Email,
   name: v.nullable(v.pipe(v.string(), v.examples(['Jane Doe']))),
   phone: v.nullable(Phone),

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { INTERVALS } from '../../domain/billing-dates.ts';
 import { INVOICE_CHANNELS } from '../invoices.ts';
 import { SUBSCRIPTION_STATUSES } from '../subscriptions.ts';
-import { Amount, CalendarDate, Currency, Id, list, Metadata, Timestamp } from './common.ts';
+import { Amount, CalendarDate, Currency, Id, list, Livemode, Metadata, Timestamp } from './common.ts';
 
 export const Subscription = v.object({
   id: Id('subscription'),
@@ -20,7 +20,7 @@ export const Subscription = v.object({
   retry_at: v.nullable(v.pipe(CalendarDate, v.description('past_due: the date of the next retry'))),
   latest_invoice: v.nullable(Id('invoice')),
   metadata: Metadata,
-  livemode: v.boolean(),
+  livemode: Livemode,
   created_at: Timestamp,
   cancelled_at: v.nullable(Timestamp),
 });
@@ -30,6 +30,7 @@ export const SubscriptionList = list(Subscription);
 const invoiceEntries = {
   id: Id('invoice'),
   object: v.literal('invoice'),
+  livemode: Livemode,
   number: v.pipe(v.string(), v.regex(/^INV-\d{6,}$/), v.description('per merchant, gapless'), v.examples(['INV-000001'])),
   customer_id: Id('customer'),
   status: v.picklist(['draft', 'sent', 'paid']),

@@ -30,3 +30,6 @@ export const Phone = v.pipe(v.string(), v.regex(/^\+[1-9]\d{7,14}$/), v.examples
 
 /** A page of a list: newest first, `has_more` when another page follows. */
 export const list = <T extends v.GenericSchema>(item: T) => v.object({ object: v.literal('list'), data: v.array(item), has_more: v.boolean() });
+
+/** Every object belongs to one mode: test objects are never seen with a live credential, nor live ones with a test one. */
+export const Livemode = v.pipe(v.boolean(), v.description('true for live-mode data, false for test-mode data'));

@@ -1,7 +1,7 @@
 /** Connector accounts as the API returns them (shared/domain/connectors.ts): never their credentials. */
 import * as v from 'valibot';
 import { PROVIDERS } from '../../providers/types.ts';
-import { Id, list, Timestamp } from './common.ts';
+import { Id, list, Livemode, Timestamp } from './common.ts';
 
 export const Connector = v.object({
   id: Id('connector'),
@@ -13,7 +13,7 @@ export const Connector = v.object({
   credentials_hint: v.pipe(v.string(), v.description('enough to recognise the credentials, never to use them'), v.examples(['…4242'])),
   webhook_url: v.pipe(v.string(), v.url(), v.description("paste into the provider's dashboard to send this account's notifications here")),
   created_at: Timestamp,
-  livemode: v.boolean(),
+  livemode: Livemode,
 });
 
 export const ConnectorList = list(Connector);

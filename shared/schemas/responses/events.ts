@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import type { EventType } from '../../domain/events.ts';
-import { Id, Timestamp } from './common.ts';
+import { Id, Livemode, Timestamp } from './common.ts';
 import { Dispute } from './disputes.ts';
 import { Invoice, Subscription } from './billing.ts';
 import { Payment, Refund, RefundObject } from './payments.ts';
@@ -96,6 +96,7 @@ export const eventPayloadSchema = (type: EventType) =>
   v.object({
     id: v.pipe(Id('event'), v.description('the `webhook-id` header too: the same across retries of a delivery')),
     type: v.literal(type),
+    livemode: Livemode,
     created_at: Timestamp,
     data: v.object({ object: EVENTS[type].object }),
   });

@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { PROVIDERS } from '../../providers/types.ts';
 import { CARD_BRANDS, RULE_OPERATORS, RULE_STATUSES, RULE_STRATEGIES } from '../routing-rules.ts';
-import { Amount, Count, Currency, Email, Id, list, Metadata, Phone, Timestamp } from './common.ts';
+import { Amount, Count, Currency, Email, Id, list, Livemode, Metadata, Phone, Timestamp } from './common.ts';
 
 const Provider = v.pipe(v.picklist(PROVIDERS), v.description('lowercase provider name'));
 
@@ -59,7 +59,7 @@ const paymentEntries = {
   customer: v.nullable(v.object({ email: v.optional(Email), name: v.optional(v.string()), phone: v.optional(Phone) })),
   description: v.nullable(v.string()),
   metadata: Metadata,
-  livemode: v.boolean(),
+  livemode: Livemode,
   created_at: Timestamp,
 };
 
@@ -96,7 +96,7 @@ export const RefundObject = v.object({
   ),
   failure_reason: v.nullable(v.string()),
   created_at: Timestamp,
-  livemode: v.boolean(),
+  livemode: Livemode,
 });
 
 export const RefundList = list(RefundObject);
@@ -110,6 +110,7 @@ export const RouteSimulation = v.object({
 export const RoutingRule = v.object({
   id: Id('rule'),
   object: v.literal('routing_rule'),
+  livemode: Livemode,
   name: v.pipe(v.string(), v.examples(['EUR to Adyen'])),
   strategy: v.picklist(RULE_STRATEGIES),
   priority: v.pipe(v.number(), v.integer(), v.examples([100])),

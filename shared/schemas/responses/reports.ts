@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { PERIODS } from '../../domain/analytics.ts';
 import { PROVIDERS } from '../../providers/types.ts';
-import { Amount, CalendarDate, Count, Currency, Id, list, Timestamp } from './common.ts';
+import { Amount, CalendarDate, Count, Currency, Id, list, Livemode, Timestamp } from './common.ts';
 
 const Funds = v.array(v.object({ amount: Amount, currency: Currency }));
 /** Available funds go negative when refunds exceed what has not been paid out yet (money already settled). */
@@ -13,11 +13,12 @@ const AvailableFunds = v.array(
   }),
 );
 
-export const Balance = v.object({ object: v.literal('balance'), available: AvailableFunds, pending: Funds });
+export const Balance = v.object({ object: v.literal('balance'), livemode: Livemode, available: AvailableFunds, pending: Funds });
 
 export const Settlement = v.object({
   id: Id('settlement'),
   object: v.literal('settlement'),
+  livemode: Livemode,
   amount: Amount,
   currency: Currency,
   status: v.picklist(['pending', 'paid']),
@@ -37,6 +38,7 @@ const Revenue = v.pipe(v.number(), v.integer(), v.examples([4000]));
 
 export const AnalyticsOverview = v.object({
   object: v.literal('analytics'),
+  livemode: Livemode,
   volume: Amount,
   transactions: v.pipe(Count, v.description('approved payments')),
   attempts: Count,
@@ -47,6 +49,7 @@ export const AnalyticsOverview = v.object({
 
 export const RevenueReport = v.object({
   object: v.literal('revenue'),
+  livemode: Livemode,
   total: Revenue,
   currency: Currency,
   period: Period,

@@ -1,11 +1,12 @@
 /** Webhook endpoints, the delivery log and test deliveries as the API returns them (shared/domain/webhooks.ts). */
 import * as v from 'valibot';
 import { EVENT_TYPES } from '../../domain/events.ts';
-import { Count, Id, list, Timestamp } from './common.ts';
+import { Count, Id, list, Livemode, Timestamp } from './common.ts';
 
 const webhookEntries = {
   id: Id('webhook'),
   object: v.literal('webhook'),
+  livemode: Livemode,
   url: v.pipe(v.string(), v.url(), v.examples(['https://shop.example.com/hooks'])),
   events: v.array(v.union([v.picklist(EVENT_TYPES), v.literal('*')])),
   status: v.picklist(['active', 'disabled']),
@@ -34,6 +35,7 @@ export const DeletedWebhook = v.object({ id: Id('webhook'), object: v.literal('w
 export const WebhookEvent = v.object({
   id: Id('event'),
   object: v.literal('webhook_event'),
+  livemode: Livemode,
   event: v.picklist(EVENT_TYPES),
   delivered: v.pipe(v.boolean(), v.description('every targeted endpoint answered 2xx')),
   attempts: Count,
