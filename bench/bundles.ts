@@ -45,6 +45,7 @@ const LAMBDA_ENV = {
   APP_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:app-secret',
   EVENTS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/events',
   RENEWALS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/renewals',
+  CLOCKS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/clocks',
 };
 
 export const BASELINE = '(baseline: document client only)';

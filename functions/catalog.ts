@@ -112,6 +112,11 @@ export const catalog: readonly FunctionSpec[] = [
   http('PUT', '/api/subscriptions/{id}/pause', 'subscriptions/pause', 'Pause a subscription'),
   http('PUT', '/api/subscriptions/{id}/resume', 'subscriptions/resume', 'Resume a subscription'),
   http('PUT', '/api/subscriptions/{id}/cancel', 'subscriptions/cancel', 'Cancel a subscription'),
+  http('POST', '/api/test_clocks', 'test-clocks/create', 'Create a test clock'),
+  http('GET', '/api/test_clocks', 'test-clocks/list', 'List test clocks'),
+  http('GET', '/api/test_clocks/{id}', 'test-clocks/get', 'Retrieve a test clock'),
+  http('POST', '/api/test_clocks/{id}/advance', 'test-clocks/advance', 'Advance a test clock', 'merchant', { sends: ['clocks'] }),
+  http('DELETE', '/api/test_clocks/{id}', 'test-clocks/delete', 'Delete a test clock and its objects'),
 
   http('POST', '/api/invoices', 'invoices/create', 'Create an invoice'),
   http('GET', '/api/invoices', 'invoices/list', 'List invoices'),
@@ -139,6 +144,7 @@ export const catalog: readonly FunctionSpec[] = [
     readsOnly: true,
   },
   { name: 'workers/renewal', trigger: { type: 'queue', queue: 'renewals', batchSize: 5 }, memory: 512, timeout: 30, sends: ['email'] },
+  { name: 'workers/test-clock-advance', trigger: { type: 'queue', queue: 'clocks', batchSize: 1 }, memory: 512, timeout: 300, sends: ['email'] },
   {
     name: 'workers/daily-settlement',
     trigger: { type: 'schedule', expression: 'cron(0 2 * * ? *)', everyMinutesLocally: 5 },
@@ -150,7 +156,7 @@ export const catalog: readonly FunctionSpec[] = [
     trigger: { type: 'schedule', expression: 'rate(1 minute)', everyMinutesLocally: 1 },
     memory: 512,
     timeout: 60,
-    sends: ['email', 'messages'],
+    sends: ['email', 'messages', 'clocks'],
   },
   {
     name: 'workers/outbox-sweeper',

@@ -18,6 +18,9 @@ const ConfigSchema = v.object({
   /** the `renewals` queue (renewal scanner → renewal worker) and its dead-letter queue */
   RENEWALS_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   RENEWALS_DLQ_URL: v.optional(v.pipe(v.string(), v.url())),
+  /** the `clocks` queue (a test clock's advance → its worker) and its dead-letter queue */
+  CLOCKS_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
+  CLOCKS_DLQ_URL: v.optional(v.pipe(v.string(), v.url())),
   /** the API's public base URL for links made outside a request (e.g. a renewal invoice's PDF link in an e-mail) */
   PUBLIC_API_URL: v.optional(
     v.pipe(

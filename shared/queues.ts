@@ -1,5 +1,8 @@
-/** The service's queues: `events` (outbox → webhook delivery) and `renewals` (scanner → renewal worker). */
-export type QueueName = 'events' | 'renewals';
+/**
+ * The service's queues: `events` (outbox → webhook delivery), `renewals` (scanner → renewal worker) and `clocks` (a
+ * test clock's advance → the worker that runs it).
+ */
+export type QueueName = 'events' | 'renewals' | 'clocks';
 
 /**
  * Queue definitions shared by CDK and the local runtime. Each queue has a dead-letter queue named `<name>-dlq`.
@@ -24,6 +27,15 @@ export const queueDefinitions: readonly QueueDefinition[] = [
     envVar: 'RENEWALS_QUEUE_URL',
     dlqEnvVar: 'RENEWALS_DLQ_URL',
     visibilityTimeout: 180,
+    maxReceiveCount: 5,
+    consumerDeadLetters: false,
+  },
+  // an advance runs up to 5 minutes, and resumes where it got to when run again
+  {
+    name: 'clocks',
+    envVar: 'CLOCKS_QUEUE_URL',
+    dlqEnvVar: 'CLOCKS_DLQ_URL',
+    visibilityTimeout: 1800,
     maxReceiveCount: 5,
     consumerDeadLetters: false,
   },

@@ -21,6 +21,7 @@ import { listLocalOutbox } from '../../shared/messaging/local-outbox.ts';
 import { FAKE_CREDENTIALS } from '../../test/fakes/index.ts';
 import { stripeSignature } from '../../test/fakes/stripe/notifier.ts';
 import { openTestDispute } from '../../shared/domain/disputes.ts';
+import { createTestClock } from '../../shared/domain/test-clocks.ts';
 
 export interface FixtureObjects {
   invoiceId: string;
@@ -43,6 +44,9 @@ export interface FixtureObjects {
   disputeId: string;
   acceptedDisputeId: string;
   settlementId: string;
+  /** two test clocks: one to read and advance, one to delete */
+  testClockId: string;
+  deletedTestClockId: string;
   otpRequestId: string;
   otp: string;
 }
@@ -77,6 +81,9 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     requestOtp(demo.email),
     createConnector(merchant, { provider: 'stripe', credentials: FAKE_CREDENTIALS.stripe, label: 'Stripe fake' }, baseUrl),
   ]);
+  const [testClock, doomedClock] = await Promise.all(
+    ['Fixture clock', 'Clock to delete'].map((name) => createTestClock(merchant, { frozen_time: '2027-01-01T00:00:00Z', name })),
+  );
   const refund = await refundPayment(merchant, demo.capturedPaymentId!, { amount: 500 });
   const stripeWebhookBody = JSON.stringify({
     id: 'evt_1FixtureCustomerCreated',
@@ -116,6 +123,8 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     disputeId: dispute.dispute!.id,
     acceptedDisputeId: accepted.dispute!.id,
     settlementId: settlement.id,
+    testClockId: testClock!.id,
+    deletedTestClockId: doomedClock!.id,
     otpRequestId: otpRequest.request_id,
     otp,
   };

@@ -34,6 +34,11 @@ export const TAGS = [
   { name: 'Routing', areas: ['routing'], description: 'Rules that pick the provider, and a simulation of the decision a payment would get.' },
   { name: 'Subscriptions', areas: ['subscriptions'], description: 'Recurring charges of a customer: renewals invoice and charge the card on file.' },
   {
+    name: 'Test clocks',
+    areas: ['test-clocks'],
+    description: "Test mode: a clock its customers' billing follows; advancing it runs their renewals, retries and settlements as time would.",
+  },
+  {
     name: 'Invoices',
     areas: ['invoices'],
     description: 'Invoices with computed tax, gapless numbers, a signed PDF link, and delivery by e-mail, SMS or WhatsApp.',

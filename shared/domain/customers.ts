@@ -10,11 +10,13 @@ import type { PageQuery } from '../store/pagination.ts';
 import { NotFound } from './errors.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { type Merchant, ownerOf } from './auth.ts';
+import { bindToClock } from './clock-binding.ts';
 
 const view = (c: CustomerRecord) => ({
   id: c.id,
   object: 'customer' as const,
   livemode: c.livemode,
+  test_clock: c.test_clock ?? null,
   email: c.email,
   name: c.name,
   phone: c.phone,
@@ -27,6 +29,7 @@ export interface NewCustomer {
   name?: string;
   phone?: string;
   metadata?: Record<string, string>;
+  test_clock?: string;
 }
 
 /** A retried create (same origin) answers the customer its first run created. */
@@ -40,7 +43,9 @@ export async function createCustomer(merchant: Merchant, input: NewCustomer, ori
     phone: input.phone ?? null,
     metadata: input.metadata ?? {},
     created_at: new Date(origin.at).toISOString(),
+    test_clock: input.test_clock ?? null,
   };
+  if (input.test_clock) await bindToClock(ownerOf(merchant), input.test_clock, customer.id);
   return view((await putCustomer(customer)).record);
 }
 

@@ -24,6 +24,7 @@ export const EVENT_TYPES = [
   'dispute.created',
   'dispute.updated',
   'dispute.closed',
+  'test_clock.ready',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

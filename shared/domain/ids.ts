@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { encodeTime, ulid } from 'ulid';
-import { clock } from './clock.ts';
+import { businessNow, clock } from './clock.ts';
 
 /** Identifier prefixes of the contract. An id is `<prefix>_` + a lowercase 26-char ULID (time-sortable). */
 export const PREFIXES = {
@@ -20,6 +20,7 @@ export const PREFIXES = {
   attempt: 'att',
   connector: 'con',
   dispute: 'dis',
+  testClock: 'clk',
 } as const;
 
 export type Entity = keyof typeof PREFIXES;
@@ -38,7 +39,7 @@ export interface Origin {
   seed: string | null;
 }
 
-export const freshOrigin = (at = clock.now()): Origin => ({ at, seed: null });
+export const freshOrigin = (at = businessNow()): Origin => ({ at, seed: null });
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 

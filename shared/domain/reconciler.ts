@@ -9,6 +9,7 @@ import { clock } from './clock.ts';
 import { reconcileInvoiceSend } from './invoice-delivery.ts';
 import { awaiting, reconcilePaymentOperation, reconcileRefundOperation } from './payment-lifecycle.ts';
 import { resolveAuthorization } from './payments.ts';
+import { resumeStalledAdvances } from './test-clocks.ts';
 
 export interface ReconcileReport {
   found: number;
@@ -29,6 +30,8 @@ export async function reconcile(now = clock.now()): Promise<ReconcileReport> {
     if (await reconcileLeased(leased)) report.settled++;
     else report.pending++;
   }
+  const resumed = await resumeStalledAdvances(now);
+  if (resumed) logger.info('Stalled test clock advances sent again', { resumed });
   return report;
 }
 

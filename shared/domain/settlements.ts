@@ -8,16 +8,17 @@ import {
   getSettlement as getRecord,
   listSettlements as listRecords,
   markSettlementPaid,
+  pendingSettlementsOf,
   putSettlement,
   releaseCell,
   type SettlementRecord,
 } from '../store/settlements.ts';
-import { clock } from './clock.ts';
+import { clock, isoNow } from './clock.ts';
 import { NotFound } from './errors.ts';
 import { newEvent } from './events.ts';
 import { newId } from './ids.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import type { Owner } from '../store/keys.ts';
+import { ownedBy, type Owner } from '../store/keys.ts';
 
 const DAY_MS = 86_400_000;
 /** Captured funds stay pending this many days, and a settlement arrives this many days after it is made. */
@@ -58,21 +59,46 @@ export async function runDailySettlement(): Promise<{ released: number; settled:
   const today = dayOf(new Date(clock.now()).toISOString());
   const { released, settled } = await releaseAndSettle(await allBalanceCells(), today);
 
+  const paid = await payOut(await arrivedSettlements(today));
+  logger.info('Daily settlement run', { today, released, settled, paid });
+  return { released, settled, paid };
+}
+
+/** Step (3): pays the settlements, each once with its `settlement.paid` event. */
+async function payOut(settlements: readonly SettlementRecord[]): Promise<number> {
   let paid = 0;
-  for (const settlement of await arrivedSettlements(today)) {
-    const event = newEvent(settlement, 'settlement.paid', view({ ...settlement, status: 'paid', paid_at: new Date(clock.now()).toISOString() }));
-    if (await markSettlementPaid(settlement, new Date(clock.now()).toISOString(), event)) {
+  for (const settlement of settlements) {
+    const paidAt = isoNow();
+    const event = newEvent(settlement, 'settlement.paid', view({ ...settlement, status: 'paid', paid_at: paidAt }));
+    if (await markSettlementPaid(settlement, paidAt, event)) {
       await publishEvents([event]);
       paid++;
     }
   }
-  logger.info('Daily settlement run', { today, released, settled, paid });
-  return { released, settled, paid };
+  return paid;
 }
 
 /** Steps (1) and (2) of the daily job for one merchant in one mode, as the job would run them on `day`. */
 export async function settleMerchant(owner: Owner, day: string): Promise<{ released: number; settled: number }> {
   return releaseAndSettle(await readBalanceCells(owner), day);
+}
+
+/** The whole daily job for one merchant in one mode on `day` (a test clock's day): steps (1), (2) and (3). */
+export async function runSettlementDay(owner: Owner, day: string): Promise<{ released: number; settled: number; paid: number }> {
+  const { released, settled } = await settleMerchant(owner, day);
+  const paid = await payOut((await arrivedSettlements(day)).filter((s) => ownedBy(s, owner)));
+  return { released, settled, paid };
+}
+
+/** The first day on or after `from` on which the daily job has something to do for the owner, if any. */
+export async function nextSettlementDay(owner: Owner, from: string): Promise<string | undefined> {
+  const [cells, arriving] = await Promise.all([readBalanceCells(owner), pendingSettlementsOf(owner)]);
+  const days = [
+    ...cells.flatMap((c) => (c.bucket === 'pending' && c.amount !== 0 ? [addDays(c.captureDay, HOLD_DAYS)] : [])),
+    ...(cells.some((c) => c.bucket === 'available' && c.amount > 0) ? [from] : []),
+    ...arriving.map((s) => s.arrival_date),
+  ].map((day) => (day < from ? from : day));
+  return days.sort()[0];
 }
 
 /** Moves pending cells captured at least HOLD_DAYS before `today` to available, then settles every account once. */
@@ -110,7 +136,7 @@ async function settle(owner: Owner, currency: string, today: string): Promise<bo
       status: 'pending',
       arrival_date: addDays(today, HOLD_DAYS),
       transactions: cells.reduce((n, c) => n + c.payments, 0),
-      created_at: new Date(clock.now()).toISOString(),
+      created_at: isoNow(),
       paid_at: null,
     };
     if (await putSettlement(settlement, today, cells)) return true;

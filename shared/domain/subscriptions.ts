@@ -12,11 +12,12 @@ import {
 } from '../store/subscriptions.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { firstBillingDate, resumedNextBilling, type Schedule, utcDate } from './billing-dates.ts';
-import { clock, isoNow } from './clock.ts';
+import { businessNow, isoNow } from './clock.ts';
 import { InvalidState, NotFound, ResourceMissing } from './errors.ts';
 import { newEvent } from './events.ts';
 import { freshOrigin, idFor, isId, type Origin } from './ids.ts';
 import { SUBSCRIPTION, transition } from './state-machines.ts';
+import { clockTimeOf } from './clock-binding.ts';
 
 /**
  * Subscriptions and their state machine (the SUBSCRIPTION table in state-machines.ts, DECISIONS.md "Subscriptions"):
@@ -51,7 +52,7 @@ export const scheduleOf = (s: Pick<SubscriptionRecord, 'billing_anchor' | 'inter
   interval_count: s.interval_count,
 });
 
-export const today = (): string => utcDate(clock.now());
+export const today = (): string => utcDate(businessNow());
 
 type CreateInput = v.InferOutput<typeof CreateSubscriptionBody>;
 
@@ -60,13 +61,17 @@ type CreateInput = v.InferOutput<typeof CreateSubscriptionBody>;
  * after a crash (same Idempotency-Key) finds the subscription its first run stored and answers it.
  */
 export async function createSubscription(merchant: Merchant, input: CreateInput, origin: Origin = freshOrigin()) {
-  if (!isId('customer', input.customer_id) || !(await getCustomer(ownerOf(merchant), input.customer_id))) throw new ResourceMissing('customer_id');
-  const start = input.start_date ?? utcDate(origin.at);
-  const now = new Date(origin.at).toISOString();
+  const customer = isId('customer', input.customer_id) ? await getCustomer(ownerOf(merchant), input.customer_id) : undefined;
+  if (!customer) throw new ResourceMissing('customer_id');
+  // a customer on a test clock subscribes at the clock's time, and renews as the clock advances
+  const at = (await clockTimeOf(customer.test_clock)) ?? origin.at;
+  const start = input.start_date ?? utcDate(at);
+  const now = new Date(at).toISOString();
   const subscription: SubscriptionRecord = {
     id: idFor('subscription', origin),
     merchant_id: merchant.id,
     livemode: merchant.livemode,
+    test_clock: customer.test_clock ?? null,
     customer_id: input.customer_id,
     plan: input.plan,
     amount: input.amount,

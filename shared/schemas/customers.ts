@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { idPattern } from '../domain/ids.ts';
 import { Email, listQuery, Metadata, Name, Phone } from './common.ts';
 
 const CustomerName = v.pipe(Name, v.examples(['Jane Doe']));
@@ -8,6 +9,10 @@ export const CreateCustomerBody = v.object({
   name: v.optional(CustomerName),
   phone: v.optional(Phone),
   metadata: v.optional(Metadata),
+  /** test mode: the test clock whose time the customer's billing follows */
+  test_clock: v.optional(
+    v.pipe(v.string(), v.regex(idPattern('testClock'), 'a test clock id'), v.description('test mode: bind the customer to this test clock')),
+  ),
 });
 
 export const UpdateCustomerBody = v.object({

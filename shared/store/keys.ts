@@ -39,6 +39,10 @@
  * | subscription by id                    | pk = SUB#<sub>, sk = SUB                              | table |
  * | merchant's subscriptions, newest first| gsi1pk = MER#<own>#SUB, gsi1sk <sub>                  | gsi1  |
  * | subscriptions due for renewal         | gsi2pk = RENEW#<shard>, gsi2sk <= <due date>#<sub>    | gsi2  |
+ * | a test clock's subscriptions due      | gsi2pk = RENEW#<clk>, gsi2sk <= <due date>#<sub>      | gsi2  |
+ * | test clock by id                      | pk = CLK#<clk>, sk = CLK                              | table |
+ * | owner's test clocks, newest first     | gsi1pk = MER#<own>#CLK, gsi1sk <clk>                  | gsi1  |
+ * | advances that stopped moving (reconc.)| gsi2pk = CLOCK#ADVANCING, gsi2sk < <iso time>         | gsi2  |
  * | renewal of one period (idempotency)   | pk = SUB#<sub>, sk = PERIOD#<period start>            | table |
  * | invoice by id                         | pk = INV#<inv>, sk = INV                              | table |
  * | merchant's invoices, newest first     | gsi1pk = MER#<own>#INV, gsi1sk <inv>                  | gsi1  |
@@ -201,7 +205,19 @@ export const subscriptionKeys = {
   /** present only while the subscription renews (sparse): the scanner reads due dates, never the table */
   due: (shard: number, dueDate: string, subscriptionId: string) => ({ gsi2pk: `RENEW#${shard}`, gsi2sk: `${dueDate}#${subscriptionId}` }),
   duePartition: (shard: number) => `RENEW#${shard}`,
+  /** a test clock's subscriptions are due on its time, not the schedules': its own partition, which only its advance reads */
+  dueOnClock: (clockId: string, dueDate: string, subscriptionId: string) => ({ gsi2pk: `RENEW#${clockId}`, gsi2sk: `${dueDate}#${subscriptionId}` }),
+  dueOnClockPartition: (clockId: string) => `RENEW#${clockId}`,
   period: (subscriptionId: string, periodStart: string): Key => ({ pk: `SUB#${subscriptionId}`, sk: `PERIOD#${periodStart}` }),
+};
+
+export const testClockKeys = {
+  item: (clockId: string): Key => ({ pk: `CLK#${clockId}`, sk: 'CLK' }),
+  list: (owner: Owner, clockId: string) => ({ gsi1pk: `MER#${scopeOf(owner)}#CLK`, gsi1sk: clockId }),
+  listPartition: (owner: Owner) => `MER#${scopeOf(owner)}#CLK`,
+  /** sparse: only while the clock advances, by when its advance last moved (the reconciler resumes stalled ones) */
+  advancing: (movedAt: string, clockId: string) => ({ gsi2pk: 'CLOCK#ADVANCING', gsi2sk: `${movedAt}#${clockId}` }),
+  advancingPartition: 'CLOCK#ADVANCING',
 };
 
 export const invoiceKeys = {

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import type { DomainEvent } from '../domain/events.ts';
 import { conditionalWrite, db, TABLE } from './client.ts';
 import { eventPut } from './events.ts';
-import { equalityFilter } from './expressions.ts';
+import { equalityFilter, ownerCondition } from './expressions.ts';
 import { Int, nullable, picklistOf, recordReader, Text } from './item-schemas.ts';
 import { COUNTER_SHARDS, counterKeys, counterShardOf, ledgerSortKeys, type Owner, ownerOfItem, settlementKeys } from './keys.ts';
 import { balanceAdd, type BalanceCell, balanceCellOf } from './ledger.ts';
@@ -127,6 +127,21 @@ export async function arrivedSettlements(today: string): Promise<SettlementRecor
     IndexName: 'gsi2',
     KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :until',
     ExpressionAttributeValues: { ':pk': settlementKeys.pendingPartition, ':until': settlementKeys.pendingThrough(today) },
+  });
+  return items.map(settlementOf);
+}
+
+/** The owner's settlements still waiting for their arrival date (one query of the pending index, filtered). */
+export async function pendingSettlementsOf(owner: Owner): Promise<SettlementRecord[]> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':pk': settlementKeys.pendingPartition };
+  const owned = ownerCondition(owner, names, values);
+  const items = await queryAll({
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk',
+    FilterExpression: owned,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
   });
   return items.map(settlementOf);
 }

@@ -7,7 +7,7 @@ import { db, TABLE } from './client.ts';
 import { commit, type Create, type Move, type Target } from './commit.ts';
 import { Int, nullable, picklistOf, recordReader, StringMap, Text } from './item-schemas.ts';
 import { type Owner, ownedBy, RENEWAL_SHARDS, subscriptionKeys } from './keys.ts';
-import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
+import { listPage, merchantList, type Page, type PageQuery, queryAll } from './pagination.ts';
 
 export type SubscriptionStatus = SubscriptionState;
 
@@ -16,6 +16,8 @@ export interface SubscriptionRecord {
   merchant_id: string;
   /** the mode of the credential that created it: renewals charge through the same (sandbox or live) providers */
   livemode: boolean;
+  /** the test clock of its customer: it renews on the clock's time, when the clock advances */
+  test_clock?: string | null;
   customer_id: string;
   plan: string;
   amount: number;
@@ -46,7 +48,8 @@ export function renewalShard(subscriptionId: string): number {
   return hash % RENEWAL_SHARDS;
 }
 
-const dueKeys = (subscriptionId: string, dueDate: string) => subscriptionKeys.due(renewalShard(subscriptionId), dueDate, subscriptionId);
+const dueKeys = (s: Pick<SubscriptionRecord, 'id' | 'test_clock'>, dueDate: string) =>
+  s.test_clock ? subscriptionKeys.dueOnClock(s.test_clock, dueDate, s.id) : subscriptionKeys.due(renewalShard(s.id), dueDate, s.id);
 
 /** The date the subscription is due in the renewal index, or null when it must not be there (sparse index). */
 export function dueDateOf(s: Pick<SubscriptionRecord, 'status' | 'next_billing' | 'retry_at'>): string | null {
@@ -64,7 +67,7 @@ export const subscriptionTarget = (s: Pick<SubscriptionRecord, 'id' | 'merchant_
 /** A new subscription for `commit`: listed, and in the renewal index while it renews. */
 export function subscriptionCreate(subscription: SubscriptionRecord): Create {
   const due = dueDateOf(subscription);
-  return { create: subscriptionTarget(subscription), item: { ...subscription, ...(due ? dueKeys(subscription.id, due) : {}) } };
+  return { create: subscriptionTarget(subscription), item: { ...subscription, ...(due ? dueKeys(subscription, due) : {}) } };
 }
 
 /**
@@ -82,7 +85,7 @@ export function subscriptionMove(
     move: subscriptionTarget(subscription),
     transition,
     expect,
-    set: { ...changes, ...(due ? dueKeys(subscription.id, due) : {}) },
+    set: { ...changes, ...(due ? dueKeys(subscription, due) : {}) },
     unset: due ? [] : ['gsi2pk', 'gsi2sk'],
   };
 }
@@ -92,6 +95,7 @@ const SubscriptionItem = v.object({
   id: Text,
   merchant_id: Text,
   livemode: v.boolean(),
+  test_clock: v.optional(nullable(Text)),
   customer_id: Text,
   plan: Text,
   amount: Int,
@@ -160,6 +164,32 @@ export async function forEachDueSubscription(today: string, onPage: (due: Subscr
       } while (startKey);
     }),
   );
+}
+
+/** The subscriptions of a test clock due on or before `day` (its own renewal partition), earliest due first. */
+export async function dueOnClock(clockId: string, day: string): Promise<SubscriptionRecord[]> {
+  const items = await queryAll({
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :until',
+    ExpressionAttributeValues: { ':pk': subscriptionKeys.dueOnClockPartition(clockId), ':until': `${day}#~` },
+  });
+  return items.map(subscriptionOf);
+}
+
+/** The earliest due date in a test clock's renewal partition, if any subscription renews on it. */
+export async function nextDueOnClock(clockId: string): Promise<string | undefined> {
+  const out = await db.send(
+    new QueryCommand({
+      TableName: TABLE,
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk',
+      ExpressionAttributeValues: { ':pk': subscriptionKeys.dueOnClockPartition(clockId) },
+      ProjectionExpression: 'gsi2sk',
+      Limit: 1,
+    }),
+  );
+  const sk = out.Items?.[0]?.gsi2sk;
+  return typeof sk === 'string' ? sk.split('#')[0] : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -43,9 +43,9 @@ describe('stacks', () => {
   });
 
   it('lands a route of a new area in a new stack, with no change to infra/', () => {
-    const moved = build(withPath('customers/get', '/api/test_clocks/{id}'));
+    const moved = build(withPath('customers/get', '/api/reports/{id}'));
     const fn = moved.functions.find((f) => f.spec.name === 'customers/get')!;
-    expect(NestedStack.of(fn).node.path).toBe('PaymentOrchestration/ApiTestClocks');
+    expect(NestedStack.of(fn).node.path).toBe('PaymentOrchestration/ApiReports');
     expect(() => build(withPath('customers/get', '/customers/{id}'))).toThrow(/starts with \/api\/<area>/);
   });
 

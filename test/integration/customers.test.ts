@@ -38,6 +38,7 @@ describe('customers', () => {
       id: expect.stringMatching(/^cus_[0-9a-z]{26}$/),
       object: 'customer',
       livemode: false,
+      test_clock: null,
       email: 'ada@example.com',
       name: 'Ada Lovelace',
       phone: '+442071234567',

@@ -51,6 +51,7 @@ export const Customer = v.object({
   id: Id('customer'),
   object: v.literal('customer'),
   livemode: Livemode,
+  test_clock: v.pipe(v.nullable(Id('testClock')), v.description('the test clock its billing follows (test mode), or null')),
   email: Email,
   name: v.nullable(v.pipe(v.string(), v.examples(['Jane Doe']))),
   phone: v.nullable(Phone),

@@ -10,6 +10,7 @@ import { Dispute } from './disputes.ts';
 import { Invoice, Subscription } from './billing.ts';
 import { Payment, Refund, RefundObject } from './payments.ts';
 import { Settlement } from './reports.ts';
+import { TestClock } from './test-clocks.ts';
 
 const Sequence = v.pipe(
   v.number(),
@@ -38,6 +39,7 @@ export const DisputeEventObject = withSequence(Dispute);
 export const SubscriptionEventObject = withSequence(Subscription);
 export const InvoiceEventObject = withSequence(Invoice);
 export const SettlementEventObject = withSequence(Settlement);
+export const TestClockEventObject = withSequence(TestClock);
 
 export interface EventDefinition {
   /** what makes the API send it */
@@ -89,6 +91,10 @@ export const EVENTS: Record<EventType, EventDefinition> = {
   'invoice.sent': { trigger: 'An invoice was sent by e-mail, SMS or WhatsApp.', object: InvoiceEventObject },
   'invoice.paid': { trigger: 'An invoice was paid (marked paid, or paid by a renewal charge).', object: InvoiceEventObject },
   'settlement.paid': { trigger: 'A settlement reached its arrival date and was paid out.', object: SettlementEventObject },
+  'test_clock.ready': {
+    trigger: 'A test clock finished advancing: every piece of work due up to its new time has run.',
+    object: TestClockEventObject,
+  },
 };
 
 /** The body a merchant's endpoint receives for events of `type` (shared/domain/events.ts `eventPayload`). */

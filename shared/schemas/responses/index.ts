@@ -8,3 +8,4 @@ export * from './webhooks.ts';
 export * from './connectors.ts';
 export * from './disputes.ts';
 export * from './events.ts';
+export * from './test-clocks.ts';

@@ -1,0 +1,8 @@
+import { listTestClocks } from '../../shared/domain/test-clocks.ts';
+import { http } from '../../shared/http/index.ts';
+import { ListTestClocksQuery } from '../../shared/schemas/test-clocks.ts';
+import { TestClockList } from '../../shared/schemas/responses/test-clocks.ts';
+
+export const handler = http({ auth: 'merchant', query: ListTestClocksQuery, response: TestClockList }, async ({ merchant, query }) =>
+  listTestClocks(merchant, query),
+);
