@@ -7,7 +7,7 @@ import { handler as createInvoice } from '../functions/invoices/create.ts';
 import { handler as configureWebhook } from '../functions/webhooks/configure.ts';
 import { handler as deliveryWorker } from '../functions/workers/webhook-delivery.ts';
 import { eventsQueue, type EventsMessage } from '../shared/events/queue.ts';
-import { apiEvent, invokeHttp, type HttpResult } from '../test/support/lambda.ts';
+import { apiEvent, fakeContext, invokeHttp, type HttpResult } from '../test/support/lambda.ts';
 import { bearer, newMerchant } from '../test/support/merchant.ts';
 import { paymentBody, payments } from '../test/support/payments.ts';
 import { startReceiver } from '../test/support/receiver.ts';
@@ -124,7 +124,12 @@ export async function benchCapacity(): Promise<CapacityResult> {
       await create();
       events.push(sent.splice(0));
     }
-    operations.push(summarize('webhook delivery (1 event, 1 endpoint)', await steady(() => deliveryWorker(sqsEvent(events.pop()!)))));
+    operations.push(
+      summarize(
+        'webhook delivery (1 event, 1 endpoint)',
+        await steady(() => deliveryWorker(sqsEvent(events.pop()!), fakeContext({ name: 'workers/webhook-delivery' }))),
+      ),
+    );
     if (receiver.received.length !== RUNS + 1) throw new Error(`the receiver got ${receiver.received.length} deliveries, expected ${RUNS + 1}`);
   } finally {
     eventsQueue.send = realSend;

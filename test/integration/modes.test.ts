@@ -41,7 +41,7 @@ import { eventsQueue, type EventsMessage } from '../../shared/events/queue.ts';
 import { dayOf } from '../../shared/store/ledger.ts';
 import { STRIPE_FAKE_LIVE_KEY } from '../fakes/stripe/server.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
-import { apiEvent, type HttpResult, invokeHttp, queueEvent } from '../support/lambda.ts';
+import { apiEvent, fakeContext, type HttpResult, invokeHttp, queueEvent } from '../support/lambda.ts';
 import { bearer, newMerchant, sessionOf } from '../support/merchant.ts';
 import { CARDS, freshCard, paymentBody, payments } from '../support/payments.ts';
 import { startReceiver } from '../support/receiver.ts';
@@ -249,7 +249,7 @@ describe.each(['test', 'live'] as const)('with a %s key', (mode) => {
 describe('webhook deliveries', () => {
   it("go to the endpoints of the event's mode only", async () => {
     // Act: the worker delivers every event both modes made
-    const result = await deliver(queueEvent(queued, 'events'));
+    const result = await deliver(queueEvent(queued, 'events'), fakeContext());
     // Assess
     expect(result).toEqual({ batchItemFailures: [] });
     for (const mode of ['test', 'live'] as const) {

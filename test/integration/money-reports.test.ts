@@ -8,7 +8,7 @@ import { handler as settlementsFn } from '../../functions/settlements/list.ts';
 import { handler as dailyJob } from '../../functions/workers/daily-settlement.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import { sandboxSettings } from '../../shared/providers/sandbox.ts';
-import { apiEvent, invokeHttp } from '../support/lambda.ts';
+import { apiEvent, fakeContext, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant } from '../support/merchant.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
 
@@ -123,8 +123,8 @@ describe('balance, settlements and analytics', () => {
       }
     };
     await reconcile(5000, 4000);
-    await dailyJob();
-    await dailyJob();
+    await dailyJob({}, fakeContext());
+    await dailyJob({}, fakeContext());
     const first = (await api.settlements(apiKey)).body.data;
     expect(first).toEqual([expect.objectContaining({ amount: 2500, currency: 'USD', status: 'pending', arrival_date: D.plus2, transactions: 2 })]);
     expect((await api.settlement(apiKey, first[0].id)).body).toMatchObject({ id: first[0].id, amount: 2500, transactions: 2 });
@@ -135,13 +135,13 @@ describe('balance, settlements and analytics', () => {
     await reconcile(5000, 4000);
 
     at(D.plus1, '02:00:00');
-    await dailyJob();
+    await dailyJob({}, fakeContext());
     const second = (await api.settlements(apiKey, { limit: '100' })).body.data;
     expect(second.map((s: { amount: number; currency: string }) => `${s.amount} ${s.currency}`).sort()).toEqual(['2500 USD', '2500 USD', '4000 EUR']);
     await reconcile(5000, 4000);
 
     at(D.plus2, '02:00:00');
-    await dailyJob();
+    await dailyJob({}, fakeContext());
     const paid = await api.settlements(apiKey, { status: 'paid' });
     expect(paid.body.data).toEqual([expect.objectContaining({ id: first[0].id, status: 'paid', paid_at: expect.any(String) })]);
     expect((await api.settlements(apiKey, { status: 'pending' })).body.data).toHaveLength(2);

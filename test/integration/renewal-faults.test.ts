@@ -9,7 +9,7 @@ import { listPayments } from '../../shared/store/payments.ts';
 import { loadSubscription } from '../../shared/store/subscriptions.ts';
 import { addDays } from '../../shared/domain/billing-dates.ts';
 import { type Fault, heldFor, moneyProblems, moveClock, openOperations, PROVIDERS, resetClock, runReconciler, withFault } from '../support/faults.ts';
-import { apiEvent, invokeHttp, queueEvent } from '../support/lambda.ts';
+import { apiEvent, fakeContext, invokeHttp, queueEvent } from '../support/lambda.ts';
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { paymentBody, payments } from '../support/payments.ts';
 
@@ -29,7 +29,7 @@ beforeAll(() => {
 });
 afterEach(resetClock);
 
-const renew = (message: object) => renewalWorker(queueEvent([message], 'renewals'));
+const renew = (message: object) => renewalWorker(queueEvent([message], 'renewals'), fakeContext());
 
 /** One run: a daily subscription due today, its renewal under `fault`, redeliveries, the reconciler; then every invariant. */
 async function runRenewal(fault: Fault): Promise<number> {

@@ -29,7 +29,7 @@ import { listEvents } from '../../shared/store/events.ts';
 import { listInvoices } from '../../shared/store/invoices.ts';
 import { expiredOperations, listPayments } from '../../shared/store/payments.ts';
 import { claimPeriod, getPeriod, loadSubscription, updateClaimedPeriod } from '../../shared/store/subscriptions.ts';
-import { apiEvent, invokeHttp, queueEvent } from '../support/lambda.ts';
+import { apiEvent, fakeContext, invokeHttp, queueEvent } from '../support/lambda.ts';
 import { bearer, newMerchant, testActor, testOwner } from '../support/merchant.ts';
 import { paymentBody, payments } from '../support/payments.ts';
 import { startReceiver } from '../support/receiver.ts';
@@ -80,7 +80,7 @@ async function scan(...subscriptionIds: string[]): Promise<RenewalMessageBody[]>
   const sent: RenewalMessageBody[] = [];
   renewalsQueue.send = async (messages) => void sent.push(...messages);
   try {
-    await scanner();
+    await scanner({}, fakeContext());
   } finally {
     renewalsQueue.send = realRenewalsSend;
   }
@@ -94,6 +94,7 @@ const renew = (messages: unknown[]) =>
       messages.map((m) => JSON.stringify(m)),
       'renewals',
     ),
+    fakeContext(),
   );
 
 const chargesOf = async (merchantId: string, subscriptionId: string) =>
@@ -200,6 +201,7 @@ describe('renewing a period', () => {
           eventMessages.map((m) => JSON.stringify(m)),
           'events',
         ),
+        fakeContext(),
       );
       expect(delivery).toEqual({ batchItemFailures: [] });
       await receiver.waitFor(1);
@@ -552,6 +554,7 @@ describe('renewing a period', () => {
   it('fails a malformed message so that SQS retries it and finally dead-letters it', async () => {
     const result = await renewalWorker(
       queueEvent(['not json', JSON.stringify({ subscription_id: 'sub_x', period_start: '2026-01-01' })], 'renewals'),
+      fakeContext(),
     );
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }, { itemIdentifier: 'm1' }] });
   });

@@ -19,7 +19,7 @@ import { reconcile } from '../../shared/domain/reconciler.ts';
 import { clocksQueue } from '../../shared/domain/test-clocks.ts';
 import type { TestClockMessage } from '../../shared/schemas/test-clocks.ts';
 import { recordAdvance } from '../../shared/store/test-clocks.ts';
-import { apiEvent, type HttpResult, invokeHttp, queueEvent } from '../support/lambda.ts';
+import { apiEvent, fakeContext, type HttpResult, invokeHttp, queueEvent } from '../support/lambda.ts';
 import { bearer, newMerchant, sessionOf } from '../support/merchant.ts';
 import { freshCard, paymentBody, payments } from '../support/payments.ts';
 
@@ -45,7 +45,7 @@ afterAll(() => {
 });
 const runQueuedAdvances = async () => {
   const batch = queued.splice(0);
-  for (const message of batch) expect(await advanceWorker(queueEvent([message], 'clocks'))).toEqual({ batchItemFailures: [] });
+  for (const message of batch) expect(await advanceWorker(queueEvent([message], 'clocks'), fakeContext())).toEqual({ batchItemFailures: [] });
 };
 const advance = (key: string, clockId: string, frozenTime: string) =>
   call(advanceClock, key, 'POST', `/api/test_clocks/${clockId}/advance`, { body: { frozen_time: frozenTime } });
@@ -223,8 +223,8 @@ describe('test clocks', () => {
     const [message] = queued.splice(0);
     await recordAdvance(clock.id, '2027-06-20T00:00:00.000Z', new Date().toISOString());
     // Act: the message comes again, twice
-    await advanceWorker(queueEvent([message], 'clocks'));
-    await advanceWorker(queueEvent([message], 'clocks'));
+    await advanceWorker(queueEvent([message], 'clocks'), fakeContext());
+    await advanceWorker(queueEvent([message], 'clocks'), fakeContext());
     // Assess
     const invoices = (await call(listInvoices, apiKey, 'GET', '/api/invoices', { query: { limit: '100' } })).body.data;
     expect(invoices.map((i: { period_start: string }) => i.period_start).sort()).toEqual(['2027-06-20', '2027-07-20', '2027-08-20']);

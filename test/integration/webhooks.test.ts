@@ -13,7 +13,7 @@ import { retryDelayMs, retryPolicy } from '../../shared/domain/webhook-delivery.
 import { eventsQueue, type EventsMessage } from '../../shared/events/queue.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { webhookKeys } from '../../shared/store/keys.ts';
-import { apiEvent, invokeHttp, queueEvent } from '../support/lambda.ts';
+import { apiEvent, fakeContext, invokeHttp, queueEvent } from '../support/lambda.ts';
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { paymentBody, payments } from '../support/payments.ts';
 import { startReceiver } from '../support/receiver.ts';
@@ -30,7 +30,7 @@ const call = {
 };
 
 /** The worker invoked as Lambda would invoke it, with the messages that were sent to the events queue. */
-const runWorker = (messages: EventsMessage[]) => worker(queueEvent(messages, 'events'));
+const runWorker = (messages: EventsMessage[]) => worker(queueEvent(messages, 'events'), fakeContext());
 
 const realSend = eventsQueue.send;
 afterEach(() => {
@@ -197,7 +197,7 @@ describe('the outbox', () => {
     clock.now = () => realNow() + 3 * 60_000;
     let swept;
     try {
-      swept = await sweeper();
+      swept = await sweeper({}, fakeContext());
     } finally {
       clock.now = realNow;
     }
@@ -215,7 +215,7 @@ describe('the outbox', () => {
     clock.now = () => realNow() + 3 * 60_000;
     try {
       sent.length = 0;
-      await sweeper();
+      await sweeper({}, fakeContext());
       expect(sent.filter((m) => m.kind === 'event' && m.event_id === log.body.data[0].id)).toEqual([]);
     } finally {
       clock.now = realNow;

@@ -1,0 +1,13 @@
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { Context } from 'aws-lambda';
+import { logger } from './logger.ts';
+
+/**
+ * A background function's handler (queue consumer or schedule): every log line it writes carries its Lambda context
+ * (function name, request id, cold start), as the HTTP chain's do, and no keys left from an earlier invocation.
+ */
+export const worker = <E, R>(handler: (event: E, context: Context) => Promise<R>) =>
+  middy<E, R>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .handler(handler);
