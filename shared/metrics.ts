@@ -1,0 +1,47 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+
+/**
+ * The service's business metrics (CloudWatch embedded metric format, through Powertools Metrics). Each metric has one
+ * fixed set of dimensions, declared here: the alarms and the dashboard (infra/constructs/observability.ts) build their
+ * CloudWatch metrics from this table, so a metric and its alarm cannot disagree on a name or a dimension.
+ * Powertools adds the `service` dimension to every set.
+ */
+export const METRICS_NAMESPACE = 'PaymentOrchestration';
+
+export const BUSINESS_METRICS = {
+  /** an authorization attempt at one connector; outcome: approved | declined | unknown | failed */
+  Authorizations: ['mode', 'provider', 'outcome'],
+  /** a decline, by the provider's normalized decline code */
+  Declines: ['mode', 'provider', 'decline_code'],
+  /** a payment moved on from this provider to the next connector */
+  Failovers: ['mode', 'provider'],
+  /** a provider call whose outcome is not known (timeout after sending); operation: authorize | capture | void | refund */
+  UnknownOutcomes: ['mode', 'provider', 'operation'],
+  /** outcome: succeeded | failed */
+  Captures: ['mode', 'provider', 'outcome'],
+  /** outcome: succeeded | failed | pending */
+  Refunds: ['mode', 'provider', 'outcome'],
+  /** status: the dispute's status after the change (needs_response, won, lost, …) */
+  Disputes: ['mode', 'provider', 'status'],
+  /** one delivery attempt to a merchant's endpoint; outcome: delivered | failed */
+  WebhookDeliveries: ['mode', 'endpoint', 'outcome'],
+  /** one renewal charge; outcome: paid | declined | past_due | failed */
+  Renewals: ['mode', 'outcome'],
+  /** what the reconciler did with an operation whose lease expired: completed | reversed | resent | … */
+  ReconcilerActions: ['action'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type BusinessMetric = keyof typeof BUSINESS_METRICS;
+export type DimensionsOf<M extends BusinessMetric> = Record<(typeof BUSINESS_METRICS)[M][number], string>;
+
+export const metrics = new Metrics({
+  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE,
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'payments-api',
+});
+
+/** Counts one business event at once, with its own dimensions (one EMF line). */
+export function count<M extends BusinessMetric>(name: M, dimensions: DimensionsOf<M>, value = 1): void {
+  const single = metrics.singleMetric();
+  single.addDimensions(dimensions);
+  single.addMetric(name, MetricUnit.Count, value);
+}
