@@ -1,7 +1,7 @@
 /**
  * The OpenAPI 3.1 document, generated from the function catalog (method, path, auth, summary) and what each handler
- * declares (`http({ body, query, params, response, … })`). Only prose is written here: tag descriptions, and the
- * shared parts (security, headers, error responses).
+ * declares (`http({ body, query, params, response, … })`). Only prose is written by hand: each operation's description
+ * (descriptions.ts), tag descriptions and the shared parts (shared-parts.ts: security, headers, error responses).
  *
  * Importing this module imports the response schemas, and building imports every handler: set the environment
  * shared/config.ts reads first (see write.ts).
@@ -17,6 +17,7 @@ import { type HandlerLoader, loadHandler, projectRoot } from '../local/lambda.ts
 import { ERROR_RESPONSES, HEADERS, PARAMETERS, SECURITY_SCHEMES, SERVERS, TAGS, WEBHOOK_DELIVERY, WEBHOOK_RESPONSES } from './shared-parts.ts';
 import { componentsOf, type Definitions, exampleOf, type JsonSchema, jsonSchemaOf } from './json-schema.ts';
 import { errorStatuses } from './statuses.ts';
+import { DESCRIPTIONS } from './descriptions.ts';
 
 export type OpenApiDocument = Record<string, unknown> & {
   paths: Record<string, Record<string, Operation>>;
@@ -119,6 +120,8 @@ function operation(spec: HttpFunctionSpec, handler: HttpHandler['options'], ctx:
   const area = spec.name.split('/')[0]!;
   const tag = TAGS.find((t) => t.areas.includes(area));
   if (!tag) throw new Error(`No tag for the area "${area}" of ${spec.name} (infra/openapi/shared-parts.ts)`);
+  const description = DESCRIPTIONS[spec.name];
+  if (!description) throw new Error(`No description for ${spec.name} (infra/openapi/descriptions.ts)`);
   const parameters = [
     ...Object.entries(handler.params ?? {}).map(([name, entity]) => ({
       name,
@@ -134,6 +137,7 @@ function operation(spec: HttpFunctionSpec, handler: HttpHandler['options'], ctx:
   return {
     operationId: operationIdOf(spec.name),
     summary,
+    description,
     tags: [tag.name],
     ...(auth === 'public' && { security: [] }),
     ...(parameters.length > 0 && { parameters }),

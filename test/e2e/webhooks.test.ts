@@ -4,18 +4,24 @@ import { type Api, apiClient, type Schemas } from '../support/api-client.ts';
 import { freshCard } from '../support/payments.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { startRuntimeProcess, type RuntimeProcess } from '../support/runtime.ts';
+import { payloadChecker } from '../support/openapi.ts';
+import type { OpenApiDocument } from '../../infra/openapi/document.ts';
 
 /**
  * Webhooks as a merchant sees them, against `npm start` (its queue pollers and sweeper timer running): events of
  * real payments arrive signed, failures are retried with the same webhook-id, 410 disables the endpoint.
- * Retries are made quick with WEBHOOK_RETRY_BASE_MS. Calls go through the typed client (checked against the document).
+ * Retries are made quick with WEBHOOK_RETRY_BASE_MS. Calls go through the typed client (checked against the document),
+ * and every body received must match the `webhooks` section of the OpenAPI document the runtime serves.
  */
 describe('webhook delivery from the local runtime', () => {
   let runtime: RuntimeProcess;
   let api: Api;
+  /** checks a delivered body against the `webhooks` section of the document the runtime serves */
+  let matchesDocument: (body: string) => void;
   beforeAll(async () => {
     runtime = await startRuntimeProcess({ env: { WEBHOOK_RETRY_BASE_MS: '100' } });
     api = (await apiClient(runtime.url))(runtime.apiKey);
+    matchesDocument = payloadChecker((await (await fetch(`${runtime.url}/api/openapi.json`)).json()) as OpenApiDocument);
   });
   afterAll(() => runtime?.kill());
 
@@ -43,6 +49,7 @@ describe('webhook delivery from the local runtime', () => {
       const verifier = new Webhook(secret!);
       for (const delivery of receiver.received) {
         const event = verifier.verify(delivery.body, delivery.headers as Record<string, string>) as Record<string, unknown>;
+        matchesDocument(delivery.body);
         expect(event).toMatchObject({
           id: ids[0],
           type: 'payment.succeeded',
@@ -66,6 +73,7 @@ describe('webhook delivery from the local runtime', () => {
     try {
       await pay(1234);
       await receiver.waitFor(1);
+      matchesDocument(receiver.received[0]!.body);
       const endpoint = await waitForEndpoint(webhookId, (w) => w.status === 'disabled');
       expect(endpoint.status).toBe('disabled');
       const test = await api.POST('/api/webhooks/test', { body: { event: 'payment.succeeded' } });

@@ -101,6 +101,12 @@ const openedDispute = async (key: string): Promise<string> => {
   return (opened.body as { dispute: { id: string } }).dispute.id;
 };
 
+/** Redocly's recommended rules plus `operation-description` as an error. */
+async function redoclyLint(document: OpenApiDocument): Promise<NormalizedProblem[]> {
+  const config = await createConfig({ extends: ['recommended'], rules: { 'operation-description': 'error' } });
+  return lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
+}
+
 const describeProblem = (p: NormalizedProblem) => `${p.severity} ${p.ruleId}: ${p.message} (${p.location.map((l) => l.pointer).join(', ')})`;
 
 describe('the OpenAPI document', () => {
@@ -109,11 +115,19 @@ describe('the OpenAPI document', () => {
     document = await buildOpenApi();
   });
 
-  it("passes Redocly's recommended rules: no errors, no warnings but the accepted ones", async () => {
-    const config = await createConfig({ extends: ['recommended'] });
-    const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
+  it("passes Redocly's recommended rules, with a description required on every operation: no errors, no warnings but the accepted ones", async () => {
+    const problems = await redoclyLint(document);
     const unexpected = problems.filter((p) => p.severity === 'error' || !(p.ruleId in ACCEPTED_WARNINGS));
     expect(unexpected.map(describeProblem)).toEqual([]);
+  });
+
+  it('fails the lint when an operation has no description', async () => {
+    const { description: _dropped, ...capture } = document.paths['/api/payments/{id}/capture']!.post!;
+    const paths = { ...document.paths, '/api/payments/{id}/capture': { post: capture } };
+    const problems = await redoclyLint({ ...document, paths });
+    expect(problems.filter((p) => p.ruleId === 'operation-description').map((p) => p.location[0]?.pointer)).toEqual([
+      '#/paths/~1api~1payments~1{id}~1capture/post/description',
+    ]);
   });
 
   it('describes every HTTP function of the catalog, and nothing else', () => {

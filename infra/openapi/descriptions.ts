@@ -1,0 +1,140 @@
+/**
+ * The description of each operation in the OpenAPI document, by function name (functions/catalog.ts): what it does,
+ * when it may be called and what a developer should know before calling it. The catalog's summary is the title;
+ * this is the paragraph under it. The document fails to build when a catalog function has none.
+ */
+export const DESCRIPTIONS: Readonly<Record<string, string>> = {
+  'auth/request-otp':
+    'Sends a 6-digit sign-in code to the e-mail address (printed on the console when running locally). The answer is the same ' +
+    'for known and unknown addresses. The code is valid for `expires_in` seconds, once, with at most 5 wrong tries. ' +
+    'Limited to 100 requests a minute per client IP.',
+  'auth/verify-otp':
+    'Exchanges the code for a session token that works like an API key for 24 hours (test mode, unless a request carries ' +
+    '`Livemode: true`). The first sign-in of an unknown e-mail creates its merchant. A wrong, expired or used-up code ' +
+    'answers 401.',
+
+  'api-keys/list': 'Lists API keys, newest first, with their prefix and last 4 characters, never the full key.',
+  'api-keys/create':
+    'Creates an `sk_live_` or `sk_test_` key. The full key is in this response only (an idempotent replay omits it): ' +
+    'store it now. An API key may create keys of its own mode only.',
+  'api-keys/revoke': 'Revokes a key: it answers 401 from the next request on. Revoking a revoked key answers 200.',
+
+  'customers/create':
+    'Creates a customer of the credential’s mode. A payment whose `customer.email` matches is linked to it. In test ' +
+    'mode, `test_clock` binds the customer and its subscriptions to a test clock.',
+  'customers/list': 'Lists customers, newest first.',
+  'customers/get': 'Retrieves a customer.',
+  'customers/update': 'Changes the fields sent (`name`, `phone`, `email`, `metadata`); the others keep their values.',
+
+  'payments/create':
+    'Authorizes a card payment (funds held, captured later) at the provider that routing picks, and explains the choice ' +
+    'in `routing_decision`. A processing error or an outage fails over to the next provider; a decline answers 402 with ' +
+    'its `decline_code` and `payment_id`; 500 means no provider could process it and nothing is charged. Send an ' +
+    '`Idempotency-Key`: a retry then answers the first result and never charges twice. The card number and CVC are ' +
+    'never stored or returned. Limited to 100 a minute per merchant.',
+  'payments/list': 'Lists payments, newest first, with filters; `total` counts the payments matching them, in constant time.',
+  'payments/get': 'Retrieves a payment with its authorization attempts, oldest first.',
+  'payments/capture':
+    'Captures an authorized (`succeeded`) payment, in full or for a smaller `amount` (the rest is released). The ' +
+    'captured amount becomes pending balance and available two days later. Any other state answers 400 `invalid_state`.',
+  'payments/void':
+    'Cancels an authorization that is not captured, releasing the hold on the card. Only a `succeeded` payment can be ' +
+    'voided (400 `invalid_state` otherwise).',
+  'payments/refund':
+    'Refunds a captured payment, in full (the default) or in part, until the captured amount is used up; concurrent ' +
+    'refunds can never exceed it. The response keeps the payment’s id and status and adds `refund_id`; the refund ' +
+    'itself is at `GET /api/refunds/{id}` and may be `pending` until its provider confirms it.',
+  'payments/timeline':
+    'Every change of the payment, its attempts, refunds and disputes, oldest first, each with its source (`api`, ' +
+    '`provider_webhook`, `reconciler`, `schedule`) and the provider’s reference.',
+  'refunds/list': 'Lists refunds, newest first: all of them, or one payment’s with `payment_id`.',
+  'refunds/get':
+    'Retrieves a refund. `pending` holds its amount until the provider confirms it; a `failed` one gives the amount ' +
+    'back to the payment and says why in `failure_reason`.',
+
+  'connectors/create':
+    'Connects one of the merchant’s own Stripe, Adyen or Braintree accounts, in the mode of the credential used. The ' +
+    'credentials are checked by one read-only call to the provider (400 `connector_verification_failed` with its ' +
+    'reason), stored sealed and never returned; `webhook_url` is the address to paste into the provider’s dashboard.',
+  'connectors/list': 'Lists the connected provider accounts of the credential’s mode.',
+  'connectors/get': 'Retrieves a connector account: provider, label, status and a hint of its credentials, never the credentials.',
+  'connectors/update':
+    'Changes the label, replaces the credentials (checked again with the provider) or sets `status` to `disabled` ' +
+    '(routing skips it) or `active`.',
+  'connectors/delete':
+    'Takes a connector account out of routing and out of lists; it answers 404 from then on. The payments it ' + 'processed keep their records.',
+  'connectors/webhooks':
+    'The address a provider sends its notifications to (the connector’s `webhook_url`). Each one is verified with the ' +
+    'provider’s own signature scheme; a forged or unsigned one answers 400 and changes nothing, a duplicate changes ' +
+    'nothing twice, and a late one never moves an object back from a final state.',
+
+  'disputes/list': 'Lists disputes, newest first.',
+  'disputes/get': 'Retrieves a dispute. An opened dispute takes its amount out of the balance; a won one gives it back.',
+  'disputes/evidence':
+    'Forwards the evidence to the provider that handled the payment, under an idempotency key of ours. Only a ' +
+    'dispute that still needs a response accepts evidence.',
+  'disputes/accept': 'Tells the provider the dispute is not contested: the dispute becomes `accepted`, its amount stays lost.',
+  'test-helpers/dispute':
+    'Test mode: opens a dispute on a captured payment the way its provider would (the sandbox, or the provider fake ' +
+    'locally), so the whole dispute flow can be tried without a card network.',
+
+  'routing/simulate':
+    'Answers the routing decision a payment with these fields would get now (rules, scores, alternatives), without ' +
+    'calling any provider or creating anything.',
+  'routing/rules/list': 'Lists routing rules in the order they are evaluated: lowest `priority` first.',
+  'routing/rules/create':
+    'Creates an active routing rule. Rules are evaluated before smart scoring; a matching `fixed` rule uses only its ' +
+    'provider, a `smart` one puts its provider first and keeps failover.',
+  'routing/rules/update': 'Changes the fields sent (`name`, `priority`, `conditions`, `provider`, `strategy`, `status`).',
+
+  'webhooks/configure':
+    'Adds an endpoint that receives the events named (or `*`), signed per Standard Webhooks. The `secret` (`whsec_…`) ' +
+    'is shown in this response only. Private, link-local and metadata addresses are refused. At most 16 endpoints.',
+  'webhooks/list': 'Lists webhook endpoints, without their secrets.',
+  'webhooks/delete': 'Deletes a webhook endpoint: no further event is delivered to it.',
+  'webhooks/events':
+    'Lists events, newest first, and whether each was delivered. Deliveries are at least once, retried with jitter for ' + 'up to 3 days.',
+  'webhooks/test':
+    'Delivers one sample event of the named type now to the newest matching endpoint (or `webhook_id`) and reports ' +
+    'the answer: `delivered`, `status_code` (0 when unreachable) and `latency_ms`.',
+
+  'subscriptions/create':
+    'Starts a subscription of an existing customer: the first renewal is one interval after the start (`next_billing`). ' +
+    'Each renewal invoices the period and charges the card on file; a failed charge makes it `past_due` and is retried ' +
+    'on days 1, 3 and 5.',
+  'subscriptions/list': 'Lists subscriptions, newest first, filtered by `status` or `customer_id`.',
+  'subscriptions/pause': 'Pauses an `active` subscription: no renewal runs until it is resumed.',
+  'subscriptions/resume': 'Resumes a paused subscription; `next_billing` moves to the next billing date still ahead.',
+  'subscriptions/cancel': 'Cancels an active or paused subscription for good.',
+
+  'test-clocks/create':
+    'Test mode: creates a clock frozen at `frozen_time` (at most 5 years ahead). Customers created with its id follow ' +
+    'its time instead of the real one.',
+  'test-clocks/list': 'Test mode: lists test clocks, newest first.',
+  'test-clocks/get': 'Test mode: retrieves a test clock; `status` is `advancing` while an advance runs.',
+  'test-clocks/advance':
+    'Test mode: moves the clock forward. The advance runs in the background and does every piece of due work in time ' +
+    'order (renewals, retries, balance release, settlements), then sets `status: ready` and emits `test_clock.ready`. ' +
+    'A second advance while one runs answers 400 `invalid_state`.',
+  'test-clocks/delete': 'Test mode: deletes the clock with its customers, their subscriptions and invoices.',
+
+  'invoices/create':
+    'Creates a draft invoice with the next gapless number (`INV-000001`, …), tax computed from `tax_rate`, and a signed ' +
+    '`pdf_url` valid for 7 days.',
+  'invoices/list': 'Lists invoices, newest first, filtered by `status` or `customer_id`.',
+  'invoices/get': 'Retrieves an invoice with a fresh signed `pdf_url`.',
+  'invoices/send':
+    'Sends the invoice with its PDF link by e-mail (to the customer’s address) or by SMS or WhatsApp (to the ' +
+    'customer’s phone; 400 when there is none). `sent_to` is the recipient.',
+  'invoices/mark-paid': 'Marks a draft or sent invoice paid and sets `paid_at`. Paying twice answers 400 `invalid_state`.',
+  'invoices/pdf':
+    'The invoice as a PDF, rendered on request. Public: the link’s signature and expiry are the credential, so a ' +
+    'customer can open it without an API key.',
+
+  'balance/get': 'Funds per currency: `pending` (captured in the last two days) and `available` (ready for the next settlement).',
+  'settlements/list': 'Lists settlements (one per currency and day), newest first, filtered by `status`.',
+  'settlements/get': 'Retrieves a settlement with the number of payments it covers.',
+  'analytics/overview': 'Volume, transactions and approval rate over a window (`period`), in one currency (default: the busiest).',
+  'analytics/revenue': 'Captured minus refunded per day over the window, every day present.',
+  'analytics/providers': 'Volume, approval rate and mean authorization latency per provider over the window.',
+};
