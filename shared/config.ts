@@ -10,6 +10,8 @@ const ConfigSchema = v.object({
   /** HMAC key for OTPs and card fingerprints. Locally a fixed development value; in AWS read from Secrets Manager. */
   APP_SECRET: v.optional(v.pipe(v.string(), v.minLength(32))),
   APP_SECRET_ARN: v.optional(v.string()),
+  /** how long a container keeps the app secret read from Secrets Manager before reading it again */
+  APP_SECRET_MAX_AGE_SECONDS: v.optional(v.pipe(v.string(), v.regex(/^[1-9]\d*$/), v.transform(Number)), '300'),
   OTP_SENDER_EMAIL: v.optional(v.pipe(v.string(), v.email()), 'no-reply@example.com'),
   LOG_LEVEL: v.optional(v.picklist(['DEBUG', 'INFO', 'WARN', 'ERROR']), 'INFO'),
   /** the `events` queue (outbox → webhook delivery) and its dead-letter queue */

@@ -18,10 +18,12 @@ export interface Sealer {
 
 /** A sealer for one purpose (the HKDF info string, e.g. `webhook-signing-secret/v1`). */
 export function sealer(purpose: string): Sealer {
-  let key: Promise<Buffer> | undefined;
-  const sealingKey = (): Promise<Buffer> => {
-    key ??= appSecret().then((secret) => Buffer.from(hkdfSync('sha256', secret, '', purpose, 32)));
-    return key;
+  // Derived again only when the app secret read is another value (shared/secrets.ts reads it with a cache age).
+  let derived: { secret: string; key: Buffer } | undefined;
+  const sealingKey = async (): Promise<Buffer> => {
+    const secret = await appSecret();
+    if (derived?.secret !== secret) derived = { secret, key: Buffer.from(hkdfSync('sha256', secret, '', purpose, 32)) };
+    return derived.key;
   };
   const aad = (boundTo: string[]) => Buffer.from(boundTo.join('/'));
   return {

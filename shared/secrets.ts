@@ -1,16 +1,19 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { config } from './config.ts';
 
-let secret: Promise<string> | undefined;
-
-/** The HMAC key for OTPs and fingerprints: the env value locally, Secrets Manager (read once per container) in AWS. */
-export function appSecret(): Promise<string> {
-  secret ??= config.APP_SECRET ? Promise.resolve(config.APP_SECRET) : fetchSecret(config.APP_SECRET_ARN!);
-  return secret;
+/** Reads a Secrets Manager secret through Powertools Parameters, keeping it `maxAgeSeconds` before reading it again. */
+export function secretReader(arn: string, maxAgeSeconds: number, provider = new SecretsProvider()): () => Promise<string> {
+  return async () => {
+    const value = await provider.get(arn, { maxAge: maxAgeSeconds });
+    if (typeof value !== 'string' || value === '') throw new Error('App secret is empty');
+    return value;
+  };
 }
 
-async function fetchSecret(arn: string): Promise<string> {
-  const out = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: arn }));
-  if (!out.SecretString) throw new Error('App secret is empty');
-  return out.SecretString;
-}
+/**
+ * The HMAC key for OTPs, fingerprints, signed links and sealing: the env value locally; in AWS, Secrets Manager read
+ * at most every APP_SECRET_MAX_AGE_SECONDS, so every container follows a changed value within that time.
+ */
+export const appSecret: () => Promise<string> = config.APP_SECRET
+  ? () => Promise.resolve(config.APP_SECRET!)
+  : secretReader(config.APP_SECRET_ARN!, config.APP_SECRET_MAX_AGE_SECONDS);

@@ -5,7 +5,8 @@ import { Construct } from 'constructs';
 
 /**
  * The app's HMAC key (OTP hashes, card fingerprints), generated at deploy time and never in the template.
- * Functions read it once per container through `APP_SECRET_ARN` (`shared/secrets.ts`).
+ * Functions read it through `APP_SECRET_ARN` with Powertools Parameters, again every APP_SECRET_MAX_AGE_SECONDS
+ * (default 300; `shared/secrets.ts`).
  */
 export class AppSecret extends Construct {
   readonly secret: Secret;

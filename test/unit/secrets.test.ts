@@ -1,0 +1,56 @@
+import { createServer } from 'node:http';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { secretReader } from '../../shared/secrets.ts';
+import { listen } from '../fakes/listen.ts';
+
+const ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:app-AbCdEf';
+
+/** Secrets Manager as the SDK speaks to it (JSON 1.1, `X-Amz-Target`), holding one secret the test changes. */
+function fakeSecretsManager() {
+  const state = { value: 'first-value', reads: 0 };
+  const server = createServer((req, res) => {
+    req.resume().on('end', () => {
+      state.reads += req.headers['x-amz-target'] === 'secretsmanager.GetSecretValue' ? 1 : 0;
+      res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
+      res.end(JSON.stringify({ ARN, Name: 'app', SecretString: state.value, VersionId: `v${state.reads}` }));
+    });
+  });
+  return { state, server };
+}
+
+describe('the app secret read from Secrets Manager', () => {
+  const { state, server } = fakeSecretsManager();
+  let provider: SecretsProvider;
+  beforeAll(async () => {
+    const port = await listen(server);
+    provider = new SecretsProvider({
+      clientConfig: { endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } },
+    });
+  });
+  afterEach(() => vi.useRealTimers());
+  afterAll(() => server.close());
+
+  it('is kept for its cache age, then read again: a changed value reaches every container within that time', async () => {
+    // Prepare
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-11-24T10:00:00Z') });
+    const appSecret = secretReader(ARN, 300, provider);
+    state.value = 'first-value';
+    const readsBefore = state.reads;
+    // Act + Assess: read once, then served from the cache while the value changes underneath
+    expect(await appSecret()).toBe('first-value');
+    state.value = 'second-value';
+    vi.setSystemTime(new Date('2026-11-24T10:04:59Z'));
+    expect(await appSecret()).toBe('first-value');
+    expect(state.reads - readsBefore).toBe(1);
+    // once the cache age has passed, the new value
+    vi.setSystemTime(new Date('2026-11-24T10:05:01Z'));
+    expect(await appSecret()).toBe('second-value');
+    expect(state.reads - readsBefore).toBe(2);
+  });
+
+  it('refuses an empty secret', async () => {
+    state.value = '';
+    await expect(secretReader(`${ARN}-empty`, 300, provider)()).rejects.toThrow('App secret is empty');
+  });
+});
