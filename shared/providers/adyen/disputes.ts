@@ -17,7 +17,6 @@ import type { DisputeEvidence, OperationResult } from '../types.ts';
 import { adyenKey, type Answer, derivedKey, operationFailure, send } from './client.ts';
 import type { DisputeClient } from './dispute-client.ts';
 import type { components } from './dispute-v30.d.ts';
-import { evidencePdf } from './evidence-pdf.ts';
 
 type DefenseReason = components['schemas']['DefenseReason'];
 type Result = { disputeServiceResult: components['schemas']['DisputeServiceResult'] };
@@ -60,6 +59,8 @@ export async function defendDispute(
   const defense = chooseDefense(reasons.data.defenseReasons ?? []);
   if (!defense) return { ok: false, reason: 'refused', message: 'Adyen offers no defense reason for this dispute' };
 
+  // pdf-lib is loaded for the one call that needs it, not at the cold start of every function that can reach Adyen
+  const { evidencePdf } = await import('./evidence-pdf.ts');
   const content = await evidencePdf(disputePspReference, evidence);
   const supplied = await send(
     (signal) =>
