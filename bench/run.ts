@@ -12,6 +12,7 @@ import { startLocalStack } from '../infra/local/services.ts';
 import { BASELINE, benchBundles, ROOT } from './bundles.ts';
 import { costPerMillionCreates, PRICES, scaleOnPaper } from './model.ts';
 import { percentile } from './stats.ts';
+import type { Call } from './dynamo.ts';
 
 const INIT_RUNS = Number(process.env.BENCH_INIT_RUNS ?? 15);
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 15);
@@ -27,7 +28,20 @@ const GET = [
   { rate: 20, connections: 1 },
   { rate: 200, connections: 10 },
 ];
-const TARGETS = { initRatio: 1.3, createLatencyRatio: 1.5, createWcu: 6, createRcu: 2, keyShare: 0.1 };
+const TARGETS = {
+  initRatio: 1.3,
+  createLatencyRatio: 1.3,
+  createWcu: 6,
+  createRcu: 2,
+  captureWcu: 6,
+  refundWcu: 8,
+  refundRcu: 3,
+  listRcu: 3,
+  costPerMillion: 8,
+  keyShare: 0.1,
+};
+/** the merchant history a list page is measured at */
+const HISTORY = Number(process.env.BENCH_HISTORY ?? 10_000);
 
 const started = performance.now();
 const print = (line = '') => process.stdout.write(`${line}\n`);
@@ -72,9 +86,12 @@ async function measure() {
   const { benchCapacity } = await import('./capacity.ts');
   const { merge, replaySequence, startLoad } = await import('./load.ts');
   const { newMerchant } = await import('../test/support/merchant.ts');
+  const { listPageAtHistory } = await import('./history.ts');
 
   log('capacity per operation');
   const capacity = await benchCapacity();
+  log(`a list page at ${HISTORY} payments of history`);
+  const history = await listPageAtHistory(HISTORY, log);
 
   // The least a create does in sequence: authenticate (API key), count it against the merchant's limit, and store
   // the payment with its event in one transaction. A get: authenticate, read the payment.
@@ -113,10 +130,10 @@ async function measure() {
   } finally {
     await load.close();
   }
-  return { capacity, unavoidableCreate, unavoidableGet, runs, replays };
+  return { capacity, history, unavoidableCreate, unavoidableGet, runs, replays };
 }
 
-const { capacity, unavoidableCreate, unavoidableGet, runs, replays } = await onLocalStack();
+const { capacity, history, unavoidableCreate, unavoidableGet, runs, replays } = await onLocalStack();
 const roundTrips = {
   create: {
     calls: unavoidableCreate.map((c) => `${c.command} ${c.keys.join(',')}`),
@@ -127,7 +144,12 @@ const roundTrips = {
 };
 const single = (kind: string) => runs.find((r) => r.kind === kind && r.connections === 1)!;
 const latencyRatio = { create: single('create').p50 / roundTrips.create.p50Ms, get: single('get').p50 / roundTrips.get.p50Ms };
-const create = capacity.operations.find((o) => o.operation === 'payment create')!;
+const operation = (name: string) => capacity.operations.find((o) => o.operation === name)!;
+const create = operation('payment create');
+const capture = operation('payment capture');
+const refund = operation('payment refund');
+const units = (calls: Call[], unit: 'rcu' | 'wcu') => calls.reduce((s, c) => s + c[unit], 0);
+const listPage = { rcu: units(history.page, 'rcu'), filteredRcu: units(history.filteredPage, 'rcu') };
 const memoryMb = catalog.find((f) => f.name === 'payments/create')!.memory;
 const cost = costPerMillionCreates({ memoryMb, durationMs: single('create').p50, wcu: create.wcu, rcu: create.rcu });
 const scale = scaleOnPaper(capacity.createCalls);
@@ -151,6 +173,18 @@ const targets = [
     met: create.wcu <= TARGETS.createWcu,
   },
   { target: `create ≤ ${TARGETS.createRcu} RCU`, value: String(create.rcu), met: create.rcu <= TARGETS.createRcu },
+  { target: `capture ≤ ${TARGETS.captureWcu} WCU`, value: String(capture.wcu), met: capture.wcu <= TARGETS.captureWcu },
+  {
+    target: `refund ≤ ${TARGETS.refundWcu} WCU and ≤ ${TARGETS.refundRcu} RCU`,
+    value: `${refund.wcu} WCU, ${refund.rcu} RCU`,
+    met: refund.wcu <= TARGETS.refundWcu && refund.rcu <= TARGETS.refundRcu,
+  },
+  {
+    target: `a list page ≤ ${TARGETS.listRcu} RCU at ${HISTORY.toLocaleString('en')} payments`,
+    value: `${listPage.rcu} (filtered: ${listPage.filteredRcu})`,
+    met: Math.max(listPage.rcu, listPage.filteredRcu) <= TARGETS.listRcu,
+  },
+  { target: `≤ $${TARGETS.costPerMillion} per million creates`, value: `$${fixed(cost.total, 2)}`, met: cost.total <= TARGETS.costPerMillion },
   {
     target: `no key over ${pct(TARGETS.keyShare)} of a partition at 1,000 creates/s`,
     value: `${pct(hottest.share)} (${hottest.key})`,
@@ -182,6 +216,19 @@ table(
   `Fixed-rate load through the local gateway (${SECONDS} s each)`,
   ['endpoint', 'rate/s', 'conns', 'sent', 'ok', 'errors', 'ok/s', 'p50 ms', 'p99 ms'],
   runs.map((r) => [r.name, r.rate, r.connections, r.sent, r.ok, r.errors, fixed(r.ok / r.seconds), fixed(r.p50), fixed(r.p99)]),
+);
+table(
+  `A list page (limit 10) with ${HISTORY.toLocaleString('en')} payments in the merchant's history (made in ${fixed(history.seedSeconds, 0)} s)`,
+  ['page', 'requests', 'RCU', 'calls'],
+  [
+    ['newest first', history.page.length, listPage.rcu, history.page.map((c) => `${c.command} ${c.keys.join(',')} ${c.rcu}R`).join('; ')],
+    [
+      'status + currency filter',
+      history.filteredPage.length,
+      listPage.filteredRcu,
+      history.filteredPage.map((c) => `${c.command} ${c.keys.join(',')} ${c.rcu}R`).join('; '),
+    ],
+  ],
 );
 table(
   'Unavoidable DynamoDB round trips (replayed in sequence on DynamoDB Local)',
@@ -233,7 +280,19 @@ table(
   targets.map((t) => [t.target, t.value, t.met ? 'met' : 'MISSED']),
 );
 
+/** The headline figures, by the names issue 15 gives them (`create.wcu`, `list.rcu_per_page_at_10k`, …). */
+const headline = {
+  create: { wcu: create.wcu, rcu: create.rcu, p50_ratio: Number(latencyRatio.create.toFixed(3)) },
+  capture: { wcu: capture.wcu },
+  refund: { wcu: refund.wcu, rcu: refund.rcu },
+  init: { worst_ratio: Number(worstInit.ratio.toFixed(3)), worst_function: worstInit.name },
+  cost_per_million_creates_usd: Number(cost.total.toFixed(2)),
+  hot_key: { max_share: Number(hottest.share.toFixed(3)), key: hottest.key },
+  list: { rcu_per_page_at_10k: listPage.rcu, rcu_per_filtered_page_at_10k: listPage.filteredRcu, history: HISTORY },
+};
+
 const results = {
+  ...headline,
   date: new Date().toISOString(),
   node: process.version,
   cpu: cpus()[0]?.model ?? 'unknown',
