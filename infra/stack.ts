@@ -94,7 +94,9 @@ export class PaymentOrchestrationStack extends Stack {
       stage: this.stageStack.stage.stage,
       functions: this.functions,
       queues: this.queues.all,
+      table: this.table.table,
       key,
+      serviceName: settings.serviceName,
       alarmEmail: settings.alarmEmail,
     });
 

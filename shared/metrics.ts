@@ -17,18 +17,19 @@ export const BUSINESS_METRICS = {
   Failovers: ['mode', 'provider'],
   /** a provider call whose outcome is not known (timeout after sending); operation: authorize | capture | void | refund */
   UnknownOutcomes: ['mode', 'provider', 'operation'],
-  /** outcome: succeeded | failed */
+  /** outcome: succeeded | pending (the provider confirms later) | failed */
   Captures: ['mode', 'provider', 'outcome'],
-  /** outcome: succeeded | failed | pending */
+  /** outcome: succeeded | pending | failed */
   Refunds: ['mode', 'provider', 'outcome'],
-  /** status: the dispute's status after the change (needs_response, won, lost, …) */
+  /** status: the dispute's status after the change (needs_response, under_review, won, lost, accepted) */
   Disputes: ['mode', 'provider', 'status'],
-  /** one delivery attempt to a merchant's endpoint; outcome: delivered | failed */
+  /** one delivery attempt to a merchant's endpoint (`whk_…`); outcome: delivered | failed */
   WebhookDeliveries: ['mode', 'endpoint', 'outcome'],
-  /** one renewal charge; outcome: paid | declined | past_due | failed */
+  /** one renewal of a period; outcome: renewed | past_due */
   Renewals: ['mode', 'outcome'],
-  /** what the reconciler did with an operation whose lease expired: completed | reversed | resent | … */
-  ReconcilerActions: ['action'],
+  /** an operation whose lease ended, taken up by the reconciler; entity: payment | refund | invoice | dispute;
+   * action: settled | deferred (could not be finished yet: the next run tries again) */
+  ReconcilerActions: ['entity', 'action'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type BusinessMetric = keyof typeof BUSINESS_METRICS;

@@ -1,7 +1,8 @@
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { tracer } from './tracer.ts';
 
 /** One SQS client per container; the endpoint comes from AWS_ENDPOINT_URL_SQS locally. */
-const sqs = new SQSClient({});
+const sqs = tracer.captureAWSv3Client(new SQSClient({}));
 
 /** Sends JSON messages in batches of ten; throws if SQS refuses any. */
 export async function sendJson(queueUrl: string | undefined, name: string, messages: readonly unknown[], delaySeconds = 0): Promise<void> {

@@ -1,8 +1,14 @@
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { config } from './config.ts';
+import { tracer } from './tracer.ts';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 
 /** Reads a Secrets Manager secret through Powertools Parameters, keeping it `maxAgeSeconds` before reading it again. */
-export function secretReader(arn: string, maxAgeSeconds: number, provider = new SecretsProvider()): () => Promise<string> {
+export function secretReader(
+  arn: string,
+  maxAgeSeconds: number,
+  provider = new SecretsProvider({ awsSdkV3Client: tracer.captureAWSv3Client(new SecretsManagerClient({})) }),
+): () => Promise<string> {
   return async () => {
     const value = await provider.get(arn, { maxAge: maxAgeSeconds });
     if (typeof value !== 'string' || value === '') throw new Error('App secret is empty');

@@ -17,6 +17,7 @@ import type { Config } from '../../shared/config.ts';
 import { tableDefinition } from '../../shared/store/table-definition.ts';
 import type { OtpEmail } from './email.ts';
 import type { AppQueue, AppQueues } from './queues.ts';
+import { METRICS_NAMESPACE } from '../../shared/metrics.ts';
 
 /** The repository root: entries, lock file and tsconfig are resolved from here, whatever the working directory. */
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -155,6 +156,7 @@ export class AppFunction extends Construct {
         [env('APP_ENV')]: 'aws',
         [env('LOG_LEVEL')]: props.logLevel,
         POWERTOOLS_SERVICE_NAME: props.serviceName,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         NODE_OPTIONS: '--enable-source-maps',
       },
       bundling: {

@@ -414,6 +414,8 @@ export interface LocalEnvInput {
   /** env var → queue URL, from `createQueues` */
   queueUrls: Record<string, string>;
   logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /** print the business metrics (CloudWatch EMF lines) as a deployed function would: `npm start` does, tests do not */
+  emitMetrics?: boolean;
 }
 
 /** The environment variables the handlers read when they run locally. */
@@ -431,6 +433,7 @@ export function localEnv(input: LocalEnvInput): Record<string, string> {
     ...input.queueUrls,
     POWERTOOLS_SERVICE_NAME: 'payments-api',
     POWERTOOLS_DEV: 'true',
+    POWERTOOLS_METRICS_DISABLED: input.emitMetrics ? 'false' : 'true',
     LOG_LEVEL: input.logLevel ?? 'INFO',
   };
 }
@@ -444,6 +447,7 @@ export interface LocalStackOptions {
   dynamoPort?: number;
   sqsPort?: number;
   logLevel?: LocalEnvInput['logLevel'];
+  emitMetrics?: boolean;
   verbose?: boolean;
 }
 
@@ -484,6 +488,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       sqsEndpoint: sqs.endpoint,
       queueUrls,
       logLevel: options.logLevel,
+      emitMetrics: options.emitMetrics,
     });
     return { dynamo, sqs, tableName, queueUrls, env, stop, died: Promise.race([dynamo.died, sqs.died]) };
   } catch (err) {

@@ -66,6 +66,7 @@ try {
       persistPath: persist ? resolve(projectRoot, '.data/dynamodb') : undefined,
       verbose: process.env.DYNAMODB_VERBOSE === 'true',
       logLevel,
+      emitMetrics: true,
     }),
     runProviderFakes(fakeSettings),
   ]);

@@ -21,6 +21,7 @@ import { BadRequest, NotFound } from './errors.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { scoreProvider } from './routing.ts';
 import type { Owner } from '../store/keys.ts';
+import { annotate } from '../tracer.ts';
 
 /**
  * Connector accounts: the merchant's own provider accounts. Credentials are checked by the provider's module (their
@@ -193,6 +194,7 @@ export const describeTarget = (t: RouteTarget): string =>
  * holds is still captured, voided or refunded there), or the provider's sandbox for a payment made without one.
  */
 export async function connectorForOperation(payment: Owner, op: { provider?: string; connector_id?: string }): Promise<Connector> {
+  annotate({ provider: op.provider });
   if (!op.connector_id) return sandboxFor(op.provider as ProviderName);
   return liveConnectorFor(await accountOf(payment, op.connector_id));
 }
@@ -201,10 +203,12 @@ export async function connectorForOperation(payment: Owner, op: { provider?: str
  * The connector for a route target: the account routing just listed (no second read), or, for a target named only by
  * its id (a card on file), the account read by id; the sandbox for none.
  */
-export const connectorForTarget = (owner: Owner, target: RouteTarget): Promise<Connector> =>
-  target.account
+export function connectorForTarget(owner: Owner, target: RouteTarget): Promise<Connector> {
+  annotate({ provider: target.provider });
+  return target.account
     ? liveConnectorFor(target.account)
     : connectorForOperation(owner, { provider: target.provider, connector_id: target.connectorId ?? undefined });
+}
 
 /** The account's credentials, opened in memory only (to build what calls its provider; never logged or returned). */
 export const openedCredentials = async (record: ConnectorRecord): Promise<Record<string, unknown>> =>

@@ -18,6 +18,8 @@ import { OPERATION_LEASE_MS } from './payments.ts';
 import type { OutcomeContext } from './refund-outcomes.ts';
 import { DISPUTE, type DisputeState, transition } from './state-machines.ts';
 import { historyEntry } from './timeline-entries.ts';
+import { count } from '../metrics.ts';
+import { modeOf } from './connectors.ts';
 
 /**
  * Disputes (chargebacks), DECISIONS "Disputes": created from what the provider reports, moved only forward by the
@@ -110,6 +112,7 @@ async function openDispute(payment: PaymentRecord, change: DisputeChange, contex
   });
   if (created === 'refused') return false;
   await publishEvents(events);
+  countDispute(dispute, dispute.status);
   return true;
 }
 
@@ -141,8 +144,12 @@ async function moveDispute(
   });
   if (committed === 'refused') return false;
   await publishEvents([event]);
+  countDispute(dispute, move.to);
   return true;
 }
+
+const countDispute = (dispute: StoredDispute, status: string): void =>
+  count('Disputes', { mode: modeOf(dispute), provider: dispute.provider, status });
 
 type DisputeAction = { kind: 'dispute_evidence'; evidence: DisputeEvidence } | { kind: 'dispute_accept' };
 
@@ -191,7 +198,8 @@ async function carryOutAction(dispute: StoredDispute, op: Operation, action: Dis
     action.kind === 'dispute_accept'
       ? await desk.accept(dispute.provider_reference, op.id)
       : await desk.submitEvidence(dispute.provider_reference, action.evidence, op.id);
-  if (!result.ok) return giveUp(disputeTarget(dispute), dispute.payment_id, op, result);
+  if (!result.ok)
+    return giveUp(disputeTarget(dispute), { id: dispute.payment_id, livemode: dispute.livemode, provider: dispute.provider }, op, result);
   const moved = await moveDispute(
     dispute,
     action.kind === 'dispute_accept' ? 'accept' : 'review',

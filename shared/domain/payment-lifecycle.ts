@@ -1,6 +1,6 @@
 import type * as v from 'valibot';
 import type { OperationResult } from '../providers/index.ts';
-import { connectorForOperation } from './connectors.ts';
+import { connectorForOperation, modeOf } from './connectors.ts';
 import type { CaptureBody, ListPaymentsQuery, RefundBody } from '../schemas/payments.ts';
 import { publishEvents } from '../events/queue.ts';
 import { commit, type Operation, type Target } from '../store/commit.ts';
@@ -24,8 +24,10 @@ import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { captureCounters, dayOf } from '../store/ledger.ts';
 import { OPERATION_LEASE_MS, paymentView, resolveAuthorization } from './payments.ts';
 import { PAYMENT, transition } from './state-machines.ts';
-import { confirmRefund, failRefund, refundView } from './refund-outcomes.ts';
+import { confirmRefund, countRefund, failRefund, refundView } from './refund-outcomes.ts';
 import { type ChangeSource, historyEntry } from './timeline-entries.ts';
+import { count } from '../metrics.ts';
+import { annotate } from '../tracer.ts';
 
 /**
  * Capture, void and refund (the payment state machine is the PAYMENT table in state-machines.ts). Each goes through
@@ -35,6 +37,7 @@ import { type ChangeSource, historyEntry } from './timeline-entries.ts';
  * which calls the provider again under the same key (no second effect) and finishes it.
  */
 async function load(merchant: Merchant, paymentId: string): Promise<StoredPayment & PaymentRecord> {
+  annotate({ payment: paymentId });
   const payment = await getStoredPayment(ownerOf(merchant), paymentId);
   // Test and live are apart: a payment of the other mode answers as if absent.
   if (!payment || payment.status === 'processing' || payment.livemode !== merchant.livemode) throw new NotFound();
@@ -142,7 +145,7 @@ export async function carryOut(payment: StoredPayment, op: Operation, { retried 
     op.kind === 'capture' ? await connector.capture(op.reference!, op.amount!, payment.currency, op.id) : await connector.void(op.reference!, op.id),
     retried,
   );
-  if (!result.ok) return giveUp(paymentTarget(payment), payment.id, op, result);
+  if (!result.ok) return giveUp(paymentTarget(payment), payment, op, result);
   const now = isoNow();
   const changes =
     op.kind === 'capture' ? { amount_captured: op.amount!, updated_at: now, last_operation: op.id } : { updated_at: now, last_operation: op.id };
@@ -169,19 +172,34 @@ export async function carryOut(payment: StoredPayment, op: Operation, { retried 
   });
   if (committed === 'refused') throw new OperationInProgress(1);
   await publishEvents([event]);
+  if (op.kind === 'capture') countCapture(payment, result.pending ? 'pending' : 'succeeded');
   return paymentView(moved);
 }
+
+const countCapture = (payment: { livemode: boolean; provider?: string | null }, outcome: 'succeeded' | 'pending' | 'failed'): void =>
+  count('Captures', { mode: modeOf(payment), provider: payment.provider ?? 'unknown', outcome });
 
 /** A retried call that could not reach the provider proves nothing about the first call: its outcome is unknown. */
 const asRetried = (result: OperationResult, retried: boolean): OperationResult =>
   retried && !result.ok && result.reason === 'provider_down' ? { ok: false, reason: 'unknown' } : result;
 
 /**
- * An operation on `target` (of the payment `paymentId`) that did not go through: the provider could not be reached or
+ * An operation on `target` (of `payment`) that did not go through: the provider could not be reached or
  * refused (nothing happened: the operation ends, the item stays), or its answer was lost (kept for the reconciler).
  */
-export async function giveUp(target: Target, paymentId: string, op: Operation, result: Extract<OperationResult, { ok: false }>): Promise<never> {
-  if (result.reason === 'unknown') throw new OutcomeUnknown(paymentId);
+export async function giveUp(
+  target: Target,
+  payment: { id: string; livemode: boolean; provider?: string | null },
+  op: Operation,
+  result: Extract<OperationResult, { ok: false }>,
+): Promise<never> {
+  const mode = modeOf(payment);
+  const provider = op.provider ?? payment.provider ?? 'unknown';
+  if (result.reason === 'unknown') {
+    count('UnknownOutcomes', { mode, provider, operation: op.kind });
+    throw new OutcomeUnknown(payment.id);
+  }
+  if (op.kind === 'capture') countCapture(payment, 'failed');
   await commit({ writes: [{ move: target, operation: { finish: op.id } }] });
   if (result.reason === 'refused') throw new ProviderRefused(op.provider ?? 'the provider', `the ${op.kind.replace('_', ' ')}`, result.message);
   throw new ProvidersUnavailable();
@@ -272,7 +290,7 @@ async function carryOutRefund(payment: PaymentRecord, refund: StoredRefund, { re
   }
   if (!result.ok) {
     if (result.reason !== 'unknown') await takeBack(payment, refund);
-    return giveUp(refundTarget(refund), refund.payment_id, op, result);
+    return giveUp(refundTarget(refund), payment, op, result);
   }
   if (!result.pending) return (await confirmRefund(payment, refund, result.reference, { source, reference: result.reference })).view;
   const accepted = await commit({
@@ -287,6 +305,7 @@ async function carryOutRefund(payment: PaymentRecord, refund: StoredRefund, { re
     ],
   });
   if (accepted === 'refused' && (await getRefund(refund.payment_id, refund.id))?.op?.id === op.id) throw new OperationInProgress(1);
+  if (accepted === 'committed') countRefund(payment, 'pending');
   return refundView((await getStoredPayment(payment, payment.id)) as PaymentRecord, refund);
 }
 

@@ -3,6 +3,7 @@ import { type AuthorizeRequest, type AuthorizeResult, authorizeWithin, type Conn
 import type { CreatePaymentBody, SimulateRouteBody } from '../schemas/payments.ts';
 import { publishEvents } from '../events/queue.ts';
 import { logger } from '../logger.ts';
+import { count } from '../metrics.ts';
 import { appSecret } from '../secrets.ts';
 import { cardOnFileUpdate, findCustomerIdByEmail } from '../store/customers.ts';
 import { commit, type Operation } from '../store/commit.ts';
@@ -33,6 +34,7 @@ import { chance, countAttempt, meanApprovedAmount, recentStats, roundRobinTurn }
 import { activeRules, type PaymentFacts } from './routing-rules.ts';
 import { PAYMENT } from './state-machines.ts';
 import type { Owner } from '../store/keys.ts';
+import { annotate } from '../tracer.ts';
 
 export type CreatePaymentInput = v.InferOutput<typeof CreatePaymentBody>;
 export type SimulateRouteInput = v.InferOutput<typeof SimulateRouteBody>;
@@ -167,6 +169,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
   // One instant for the id (a ULID, which orders lists) and created_at, however long routing and the provider take.
   const createdAt = origin.at;
   const id = idFor('payment', origin);
+  annotate({ payment: id });
   const customerEmail = input.customer?.email;
   const stored: StoredCard = {
     brand: cardBrand(card.number),
@@ -230,6 +233,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
       return answerRetried(merchant, input, origin);
     }
     await publishEvents([event]);
+    count('Declines', { mode: modeOf(declined), provider: 'risk_engine', decline_code: 'fraudulent' });
     return answerFor(declined);
   }
 
@@ -320,6 +324,7 @@ export async function authorizePayment(
       let result = await authorizeWithin(connector, request);
       if (result.outcome === 'unknown') result = await resolveUnknown(connector, request, result.latencyMs);
       attempts.push({ provider, approved: result.outcome === 'approved', latencyMs: result.latencyMs });
+      countAttemptOutcome(base, provider, result, index < targets.length - 1);
       trail.push({
         ...pending,
         status: attemptStatusOf(result),
@@ -371,6 +376,16 @@ export async function authorizePayment(
   // Every provider failed before accepting: nothing is held, so nothing is kept (a retry runs again).
   if (op) await commit({ writes: [{ remove: paymentTarget(base), operation: op.id, inStates: ['processing'] }] });
   throw new ProvidersUnavailable();
+}
+
+/** An attempt as business metrics: its outcome, a decline's code, a failover to the next target, an unknown outcome. */
+function countAttemptOutcome(payment: PaymentRecord, provider: string, result: AuthorizeResult, more: boolean): void {
+  const mode = modeOf(payment);
+  const outcome = result.outcome === 'approved' ? 'approved' : result.outcome === 'soft_failure' ? 'failed' : result.outcome;
+  count('Authorizations', { mode, provider, outcome });
+  if (result.outcome === 'declined') count('Declines', { mode, provider, decline_code: result.declineCode });
+  if (result.outcome === 'unknown') count('UnknownOutcomes', { mode, provider, operation: 'authorize' });
+  if (result.outcome === 'soft_failure' && more) count('Failovers', { mode, provider });
 }
 
 /** An attempt's status from its connector's answer (a soft failure after a reversal is `reversed`: its key is closed). */

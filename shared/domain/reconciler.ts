@@ -10,6 +10,7 @@ import { reconcileInvoiceSend } from './invoice-delivery.ts';
 import { awaiting, reconcilePaymentOperation, reconcileRefundOperation } from './payment-lifecycle.ts';
 import { resolveAuthorization } from './payments.ts';
 import { resumeStalledAdvances } from './test-clocks.ts';
+import { count } from '../metrics.ts';
 
 export interface ReconcileReport {
   found: number;
@@ -39,15 +40,11 @@ export async function reconcile(now = clock.now()): Promise<ReconcileReport> {
 export async function reconcileLeased(leased: Leased): Promise<boolean> {
   const op = leasedOperation(leased);
   try {
-    if (op.awaiting) return await settleAwaiting(leased);
-    if (leased.entity === 'refund') await reconcileRefundOperation(leased.refund);
-    else if (leased.entity === 'invoice') await reconcileInvoiceSend(leased.invoice);
-    else if (leased.entity === 'dispute') await reconcileDisputeOperation(leased.dispute);
-    else if (leased.payment.op.kind === 'authorize') {
-      if ((await resolveAuthorization(leased.payment, 'reconciler')) === 'pending') throw new Error('authorization still unknown');
-    } else await reconcilePaymentOperation(leased.payment);
-    return true;
+    const settled = op.awaiting ? await settleAwaiting(leased) : await finishLeased(leased);
+    count('ReconcilerActions', { entity: leased.entity, action: settled ? 'settled' : 'deferred' });
+    return settled;
   } catch (error) {
+    count('ReconcilerActions', { entity: leased.entity, action: 'deferred' });
     logger.warn('An operation could not be finished yet; the next run tries again', {
       operation_id: op.id,
       kind: op.kind,
@@ -55,6 +52,17 @@ export async function reconcileLeased(leased: Leased): Promise<boolean> {
     });
     return false;
   }
+}
+
+/** Carries an operation begun by a run that did not finish it to its end, as the primitive of its entity does. */
+async function finishLeased(leased: Leased): Promise<true> {
+  if (leased.entity === 'refund') await reconcileRefundOperation(leased.refund);
+  else if (leased.entity === 'invoice') await reconcileInvoiceSend(leased.invoice);
+  else if (leased.entity === 'dispute') await reconcileDisputeOperation(leased.dispute);
+  else if (leased.payment.op.kind === 'authorize') {
+    if ((await resolveAuthorization(leased.payment, 'reconciler')) === 'pending') throw new Error('authorization still unknown');
+  } else await reconcilePaymentOperation(leased.payment);
+  return true;
 }
 
 const leasedOperation = (leased: Leased): Operation => {

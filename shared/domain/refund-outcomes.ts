@@ -18,6 +18,8 @@ import { paymentView } from './payments.ts';
 import { refundObject } from './refunds.ts';
 import { PAYMENT, REFUND } from './state-machines.ts';
 import { type ChangeSource, historyEntry } from './timeline-entries.ts';
+import { count } from '../metrics.ts';
+import { modeOf } from './connectors.ts';
 
 /**
  * How a refund ends, whoever learns it (the refund request, a provider's notification, the reconciler): confirmed
@@ -78,6 +80,7 @@ export async function confirmRefund(payment: PaymentRecord, refund: StoredRefund
     });
     if (confirmed === 'committed') {
       await publishEvents([event]);
+      countRefund(payment, 'succeeded');
       return { view, applied: true };
     }
     const reread = await getRefund(refund.payment_id, refund.id);
@@ -126,6 +129,7 @@ export async function failRefund(payment: PaymentRecord, refund: StoredRefund, f
     });
     if (given === 'committed') {
       await publishEvents([event]);
+      countRefund(payment, 'failed');
       return true;
     }
     const reread = await getRefund(refund.payment_id, refund.id);
@@ -134,3 +138,7 @@ export async function failRefund(payment: PaymentRecord, refund: StoredRefund, f
   }
   throw new OperationInProgress(1, 'this payment (concurrent refunds)');
 }
+
+/** A refund's outcome as a business metric (pending when the provider accepted it for later). */
+export const countRefund = (payment: PaymentRecord, outcome: 'succeeded' | 'pending' | 'failed'): void =>
+  count('Refunds', { mode: modeOf(payment), provider: payment.provider ?? 'unknown', outcome });

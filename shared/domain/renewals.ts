@@ -28,6 +28,8 @@ import { createInvoice, markInvoicePaid } from './invoices.ts';
 import { capturePayment } from './payment-lifecycle.ts';
 import { PERIOD } from './state-machines.ts';
 import { applyMove, scheduleOf, today } from './subscriptions.ts';
+import { count } from '../metrics.ts';
+import { modeOf } from './connectors.ts';
 
 /**
  * Renewals: an hourly schedule runs the scanner, which reads the sparse renewal index (never the table) and enqueues
@@ -104,11 +106,17 @@ const skip = (reason: string, message: RenewalMessage): RenewalOutcome => {
   return `skipped:${reason}`;
 };
 
-/** Renews one period of one subscription (one message of the renewals queue), at most once. */
+/** Renews one period of one subscription (one message of the renewals queue), at most once; counts what it did. */
 export async function renewPeriod(message: RenewalMessage): Promise<RenewalOutcome> {
-  const { subscription_id, period_start: period, attempt } = message;
-  const subscription = await loadSubscription(subscription_id);
+  const subscription = await loadSubscription(message.subscription_id);
   if (!subscription) return skip('unknown_subscription', message);
+  const outcome = await renewLoaded(subscription, message);
+  if (outcome === 'renewed' || outcome === 'past_due') count('Renewals', { mode: modeOf(subscription), outcome });
+  return outcome;
+}
+
+async function renewLoaded(subscription: SubscriptionRecord, message: RenewalMessage): Promise<RenewalOutcome> {
+  const { subscription_id, period_start: period, attempt } = message;
   const day = today();
   if (period > day) return skip('not_due_yet', message);
   if (subscription.next_billing !== period || (subscription.status !== 'active' && subscription.status !== 'past_due')) {

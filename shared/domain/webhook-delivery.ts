@@ -8,6 +8,8 @@ import { openSecret } from '../webhooks/sealed-secret.ts';
 import { signatureHeaders } from '../webhooks/signing.ts';
 import { clock } from './clock.ts';
 import { type DomainEvent, type EventType, eventPayload } from './events.ts';
+import { count } from '../metrics.ts';
+import { modeOf } from './connectors.ts';
 
 export const DELIVERY_TIMEOUT_MS = 15_000;
 
@@ -25,14 +27,20 @@ const subscribed = (webhook: WebhookRecord, type: EventType) =>
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
 
-/** One signed POST of the event to the endpoint (SSRF-checked at the resolved address, no redirects, 15 s). */
+/**
+ * One signed POST of the event to the endpoint (SSRF-checked at the resolved address, no redirects, 15 s), counted
+ * by endpoint and outcome.
+ */
 export async function deliver(webhook: WebhookRecord, event: DomainEvent): Promise<WebhookHttpResult> {
   const payload = eventPayload(event);
   const secret = await openSecret(webhook.secret_sealed, webhook.merchant_id, webhook.id);
-  return postWebhook(new URL(webhook.url), payload, signatureHeaders(secret, event.id, payload, new Date(clock.now())), {
+  const result = await postWebhook(new URL(webhook.url), payload, signatureHeaders(secret, event.id, payload, new Date(clock.now())), {
     timeoutMs: DELIVERY_TIMEOUT_MS,
     allowLoopback: isLocal,
   });
+  const outcome = isSuccess(result.status_code) ? 'delivered' : 'failed';
+  count('WebhookDeliveries', { mode: modeOf(webhook), endpoint: webhook.id, outcome });
+  return result;
 }
 
 /** Handles one message of the events queue: a new event's first round, or a retry to one endpoint. */

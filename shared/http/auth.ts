@@ -4,6 +4,7 @@ import { authenticate } from '../domain/auth.ts';
 import { Unauthorized } from '../domain/errors.ts';
 import { logger } from '../logger.ts';
 import { stateOf } from './types.ts';
+import { annotate } from '../tracer.ts';
 
 /**
  * Resolves `Authorization: Bearer <API key | session token>` to the merchant; anything else is 401 Invalid API key.
@@ -19,5 +20,6 @@ export const auth = (): MiddlewareObj<APIGatewayProxyEvent> => ({
     const merchant = await authenticate(match[1], request.event.headers?.livemode);
     stateOf(request).merchant = merchant;
     logger.appendKeys({ merchant_id: merchant.id });
+    annotate({ merchant: merchant.id });
   },
 });

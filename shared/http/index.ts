@@ -17,6 +17,8 @@ export { FileBody };
 import { requestContext } from './request-context.ts';
 import { type Auth, type Merchant, stateOfContext, stateToContext } from './types.ts';
 import { type AnySchema, pathIds, validate } from './validate.ts';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import { tracer } from '../tracer.ts';
 
 type Out<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
 /** What the function may return: what its response schema accepts (so the schema cannot drift from the view). */
@@ -65,7 +67,7 @@ export type HttpHandler = middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewa
 };
 
 /**
- * Builds an HTTP Lambda: request id + logger, header normalization, error mapping, auth, rate limit, path ids, JSON body,
+ * Builds an HTTP Lambda: trace and logger context (Powertools), request id, header normalization, error mapping, auth, rate limit, path ids, JSON body,
  * validation and idempotency, in that order. The function receives validated input and returns the 200 body.
  */
 export function http<
@@ -76,6 +78,7 @@ export function http<
   R extends AnySchema | undefined = undefined,
 >(options: HttpOptions<A, B, Q, P, R>, fn: (input: HttpInput<A, B, Q, P>) => Promise<Returned<R>>): HttpHandler {
   const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
+    .use(captureLambdaHandler(tracer, { captureResponse: false }))
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(requestContext())
     .use(httpHeaderNormalizer())

@@ -3,6 +3,7 @@ import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { config, isLocal } from '../config.ts';
 import { isoNow } from '../domain/clock.ts';
 import { addToLocalOutbox } from './local-outbox.ts';
+import { tracer } from '../tracer.ts';
 
 export interface Email {
   to: string;
@@ -16,7 +17,7 @@ export interface EmailSender {
 }
 
 class SesEmailSender implements EmailSender {
-  private readonly ses = new SESv2Client({});
+  private readonly ses = tracer.captureAWSv3Client(new SESv2Client({}));
   async send(email: Email): Promise<void> {
     await this.ses.send(
       new SendEmailCommand({

@@ -5,6 +5,7 @@ import { type Config, config, isLocal } from '../config.ts';
 import { isoNow } from '../domain/clock.ts';
 import { AppError, MESSAGES } from '../domain/errors.ts';
 import { addToLocalOutbox } from './local-outbox.ts';
+import { tracer } from '../tracer.ts';
 
 /**
  * The messaging port for phone channels (e-mail has its own port, `email.ts`):
@@ -58,7 +59,7 @@ export class EndUserMessagingSmsSender implements MessageSender {
   private client?: PinpointSMSVoiceV2Client;
   constructor(private readonly settings: Pick<MessagingSettings, 'SMS_ORIGINATION_IDENTITY' | 'SMS_CONFIGURATION_SET'>) {}
   async send(message: TextMessage): Promise<void> {
-    this.client ??= new PinpointSMSVoiceV2Client({});
+    this.client ??= tracer.captureAWSv3Client(new PinpointSMSVoiceV2Client({}));
     await this.client.send(
       new SendTextMessageCommand({
         DestinationPhoneNumber: message.to,
@@ -84,7 +85,7 @@ export class EndUserMessagingWhatsAppSender implements MessageSender {
     >,
   ) {}
   async send(message: TextMessage): Promise<void> {
-    this.client ??= new SocialMessagingClient({});
+    this.client ??= tracer.captureAWSv3Client(new SocialMessagingClient({}));
     const payload = {
       messaging_product: 'whatsapp',
       to: message.to,

@@ -13,6 +13,7 @@ import {
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { config } from '../config.ts';
 import type { Key } from './keys.ts';
+import { tracer } from '../tracer.ts';
 
 /**
  * Every DynamoDB call ends well inside an API function's 10 s timeout, so a stalled table answers the client with a
@@ -30,16 +31,18 @@ const CONFLICT_RETRIES = 5;
 /** A document client with the timeouts and retry limits above (the endpoint comes from AWS_ENDPOINT_URL_DYNAMODB locally). */
 export function createDocumentClient(clientConfig: DynamoDBClientConfig = {}): DynamoDBDocumentClient {
   const client = DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      maxAttempts: MAX_ATTEMPTS,
-      requestHandler: new NodeHttpHandler({
-        connectionTimeout: CONNECT_TIMEOUT_MS,
-        requestTimeout: REQUEST_TIMEOUT_MS,
-        // without it a request over its timeout is only logged as a warning
-        throwOnRequestTimeout: true,
+    tracer.captureAWSv3Client(
+      new DynamoDBClient({
+        maxAttempts: MAX_ATTEMPTS,
+        requestHandler: new NodeHttpHandler({
+          connectionTimeout: CONNECT_TIMEOUT_MS,
+          requestTimeout: REQUEST_TIMEOUT_MS,
+          // without it a request over its timeout is only logged as a warning
+          throwOnRequestTimeout: true,
+        }),
+        ...clientConfig,
       }),
-      ...clientConfig,
-    }),
+    ),
     {
       // convertClassInstanceToMap: the marshaller tells plain objects by `constructor.name`, so a merchant's metadata
       // with a `constructor` key would otherwise fail to store; it is stored as a map like any other object.

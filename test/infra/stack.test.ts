@@ -8,6 +8,7 @@ import { defaultSettings, PaymentOrchestrationStack, settingsFromContext } from 
 import { queueDefinitions } from '../../shared/queues.ts';
 import { tableDefinition } from '../../shared/store/table-definition.ts';
 import { mergedTemplate, type Resource } from './templates.ts';
+import { METRICS_NAMESPACE } from '../../shared/metrics.ts';
 
 /*
  * CDK assertions on the synthesized templates of the root stack and its nested stacks, read as one (templates.ts). `aws:cdk:bundling-stacks: []` makes every NodejsFunction skip esbuild
@@ -54,30 +55,34 @@ describe('functions', () => {
     expect([...functionIdByName.keys()].sort()).toEqual(catalog.map((f) => f.name).sort());
   });
 
-  it.each(catalog.map((f) => [f.name, f] as const))('%s runs on Node 24, arm64, with the catalog size and the shared env', (name, spec) => {
-    expect(props(functionId(name))).toMatchObject({
-      Runtime: 'nodejs24.x',
-      Architectures: ['arm64'],
-      Handler: 'index.handler',
-      MemorySize: spec.memory,
-      Timeout: spec.timeout,
-      TracingConfig: { Mode: 'Active' },
-      LoggingConfig: { LogFormat: 'JSON' },
-      Environment: {
-        Variables: {
-          APP_ENV: 'aws',
-          LOG_LEVEL: defaultSettings.logLevel,
-          POWERTOOLS_SERVICE_NAME: defaultSettings.serviceName,
-          TABLE_NAME: { Ref: tableId },
-          APP_SECRET_ARN: { Ref: logicalIdOf(stack.secret) },
+  it.each(catalog.map((f) => [f.name, f] as const))(
+    '%s runs on Node 24, arm64, traced, with the catalog size and the shared env (metrics namespace too)',
+    (name, spec) => {
+      expect(props(functionId(name))).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        MemorySize: spec.memory,
+        Timeout: spec.timeout,
+        TracingConfig: { Mode: 'Active' },
+        LoggingConfig: { LogFormat: 'JSON' },
+        Environment: {
+          Variables: {
+            APP_ENV: 'aws',
+            LOG_LEVEL: defaultSettings.logLevel,
+            POWERTOOLS_SERVICE_NAME: defaultSettings.serviceName,
+            POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+            TABLE_NAME: { Ref: tableId },
+            APP_SECRET_ARN: { Ref: logicalIdOf(stack.secret) },
+          },
         },
-      },
-    });
-    // Only what writes emits events (and the sweeper, which resends them): GETs cannot reach the events queue.
-    const variables = (props(functionId(name)).Environment as { Variables: Record<string, unknown> }).Variables;
-    expect('EVENTS_QUEUE_URL' in variables, name).toBe(queuesSentToBy(spec).includes('events'));
-    if (spec.trigger.type === 'http') expect('EVENTS_QUEUE_URL' in variables, name).toBe(spec.trigger.method !== 'GET');
-  });
+      });
+      // Only what writes emits events (and the sweeper, which resends them): GETs cannot reach the events queue.
+      const variables = (props(functionId(name)).Environment as { Variables: Record<string, unknown> }).Variables;
+      expect('EVENTS_QUEUE_URL' in variables, name).toBe(queuesSentToBy(spec).includes('events'));
+      if (spec.trigger.type === 'http') expect('EVENTS_QUEUE_URL' in variables, name).toBe(spec.trigger.method !== 'GET');
+    },
+  );
 
   it('gives each function its own encrypted log group and no AWS-managed policy', () => {
     for (const spec of catalog) {
@@ -221,16 +226,8 @@ describe('REST API', () => {
     template.resourceCountIs('AWS::ApiGateway::Account', 1);
   });
 
-  it("names the API after the stack and alarms on its own stage's 5XX only", () => {
+  it('names the API after the stack (alarms: alarms.test.ts)', () => {
     template.hasResourceProperties('AWS::ApiGateway::RestApi', { Name: 'PaymentOrchestration' });
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      MetricName: '5XXError',
-      Dimensions: Match.arrayWith([
-        { Name: 'ApiName', Value: 'PaymentOrchestration' },
-        { Name: 'Stage', Value: Match.anyValue() },
-      ]),
-      AlarmActions: Match.anyValue(),
-    });
   });
 
   it('answers unknown routes 404 in the app error shape', () => {

@@ -27,6 +27,8 @@ export interface RuntimeProcess {
   dynamoPid: number;
   /** Everything printed so far (stdout + stderr). */
   output(): string;
+  /** Resolves with what `find` returns once it returns something for the output so far (checked on every chunk). */
+  waitForOutput<T>(find: (output: string) => T | undefined, ms?: number): Promise<T>;
   /** The exit code (or the signal name) once the process, and everything sharing its output, has exited. */
   exited: Promise<number | NodeJS.Signals>;
   /** Send a signal to the process group (what a terminal's Ctrl-C does) or, with `only: true`, to the child alone. */
@@ -113,6 +115,23 @@ export async function startRuntimeProcess(options: RuntimeProcessOptions = {}): 
       merchantId: m[3]!,
       apiKey: m[4]!,
       output: () => output,
+      waitForOutput: <T>(find: (output: string) => T | undefined, ms = 10_000) =>
+        new Promise<T>((resolve, reject) => {
+          const timer = setTimeout(() => {
+            waiters.delete(check);
+            reject(new Error(`not printed within ${ms} ms:\n${output.slice(-4000)}`));
+          }, ms);
+          function check() {
+            const found = find(output);
+            if (found === undefined && !closed) return;
+            clearTimeout(timer);
+            waiters.delete(check);
+            if (found === undefined) reject(new RuntimeExited(child.exitCode ?? child.signalCode ?? -1, output));
+            else resolve(found);
+          }
+          waiters.add(check);
+          check();
+        }),
       exited,
       signal: (signal, opts) => (opts?.only ? child.kill(signal) : group(signal)),
       kill,
