@@ -16,7 +16,7 @@ const NO_SCHEMAS_IN_STORE = {
 const boundary = (files, boundaries) => ({ files: [files], rules: { 'no-restricted-imports': ['error', { patterns: boundaries }] } });
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', 'coverage/', '.data/', 'bench/out/', 'dist/'] },
+  { ignores: ['node_modules/', 'cdk.out/', 'coverage/', '.data/', 'bench/out/', 'dist/', 'client/dist/', 'client/src/api.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

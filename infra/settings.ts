@@ -15,6 +15,8 @@ export interface AppSettings {
   sesSandbox: boolean;
   /** E-mail subscribed to the alarm topic. Context `alarmEmail`. */
   alarmEmail?: string | undefined;
+  /** `PAYMENTS_PER_MINUTE`: payment creates a merchant may make per minute. Context `paymentsPerMinute`. */
+  paymentsPerMinute: number;
   /** `LOG_LEVEL` of every function. Context `logLevel`. */
   logLevel: Config['LOG_LEVEL'];
   /** Retention of every log group. Context `logRetentionDays` (one of CloudWatch's values). */
@@ -48,6 +50,7 @@ export const defaultSettings: AppSettings = {
   createSesIdentity: true,
   sesSandbox: false,
   logLevel: 'INFO',
+  paymentsPerMinute: 100,
   // PCI DSS 10.7: a year of audit trail.
   logRetention: RetentionDays.ONE_YEAR,
   stageName: 'v1',
@@ -93,6 +96,7 @@ export function settingsFromContext(node: Node): AppSettings {
     sesSandbox: flag('sesSandbox', defaultSettings.sesSandbox),
     alarmEmail: alarmEmail ? String(alarmEmail) : undefined,
     logLevel: logLevel as Config['LOG_LEVEL'],
+    paymentsPerMinute: number('paymentsPerMinute', defaultSettings.paymentsPerMinute),
     logRetention: logRetention as RetentionDays,
     stageName: text('apiStageName', defaultSettings.stageName),
     apiRateLimit: number('apiRateLimit', defaultSettings.apiRateLimit),

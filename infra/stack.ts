@@ -69,6 +69,7 @@ export class PaymentOrchestrationStack extends Stack {
       messaging: settings.messaging,
       serviceName: settings.serviceName,
       logLevel: settings.logLevel,
+      paymentsPerMinute: settings.paymentsPerMinute,
       ...logs,
     };
 

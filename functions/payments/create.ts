@@ -2,13 +2,14 @@ import { createPayment } from '../../shared/domain/payments.ts';
 import { http } from '../../shared/http/index.ts';
 import { CreatePaymentBody } from '../../shared/schemas/payments.ts';
 import { Payment } from '../../shared/schemas/responses/payments.ts';
+import { config } from '../../shared/config.ts';
 
 export const handler = http(
   {
     auth: 'merchant',
     body: CreatePaymentBody,
     idempotent: true,
-    rateLimit: { name: 'payments-create', limit: 100, per: 'merchant' },
+    rateLimit: { name: 'payments-create', limit: config.PAYMENTS_PER_MINUTE, per: 'merchant' },
     response: Payment,
     errors: [402, 500],
   },

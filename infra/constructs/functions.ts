@@ -107,6 +107,7 @@ export interface AppFunctionProps {
   spec: FunctionSpec;
   serviceName: string;
   logLevel: Config['LOG_LEVEL'];
+  paymentsPerMinute: number;
   logRetention: RetentionDays;
   logKey: IKey;
 }
@@ -155,6 +156,7 @@ export class AppFunction extends Construct {
       environment: {
         [env('APP_ENV')]: 'aws',
         [env('LOG_LEVEL')]: props.logLevel,
+        [env('PAYMENTS_PER_MINUTE')]: String(props.paymentsPerMinute),
         POWERTOOLS_SERVICE_NAME: props.serviceName,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         NODE_OPTIONS: '--enable-source-maps',

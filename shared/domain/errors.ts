@@ -79,8 +79,9 @@ export class NotFound extends AppError {
 }
 
 export class RateLimited extends AppError {
-  constructor(headers: Record<string, string>) {
-    super(429, 'rate_limit_error', 'rate_limit_exceeded', MESSAGES[429], {}, headers);
+  /** `limit`: the endpoint's requests per minute, named in the message (the spec's text for the default 100) */
+  constructor(limit: number, headers: Record<string, string>) {
+    super(429, 'rate_limit_error', 'rate_limit_exceeded', MESSAGES[429].replace('100', String(limit)), {}, headers);
   }
 }
 

@@ -29,7 +29,7 @@ export const rateLimit = (options: RateLimitOptions): MiddlewareObj<APIGatewayPr
     const count = await countInWindow(options.name, subject, windowEnd - WINDOW_MS, windowEnd);
     Object.assign(state.responseHeaders, headers(count));
     if (count > options.limit) {
-      throw new RateLimited({ 'Retry-After': String(Math.max(1, Math.ceil((windowEnd - now) / 1000))) });
+      throw new RateLimited(options.limit, { 'Retry-After': String(Math.max(1, Math.ceil((windowEnd - now) / 1000))) });
     }
   },
   onError: (request) => {

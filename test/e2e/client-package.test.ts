@@ -1,0 +1,131 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildClient, CLIENT_DIR } from '../../client/build.ts';
+import { projectRoot } from '../../infra/local/lambda.ts';
+import { freshCard } from '../support/payments.ts';
+import { startRuntimeProcess, type RuntimeProcess } from '../support/runtime.ts';
+
+const run = promisify(execFile);
+const PAYMENTS_PER_MINUTE = 4;
+
+/**
+ * The client package as a user gets it: built, packed with `npm pack`, installed from the tarball into a scratch
+ * project (offline: it has no dependency), type-checked there, and run with plain `node` against `npm start`.
+ */
+describe('the client package, packed and installed into a scratch project', () => {
+  let scratch: string;
+  let runtime: RuntimeProcess;
+
+  beforeAll(async () => {
+    scratch = mkdtempSync(join(tmpdir(), 'client-scratch-'));
+    const [, started] = await Promise.all([
+      (async () => {
+        await buildClient();
+        await run('npm', ['pack', CLIENT_DIR, '--pack-destination', scratch], { cwd: projectRoot });
+        const tarball = readdirSync(scratch).find((f) => f.endsWith('.tgz'))!;
+        writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
+        await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', `./${tarball}`], { cwd: scratch });
+      })(),
+      startRuntimeProcess({ env: { PAYMENTS_PER_MINUTE: String(PAYMENTS_PER_MINUTE) } }),
+    ]);
+    runtime = started;
+  }, 180_000);
+  afterAll(() => {
+    runtime?.kill();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  });
+
+  const tsc = (file: string) =>
+    run(
+      process.execPath,
+      [
+        resolve(projectRoot, 'node_modules/typescript/bin/tsc'),
+        '--noEmit',
+        '--strict',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--lib',
+        'es2022,dom',
+        file,
+      ],
+      { cwd: scratch },
+    );
+
+  it('is typed from the OpenAPI document: a right call compiles, a wrong body does not', async () => {
+    // Prepare
+    const call = (body: string) => `import { createClient } from '@payment-orchestration/client';
+const api = createClient({ baseUrl: 'http://localhost:3000', apiKey: 'sk_test_x' });
+const payment = await api.POST('/api/payments/create', { body: ${body} });
+const id: string = payment.id;
+const captured = await api.POST('/api/payments/{id}/capture', { params: { id }, body: {} });
+console.log(captured.status);
+`;
+    const card = "{ type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2034, cvc: '123' } }";
+    writeFileSync(join(scratch, 'right.ts'), call(`{ amount: 1000, currency: 'usd', payment_method: ${card} }`));
+    writeFileSync(join(scratch, 'wrong.ts'), call(`{ amount: 'ten', currency: 'usd', payment_method: ${card} }`));
+    // Act + Assess
+    await expect(tsc('right.ts')).resolves.toBeDefined();
+    const wrong = await tsc('wrong.ts').then(
+      () => '',
+      (error: { stdout: string }) => error.stdout,
+    );
+    // line 3, column 66: the `amount` of the body
+    expect(wrong).toContain("wrong.ts(3,66): error TS2322: Type 'string' is not assignable to type 'number'.");
+  });
+
+  it('creates, captures, refunds and lists every page with plain node, and waits out a 429 by its Retry-After', async () => {
+    // Prepare: the script a merchant would write
+    const script = `import { createClient } from '@payment-orchestration/client';
+const [baseUrl, apiKey, cards] = [process.argv[2], process.argv[3], JSON.parse(process.argv[4])];
+const retries = [];
+const api = createClient({ baseUrl, apiKey, maxWaitMs: 65_000, onRetry: (r) => retries.push(r) });
+const body = (number, amount) => ({ amount, currency: 'usd', payment_method: { type: 'card', card: { number, exp_month: 12, exp_year: 2034, cvc: '123' } } });
+const first = await api.POST('/api/payments/create', { body: body(cards[0], 2500) });
+const captured = await api.POST('/api/payments/{id}/capture', { params: { id: first.id }, body: {} });
+const refunded = await api.POST('/api/payments/{id}/refund', { params: { id: first.id }, body: { amount: 1000 } });
+// more creates than the limit allows in any one minute: at least one is answered 429 and retried
+const created = [first.id];
+for (const number of cards.slice(1)) {
+  created.push((await api.POST('/api/payments/create', { body: body(number, 1000) })).id);
+}
+const listed = [];
+for await (const payment of api.listAll('/api/payments/list', { query: { limit: 2 } })) listed.push(payment.id);
+console.log(JSON.stringify({ captured, refunded, created, listed, retries }));
+`;
+    writeFileSync(join(scratch, 'flow.mjs'), script);
+    const cards = Array.from({ length: 2 * PAYMENTS_PER_MINUTE + 1 }, () => freshCard());
+    // Act
+    const { stdout } = await run(process.execPath, ['flow.mjs', runtime.url, runtime.apiKey, JSON.stringify(cards)], { cwd: scratch });
+    // Assess
+    const out = JSON.parse(stdout) as {
+      captured: { id: string; status: string };
+      refunded: { status: string; refund_id: string; amount: number };
+      created: string[];
+      listed: string[];
+      retries: { status: number | string; waitMs: number; method: string; path: string }[];
+    };
+    expect(out.captured).toMatchObject({ id: out.created[0], status: 'captured' });
+    expect(out.refunded).toMatchObject({ status: 'refunded', amount: 1000 });
+    expect(out.refunded.refund_id).toMatch(/^ref_/);
+    expect(new Set(out.created).size).toBe(cards.length);
+    // every page walked: the demo merchant's own payments and all of these, each once
+    expect(out.listed).toEqual(expect.arrayContaining(out.created));
+    expect(new Set(out.listed).size).toBe(out.listed.length);
+    expect(out.listed.length).toBeGreaterThan(cards.length);
+    const limited = out.retries.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    for (const retry of limited) {
+      expect(retry).toMatchObject({ method: 'POST', path: '/api/payments/create' });
+      expect(retry.waitMs).toBeGreaterThanOrEqual(1000);
+      expect(retry.waitMs).toBeLessThanOrEqual(60_000);
+    }
+  }, 150_000);
+});
