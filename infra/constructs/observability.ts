@@ -361,17 +361,19 @@ export class Observability extends Construct {
           ),
         ],
         [
-          graph('Declines by provider and code', [this.search('Declines', 'decline_code', 'mode="live"')]),
-          graph('Webhook deliveries failed, by endpoint', [this.search('WebhookDeliveries', 'endpoint', 'outcome="failed"')]),
+          graph('Declines by provider and code', [this.search('Declines', 'decline_code', 'mode="live"')], 6),
+          graph('Webhook deliveries failed, by endpoint', [this.search('WebhookDeliveries', 'endpoint', 'outcome="failed"')], 6),
           graph(
             'Renewals by outcome',
             ['renewed', 'past_due'].map((outcome) => this.businessMetric('Renewals', { mode: 'live', outcome }, { label: outcome })),
+            6,
           ),
           graph(
             'Reconciler actions',
             ['payment', 'refund', 'invoice', 'dispute'].flatMap((entity) =>
               ['settled', 'deferred'].map((action) => this.businessMetric('ReconcilerActions', { entity, action }, { label: `${entity} ${action}` })),
             ),
+            6,
           ),
         ],
         [
