@@ -91,10 +91,11 @@ const body = (number, amount) => ({ amount, currency: 'usd', payment_method: { t
 const first = await api.POST('/api/payments/create', { body: body(cards[0], 2500) });
 const captured = await api.POST('/api/payments/{id}/capture', { params: { id: first.id }, body: {} });
 const refunded = await api.POST('/api/payments/{id}/refund', { params: { id: first.id }, body: { amount: 1000 } });
-// more creates than the limit allows in any one minute: at least one is answered 429 and retried
+// create until the limit answers 429 and the client has waited it out once
 const created = [first.id];
 for (const number of cards.slice(1)) {
   created.push((await api.POST('/api/payments/create', { body: body(number, 1000) })).id);
+  if (retries.some((r) => r.status === 429)) break;
 }
 const listed = [];
 for await (const payment of api.listAll('/api/payments/list', { query: { limit: 2 } })) listed.push(payment.id);
@@ -115,11 +116,12 @@ console.log(JSON.stringify({ captured, refunded, created, listed, retries }));
     expect(out.captured).toMatchObject({ id: out.created[0], status: 'captured' });
     expect(out.refunded).toMatchObject({ status: 'refunded', amount: 1000 });
     expect(out.refunded.refund_id).toMatch(/^ref_/);
-    expect(new Set(out.created).size).toBe(cards.length);
+    expect(new Set(out.created).size).toBe(out.created.length);
+    expect(out.created.length).toBeGreaterThan(PAYMENTS_PER_MINUTE);
     // every page walked: the demo merchant's own payments and all of these, each once
     expect(out.listed).toEqual(expect.arrayContaining(out.created));
     expect(new Set(out.listed).size).toBe(out.listed.length);
-    expect(out.listed.length).toBeGreaterThan(cards.length);
+    expect(out.listed.length).toBeGreaterThan(out.created.length);
     const limited = out.retries.filter((r) => r.status === 429);
     expect(limited.length).toBeGreaterThan(0);
     for (const retry of limited) {
