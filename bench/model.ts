@@ -1,6 +1,6 @@
 /** The cost model and the scale-on-paper model, from measured figures and the key design. */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { COUNTER_SHARDS, OUTBOX_SHARDS, ROUTING_STAT_SHARDS } from '../shared/store/keys.ts';
+import { COUNTER_SHARDS, ROUTING_STAT_SHARDS } from '../shared/store/keys.ts';
 import type { Call } from './dynamo.ts';
 
 /** AWS list prices, us-east-1, on-demand (USD). */
@@ -86,17 +86,8 @@ export function scaleOnPaper(create: Call[], rate = 1000) {
     row('write', `RSTAT#<mer>#<0..${ROUTING_STAT_SHARDS - 1}>`, 'routing stats, random shard', 1, ROUTING_STAT_SHARDS),
     row('write', 'PAY#<pay>', 'payment Put (transaction)', 2 * kb('PAY'), rate),
     row('write', 'gsi1 MER#<mer>#PAY', 'payment list index entry', kb('PAY'), 1),
-    row('write', 'EVT#<evt>', 'outbox event Put (transaction)', 2 * kb('EVT'), rate),
+    row('write', 'EVT#<pay> EVT#<evt>', 'event Put (transaction), in its payment’s partition', 2 * kb('EVT'), rate),
     row('write', 'gsi1 MER#<mer>#EVT', 'event list index: the Put, then the worker’s update', kb('EVT'), 1, 2, 1),
-    row(
-      'write',
-      `gsi2 OUTBOX#<0..${OUTBOX_SHARDS - 1}>`,
-      'outbox marker: added, removed by the worker; shared by ALL merchants',
-      kb('EVT'),
-      OUTBOX_SHARDS,
-      2,
-      1,
-    ),
     row('write', 'CUS#<cus>', 'card on file (transaction), per customer', 2, rate),
     row('write', 'gsi1 MER#<mer>#CUS', 'customer list index entry, rewritten by the card-on-file update', 1, 1),
     row('write', 'gsi2 MER#<mer>#CUSEMAIL#<email>', 'customer e-mail index entry, per customer', 1, rate),

@@ -16,7 +16,13 @@ export type Trigger =
   /** `summary`: one line naming the operation, the title of its entry in the OpenAPI document */
   | { type: 'http'; method: HttpMethod; path: string; auth: Auth; summary: string }
   | { type: 'queue'; queue: QueueName; batchSize: number }
-  | { type: 'schedule'; expression: string; everyMinutesLocally: number };
+  | { type: 'schedule'; expression: string; everyMinutesLocally: number }
+  /**
+   * the table's stream, new items of `itemType` only: records in order per partition key, a failed batch retried from
+   * its first failure, bisected, until a record is `maxRecordAgeSeconds` old; then the batch's description goes to
+   * `failuresTo`'s dead-letter queue (the stream keeps records 24 hours)
+   */
+  | { type: 'stream'; itemType: string; batchSize: number; maxRecordAgeSeconds: number; failuresTo: QueueName };
 
 export type { QueueName };
 
@@ -28,8 +34,8 @@ export interface FunctionSpec {
   /** seconds */
   timeout: number;
   /**
-   * what the function sends besides `events` (which every function that writes uses for its outbox): queues, e-mail
-   * (SES) and `messages` (SMS and WhatsApp). CDK grants exactly these, and nothing else names the senders.
+   * what the function sends: queues, e-mail (SES) and `messages` (SMS and WhatsApp). CDK grants exactly these, and
+   * nothing else names the senders.
    */
   sends?: readonly Sendable[];
   /** a worker that only reads the table (a GET's access follows from its method) */
@@ -134,7 +140,23 @@ export const catalog: readonly FunctionSpec[] = [
   http('GET', '/api/analytics/providers', 'analytics/providers', 'Provider performance'),
 
   // Background work. A queue's visibility timeout is at least 6× its worker's timeout (shared/queues.ts).
-  { name: 'workers/webhook-delivery', trigger: { type: 'queue', queue: 'events', batchSize: 10 }, memory: 512, timeout: 30 },
+  // Events: a change commits its event items; the table's stream hands them to the events queue; the delivery worker
+  // fans them out and sends its retries back to the queue.
+  {
+    name: 'workers/event-stream',
+    trigger: { type: 'stream', itemType: 'event', batchSize: 100, maxRecordAgeSeconds: 12 * 60 * 60, failuresTo: 'events' },
+    memory: 256,
+    timeout: 30,
+    sends: ['events'],
+    readsOnly: true,
+  },
+  {
+    name: 'workers/webhook-delivery',
+    trigger: { type: 'queue', queue: 'events', batchSize: 10 },
+    memory: 512,
+    timeout: 30,
+    sends: ['events'],
+  },
   {
     name: 'workers/renewal-scanner',
     trigger: { type: 'schedule', expression: 'rate(1 hour)', everyMinutesLocally: 1 },
@@ -157,14 +179,6 @@ export const catalog: readonly FunctionSpec[] = [
     memory: 512,
     timeout: 60,
     sends: ['email', 'messages', 'clocks'],
-  },
-  {
-    name: 'workers/outbox-sweeper',
-    trigger: { type: 'schedule', expression: 'rate(5 minutes)', everyMinutesLocally: 1 },
-    memory: 256,
-    timeout: 60,
-    sends: ['events'],
-    readsOnly: true,
   },
 ];
 

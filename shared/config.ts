@@ -14,7 +14,7 @@ const ConfigSchema = v.object({
   APP_SECRET_MAX_AGE_SECONDS: v.optional(v.pipe(v.string(), v.regex(/^[1-9]\d*$/), v.transform(Number)), '300'),
   OTP_SENDER_EMAIL: v.optional(v.pipe(v.string(), v.email()), 'no-reply@example.com'),
   LOG_LEVEL: v.optional(v.picklist(['DEBUG', 'INFO', 'WARN', 'ERROR']), 'INFO'),
-  /** the `events` queue (outbox → webhook delivery) and its dead-letter queue */
+  /** the `events` queue (table stream → webhook delivery) and its dead-letter queue */
   EVENTS_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   EVENTS_DLQ_URL: v.optional(v.pipe(v.string(), v.url())),
   /** the `renewals` queue (renewal scanner → renewal worker) and its dead-letter queue */

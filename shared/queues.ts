@@ -1,5 +1,5 @@
 /**
- * The service's queues: `events` (outbox → webhook delivery), `renewals` (scanner → renewal worker) and `clocks` (a
+ * The service’s queues: `events` (table stream → webhook delivery), `renewals` (scanner → renewal worker) and `clocks` (a
  * test clock's advance → the worker that runs it).
  */
 export type QueueName = 'events' | 'renewals' | 'clocks';

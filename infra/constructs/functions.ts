@@ -6,8 +6,18 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import {
+  ApplicationLogLevel,
+  Architecture,
+  FilterCriteria,
+  FilterRule,
+  LoggingFormat,
+  Runtime,
+  StartingPosition,
+  SystemLogLevel,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -51,13 +61,9 @@ export const tableAccessOf = (spec: FunctionSpec): TableAccess => {
   return spec.readsOnly ? 'read' : 'read-write';
 };
 
-/** Queues a function may send to: one that writes emits domain events (outbox → `events`); plus the queues it `sends` to. */
-export const queuesSentToBy = (spec: FunctionSpec): readonly QueueName[] => [
-  ...new Set<QueueName>([
-    ...(tableAccessOf(spec) === 'read-write' ? (['events'] as const) : []),
-    ...(spec.sends ?? []).filter((s): s is QueueName => s !== 'email' && s !== 'messages'),
-  ]),
-];
+/** Queues a function may send to: the ones it `sends` to (a change's events reach `events` through the table's stream). */
+export const queuesSentToBy = (spec: FunctionSpec): readonly QueueName[] =>
+  (spec.sends ?? []).filter((s): s is QueueName => s !== 'email' && s !== 'messages');
 
 const sendersOf = (what: 'email' | 'messages'): ReadonlySet<string> =>
   new Set(catalog.filter((spec) => spec.sends?.includes(what)).map((spec) => spec.name));
@@ -93,6 +99,8 @@ const describeTrigger = (spec: FunctionSpec): string => {
       return `queue ${t.queue}`;
     case 'schedule':
       return `schedule ${t.expression}`;
+    case 'stream':
+      return 'table stream';
   }
 };
 
@@ -318,7 +326,7 @@ export class AppFunctions extends Construct {
       for (const queue of queuesSentToBy(spec)) fn.sendTo(queues.get(queue));
       if (spec.sends?.includes('email')) fn.sendEmailFrom(otpEmail);
       if (spec.sends?.includes('messages')) fn.sendMessages(messaging);
-      this.addTrigger(fn, queues);
+      this.addTrigger(fn, queues, table);
       return fn;
     });
 
@@ -329,7 +337,7 @@ export class AppFunctions extends Construct {
     return this.all.filter((f): f is AppFunction & { spec: HttpFunctionSpec } => f.spec.trigger.type === 'http');
   }
 
-  private addTrigger(fn: AppFunction, queues: AppQueues): void {
+  private addTrigger(fn: AppFunction, queues: AppQueues, table: ITable): void {
     const { trigger } = fn.spec;
     if (trigger.type === 'queue') {
       const { queue, definition, deadLetterQueue } = queues.get(trigger.queue);
@@ -345,6 +353,25 @@ export class AppFunctions extends Construct {
         deadLetterQueue.grantSendMessages(fn.function);
         fn.function.addEnvironment(definition.dlqEnvVar, deadLetterQueue.queueUrl);
       }
+    } else if (trigger.type === 'stream') {
+      fn.function.addEventSource(
+        new DynamoEventSource(table, {
+          startingPosition: StartingPosition.TRIM_HORIZON,
+          batchSize: trigger.batchSize,
+          bisectBatchOnError: true,
+          reportBatchItemFailures: true,
+          retryAttempts: -1,
+          maxRecordAge: Duration.seconds(trigger.maxRecordAgeSeconds),
+          onFailure: new SqsDlq(queues.get(trigger.failuresTo).deadLetterQueue),
+          // only new items of its type invoke it (the local runtime filters alike; the handler ignores anything else)
+          filters: [
+            FilterCriteria.filter({
+              eventName: FilterRule.isEqual('INSERT'),
+              dynamodb: { NewImage: { type: { S: FilterRule.isEqual(trigger.itemType) } } },
+            }),
+          ],
+        }),
+      );
     } else if (trigger.type === 'schedule') {
       new Rule(fn, 'Schedule', {
         description: `${fn.spec.name}: ${trigger.expression}`,

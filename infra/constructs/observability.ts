@@ -60,6 +60,8 @@ export const THRESHOLDS = {
   unknownOutcomes: 3,
   /** % of a worker's invocations that failed, over 5 minutes with at least 5 invocations */
   workerErrorPercent: 10,
+  /** age of the newest record a stream consumer has read, ms: events wait this long before their first delivery */
+  streamIteratorAgeMs: 5 * 60_000,
 } as const;
 
 /** The table operations the service makes (an alarm's expression may hold at most 10 metrics). */
@@ -187,6 +189,17 @@ export class Observability extends Construct {
           description: `The oldest ${definition.name} message has waited over ${maxAge} s for 3 periods of 5 minutes: its consumer is stuck or too slow`,
           metric: queue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: Stats.MAXIMUM }),
           threshold: maxAge,
+          evaluationPeriods: 3,
+          datapointsToAlarm: 3,
+        }),
+      );
+    }
+    for (const fn of props.functions.filter((f) => f.spec.trigger.type === 'stream')) {
+      this.notify(
+        this.alarm(`${fn.node.id}IteratorAge`, {
+          description: `${fn.spec.name} is over ${THRESHOLDS.streamIteratorAgeMs / 60_000} minutes behind the table's stream for 3 periods of 1 minute: events wait (the stream keeps records 24 hours)`,
+          metric: fn.function.metric('IteratorAge', { period: ONE_MINUTE, statistic: Stats.MAXIMUM }),
+          threshold: THRESHOLDS.streamIteratorAgeMs,
           evaluationPeriods: 3,
           datapointsToAlarm: 3,
         }),

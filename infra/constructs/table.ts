@@ -1,11 +1,11 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { tableDefinition } from '../../shared/store/table-definition.ts';
 
 /**
  * The single table, built from the same definition the local runtime uses: on-demand, point-in-time recovery,
- * TTL on `expires_at`, deletion protection, and kept when the stack is deleted (it holds the money).
+ * TTL on `expires_at`, a stream of new images (events leave through it), deletion protection, and kept when the stack is deleted (it holds the money).
  */
 export class AppTable extends Construct {
   readonly table: Table;
@@ -19,6 +19,7 @@ export class AppTable extends Construct {
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
+      stream: StreamViewType[tableDefinition.streamView],
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });

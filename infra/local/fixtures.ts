@@ -1,5 +1,6 @@
 /**
- * Event fixtures (`events/http/*.json`, `events/sqs/*.json`, `events/schedule/*.json`) and their placeholders.
+ * Event fixtures (`events/http/*.json`, `events/sqs/*.json`, `events/schedule/*.json`, `events/dynamodb/*.json`) and
+ * their placeholders.
  * A fixture may contain `{{API_KEY}}`, `{{MERCHANT_ID}}`, … which `invoke` and the tests fill in.
  */
 import { readFileSync } from 'node:fs';
@@ -7,7 +8,7 @@ import { resolve } from 'node:path';
 import type { FunctionSpec } from '../../functions/catalog.ts';
 import { projectRoot } from './lambda.ts';
 
-const FOLDER = { http: 'http', queue: 'sqs', schedule: 'schedule' } as const;
+const FOLDER = { http: 'http', queue: 'sqs', schedule: 'schedule', stream: 'dynamodb' } as const;
 
 /** `customers/get` → `customers-get` */
 export const fixtureBaseName = (functionName: string): string => functionName.replace(/\//g, '-');

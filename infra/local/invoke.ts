@@ -22,7 +22,14 @@ function usage(message: string): never {
   console.error(`${message}\n\nUsage: npm run invoke -- <function> [fixture.json]\nFunctions:`);
   for (const f of catalog) {
     const t = f.trigger;
-    const what = t.type === 'http' ? `${t.method} ${t.path}` : t.type === 'queue' ? `queue ${t.queue}` : `schedule ${t.expression}`;
+    const what =
+      t.type === 'http'
+        ? `${t.method} ${t.path}`
+        : t.type === 'queue'
+          ? `queue ${t.queue}`
+          : t.type === 'schedule'
+            ? `schedule ${t.expression}`
+            : 'table stream';
     console.error(`  ${f.name.padEnd(24)} ${what}`);
   }
   process.exit(2);

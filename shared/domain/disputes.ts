@@ -1,5 +1,4 @@
 import type * as v from 'valibot';
-import { publishEvents } from '../events/queue.ts';
 import type { DisputeEvidence, ProviderChange } from '../providers/types.ts';
 import type { DisputeEvidenceBody, OpenTestDisputeBody } from '../schemas/disputes.ts';
 import { commit, type Operation } from '../store/commit.ts';
@@ -111,7 +110,6 @@ async function openDispute(payment: PaymentRecord, change: DisputeChange, contex
     counters: debited ? disputeCounters(payment, change.currency, change.amount, dayOf(now)) : [],
   });
   if (created === 'refused') return false;
-  await publishEvents(events);
   countDispute(dispute, dispute.status);
   return true;
 }
@@ -143,7 +141,6 @@ async function moveDispute(
     counters: credit ? disputeCounters(dispute, dispute.currency, -dispute.amount, dayOf(now)) : [],
   });
   if (committed === 'refused') return false;
-  await publishEvents([event]);
   countDispute(dispute, move.to);
   return true;
 }

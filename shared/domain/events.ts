@@ -28,7 +28,7 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** An event as it is stored in the outbox and delivered: the Standard Webhooks payload plus routing fields. */
+/** An event as it is stored (with the change it reports) and delivered: the Standard Webhooks payload plus routing fields. */
 export interface DomainEvent {
   id: string;
   type: EventType;

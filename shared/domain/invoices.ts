@@ -6,7 +6,6 @@
  */
 import * as v from 'valibot';
 import { config } from '../config.ts';
-import { publishEvents } from '../events/queue.ts';
 import { CreateInvoiceBody, type ListInvoicesQuery } from '../schemas/invoices.ts';
 import { commit } from '../store/commit.ts';
 import { getCustomer } from '../store/customers.ts';
@@ -143,12 +142,11 @@ export async function createInvoice(merchant: Merchant, input: NewInvoice, baseU
     period_start: input.period_start ?? null,
     metadata: body.metadata ?? {},
   };
-  const { invoice, event } = await insertNumberedInvoice(ownerOf(merchant), id, (sequence) => {
+  const { invoice } = await insertNumberedInvoice(ownerOf(merchant), id, (sequence) => {
     const invoice: InvoiceRecord = { ...draft, number: invoiceNumber(sequence) };
     return { invoice, event: newEvent(ownerOf(merchant), 'invoice.created', { ...toView(invoice, pdfUrl) }) };
   });
   if (invoice.merchant_id !== merchant.id) throw new Error('An invoice id was minted twice');
-  if (event) await publishEvents([event]);
   return toView(invoice, pdfUrl);
 }
 
@@ -188,7 +186,6 @@ export async function move(
     events: [event],
   });
   if (committed === 'refused') throw await refusal(invoice, operation);
-  await publishEvents([event]);
   return result;
 }
 

@@ -2,7 +2,6 @@ import type * as v from 'valibot';
 import type { OperationResult } from '../providers/index.ts';
 import { connectorForOperation, modeOf } from './connectors.ts';
 import type { CaptureBody, ListPaymentsQuery, RefundBody } from '../schemas/payments.ts';
-import { publishEvents } from '../events/queue.ts';
 import { commit, type Operation, type Target } from '../store/commit.ts';
 import {
   getRefund,
@@ -171,7 +170,6 @@ export async function carryOut(payment: StoredPayment, op: Operation, { retried 
     ],
   });
   if (committed === 'refused') throw new OperationInProgress(1);
-  await publishEvents([event]);
   if (op.kind === 'capture') countCapture(payment, result.pending ? 'pending' : 'succeeded');
   return paymentView(moved);
 }

@@ -1,7 +1,6 @@
 import type * as v from 'valibot';
 import { type AuthorizeRequest, type AuthorizeResult, authorizeWithin, type Connector, lookupWithin, type ProviderName } from '../providers/index.ts';
 import type { CreatePaymentBody, SimulateRouteBody } from '../schemas/payments.ts';
-import { publishEvents } from '../events/queue.ts';
 import { logger } from '../logger.ts';
 import { count } from '../metrics.ts';
 import { appSecret } from '../secrets.ts';
@@ -232,7 +231,6 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     ) {
       return answerRetried(merchant, input, origin);
     }
-    await publishEvents([event]);
     count('Declines', { mode: modeOf(declined), provider: 'risk_engine', decline_code: 'fraudulent' });
     return answerFor(declined);
   }
@@ -461,7 +459,6 @@ async function finishCreate(
     counters: [...cardOnFile, ...authorizationCounters(payment, attempts), ...paymentCountChange(payment, null, payment.status)],
   });
   if (result === 'refused') throw new OperationInProgress(1);
-  await publishEvents([event]);
 }
 
 /** Who created the payment: a renewal's charge of the card on file is the schedule's; any other, the API's. */

@@ -1,4 +1,3 @@
-import { publishEvents } from '../events/queue.ts';
 import { logger } from '../logger.ts';
 import type { ProviderChange } from '../providers/types.ts';
 import { commit } from '../store/commit.ts';
@@ -116,7 +115,6 @@ async function failCapture(
     ],
   });
   if (committed === 'refused') return false;
-  await publishEvents([event]);
   return true;
 }
 

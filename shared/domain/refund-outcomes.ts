@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { publishEvents } from '../events/queue.ts';
 import { commit, type Create } from '../store/commit.ts';
 import { dayOf, refundCounters, refundReversalCounters, unplannedRefundCounters } from '../store/ledger.ts';
 import {
@@ -79,7 +78,6 @@ export async function confirmRefund(payment: PaymentRecord, refund: StoredRefund
       throw error;
     });
     if (confirmed === 'committed') {
-      await publishEvents([event]);
       countRefund(payment, 'succeeded');
       return { view, applied: true };
     }
@@ -128,7 +126,6 @@ export async function failRefund(payment: PaymentRecord, refund: StoredRefund, f
       ],
     });
     if (given === 'committed') {
-      await publishEvents([event]);
       countRefund(payment, 'failed');
       return true;
     }

@@ -1,4 +1,3 @@
-import { publishEvents } from '../events/queue.ts';
 import { logger } from '../logger.ts';
 import type { PageQuery } from '../store/pagination.ts';
 import { type BalanceCell, dayOf, readBalanceCells } from '../store/ledger.ts';
@@ -71,7 +70,6 @@ async function payOut(settlements: readonly SettlementRecord[]): Promise<number>
     const paidAt = isoNow();
     const event = newEvent(settlement, 'settlement.paid', view({ ...settlement, status: 'paid', paid_at: paidAt }));
     if (await markSettlementPaid(settlement, paidAt, event)) {
-      await publishEvents([event]);
       paid++;
     }
   }

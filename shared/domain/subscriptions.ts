@@ -1,5 +1,4 @@
 import type * as v from 'valibot';
-import { publishEvents } from '../events/queue.ts';
 import type { CreateSubscriptionBody, ListSubscriptionsQuery } from '../schemas/subscriptions.ts';
 import { commit } from '../store/commit.ts';
 import { getCustomer } from '../store/customers.ts';
@@ -95,7 +94,6 @@ export async function createSubscription(merchant: Merchant, input: CreateInput,
     // Stored by an earlier run of the same request: answered as it is, never created twice.
     return subscriptionView(await load(merchant, subscription.id));
   }
-  await publishEvents([event]);
   return subscriptionView(subscription);
 }
 
@@ -132,7 +130,6 @@ export async function applyMove(
   const updated: SubscriptionRecord = { ...subscription, ...set, status: step.to };
   const event = newEvent(subscription, step.event, subscriptionView(updated));
   if ((await commit({ writes: [subscriptionMove(subscription, step, set, expect)], events: [event] })) === 'refused') return undefined;
-  await publishEvents([event]);
   return updated;
 }
 

@@ -26,7 +26,6 @@ import { atBusinessTime, clock as machineClock } from './clock.ts';
 import { BadRequest, InvalidState, NotFound } from './errors.ts';
 import { newEvent } from './events.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
-import { publishEvents } from '../events/queue.ts';
 import { renewalMessageOf, renewPeriod } from './renewals.ts';
 import { nextSettlementDay, runSettlementDay } from './settlements.ts';
 
@@ -152,7 +151,7 @@ export async function runAdvance({ clock_id }: TestClockMessage): Promise<'ready
   }
   const ready = { ...clock, status: 'ready' as const, frozen_time: clock.target_time, target_time: clock.target_time };
   const event = newEvent(owner, 'test_clock.ready', view(ready));
-  if (await finishAdvance(ready, machineIso(), event)) await publishEvents([event]);
+  await finishAdvance(ready, machineIso(), event);
   logger.info('Test clock advanced', { clock_id, frozen_time: clock.target_time });
   return 'ready';
 }

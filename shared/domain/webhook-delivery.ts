@@ -1,7 +1,7 @@
 import { config, isLocal } from '../config.ts';
 import { eventsQueue, type EventsMessage, MAX_DELAY_SECONDS } from '../events/queue.ts';
 import { logger } from '../logger.ts';
-import { type EndpointDelivery, getEvent, recordFanOut, recordRetry, strandedEvents } from '../store/events.ts';
+import { type EndpointDelivery, type EventRef, getEvent, recordFanOut, recordRetry } from '../store/events.ts';
 import { disableWebhook, listWebhooks, type WebhookRecord } from '../store/webhooks.ts';
 import { postWebhook, type WebhookHttpResult } from '../webhooks/http-client.ts';
 import { openSecret } from '../webhooks/sealed-secret.ts';
@@ -45,13 +45,13 @@ export async function deliver(webhook: WebhookRecord, event: DomainEvent): Promi
 
 /** Handles one message of the events queue: a new event's first round, or a retry to one endpoint. */
 export async function handleEventsMessage(message: EventsMessage): Promise<void> {
-  if (message.kind === 'event') return fanOut(message.event_id);
+  if (message.kind === 'event') return fanOut(message);
   return retry(message);
 }
 
 /** Delivers a new event to every subscribed endpoint at once, records the round, and schedules retries. */
-async function fanOut(eventId: string): Promise<void> {
-  const event = await getEvent(eventId);
+async function fanOut(ref: EventRef): Promise<void> {
+  const event = await getEvent(ref);
   if (!event || event.targeted !== undefined) return; // unknown, or a duplicate send already handled
   // An endpoint receives the events that happened after it was configured, not older ones still in the queue.
   const endpoints = (await listWebhooks(event)).filter((w) => subscribed(w, event.type) && w.created_at <= event.created_at);
@@ -61,9 +61,9 @@ async function fanOut(eventId: string): Promise<void> {
     const status = results[i]!.status_code;
     round[w.id] = { delivered: isSuccess(status), attempts: 1, last_status_code: status };
   });
-  if (!(await recordFanOut(event.id, round))) return; // a concurrent duplicate recorded it first
+  if (!(await recordFanOut(ref, round))) return; // a concurrent duplicate recorded it first
   const now = clock.now();
-  await Promise.all(endpoints.map((w, i) => afterFailure(w, event.id, results[i]!, { attempt: 1, first_attempt_at: now })));
+  await Promise.all(endpoints.map((w, i) => afterFailure(w, ref, results[i]!, { attempt: 1, first_attempt_at: now })));
 }
 
 async function retry(message: Extract<EventsMessage, { kind: 'retry' }>): Promise<void> {
@@ -73,12 +73,12 @@ async function retry(message: Extract<EventsMessage, { kind: 'retry' }>): Promis
     await eventsQueue.send([message], Math.ceil((message.due_at - now) / 1000));
     return;
   }
-  const event = await getEvent(message.event_id);
+  const event = await getEvent(message);
   const webhook = event && (await listWebhooks(event)).find((w) => w.id === message.webhook_id);
   if (!event || !webhook || webhook.status !== 'active') return;
   const result = await deliver(webhook, event);
-  await recordRetry(event.id, webhook.id, result.status_code, isSuccess(result.status_code));
-  await afterFailure(webhook, event.id, result, { attempt: message.attempt, first_attempt_at: message.first_attempt_at });
+  await recordRetry(message, webhook.id, result.status_code, isSuccess(result.status_code));
+  await afterFailure(webhook, message, result, { attempt: message.attempt, first_attempt_at: message.first_attempt_at });
 }
 
 /**
@@ -88,14 +88,14 @@ async function retry(message: Extract<EventsMessage, { kind: 'retry' }>): Promis
  */
 async function afterFailure(
   webhook: WebhookRecord,
-  eventId: string,
+  ref: EventRef,
   result: WebhookHttpResult,
   { attempt, first_attempt_at }: { attempt: number; first_attempt_at: number },
 ): Promise<void> {
   if (isSuccess(result.status_code)) return;
   const failed = {
     webhook_id: webhook.id,
-    event_id: eventId,
+    event_id: ref.event_id,
     endpoint_host: hostOf(webhook.url),
     status_code: result.status_code,
     ...(result.error ? { reason: result.error } : {}),
@@ -109,7 +109,8 @@ async function afterFailure(
   const delay = retryDelayMs(attempt);
   const next: EventsMessage = {
     kind: 'retry',
-    event_id: eventId,
+    event_id: ref.event_id,
+    ...(ref.object_id ? { object_id: ref.object_id } : {}),
     webhook_id: webhook.id,
     attempt: attempt + 1,
     first_attempt_at,
@@ -139,15 +140,4 @@ function hostOf(url: string): string {
   } catch {
     return 'invalid-url';
   }
-}
-
-/** Events older than this without a pickup are resent by the sweeper (a lost send, or a worker outage). */
-export const STRANDED_AFTER_MS = 2 * 60 * 1000;
-
-/** The outbox sweeper: resends events whose outbox marker is still there well after they were written. */
-export async function sweepOutbox(): Promise<{ resent: number }> {
-  const before = new Date(clock.now() - STRANDED_AFTER_MS).toISOString();
-  const ids = await strandedEvents(before);
-  if (ids.length > 0) await eventsQueue.send(ids.map((event_id) => ({ kind: 'event', event_id })));
-  return { resent: ids.length };
 }

@@ -1,17 +1,22 @@
 import * as v from 'valibot';
 import { config } from '../config.ts';
-import type { DomainEvent } from '../domain/events.ts';
-import { logger } from '../logger.ts';
 import { sendJson, sendOneJson } from '../queues-client.ts';
+import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import { logger } from '../logger.ts';
 
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
+const EventId = v.pipe(v.string(), v.startsWith('evt_'));
+/** the object the event reports, where the event is stored (absent on messages sent before events were kept by object) */
+const ObjectId = v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100)));
+
 /** What travels on the `events` queue: a new event to fan out, or one endpoint's retry. */
 const EventsMessageSchema = v.variant('kind', [
-  v.object({ kind: v.literal('event'), event_id: v.pipe(v.string(), v.startsWith('evt_')) }),
+  v.object({ kind: v.literal('event'), event_id: EventId, object_id: ObjectId }),
   v.object({
     kind: v.literal('retry'),
-    event_id: v.pipe(v.string(), v.startsWith('evt_')),
+    event_id: EventId,
+    object_id: ObjectId,
     webhook_id: v.pipe(v.string(), v.startsWith('whk_')),
     attempt: Count,
     first_attempt_at: Count,
@@ -34,14 +39,38 @@ export const eventsQueue = {
 };
 
 /**
- * Hands committed events to the delivery worker. Never fails the request that made the change: the events are
- * already in the table (outbox), and the sweeper resends any whose send was lost.
+ * One batch of the events queue: one object's messages are handled one after another in the order they came, other
+ * objects' at the same time (a slow endpoint holds up only its own object). A message that fails fails the rest of
+ * its object's with it: SQS hands them back, still behind it.
  */
-export async function publishEvents(events: readonly DomainEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  try {
-    await eventsQueue.send(events.map((e) => ({ kind: 'event', event_id: e.id })));
-  } catch (error) {
-    logger.warn('Event send failed; the outbox sweeper will resend', { event_ids: events.map((e) => e.id), error: (error as Error).message });
+export async function handleInObjectOrder(records: readonly SQSRecord[], handle: (message: EventsMessage) => Promise<void>): Promise<SQSBatchResponse> {
+  const failures: string[] = [];
+  const groups = new Map<string, { record: SQSRecord; message: EventsMessage }[]>();
+  for (const record of records) {
+    try {
+      const message = parseEventsMessage(record.body);
+      const key = message.object_id ?? message.event_id;
+      groups.set(key, [...(groups.get(key) ?? []), { record, message }]);
+    } catch (error) {
+      logger.error('A malformed events message; SQS retries it, then dead-letters it', { message_id: record.messageId, error: (error as Error).message });
+      failures.push(record.messageId);
+    }
   }
+  await Promise.all(
+    [...groups.values()].map(async (group) => {
+      for (const [i, { message }] of group.entries()) {
+        try {
+          await handle(message);
+        } catch (error) {
+          logger.warn('An events message failed; it and the later ones of its object are retried', {
+            event_id: message.event_id,
+            error: (error as Error).message,
+          });
+          failures.push(...group.slice(i).map((g) => g.record.messageId));
+          return;
+        }
+      }
+    }),
+  );
+  return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
 }

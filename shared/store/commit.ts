@@ -19,7 +19,7 @@ import {
 /**
  * The one place a change becomes a DynamoDB transaction. A use case says WHAT changes (an entity's transition and
  * fields, new items, the events, the ledger's counter cells, an external operation begun or finished); `commit`
- * alone says HOW: keys, condition and update expressions, the outbox, and what a failed condition means.
+ * alone says HOW: keys, condition and update expressions, the event items, and what a failed condition means.
  */
 
 /** The stored things a change can write, by id: the key (and list keys) are built here, from keys.ts. */

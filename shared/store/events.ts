@@ -3,8 +3,8 @@ import * as v from 'valibot';
 import { type DomainEvent, EVENT_TYPES } from '../domain/events.ts';
 import { conditionalWrite, db, TABLE, ttl } from './client.ts';
 import { Int, nullable, recordReader, Text } from './item-schemas.ts';
-import { eventKeys, OUTBOX_SHARDS, type Owner } from './keys.ts';
-import { acrossShards, listPage, merchantList, type Page, type PageQuery, queryAll } from './pagination.ts';
+import { eventKeys, type Owner } from './keys.ts';
+import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
 const KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -23,16 +23,26 @@ export interface EventRecord extends DomainEvent {
   endpoints?: Record<string, EndpointDelivery>;
 }
 
-/** The Put that writes an event into the outbox, to go in the same transaction as the change it reports. */
+/** Where an event is stored: its id and the object it reports (absent for events stored before events were kept by object). */
+export interface EventRef {
+  event_id: string;
+  object_id?: string;
+}
+
+const objectIdOf = (event: DomainEvent): string => (typeof event.data.object.id === 'string' ? event.data.object.id : event.id);
+const keyOf = (ref: EventRef) => eventKeys.item(ref.event_id, ref.object_id);
+
+/**
+ * The Put that records an event, in the same transaction as the change it reports: committed together, and the
+ * table's stream hands it to the events queue (shared/events/stream.ts).
+ */
 export function eventPut(event: DomainEvent) {
-  const shard = Math.floor(Math.random() * OUTBOX_SHARDS);
   return {
     Put: {
       TableName: TABLE,
       Item: {
-        ...eventKeys.item(event.id),
+        ...eventKeys.item(event.id, objectIdOf(event)),
         ...eventKeys.list(event, event.id),
-        ...eventKeys.outbox(shard, event.created_at),
         ...event,
         type: 'event',
         event_type: event.type,
@@ -69,21 +79,27 @@ const EventItem = v.pipe(
 );
 const fromItem: (item: Record<string, unknown>) => EventRecord = recordReader('event', EventItem);
 
-export async function getEvent(eventId: string): Promise<EventRecord | undefined> {
-  const out = await db.send(new GetCommand({ TableName: TABLE, Key: eventKeys.item(eventId), ConsistentRead: true }));
+export async function getEvent(ref: EventRef): Promise<EventRecord | undefined> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: keyOf(ref), ConsistentRead: true }));
   return out.Item ? fromItem(out.Item) : undefined;
 }
 
+/** The event a record of the table's stream adds, if the record is a new event item; undefined for anything else. */
+export function addedEvent(image: Record<string, unknown>): EventRef | undefined {
+  if (image.type !== 'event') return undefined;
+  const event = fromItem(image);
+  return { event_id: event.id, object_id: objectIdOf(event) };
+}
+
 /** Records the first delivery round (once): which endpoints were targeted and how each attempt went. */
-export async function recordFanOut(eventId: string, endpoints: Record<string, EndpointDelivery>): Promise<boolean> {
+export async function recordFanOut(ref: EventRef, endpoints: Record<string, EndpointDelivery>): Promise<boolean> {
   const results = Object.values(endpoints);
   const lastCode = results.at(-1)?.last_status_code ?? null;
   return conditionalWrite(
     new UpdateCommand({
       TableName: TABLE,
-      Key: eventKeys.item(eventId),
-      UpdateExpression:
-        'SET targeted = :n, pending = :pending, endpoints = :endpoints, attempts = :attempts, last_status_code = :code REMOVE gsi2pk, gsi2sk',
+      Key: keyOf(ref),
+      UpdateExpression: 'SET targeted = :n, pending = :pending, endpoints = :endpoints, attempts = :attempts, last_status_code = :code',
       ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(targeted)',
       ExpressionAttributeValues: {
         ':n': results.length,
@@ -97,11 +113,11 @@ export async function recordFanOut(eventId: string, endpoints: Record<string, En
 }
 
 /** Counts one retry to one endpoint; a first 2xx lowers `pending`. */
-export async function recordRetry(eventId: string, webhookId: string, statusCode: number, delivered: boolean): Promise<void> {
+export async function recordRetry(ref: EventRef, webhookId: string, statusCode: number, delivered: boolean): Promise<void> {
   const names = { '#w': webhookId };
   const common = {
     TableName: TABLE,
-    Key: eventKeys.item(eventId),
+    Key: keyOf(ref),
     ExpressionAttributeNames: names,
   };
   if (delivered) {
@@ -126,22 +142,6 @@ export async function recordRetry(eventId: string, webhookId: string, statusCode
       ExpressionAttributeValues: { ':code': statusCode, ':one': 1 },
     }),
   );
-}
-
-/**
- * Every event whose outbox marker is older than `before`: its send to the queue was lost (or is very late). All of
- * them, page after page (ids only): a backlog left by a long queue outage is resent in one sweep, not 100 a run.
- */
-export async function strandedEvents(before: string): Promise<string[]> {
-  const items = await acrossShards(OUTBOX_SHARDS, (shard) =>
-    queryAll({
-      IndexName: 'gsi2',
-      KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
-      ExpressionAttributeValues: { ':pk': eventKeys.outboxPartition(shard), ':before': before },
-      ProjectionExpression: 'id',
-    }),
-  );
-  return items.map((i) => String(i.id));
 }
 
 export interface EventFilters {

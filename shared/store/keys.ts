@@ -29,9 +29,8 @@
  * | inbound notification seen (dedup)     | pk = INWH#<con>#<provider event id>, sk = INWH        | table |
  * | routing stats of the last minutes     | pk = RSTAT#<own>#<shard>, sk >= <bucket ms> (×shards) | table |
  * | card velocity in an hour              | pk = VEL#<fingerprint>#<hour ms>, sk = VEL            | table |
- * | event (outbox record + delivery log)  | pk = EVT#<evt>, sk = EVT                              | table |
+ * | event (record + delivery log), by object| pk = EVT#<object id>, sk = EVT#<evt>                 | table |
  * | merchant's events, newest first       | gsi1pk = MER#<own>#EVT, gsi1sk <evt>                  | gsi1  |
- * | events not yet picked up (sweeper)    | gsi2pk = OUTBOX#<shard>, gsi2sk < <iso time>          | gsi2  |
  * | merchant's webhook endpoints          | pk = MER#<own>, sk begins_with WHK# (+ webhook_count) | table |
  * | merchant's connector accounts         | pk = MER#<own>, sk begins_with CON# (+ connector_count)| table |
  * | connector account by id               | pk = MER#<own>, sk = CON#<con>                        | table |
@@ -147,16 +146,15 @@ export const velocityKeys = {
 };
 
 /**
- * An event carries an outbox marker (gsi2, sparse) until the delivery worker picks it up; the sweeper finds
- * markers left behind. The marker is sharded like the routing statistics so that no index key runs hot.
+ * An event lives in the partition of the object it reports (`<object>` = its `data.object.id`), so the table's
+ * stream hands one object's events over in the order they were written. Events made before that live alone
+ * (`EVT#<evt>`, `EVT`): a retry still in the queue names no object and finds them there.
  */
-export const OUTBOX_SHARDS = 10;
 export const eventKeys = {
-  item: (eventId: string): Key => ({ pk: `EVT#${eventId}`, sk: 'EVT' }),
+  item: (eventId: string, objectId?: string): Key =>
+    objectId ? { pk: `EVT#${objectId}`, sk: `EVT#${eventId}` } : { pk: `EVT#${eventId}`, sk: 'EVT' },
   list: (owner: Owner, eventId: string) => ({ gsi1pk: `MER#${scopeOf(owner)}#EVT`, gsi1sk: eventId }),
   listPartition: (owner: Owner) => `MER#${scopeOf(owner)}#EVT`,
-  outbox: (shard: number, createdAt: string) => ({ gsi2pk: `OUTBOX#${shard}`, gsi2sk: createdAt }),
-  outboxPartition: (shard: number) => `OUTBOX#${shard}`,
 };
 
 export const webhookKeys = {

@@ -3,6 +3,8 @@ export const tableDefinition = {
   partitionKey: 'pk',
   sortKey: 'sk',
   timeToLiveAttribute: 'expires_at',
+  /** the table's stream carries each new item (events reach the `events` queue through it: shared/events/stream.ts) */
+  streamView: 'NEW_IMAGE',
   indexes: [
     { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
     { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },

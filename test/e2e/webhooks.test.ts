@@ -8,7 +8,7 @@ import { payloadChecker } from '../support/openapi.ts';
 import type { OpenApiDocument } from '../../infra/openapi/document.ts';
 
 /**
- * Webhooks as a merchant sees them, against `npm start` (its queue pollers and sweeper timer running): events of
+ * Webhooks as a merchant sees them, against `npm start` (its table-stream and queue pollers running): events of
  * real payments arrive signed, failures are retried with the same webhook-id, 410 disables the endpoint.
  * Retries are made quick with WEBHOOK_RETRY_BASE_MS. Calls go through the typed client (checked against the document),
  * and every body received must match the `webhooks` section of the OpenAPI document the runtime serves.

@@ -147,6 +147,22 @@ describe('alarms', () => {
     }
   });
 
+  it('on a stream consumer falling behind the table stream (events waiting), for 3 minutes, notified', () => {
+    const consumers = catalog.filter((f) => f.trigger.type === 'stream');
+    const ages = alarms.filter((a) => a.id.includes('IteratorAge'));
+    expect(consumers.length).toBeGreaterThan(0);
+    expect(ages).toHaveLength(consumers.length);
+    for (const a of ages) {
+      expect(a).toMatchObject({
+        MetricName: 'IteratorAge',
+        Namespace: 'AWS/Lambda',
+        Threshold: THRESHOLDS.streamIteratorAgeMs,
+        DatapointsToAlarm: 3,
+      });
+      expect(a.AlarmActions).toHaveLength(1);
+    }
+  });
+
   it('never on a single error: every alarm but a dead letter needs a rate, a volume or several periods', () => {
     const single = alarms.filter((a) => a.EvaluationPeriods === 1 && a.DatapointsToAlarm === 1 && a.Threshold === 0);
     expect(single.map((a) => a.id).every((id) => id.includes('dlqdepth'))).toBe(true);

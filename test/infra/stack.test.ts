@@ -77,10 +77,11 @@ describe('functions', () => {
           },
         },
       });
-      // Only what writes emits events (and the sweeper, which resends them): GETs cannot reach the events queue.
+      // Events reach the queue through the table's stream: no API function can send to it, only the stream's consumer
+      // and the delivery worker (its retries).
       const variables = (props(functionId(name)).Environment as { Variables: Record<string, unknown> }).Variables;
       expect('EVENTS_QUEUE_URL' in variables, name).toBe(queuesSentToBy(spec).includes('events'));
-      if (spec.trigger.type === 'http') expect('EVENTS_QUEUE_URL' in variables, name).toBe(spec.trigger.method !== 'GET');
+      if (spec.trigger.type === 'http') expect('EVENTS_QUEUE_URL' in variables, name).toBe(false);
     },
   );
 
@@ -95,11 +96,11 @@ describe('functions', () => {
     }
   });
 
-  it('uses Resource "*" only for X-Ray, which has no resource-level permissions', () => {
+  it('uses Resource "*" only for X-Ray and listing streams, which have no resource-level permissions', () => {
     for (const spec of catalog) {
       const wildcard = statementsOf(spec.name).filter((s) => JSON.stringify(s.Resource) === '"*"');
       expect(
-        actionsOf(wildcard).every((a) => a.startsWith('xray:')),
+        actionsOf(wildcard).every((a) => a.startsWith('xray:') || (a === 'dynamodb:ListStreams' && spec.trigger.type === 'stream')),
         spec.name,
       ).toBe(true);
     }
@@ -325,10 +326,24 @@ describe('queues', () => {
     });
   });
 
-  it('wires queue and schedule triggers from the catalog', () => {
+  it('wires queue, stream and schedule triggers from the catalog', () => {
     const by = (type: FunctionSpec['trigger']['type']) => catalog.filter((f) => f.trigger.type === type);
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', by('queue').length);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', by('queue').length + by('stream').length);
     template.resourceCountIs('AWS::Events::Rule', by('schedule').length);
+  });
+
+  it('streams new images of the table to its consumer: new event items only, retried from the first failure, bisected, then described in the events dead-letter queue', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', { StreamSpecification: { StreamViewType: 'NEW_IMAGE' } });
+    const dlqId = logicalIdOf(stack.queues.get('events').deadLetterQueue);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      StartingPosition: 'TRIM_HORIZON',
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      MaximumRetryAttempts: -1,
+      MaximumRecordAgeInSeconds: 12 * 60 * 60,
+      DestinationConfig: { OnFailure: { Destination: Match.objectLike({ 'Fn::GetAtt': Match.arrayWith([dlqId]) }) } },
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['event'] } } } }) }] },
+    });
   });
 });
 

@@ -11,6 +11,7 @@ import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
+import { streamEvents } from '../support/stream.ts';
 
 // Every log level on, before the handlers' logger is created, so the scan sees everything they could log.
 vi.hoisted(() => {
@@ -111,6 +112,9 @@ describe('card data and provider credentials', () => {
       fakes.credentials.braintree.private_key,
       fakes.credentials.braintree.public_key,
     ];
+
+    // The table stream's consumer puts the changes' events on the events queue (what a deployed stack does)
+    await streamEvents(merchantId);
 
     // Assess: the whole table, every queue, the captured output and every response
     const items: unknown[] = [];

@@ -489,7 +489,7 @@ describe('invoice states', () => {
     const log = await listDeliveries(testActor(merchantId), { limit: 10 });
     const invoiceEvents = log.data.filter((e) => e.event.startsWith('invoice.'));
     expect(invoiceEvents.map((e) => e.event)).toEqual(['invoice.paid', 'invoice.sent', 'invoice.created']);
-    const objects = await Promise.all(invoiceEvents.map(async (e) => (await getEvent(e.id))?.data.object));
+    const objects = await Promise.all(invoiceEvents.map(async (e) => (await getEvent({ event_id: e.id, object_id: created.id }))?.data.object));
     expect(objects).toEqual([
       expect.objectContaining({ id: created.id, number: 'INV-000001', status: 'paid' }),
       expect.objectContaining({ id: created.id, status: 'sent', sent_to: 'jane@example.com' }),

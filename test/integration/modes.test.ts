@@ -45,6 +45,7 @@ import { apiEvent, fakeContext, type HttpResult, invokeHttp, queueEvent } from '
 import { bearer, newMerchant, sessionOf } from '../support/merchant.ts';
 import { CARDS, freshCard, paymentBody, payments } from '../support/payments.ts';
 import { startReceiver } from '../support/receiver.ts';
+import { streamEvents } from '../support/stream.ts';
 
 /**
  * Test and live apart (DECISIONS "Authentication"): one merchant's test objects and live objects never meet. Each
@@ -156,6 +157,7 @@ beforeAll(async () => {
     await settleMerchant({ merchant_id: merchantId, livemode: mode === 'live' }, settleDay);
     world[mode].settlement = ids(await call(listSettlements, world[mode].key, 'GET', '/api/settlements'))[0] ?? '';
   }
+  await streamEvents(merchantId);
 }, 60_000);
 
 afterAll(async () => {

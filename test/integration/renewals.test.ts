@@ -33,6 +33,7 @@ import { apiEvent, fakeContext, invokeHttp, queueEvent } from '../support/lambda
 import { bearer, newMerchant, testActor, testOwner } from '../support/merchant.ts';
 import { paymentBody, payments } from '../support/payments.ts';
 import { startReceiver } from '../support/receiver.ts';
+import { streamEvents } from '../support/stream.ts';
 
 /** Stripe's "attaches, but later charges fail": the payment succeeds, renewals on its card-on-file token decline. */
 const CHARGES_DECLINE_LATER = '4000000000000341';
@@ -53,7 +54,7 @@ const realNow = clock.now;
 const realRenewalsSend = renewalsQueue.send;
 const realEventsSend = eventsQueue.send;
 const realPublicUrl = config.PUBLIC_API_URL;
-/** What went to the events queue (the outbox's sends), for the webhook delivery worker. */
+/** What went to the events queue (the table stream's sends), for the webhook delivery worker. */
 let eventMessages: EventsMessage[] = [];
 
 beforeEach(() => {
@@ -194,8 +195,9 @@ describe('renewing a period', () => {
       expect(await scan(sub.id)).toEqual([]);
       expect(await eventsOf(merchantId, 'subscription.renewed')).toHaveLength(1);
 
-      // The webhook: the delivery worker runs on what the outbox sent (with the real clock: signatures carry the time)
+      // The webhook: the delivery worker runs on what the stream sent (with the real clock: signatures carry the time)
       clock.now = realNow;
+      await streamEvents(merchantId);
       const delivery = await deliveryWorker(
         queueEvent(
           eventMessages.map((m) => JSON.stringify(m)),

@@ -45,7 +45,9 @@ afterAll(() => {
 });
 const runQueuedAdvances = async () => {
   const batch = queued.splice(0);
-  for (const message of batch) expect(await advanceWorker(queueEvent([message], 'clocks'), fakeContext())).toEqual({ batchItemFailures: [] });
+  // with the worker's own time limit (5 minutes), as Lambda runs it
+  const context = () => fakeContext({ name: 'workers/test-clock-advance', timeout: 300 });
+  for (const message of batch) expect(await advanceWorker(queueEvent([message], 'clocks'), context())).toEqual({ batchItemFailures: [] });
 };
 const advance = (key: string, clockId: string, frozenTime: string) =>
   call(advanceClock, key, 'POST', `/api/test_clocks/${clockId}/advance`, { body: { frozen_time: frozenTime } });

@@ -6,9 +6,7 @@ import { handler as remove } from '../../functions/webhooks/delete.ts';
 import { handler as events } from '../../functions/webhooks/events.ts';
 import { handler as list } from '../../functions/webhooks/list.ts';
 import { handler as test } from '../../functions/webhooks/test.ts';
-import { handler as sweeper } from '../../functions/workers/outbox-sweeper.ts';
 import { handler as worker } from '../../functions/workers/webhook-delivery.ts';
-import { clock } from '../../shared/domain/clock.ts';
 import { retryDelayMs, retryPolicy } from '../../shared/domain/webhook-delivery.ts';
 import { eventsQueue, type EventsMessage } from '../../shared/events/queue.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
@@ -17,6 +15,7 @@ import { apiEvent, fakeContext, invokeHttp, queueEvent } from '../support/lambda
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { paymentBody, payments } from '../support/payments.ts';
 import { startReceiver } from '../support/receiver.ts';
+import { streamEvents } from '../support/stream.ts';
 
 const call = {
   configure: (key: string, body: unknown) =>
@@ -173,64 +172,16 @@ describe('POST /api/webhooks/test', () => {
   });
 });
 
-describe('the outbox', () => {
-  it('delivers an event whose send was lost after the write, through the sweeper', async () => {
-    // Prepare: an endpoint, and the send to the queue failing after the payment's transaction committed
-    const { apiKey } = await newMerchant();
-    const receiver = await startReceiver([200]);
-    const made = await call.configure(apiKey, { url: receiver.url, events: ['payment.succeeded'] });
-    eventsQueue.send = async () => {
-      throw new Error('injected: the network dropped the send');
-    };
-    const payment = await payments.create(apiKey, paymentBody());
-    expect(payment.status).toBe(200);
-    // this merchant's stranded event: the sweeper also resends other test files' events (same table), not ours to run
-    const stranded = (await call.events(apiKey, { event: 'payment.succeeded' })).body.data.map((e: { id: string }) => e.id);
-    expect(stranded).toHaveLength(1);
-    // Act: the sweeper runs later; the worker then gets what it sent. The send is captured, not forwarded: the shared
-    // test table holds other files' stranded events too (the fault suites leave many), and this test delivers its own.
-    const sent: EventsMessage[] = [];
-    eventsQueue.send = async (messages) => {
-      sent.push(...messages);
-    };
-    const realNow = clock.now;
-    clock.now = () => realNow() + 3 * 60_000;
-    let swept;
-    try {
-      swept = await sweeper({}, fakeContext());
-    } finally {
-      clock.now = realNow;
-    }
-    const mine = sent.filter((m) => m.kind === 'event' && stranded.includes(m.event_id));
-    const result = await runWorker(mine);
-    // Assess
-    expect(swept.resent).toBeGreaterThanOrEqual(1);
-    expect(result).toEqual({ batchItemFailures: [] });
-    await receiver.waitFor(1);
-    const delivered = new Webhook(made.body.secret).verify(receiver.received[0]!.body, receiver.received[0]!.headers as Record<string, string>);
-    expect(delivered).toMatchObject({ type: 'payment.succeeded', data: { object: { id: payment.body.id } } });
-    const log = await call.events(apiKey, { event: 'payment.succeeded' });
-    expect(log.body.data).toEqual([expect.objectContaining({ event: 'payment.succeeded', delivered: true, attempts: 1, last_status_code: 200 })]);
-    // Once picked up, the event is no longer stranded
-    clock.now = () => realNow() + 3 * 60_000;
-    try {
-      sent.length = 0;
-      await sweeper({}, fakeContext());
-      expect(sent.filter((m) => m.kind === 'event' && m.event_id === log.body.data[0].id)).toEqual([]);
-    } finally {
-      clock.now = realNow;
-      await receiver.close();
-    }
-  });
-
+describe('the delivery log', () => {
   it('lists deliveries newest first and filters by event and delivered', async () => {
-    const { apiKey } = await newMerchant();
+    const { apiKey, merchantId } = await newMerchant();
     const receiver = await startReceiver([200]);
     await call.configure(apiKey, { url: receiver.url, events: ['payment.captured'] });
     const sent: EventsMessage[] = [];
     eventsQueue.send = async (messages) => void sent.push(...messages);
     const p = await payments.create(apiKey, paymentBody());
     await payments.capture(apiKey, p.body.id);
+    await streamEvents(merchantId);
     await runWorker(sent.splice(0));
     try {
       const all = await call.events(apiKey);
@@ -251,7 +202,7 @@ describe('the outbox', () => {
 describe('webhook retries', () => {
   it('retries after a failure with a jittered delay, and after the give-up time sends the retry to the dead-letter queue', async () => {
     // Prepare: an endpoint that always fails; retries give up at once
-    const { apiKey } = await newMerchant();
+    const { apiKey, merchantId } = await newMerchant();
     const receiver = await startReceiver([503]);
     await call.configure(apiKey, { url: receiver.url, events: ['payment.succeeded'] });
     const sent: EventsMessage[] = [];
@@ -260,6 +211,7 @@ describe('webhook retries', () => {
     const giveUp = retryPolicy.giveUpAfterMs;
     try {
       await payments.create(apiKey, paymentBody());
+      await streamEvents(merchantId);
       // Act 1: the first round fails → a retry is scheduled
       await runWorker(sent.splice(0));
       const [retry] = sent.splice(0);
@@ -305,7 +257,7 @@ describe('webhook retries', () => {
 
   it('logs every failed attempt with endpoint id, host, status, attempt and the next attempt time, without secrets or body', async () => {
     // Prepare: one endpoint answering 503 (its URL carries a token in the query), one that cannot be reached
-    const { apiKey } = await newMerchant();
+    const { apiKey, merchantId } = await newMerchant();
     const receiver = await startReceiver([503]);
     const failing = await call.configure(apiKey, { url: `${receiver.url}?token=tok_do_not_log`, events: ['payment.succeeded'] });
     const unreachable = await call.configure(apiKey, { url: 'http://127.0.0.1:9/hooks', events: ['payment.succeeded'] });
@@ -313,6 +265,7 @@ describe('webhook retries', () => {
     eventsQueue.send = async (messages) => void sent.push(...messages);
     try {
       await payments.create(apiKey, paymentBody());
+      await streamEvents(merchantId);
       const before = Date.now();
       // Act
       const warnings = await warningsDuring(() => runWorker(sent.splice(0)));
@@ -352,7 +305,7 @@ describe('webhook retries', () => {
 
   it('logs a failed attempt that ends in the dead-letter queue, and one that disables the endpoint on 410', async () => {
     // Prepare
-    const { apiKey } = await newMerchant();
+    const { apiKey, merchantId } = await newMerchant();
     const gone = await startReceiver([410]);
     const failing = await startReceiver([500]);
     const goneId = (await call.configure(apiKey, { url: gone.url, events: ['payment.succeeded'] })).body.id;
@@ -365,6 +318,7 @@ describe('webhook retries', () => {
     retryPolicy.giveUpAfterMs = -1;
     try {
       await payments.create(apiKey, paymentBody());
+      await streamEvents(merchantId);
       // Act
       const warnings = await warningsDuring(() => runWorker(sent.splice(0)));
       // Assess

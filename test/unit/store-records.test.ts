@@ -253,7 +253,7 @@ const cases: Record<string, Case> = {
     prepare: async () => {
       const id = newId('event');
       await put({ ...eventKeys.item(id), ...event(id, newId('merchant')), event_type: 'payment.exploded' });
-      return () => getEvent(id);
+      return () => getEvent({ event_id: id });
     },
   },
   'an API key with a status of no key': {
@@ -446,7 +446,11 @@ describe('records read from the table are parsed by their schemas at the store b
     await put({ ...subscriptionKeys.period(subscriptionId, '2026-02-15'), type: 'subscription_period', ...justClaimed });
     await put({ ...apiKeyKeys.byHash(hash), type: 'api_key_hash', merchant_id: merchantId, key_id: newId('apiKey'), mode: 'live', status: 'active' });
     // Act
-    const [read, claimed, auth] = await Promise.all([getEvent(eventId), getPeriod(subscriptionId, '2026-02-15'), getApiKeyByHash(hash)]);
+    const [read, claimed, auth] = await Promise.all([
+      getEvent({ event_id: eventId }),
+      getPeriod(subscriptionId, '2026-02-15'),
+      getApiKeyByHash(hash),
+    ]);
     // Assess
     expect(read).toEqual({ ...stored, type: event_type });
     expect(claimed).toEqual(justClaimed);

@@ -1,0 +1,58 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
+import { logger } from '../logger.ts';
+import { addedEvent } from '../store/events.ts';
+import { eventsQueue, type EventsMessage } from './queue.ts';
+
+/** SQS takes at most 10 messages per send. */
+const SEND_SIZE = 10;
+
+interface Streamed {
+  sequence: string;
+  message: EventsMessage;
+}
+
+/**
+ * The table's stream → the `events` queue: every event item a change wrote becomes one message, in the stream's
+ * order (one object's events share a partition key, so they arrive in the order they were written). The request
+ * that made the change sends nothing: the committed item is the event, and the stream hands it over.
+ *
+ * A failed send reports the first record of that send as the batch's failure: Lambda checkpoints every record before
+ * it and retries from it (bisecting, then the on-failure destination; see infra), so nothing is skipped. Records
+ * after it may be sent twice: the queue is at-least-once, and the delivery worker fans an event out once.
+ */
+export async function publishStreamedEvents(records: readonly DynamoDBRecord[]): Promise<DynamoDBBatchResponse> {
+  const streamed = records.flatMap(eventOf);
+  for (let i = 0; i < streamed.length; i += SEND_SIZE) {
+    const part = streamed.slice(i, i + SEND_SIZE);
+    try {
+      await eventsQueue.send(part.map((s) => s.message));
+    } catch (error) {
+      logger.warn('Event send from the table stream failed; the stream retries from this record', {
+        event_ids: part.map((s) => s.message.event_id),
+        error: (error as Error).message,
+      });
+      return { batchItemFailures: [{ itemIdentifier: part[0]!.sequence }] };
+    }
+  }
+  return { batchItemFailures: [] };
+}
+
+/** The message for a record that adds an event item; none for any other change. */
+function eventOf(record: DynamoDBRecord): Streamed[] {
+  const image = record.dynamodb?.NewImage;
+  if (record.eventName !== 'INSERT' || !image) return [];
+  try {
+    const ref = addedEvent(unmarshall(image as Record<string, AttributeValue>));
+    return ref ? [{ sequence: record.dynamodb!.SequenceNumber!, message: { kind: 'event', ...ref } }] : [];
+  } catch (error) {
+    // an event item the delivery worker could not read either: retrying cannot help, so it is reported, not retried
+    logger.error('An event item on the table stream is unreadable; it is not delivered', {
+      key: image.pk?.S,
+      sort_key: image.sk?.S,
+      error: (error as Error).message,
+    });
+    return [];
+  }
+}
