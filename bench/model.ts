@@ -38,11 +38,18 @@ const sizeOf = (v: AttributeValue): number => {
 const itemBytes = (item: Record<string, AttributeValue>): number =>
   Object.entries(item).reduce((s, [name, v]) => s + Buffer.byteLength(name) + sizeOf(v), 0);
 
-/** Sizes of the items a create Puts, by key prefix (`PAY`, `EVT`). */
+/** Sizes of the items a create Puts (alone or in a transaction), by key prefix (`PAY`, `EVT`). */
 function putSizes(create: Call[]): Record<string, number> {
-  const tx = create.find((c) => c.command === 'TransactWriteItems')?.input as { TransactItems: { Put?: { Item: Record<string, AttributeValue> } }[] };
+  type Put = { Item: Record<string, AttributeValue> };
+  const puts = create.flatMap((c): Put[] =>
+    c.command === 'PutItem'
+      ? [c.input as Put]
+      : c.command === 'TransactWriteItems'
+        ? (c.input as { TransactItems: { Put?: Put }[] }).TransactItems.flatMap((t) => (t.Put ? [t.Put] : []))
+        : [],
+  );
   const sizes: Record<string, number> = {};
-  for (const { Put } of tx?.TransactItems ?? []) if (Put) sizes[String(Put.Item.pk!.S).split('#')[0]!] = itemBytes(Put.Item);
+  for (const { Item } of puts) sizes[String(Item.pk!.S).split('#')[0]!] = itemBytes(Item);
   return sizes;
 }
 
@@ -84,7 +91,7 @@ export function scaleOnPaper(create: Call[], rate = 1000) {
     row('write', 'RATE#payments-create#<mer>#<minute>', 'rate-limit window (UpdateItem ADD)', 1, 1),
     row('write', 'VEL#<card>#<hour>', 'card velocity, per card', 1, rate),
     row('write', `RSTAT#<mer>#<0..${ROUTING_STAT_SHARDS - 1}>`, 'routing stats, random shard', 1, ROUTING_STAT_SHARDS),
-    row('write', 'PAY#<pay>', 'payment Put (transaction)', 2 * kb('PAY'), rate),
+    row('write', 'PAY#<pay>', 'payment Put before the provider call (alone), then its commit (transaction)', 3 * kb('PAY'), rate),
     row('write', 'gsi1 MER#<mer>#PAY', 'payment list index entry', kb('PAY'), 1),
     row('write', 'EVT#<pay> EVT#<evt>', 'event Put (transaction), in its payment’s partition', 2 * kb('EVT'), rate),
     row('write', 'gsi1 MER#<mer>#EVT', 'event list index: the Put, then the worker’s update', kb('EVT'), 1, 2, 1),

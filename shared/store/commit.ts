@@ -1,7 +1,8 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { randomBytes } from 'node:crypto';
+import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DomainEvent } from '../domain/events.ts';
 import type { Transition } from '../domain/state-machines.ts';
-import { db, isConditionFailure, TABLE, type TransactItem } from './client.ts';
+import { db, isConditionFailure, sendConditional, TABLE, type TransactItem } from './client.ts';
 import { eventPut } from './events.ts';
 import {
   disputeKeys,
@@ -125,6 +126,8 @@ export interface Change {
 export type CommitResult = 'committed' | 'refused';
 
 export async function commit(change: Change): Promise<CommitResult> {
+  const [only] = change.writes;
+  if (change.writes.length === 1 && !change.events?.length && !change.counters?.length && !('remove' in only!)) return commitOne(only!);
   const items: TransactItem[] = [
     ...change.writes.map((write) => ('create' in write ? createItem(write) : 'remove' in write ? removeItem(write) : moveItem(write))),
     ...(change.events ?? []).map(eventPut),
@@ -137,6 +140,23 @@ export async function commit(change: Change): Promise<CommitResult> {
     if (isConditionFailure(e)) return 'refused';
     throw e;
   }
+}
+
+/**
+ * One item changed alone needs no transaction, which would bill it twice: the same put or update, with the same
+ * conditions, sent by itself. The SDK resends a request whose answer was lost; a transaction's token makes that safe,
+ * here the `change` mark the write leaves on the item does (8 random bytes): a refused condition on an item that
+ * already carries this write's mark was this very write, answered late.
+ */
+async function commitOne(write: Create | Move): Promise<CommitResult> {
+  const mark = randomBytes(8).toString('base64url');
+  const command =
+    'create' in write
+      ? new PutCommand({ ...createItem(write, mark).Put!, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })
+      : new UpdateCommand({ ...moveItem(write, mark).Update!, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
+  const result = await sendConditional(command);
+  if (result.written) return 'committed';
+  return (result.old?.change as { S?: string } | undefined)?.S === mark ? 'committed' : 'refused';
 }
 
 export function keyOf(target: Target): Key {
@@ -181,7 +201,8 @@ function leaseIndex(key: Key, leaseUntil: number) {
   return leaseKeys.entry(shard, new Date(leaseUntil).toISOString(), key);
 }
 
-function createItem({ create, item, operation }: Create): TransactItem {
+/** `mark`: the `change` mark of a write sent alone (commitOne). */
+function createItem({ create, item, operation }: Create, mark?: string): TransactItem {
   const key = keyOf(create);
   return {
     Put: {
@@ -192,13 +213,14 @@ function createItem({ create, item, operation }: Create): TransactItem {
         ...listKeysOf(create, item.status),
         type: create.entity,
         ...(operation ? { op: operation, ...leaseIndex(key, operation.lease_until) } : {}),
+        ...(mark ? { change: mark } : {}),
       },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
 }
 
-function moveItem(write: Move): TransactItem {
+function moveItem(write: Move, mark?: string): TransactItem {
   const key = keyOf(write.move);
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
@@ -227,6 +249,9 @@ function moveItem(write: Move): TransactItem {
     sets.push(`${list} = list_append(if_not_exists(${list}, ${value([])}), ${value(entries)})`);
   }
   for (const field of write.unset ?? []) removes.push(name(field));
+  // a write sent alone leaves its mark; the next change in a transaction takes it away (the item stays small)
+  if (mark) sets.push(`${name('change')} = ${value(mark)}`);
+  else removes.push(name('change'));
 
   const op = write.operation;
   const opField = op ? name('op') : '';

@@ -1,8 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Socket } from 'node:net';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
+import { newId } from '../../shared/domain/ids.ts';
 import { createDocumentClient, db, MAX_ATTEMPTS, REQUEST_TIMEOUT_MS, TABLE } from '../../shared/store/client.ts';
+import { commit, keyOf } from '../../shared/store/commit.ts';
 
 const sockets: Socket[] = [];
 afterEach(() => {
@@ -71,5 +74,39 @@ describe('the DynamoDB client', () => {
     expect(tokens).toHaveLength(2);
     expect(new Set(tokens).size).toBe(2);
     for (const token of tokens) expect(token).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers committed for a one-item change whose answer was lost after it applied, and which the SDK sent again', async () => {
+    // Prepare: an item written alone (no transaction); the first answer is lost after DynamoDB applied the put, so the
+    // SDK's retry meets the item its own first attempt wrote. (A provider notification's dedup item: nothing else in
+    // the shared test table, such as another file's reconciler, reads it.)
+    const connectorId = newId('connector');
+    const seen = (eventId: string) =>
+      commit({ writes: [{ create: { entity: 'inbound', connectorId, eventId }, item: { connector_id: connectorId } }] });
+    const [eventId, taken] = [`evt_${randomUUID()}`, `evt_${randomUUID()}`];
+    await seen(taken);
+    let sends = 0;
+    db.middlewareStack.add(
+      (next) => async (args) => {
+        const out = await next(args);
+        if (++sends === 1) throw Object.assign(new Error('the answer was lost'), { name: 'TimeoutError', $metadata: {} });
+        return out;
+      },
+      { step: 'deserialize', name: 'loseFirstAnswer' },
+    );
+    // Act
+    let result;
+    try {
+      result = await seen(eventId);
+    } finally {
+      db.middlewareStack.remove('loseFirstAnswer');
+    }
+    // Assess: committed (not refused by its own write), sent twice, stored once; an item written before is refused
+    expect(result).toBe('committed');
+    expect(sends).toBe(2);
+    expect((await db.send(new GetCommand({ TableName: TABLE, Key: keyOf({ entity: 'inbound', connectorId, eventId }) }))).Item).toMatchObject({
+      connector_id: connectorId,
+    });
+    expect(await seen(taken)).toBe('refused');
   });
 });
