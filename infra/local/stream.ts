@@ -80,15 +80,19 @@ export class TableStream {
 
 type Value = { M?: Record<string, Value>; L?: Value[] } & Record<string, unknown>;
 
-/** An attribute value as Lambda sends it: the Streams client reads an empty map (`{ M: {} }`) as `{}`. */
+/**
+ * An attribute value as Lambda sends it (JSON): binary as base64, and an empty map as `{ M: {} }` (the Streams client
+ * reads it as `{}`).
+ */
 function attributeValue(value: Value): Value {
-  if (Object.keys(value).length === 0) return { M: {} };
+  if (value.B instanceof Uint8Array) return { B: Buffer.from(value.B).toString('base64') };
   if (value.M) return { M: attributeMap(value.M) };
   if (value.L) return { L: value.L.map(attributeValue) };
-  return value;
+  if (Object.keys(value).length === 0) return { M: {} };
+  return JSON.parse(JSON.stringify(value)) as Value;
 }
 const attributeMap = (map: Record<string, Value>) => Object.fromEntries(Object.entries(map).map(([k, v]) => [k, attributeValue(v)]));
-const image = (map: object) => attributeMap(JSON.parse(JSON.stringify(map)) as Record<string, Value>) as Record<string, AttributeValue>;
+const image = (map: object) => attributeMap(map as Record<string, Value>) as Record<string, AttributeValue>;
 
 /** A record as Lambda hands it to a function (the Streams API's shape, with the creation time in seconds). */
 export function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {

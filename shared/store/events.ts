@@ -1,3 +1,4 @@
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { type DomainEvent, EVENT_TYPES } from '../domain/events.ts';
@@ -37,13 +38,15 @@ const keyOf = (ref: EventRef) => eventKeys.item(ref.event_id, ref.object_id);
  * table's stream hands it to the events queue (shared/events/stream.ts).
  */
 export function eventPut(event: DomainEvent) {
+  const { data, ...fields } = event;
   return {
     Put: {
       TableName: TABLE,
       Item: {
         ...eventKeys.item(event.id, objectIdOf(event)),
         ...eventKeys.list(event, event.id),
-        ...event,
+        ...fields,
+        data_z: deflateRawSync(JSON.stringify(data)),
         type: 'event',
         event_type: event.type,
         attempts: 0,
@@ -77,7 +80,23 @@ const EventItem = v.pipe(
   }),
   v.transform(({ event_type, ...event }) => ({ ...event, type: event_type })),
 );
-const fromItem: (item: Record<string, unknown>) => EventRecord = recordReader('event', EventItem);
+const readEventItem: (item: Record<string, unknown>) => EventRecord = recordReader('event', EventItem);
+
+/**
+ * `data` is stored deflated (`data_z`: about half its JSON) so an event item, written in a change's transaction and
+ * indexed for the merchant's list, fits one write unit. A stream image carries it base64-encoded; items written before
+ * hold `data` itself. Bytes that do not inflate leave `data` absent, and the item is refused as unreadable.
+ */
+function inflated({ data_z, ...item }: Record<string, unknown>): Record<string, unknown> {
+  if (data_z === undefined) return item;
+  try {
+    const bytes = typeof data_z === 'string' ? Buffer.from(data_z, 'base64') : (data_z as Uint8Array);
+    return { ...item, data: JSON.parse(inflateRawSync(bytes).toString('utf8')) as unknown };
+  } catch {
+    return item;
+  }
+}
+const fromItem = (item: Record<string, unknown>): EventRecord => readEventItem(inflated(item));
 
 export async function getEvent(ref: EventRef): Promise<EventRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: keyOf(ref), ConsistentRead: true }));

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../shared/domain/ids.ts';
 import { getApiKey, getApiKeyByHash } from '../../shared/store/api-keys.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { getCustomer } from '../../shared/store/customers.ts';
-import { getEvent } from '../../shared/store/events.ts';
+import { addedEvent, eventPut, getEvent } from '../../shared/store/events.ts';
 import { claimIdempotencyKey } from '../../shared/store/idempotency.ts';
 import { getInvoiceById } from '../../shared/store/invoices.ts';
 import { StoredRecordError } from '../../shared/store/item-schemas.ts';
@@ -256,6 +256,16 @@ const cases: Record<string, Case> = {
       return () => getEvent({ event_id: id });
     },
   },
+  'an event whose stored payload does not inflate': {
+    kind: 'event',
+    path: 'data',
+    prepare: async () => {
+      const id = newId('event');
+      const { data: _data, ...fields } = event(id, newId('merchant'));
+      await put({ ...eventKeys.item(id), ...fields, data_z: Buffer.from('not deflated') });
+      return () => getEvent({ event_id: id });
+    },
+  },
   'an API key with a status of no key': {
     kind: 'API key',
     path: 'status',
@@ -455,6 +465,34 @@ describe('records read from the table are parsed by their schemas at the store b
     expect(read).toEqual({ ...stored, type: event_type });
     expect(claimed).toEqual(justClaimed);
     expect(auth).toMatchObject({ merchant_id: merchantId, mode: 'live', status: 'active', last_used: null });
+  });
+
+  it('reads back an event as it was recorded, from the table and from a stream image, its payload stored deflated', async () => {
+    // Prepare
+    const merchantId = newId('merchant');
+    const paymentId = newId('payment');
+    const recorded = {
+      id: newId('event'),
+      type: 'payment.captured' as const,
+      merchant_id: merchantId,
+      livemode: false,
+      created_at: NOW,
+      data: {
+        object: { id: paymentId, object: 'payment', amount: 2500, metadata: { order: 'ord_1' }, routing_decision: { reason: 'r'.repeat(400) } },
+      },
+    };
+    const ref = { event_id: recorded.id, object_id: paymentId };
+    // Act
+    await db.send(new TransactWriteCommand({ TransactItems: [eventPut(recorded)] }));
+    const read = await getEvent(ref);
+    const stored = (await db.send(new GetCommand({ TableName: TABLE, Key: eventKeys.item(recorded.id, paymentId) }))).Item!;
+    // what a Lambda stream record carries, unmarshalled: binary as base64
+    const image = { ...stored, data_z: Buffer.from(stored.data_z as Uint8Array).toString('base64') };
+    // Assess
+    expect(read).toEqual({ ...recorded, attempts: 0, last_status_code: null });
+    expect(stored.data).toBeUndefined();
+    expect(JSON.stringify(stored)).not.toContain('rrrr');
+    expect(addedEvent(image)).toEqual(ref);
   });
 
   it('reads back valid payments, invoices and subscriptions as they were written, without table keys', async () => {
