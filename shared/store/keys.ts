@@ -47,7 +47,7 @@
  * | merchant's invoices, newest first     | gsi1pk = MER#<own>#INV, gsi1sk <inv>                  | gsi1  |
  * | invoice number counter (gapless)      | pk = MER#<own>, sk = INVNUM                           | table |
  * | merchant counters (balance, analytics)| pk = CNT#<own>#<kind>#<shard>, sk = <day>#<dims>      | table |
- * | payment counts (list total)           | pk = CNT#<own>#PAYN#<shard>, sk = <status>#<cur>#<prov>| table |
+ * | payment counts (list total)           | pk = CNT#<own>#PAYN#<shard>, sk = <cur>#<prov>         | table |
  * | settlement by id                      | pk = SET#<set>, sk = SET                              | table |
  * | merchant's settlements, newest first  | gsi1pk = MER#<own>#SET, gsi1sk <set>                  | gsi1  |
  * | settlement of a merchant/currency/day | pk = MER#<own>, sk = SETDAY#<day>#<currency>          | table |
@@ -311,13 +311,18 @@ export const leaseKeys = {
   partition: (shard: number) => `LEASE#${shard}`,
 };
 
-/** Payment count cells (`PAYN` counters): one per status, currency and provider (`none` before any was chosen). */
+/**
+ * Payment count cells (`PAYN` counters): one per currency and provider (`none` before any was chosen), a count per
+ * status, so a status change moves one cell. Cells written before kept one status each (`<status>#<cur>#<prov>`,
+ * `count`); they are still read.
+ */
 export const paymentCountKeys = {
-  sortKey: (status: string, currency: string, provider: string | null) => `${status}#${currency}#${provider ?? 'none'}`,
-  /** every cell: statuses are lowercase words */
-  all: { from: 'a', to: '~' },
-  parse: (sortKey: string) => {
-    const [status, currency, provider] = sortKey.split('#');
-    return { status, currency, provider };
+  sortKey: (currency: string, provider: string | null) => `${currency}#${provider ?? 'none'}`,
+  /** every cell: currencies are upper case, the older cells' statuses lower case */
+  all: { from: 'A', to: '~' },
+  parse: (sortKey: string): { currency: string; provider: string; status?: string } => {
+    const parts = sortKey.split('#');
+    if (parts.length === 3) return { status: parts[0]!, currency: parts[1]!, provider: parts[2]! };
+    return { currency: parts[0]!, provider: parts[1]! };
   },
 };

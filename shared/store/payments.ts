@@ -336,29 +336,31 @@ export async function listPayments(owner: Owner, filters: PaymentFilters, page: 
 /*
  * Payment counts by status, currency and provider (`PAYN` cells, keys.ts `paymentCountKeys`), written in the
  * transaction of every change of a payment's status: a list's `total` for those filters costs one query per counter
- * shard, however long the merchant's history.
+ * shard, however long the merchant's history. A change moves one count to another within one cell.
  */
 
-/** The counter writes of a payment moving from `from` (null: new) to `to`: none when the status stays. */
+/** The counter write of a payment moving from `from` (null: new) to `to`: none when the status stays. */
 export function paymentCountChange(
   payment: Pick<PaymentRecord, 'merchant_id' | 'livemode' | 'currency' | 'provider'>,
   from: PaymentStatus | null,
   to: PaymentStatus,
 ): TransactItem[] {
   if (from === to) return [];
-  const add = (status: PaymentStatus, count: number) =>
-    counterAdd(payment, 'PAYN', paymentCountKeys.sortKey(status, payment.currency, payment.provider), { count });
-  return from === null ? [add(to, 1)] : [add(from, -1), add(to, 1)];
+  return [
+    counterAdd(payment, 'PAYN', paymentCountKeys.sortKey(payment.currency, payment.provider), from === null ? { [to]: 1 } : { [from]: -1, [to]: 1 }),
+  ];
 }
 
 /** `total`: from the count cells, unless the filters reach beyond them (an e-mail, a created range): then counted over the matches. */
 async function countPayments(owner: Owner, filters: PaymentFilters, spec: ListSpec): Promise<number> {
   if (filters.customer_email !== undefined || filters.created_gte !== undefined || filters.created_lte !== undefined) return countItems(spec);
   const cells = await readCells(owner, 'PAYN', paymentCountKeys.all.from, paymentCountKeys.all.to);
-  return cells
-    .filter((cell) => {
-      const { status, currency, provider } = paymentCountKeys.parse(cell.sk);
-      return (filters.status ?? status) === status && (filters.currency ?? currency) === currency && (filters.provider ?? provider) === provider;
-    })
-    .reduce((sum, cell) => sum + (cell.values.count ?? 0), 0);
+  let total = 0;
+  for (const cell of cells) {
+    const { status: cellStatus, currency, provider } = paymentCountKeys.parse(cell.sk);
+    if ((filters.currency ?? currency) !== currency || (filters.provider ?? provider) !== provider) continue;
+    const counts = cellStatus ? { [cellStatus]: cell.values.count ?? 0 } : cell.values;
+    for (const [status, count] of Object.entries(counts)) if ((filters.status ?? status) === status) total += count;
+  }
+  return total;
 }
