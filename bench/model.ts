@@ -1,6 +1,6 @@
 /** The cost model and the scale-on-paper model, from measured figures and the key design. */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { COUNTER_SHARDS, ROUTING_STAT_SHARDS } from '../shared/store/keys.ts';
+import { COUNTER_SHARDS, ROUTING_STAT_SHARDS, windowShards } from '../shared/store/keys.ts';
 import type { Call } from './dynamo.ts';
 
 /** AWS list prices, us-east-1, on-demand (USD). */
@@ -88,7 +88,13 @@ export function scaleOnPaper(create: Call[], rate = 1000) {
     return { key, by, kind, perCreate, inRequest, perSecond, unitsEach, unitsPerSecond: perSecond * unitsEach, share };
   };
   const rows = [
-    row('write', 'RATE#payments-create#<mer>#<minute>', 'rate-limit window (UpdateItem ADD)', 1, 1),
+    row(
+      'write',
+      `RATE#payments-create#<mer>#<minute>#<0..${windowShards(rate * 60) - 1}>`,
+      `rate-limit window, PAYMENTS_PER_MINUTE=${rate * 60} split over ${windowShards(rate * 60)} keys (UpdateItem ADD)`,
+      1,
+      windowShards(rate * 60),
+    ),
     row('write', 'VEL#<card>#<hour>', 'card velocity, per card', 1, rate),
     row('write', `RSTAT#<mer>#<0..${ROUTING_STAT_SHARDS - 1}>`, 'routing stats, random shard', 1, ROUTING_STAT_SHARDS),
     row('write', 'PAY#<pay>', 'payment Put before the provider call (alone), then its commit (transaction)', 3 * kb('PAY'), rate),

@@ -2,6 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { clock } from '../domain/clock.ts';
 import { RateLimited } from '../domain/errors.ts';
+import { REQUESTS_PER_WINDOW_KEY, windowShards } from '../store/keys.ts';
 import { countInWindow } from '../store/rate-limits.ts';
 import { stateOf } from './types.ts';
 
@@ -11,6 +12,8 @@ export interface RateLimitOptions {
   limit: number;
   /** whose requests are counted together */
   per: 'ip' | 'merchant';
+  /** requests one window key may take (tests lower it to see a split window at work) */
+  perKey?: number;
 }
 
 const WINDOW_MS = 60_000;
@@ -19,24 +22,33 @@ const WINDOW_MS = 60_000;
  * Fixed one-minute windows counted atomically in DynamoDB. Every response carries X-RateLimit-* headers;
  * request limit+1 in a window is a 429 with Retry-After. A request refused before it could be counted (a 401:
  * no merchant to count it for) carries them too, with nothing used up.
+ *
+ * A limit above `perKey` (6,000 a minute) is split over several keys, each taking an equal share: a request is
+ * counted on one at random and refused once that key's share is used, and the headers estimate the window from
+ * it. The window then admits its limit to within a few percent, where one key would pass a tenth of a partition.
  */
-export const rateLimit = (options: RateLimitOptions): MiddlewareObj<APIGatewayProxyEvent> => ({
-  before: async (request) => {
-    const state = stateOf(request);
-    const subject = options.per === 'ip' ? state.sourceIp : state.merchant!.id;
-    const now = clock.now();
-    const { windowEnd, headers } = windowOf(options.limit, now);
-    const count = await countInWindow(options.name, subject, windowEnd - WINDOW_MS, windowEnd);
-    Object.assign(state.responseHeaders, headers(count));
-    if (count > options.limit) {
-      throw new RateLimited(options.limit, { 'Retry-After': String(Math.max(1, Math.ceil((windowEnd - now) / 1000))) });
-    }
-  },
-  onError: (request) => {
-    const state = stateOf(request);
-    if (!state.responseHeaders['X-RateLimit-Limit']) Object.assign(state.responseHeaders, windowOf(options.limit, clock.now()).headers(0));
-  },
-});
+export const rateLimit = (options: RateLimitOptions): MiddlewareObj<APIGatewayProxyEvent> => {
+  const shards = windowShards(options.limit, options.perKey ?? REQUESTS_PER_WINDOW_KEY);
+  const share = Math.floor(options.limit / shards);
+  return {
+    before: async (request) => {
+      const state = stateOf(request);
+      const subject = options.per === 'ip' ? state.sourceIp : state.merchant!.id;
+      const now = clock.now();
+      const { windowEnd, headers } = windowOf(options.limit, now);
+      const shard = Math.floor(Math.random() * shards);
+      const count = await countInWindow(options.name, subject, windowEnd - WINDOW_MS, windowEnd, shard);
+      Object.assign(state.responseHeaders, headers(count >= share ? options.limit : count * shards));
+      if (count > share) {
+        throw new RateLimited(options.limit, { 'Retry-After': String(Math.max(1, Math.ceil((windowEnd - now) / 1000))) });
+      }
+    },
+    onError: (request) => {
+      const state = stateOf(request);
+      if (!state.responseHeaders['X-RateLimit-Limit']) Object.assign(state.responseHeaders, windowOf(options.limit, clock.now()).headers(0));
+    },
+  };
+};
 
 function windowOf(limit: number, now: number) {
   const windowEnd = now - (now % WINDOW_MS) + WINDOW_MS;

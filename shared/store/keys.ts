@@ -54,7 +54,7 @@
  * | balance cells of all merchants (job)  | gsi2pk = BALANCE#<hash shard>                         | gsi2  |
  * | settlements waiting to arrive (job)   | gsi2pk = SETTLEMENT#PENDING, gsi2sk <= <date>#~       | gsi2  |
  * | idempotency record                    | pk = IDEM#<scope>#<key>, sk = IDEM                    | table |
- * | rate-limit window                     | pk = RATE#<limit>#<subject>#<window>, sk = RATE       | table |
+ * | rate-limit window (one key, or shard) | pk = RATE#<limit>#<subject>#<window>[#<n>], sk = RATE | table |
  * | operations whose lease ended (reconc.)| gsi2pk = LEASE#<shard>, gsi2sk < <now iso>           | gsi2  |
  *
  * Unbounded entities (customers, payments, invoices, events) get their own partition and are listed through gsi1;
@@ -293,9 +293,16 @@ export const idempotencyKeys = {
   record: (scope: string, key: string): Key => ({ pk: `IDEM#${scope}#${key}`, sk: 'IDEM' }),
 };
 
+/** Requests one rate-limit window key may take per minute: 6,000 (100 a second) is a tenth of a partition's writes. */
+export const REQUESTS_PER_WINDOW_KEY = 6_000;
+
+/** How many keys a window of `limit` requests is split over: one (an exact count) up to `perKey`. */
+export const windowShards = (limit: number, perKey = REQUESTS_PER_WINDOW_KEY): number => Math.max(1, Math.ceil(limit / perKey));
+
 export const rateLimitKeys = {
-  window: (limit: string, subject: string, windowStart: number): Key => ({
-    pk: `RATE#${limit}#${subject}#${windowStart}`,
+  /** shard 0 is the window's only key unless the limit is split over several (`windowShards`) */
+  window: (limit: string, subject: string, windowStart: number, shard = 0): Key => ({
+    pk: `RATE#${limit}#${subject}#${windowStart}${shard ? `#${shard}` : ''}`,
     sk: 'RATE',
   }),
 };

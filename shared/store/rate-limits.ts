@@ -3,15 +3,15 @@ import { conditionalWrite, db, TABLE, ttl } from './client.ts';
 import { rateLimitKeys } from './keys.ts';
 
 /**
- * Counts one request in a fixed window atomically and returns the count including it. A window key lives one
- * window past its end (TTL). Not sharded: the count must be exact, and one key sees the traffic of a single client
- * IP or merchant, which the WAF rate-based rule and stage throttling bound far below a partition's 1,000 WCU/s.
+ * Counts one request in a fixed window atomically and returns the count of its key, including it. A window key
+ * lives one window past its end (TTL). A window of `shard` > 0 is one of several keys a high limit is split over, so
+ * a single merchant at 1,000 requests a second keeps each key under a tenth of a partition.
  */
-export async function countInWindow(limit: string, subject: string, windowStart: number, windowEnd: number): Promise<number> {
+export async function countInWindow(limit: string, subject: string, windowStart: number, windowEnd: number, shard = 0): Promise<number> {
   const out = await db.send(
     new UpdateCommand({
       TableName: TABLE,
-      Key: rateLimitKeys.window(limit, subject, windowStart),
+      Key: rateLimitKeys.window(limit, subject, windowStart, shard),
       UpdateExpression: 'ADD #count :one SET expires_at = if_not_exists(expires_at, :expires)',
       ExpressionAttributeNames: { '#count': 'count' },
       ExpressionAttributeValues: { ':one': 1, ':expires': ttl(windowEnd + (windowEnd - windowStart)) },
