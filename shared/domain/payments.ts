@@ -4,7 +4,7 @@ import type { CreatePaymentBody, SimulateRouteBody } from '../schemas/payments.t
 import { logger } from '../logger.ts';
 import { count } from '../metrics.ts';
 import { appSecret } from '../secrets.ts';
-import { cardOnFileUpdate, findCustomerIdByEmail } from '../store/customers.ts';
+import { type CardOnFile, cardOnFileUpdate, findCustomerByEmail } from '../store/customers.ts';
 import { commit, type Operation } from '../store/commit.ts';
 import {
   getStoredPayment,
@@ -179,9 +179,9 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     fingerprint: cardFingerprint(await appSecret(), card.number),
   };
   // The reads (and the velocity count) a decision needs, at once: one round trip of latency instead of three.
-  const [{ route, stats }, customerId, cardAttemptsThisHour] = await Promise.all([
+  const [{ route, stats }, customer, cardAttemptsThisHour] = await Promise.all([
     plan(merchant, input, card.number),
-    customerEmail ? findCustomerIdByEmail(ownerOf(merchant), customerEmail) : Promise.resolve(undefined),
+    customerEmail ? findCustomerByEmail(ownerOf(merchant), customerEmail) : Promise.resolve(undefined),
     countCardAttempt(stored.fingerprint, clock.now()),
   ]);
   const risk = assessRisk({
@@ -209,7 +209,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     card: stored,
     customer: input.customer ?? null,
     customer_email: customerEmail ?? null,
-    customer_id: customerId ?? null,
+    customer_id: customer?.id ?? null,
     description: input.description ?? null,
     metadata: input.metadata ?? {},
     routing_decision: null,
@@ -235,8 +235,12 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     return answerFor(declined);
   }
 
-  const payment = await authorizePayment(base, route.targets, { card }, (target, softFailures) =>
-    decision(withFailover(route, softFailures, target), target, started),
+  const payment = await authorizePayment(
+    base,
+    route.targets,
+    { card },
+    (target, softFailures) => decision(withFailover(route, softFailures, target), target, started),
+    customer?.card_on_file,
   );
   return payment ? answerFor(payment) : answerRetried(merchant, input, origin);
 }
@@ -263,13 +267,14 @@ function answerFor(payment: PaymentRecord): PaymentView {
  * Authorizes `base` at the first of `candidates` that answers (failing over on soft failures), each attempt under
  * its own operation, and records the outcome: the payment succeeded, or failed with its decline code. Undefined when
  * a payment with `base.id` is already stored (nothing was asked). Throws OutcomeUnknown (recorded failed, reversed
- * later) or ProvidersUnavailable (nothing held, nothing kept).
+ * later) or ProvidersUnavailable (nothing held, nothing kept). `onFile`: the customer's card on file as read before.
  */
 export async function authorizePayment(
   base: PaymentRecord,
   targets: readonly RouteTarget[],
   method: Pick<AuthorizeRequest, 'card' | 'providerToken'>,
   describe: (target: RouteTarget, softFailures: readonly SoftFailureSeen[]) => RoutingDecision,
+  onFile?: CardOnFile | null,
 ): Promise<PaymentRecord | undefined> {
   const tried: Promise<void>[] = [];
   const attempts: AttemptOutcome[] = [];
@@ -365,7 +370,7 @@ export async function authorizePayment(
               provider_token: result.providerToken || null,
               routing_decision,
             };
-      await finishCreate(payment, op, attempts);
+      await finishCreate(payment, op, attempts, { onFile });
       return payment;
     }
   } finally {
@@ -421,18 +426,19 @@ async function finishCreate(
   payment: PaymentRecord,
   op: Operation,
   attempts: readonly AttemptOutcome[],
-  { keepOperation = false, source = sourceOf(payment) }: { keepOperation?: boolean; source?: ChangeSource } = {},
+  { keepOperation = false, source = sourceOf(payment), onFile }: { keepOperation?: boolean; source?: ChangeSource; onFile?: CardOnFile | null } = {},
 ): Promise<void> {
   const succeeded = payment.status === 'succeeded';
   const event = newEvent(payment, succeeded ? 'payment.succeeded' : 'payment.failed', paymentView(payment));
   const { card } = payment;
   const cardOnFile =
-    succeeded && payment.customer_id && payment.provider && payment.provider_token
+    succeeded && payment.customer_id && payment.provider && payment.provider_token && !alreadyOnFile(onFile, payment)
       ? [
           cardOnFileUpdate(payment.customer_id, {
             provider: payment.provider,
             connector_id: payment.connector_id ?? null,
             provider_token: payment.provider_token,
+            fingerprint: card.fingerprint || null,
             brand: card.brand,
             last4: card.last4,
             exp_month: card.exp_month,
@@ -459,6 +465,17 @@ async function finishCreate(
     counters: [...cardOnFile, ...authorizationCounters(payment, attempts), ...paymentCountChange(payment, null, payment.status)],
   });
   if (result === 'refused') throw new OperationInProgress(1);
+}
+
+/**
+ * The customer's card on file is already this payment's card, at the same account: the token it keeps charges that
+ * card there (a charge of it, or a later payment with the same card, expiry and account), so it is not written again.
+ */
+function alreadyOnFile(onFile: CardOnFile | null | undefined, payment: PaymentRecord): boolean {
+  if (!onFile || onFile.provider !== payment.provider || (onFile.connector_id ?? null) !== (payment.connector_id ?? null)) return false;
+  if (onFile.provider_token === payment.provider_token) return true;
+  const { card } = payment;
+  return !!onFile.fingerprint && onFile.fingerprint === card.fingerprint && onFile.exp_month === card.exp_month && onFile.exp_year === card.exp_year;
 }
 
 /** Who created the payment: a renewal's charge of the card on file is the schedule's; any other, the API's. */

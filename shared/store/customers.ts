@@ -27,6 +27,8 @@ export interface CardOnFile {
   /** the connector account that issued the token (a token works nowhere else); null: the sandbox */
   connector_id?: string | null;
   provider_token: string;
+  /** the card's fingerprint (absent on cards put on file before it was kept): tells a later payment with the same card */
+  fingerprint?: string | null;
   brand: string;
   last4: string;
   exp_month: number;
@@ -55,6 +57,7 @@ const CustomerItem = v.object({
         provider: v.picklist(PROVIDERS),
         connector_id: v.optional(nullable(Text)),
         provider_token: Text,
+        fingerprint: v.optional(nullable(Text)),
         brand: Text,
         last4: Text,
         exp_month: Int,
@@ -65,8 +68,8 @@ const CustomerItem = v.object({
   ),
 });
 const customerOf: (item: Record<string, unknown>) => CustomerRecord = recordReader('customer', CustomerItem);
-const CustomerIdItem = v.object({ id: Text });
-const customerIdOf = recordReader('customer', CustomerIdItem);
+const CustomerCardItem = v.pick(CustomerItem, ['id', 'card_on_file']);
+const customerCardOf = recordReader('customer', CustomerCardItem);
 
 /** Keeps the card of a successful payment on file for the customer: goes in the payment's transaction. */
 export const cardOnFileUpdate = (customerId: string, card: CardOnFile) => ({
@@ -132,8 +135,8 @@ export async function updateCustomer(owner: Owner, customerId: string, changes: 
   return updated && customerOf(updated);
 }
 
-/** The id of an owner's customer with this (lowercase) e-mail, if any. */
-export async function findCustomerIdByEmail(owner: Owner, email: string): Promise<string | undefined> {
+/** The id and card on file of an owner's customer with this (lowercase) e-mail, if any. */
+export async function findCustomerByEmail(owner: Owner, email: string): Promise<Pick<CustomerRecord, 'id' | 'card_on_file'> | undefined> {
   const { gsi2pk } = customerKeys.byEmail(owner, email);
   const out = await db.send(
     new QueryCommand({
@@ -141,12 +144,12 @@ export async function findCustomerIdByEmail(owner: Owner, email: string): Promis
       IndexName: 'gsi2',
       KeyConditionExpression: 'gsi2pk = :pk',
       ExpressionAttributeValues: { ':pk': gsi2pk },
-      ProjectionExpression: 'id',
+      ProjectionExpression: 'id, card_on_file',
       Limit: 1,
     }),
   );
   const found = out.Items?.[0];
-  return found && customerIdOf(found).id;
+  return found && customerCardOf(found);
 }
 
 export async function listCustomers(owner: Owner, page: PageQuery): Promise<Page<CustomerRecord>> {
