@@ -9,7 +9,7 @@ import { handler as deliveryWorker } from '../functions/workers/webhook-delivery
 import { eventsQueue, type EventsMessage } from '../shared/events/queue.ts';
 import { apiEvent, fakeContext, invokeHttp, type HttpResult } from '../test/support/lambda.ts';
 import { bearer, newMerchant } from '../test/support/merchant.ts';
-import { paymentBody, payments } from '../test/support/payments.ts';
+import { freshCard, paymentBody, payments } from '../test/support/payments.ts';
 import { startReceiver } from '../test/support/receiver.ts';
 import { streamEvents } from '../test/support/stream.ts';
 import { type Call, record } from './dynamo.ts';
@@ -74,16 +74,20 @@ export interface CapacityResult {
 
 export async function benchCapacity(): Promise<CapacityResult> {
   const { apiKey, customerId, merchantId } = await newMerchant();
-  const create = async (headers?: Record<string, string>) => ok(await payments.create(apiKey, paymentBody(), headers)).body.id as string;
+  const create = async (headers?: Record<string, string>, card = freshCard()) =>
+    ok(await payments.create(apiKey, paymentBody({}, card), headers)).body.id as string;
+  // A returning customer paying with the card already on file (the warm-up run puts it there): the usual create
+  const onFile = freshCard();
   const ids = await Promise.all(Array.from({ length: RUNS + 1 }, () => create()));
   const toCapture = [...ids];
   const toRefund = await Promise.all(Array.from({ length: RUNS + 1 }, () => create()));
   for (const id of toRefund) ok(await payments.capture(apiKey, id));
 
-  const createCalls = await steady(() => create());
+  const createCalls = await steady(() => create(undefined, onFile));
   const getCalls = await steady(() => payments.get(apiKey, ids[0]!).then(ok));
   const operations = [
     summarize('payment create', createCalls),
+    summarize('payment create, a new card put on file', await steady(() => create())),
     summarize('payment create + Idempotency-Key', await steady(() => create({ 'Idempotency-Key': crypto.randomUUID() }))),
     summarize('payment get', getCalls),
     summarize('payment list (10)', await steady(() => payments.list(apiKey, { limit: '10' }).then(ok))),
