@@ -87,13 +87,15 @@ export function scaleOnPaper(create: Call[], rate = 1000) {
     const share = (perSecond * unitsEach) / (kind === 'write' ? PARTITION_WCU : PARTITION_RCU);
     return { key, by, kind, perCreate, inRequest, perSecond, unitsEach, unitsPerSecond: perSecond * unitsEach, share };
   };
+  /** the keys a window at this rate (PAYMENTS_PER_MINUTE raised to it) is split over */
+  const windowKeys = windowShards(rate * 60);
   const rows = [
     row(
       'write',
-      `RATE#payments-create#<mer>#<minute>#<0..${windowShards(rate * 60) - 1}>`,
-      `rate-limit window, PAYMENTS_PER_MINUTE=${rate * 60} split over ${windowShards(rate * 60)} keys (UpdateItem ADD)`,
+      `RATE#payments-create#<mer>#<minute>#<0..${windowKeys - 1}>`,
+      `rate-limit window, PAYMENTS_PER_MINUTE=${rate * 60} split over ${windowKeys} keys (UpdateItem ADD)`,
       1,
-      windowShards(rate * 60),
+      windowKeys,
     ),
     row('write', 'VEL#<card>#<hour>', 'card velocity, per card', 1, rate),
     row('write', `RSTAT#<mer>#<0..${ROUTING_STAT_SHARDS - 1}>`, 'routing stats, random shard', 1, ROUTING_STAT_SHARDS),
