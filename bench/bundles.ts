@@ -1,37 +1,19 @@
 /**
- * Bundles every catalog function the way CDK does and times a cold init: a fresh `node` process that imports the
- * bundle and calls nothing, against a baseline bundle that only constructs the DynamoDB document client.
+ * Builds every catalog function as the stack does (infra/bundle.ts) and times a cold init: a fresh `node` process that
+ * imports the bundle and calls nothing, against a baseline built the same way that only constructs the DynamoDB
+ * document client. `bytes` counts what a cold start reads: index.mjs and the chunks it imports statically, not the
+ * chunks loaded with `import()` on first use.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build, type BuildOptions } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import { catalog, handlerFile } from '../functions/catalog.ts';
+import { FUNCTION_BUILD, PROJECT_ROOT } from '../infra/bundle.ts';
 import { median } from './stats.ts';
 
-export const ROOT = fileURLToPath(new URL('../', import.meta.url));
+export const ROOT = PROJECT_ROOT;
 export const OUT = join(ROOT, 'bench/out');
-
-/**
- * A copy of the `bundling` options of `NodejsFunction` in infra/constructs/functions.ts (AppFunction), as the
- * esbuild flags CDK turns them into (aws-cdk-lib/aws-lambda-nodejs `buildEsbuildArgs`). Keep the two in step.
- */
-const CDK_BUNDLING: BuildOptions = {
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node24',
-  mainFields: ['module', 'main'],
-  external: [],
-  minify: true,
-  sourcemap: true,
-  sourcesContent: false,
-  tsconfig: join(ROOT, 'tsconfig.json'),
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  absWorkingDir: ROOT,
-  logLevel: 'warning',
-};
 
 /** What Lambda sets (CDK's `environment` + the grants' variables), so config validation passes without network. */
 const LAMBDA_ENV = {
@@ -71,6 +53,7 @@ function initOnce(bundle: string, wrapper: string): number {
 }
 
 export async function benchBundles(runs: number, log: (line: string) => void): Promise<BundleResult[]> {
+  rmSync(OUT, { recursive: true, force: true }); // chunks of an earlier build would stay beside the new ones
   mkdirSync(OUT, { recursive: true });
   const baselineEntry = join(OUT, 'baseline.ts');
   writeFileSync(
@@ -89,19 +72,19 @@ export const handler = async () => db.config.region;
     ...catalog.map((f) => ({ name: f.name, entry: handlerFile(f.name), dir: f.name })),
   ];
   const started = performance.now();
-  // One esbuild call with every entry: without code splitting each output is the same stand-alone bundle CDK makes.
-  const { metafile } = await build({
-    ...CDK_BUNDLING,
-    entryPoints: entries.map((e) => ({ in: e.entry, out: `${e.dir}/index` })),
-    outdir: OUT,
-    outExtension: { '.js': '.mjs' },
-    metafile: true, // a report of the inputs, the bundle is unchanged
-  });
+  // One build per function, as the stack makes them (chunks are not shared between functions).
+  const metafiles = new Map<string, Metafile>();
+  for (const e of entries) {
+    const { metafile } = await build({ ...FUNCTION_BUILD, entryPoints: [{ in: e.entry, out: 'index' }], outdir: join(OUT, e.dir), metafile: true });
+    metafiles.set(e.dir, metafile);
+  }
   const packages = (dir: string) => {
     const bytes = new Map<string, number>();
-    for (const [path, input] of Object.entries(metafile.outputs[`bench/out/${dir}/index.mjs`]!.inputs)) {
-      const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? 'project code';
-      bytes.set(name, (bytes.get(name) ?? 0) + input.bytesInOutput);
+    for (const output of initOutputs(metafiles.get(dir)!)) {
+      for (const [path, input] of Object.entries(output.inputs)) {
+        const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? 'project code';
+        bytes.set(name, (bytes.get(name) ?? 0) + input.bytesInOutput);
+      }
     }
     return bytes;
   };
@@ -119,6 +102,20 @@ export const handler = async () => db.config.region;
     const initMs = median(samples.get(e.name)!);
     const extra = [...packages(e.dir)].filter(([name]) => !inBaseline.has(name)).sort((a, b) => b[1] - a[1]);
     const additions = Object.fromEntries(extra.slice(0, 3).map(([name, bytes]) => [name, Math.round(bytes / 1024)]));
-    return { name: e.name, bytes: statSync(join(OUT, e.dir, 'index.mjs')).size, initMs, ratio: initMs / base, additions };
+    const bytes = initOutputs(metafiles.get(e.dir)!).reduce((sum, output) => sum + output.bytes, 0);
+    return { name: e.name, bytes, initMs, ratio: initMs / base, additions };
   });
+}
+
+/** The outputs a cold start loads: the entry and, transitively, what it imports statically. */
+function initOutputs({ outputs }: Metafile): Metafile['outputs'][string][] {
+  const entry = Object.keys(outputs).find((path) => path.endsWith('/index.mjs'))!;
+  const seen = new Set<string>();
+  const visit = (path: string) => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    for (const imported of outputs[path]!.imports) if (imported.kind === 'import-statement' && imported.path in outputs) visit(imported.path);
+  };
+  visit(entry);
+  return [...seen].map((path) => outputs[path]!);
 }

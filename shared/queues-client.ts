@@ -1,15 +1,19 @@
-import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { onFirstUse } from './first-use.ts';
 import { tracer } from './tracer.ts';
 
-/** One SQS client per container; the endpoint comes from AWS_ENDPOINT_URL_SQS locally. */
-const sqs = tracer.captureAWSv3Client(new SQSClient({}));
+/** One SQS client per container, made on the first send; the endpoint comes from AWS_ENDPOINT_URL_SQS locally. */
+const sqs = onFirstUse(async () => {
+  const sdk = await import('@aws-sdk/client-sqs');
+  return { sdk, client: tracer.captureAWSv3Client(new sdk.SQSClient({})) };
+});
 
 /** Sends JSON messages in batches of ten; throws if SQS refuses any. */
 export async function sendJson(queueUrl: string | undefined, name: string, messages: readonly unknown[], delaySeconds = 0): Promise<void> {
   if (!queueUrl) throw new Error(`The ${name} queue URL is not configured`);
+  const { sdk, client } = await sqs();
   for (let i = 0; i < messages.length; i += 10) {
-    const out = await sqs.send(
-      new SendMessageBatchCommand({
+    const out = await client.send(
+      new sdk.SendMessageBatchCommand({
         QueueUrl: queueUrl,
         Entries: messages.slice(i, i + 10).map((m, j) => ({ Id: String(j), MessageBody: JSON.stringify(m), DelaySeconds: delaySeconds })),
       }),
@@ -20,5 +24,6 @@ export async function sendJson(queueUrl: string | undefined, name: string, messa
 
 export async function sendOneJson(queueUrl: string | undefined, name: string, message: unknown): Promise<void> {
   if (!queueUrl) throw new Error(`The ${name} queue URL is not configured`);
-  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
+  const { sdk, client } = await sqs();
+  await client.send(new sdk.SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
 }

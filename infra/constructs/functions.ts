@@ -1,14 +1,14 @@
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { AssetHashType, Duration, type ILocalBundling, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import {
   ApplicationLogLevel,
   Architecture,
+  Code,
+  Function as LambdaFunction,
   FilterCriteria,
   FilterRule,
   LoggingFormat,
@@ -18,7 +18,6 @@ import {
   Tracing,
 } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -28,9 +27,26 @@ import { tableDefinition } from '../../shared/store/table-definition.ts';
 import type { OtpEmail } from './email.ts';
 import type { AppQueue, AppQueues } from './queues.ts';
 import { METRICS_NAMESPACE } from '../../shared/metrics.ts';
+import { bundleFunction, PROJECT_ROOT } from '../bundle.ts';
 
-/** The repository root: entries, lock file and tsconfig are resolved from here, whatever the working directory. */
-const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/**
+ * Builds a handler with `bundleFunction` (infra/bundle.ts, the build the benchmark measures) on this machine, when CDK
+ * stages the asset. Its `entry` field also tells assets apart: CDK reuses a staged asset whose options serialize alike.
+ */
+class LocalBuild implements ILocalBundling {
+  constructor(readonly entry: string) {}
+  tryBundle(outputDir: string): boolean {
+    bundleFunction(this.entry, outputDir);
+    return true;
+  }
+}
+
+/** The function's code, hashed by the build's output. */
+const functionCode = (spec: FunctionSpec) =>
+  Code.fromAsset(PROJECT_ROOT, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: { image: Runtime.NODEJS_24_X.bundlingImage, local: new LocalBuild(handlerFile(spec.name)) },
+  });
 
 /** The names of the variables `shared/config.ts` reads (queue URLs come from each queue definition's `envVar`). */
 type ConfigVar = keyof Config;
@@ -129,7 +145,7 @@ export interface AppFunctionProps {
  */
 export class AppFunction extends Construct {
   readonly spec: FunctionSpec;
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   readonly logGroup: LogGroup;
   readonly role: Role;
 
@@ -144,12 +160,10 @@ export class AppFunction extends Construct {
     });
     this.logGroup.grantWrite(this.role);
 
-    this.function = new NodejsFunction(this, 'Handler', {
+    this.function = new LambdaFunction(this, 'Handler', {
       description: `${spec.name}: ${describeTrigger(spec)}`,
-      entry: join(PROJECT_ROOT, handlerFile(spec.name)),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      code: functionCode(spec),
+      handler: 'index.handler',
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: spec.memory,
@@ -168,21 +182,6 @@ export class AppFunction extends Construct {
         POWERTOOLS_SERVICE_NAME: props.serviceName,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         NODE_OPTIONS: '--enable-source-maps',
-      },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node24',
-        mainFields: ['module', 'main'],
-        // Bundle everything, the AWS SDK v3 included: the exact versions of package-lock.json run in Lambda.
-        externalModules: [],
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        // Warnings and errors only: `npm run synth` stays quiet.
-        logLevel: LogLevel.WARNING,
-        tsconfig: join(PROJECT_ROOT, 'tsconfig.json'),
-        // CommonJS dependencies bundled into an ES module still call `require` for Node built-ins.
-        banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
       },
     });
   }
@@ -376,7 +375,7 @@ export class AppFunctions extends Construct {
       new Rule(fn, 'Schedule', {
         description: `${fn.spec.name}: ${trigger.expression}`,
         schedule: Schedule.expression(trigger.expression),
-        targets: [new LambdaFunction(fn.function, { retryAttempts: 2 })],
+        targets: [new LambdaTarget(fn.function, { retryAttempts: 2 })],
       });
     }
   }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { config, isLocal } from '../config.ts';
 import { isoNow } from '../domain/clock.ts';
 import { addToLocalOutbox } from './local-outbox.ts';
+import { onFirstUse } from '../first-use.ts';
 import { tracer } from '../tracer.ts';
 
 export interface Email {
@@ -16,11 +16,17 @@ export interface EmailSender {
   send(email: Email): Promise<void>;
 }
 
+/** The SES client, made on the first send. */
+const ses = onFirstUse(async () => {
+  const sdk = await import('@aws-sdk/client-sesv2');
+  return { sdk, client: tracer.captureAWSv3Client(new sdk.SESv2Client({})) };
+});
+
 class SesEmailSender implements EmailSender {
-  private readonly ses = tracer.captureAWSv3Client(new SESv2Client({}));
   async send(email: Email): Promise<void> {
-    await this.ses.send(
-      new SendEmailCommand({
+    const { sdk, client } = await ses();
+    await client.send(
+      new sdk.SendEmailCommand({
         FromEmailAddress: config.OTP_SENDER_EMAIL,
         Destination: { ToAddresses: [email.to] },
         Content: { Simple: { Subject: { Data: email.subject }, Body: { Text: { Data: email.text } } } },

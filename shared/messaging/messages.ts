@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { PinpointSMSVoiceV2Client, SendTextMessageCommand } from '@aws-sdk/client-pinpoint-sms-voice-v2';
-import { SendWhatsAppMessageCommand, SocialMessagingClient } from '@aws-sdk/client-socialmessaging';
 import { type Config, config, isLocal } from '../config.ts';
 import { isoNow } from '../domain/clock.ts';
 import { AppError, MESSAGES } from '../domain/errors.ts';
 import { addToLocalOutbox } from './local-outbox.ts';
+import { onFirstUse } from '../first-use.ts';
 import { tracer } from '../tracer.ts';
 
 /**
@@ -54,14 +53,23 @@ class LocalMessageSender implements MessageSender {
   }
 }
 
+/** The End User Messaging clients, each made on its channel's first send. */
+const sms = onFirstUse(async () => {
+  const sdk = await import('@aws-sdk/client-pinpoint-sms-voice-v2');
+  return { sdk, client: tracer.captureAWSv3Client(new sdk.PinpointSMSVoiceV2Client({})) };
+});
+const whatsApp = onFirstUse(async () => {
+  const sdk = await import('@aws-sdk/client-socialmessaging');
+  return { sdk, client: tracer.captureAWSv3Client(new sdk.SocialMessagingClient({})) };
+});
+
 /** AWS End User Messaging SMS (pinpoint-sms-voice-v2). IAM: `sms-voice:SendTextMessage`. */
 export class EndUserMessagingSmsSender implements MessageSender {
-  private client?: PinpointSMSVoiceV2Client;
   constructor(private readonly settings: Pick<MessagingSettings, 'SMS_ORIGINATION_IDENTITY' | 'SMS_CONFIGURATION_SET'>) {}
   async send(message: TextMessage): Promise<void> {
-    this.client ??= tracer.captureAWSv3Client(new PinpointSMSVoiceV2Client({}));
-    await this.client.send(
-      new SendTextMessageCommand({
+    const { sdk, client } = await sms();
+    await client.send(
+      new sdk.SendTextMessageCommand({
         DestinationPhoneNumber: message.to,
         OriginationIdentity: this.settings.SMS_ORIGINATION_IDENTITY,
         ConfigurationSetName: this.settings.SMS_CONFIGURATION_SET,
@@ -78,14 +86,13 @@ export class EndUserMessagingSmsSender implements MessageSender {
  * IAM: `social-messaging:SendWhatsAppMessage` on the phone number.
  */
 export class EndUserMessagingWhatsAppSender implements MessageSender {
-  private client?: SocialMessagingClient;
   constructor(
     private readonly settings: Required<
       Pick<MessagingSettings, 'WHATSAPP_PHONE_NUMBER_ID' | 'WHATSAPP_TEMPLATE_NAME' | 'WHATSAPP_TEMPLATE_LANGUAGE' | 'WHATSAPP_META_API_VERSION'>
     >,
   ) {}
   async send(message: TextMessage): Promise<void> {
-    this.client ??= tracer.captureAWSv3Client(new SocialMessagingClient({}));
+    const { sdk, client } = await whatsApp();
     const payload = {
       messaging_product: 'whatsapp',
       to: message.to,
@@ -96,8 +103,8 @@ export class EndUserMessagingWhatsAppSender implements MessageSender {
         components: [{ type: 'body', parameters: message.params.map((text) => ({ type: 'text', text })) }],
       },
     };
-    await this.client.send(
-      new SendWhatsAppMessageCommand({
+    await client.send(
+      new sdk.SendWhatsAppMessageCommand({
         originationPhoneNumberId: this.settings.WHATSAPP_PHONE_NUMBER_ID,
         metaApiVersion: this.settings.WHATSAPP_META_API_VERSION,
         message: new TextEncoder().encode(JSON.stringify(payload)),

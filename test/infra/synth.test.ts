@@ -1,26 +1,61 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../functions/catalog.ts';
 
 const out = mkdtempSync(join(tmpdir(), 'cdk-out-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
+/** The relative imports of a built file: static (`from"./x.mjs"`, `import"./x.mjs"`) and dynamic (`import("./x.mjs")`). */
+const importsOf = (code: string) => ({
+  static: [...code.matchAll(/(?:from|import)\s*["'](\.\.?\/[^"']+)["']/g)].map((m) => m[1]!),
+  dynamic: [...code.matchAll(/import\(\s*["'](\.\.?\/[^"']+)["']\s*\)/g)].map((m) => m[1]!),
+});
+
+/** The files a cold start reads: index.mjs and, transitively, what it imports statically. */
+function readAtInit(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  for (const specifier of importsOf(readFileSync(file, 'utf8')).static) readAtInit(join(dirname(file), specifier), seen);
+  return seen;
+}
+
+/** Text only each large package's own code holds (it is not in ours): it must be read when used, not at a cold start. */
+const LOADED_ON_FIRST_USE = { stripe: 'api.stripe.com', braintree: 'api.braintreegateway.com', 'pdf-lib': '%PDF-' };
+
 describe('cdk synth', () => {
-  it('builds every catalog function into an ESM bundle, and every stack under 350 resources, offline, with cdk-nag passing', () => {
+  it('builds every catalog function into a complete ESM bundle that reads no provider SDK at init, and every stack under 350 resources, offline, with cdk-nag passing', () => {
     // Act: the real CLI, as ops run it (bundling with esbuild, validation plugins on); 60-95 s on a busy 2-core box
     const run = spawnSync('npx', ['cdk', 'synth', '--quiet', '--output', out], { encoding: 'utf8', timeout: 180_000 });
     // Assess
     expect(run.status, run.stderr).toBe(0);
     const assets = readdirSync(out).filter((d) => d.startsWith('asset.') && existsSync(join(out, d, 'index.mjs')));
     expect(assets).toHaveLength(catalog.length);
+    const lazyFound = new Set<string>();
     for (const asset of assets) {
-      const bundle = readFileSync(join(out, asset, 'index.mjs'), 'utf8');
+      const dir = join(out, asset);
+      const bundle = readFileSync(join(dir, 'index.mjs'), 'utf8');
       expect(bundle).toMatch(/export\s*\{[^}]*handler/);
       expect(bundle).not.toMatch(/from\s*["']@aws-sdk\//);
+      // complete: every import of every file, static or dynamic, names a file of the asset
+      const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.mjs'));
+      for (const file of files) {
+        const code = readFileSync(join(dir, file), 'utf8');
+        const { static: fixed, dynamic } = importsOf(code);
+        for (const specifier of [...fixed, ...dynamic])
+          expect(existsSync(join(dir, dirname(file), specifier)), `${asset}/${file} → ${specifier}`).toBe(true);
+        for (const [name, marker] of Object.entries(LOADED_ON_FIRST_USE)) if (code.includes(marker)) lazyFound.add(name);
+      }
+      // a cold start reads no provider SDK and no PDF library
+      for (const file of readAtInit(join(dir, 'index.mjs'))) {
+        const code = readFileSync(file, 'utf8');
+        for (const [name, marker] of Object.entries(LOADED_ON_FIRST_USE)) expect(code.includes(marker), `${asset}: ${name} read at init`).toBe(false);
+      }
     }
+    // the markers are real: each package is in some asset, as a chunk loaded on first use
+    expect([...lazyFound].sort()).toEqual(Object.keys(LOADED_ON_FIRST_USE).sort());
     // The root template and the nested ones (one per API area, workers, stage), each with room to grow.
     const templates = readdirSync(out).filter((f) => f.endsWith('.template.json'));
     expect(templates.length).toBeGreaterThan(3);

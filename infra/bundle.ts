@@ -1,0 +1,41 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BuildOptions, buildSync } from 'esbuild';
+
+/** The repository root: entries and tsconfig are resolved from here, whatever the working directory. */
+export const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/**
+ * How a function is built for Lambda, by the stack (infra/constructs/functions.ts) and the benchmark alike: one ES
+ * module, `index.mjs`, that exports `handler`, with everything bundled (the AWS SDK included: the exact versions of
+ * package-lock.json run in Lambda).
+ *
+ * Code splitting: what the code loads with `import()` (a provider's SDK, pdf-lib, the SES and SQS clients, the AWS
+ * SDK's own credential chain) becomes a file of its own under `chunks/`, read only when it is first needed. Without
+ * it esbuild inlines every dynamic import, and each cold start parses all of them: a function that answers a Stripe
+ * payment would parse Braintree's and Adyen's code too.
+ */
+export const FUNCTION_BUILD: BuildOptions = {
+  bundle: true,
+  splitting: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node24',
+  mainFields: ['module', 'main'],
+  outExtension: { '.js': '.mjs' },
+  chunkNames: 'chunks/[name]-[hash]',
+  minify: true,
+  sourcemap: true,
+  sourcesContent: false,
+  tsconfig: join(PROJECT_ROOT, 'tsconfig.json'),
+  absWorkingDir: PROJECT_ROOT,
+  // CommonJS dependencies bundled into an ES module still call `require` for Node built-ins (each chunk declares its own).
+  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  // Warnings and errors only: `npm run synth` stays quiet.
+  logLevel: 'warning',
+};
+
+/** Builds the handler file `entry` (relative to the root) into `outdir` (index.mjs, chunks/, source maps). */
+export function bundleFunction(entry: string, outdir: string): void {
+  buildSync({ ...FUNCTION_BUILD, entryPoints: [{ in: entry, out: 'index' }], outdir });
+}
