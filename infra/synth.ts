@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 
 /**
  * `npm run synth`: `cdk synth --quiet` (arguments after `--` passed on) in one line. CDK prints a line for each
- * function it bundles; those and blank lines are left out, any other line is shown once (a warning repeated by
- * every bundling `npx` too). A failed synth prints everything.
+ * function it bundles (infra/bundle.ts); those and blank lines are left out, any other line is shown once (a warning
+ * repeated for every function too). A failed synth prints everything.
  */
 const started = Date.now();
 const run = spawnSync('npx', ['cdk', 'synth', '--quiet', ...process.argv.slice(2)], {

@@ -27,7 +27,7 @@ const LOADED_ON_FIRST_USE = { stripe: 'api.stripe.com', braintree: 'api.braintre
 
 describe('cdk synth', () => {
   it('builds every catalog function into a complete ESM bundle that reads no provider SDK at init, and every stack under 350 resources, offline, with cdk-nag passing', () => {
-    // Act: the real CLI, as ops run it (bundling with esbuild, validation plugins on); 60-95 s on a busy 2-core box
+    // Act: the real CLI, as ops run it (bundling with esbuild, validation plugins on); about 25 s on a 2-core box
     const run = spawnSync('npx', ['cdk', 'synth', '--quiet', '--output', out], { encoding: 'utf8', timeout: 180_000 });
     // Assess
     expect(run.status, run.stderr).toBe(0);
