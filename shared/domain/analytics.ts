@@ -74,11 +74,8 @@ export async function revenue(merchant: Merchant, query: AnalyticsQuery) {
 /** Per provider: approved volume, approval rate of authorization attempts, mean authorization latency (ms). */
 export async function providers(merchant: Merchant, query: AnalyticsQuery) {
   const days = windowDays(query.period);
-  const [cells, rows] = await Promise.all([
-    readProviderOutcomes(ownerOf(merchant), days[0]!, days.at(-1)!),
-    query.currency ? [] : outcomes(ownerOf(merchant), days),
-  ]);
-  const currency = pickCurrency(query.currency, rows);
+  const { payments, providers: cells } = await readProviderOutcomes(ownerOf(merchant), days[0]!, days.at(-1)!);
+  const currency = pickCurrency(query.currency, payments);
   const totals = new Map(PROVIDERS.map((p) => [p, { attempts: 0, approvals: 0, volume: 0, latency_sum: 0 }]));
   for (const cell of cells) {
     const t = totals.get(cell.provider as (typeof PROVIDERS)[number]);

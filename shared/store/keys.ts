@@ -246,7 +246,8 @@ export type BalanceBucket = { currency: string; bucket: 'available' } | { curren
 
 /**
  * Sort keys of the ledger's counter cells (see shared/store/ledger.ts), and their parsers:
- * PAY `<day>#<currency>`, PROV `<day>#<currency>#<provider>`, REV `<day>#<currency>`,
+ * PAY `<day>#<currency>` (with each provider's attempts beside the payments' outcome), PROV `<day>#<currency>#<provider>`
+ * (attempts per provider, written before they moved into PAY; still read), REV `<day>#<currency>`,
  * BAL `<currency>#pending#<capture day>` and `<currency>#available`.
  */
 export const ledgerSortKeys = {

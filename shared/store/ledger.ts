@@ -1,4 +1,4 @@
-import type { ProviderName } from '../providers/types.ts';
+import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import type { TransactItem } from './client.ts';
 import { type CounterCell, counterAdd, randomShard, readCells, sumBySortKey } from './counters.ts';
 import { type BalanceBucket, COUNTER_SHARDS, counterKeys, ledgerSortKeys, type Owner } from './keys.ts';
@@ -17,26 +17,30 @@ export interface AttemptOutcome {
   latencyMs: number;
 }
 
-/** A payment's create: one outcome for the payment, one per provider tried. */
+/**
+ * A payment's create: one cell of the day and currency (one write) with the payment's outcome and, beside it, its
+ * attempts at each provider tried (`<provider>_attempts`, …: see `providerField`). Cells written before held the
+ * providers' attempts in cells of their own (PROV); both are read.
+ */
 export function authorizationCounters(payment: PaymentRecord, attempts: readonly AttemptOutcome[]): TransactItem[] {
-  const day = dayOf(payment.created_at);
   const approved = payment.status === 'succeeded' ? 1 : 0;
+  const byProvider = [...perProvider(attempts)].flatMap(([provider, a]) =>
+    Object.entries({ attempts: a.attempts, approvals: a.approvals, volume: a.approvals * payment.amount, latency_sum: a.latency_sum }).map(
+      ([field, value]) => [providerField(provider, field), value] as const,
+    ),
+  );
   return [
-    counterAdd(payment, 'PAY', ledgerSortKeys.daily(day, payment.currency), {
+    counterAdd(payment, 'PAY', ledgerSortKeys.daily(dayOf(payment.created_at), payment.currency), {
       attempts: 1,
       approvals: approved,
       volume: approved * payment.amount,
+      ...Object.fromEntries(byProvider),
     }),
-    ...[...perProvider(attempts)].map(([provider, a]) =>
-      counterAdd(payment, 'PROV', ledgerSortKeys.provider(day, payment.currency, provider), {
-        attempts: a.attempts,
-        approvals: a.approvals,
-        volume: a.approvals * payment.amount,
-        latency_sum: a.latency_sum,
-      }),
-    ),
   ];
 }
+
+/** The attribute of a provider's attempt counts in a daily outcome cell: `stripe_attempts`, `adyen_latency_sum`, … */
+const providerField = (provider: string, field: string) => `${provider}_${field}`;
 
 /** Attempts summed per provider: two accounts of one provider tried for one payment add to one cell (one write). */
 function perProvider(attempts: readonly AttemptOutcome[]) {
@@ -189,8 +193,41 @@ const OUTCOME_FIELDS = ['attempts', 'approvals', 'volume'] as const;
 export const readOutcomes = (owner: Owner, fromDay: string, toDay: string): Promise<OutcomeRow[]> =>
   readDays(owner, 'PAY', { from: fromDay, to: toDay }, ledgerSortKeys.parseDaily, OUTCOME_FIELDS);
 
-export const readProviderOutcomes = (owner: Owner, fromDay: string, toDay: string): Promise<ProviderOutcomeRow[]> =>
-  readDays(owner, 'PROV', { from: fromDay, to: toDay }, ledgerSortKeys.parseProvider, [...OUTCOME_FIELDS, 'latency_sum']);
+/**
+ * The payments' outcomes (as `readOutcomes`) and, per provider, the attempts counted beside them, with those of the
+ * older PROV cells: the daily cells are read once for both.
+ */
+export async function readProviderOutcomes(
+  owner: Owner,
+  fromDay: string,
+  toDay: string,
+): Promise<{ payments: OutcomeRow[]; providers: ProviderOutcomeRow[] }> {
+  const range = ledgerSortKeys.days(fromDay, toDay);
+  const [daily, older] = await Promise.all([
+    readCells(owner, 'PAY', range.from, range.to).then(sumBySortKey),
+    readDays(owner, 'PROV', { from: fromDay, to: toDay }, ledgerSortKeys.parseProvider, [...OUTCOME_FIELDS, 'latency_sum']),
+  ]);
+  const payments: OutcomeRow[] = [];
+  const providers: ProviderOutcomeRow[] = [...older];
+  for (const [sk, cell] of daily) {
+    const { day, currency } = ledgerSortKeys.parseDaily(sk);
+    const value = (field: string, provider?: string) => cell[provider ? providerField(provider, field) : field] ?? 0;
+    payments.push({ day, currency, attempts: value('attempts'), approvals: value('approvals'), volume: value('volume') });
+    for (const provider of PROVIDERS.filter((p) => value('attempts', p) > 0)) {
+      const of = (field: string) => value(field, provider);
+      providers.push({
+        day,
+        currency,
+        provider,
+        attempts: of('attempts'),
+        approvals: of('approvals'),
+        volume: of('volume'),
+        latency_sum: of('latency_sum'),
+      });
+    }
+  }
+  return { payments, providers };
+}
 
 export const readRevenue = (owner: Owner, fromDay: string, toDay: string): Promise<RevenueRow[]> =>
   readDays(owner, 'REV', { from: fromDay, to: toDay }, ledgerSortKeys.parseDaily, ['captured', 'refunded', 'disputed']);

@@ -1,3 +1,4 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { handler as overviewFn } from '../../functions/analytics/overview.ts';
 import { handler as providersFn } from '../../functions/analytics/providers.ts';
@@ -5,11 +6,14 @@ import { handler as revenueFn } from '../../functions/analytics/revenue.ts';
 import { handler as balanceFn } from '../../functions/balance/get.ts';
 import { handler as settlementGetFn } from '../../functions/settlements/get.ts';
 import { handler as settlementsFn } from '../../functions/settlements/list.ts';
+import { handler as createRule } from '../../functions/routing/rules/create.ts';
 import { handler as dailyJob } from '../../functions/workers/daily-settlement.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import { sandboxSettings } from '../../shared/providers/sandbox.ts';
+import { db, TABLE } from '../../shared/store/client.ts';
+import { counterKeys } from '../../shared/store/keys.ts';
 import { apiEvent, fakeContext, invokeHttp } from '../support/lambda.ts';
-import { bearer, newMerchant } from '../support/merchant.ts';
+import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
 
 const get = (handler: typeof balanceFn, key: string, path: string, query: Record<string, string> = {}) =>
@@ -22,6 +26,10 @@ const api = {
   revenue: (key: string, query?: Record<string, string>) => get(revenueFn, key, '/api/analytics/revenue', query),
   providers: (key: string, query?: Record<string, string>) => get(providersFn, key, '/api/analytics/providers', query),
 };
+const rules = {
+  create: (key: string, rule: unknown) =>
+    invokeHttp(createRule, apiEvent({ method: 'POST', path: '/api/routing/rules', headers: bearer(key), body: rule })),
+};
 
 const realNow = clock.now;
 const at = (day: string, time = '12:00:00') => {
@@ -30,6 +38,7 @@ const at = (day: string, time = '12:00:00') => {
 afterEach(() => {
   clock.now = realNow;
   sandboxSettings.latencyMs = {};
+  sandboxSettings.down.clear();
 });
 
 const D = { minus2: '2026-06-08', minus1: '2026-06-09', today: '2026-06-10', plus1: '2026-06-11', plus2: '2026-06-12' };
@@ -158,6 +167,32 @@ describe('balance, settlements and analytics', () => {
     expect((await api.balance(apiKey)).body.pending).toEqual([{ amount: expected, currency: 'USD' }]);
     expect((await api.revenue(apiKey, { period: '24h' })).body.total).toBe(expected);
     expect((await api.overview(apiKey, { period: '24h' })).body).toMatchObject({ volume: expected, transactions: 50, approval_rate: 100 });
+  });
+
+  it('counts a failover as one payment and an attempt at each provider tried, with the provider cells written before', async () => {
+    // Prepare: a merchant whose stripe attempts today were counted in cells of their own (the older layout), a rule
+    // that puts stripe first, and stripe down
+    const merchant = await newMerchant();
+    const owner = testOwner(merchant.merchantId);
+    at(D.today);
+    const olderCell = { merchant_id: owner.merchant_id, livemode: false, attempts: 3, approvals: 2, volume: 900, latency_sum: 30 };
+    await db.send(new PutCommand({ TableName: TABLE, Item: { ...counterKeys.cell(owner, 'PROV', 4, `${D.today}#USD#stripe`), ...olderCell } }));
+    await rules.create(merchant.apiKey, { name: 'Stripe first', provider: 'stripe', strategy: 'smart', conditions: [] });
+    sandboxSettings.down.add('stripe');
+    // Act
+    const made = await payments.create(merchant.apiKey, paymentBody({ amount: 1200, currency: 'USD' }));
+    const [overview, providers] = await Promise.all([
+      api.overview(merchant.apiKey, { period: '24h' }),
+      api.providers(merchant.apiKey, { period: '24h' }),
+    ]);
+    // Assess: one payment, approved by the provider it failed over to; stripe's failed attempt beside its older ones
+    expect(made.status).toBe(200);
+    const to = made.body.provider as string;
+    expect(to).not.toBe('stripe');
+    expect(overview.body).toMatchObject({ attempts: 1, transactions: 1, volume: 1200, approval_rate: 100, currency: 'USD' });
+    const byName = Object.fromEntries(providers.body.data.map((p: { provider: string }) => [p.provider, p]));
+    expect(byName.stripe).toMatchObject({ attempts: 4, volume: 900, approval_rate: 50 });
+    expect(byName[to]).toMatchObject({ attempts: 1, volume: 1200, approval_rate: 100 });
   });
 
   it('gives a merchant with no payments zeros, not errors', async () => {
