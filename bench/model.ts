@@ -1,6 +1,6 @@
 /** The cost model and the scale-on-paper model, from measured figures and the key design. */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { COUNTER_SHARDS, ROUTING_STAT_SHARDS, windowShards } from '../shared/store/keys.ts';
+import { COUNTER_SHARDS, EVENT_LIST_SHARDS, ROUTING_STAT_SHARDS, windowShards } from '../shared/store/keys.ts';
 import type { Call } from './dynamo.ts';
 
 /** AWS list prices, us-east-1, on-demand (USD). */
@@ -102,7 +102,15 @@ export function scaleOnPaper(create: Call[], rate = 1000) {
     row('write', 'PAY#<pay>', 'payment Put before the provider call (alone), then its commit (transaction)', 3 * kb('PAY'), rate),
     row('write', 'gsi1 MER#<mer>#PAY', 'payment list index entry', kb('PAY'), 1),
     row('write', 'EVT#<pay> EVT#<evt>', 'event Put (transaction), in its payment’s partition', 2 * kb('EVT'), rate),
-    row('write', 'gsi1 MER#<mer>#EVT', 'event list index: the Put, then the worker’s update', kb('EVT'), 1, 2, 1),
+    row(
+      'write',
+      `gsi1 MER#<mer>#EVT#<0..${EVENT_LIST_SHARDS - 1}>`,
+      'event list index, a shard by event id: the Put, then the worker’s update',
+      kb('EVT'),
+      EVENT_LIST_SHARDS,
+      2,
+      1,
+    ),
     row('write', 'CUS#<cus>', 'card on file (transaction), per customer, when the payment puts another card on file', 2, rate),
     row('write', 'gsi1 MER#<mer>#CUS', 'customer list index entry, rewritten by the card-on-file update', 1, 1),
     row('write', 'gsi2 MER#<mer>#CUSEMAIL#<email>', 'customer e-mail index entry, per customer', 1, rate),

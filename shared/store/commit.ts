@@ -14,6 +14,7 @@ import {
   type Owner,
   paymentKeys,
   refundKeys,
+  shardOf,
   subscriptionKeys,
 } from './keys.ts';
 
@@ -197,8 +198,7 @@ function listKeysOf(target: Target, status: unknown): Record<string, string> {
 const movedListKeysOf = (target: Target, status: unknown): Record<string, string> => (target.entity === 'payment' ? listKeysOf(target, status) : {});
 
 function leaseIndex(key: Key, leaseUntil: number) {
-  const shard = [...key.pk].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % LEASE_SHARDS;
-  return leaseKeys.entry(shard, new Date(leaseUntil).toISOString(), key);
+  return leaseKeys.entry(shardOf(key.pk, LEASE_SHARDS), new Date(leaseUntil).toISOString(), key);
 }
 
 /** `mark`: the `change` mark of a write sent alone (commitOne). */

@@ -5,7 +5,7 @@ import { type DomainEvent, EVENT_TYPES } from '../domain/events.ts';
 import { conditionalWrite, db, TABLE, ttl } from './client.ts';
 import { Int, nullable, recordReader, Text } from './item-schemas.ts';
 import { eventKeys, type Owner } from './keys.ts';
-import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
+import { listPageAcross, type Page, type PageQuery } from './pagination.ts';
 
 const KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -181,8 +181,9 @@ export async function listEvents(owner: Owner, filters: EventFilters, page: Page
       filters.delivered ? '(targeted > :zero AND pending = :zero)' : '(attribute_not_exists(targeted) OR targeted = :zero OR pending > :zero)',
     );
   }
-  const result = await listPage(
-    merchantList(eventKeys, owner, clauses.length ? { FilterExpression: clauses.join(' AND '), ExpressionAttributeValues: values } : undefined),
+  const filter = clauses.length ? { FilterExpression: clauses.join(' AND '), ExpressionAttributeValues: values } : undefined;
+  const result = await listPageAcross(
+    eventKeys.listPartitions(owner).map((value) => ({ index: 'gsi1', partition: { name: 'gsi1pk', value }, sortKey: { name: 'gsi1sk' }, filter })),
     page,
   );
   return { data: result.data.map(fromItem), has_more: result.has_more };

@@ -30,7 +30,7 @@
  * | routing stats of the last minutes     | pk = RSTAT#<own>#<shard>, sk >= <bucket ms> (×shards) | table |
  * | card velocity in an hour              | pk = VEL#<fingerprint>#<hour ms>, sk = VEL            | table |
  * | event (record + delivery log), by object| pk = EVT#<object id>, sk = EVT#<evt>                 | table |
- * | merchant's events, newest first       | gsi1pk = MER#<own>#EVT, gsi1sk <evt>                  | gsi1  |
+ * | merchant's events, newest first       | gsi1pk = MER#<own>#EVT#<0..19> (+ MER#<own>#EVT), gsi1sk <evt> | gsi1 |
  * | merchant's webhook endpoints          | pk = MER#<own>, sk begins_with WHK# (+ webhook_count) | table |
  * | merchant's connector accounts         | pk = MER#<own>, sk begins_with CON# (+ connector_count)| table |
  * | connector account by id               | pk = MER#<own>, sk = CON#<con>                        | table |
@@ -149,12 +149,22 @@ export const velocityKeys = {
  * An event lives in the partition of the object it reports (`<object>` = its `data.object.id`), so the table's
  * stream hands one object's events over in the order they were written. Events made before that live alone
  * (`EVT#<evt>`, `EVT`): a retry still in the queue names no object and finds them there.
+ *
+ * A merchant's events are listed over EVENT_LIST_SHARDS index partitions (by a hash of the event id): each event is
+ * indexed twice (its put, its first delivery round), a few times per payment, so at 1,000 payments a second one
+ * partition would take twice what it can. A page reads every shard and merges them (pagination.ts `listPageAcross`),
+ * and the partition events were listed in before, until they expire (30 days).
  */
+export const EVENT_LIST_SHARDS = 20;
+const eventListPartition = (owner: Owner, shard?: number) => `MER#${scopeOf(owner)}#EVT${shard === undefined ? '' : `#${shard}`}`;
 export const eventKeys = {
   item: (eventId: string, objectId?: string): Key =>
     objectId ? { pk: `EVT#${objectId}`, sk: `EVT#${eventId}` } : { pk: `EVT#${eventId}`, sk: 'EVT' },
-  list: (owner: Owner, eventId: string) => ({ gsi1pk: `MER#${scopeOf(owner)}#EVT`, gsi1sk: eventId }),
-  listPartition: (owner: Owner) => `MER#${scopeOf(owner)}#EVT`,
+  list: (owner: Owner, eventId: string) => ({ gsi1pk: eventListPartition(owner, shardOf(eventId, EVENT_LIST_SHARDS)), gsi1sk: eventId }),
+  listPartitions: (owner: Owner) => [
+    ...Array.from({ length: EVENT_LIST_SHARDS }, (_, shard) => eventListPartition(owner, shard)),
+    eventListPartition(owner),
+  ],
 };
 
 export const webhookKeys = {
@@ -275,8 +285,11 @@ export const ledgerSortKeys = {
   },
 };
 
+/** A stable shard of `shards` for a text (an id, a key): a small string hash. */
+export const shardOf = (text: string, shards: number): number => [...text].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % shards;
+
 /** A stable small number per merchant, to spread a merchant-wide index over COUNTER_SHARDS keys. */
-export const indexShardOf = (merchantId: string): number => [...merchantId].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % COUNTER_SHARDS;
+export const indexShardOf = (merchantId: string): number => shardOf(merchantId, COUNTER_SHARDS);
 
 export const settlementKeys = {
   item: (settlementId: string): Key => ({ pk: `SET#${settlementId}`, sk: 'SET' }),

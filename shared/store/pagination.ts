@@ -21,7 +21,8 @@ export interface ListSpec {
   index?: IndexName;
   /** The key condition over the partition (and optionally a sort key prefix). */
   partition: { name: string; value: string };
-  sortKey: { name: string; prefix?: string; from?: string; to?: string };
+  /** `from`/`to` inclusive, `above`/`below` exclusive (a cursor) */
+  sortKey: { name: string; prefix?: string; from?: string; to?: string; above?: string; below?: string };
   /** The full exclusive start key (table + index keys) of the item with this id; ids are ULIDs, so this needs no read. */
   cursorKey: (id: string) => Item;
   filter?: Pick<QueryCommandInput, 'FilterExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>;
@@ -97,31 +98,55 @@ export async function acrossShards<T>(shards: number, read: (shard: number) => P
 export async function listPage(spec: ListSpec, page: PageQuery): Promise<Page<Item>> {
   const backwards = page.ending_before !== undefined;
   const cursor = page.ending_before ?? page.starting_after;
+  const items = await readRange(spec, page.limit + 1, backwards, cursor ? spec.cursorKey(cursor) : undefined);
+  return pageOf(items, page.limit, backwards);
+}
+
+/**
+ * `listPage` over a list written across several partitions (a write-sharded index, see keys.ts), sorted by ids
+ * (ULIDs): each partition is read past the cursor, in parallel, and the pages are merged.
+ */
+export async function listPageAcross(specs: readonly RangeSpec[], page: PageQuery): Promise<Page<Item>> {
+  const backwards = page.ending_before !== undefined;
+  const cursor = page.ending_before ?? page.starting_after;
+  const bound = cursor === undefined ? {} : backwards ? { above: cursor } : { below: cursor };
+  const pages = await Promise.all(specs.map((spec) => readRange({ ...spec, sortKey: { ...spec.sortKey, ...bound } }, page.limit + 1, backwards)));
+  const sortKeyOf = (item: Item) => String(item[specs[0]!.sortKey.name]);
+  const merged = pages.flat().sort((a, b) => (sortKeyOf(a) < sortKeyOf(b) ? 1 : -1) * (backwards ? -1 : 1));
+  return pageOf(merged, page.limit, backwards);
+}
+
+export type RangeSpec = Omit<ListSpec, 'cursorKey'>;
+
+/** Up to `wanted` items of a range, newest first (oldest first when `ascending`), from `startKey`. */
+async function readRange(spec: RangeSpec, wanted: number, ascending: boolean, startKey?: Item): Promise<Item[]> {
   const query = rangeQuery(spec);
-  const wanted = page.limit + 1;
   const items: Item[] = [];
-  let startKey: Item | undefined = cursor ? spec.cursorKey(cursor) : undefined;
+  let next = startKey;
   do {
     const out = await db.send(
       new QueryCommand({
         ...query,
-        ScanIndexForward: backwards,
+        ScanIndexForward: ascending,
         ConsistentRead: spec.consistent,
-        ExclusiveStartKey: startKey,
+        ExclusiveStartKey: next,
         Limit: spec.filter ? Math.max(wanted, 50) : wanted,
       }),
     );
     items.push(...(out.Items ?? []));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey && items.length < wanted);
+    next = out.LastEvaluatedKey;
+  } while (next && items.length < wanted);
+  return items.slice(0, wanted);
+}
 
-  const has_more = items.length > page.limit;
-  const data = items.slice(0, page.limit);
-  return { data: backwards ? data.reverse() : data, has_more };
+/** A page of `limit` from items read one past it, in the list's order (newest first). */
+function pageOf(items: Item[], limit: number, backwards: boolean): Page<Item> {
+  const data = items.slice(0, limit);
+  return { data: backwards ? data.reverse() : data, has_more: items.length > limit };
 }
 
 /** How many items match (filters included): a COUNT query over the key range, paged, reading no attributes out. */
-export async function countItems(spec: Omit<ListSpec, 'cursorKey'>): Promise<number> {
+export async function countItems(spec: RangeSpec): Promise<number> {
   const query = rangeQuery(spec);
   let count = 0;
   let startKey: Item | undefined;
@@ -134,7 +159,7 @@ export async function countItems(spec: Omit<ListSpec, 'cursorKey'>): Promise<num
 }
 
 /** The query over a spec's key range (and filter), without paging. */
-function rangeQuery(spec: Omit<ListSpec, 'cursorKey'>): QueryCommandInput {
+function rangeQuery(spec: RangeSpec): QueryCommandInput {
   const { condition, names, values } = keyCondition(spec);
   return {
     TableName: TABLE,
@@ -146,13 +171,19 @@ function rangeQuery(spec: Omit<ListSpec, 'cursorKey'>): QueryCommandInput {
   };
 }
 
-function keyCondition(spec: Omit<ListSpec, 'cursorKey'>) {
+function keyCondition(spec: RangeSpec) {
   const names: Record<string, string> = { '#p': spec.partition.name, ...spec.filter?.ExpressionAttributeNames };
   const values: Record<string, unknown> = { ':p': spec.partition.value, ...spec.filter?.ExpressionAttributeValues };
   let condition = '#p = :p';
-  const { name, prefix, from, to } = spec.sortKey;
-  if (prefix !== undefined || from !== undefined || to !== undefined) names['#s'] = name;
-  if (prefix !== undefined) {
+  const { name, prefix, from, to, above, below } = spec.sortKey;
+  if (prefix !== undefined || from !== undefined || to !== undefined || above !== undefined || below !== undefined) names['#s'] = name;
+  if (above !== undefined) {
+    values[':above'] = above;
+    condition += ' AND #s > :above';
+  } else if (below !== undefined) {
+    values[':below'] = below;
+    condition += ' AND #s < :below';
+  } else if (prefix !== undefined) {
     values[':s'] = prefix;
     condition += ' AND begins_with(#s, :s)';
   } else if (from !== undefined && to !== undefined) {

@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handler as configure } from '../../functions/webhooks/configure.ts';
@@ -8,8 +8,11 @@ import { handler as list } from '../../functions/webhooks/list.ts';
 import { handler as test } from '../../functions/webhooks/test.ts';
 import { handler as worker } from '../../functions/workers/webhook-delivery.ts';
 import { retryDelayMs, retryPolicy } from '../../shared/domain/webhook-delivery.ts';
+import { newEvent } from '../../shared/domain/events.ts';
+import { newId } from '../../shared/domain/ids.ts';
 import { eventsQueue, type EventsMessage } from '../../shared/events/queue.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
+import { eventPut } from '../../shared/store/events.ts';
 import { webhookKeys } from '../../shared/store/keys.ts';
 import { apiEvent, fakeContext, invokeHttp, queueEvent } from '../support/lambda.ts';
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
@@ -196,6 +199,64 @@ describe('the delivery log', () => {
     } finally {
       await receiver.close();
     }
+  });
+});
+
+describe('the delivery log, written across shards', () => {
+  it('pages through every event once, newest first, both ways, with those listed before the shards, and filters across them', async () => {
+    // Prepare: 6 events listed the way they were before the shards, then 30 newer ones (ids spread over 20 shards)
+    const { apiKey, merchantId } = await newMerchant();
+    const owner = testOwner(merchantId);
+    const put = async (type: 'payment.succeeded' | 'payment.refunded', listed: 'before' | 'now') => {
+      const event = newEvent(owner, type, { id: newId('payment'), object: 'payment' });
+      const { Item } = eventPut(event).Put;
+      const item = listed === 'now' ? Item : { ...Item, gsi1pk: `MER#${merchantId}:test#EVT` };
+      await db.send(new PutCommand({ TableName: TABLE, Item: item }));
+      return event.id;
+    };
+    const ids: string[] = [];
+    const refundIds: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await put('payment.succeeded', 'before'));
+    for (let i = 0; i < 30; i++) {
+      const id = await put(i % 3 === 0 ? 'payment.refunded' : 'payment.succeeded', 'now');
+      ids.push(id);
+      if (i % 3 === 0) refundIds.push(id);
+    }
+    const newestFirst = [...ids].reverse();
+    const page = async (query: Record<string, string>) => {
+      const res = await call.events(apiKey, { limit: '7', ...query });
+      expect(res.status).toBe(200);
+      return res.body as { data: { id: string }[]; has_more: boolean };
+    };
+
+    // Act: forwards to the oldest, then backwards from it; the refunds alone, in pages of 7
+    const forwards: string[][] = [];
+    for (let after: string | undefined, more = true; more;) {
+      const { data, has_more } = await page(after ? { starting_after: after } : {});
+      forwards.push(data.map((e) => e.id));
+      after = data.at(-1)?.id;
+      more = has_more;
+    }
+    const backwards: string[][] = [];
+    for (let before = newestFirst.at(-1)!, more = true; more;) {
+      const { data, has_more } = await page({ ending_before: before });
+      backwards.unshift(data.map((e) => e.id));
+      before = data[0]!.id;
+      more = has_more;
+    }
+    const refundPages: string[] = [];
+    for (let after: string | undefined, more = true; more;) {
+      const { data, has_more } = await page({ event: 'payment.refunded', ...(after ? { starting_after: after } : {}) });
+      refundPages.push(...data.map((e) => e.id));
+      after = data.at(-1)?.id;
+      more = has_more;
+    }
+
+    // Assess
+    expect(forwards.map((p) => p.length)).toEqual([7, 7, 7, 7, 7, 1]);
+    expect(forwards.flat()).toEqual(newestFirst);
+    expect(backwards.flat()).toEqual(newestFirst.slice(0, -1));
+    expect(refundPages).toEqual([...refundIds].reverse());
   });
 });
 
