@@ -5,6 +5,7 @@
 import type { SQSEvent } from 'aws-lambda';
 import { handler as createInvoice } from '../functions/invoices/create.ts';
 import { handler as configureWebhook } from '../functions/webhooks/configure.ts';
+import { handler as listWebhookEvents } from '../functions/webhooks/events.ts';
 import { handler as deliveryWorker } from '../functions/workers/webhook-delivery.ts';
 import { eventsQueue, type EventsMessage } from '../shared/events/queue.ts';
 import { apiEvent, fakeContext, invokeHttp, type HttpResult } from '../test/support/lambda.ts';
@@ -139,6 +140,10 @@ export async function benchCapacity(): Promise<CapacityResult> {
       ),
     );
     if (receiver.received.length !== RUNS + 1) throw new Error(`the receiver got ${receiver.received.length} deliveries, expected ${RUNS + 1}`);
+    // A page of the delivery log: its events are listed over EVENT_LIST_SHARDS index partitions, each read
+    const eventsPage = () =>
+      invokeHttp(listWebhookEvents, apiEvent({ method: 'GET', path: '/api/webhooks/events', headers: bearer(apiKey), query: { limit: '10' } }));
+    operations.push(summarize('webhook events list (10)', await steady(async () => ok(await eventsPage()))));
   } finally {
     eventsQueue.send = realSend;
     await receiver.close();
