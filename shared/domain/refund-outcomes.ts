@@ -52,14 +52,17 @@ export async function confirmRefund(payment: PaymentRecord, refund: StoredRefund
   let current = refund;
   for (let attempt = 0; attempt < PLANNED_ATTEMPTS + UNPLANNED_ATTEMPTS; attempt++) {
     if (attempt > 0) await pause(attempt);
-    const now = (await getStoredPayment(payment, payment.id)) as PaymentRecord;
-    const view = refundView(now, current);
-    if (current.status !== 'pending') return { view, applied: false };
-    const event = newEvent(payment, 'payment.refunded', view);
-    const counters =
+    const paymentNow = getStoredPayment(payment, payment.id) as Promise<PaymentRecord>;
+    if (current.status !== 'pending') return { view: refundView(await paymentNow, current), applied: false };
+    // The payment (for the answer and the event) and the balance cells the plan draws on are read at once.
+    const [now, counters] = await Promise.all([
+      paymentNow,
       attempt < PLANNED_ATTEMPTS
-        ? await refundCounters(payment, payment.currency, refund.amount, day)
-        : unplannedRefundCounters(payment, payment.currency, refund.amount, day);
+        ? refundCounters(payment, payment.currency, refund.amount, day)
+        : unplannedRefundCounters(payment, payment.currency, refund.amount, day),
+    ]);
+    const view = refundView(now, current);
+    const event = newEvent(payment, 'payment.refunded', view);
     const confirmed = await commit({
       writes: [
         {
