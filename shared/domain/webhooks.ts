@@ -6,12 +6,10 @@ import { type EventRecord, listEvents } from '../store/events.ts';
 import { deleteWebhook as deleteRecord, listWebhooks as listRecords, putWebhook, type WebhookRecord, webhookPage } from '../store/webhooks.ts';
 import type { PageQuery } from '../store/pagination.ts';
 import { type HostLookup, resolveAndCheck, validateWebhookUrl } from '../webhooks/ssrf.ts';
-import { sealSecret } from '../webhooks/sealed-secret.ts';
-import { newWebhookSecret } from '../webhooks/signing.ts';
+import { newWebhookSecret, sealSecret } from '../webhooks/sealed-secret.ts';
 import { BadRequest, NotFound } from './errors.ts';
 import { type EventType, newEvent } from './events.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
-import { deliver } from './webhook-delivery.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 
 export const MAX_WEBHOOKS_PER_MERCHANT = 16;
@@ -111,6 +109,8 @@ export async function testWebhook(merchant: Merchant, input: v.InferOutput<typeo
     ? endpoints.find((w) => w.id === input.webhook_id)
     : endpoints.find((w) => w.status === 'active' && (w.events.includes('*') || w.events.includes(input.event)));
   if (!target) throw new BadRequest('no_webhook_endpoint', input.webhook_id ? 'webhook_id' : 'event');
+  // Signing and the HTTP client are loaded by the one webhook function that delivers, not by the others' cold starts.
+  const { deliver } = await import('./webhook-delivery.ts');
   const result = await deliver(target, newEvent(ownerOf(merchant), input.event, sampleObject(input.event)));
   return {
     object: 'webhook_test' as const,

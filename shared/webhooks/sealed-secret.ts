@@ -1,4 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { sealer } from '../sealing.ts';
+
+/** `whsec_` + base64 of 32 random bytes: the Standard Webhooks secret format. */
+export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
 
 /** Webhook signing secrets, sealed to the endpoint they sign for (shared/sealing.ts). */
 const webhookSecrets = sealer('webhook-signing-secret/v1');

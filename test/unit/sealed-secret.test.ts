@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openSecret, sealSecret } from '../../shared/webhooks/sealed-secret.ts';
-import { newWebhookSecret } from '../../shared/webhooks/signing.ts';
+import { newWebhookSecret, openSecret, sealSecret } from '../../shared/webhooks/sealed-secret.ts';
 
 describe('sealed webhook secrets', () => {
   it('open back to the secret, and sealing twice never gives the same text', async () => {
