@@ -1,16 +1,21 @@
-import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import type { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { config } from './config.ts';
+import { onFirstUse } from './first-use.ts';
 import { tracer } from './tracer.ts';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 
-/** Reads a Secrets Manager secret through Powertools Parameters, keeping it `maxAgeSeconds` before reading it again. */
-export function secretReader(
-  arn: string,
-  maxAgeSeconds: number,
-  provider = new SecretsProvider({ awsSdkV3Client: tracer.captureAWSv3Client(new SecretsManagerClient({})) }),
-): () => Promise<string> {
+/** Secrets Manager through Powertools Parameters, loaded by the first read: a function that never reads one never loads it. */
+const secretsManager = onFirstUse(async () => {
+  const [{ SecretsProvider }, { SecretsManagerClient }] = await Promise.all([
+    import('@aws-lambda-powertools/parameters/secrets'),
+    import('@aws-sdk/client-secrets-manager'),
+  ]);
+  return new SecretsProvider({ awsSdkV3Client: tracer.captureAWSv3Client(new SecretsManagerClient({})) });
+});
+
+/** Reads a Secrets Manager secret, keeping it `maxAgeSeconds` before reading it again. */
+export function secretReader(arn: string, maxAgeSeconds: number, provider: () => Promise<SecretsProvider> = secretsManager): () => Promise<string> {
   return async () => {
-    const value = await provider.get(arn, { maxAge: maxAgeSeconds });
+    const value = await (await provider()).get(arn, { maxAge: maxAgeSeconds });
     if (typeof value !== 'string' || value === '') throw new Error('App secret is empty');
     return value;
   };

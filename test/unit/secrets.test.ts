@@ -22,10 +22,11 @@ function fakeSecretsManager() {
 describe('the app secret read from Secrets Manager', () => {
   const { state, server } = fakeSecretsManager();
   let provider: SecretsProvider;
+  let endpoint: string;
   beforeAll(async () => {
-    const port = await listen(server);
+    endpoint = `http://127.0.0.1:${await listen(server)}`;
     provider = new SecretsProvider({
-      clientConfig: { endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } },
+      clientConfig: { endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } },
     });
   });
   afterEach(() => vi.useRealTimers());
@@ -34,7 +35,7 @@ describe('the app secret read from Secrets Manager', () => {
   it('is kept for its cache age, then read again: a changed value reaches every container within that time', async () => {
     // Prepare
     vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-11-24T10:00:00Z') });
-    const appSecret = secretReader(ARN, 300, provider);
+    const appSecret = secretReader(ARN, 300, async () => provider);
     state.value = 'first-value';
     const readsBefore = state.reads;
     // Act + Assess: read once, then served from the cache while the value changes underneath
@@ -49,8 +50,27 @@ describe('the app secret read from Secrets Manager', () => {
     expect(state.reads - readsBefore).toBe(2);
   });
 
+  it('loads its Secrets Manager client on the first read, from the environment the function runs in', async () => {
+    // Prepare: the SDK's own settings, as Lambda would give them, pointed at the fake
+    vi.stubEnv('AWS_ENDPOINT_URL_SECRETS_MANAGER', endpoint);
+    vi.stubEnv('AWS_REGION', 'us-east-1');
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'test');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
+    state.value = 'loaded-on-first-read';
+    const readsBefore = state.reads;
+    try {
+      // Act
+      const value = await secretReader(`${ARN}-default`, 300)();
+      // Assess
+      expect(value).toBe('loaded-on-first-read');
+      expect(state.reads - readsBefore).toBe(1);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
   it('refuses an empty secret', async () => {
     state.value = '';
-    await expect(secretReader(`${ARN}-empty`, 300, provider)()).rejects.toThrow('App secret is empty');
+    await expect(secretReader(`${ARN}-empty`, 300, async () => provider)()).rejects.toThrow('App secret is empty');
   });
 });
