@@ -4,6 +4,7 @@ import { type BuildOptions, buildSync } from 'esbuild';
 
 /** The repository root: entries and tsconfig are resolved from here, whatever the working directory. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
+const NODE_HTTP_SHIM = join(PROJECT_ROOT, 'infra/shims/node-http.cjs');
 
 /**
  * How a function is built for Lambda, by the stack (infra/constructs/functions.ts) and the benchmark alike: one ES
@@ -29,6 +30,8 @@ export const FUNCTION_BUILD: BuildOptions = {
   sourcesContent: false,
   tsconfig: join(PROJECT_ROOT, 'tsconfig.json'),
   absWorkingDir: PROJECT_ROOT,
+  // Imports of node:http get the CommonJS module, not Node's ES facade of it, which loads undici (infra/shims/node-http.cjs).
+  alias: { http: NODE_HTTP_SHIM, 'node:http': NODE_HTTP_SHIM },
   // CommonJS dependencies bundled into an ES module still call `require` for Node built-ins (each chunk declares its own).
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   // Warnings and errors only: `npm run synth` stays quiet.

@@ -26,7 +26,7 @@ function readAtInit(file: string, seen = new Set<string>()): Set<string> {
 const LOADED_ON_FIRST_USE = { stripe: 'api.stripe.com', braintree: 'api.braintreegateway.com', 'pdf-lib': '%PDF-' };
 
 describe('cdk synth', () => {
-  it('builds every catalog function into a complete ESM bundle that reads no provider SDK at init, and every stack under 350 resources, offline, with cdk-nag passing', () => {
+  it('builds every catalog function into a complete ESM bundle that reads no provider SDK and no ES facade of node:http at init, and every stack under 350 resources, offline, with cdk-nag passing', () => {
     // Act: the real CLI, as ops run it (bundling with esbuild, validation plugins on); about 25 s on a 2-core box
     const run = spawnSync('npx', ['cdk', 'synth', '--quiet', '--output', out], { encoding: 'utf8', timeout: 180_000 });
     // Assess
@@ -46,6 +46,8 @@ describe('cdk synth', () => {
         const { static: fixed, dynamic } = importsOf(code);
         for (const specifier of [...fixed, ...dynamic])
           expect(existsSync(join(dir, dirname(file), specifier)), `${asset}/${file} → ${specifier}`).toBe(true);
+        // node:http is taken as CommonJS: Node's ES facade of it loads undici at every cold start (infra/shims/node-http.cjs)
+        expect(code, `${asset}/${file} imports node:http as an ES module`).not.toMatch(/(?:from|import)\s*["'](?:node:)?http["']/);
         for (const [name, marker] of Object.entries(LOADED_ON_FIRST_USE)) if (code.includes(marker)) lazyFound.add(name);
       }
       // a cold start reads no provider SDK and no PDF library
