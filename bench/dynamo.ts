@@ -50,7 +50,9 @@ db.middlewareStack.add(
 
 /** `PAY` for `pk = PAY#…`; a query names its index and the key value's prefix, e.g. `gsi1:MER`. */
 function keyPrefixes(input: Record<string, unknown>): string[] {
-  const json = JSON.stringify(input);
+  // a query's next page starts after an item's key: that key is not what it reads
+  const { ExclusiveStartKey: _startKey, ...read } = input;
+  const json = JSON.stringify(read);
   const pks = [...json.matchAll(/"pk":\{"S":"([A-Z]+)#/g)].map((m) => m[1]!);
   if (pks.length) return pks;
   const value = /":\w+":\{"S":"([A-Z]+)#/.exec(json)?.[1] ?? '?';

@@ -18,6 +18,10 @@ export interface HistoryPage {
   seedSeconds: number;
   page: Call[];
   filteredPage: Call[];
+  /** a page filtered to a status only the oldest payment has: the list index is read to its end */
+  rarePage: Call[];
+  /** ms each page took, in the order above */
+  ms: { page: number; filteredPage: number; rarePage: number };
 }
 
 const ok = (res: HttpResult): HttpResult => {
@@ -30,6 +34,10 @@ export async function listPageAtHistory(history: number, log: (line: string) => 
   const actor = testActor(merchantId);
   const started = performance.now();
   let made = 0;
+  // the oldest payment is voided: a page filtered to `voided` has one match, at the far end of the list
+  const oldest = await createPayment(actor, v.parse(CreatePaymentBody, paymentBody()));
+  made++;
+  ok(await payments.void(apiKey, oldest.id));
   const worker = async () => {
     while (made < history) {
       made++;
@@ -41,9 +49,24 @@ export async function listPageAtHistory(history: number, log: (line: string) => 
   const seedSeconds = (performance.now() - started) / 1000;
   const list = (query: Record<string, string>) => payments.list(apiKey, query).then(ok);
   await list({ limit: '10' }); // warm: the API key's last_used touch
-  const page = await record(() => list({ limit: '10' }));
-  const filteredPage = await record(() => list({ limit: '10', status: 'succeeded', currency: 'usd' }));
+  const timed = async (query: Record<string, string>) => {
+    const t = performance.now();
+    let res: HttpResult | undefined;
+    const calls = await record(async () => (res = await list(query)));
+    return { calls, ms: performance.now() - t, found: (res!.body.data as unknown[]).length };
+  };
+  const page = await timed({ limit: '10' });
+  const filteredPage = await timed({ limit: '10', status: 'succeeded', currency: 'usd' });
+  const rarePage = await timed({ limit: '10', status: 'voided' });
+  if (rarePage.found !== 1) throw new Error(`the voided page found ${rarePage.found} payments, 1 was voided`);
   const total = (await list({ limit: '1' })).body.total as number;
   if (total !== history) throw new Error(`the list counts ${total} payments, ${history} were made`);
-  return { payments: history, seedSeconds, page, filteredPage };
+  return {
+    payments: history,
+    seedSeconds,
+    page: page.calls,
+    filteredPage: filteredPage.calls,
+    rarePage: rarePage.calls,
+    ms: { page: page.ms, filteredPage: filteredPage.ms, rarePage: rarePage.ms },
+  };
 }
