@@ -51,10 +51,15 @@ export async function handleEventsMessage(message: EventsMessage): Promise<void>
 
 /** Delivers a new event to every subscribed endpoint at once, records the round, and schedules retries. */
 async function fanOut(ref: EventRef): Promise<void> {
-  const event = await getEvent(ref);
+  // The event and its merchant's endpoints are read at once when the message says whose it is (older ones do not).
+  const named = ref.merchant_id === undefined ? undefined : { merchant_id: ref.merchant_id, livemode: ref.livemode ?? true };
+  const [event, listed] = await Promise.all([getEvent(ref), named && listWebhooks(named)]);
   if (!event || event.targeted !== undefined) return; // unknown, or a duplicate send already handled
+  const sameOwner = named?.merchant_id === event.merchant_id && named.livemode === event.livemode;
   // An endpoint receives the events that happened after it was configured, not older ones still in the queue.
-  const endpoints = (await listWebhooks(event)).filter((w) => subscribed(w, event.type) && w.created_at <= event.created_at);
+  const endpoints = (listed && sameOwner ? listed : await listWebhooks(event)).filter(
+    (w) => subscribed(w, event.type) && w.created_at <= event.created_at,
+  );
   const results = await Promise.all(endpoints.map((w) => deliver(w, event)));
   const round: Record<string, EndpointDelivery> = {};
   endpoints.forEach((w, i) => {

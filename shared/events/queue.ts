@@ -12,7 +12,14 @@ const ObjectId = v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100))
 
 /** What travels on the `events` queue: a new event to fan out, or one endpoint's retry. */
 const EventsMessageSchema = v.variant('kind', [
-  v.object({ kind: v.literal('event'), event_id: EventId, object_id: ObjectId }),
+  v.object({
+    kind: v.literal('event'),
+    event_id: EventId,
+    object_id: ObjectId,
+    /** whose event it is (absent on messages sent before it was carried) */
+    merchant_id: v.optional(v.pipe(v.string(), v.startsWith('mer_'))),
+    livemode: v.optional(v.boolean()),
+  }),
   v.object({
     kind: v.literal('retry'),
     event_id: EventId,

@@ -28,6 +28,9 @@ export interface EventRecord extends DomainEvent {
 export interface EventRef {
   event_id: string;
   object_id?: string;
+  /** whose event it is, so its endpoints can be read beside it (absent on older messages and on retries) */
+  merchant_id?: string;
+  livemode?: boolean;
 }
 
 const objectIdOf = (event: DomainEvent): string => (typeof event.data.object.id === 'string' ? event.data.object.id : event.id);
@@ -107,7 +110,7 @@ export async function getEvent(ref: EventRef): Promise<EventRecord | undefined> 
 export function addedEvent(image: Record<string, unknown>): EventRef | undefined {
   if (image.type !== 'event') return undefined;
   const event = fromItem(image);
-  return { event_id: event.id, object_id: objectIdOf(event) };
+  return { event_id: event.id, object_id: objectIdOf(event), merchant_id: event.merchant_id, livemode: event.livemode };
 }
 
 /** Records the first delivery round (once): which endpoints were targeted and how each attempt went. */

@@ -175,6 +175,36 @@ describe('POST /api/webhooks/test', () => {
   });
 });
 
+describe('the first delivery round', () => {
+  it('reads the merchant the stream names beside the event, and delivers only to the event’s own merchant whatever a message names', async () => {
+    // Prepare: two merchants, each with an endpoint for every event; a payment of the first one
+    const first = await newMerchant();
+    const other = await newMerchant();
+    const [firstReceiver, otherReceiver] = [await startReceiver([200]), await startReceiver([200])];
+    const endpoint = await call.configure(first.apiKey, { url: firstReceiver.url, events: ['*'] });
+    await call.configure(other.apiKey, { url: otherReceiver.url, events: ['*'] });
+    const sent: EventsMessage[] = [];
+    eventsQueue.send = async (messages) => void sent.push(...messages);
+    const payment = await payments.create(first.apiKey, paymentBody());
+    await streamEvents(first.merchantId);
+    try {
+      // Act: the stream's message, naming the other merchant instead
+      expect(sent).toEqual([expect.objectContaining({ kind: 'event', merchant_id: first.merchantId, livemode: false })]);
+      await runWorker(sent.map((m) => ({ ...m, merchant_id: other.merchantId })));
+      // Assess: the event reached its own merchant's endpoint, signed with its secret, and nothing reached the other's
+      expect(firstReceiver.received).toHaveLength(1);
+      const delivered = new Webhook(endpoint.body.secret).verify(
+        firstReceiver.received[0]!.body,
+        firstReceiver.received[0]!.headers as Record<string, string>,
+      );
+      expect(delivered).toMatchObject({ type: 'payment.succeeded', data: { object: { id: payment.body.id } } });
+      expect(otherReceiver.received).toHaveLength(0);
+    } finally {
+      await Promise.all([firstReceiver.close(), otherReceiver.close()]);
+    }
+  });
+});
+
 describe('the delivery log', () => {
   it('lists deliveries newest first and filters by event and delivered', async () => {
     const { apiKey, merchantId } = await newMerchant();
