@@ -21,7 +21,6 @@ const LAMBDA_ENV = {
   APP_ENV: 'aws',
   LOG_LEVEL: 'INFO',
   POWERTOOLS_SERVICE_NAME: 'payments-api',
-  NODE_OPTIONS: '--enable-source-maps',
   AWS_REGION: 'us-east-1',
   TABLE_NAME: 'payments',
   APP_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:app-secret',

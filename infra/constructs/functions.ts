@@ -138,7 +138,8 @@ export interface AppFunctionProps {
 
 /**
  * One Lambda of the catalog with the defaults every function shares: Node 24 on arm64, ESM bundle with the SDK
- * inside (no reliance on the runtime's SDK version), minified with source maps, X-Ray tracing, an encrypted log group
+ * inside (no reliance on the runtime's SDK version), minified with source maps beside it (read only to log an
+ * unexpected error's stack, shared/source-mapped.ts, not at every cold start), X-Ray tracing, an encrypted log group
  * of its own and a role that may write to that group only (instead of AWSLambdaBasicExecutionRole's `logs:*` on `*`).
  * Access to anything else comes through the `use*` methods, which grant and set the variable naming the resource
  * together, so a function never has a variable without the permission or the other way round.
@@ -181,7 +182,6 @@ export class AppFunction extends Construct {
         [env('PAYMENTS_PER_MINUTE')]: String(props.paymentsPerMinute),
         POWERTOOLS_SERVICE_NAME: props.serviceName,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
-        NODE_OPTIONS: '--enable-source-maps',
       },
     });
   }

@@ -2,6 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { AppError, MESSAGES } from '../domain/errors.ts';
 import { logger } from '../logger.ts';
+import { withSourceStack } from '../source-mapped.ts';
 import { jsonResponse } from './response.ts';
 import { maybeStateOf, type RequestState } from './types.ts';
 
@@ -16,7 +17,7 @@ export const errorMapper = (): MiddlewareObj<APIGatewayProxyEvent> => ({
       if (error.status >= 500) logger.error('Request failed', { code: error.code });
       else logger.info('Request rejected', { status: error.status, code: error.code });
     } else {
-      logger.error('Unhandled error', error as Error);
+      logger.error('Unhandled error', withSourceStack(error as Error));
     }
     request.response = renderError(maybeStateOf(request), error);
   },

@@ -6,6 +6,7 @@ import { AppError, BadRequest, IdempotencyKeyInUse, IdempotencyKeyReused } from 
 import { appSecret } from '../secrets.ts';
 import { claimIdempotencyKey, completeIdempotencyKey, endIdempotencyLease } from '../store/idempotency.ts';
 import { logger } from '../logger.ts';
+import { withSourceStack } from '../source-mapped.ts';
 import { renderError } from './error-mapper.ts';
 import { stateOf } from './types.ts';
 import { scopeOf } from '../store/keys.ts';
@@ -88,7 +89,7 @@ export const idempotency = ({ withhold = [] }: { withhold?: readonly string[] } 
       // Anything else may have committed: the key stays in progress until its lease ends.
     } catch (e) {
       // The request's own error is what the client gets; the key then simply waits for its lease to end.
-      logger.error('Idempotency record not updated after a failure', e as Error);
+      logger.error('Idempotency record not updated after a failure', withSourceStack(e as Error));
     }
   },
 });
