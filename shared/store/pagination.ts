@@ -176,6 +176,9 @@ function keyCondition(spec: RangeSpec) {
   const values: Record<string, unknown> = { ':p': spec.partition.value, ...spec.filter?.ExpressionAttributeValues };
   let condition = '#p = :p';
   const { name, prefix, from, to, above, below } = spec.sortKey;
+  // DynamoDB takes one sort-key condition: a cursor bound would silently drop a prefix or a range
+  if ((above ?? below) !== undefined && (prefix ?? from ?? to) !== undefined)
+    throw new Error('A list read has both a cursor bound and a sort-key range');
   if (prefix !== undefined || from !== undefined || to !== undefined || above !== undefined || below !== undefined) names['#s'] = name;
   if (above !== undefined) {
     values[':above'] = above;

@@ -98,35 +98,37 @@ describe('the functions as built for Lambda', () => {
     const hook = await call(apiKey, 'POST', '/api/webhooks/configure', { url: receiver.url, events: ['payment.succeeded'] });
     expect(hook.status).toBe(200);
     await startWorkers(merchantId);
+    try {
+      // Act: Stripe connected (its SDK verifies the key at the fake), a payment forced through it, an invoice
+      const connector = await call(apiKey, 'POST', '/api/connectors', { provider: 'stripe', credentials: fakes.credentials.stripe, label: 'Stripe' });
+      const payment = await call(apiKey, 'POST', '/api/payments/create', paymentBody({ routing: 'stripe' }));
+      const invoice = await call(apiKey, 'POST', '/api/invoices', {
+        customer_id: customerId,
+        items: [{ name: 'Consulting', amount: 1999, quantity: 1 }],
+        currency: 'USD',
+        due_date: '2027-01-31',
+        tax_rate: 0,
+      });
+      await receiver.waitFor(1);
 
-    // Act: Stripe connected (its SDK verifies the key at the fake), a payment forced through it, an invoice
-    const connector = await call(apiKey, 'POST', '/api/connectors', { provider: 'stripe', credentials: fakes.credentials.stripe, label: 'Stripe' });
-    const payment = await call(apiKey, 'POST', '/api/payments/create', paymentBody({ routing: 'stripe' }));
-    const invoice = await call(apiKey, 'POST', '/api/invoices', {
-      customer_id: customerId,
-      items: [{ name: 'Consulting', amount: 1999, quantity: 1 }],
-      currency: 'USD',
-      due_date: '2027-01-31',
-      tax_rate: 0,
-    });
-    await receiver.waitFor(1);
-
-    // Assess: the payment went through the connected account; its event arrived signed; the PDF is a PDF
-    expect(connector.status).toBe(200);
-    expect(payment.status).toBe(200);
-    expect(json(payment)).toMatchObject({ status: 'succeeded', provider: 'stripe', connector_id: json(connector).id });
-    const [delivered] = receiver.received;
-    const event = new Webhook(json(hook).secret as string).verify(delivered!.body, delivered!.headers as Record<string, string>) as {
-      type: string;
-      data: { object: { id: string } };
-    };
-    expect(event).toMatchObject({ type: 'payment.succeeded', data: { object: { id: json(payment).id } } });
-    expect(invoice.status).toBe(200);
-    const { pathname, search } = new URL(json(invoice).pdf_url as string);
-    const pdf = await call(null, 'GET', pathname + search);
-    expect(pdf.status).toBe(200);
-    expect(pdf.type).toBe('application/pdf');
-    expect(pdf.bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
-    await receiver.close();
+      // Assess: the payment went through the connected account; its event arrived signed; the PDF is a PDF
+      expect(connector.status).toBe(200);
+      expect(payment.status).toBe(200);
+      expect(json(payment)).toMatchObject({ status: 'succeeded', provider: 'stripe', connector_id: json(connector).id });
+      const [delivered] = receiver.received;
+      const event = new Webhook(json(hook).secret as string).verify(delivered!.body, delivered!.headers as Record<string, string>) as {
+        type: string;
+        data: { object: { id: string } };
+      };
+      expect(event).toMatchObject({ type: 'payment.succeeded', data: { object: { id: json(payment).id } } });
+      expect(invoice.status).toBe(200);
+      const { pathname, search } = new URL(json(invoice).pdf_url as string);
+      const pdf = await call(null, 'GET', pathname + search);
+      expect(pdf.status).toBe(200);
+      expect(pdf.type).toBe('application/pdf');
+      expect(pdf.bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    } finally {
+      await receiver.close();
+    }
   }, 120_000);
 });

@@ -11,7 +11,7 @@ import { handler as dailyJob } from '../../functions/workers/daily-settlement.ts
 import { clock } from '../../shared/domain/clock.ts';
 import { sandboxSettings } from '../../shared/providers/sandbox.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
-import { counterKeys } from '../../shared/store/keys.ts';
+import { counterKeys, ledgerSortKeys } from '../../shared/store/keys.ts';
 import { apiEvent, fakeContext, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
@@ -176,7 +176,12 @@ describe('balance, settlements and analytics', () => {
     const owner = testOwner(merchant.merchantId);
     at(D.today);
     const olderCell = { merchant_id: owner.merchant_id, livemode: false, attempts: 3, approvals: 2, volume: 900, latency_sum: 30 };
-    await db.send(new PutCommand({ TableName: TABLE, Item: { ...counterKeys.cell(owner, 'PROV', 4, `${D.today}#USD#stripe`), ...olderCell } }));
+    await db.send(
+      new PutCommand({
+        TableName: TABLE,
+        Item: { ...counterKeys.cell(owner, 'PROV', 4, ledgerSortKeys.provider(D.today, 'USD', 'stripe')), ...olderCell },
+      }),
+    );
     await rules.create(merchant.apiKey, { name: 'Stripe first', provider: 'stripe', strategy: 'smart', conditions: [] });
     sandboxSettings.down.add('stripe');
     // Act
