@@ -4,6 +4,7 @@ import type { DomainEvent } from '../domain/events.ts';
 import type { Transition } from '../domain/state-machines.ts';
 import { db, isConditionFailure, sendConditional, TABLE, type TransactItem } from './client.ts';
 import { eventPut } from './events.ts';
+import { writeShards } from './write-shards.ts';
 import {
   disputeKeys,
   inboundKeys,
@@ -127,10 +128,13 @@ export interface Change {
 export type CommitResult = 'committed' | 'refused';
 
 export async function commit(change: Change): Promise<CommitResult> {
+  const shards = await writeShards.forWrite();
   const [only] = change.writes;
-  if (change.writes.length === 1 && !change.events?.length && !change.counters?.length && !('remove' in only!)) return commitOne(only!);
+  if (change.writes.length === 1 && !change.events?.length && !change.counters?.length && !('remove' in only!)) return commitOne(only!, shards);
   const items: TransactItem[] = [
-    ...change.writes.map((write) => ('create' in write ? createItem(write) : 'remove' in write ? removeItem(write) : moveItem(write))),
+    ...change.writes.map((write) =>
+      'create' in write ? createItem(write, shards) : 'remove' in write ? removeItem(write) : moveItem(write, shards),
+    ),
     ...(change.events ?? []).map(eventPut),
     ...(change.counters ?? []),
   ];
@@ -149,12 +153,12 @@ export async function commit(change: Change): Promise<CommitResult> {
  * here the `change` mark the write leaves on the item does (8 random bytes): a refused condition on an item that
  * already carries this write's mark was this very write, answered late.
  */
-async function commitOne(write: Create | Move): Promise<CommitResult> {
+async function commitOne(write: Create | Move, shards: number): Promise<CommitResult> {
   const mark = randomBytes(8).toString('base64url');
   const command =
     'create' in write
-      ? new PutCommand({ ...createItem(write, mark).Put!, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })
-      : new UpdateCommand({ ...moveItem(write, mark).Update!, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
+      ? new PutCommand({ ...createItem(write, shards, mark).Put!, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })
+      : new UpdateCommand({ ...moveItem(write, shards, mark).Update!, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
   const result = await sendConditional(command);
   if (result.written) return 'committed';
   return (result.old?.change as { S?: string } | undefined)?.S === mark ? 'committed' : 'refused';
@@ -184,9 +188,9 @@ export function keyOf(target: Target): Key {
 /** The field that holds the item's state (what `transition` and `inStates` test and set). */
 const stateFieldOf = (target: Target): string => (target.entity === 'subscription_period' ? 'state' : 'status');
 
-/** List keys an item carries once it is visible (a processing payment is not listed). */
-function listKeysOf(target: Target, status: unknown): Record<string, string> {
-  if (target.entity === 'payment' && status !== 'processing') return paymentKeys.list(target.owner, target.id);
+/** List keys an item carries once it is visible (a processing payment is not listed); `shards`: the payments list's. */
+function listKeysOf(target: Target, status: unknown, shards: number): Record<string, string> {
+  if (target.entity === 'payment' && status !== 'processing') return paymentKeys.list(target.owner, target.id, shards);
   if (target.entity === 'invoice') return invoiceKeys.list(target.owner, target.id);
   if (target.entity === 'subscription') return subscriptionKeys.list(target.owner, target.id);
   if (target.entity === 'refund' && target.owner) return refundKeys.list(target.owner, target.id);
@@ -195,14 +199,15 @@ function listKeysOf(target: Target, status: unknown): Record<string, string> {
 }
 
 /** List keys a move writes: only payments become listed by a move (once no longer processing). */
-const movedListKeysOf = (target: Target, status: unknown): Record<string, string> => (target.entity === 'payment' ? listKeysOf(target, status) : {});
+const movedListKeysOf = (target: Target, status: unknown, shards: number): Record<string, string> =>
+  target.entity === 'payment' ? listKeysOf(target, status, shards) : {};
 
 function leaseIndex(key: Key, leaseUntil: number) {
   return leaseKeys.entry(shardOf(key.pk, LEASE_SHARDS), new Date(leaseUntil).toISOString(), key);
 }
 
-/** `mark`: the `change` mark of a write sent alone (commitOne). */
-function createItem({ create, item, operation }: Create, mark?: string): TransactItem {
+/** `shards`: the payments list's (listKeysOf); `mark`: the `change` mark of a write sent alone (commitOne). */
+function createItem({ create, item, operation }: Create, shards: number, mark?: string): TransactItem {
   const key = keyOf(create);
   return {
     Put: {
@@ -210,7 +215,7 @@ function createItem({ create, item, operation }: Create, mark?: string): Transac
       Item: {
         ...item,
         ...key,
-        ...listKeysOf(create, item.status),
+        ...listKeysOf(create, item.status, shards),
         type: create.entity,
         ...(operation ? { op: operation, ...leaseIndex(key, operation.lease_until) } : {}),
         ...(mark ? { change: mark } : {}),
@@ -220,7 +225,7 @@ function createItem({ create, item, operation }: Create, mark?: string): Transac
   };
 }
 
-function moveItem(write: Move, mark?: string): TransactItem {
+function moveItem(write: Move, shards: number, mark?: string): TransactItem {
   const key = keyOf(write.move);
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
@@ -237,7 +242,7 @@ function moveItem(write: Move, mark?: string): TransactItem {
     const status = name(stateField);
     conditions.push(`${status} IN (${write.transition.from.map(value).join(', ')})`);
     sets.push(`${status} = ${value(write.transition.to)}`);
-    for (const [field, v] of Object.entries(movedListKeysOf(write.move, write.transition.to))) sets.push(`${name(field)} = ${value(v)}`);
+    for (const [field, v] of Object.entries(movedListKeysOf(write.move, write.transition.to, shards))) sets.push(`${name(field)} = ${value(v)}`);
   }
   if (write.inStates) conditions.push(`${name(stateField)} IN (${write.inStates.map(value).join(', ')})`);
   for (const [field, v] of Object.entries(write.expect ?? {})) conditions.push(`${name(field)} = ${value(v)}`);

@@ -5,7 +5,8 @@ import { assignments, ownerCondition } from './expressions.ts';
 import { conditionalUpdate, type Created, createOrFind, db, TABLE } from './client.ts';
 import { Int, nullable, recordReader, StringMap, Text } from './item-schemas.ts';
 import { customerKeys, type Owner, ownedBy } from './keys.ts';
-import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
+import { writeShards } from './write-shards.ts';
+import { listPageAcross, type Page, type PageQuery, shardedList } from './pagination.ts';
 
 export interface CustomerRecord {
   id: string;
@@ -84,18 +85,14 @@ export const cardOnFileUpdate = (customerId: string, card: CardOnFile) => ({
 
 export type CustomerChanges = Partial<Pick<CustomerRecord, 'email' | 'name' | 'phone' | 'metadata'>>;
 
-const indexKeys = (c: Pick<CustomerRecord, 'id' | 'merchant_id' | 'livemode' | 'email'>) => ({
-  ...customerKeys.list(c, c.id),
-  ...customerKeys.byEmail(c, c.email),
-});
-
 /** Writes a new customer; a customer already stored under its id (a retried create of the merchant) is answered. */
 export async function putCustomer(customer: CustomerRecord): Promise<Created<CustomerRecord>> {
   const key = customerKeys.item(customer.id);
+  const indexKeys = { ...customerKeys.list(customer, customer.id, await writeShards.forWrite()), ...customerKeys.byEmail(customer, customer.email) };
   const put = await createOrFind(
     new PutCommand({
       TableName: TABLE,
-      Item: { ...key, type: 'customer', ...indexKeys(customer), ...customer },
+      Item: { ...key, type: 'customer', ...indexKeys, ...customer },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
     key,
@@ -153,6 +150,6 @@ export async function findCustomerByEmail(owner: Owner, email: string): Promise<
 }
 
 export async function listCustomers(owner: Owner, page: PageQuery): Promise<Page<CustomerRecord>> {
-  const result = await listPage(merchantList(customerKeys, owner), page);
+  const result = await listPageAcross(shardedList(customerKeys.listPartitions(owner, await writeShards.forRead())), page);
   return { data: result.data.map(customerOf), has_more: result.has_more };
 }

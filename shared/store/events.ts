@@ -5,7 +5,7 @@ import { type DomainEvent, EVENT_TYPES } from '../domain/events.ts';
 import { conditionalWrite, db, TABLE, ttl } from './client.ts';
 import { Int, nullable, recordReader, Text } from './item-schemas.ts';
 import { eventKeys, type Owner } from './keys.ts';
-import { listPageAcross, type Page, type PageQuery } from './pagination.ts';
+import { listPageAcross, type Page, type PageQuery, shardedList } from './pagination.ts';
 
 const KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -185,9 +185,6 @@ export async function listEvents(owner: Owner, filters: EventFilters, page: Page
     );
   }
   const filter = clauses.length ? { FilterExpression: clauses.join(' AND '), ExpressionAttributeValues: values } : undefined;
-  const result = await listPageAcross(
-    eventKeys.listPartitions(owner).map((value) => ({ index: 'gsi1', partition: { name: 'gsi1pk', value }, sortKey: { name: 'gsi1sk' }, filter })),
-    page,
-  );
+  const result = await listPageAcross(shardedList(eventKeys.listPartitions(owner), filter), page);
   return { data: result.data.map(fromItem), has_more: result.has_more };
 }

@@ -20,7 +20,8 @@
  * | payment's refunds                     | pk = PAY#<pay>, sk begins_with REF#                   | table |
  * | merchant's refunds, newest first      | gsi1pk = MER#<own>#REF, gsi1sk <ref>                  | gsi1  |
  * | refund by id (then its item, by key)  | gsi1pk = MER#<own>#REF, gsi1sk = <ref>                | gsi1  |
- * | merchant's payments, newest first     | gsi1pk = MER#<own>#PAY, gsi1sk <id> (ULID: time range)| gsi1  |
+ * | merchant's payments, newest first     | gsi1pk = MER#<own>#PAY[#<1..n-1>], gsi1sk <id> (ULID: time range; every shard) | gsi1 |
+ * | the most write shards ever used (lists, counters) | pk = TABLE, sk = WRITE_SHARDS               | table |
  * | payment's disputes                    | pk = PAY#<pay>, sk begins_with DIS# (DIS#<provider ref>)| table |
  * | payment's refunds and disputes (timeline)| pk = PAY#<pay>, sk between DIS# and REF#~           | table |
  * | merchant's disputes, newest first     | gsi1pk = MER#<own>#DIS, gsi1sk <dis>                  | gsi1  |
@@ -101,10 +102,27 @@ export const apiKeyKeys = {
   listPrefix: (merchantId: string) => ({ pk: `MER#${merchantId}`, skPrefix: 'KEY#' }),
 };
 
+/**
+ * The lists a payment create writes (payments, and customers through the card it puts on file) are write-sharded
+ * by the configured PAYMENTS_PER_MINUTE: over `windowShards(limit)` index partitions, the rate window's split, so one
+ * merchant at its limit keeps each under a tenth of a partition (an entry is under 1 KB: one unit). An entry's shard
+ * is a hash of its id; shard 0 is the list's one partition from before, the only one up to 6,000 a minute. A page
+ * reads every shard the table's writes were ever spread over (write-shards.ts).
+ */
+const listShard = (partition: string, shard: number) => (shard === 0 ? partition : `${partition}#${shard}`);
+const everyShard = (partition: string, shards: number) => Array.from({ length: shards }, (_, shard) => listShard(partition, shard));
+export const writeShardKeys = {
+  /** the most write shards the table's lists and counters were ever spread over (only ever raised) */
+  floor: (): Key => ({ pk: 'TABLE', sk: 'WRITE_SHARDS' }),
+};
+
 export const customerKeys = {
   item: (customerId: string): Key => ({ pk: `CUS#${customerId}`, sk: 'CUS' }),
-  list: (owner: Owner, customerId: string) => ({ gsi1pk: `MER#${scopeOf(owner)}#CUS`, gsi1sk: customerId }),
-  listPartition: (owner: Owner) => `MER#${scopeOf(owner)}#CUS`,
+  list: (owner: Owner, customerId: string, shards: number) => ({
+    gsi1pk: listShard(`MER#${scopeOf(owner)}#CUS`, shardOf(customerId, shards)),
+    gsi1sk: customerId,
+  }),
+  listPartitions: (owner: Owner, shards: number) => everyShard(`MER#${scopeOf(owner)}#CUS`, shards),
   byEmail: (owner: Owner, email: string) => ({ gsi2pk: `MER#${scopeOf(owner)}#CUSEMAIL#${email}`, gsi2sk: 'CUS' }),
 };
 
@@ -113,12 +131,18 @@ export const routingRuleKeys = {
   listPrefix: (owner: Owner) => ({ pk: `MER#${scopeOf(owner)}`, skPrefix: 'RULE#' }),
 };
 
+const paymentListPartition = (owner: Owner) => `MER#${scopeOf(owner)}#PAY`;
 export const paymentKeys = {
   item: (paymentId: string): Key => ({ pk: `PAY#${paymentId}`, sk: 'PAY' }),
   refund: (paymentId: string, refundId: string): Key => ({ pk: `PAY#${paymentId}`, sk: `REF#${refundId}` }),
   refundPrefix: 'REF#',
-  list: (owner: Owner, paymentId: string) => ({ gsi1pk: `MER#${scopeOf(owner)}#PAY`, gsi1sk: paymentId }),
-  listPartition: (owner: Owner) => `MER#${scopeOf(owner)}#PAY`,
+  list: (owner: Owner, paymentId: string, shards: number) => ({
+    gsi1pk: listShard(paymentListPartition(owner), shardOf(paymentId, shards)),
+    gsi1sk: paymentId,
+  }),
+  /** shard 0: the partition every payment was listed in before the list was sharded */
+  listPartition: paymentListPartition,
+  listPartitions: (owner: Owner, shards: number) => everyShard(paymentListPartition(owner), shards),
 };
 
 /**
@@ -237,6 +261,12 @@ export const invoiceKeys = {
 
 /** Write-sharded per-merchant counters, summed on read (see DESIGN.md). */
 export const COUNTER_SHARDS = 10;
+/**
+ * The counter shards at a write scale (write-shards.ts): COUNTER_SHARDS at least, the ones cells were always written
+ * to, and above 6,000 payments a minute twice the lists' shards, since a cell is written inside a transaction (two
+ * units): a merchant at its limit keeps each under a tenth of a partition.
+ */
+export const counterShards = (writeShards: number): number => Math.max(COUNTER_SHARDS, 2 * writeShards);
 export const counterKeys = {
   cell: (owner: Owner, kind: string, shard: number, sortKey: string): Key => ({ pk: `CNT#${scopeOf(owner)}#${kind}#${shard}`, sk: sortKey }),
   shard: (owner: Owner, kind: string, shard: number) => `CNT#${scopeOf(owner)}#${kind}#${shard}`,

@@ -46,6 +46,10 @@ export const merchantList = (keys: MerchantListKeys, owner: Owner, filter?: List
   filter,
 });
 
+/** An owner's list written over several gsi1 partitions (a write-sharded list, see keys.ts): one range per partition. */
+export const shardedList = (partitions: readonly string[], filter?: ListSpec['filter']): RangeSpec[] =>
+  partitions.map((value) => ({ index: 'gsi1', partition: { name: 'gsi1pk', value }, sortKey: { name: 'gsi1sk' }, filter }));
+
 /**
  * The key builders of a small set kept in its owner's own partition (see keys.ts): API keys by merchant id, rules,
  * webhooks and connectors by owner.
@@ -71,7 +75,7 @@ export function merchantSet<O extends string | Owner>(keys: MerchantSetKeys<O>, 
 
 /** Every item of a merchant's small set, newest first. */
 export function merchantSetItems(keys: MerchantSetKeys, owner: Owner, options: { consistent?: boolean } = {}): Promise<Item[]> {
-  return queryAll({ ...rangeQuery(merchantSet(keys, owner, options)), ConsistentRead: options.consistent, ScanIndexForward: false });
+  return queryAll({ ...rangeQuery(merchantSet(keys, owner, options)).query, ConsistentRead: options.consistent, ScanIndexForward: false });
 }
 
 /** Every item a query matches, reading page after page. */
@@ -120,7 +124,8 @@ export type RangeSpec = Omit<ListSpec, 'cursorKey'>;
 
 /** Up to `wanted` items of a range, newest first (oldest first when `ascending`), from `startKey`. */
 async function readRange(spec: RangeSpec, wanted: number, ascending: boolean, startKey?: Item): Promise<Item[]> {
-  const query = rangeQuery(spec);
+  const { query, empty, inRange } = rangeQuery(spec);
+  if (empty) return [];
   const items: Item[] = [];
   let next = startKey;
   do {
@@ -133,7 +138,7 @@ async function readRange(spec: RangeSpec, wanted: number, ascending: boolean, st
         Limit: spec.filter ? Math.max(wanted, 50) : wanted,
       }),
     );
-    items.push(...(out.Items ?? []));
+    items.push(...(out.Items ?? []).filter(inRange));
     next = out.LastEvaluatedKey;
   } while (next && items.length < wanted);
   return items.slice(0, wanted);
@@ -147,7 +152,8 @@ function pageOf(items: Item[], limit: number, backwards: boolean): Page<Item> {
 
 /** How many items match (filters included): a COUNT query over the key range, paged, reading no attributes out. */
 export async function countItems(spec: RangeSpec): Promise<number> {
-  const query = rangeQuery(spec);
+  const { query, empty } = rangeQuery(spec);
+  if (empty) return 0;
   let count = 0;
   let startKey: Item | undefined;
   do {
@@ -158,10 +164,19 @@ export async function countItems(spec: RangeSpec): Promise<number> {
   return count;
 }
 
-/** The query over a spec's key range (and filter), without paging. */
-function rangeQuery(spec: RangeSpec): QueryCommandInput {
-  const { condition, names, values } = keyCondition(spec);
-  return {
+/**
+ * The query over a spec's key range (and filter), without paging. `empty`: the bounds leave nothing to read.
+ * `inRange`: false for an item on an exclusive end of a BETWEEN (a cursor inside a created range), which the key
+ * condition cannot leave out itself.
+ */
+function rangeQuery(spec: RangeSpec): { query: QueryCommandInput; empty: boolean; inRange: (item: Item) => boolean } {
+  const { condition, names, values, lower, upper } = keyCondition(spec);
+  const sortKeyOf = (item: Item) => String(item[spec.sortKey.name]);
+  const empty =
+    lower !== undefined &&
+    upper !== undefined &&
+    (lower.value > upper.value || (lower.value === upper.value && (lower.exclusive || upper.exclusive)));
+  const query: QueryCommandInput = {
     TableName: TABLE,
     IndexName: spec.index,
     KeyConditionExpression: condition,
@@ -169,35 +184,47 @@ function rangeQuery(spec: RangeSpec): QueryCommandInput {
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
   };
+  const inRange = (item: Item) => !(lower?.exclusive && sortKeyOf(item) === lower.value) && !(upper?.exclusive && sortKeyOf(item) === upper.value);
+  return { query, empty, inRange };
 }
+
+/** One end of a sort-key range. */
+interface Bound {
+  value: string;
+  exclusive: boolean;
+}
+
+/** The tighter of two lower (`lower`) or upper ends; at the same value, the exclusive one. */
+function tighter(a: Bound | undefined, b: Bound | undefined, lower: boolean): Bound | undefined {
+  if (!a || !b) return a ?? b;
+  if (a.value === b.value) return { value: a.value, exclusive: a.exclusive || b.exclusive };
+  return a.value > b.value === lower ? a : b;
+}
+
+const bound = (value: string | undefined, exclusive: boolean): Bound | undefined => (value === undefined ? undefined : { value, exclusive });
 
 function keyCondition(spec: RangeSpec) {
   const names: Record<string, string> = { '#p': spec.partition.name, ...spec.filter?.ExpressionAttributeNames };
   const values: Record<string, unknown> = { ':p': spec.partition.value, ...spec.filter?.ExpressionAttributeValues };
   let condition = '#p = :p';
   const { name, prefix, from, to, above, below } = spec.sortKey;
-  // DynamoDB takes one sort-key condition: a cursor bound would silently drop a prefix or a range
-  if ((above ?? below) !== undefined && (prefix ?? from ?? to) !== undefined)
-    throw new Error('A list read has both a cursor bound and a sort-key range');
-  if (prefix !== undefined || from !== undefined || to !== undefined || above !== undefined || below !== undefined) names['#s'] = name;
-  if (above !== undefined) {
-    values[':above'] = above;
-    condition += ' AND #s > :above';
-  } else if (below !== undefined) {
-    values[':below'] = below;
-    condition += ' AND #s < :below';
-  } else if (prefix !== undefined) {
+  // DynamoDB takes one sort-key condition: a cursor bound cannot be combined with begins_with
+  if ((above ?? below) !== undefined && prefix !== undefined) throw new Error('A list read has both a cursor bound and a sort-key prefix');
+  const lower = tighter(bound(from, false), bound(above, true), true);
+  const upper = tighter(bound(to, false), bound(below, true), false);
+  if (prefix !== undefined || lower || upper) names['#s'] = name;
+  if (prefix !== undefined) {
     values[':s'] = prefix;
     condition += ' AND begins_with(#s, :s)';
-  } else if (from !== undefined && to !== undefined) {
-    Object.assign(values, { ':from': from, ':to': to });
+  } else if (lower && upper) {
+    Object.assign(values, { ':from': lower.value, ':to': upper.value });
     condition += ' AND #s BETWEEN :from AND :to';
-  } else if (from !== undefined) {
-    values[':from'] = from;
-    condition += ' AND #s >= :from';
-  } else if (to !== undefined) {
-    values[':to'] = to;
-    condition += ' AND #s <= :to';
+  } else if (lower) {
+    values[':from'] = lower.value;
+    condition += ` AND #s ${lower.exclusive ? '>' : '>='} :from`;
+  } else if (upper) {
+    values[':to'] = upper.value;
+    condition += ` AND #s ${upper.exclusive ? '<' : '<='} :to`;
   }
-  return { condition, names, values };
+  return { condition, names, values, lower, upper };
 }

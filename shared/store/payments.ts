@@ -12,7 +12,8 @@ import { disputeOf, type StoredDispute } from './disputes.ts';
 import { invoiceOf, type StoredInvoice } from './invoices.ts';
 import { type HistoryEntry, HistoryItem, Int, nullable, operationItem, picklistOf, recordReader, StringMap, Text } from './item-schemas.ts';
 import { LEASE_SHARDS, leaseKeys, type Owner, ownedBy, paymentCountKeys, paymentKeys, refundKeys } from './keys.ts';
-import { countItems, type ListSpec, listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
+import { writeShards } from './write-shards.ts';
+import { countItems, type ListSpec, listPage, listPageAcross, type Page, type PageQuery, type RangeSpec, shardedList } from './pagination.ts';
 
 export type PaymentStatus = 'succeeded' | 'captured' | 'voided' | 'refunded' | 'failed';
 
@@ -313,23 +314,21 @@ export interface PaymentFilters {
   created_lte?: number;
 }
 
-/** The merchant's payments by id (ULIDs sort by time, so a created range is a key range) and attribute filters. */
-function listSpec(owner: Owner, filters: PaymentFilters): ListSpec {
+/**
+ * The merchant's payments by id (ULIDs sort by time, so a created range is a key range) and attribute filters: a
+ * range in each shard of the list.
+ */
+async function listRanges(owner: Owner, filters: PaymentFilters): Promise<RangeSpec[]> {
   const { created_gte, created_lte, ...attributes } = filters;
-  const spec = merchantList(paymentKeys, owner, equalityFilter({ ...attributes }));
-  return {
-    ...spec,
-    sortKey: {
-      ...spec.sortKey,
-      from: created_gte === undefined ? undefined : `pay_${encodeTime(created_gte, 10).toLowerCase()}`,
-      to: created_lte === undefined ? undefined : `pay_${encodeTime(created_lte, 10).toLowerCase()}~`,
-    },
-  };
+  const from = created_gte === undefined ? undefined : `pay_${encodeTime(created_gte, 10).toLowerCase()}`;
+  const to = created_lte === undefined ? undefined : `pay_${encodeTime(created_lte, 10).toLowerCase()}~`;
+  const ranges = shardedList(paymentKeys.listPartitions(owner, await writeShards.forRead()), equalityFilter({ ...attributes }));
+  return ranges.map((range) => ({ ...range, sortKey: { ...range.sortKey, from, to } }));
 }
 
 export async function listPayments(owner: Owner, filters: PaymentFilters, page: PageQuery): Promise<Page<PaymentRecord> & { total: number }> {
-  const spec = listSpec(owner, filters);
-  const [result, total] = await Promise.all([listPage(spec, page), countPayments(owner, filters, spec)]);
+  const ranges = await listRanges(owner, filters);
+  const [result, total] = await Promise.all([listPageAcross(ranges, page), countPayments(owner, filters, ranges)]);
   return { ...result, data: result.data.map(listedPaymentOf), total };
 }
 
@@ -352,8 +351,9 @@ export function paymentCountChange(
 }
 
 /** `total`: from the count cells, unless the filters reach beyond them (an e-mail, a created range): then counted over the matches. */
-async function countPayments(owner: Owner, filters: PaymentFilters, spec: ListSpec): Promise<number> {
-  if (filters.customer_email !== undefined || filters.created_gte !== undefined || filters.created_lte !== undefined) return countItems(spec);
+async function countPayments(owner: Owner, filters: PaymentFilters, ranges: readonly RangeSpec[]): Promise<number> {
+  if (filters.customer_email !== undefined || filters.created_gte !== undefined || filters.created_lte !== undefined)
+    return (await Promise.all(ranges.map(countItems))).reduce((sum, count) => sum + count, 0);
   const cells = await readCells(owner, 'PAYN', paymentCountKeys.all.from, paymentCountKeys.all.to);
   let total = 0;
   for (const cell of cells) {

@@ -1,0 +1,72 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.ts';
+import { conditionalWrite, db, TABLE } from './client.ts';
+import { type Key, windowShards, writeShardKeys } from './keys.ts';
+
+/**
+ * How many shards the keys a payment create writes for its merchant are spread over: the payments and customers
+ * lists (that many index partitions) and the counters (`counterShards` of it), keys.ts. A write uses what this
+ * deployment's PAYMENTS_PER_MINUTE needs (`configured`); the table records the most ever used, so a read still covers
+ * every shard written after the limit is lowered.
+ */
+export interface WriteShards {
+  configured: number;
+  /** `configured`, once the table's record covers it: await it before sending a write to a shard */
+  forWrite(): Promise<number>;
+  /** the shards a read covers: every one a write may have used */
+  forRead(): Promise<number>;
+}
+
+/**
+ * The record changes only when a deploy raises the limit, and that deploy's readers are configured for as many, so a
+ * container raises it once (if it needs more than one shard) and reads it once.
+ */
+export function writeShardsFor(configured: number, floor: Key = writeShardKeys.floor()): WriteShards {
+  let raised: Promise<unknown> | undefined;
+  let recorded: Promise<number> | undefined;
+  const once = <T>(start: () => Promise<T>, forget: () => void) =>
+    start().catch((error: unknown) => {
+      forget();
+      throw error;
+    });
+  return {
+    configured,
+    async forWrite() {
+      if (configured > 1)
+        await (raised ??= once(
+          () => raiseFloor(floor, configured),
+          () => (raised = undefined),
+        ));
+      return configured;
+    },
+    async forRead() {
+      return Math.max(
+        configured,
+        await (recorded ??= once(
+          () => readFloor(floor),
+          () => (recorded = undefined),
+        )),
+      );
+    },
+  };
+}
+
+/** The shards of this deployment's PAYMENTS_PER_MINUTE: one key per 6,000 a minute, as the rate window. */
+export const writeShards: WriteShards = writeShardsFor(windowShards(config.PAYMENTS_PER_MINUTE));
+
+/** Raises the record to `shards`; a record already at or above them stays. */
+const raiseFloor = (key: Key, shards: number): Promise<boolean> =>
+  conditionalWrite(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: key,
+      UpdateExpression: 'SET shards = :shards',
+      ConditionExpression: 'attribute_not_exists(shards) OR shards < :shards',
+      ExpressionAttributeValues: { ':shards': shards },
+    }),
+  );
+
+async function readFloor(key: Key): Promise<number> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: key }));
+  return Number(out.Item?.shards ?? 1);
+}
