@@ -108,40 +108,67 @@ export async function listPage(spec: ListSpec, page: PageQuery): Promise<Page<It
 
 /**
  * `listPage` over a list written across several partitions (a write-sharded index, see keys.ts), sorted by ids
- * (ULIDs): each partition is read past the cursor, in parallel, and the pages are merged.
+ * (ULIDs): each partition is read past the cursor, in parallel, a share of the page at a time, and the reads are
+ * merged. A partition is read further only while what it may still hold could come before the page's end, so a page
+ * over ten partitions reads about a page of items, not ten.
  */
 export async function listPageAcross(specs: readonly RangeSpec[], page: PageQuery): Promise<Page<Item>> {
   const backwards = page.ending_before !== undefined;
   const cursor = page.ending_before ?? page.starting_after;
   const bound = cursor === undefined ? {} : backwards ? { above: cursor } : { below: cursor };
-  const pages = await Promise.all(specs.map((spec) => readRange({ ...spec, sortKey: { ...spec.sortKey, ...bound } }, page.limit + 1, backwards)));
+  const wanted = page.limit + 1;
+  const share = Math.ceil(wanted / specs.length) + 2;
   const sortKeyOf = (item: Item) => String(item[specs[0]!.sortKey.name]);
-  const merged = pages.flat().sort((a, b) => (sortKeyOf(a) < sortKeyOf(b) ? 1 : -1) * (backwards ? -1 : 1));
-  return pageOf(merged, page.limit, backwards);
+  /** < 0: `a` comes first in the page (newest first; oldest first going backwards) */
+  const order = (a: Item, b: Item) => (sortKeyOf(a) === sortKeyOf(b) ? 0 : (sortKeyOf(a) < sortKeyOf(b) ? 1 : -1) * (backwards ? -1 : 1));
+  const reads = specs.map((spec) => ({
+    spec,
+    range: rangeQuery({ ...spec, sortKey: { ...spec.sortKey, ...bound } }),
+    items: [] as Item[],
+    next: undefined as Item | undefined,
+    done: false,
+  }));
+  for (const read of reads) read.done = read.range.empty;
+  let merged: Item[] = [];
+  let unread = reads.filter((read) => !read.done);
+  while (unread.length > 0) {
+    await Promise.all(
+      unread.map(async (read) => {
+        const chunk = await readChunk(read.range, read.spec.filter ? Math.max(share, 50) : share, backwards, read.next, read.spec.consistent);
+        read.items.push(...chunk.items);
+        read.next = chunk.next;
+        read.done = chunk.next === undefined;
+      }),
+    );
+    merged = reads.flatMap((read) => read.items).sort(order);
+    const end = merged[wanted - 1];
+    unread = reads.filter((read) => !read.done && (end === undefined || read.items.length === 0 || order(read.items.at(-1)!, end) < 0));
+  }
+  return pageOf(merged.slice(0, wanted), page.limit, backwards);
 }
 
 export type RangeSpec = Omit<ListSpec, 'cursorKey'>;
 
 /** Up to `wanted` items of a range, newest first (oldest first when `ascending`), from `startKey`. */
 async function readRange(spec: RangeSpec, wanted: number, ascending: boolean, startKey?: Item): Promise<Item[]> {
-  const { query, empty, inRange } = rangeQuery(spec);
-  if (empty) return [];
+  const range = rangeQuery(spec);
+  if (range.empty) return [];
   const items: Item[] = [];
   let next = startKey;
   do {
-    const out = await db.send(
-      new QueryCommand({
-        ...query,
-        ScanIndexForward: ascending,
-        ConsistentRead: spec.consistent,
-        ExclusiveStartKey: next,
-        Limit: spec.filter ? Math.max(wanted, 50) : wanted,
-      }),
-    );
-    items.push(...(out.Items ?? []).filter(inRange));
-    next = out.LastEvaluatedKey;
+    const chunk = await readChunk(range, spec.filter ? Math.max(wanted, 50) : wanted, ascending, next, spec.consistent);
+    items.push(...chunk.items);
+    next = chunk.next;
   } while (next && items.length < wanted);
   return items.slice(0, wanted);
+}
+
+/** One query of a range: up to `limit` items evaluated (a filter may keep fewer), and where the next one starts. */
+async function readChunk(range: Range, limit: number, ascending: boolean, startKey: Item | undefined, consistent: boolean | undefined) {
+  const out = await db.send(
+    new QueryCommand({ ...range.query, ScanIndexForward: ascending, ConsistentRead: consistent, ExclusiveStartKey: startKey, Limit: limit }),
+  );
+  return { items: (out.Items ?? []).filter(range.inRange), next: out.LastEvaluatedKey };
 }
 
 /** A page of `limit` from items read one past it, in the list's order (newest first). */
@@ -169,7 +196,12 @@ export async function countItems(spec: RangeSpec): Promise<number> {
  * `inRange`: false for an item on an exclusive end of a BETWEEN (a cursor inside a created range), which the key
  * condition cannot leave out itself.
  */
-function rangeQuery(spec: RangeSpec): { query: QueryCommandInput; empty: boolean; inRange: (item: Item) => boolean } {
+interface Range {
+  query: QueryCommandInput;
+  empty: boolean;
+  inRange: (item: Item) => boolean;
+}
+function rangeQuery(spec: RangeSpec): Range {
   const { condition, names, values, lower, upper } = keyCondition(spec);
   const sortKeyOf = (item: Item) => String(item[spec.sortKey.name]);
   const empty =

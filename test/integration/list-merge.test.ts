@@ -1,0 +1,61 @@
+import { randomUUID } from 'node:crypto';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { db, TABLE } from '../../shared/store/client.ts';
+import { type Item, listPageAcross, type PageQuery, shardedList } from '../../shared/store/pagination.ts';
+
+/** A list of `sizes[i]` entries in partition i, ids interleaved across the partitions in a shuffled order. */
+async function writtenList(sizes: readonly number[]) {
+  const list = `TEST#${randomUUID()}`;
+  const partitions = sizes.map((_, i) => `${list}#${i}`);
+  const shardOf = sizes.flatMap((size, shard) => Array<number>(size).fill(shard)).sort(() => Math.random() - 0.5);
+  const entries = shardOf.map((shard, n) => ({
+    pk: `${list}#${n}`,
+    sk: 'ENTRY',
+    gsi1pk: partitions[shard],
+    gsi1sk: `id_${String(n).padStart(4, '0')}`,
+  }));
+  for (let i = 0; i < entries.length; i += 25)
+    await db.send(new BatchWriteCommand({ RequestItems: { [TABLE]: entries.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
+  return { ranges: shardedList(partitions), newestFirst: entries.map((e) => e.gsi1sk).reverse() };
+}
+
+const idsOf = (items: Item[]) => items.map((item) => String(item.gsi1sk));
+
+/** Every page, `limit` at a time, forwards to the end and then backwards to the start. */
+async function pagesOf(ranges: ReturnType<typeof shardedList>, limit: number) {
+  const forwards: string[][] = [];
+  let query: PageQuery = { limit };
+  for (;;) {
+    const page = await listPageAcross(ranges, query);
+    forwards.push(idsOf(page.data));
+    if (!page.has_more) break;
+    query = { limit, starting_after: forwards.at(-1)!.at(-1)! };
+  }
+  const backwards: string[][] = [forwards.at(-1)!];
+  while (backwards.length < forwards.length) {
+    const page = await listPageAcross(ranges, { limit, ending_before: backwards[0]![0]! });
+    backwards.unshift(idsOf(page.data));
+  }
+  return { forwards, backwards };
+}
+
+describe('a page merged from several partitions', () => {
+  it.each([
+    ['evenly spread', [4, 4, 4, 4, 4, 4, 4, 4, 4, 4]],
+    ['nearly all in one partition', [30, 1, 0, 2, 0, 0, 1, 0, 0, 1]],
+    ['all in the last partition', [0, 0, 0, 0, 0, 0, 0, 0, 0, 25]],
+    ['one partition', [17]],
+  ])('pages %s newest first, both ways, whatever the page size', async (_, sizes) => {
+    // Prepare
+    const { ranges, newestFirst } = await writtenList(sizes);
+    for (const limit of [1, 3, 7, 100]) {
+      // Act
+      const { forwards, backwards } = await pagesOf(ranges, limit);
+      // Assess: every entry once, in order; going back gives the same pages
+      expect(forwards.flat()).toEqual(newestFirst);
+      expect(forwards.slice(0, -1).every((page) => page.length === limit)).toBe(true);
+      expect(backwards).toEqual(forwards);
+    }
+  });
+});
