@@ -9,6 +9,8 @@ import { CreatePaymentBody } from '../shared/schemas/payments.ts';
 import { type HttpResult } from '../test/support/lambda.ts';
 import { newMerchant, testActor } from '../test/support/merchant.ts';
 import { paymentBody, payments } from '../test/support/payments.ts';
+import { windowShards } from '../shared/store/keys.ts';
+import { writeShards, writeShardsFor } from '../shared/store/write-shards.ts';
 import { type Call, record } from './dynamo.ts';
 
 const CONCURRENCY = 16;
@@ -69,4 +71,31 @@ export async function listPageAtHistory(history: number, log: (line: string) => 
     rarePage: rarePage.calls,
     ms: { page: page.ms, filteredPage: filteredPage.ms, rarePage: rarePage.ms },
   };
+}
+
+/**
+ * The first page of a merchant whose payments were written as with PAYMENTS_PER_MINUTE=`limit`: its list over that
+ * limit's shards, its counts over their counter shards. The shards are recorded under a key of the bench's own, so
+ * the other measures keep reading one list shard.
+ */
+export async function listPageAtLimit(limit: number, history: number): Promise<{ listShards: number; page: Call[]; ms: number }> {
+  const deployed = { ...writeShards };
+  Object.assign(writeShards, writeShardsFor(windowShards(limit), { pk: `TABLE#bench-${Date.now()}`, sk: 'WRITE_SHARDS' }));
+  try {
+    const { merchantId, apiKey } = await newMerchant();
+    const actor = testActor(merchantId);
+    let made = 0;
+    const worker = async () => {
+      while (made++ < history) await createPayment(actor, v.parse(CreatePaymentBody, paymentBody()));
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    const list = () => payments.list(apiKey, { limit: '10' }).then(ok);
+    await list(); // warm: the API key's last_used touch, the shards record read
+    const t = performance.now();
+    const page = await record(list);
+    const ms = performance.now() - t;
+    return { listShards: writeShards.configured, page, ms };
+  } finally {
+    Object.assign(writeShards, deployed);
+  }
 }

@@ -1,6 +1,6 @@
 /** The cost model and the scale-on-paper model, from measured figures and the key design. */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { COUNTER_SHARDS, EVENT_LIST_SHARDS, ROUTING_STAT_SHARDS, windowShards } from '../shared/store/keys.ts';
+import { counterShards, EVENT_LIST_SHARDS, ROUTING_STAT_SHARDS, windowShards } from '../shared/store/keys.ts';
 import type { Call } from './dynamo.ts';
 
 /** AWS list prices, us-east-1, on-demand (USD). */
@@ -87,8 +87,10 @@ export function scaleOnPaper(create: Call[], rate = 1000) {
     const share = (perSecond * unitsEach) / (kind === 'write' ? PARTITION_WCU : PARTITION_RCU);
     return { key, by, kind, perCreate, inRequest, perSecond, unitsEach, unitsPerSecond: perSecond * unitsEach, share };
   };
-  /** the keys a window at this rate (PAYMENTS_PER_MINUTE raised to it) is split over */
+  /** the keys a window at this rate (PAYMENTS_PER_MINUTE raised to it) is split over, and the lists a create writes */
   const windowKeys = windowShards(rate * 60);
+  /** the counter shards at that limit */
+  const cells = counterShards(windowKeys);
   const rows = [
     row(
       'write',
@@ -100,7 +102,13 @@ export function scaleOnPaper(create: Call[], rate = 1000) {
     row('write', 'VEL#<card>#<hour>', 'card velocity, per card', 1, rate),
     row('write', `RSTAT#<mer>#<0..${ROUTING_STAT_SHARDS - 1}>`, 'routing stats, random shard', 1, ROUTING_STAT_SHARDS),
     row('write', 'PAY#<pay>', 'payment Put before the provider call (alone), then its commit (transaction)', 3 * kb('PAY'), rate),
-    row('write', 'gsi1 MER#<mer>#PAY', 'payment list index entry', kb('PAY'), 1),
+    row(
+      'write',
+      `gsi1 MER#<mer>#PAY[#<1..${windowKeys - 1}>]`,
+      `payment list index entry, over the ${windowKeys} shards of PAYMENTS_PER_MINUTE=${rate * 60}`,
+      kb('PAY'),
+      windowKeys,
+    ),
     row('write', 'EVT#<pay> EVT#<evt>', 'event Put (transaction), in its payment’s partition', 2 * kb('EVT'), rate),
     row(
       'write',
@@ -112,19 +120,20 @@ export function scaleOnPaper(create: Call[], rate = 1000) {
       1,
     ),
     row('write', 'CUS#<cus>', 'card on file (transaction), per customer, when the payment puts another card on file', 2, rate),
-    row('write', 'gsi1 MER#<mer>#CUS', 'customer list index entry, rewritten by the card-on-file update', 1, 1),
-    row('write', 'gsi2 MER#<mer>#CUSEMAIL#<email>', 'customer e-mail index entry, per customer', 1, rate),
     row(
       'write',
-      `CNT#<mer>#PAY#<0..${COUNTER_SHARDS - 1}>`,
-      'authorization counter with its providers’ attempts (transaction), random shard',
-      2,
-      COUNTER_SHARDS,
+      `gsi1 MER#<mer>#CUS[#<1..${windowKeys - 1}>]`,
+      `customer list index entry, rewritten by the card-on-file update, over the ${windowKeys} shards`,
+      1,
+      windowKeys,
     ),
-    row('write', `CNT#<mer>#PAYN#<0..${COUNTER_SHARDS - 1}>`, 'payment count for the list total (transaction), random shard', 2, COUNTER_SHARDS),
+    row('write', 'gsi2 MER#<mer>#CUSEMAIL#<email>', 'customer e-mail index entry, per customer', 1, rate),
+    row('write', `CNT#<mer>#PAY#<0..${cells - 1}>`, 'authorization counter with its providers’ attempts (transaction), random shard', 2, cells),
+    row('write', `CNT#<mer>#PAYN#<0..${cells - 1}>`, 'payment count for the list total (transaction), random shard', 2, cells),
     row('write', 'IDEM#<mer>#<key>', 'only with Idempotency-Key: claim + completion, per key', 2, rate, 2, 0),
     row('read', 'APIKEY#<hash>', 'API key GetItem (strongly consistent), every request', 1, 1),
-    row('read', 'MER#<mer> RULE#', 'routing rules Query, every create', 0.5, 1),
+    row('read', 'MER#<mer> RULE#', 'routing rules Query, every create (0.5 RCU however few match)', 0.5, 1),
+    row('read', 'MER#<mer> CON#', 'connector accounts Query, every create, in the same partition as the rules', 0.5, 1),
   ];
   const wcuPerCreate = rows.filter((r) => r.kind === 'write').reduce((s, r) => s + r.inRequest * r.unitsEach, 0);
   const covered = new Set(rows.map((r) => r.key.replace(/^gsi\d /, '').split('#')[0]));
