@@ -12,7 +12,7 @@
  * | merchant's API keys, newest first     | pk = MER#<mer>, sk begins_with KEY# (desc)            | table |
  * | API key by id                         | pk = MER#<mer>, sk = KEY#<key>                        | table |
  * | customer by id                        | pk = CUS#<cus>, sk = CUS                              | table |
- * | merchant's customers, newest first    | gsi1pk = MER#<own>#CUS, gsi1sk < / > <cus> (desc)     | gsi1  |
+ * | merchant's customers, newest first    | gsi1pk = MER#<own>#CUS[#<1..n-1>], gsi1sk < / > <cus> (desc; every shard) | gsi1 |
  * | merchant's customer by e-mail         | gsi2pk = MER#<own>#CUSEMAIL#<email>                   | gsi2  |
  * | merchant's routing rules              | pk = MER#<own>, sk begins_with RULE#                  | table |
  * | routing rule by id                    | pk = MER#<own>, sk = RULE#<rul>                       | table |
