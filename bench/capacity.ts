@@ -13,7 +13,12 @@ import { bearer, newMerchant } from '../test/support/merchant.ts';
 import { freshCard, paymentBody, payments } from '../test/support/payments.ts';
 import { startReceiver } from '../test/support/receiver.ts';
 import { streamEvents } from '../test/support/stream.ts';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { db, TABLE } from '../shared/store/client.ts';
+import { paymentKeys } from '../shared/store/keys.ts';
 import { type Call, record } from './dynamo.ts';
+import { itemBytes } from './model.ts';
 
 export interface OperationCapacity {
   operation: string;
@@ -71,6 +76,8 @@ export interface CapacityResult {
   /** the recorded calls of one steady-state create, for the round-trip replay */
   createCalls: Call[];
   getCalls: Call[];
+  /** a created payment's item as its commit left it */
+  committedPaymentBytes: number;
 }
 
 export async function benchCapacity(): Promise<CapacityResult> {
@@ -82,6 +89,8 @@ export async function benchCapacity(): Promise<CapacityResult> {
   // one run to the next as the sandbox's measured latencies move, and a card is on file for one provider.
   const onFile = freshCard();
   const ids = await Promise.all(Array.from({ length: RUNS + 1 }, () => create()));
+  const committed = await db.send(new GetCommand({ TableName: TABLE, Key: paymentKeys.item(ids[0]!) }));
+  const committedPaymentBytes = itemBytes(marshall(committed.Item!, { removeUndefinedValues: true }));
   const toCapture = [...ids];
   const toRefund = await Promise.all(Array.from({ length: RUNS + 1 }, () => create()));
   for (const id of toRefund) ok(await payments.capture(apiKey, id));
@@ -150,5 +159,5 @@ export async function benchCapacity(): Promise<CapacityResult> {
     eventsQueue.send = realSend;
     await receiver.close();
   }
-  return { operations, createCalls, getCalls };
+  return { operations, createCalls, getCalls, committedPaymentBytes };
 }

@@ -9,7 +9,7 @@ import { CreatePaymentBody } from '../shared/schemas/payments.ts';
 import { type HttpResult } from '../test/support/lambda.ts';
 import { newMerchant, testActor } from '../test/support/merchant.ts';
 import { paymentBody, payments } from '../test/support/payments.ts';
-import { windowShards } from '../shared/store/keys.ts';
+import { writeShardsOf } from '../shared/store/keys.ts';
 import { writeShards, writeShardsFor } from '../shared/store/write-shards.ts';
 import { type Call, record } from './dynamo.ts';
 
@@ -80,7 +80,7 @@ export async function listPageAtHistory(history: number, log: (line: string) => 
  */
 export async function listPageAtLimit(limit: number, history: number): Promise<{ listShards: number; page: Call[]; ms: number }> {
   const deployed = { ...writeShards };
-  Object.assign(writeShards, writeShardsFor(windowShards(limit), { pk: `TABLE#bench-${Date.now()}`, sk: 'WRITE_SHARDS' }));
+  Object.assign(writeShards, writeShardsFor(writeShardsOf(limit), { pk: `TABLE#bench-${Date.now()}`, sk: 'WRITE_SHARDS' }));
   try {
     const { merchantId, apiKey } = await newMerchant();
     const actor = testActor(merchantId);

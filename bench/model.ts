@@ -1,6 +1,6 @@
 /** The cost model and the scale-on-paper model, from measured figures and the key design. */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { counterShards, EVENT_LIST_SHARDS, ROUTING_STAT_SHARDS, windowShards } from '../shared/store/keys.ts';
+import { counterShards, EVENT_LIST_SHARDS, LEASE_SHARDS, ROUTING_STAT_SHARDS, windowShards, writeShardsOf } from '../shared/store/keys.ts';
 import type { Call } from './dynamo.ts';
 
 /** AWS list prices, us-east-1, on-demand (USD). */
@@ -35,7 +35,7 @@ const sizeOf = (v: AttributeValue): number => {
   if (v.L) return 3 + v.L.reduce((s, x) => s + 1 + sizeOf(x), 0);
   return 1;
 };
-const itemBytes = (item: Record<string, AttributeValue>): number =>
+export const itemBytes = (item: Record<string, AttributeValue>): number =>
   Object.entries(item).reduce((s, [name, v]) => s + Buffer.byteLength(name) + sizeOf(v), 0);
 
 /** Sizes of the items a create Puts (alone or in a transaction), by key prefix (`PAY`, `EVT`). */
@@ -75,11 +75,12 @@ export interface KeyLoad {
  * Every key one create writes (and the hottest it reads), for ONE merchant at `rate` creates/s, every payment by a
  * known customer with one provider attempt. Units by the service's rules: 1 WCU per KB written (items ≤ 1 KB where
  * the create only updates them), 2× inside a transaction; an index write per GSI the item is in (projection ALL),
- * counted once. Also returns the WCU of one create by these rules, and the key prefixes the recorded create wrote
- * that the rows do not cover (should be none).
+ * counted once. `committedPaymentBytes`: the payment as its commit leaves it (routed, with its history), what the
+ * commit and the list index write. Also returns the WCU of one create by these rules, and the key prefixes the
+ * recorded create wrote that the rows do not cover (should be none).
  */
-export function scaleOnPaper(create: Call[], rate = 1000) {
-  const sizes = putSizes(create);
+export function scaleOnPaper(create: Call[], rate: number, committedPaymentBytes: number) {
+  const sizes: Record<string, number> = { ...putSizes(create), 'PAY committed': committedPaymentBytes };
   const kb = (prefix: string) => Math.max(1, Math.ceil((sizes[prefix] ?? 1024) / 1024));
   /** `spread`: how many keys a merchant's writes of this pattern spread over (`rate` = a new key each time) */
   const row = (kind: KeyLoad['kind'], key: string, by: string, unitsEach: number, spread: number, perCreate = 1, inRequest = perCreate): KeyLoad => {
@@ -87,10 +88,11 @@ export function scaleOnPaper(create: Call[], rate = 1000) {
     const share = (perSecond * unitsEach) / (kind === 'write' ? PARTITION_WCU : PARTITION_RCU);
     return { key, by, kind, perCreate, inRequest, perSecond, unitsEach, unitsPerSecond: perSecond * unitsEach, share };
   };
-  /** the keys a window at this rate (PAYMENTS_PER_MINUTE raised to it) is split over, and the lists a create writes */
+  /** the keys a window at this rate (PAYMENTS_PER_MINUTE raised to it) is split over */
   const windowKeys = windowShards(rate * 60);
-  /** the counter shards at that limit */
-  const cells = counterShards(windowKeys);
+  /** the write shards of that limit: the lists a create writes, and (ten at least) the counters */
+  const listShards = writeShardsOf(rate * 60);
+  const cells = counterShards(listShards);
   const rows = [
     row(
       'write',
@@ -101,13 +103,27 @@ export function scaleOnPaper(create: Call[], rate = 1000) {
     ),
     row('write', 'VEL#<card>#<hour>', 'card velocity, per card', 1, rate),
     row('write', `RSTAT#<mer>#<0..${ROUTING_STAT_SHARDS - 1}>`, 'routing stats, random shard', 1, ROUTING_STAT_SHARDS),
-    row('write', 'PAY#<pay>', 'payment Put before the provider call (alone), then its commit (transaction)', 3 * kb('PAY'), rate),
     row(
       'write',
-      `gsi1 MER#<mer>#PAY[#<1..${windowKeys - 1}>]`,
-      `payment list index entry, over the ${windowKeys} shards of PAYMENTS_PER_MINUTE=${rate * 60}`,
+      'PAY#<pay>',
+      'payment Put before the provider call (alone), then its commit (transaction, the routed payment)',
+      kb('PAY') + 2 * kb('PAY committed'),
+      rate,
+    ),
+    row(
+      'write',
+      `gsi1 MER#<mer>#PAY[#<1..${listShards - 1}>]`,
+      `payment list index entry, written with the commit, over the ${listShards} shards of PAYMENTS_PER_MINUTE=${rate * 60}`,
+      kb('PAY committed'),
+      listShards,
+    ),
+    row(
+      'write',
+      `gsi2 LEASE#<0..${LEASE_SHARDS - 1}>`,
+      'operation lease index: the entry the Put adds, then the one the commit removes (every merchant’s operations)',
       kb('PAY'),
-      windowKeys,
+      LEASE_SHARDS,
+      2,
     ),
     row('write', 'EVT#<pay> EVT#<evt>', 'event Put (transaction), in its payment’s partition', 2 * kb('EVT'), rate),
     row(
@@ -122,10 +138,10 @@ export function scaleOnPaper(create: Call[], rate = 1000) {
     row('write', 'CUS#<cus>', 'card on file (transaction), per customer, when the payment puts another card on file', 2, rate),
     row(
       'write',
-      `gsi1 MER#<mer>#CUS[#<1..${windowKeys - 1}>]`,
-      `customer list index entry, rewritten by the card-on-file update, over the ${windowKeys} shards`,
+      `gsi1 MER#<mer>#CUS[#<1..${listShards - 1}>]`,
+      `customer list index entry, rewritten by the card-on-file update, over the ${listShards} shards`,
       1,
-      windowKeys,
+      listShards,
     ),
     row('write', 'gsi2 MER#<mer>#CUSEMAIL#<email>', 'customer e-mail index entry, per customer', 1, rate),
     row('write', `CNT#<mer>#PAY#<0..${cells - 1}>`, 'authorization counter with its providers’ attempts (transaction), random shard', 2, cells),

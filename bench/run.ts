@@ -175,7 +175,7 @@ const grouped = (calls: Call[]) => {
 };
 const memoryMb = catalog.find((f) => f.name === 'payments/create')!.memory;
 const cost = costPerMillionCreates({ memoryMb, durationMs: single('create').p50, wcu: create.wcu, rcu: create.rcu });
-const scale = scaleOnPaper(capacity.createCalls, RAISED_LIMIT / 60);
+const scale = scaleOnPaper(capacity.createCalls, RAISED_LIMIT / 60, capacity.committedPaymentBytes);
 const functions = bundles.filter((b) => b.name !== BASELINE);
 const worstInit = functions.reduce((a, b) => (b.ratio > a.ratio ? b : a));
 const hottestOf = (rows: typeof scale.rows) => rows.reduce((a, b) => (b.share > a.share ? b : a));

@@ -103,11 +103,20 @@ export const apiKeyKeys = {
 };
 
 /**
- * The lists a payment create writes (payments, and customers through the card it puts on file) are write-sharded
- * by the configured PAYMENTS_PER_MINUTE: over `windowShards(limit)` index partitions, the rate window's split, so one
- * merchant at its limit keeps each under a tenth of a partition (an entry is under 1 KB: one unit). An entry's shard
- * is a hash of its id; shard 0 is the list's one partition from before, the only one up to 6,000 a minute. A page
- * reads every shard the table's writes were ever spread over (write-shards.ts).
+ * Payments a minute one write shard takes (write-shards.ts): a payment's list entry is written with its commit, at
+ * about 1.3 KB (two units), and a counter cell inside a transaction (two units), so 3,000 a minute (50 a second) of
+ * either is a tenth of a partition's writes.
+ */
+export const PAYMENTS_PER_WRITE_SHARD = 3_000;
+/** The write shards a limit of `paymentsPerMinute` creates needs: one up to 3,000 a minute. */
+export const writeShardsOf = (paymentsPerMinute: number): number => Math.max(1, Math.ceil(paymentsPerMinute / PAYMENTS_PER_WRITE_SHARD));
+
+/**
+ * The lists a payment create writes (payments, and customers through the card it puts on file) are written over the
+ * write shards of the configured PAYMENTS_PER_MINUTE (`writeShardsOf`), so one merchant at its limit keeps each index
+ * partition under a tenth of its writes. An entry's shard is a hash of its id; shard 0 is the list's one partition
+ * from before, the only one up to 3,000 a minute. A page reads every shard the table's writes were ever spread over
+ * (write-shards.ts).
  */
 const listShard = (partition: string, shard: number) => (shard === 0 ? partition : `${partition}#${shard}`);
 const everyShard = (partition: string, shards: number) => Array.from({ length: shards }, (_, shard) => listShard(partition, shard));
@@ -262,17 +271,20 @@ export const invoiceKeys = {
 /** Write-sharded per-merchant counters, summed on read (see DESIGN.md). */
 export const COUNTER_SHARDS = 10;
 /**
- * The counter shards at a write scale (write-shards.ts): COUNTER_SHARDS at least, the ones cells were always written
- * to, and above 6,000 payments a minute twice the lists' shards, since a cell is written inside a transaction (two
- * units): a merchant at its limit keeps each under a tenth of a partition.
+ * The counter shards at a number of write shards (write-shards.ts): COUNTER_SHARDS at least, the ones cells were
+ * always written to; above 30,000 payments a minute, as many as the lists.
  */
-export const counterShards = (writeShards: number): number => Math.max(COUNTER_SHARDS, 2 * writeShards);
+export const counterShards = (writeShards: number): number => Math.max(COUNTER_SHARDS, writeShards);
 export const counterKeys = {
   cell: (owner: Owner, kind: string, shard: number, sortKey: string): Key => ({ pk: `CNT#${scopeOf(owner)}#${kind}#${shard}`, sk: sortKey }),
   shard: (owner: Owner, kind: string, shard: number) => `CNT#${scopeOf(owner)}#${kind}#${shard}`,
-  /** balance cells are also in a sparse index, so the daily job finds every merchant with money without a scan */
+  /**
+   * balance cells are also in a sparse index, so the daily job finds every merchant with money without a scan; a
+   * merchant's cells are spread over its partitions by their counter shard (each capture rewrites a cell's entry), and
+   * the job reads every partition
+   */
   balanceIndex: (owner: Owner, sortKey: string, shard: number) => ({
-    gsi2pk: `BALANCE#${indexShardOf(owner.merchant_id)}`,
+    gsi2pk: `BALANCE#${(indexShardOf(owner.merchant_id) + shard) % COUNTER_SHARDS}`,
     gsi2sk: `${scopeOf(owner)}#${sortKey}#${shard}`,
   }),
   balanceIndexPartition: (indexShard: number) => `BALANCE#${indexShard}`,
@@ -318,7 +330,7 @@ export const ledgerSortKeys = {
 /** A stable shard of `shards` for a text (an id, a key): a small string hash. */
 export const shardOf = (text: string, shards: number): number => [...text].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % shards;
 
-/** A stable small number per merchant, to spread a merchant-wide index over COUNTER_SHARDS keys. */
+/** A stable small number per merchant, to spread merchant-wide indexes over COUNTER_SHARDS keys. */
 export const indexShardOf = (merchantId: string): number => shardOf(merchantId, COUNTER_SHARDS);
 
 export const settlementKeys = {
@@ -354,9 +366,11 @@ export const rateLimitKeys = {
 /**
  * An item with an external operation in flight (payment, refund, invoice send, …) is in this sparse index until the
  * operation is finished: the reconciler reads the entries whose lease ended, never the table. Sharded by the item's
- * key.
+ * key over LEASE_SHARDS partitions, which every merchant shares: each operation adds an entry and removes it (two
+ * writes), so 1,000 operations a second keep each partition at a tenth of its writes. The reconciler reads them all,
+ * so the count may grow (entries already written stay where they are, and are read).
  */
-export const LEASE_SHARDS = 10;
+export const LEASE_SHARDS = 20;
 export const leaseKeys = {
   entry: (shard: number, leaseUntil: string, key: Key) => ({ gsi2pk: `LEASE#${shard}`, gsi2sk: `${leaseUntil}#${key.pk}#${key.sk}` }),
   partition: (shard: number) => `LEASE#${shard}`,

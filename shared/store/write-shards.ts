@@ -1,7 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import { conditionalWrite, db, TABLE } from './client.ts';
-import { type Key, windowShards, writeShardKeys } from './keys.ts';
+import { type Key, writeShardKeys, writeShardsOf } from './keys.ts';
 
 /**
  * How many shards the keys a payment create writes for its merchant are spread over: the payments and customers
@@ -51,8 +51,8 @@ export function writeShardsFor(configured: number, floor: Key = writeShardKeys.f
   };
 }
 
-/** The shards of this deployment's PAYMENTS_PER_MINUTE: one key per 6,000 a minute, as the rate window. */
-export const writeShards: WriteShards = writeShardsFor(windowShards(config.PAYMENTS_PER_MINUTE));
+/** The shards of this deployment's PAYMENTS_PER_MINUTE: one per 3,000 a minute. */
+export const writeShards: WriteShards = writeShardsFor(writeShardsOf(config.PAYMENTS_PER_MINUTE));
 
 /** Raises the record to `shards`; a record already at or above them stays. */
 const raiseFloor = (key: Key, shards: number): Promise<boolean> =>

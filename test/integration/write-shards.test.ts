@@ -14,7 +14,8 @@ import { paymentBody, payments } from '../support/payments.ts';
 
 /**
  * A merchant's lists (payments, customers) and counters written over more shards, as with PAYMENTS_PER_MINUTE above
- * 6,000. Each test records its shards under a key of its own, so no other test reads more shards because of it.
+ * 3,000 (lists) or 30,000 (counters). Each test records its shards under a key of its own, so no other test reads more
+ * shards because of it.
  */
 async function withShards<T>(shards: WriteShards, act: () => Promise<T>): Promise<T> {
   const deployed = { ...writeShards };
@@ -159,7 +160,7 @@ describe('writes spread over more shards', () => {
     const { apiKey } = merchant;
     const key = floorKey();
     const balance = () => invokeHttp(getBalance, apiEvent({ method: 'GET', path: '/api/balance', headers: bearer(apiKey) }));
-    await withShards(writeShardsFor(10, key), async () => {
+    await withShards(writeShardsFor(20, key), async () => {
       const made: string[] = [];
       for (let i = 0; i < 16; i++) made.push((await payments.create(apiKey, paymentBody({ amount: 1000, currency: 'eur' }))).body.id);
       for (const id of made.slice(0, 10)) expect((await payments.capture(apiKey, id)).status).toBe(200);
