@@ -117,7 +117,7 @@ export async function listPageAcross(specs: readonly RangeSpec[], page: PageQuer
   const cursor = page.ending_before ?? page.starting_after;
   const bound = cursor === undefined ? {} : backwards ? { above: cursor } : { below: cursor };
   const wanted = page.limit + 1;
-  const share = Math.min(wanted, Math.ceil(wanted / specs.length) + 2);
+  const share = Math.min(wanted, Math.ceil(wanted / specs.length) + 1);
   const sortKeyOf = (item: Item) => String(item[specs[0]!.sortKey.name]);
   /** < 0: `a` comes first in the page (newest first; oldest first going backwards) */
   const order = (a: Item, b: Item) => (sortKeyOf(a) === sortKeyOf(b) ? 0 : (sortKeyOf(a) < sortKeyOf(b) ? 1 : -1) * (backwards ? -1 : 1));
