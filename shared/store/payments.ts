@@ -267,8 +267,11 @@ export type Leased =
   | { entity: 'invoice'; invoice: StoredInvoice & { op: Operation } }
   | { entity: 'dispute'; dispute: StoredDispute & { op: Operation } };
 
-/** Items whose operation's lease ended before `now` (every lease shard, oldest first, at most `limit` per shard). */
-export async function expiredOperations(now: number, limit = 50): Promise<Leased[]> {
+/**
+ * Items whose operation's lease ended before `now` (every lease shard, oldest first, at most `limit` per shard: by
+ * default 500 a run over the 20 shards, as with 50 over 10 before).
+ */
+export async function expiredOperations(now: number, limit = 25): Promise<Leased[]> {
   const shards = await Promise.all(
     Array.from({ length: LEASE_SHARDS }, async (_, shard) => {
       const out = await db.send(
