@@ -31,23 +31,26 @@ const ok = (res: HttpResult): HttpResult => {
   return res;
 };
 
+/** Creates payments through the use case, CONCURRENCY at a time, from `made` until `count` exist; `log` every 2,000. */
+async function createPayments(actor: ReturnType<typeof testActor>, made: number, count: number, log?: (line: string) => void) {
+  const worker = async () => {
+    while (made < count) {
+      made++;
+      await createPayment(actor, v.parse(CreatePaymentBody, paymentBody()));
+      if (log && made % 2000 === 0) log(`history: ${made} of ${count} payments`);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+}
+
 export async function listPageAtHistory(history: number, log: (line: string) => void): Promise<HistoryPage> {
   const { merchantId, apiKey } = await newMerchant();
   const actor = testActor(merchantId);
   const started = performance.now();
-  let made = 0;
   // the oldest payment is voided: a page filtered to `voided` has one match, at the far end of the list
   const oldest = await createPayment(actor, v.parse(CreatePaymentBody, paymentBody()));
-  made++;
   ok(await payments.void(apiKey, oldest.id));
-  const worker = async () => {
-    while (made < history) {
-      made++;
-      await createPayment(actor, v.parse(CreatePaymentBody, paymentBody()));
-      if (made % 2000 === 0) log(`history: ${made} of ${history} payments`);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  await createPayments(actor, 1, history, log);
   const seedSeconds = (performance.now() - started) / 1000;
   const list = (query: Record<string, string>) => payments.list(apiKey, query).then(ok);
   await list({ limit: '10' }); // warm: the API key's last_used touch
@@ -84,11 +87,7 @@ export async function listPageAtLimit(limit: number, history: number): Promise<{
   try {
     const { merchantId, apiKey } = await newMerchant();
     const actor = testActor(merchantId);
-    let made = 0;
-    const worker = async () => {
-      while (made++ < history) await createPayment(actor, v.parse(CreatePaymentBody, paymentBody()));
-    };
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    await createPayments(actor, 0, history);
     const list = () => payments.list(apiKey, { limit: '10' }).then(ok);
     await list(); // warm: the API key's last_used touch, the shards record read
     const t = performance.now();

@@ -1,5 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
+import { onFirstUse } from '../first-use.ts';
 import { conditionalWrite, db, TABLE } from './client.ts';
 import { type Key, writeShardKeys, writeShardsOf } from './keys.ts';
 
@@ -22,31 +23,16 @@ export interface WriteShards {
  * container raises it once (if it needs more than one shard) and reads it once.
  */
 export function writeShardsFor(configured: number, floor: Key = writeShardKeys.floor()): WriteShards {
-  let raised: Promise<unknown> | undefined;
-  let recorded: Promise<number> | undefined;
-  const once = <T>(start: () => Promise<T>, forget: () => void) =>
-    start().catch((error: unknown) => {
-      forget();
-      throw error;
-    });
+  const raised = onFirstUse(() => raiseFloor(floor, configured));
+  const recorded = onFirstUse(() => readFloor(floor));
   return {
     configured,
     async forWrite() {
-      if (configured > 1)
-        await (raised ??= once(
-          () => raiseFloor(floor, configured),
-          () => (raised = undefined),
-        ));
+      if (configured > 1) await raised();
       return configured;
     },
     async forRead() {
-      return Math.max(
-        configured,
-        await (recorded ??= once(
-          () => readFloor(floor),
-          () => (recorded = undefined),
-        )),
-      );
+      return Math.max(configured, await recorded());
     },
   };
 }
