@@ -31,6 +31,7 @@ export function costPerMillionCreates(m: { memoryMb: number; durationMs: number;
 const sizeOf = (v: AttributeValue): number => {
   if (v.S !== undefined) return Buffer.byteLength(v.S);
   if (v.N !== undefined) return Math.ceil(v.N.length / 2) + 1;
+  if (v.B !== undefined) return v.B.length;
   if (v.M) return 3 + itemBytes(v.M);
   if (v.L) return 3 + v.L.reduce((s, x) => s + 1 + sizeOf(x), 0);
   return 1;

@@ -4,6 +4,7 @@ import type { DomainEvent } from '../domain/events.ts';
 import type { Transition } from '../domain/state-machines.ts';
 import { db, isConditionFailure, sendConditional, TABLE, type TransactItem } from './client.ts';
 import { eventPut } from './events.ts';
+import { storedEntries, storedFields } from './stored-form.ts';
 import { writeShards } from './write-shards.ts';
 import {
   disputeKeys,
@@ -213,7 +214,7 @@ function createItem({ create, item, operation }: Create, shards: number, mark?: 
     Put: {
       TableName: TABLE,
       Item: {
-        ...item,
+        ...storedFields(create.entity, item).set,
         ...key,
         ...listKeysOf(create, item.status, shards),
         type: create.entity,
@@ -247,13 +248,14 @@ function moveItem(write: Move, shards: number, mark?: string): TransactItem {
   if (write.inStates) conditions.push(`${name(stateField)} IN (${write.inStates.map(value).join(', ')})`);
   for (const [field, v] of Object.entries(write.expect ?? {})) conditions.push(`${name(field)} = ${value(v)}`);
   for (const [field, v] of Object.entries(write.atMost ?? {})) conditions.push(`${name(field)} <= ${value(v)}`);
-  for (const [field, v] of Object.entries(write.set ?? {})) sets.push(`${name(field)} = ${value(v)}`);
+  const stored = storedFields(write.move.entity, write.set ?? {});
+  for (const [field, v] of Object.entries(stored.set)) sets.push(`${name(field)} = ${value(v)}`);
   for (const [field, v] of Object.entries(write.add ?? {})) adds.push(`${name(field)} ${value(v)}`);
-  for (const [field, entries] of Object.entries(write.append ?? {})) {
+  for (const [field, entries] of Object.entries(storedEntries(write.move.entity, write.append ?? {}))) {
     const list = name(field);
     sets.push(`${list} = list_append(if_not_exists(${list}, ${value([])}), ${value(entries)})`);
   }
-  for (const field of write.unset ?? []) removes.push(name(field));
+  for (const field of [...(write.unset ?? []), ...stored.unset]) removes.push(name(field));
   // a write sent alone leaves its mark; the next change in a transaction takes it away (the item stays small)
   if (mark) sets.push(`${name('change')} = ${value(mark)}`);
   else removes.push(name('change'));

@@ -10,6 +10,8 @@ import type { OperationKind } from './commit.ts';
 export const Text = v.string();
 export const Int = v.pipe(v.number(), v.integer());
 export const nullable = <S extends v.GenericSchema>(schema: S) => v.nullable(schema);
+/** A nullable field of an entity that does not store nulls (store/stored-form.ts): absent reads as null. */
+export const nullOrAbsent = <S extends v.GenericSchema>(schema: S) => v.optional(v.nullable(schema), null);
 
 /** Metadata and the like: an object of strings (a `constructor` key included, see client.ts). */
 export const StringMap = v.custom<Record<string, string>>(

@@ -10,8 +10,20 @@ import type { Operation, Target } from './commit.ts';
 import { equalityFilter } from './expressions.ts';
 import { disputeOf, type StoredDispute } from './disputes.ts';
 import { invoiceOf, type StoredInvoice } from './invoices.ts';
-import { type HistoryEntry, HistoryItem, Int, nullable, operationItem, picklistOf, recordReader, StringMap, Text } from './item-schemas.ts';
+import {
+  type HistoryEntry,
+  HistoryItem,
+  Int,
+  nullable,
+  nullOrAbsent,
+  operationItem,
+  picklistOf,
+  recordReader,
+  StringMap,
+  Text,
+} from './item-schemas.ts';
 import { LEASE_SHARDS, leaseKeys, type Owner, ownedBy, paymentCountKeys, paymentKeys, refundKeys } from './keys.ts';
+import { unpackFields } from './stored-form.ts';
 import { writeShards } from './write-shards.ts';
 import { countItems, type ListSpec, listPage, listPageAcross, type Page, type PageQuery, type RangeSpec, shardedList } from './pagination.ts';
 
@@ -130,10 +142,10 @@ const PaymentItem = v.object({
   currency: Text,
   amount_captured: Int,
   amount_refunded: Int,
-  provider: nullable(v.picklist(PROVIDERS)),
-  connector_id: v.optional(nullable(Text)),
-  provider_reference: nullable(Text),
-  provider_token: nullable(Text),
+  provider: nullOrAbsent(v.picklist(PROVIDERS)),
+  connector_id: nullOrAbsent(Text),
+  provider_reference: nullOrAbsent(Text),
+  provider_token: nullOrAbsent(Text),
   card: v.object({
     brand: picklistOf<CardBrand>()(['visa', 'mastercard', 'amex', 'discover', 'jcb', 'diners', 'unionpay', 'unknown']),
     last4: Text,
@@ -142,12 +154,12 @@ const PaymentItem = v.object({
     exp_year: Int,
     fingerprint: Text,
   }),
-  customer: nullable(v.object({ email: v.optional(Text), name: v.optional(Text), phone: v.optional(Text) })),
-  customer_email: nullable(Text),
-  customer_id: nullable(Text),
-  description: nullable(Text),
+  customer: nullOrAbsent(v.object({ email: v.optional(Text), name: v.optional(Text), phone: v.optional(Text) })),
+  customer_email: nullOrAbsent(Text),
+  customer_id: nullOrAbsent(Text),
+  description: nullOrAbsent(Text),
   metadata: StringMap,
-  routing_decision: nullable(
+  routing_decision: nullOrAbsent(
     v.object({
       strategy: picklistOf<RoutingDecision['strategy']>()(['smart', 'rules', 'lowest_cost', 'round_robin', 'forced', 'card_on_file']),
       reason: Text,
@@ -156,7 +168,7 @@ const PaymentItem = v.object({
     }),
   ),
   risk_score: v.number(),
-  decline_code: nullable(Text),
+  decline_code: nullOrAbsent(Text),
   created_at: Text,
   updated_at: Text,
   attempts: v.optional(v.array(AttemptItem)),
@@ -184,8 +196,10 @@ const ListedPaymentItem = v.object({
   ...PaymentItem.entries,
   status: picklistOf<PaymentStatus>()(['succeeded', 'captured', 'voided', 'refunded', 'failed']),
 });
-const paymentOf: (item: Record<string, unknown>) => StoredPayment = recordReader('payment', PaymentItem);
-const listedPaymentOf: (item: Record<string, unknown>) => PaymentRecord = recordReader('payment', ListedPaymentItem);
+const readPayment: (item: Record<string, unknown>) => StoredPayment = recordReader('payment', PaymentItem);
+const readListedPayment: (item: Record<string, unknown>) => PaymentRecord = recordReader('payment', ListedPaymentItem);
+const paymentOf = (item: Record<string, unknown>): StoredPayment => readPayment(unpackFields('payment', item));
+const listedPaymentOf = (item: Record<string, unknown>): PaymentRecord => readListedPayment(unpackFields('payment', item));
 export const refundOf: (item: Record<string, unknown>) => StoredRefund = recordReader('refund', RefundItem);
 
 /** The owner's payment, whatever its state (processing included), or undefined when missing or another merchant's or mode's. */

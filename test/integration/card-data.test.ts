@@ -13,6 +13,7 @@ import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
 import { streamEvents } from '../support/stream.ts';
 import { inflateRawSync } from 'node:zlib';
+import { unpack } from '../../shared/store/stored-form.ts';
 
 // Every log level on, before the handlers' logger is created, so the scan sees everything they could log.
 vi.hoisted(() => {
@@ -158,17 +159,23 @@ describe('card data and provider credentials', () => {
 
     expect(Object.values(connectors)).toEqual([expect.stringMatching(/^con_/), expect.stringMatching(/^con_/), expect.stringMatching(/^con_/)]);
     expect(items.some((i) => JSON.stringify(i).includes('credentials_sealed'))).toBe(true);
-    // An event's payload is stored deflated (store/events.ts): it is searched as its receiver would read it. Bytes
+    // An event's payload is stored deflated (store/events.ts), and a payment's routing decision, attempts, card,
+    // metadata and history entries packed (store/stored-form.ts): each is searched as its reader would read it. Bytes
     // that do not inflate (another test stores some on purpose) are searched as they are.
     const text = (bytes: Uint8Array) => {
-      try {
-        return inflateRawSync(bytes).toString('utf8');
-      } catch {
-        return Buffer.from(bytes).toString('utf8');
+      for (const read of [() => JSON.stringify(unpack(bytes)), () => inflateRawSync(bytes).toString('utf8')]) {
+        try {
+          return read();
+        } catch {
+          // not that encoding
+        }
       }
+      return Buffer.from(bytes).toString('utf8');
     };
-    const readable = (item: Record<string, unknown>) => (item.data_z instanceof Uint8Array ? { ...item, data_z: text(item.data_z) } : item);
+    const readableValue = (v: unknown): unknown => (v instanceof Uint8Array ? text(v) : Array.isArray(v) ? v.map(readableValue) : v);
+    const readable = (item: Record<string, unknown>) => Object.fromEntries(Object.entries(item).map(([k, v]) => [k, readableValue(v)]));
     expect(items.some((i) => (i as Record<string, unknown>).data_z instanceof Uint8Array)).toBe(true);
+    expect(items.some((i) => (i as Record<string, unknown>).card instanceof Uint8Array)).toBe(true);
     const haystacks = { items: items.map((i) => JSON.stringify(readable(i as Record<string, unknown>))), messages, logs: captured, responses };
     expect(items.length).toBeGreaterThan(10);
     expect(captured.join('\n')).toContain('Request rejected'); // the log capture does see the handlers' logs
