@@ -40,13 +40,19 @@ db.middlewareStack.add(
       // A replay is a new request: it must not carry the recorded transaction's idempotency token.
       delete input.ClientRequestToken;
       const write = WRITES.has(command);
-      recording.push({ command, input, keys: keyPrefixes(input), rcu: write ? 0 : units, wcu: write ? units : 0, ms });
+      recording.push({ command, input, keys: keyPrefixes(input), rcu: write ? 0 : Math.max(units, minimumRead(input)), wcu: write ? units : 0, ms });
     }
     return result;
   },
   // after serialization: the input is the marshalled one, whichever client (document or low-level) sent it
   { step: 'build', name: 'benchRecordCapacity' },
 );
+
+/**
+ * The least a read request is billed: half a unit, one when consistent. DynamoDB Local reports 0 for a query that
+ * matches nothing (a merchant's rules when it has none, an empty counter shard); the service bills the minimum.
+ */
+const minimumRead = (input: Record<string, unknown>): number => (input.ConsistentRead ? 1 : 0.5);
 
 /** `PAY` for `pk = PAY#…`; a query names its index and the key value's prefix, e.g. `gsi1:MER`. */
 function keyPrefixes(input: Record<string, unknown>): string[] {

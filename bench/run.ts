@@ -234,7 +234,7 @@ table(
   ]),
 );
 table(
-  'DynamoDB per operation (DynamoDB Local, ReturnConsumedCapacity TOTAL, warm container, median of 3)',
+  "DynamoDB per operation (DynamoDB Local, ReturnConsumedCapacity TOTAL, warm container, median of 3; a read at least the service's minimum, 0.5 RCU or 1 when consistent, where DynamoDB Local reports 0 for a query that matches nothing)",
   ['operation', 'requests', 'RCU', 'WCU', 'calls'],
   capacity.operations.map((o) => [o.operation, o.requests, o.rcu, o.wcu, o.calls.join('; ')]),
 );
