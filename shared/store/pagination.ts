@@ -127,6 +127,7 @@ export async function listPageAcross(specs: readonly RangeSpec[], page: PageQuer
     items: [] as Item[],
     next: undefined as Item | undefined,
     done: false,
+    chunk: firstChunk(spec, share),
   }));
   for (const read of reads) read.done = read.range.empty;
   let merged: Item[] = [];
@@ -134,10 +135,11 @@ export async function listPageAcross(specs: readonly RangeSpec[], page: PageQuer
   while (unread.length > 0) {
     await Promise.all(
       unread.map(async (read) => {
-        const chunk = await readChunk(read.range, read.spec.filter ? Math.max(share, 50) : share, backwards, read.next, read.spec.consistent);
+        const chunk = await readChunk(read.range, read.chunk, backwards, read.next, read.spec.consistent);
         read.items.push(...chunk.items);
         read.next = chunk.next;
         read.done = chunk.next === undefined;
+        read.chunk = nextChunk(read.spec, read.chunk);
       }),
     );
     merged = reads.flatMap((read) => read.items).sort(order);
@@ -149,16 +151,30 @@ export async function listPageAcross(specs: readonly RangeSpec[], page: PageQuer
 
 export type RangeSpec = Omit<ListSpec, 'cursorKey'>;
 
+/**
+ * How many items a read of a range evaluates in one query. A filter may keep few of them: a filtered read starts at
+ * 50 and doubles with each further query, up to 1,000 (about DynamoDB's 1 MB a query), so a rare match far back in a
+ * long list costs a few dozen round trips rather than thousands (DynamoDB bills what it evaluates, so those units are
+ * the same). The price: the last query may evaluate more than the page needed, at most as many as the queries before
+ * it together, and never more than 1,000.
+ */
+const firstChunk = (spec: RangeSpec, wanted: number) => (spec.filter ? Math.max(wanted, FILTERED_FIRST_CHUNK) : wanted);
+const nextChunk = (spec: RangeSpec, chunk: number) => (spec.filter ? Math.min(chunk * 2, FILTERED_MAX_CHUNK) : chunk);
+const FILTERED_FIRST_CHUNK = 50;
+const FILTERED_MAX_CHUNK = 1000;
+
 /** Up to `wanted` items of a range, newest first (oldest first when `ascending`), from `startKey`. */
 async function readRange(spec: RangeSpec, wanted: number, ascending: boolean, startKey?: Item): Promise<Item[]> {
   const range = rangeQuery(spec);
   if (range.empty) return [];
   const items: Item[] = [];
   let next = startKey;
+  let limit = firstChunk(spec, wanted);
   do {
-    const chunk = await readChunk(range, spec.filter ? Math.max(wanted, 50) : wanted, ascending, next, spec.consistent);
+    const chunk = await readChunk(range, limit, ascending, next, spec.consistent);
     items.push(...chunk.items);
     next = chunk.next;
+    limit = nextChunk(spec, limit);
   } while (next && items.length < wanted);
   return items.slice(0, wanted);
 }

@@ -5,7 +5,7 @@ import { db, TABLE } from '../../shared/store/client.ts';
 import { type Item, listPageAcross, type PageQuery, shardedList } from '../../shared/store/pagination.ts';
 
 /** A list of `sizes[i]` entries in partition i, ids interleaved across the partitions in a shuffled order. */
-async function writtenList(sizes: readonly number[]) {
+async function writtenList(sizes: readonly number[], rare: (n: number) => boolean = () => false) {
   const list = `TEST#${randomUUID()}`;
   const partitions = sizes.map((_, i) => `${list}#${i}`);
   const shardOf = sizes.flatMap((size, shard) => Array<number>(size).fill(shard)).sort(() => Math.random() - 0.5);
@@ -14,10 +14,19 @@ async function writtenList(sizes: readonly number[]) {
     sk: 'ENTRY',
     gsi1pk: partitions[shard],
     gsi1sk: `id_${String(n).padStart(4, '0')}`,
+    kind: rare(n) ? 'rare' : 'common',
   }));
   for (let i = 0; i < entries.length; i += 25)
     await db.send(new BatchWriteCommand({ RequestItems: { [TABLE]: entries.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
-  return { ranges: shardedList(partitions), newestFirst: entries.map((e) => e.gsi1sk).reverse() };
+  return {
+    ranges: shardedList(partitions),
+    rareRanges: shardedList(partitions, { FilterExpression: 'kind = :rare', ExpressionAttributeValues: { ':rare': 'rare' } }),
+    newestFirst: entries.map((e) => e.gsi1sk).reverse(),
+    rareNewestFirst: entries
+      .filter((e) => e.kind === 'rare')
+      .map((e) => e.gsi1sk)
+      .reverse(),
+  };
 }
 
 const idsOf = (items: Item[]) => items.map((item) => String(item.gsi1sk));
@@ -55,6 +64,22 @@ describe('a page merged from several partitions', () => {
       // Assess: every entry once, in order; going back gives the same pages
       expect(forwards.flat()).toEqual(newestFirst);
       expect(forwards.slice(0, -1).every((page) => page.length === limit)).toBe(true);
+      expect(backwards).toEqual(forwards);
+    }
+  });
+
+  it.each([
+    ['one partition', [1500]],
+    ['three partitions', [500, 500, 500]],
+  ])('finds the few entries a filter keeps far back in a long list (%s), in order, both ways', async (_, sizes) => {
+    // Prepare: of 1,500 entries, the filter keeps the oldest, one in the middle and one near the newest end
+    const { rareRanges, rareNewestFirst } = await writtenList(sizes, (n) => n === 0 || n === 700 || n === 1490);
+    expect(rareNewestFirst).toHaveLength(3);
+    for (const limit of [1, 2, 10]) {
+      // Act
+      const { forwards, backwards } = await pagesOf(rareRanges, limit);
+      // Assess
+      expect(forwards.flat()).toEqual(rareNewestFirst);
       expect(backwards).toEqual(forwards);
     }
   });
