@@ -6,7 +6,8 @@ import type { Target } from './commit.ts';
  * unit (1 KB): the item is written in a transaction (billed twice) and copied whole into the merchant's list index,
  * so each KB over costs three units per create.
  * - `packed` fields are stored deflated. Only fields that no condition, filter or index reads, and that a change sets
- *   whole (never appends to), are packed; each alone, so a change may set one without the others.
+ *   whole (never appends to), are packed; each alone, so a change may set one without the others. A field once packed
+ *   stays listed: items written since hold it packed, and only a listed field is unpacked when read.
  * - `packedEach`: list fields a change appends to (a `history`), stored as a list of packed entries.
  * - `nullsOmitted`: a null field is not stored (a change that sets it to null removes it); its schema reads it back
  *   as null.
