@@ -199,7 +199,8 @@ const ListedPaymentItem = v.object({
 const readPayment: (item: Record<string, unknown>) => StoredPayment = recordReader('payment', PaymentItem);
 const readListedPayment: (item: Record<string, unknown>) => PaymentRecord = recordReader('payment', ListedPaymentItem);
 const paymentOf = (item: Record<string, unknown>): StoredPayment => readPayment(unpackFields('payment', item));
-const listedPaymentOf = (item: Record<string, unknown>): PaymentRecord => readListedPayment(unpackFields('payment', item));
+/** A listed payment is shown without its history (see domain paymentView), so its history entries are not unpacked. */
+const listedPaymentOf = ({ history: _history, ...item }: Record<string, unknown>): PaymentRecord => readListedPayment(unpackFields('payment', item));
 export const refundOf: (item: Record<string, unknown>) => StoredRefund = recordReader('refund', RefundItem);
 
 /** The owner's payment, whatever its state (processing included), or undefined when missing or another merchant's or mode's. */
