@@ -103,9 +103,9 @@ export const apiKeyKeys = {
 };
 
 /**
- * Payments a minute one write shard takes (write-shards.ts): a payment's list entry is written with its commit, at
- * about 1.3 KB (two units), and a counter cell inside a transaction (two units), so 3,000 a minute (50 a second) of
- * either is a tenth of a partition's writes.
+ * Payments a minute one write shard takes (write-shards.ts): a counter cell is written inside a transaction (two
+ * units), and a payment's list entry with its commit (one unit as the create commits it, stored packed; two once
+ * captured or with a long metadata), so 3,000 a minute (50 a second) of either is a tenth of a partition's writes.
  */
 export const PAYMENTS_PER_WRITE_SHARD = 3_000;
 /** The write shards a limit of `paymentsPerMinute` creates needs: one up to 3,000 a minute. */
