@@ -1,10 +1,10 @@
 import { onFirstUse } from './first-use.ts';
-import { tracer } from './tracer.ts';
+import { traced } from './tracer.ts';
 
 /** One SQS client per container, made on the first send; the endpoint comes from AWS_ENDPOINT_URL_SQS locally. */
 const sqs = onFirstUse(async () => {
   const sdk = await import('@aws-sdk/client-sqs');
-  return { sdk, client: tracer.captureAWSv3Client(new sdk.SQSClient({})) };
+  return { sdk, client: traced(new sdk.SQSClient({})) };
 });
 
 /** Sends JSON messages in batches of ten; throws if SQS refuses any. */

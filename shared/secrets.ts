@@ -1,7 +1,7 @@
 import type { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { config } from './config.ts';
 import { onFirstUse } from './first-use.ts';
-import { tracer } from './tracer.ts';
+import { traced } from './tracer.ts';
 
 /** Secrets Manager through Powertools Parameters, loaded by the first read: a function that never reads one never loads it. */
 const secretsManager = onFirstUse(async () => {
@@ -9,7 +9,7 @@ const secretsManager = onFirstUse(async () => {
     import('@aws-lambda-powertools/parameters/secrets'),
     import('@aws-sdk/client-secrets-manager'),
   ]);
-  return new SecretsProvider({ awsSdkV3Client: tracer.captureAWSv3Client(new SecretsManagerClient({})) });
+  return new SecretsProvider({ awsSdkV3Client: traced(new SecretsManagerClient({})) });
 });
 
 /** Reads a Secrets Manager secret, keeping it `maxAgeSeconds` before reading it again. */

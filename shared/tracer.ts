@@ -1,13 +1,69 @@
-import { Tracer } from '@aws-lambda-powertools/tracer';
+import { isRequestXRaySampled } from '@aws-lambda-powertools/commons/utils/env';
+import type { Tracer } from '@aws-lambda-powertools/tracer';
+import type middy from '@middy/core';
+import { onFirstUse } from './first-use.ts';
 
 /**
- * One X-Ray tracer per container (Powertools Tracer): a segment per invocation with the cold start, a subsegment per
- * AWS SDK call (clients are wrapped where they are created) and per outgoing HTTP request (provider calls).
- * Off outside Lambda (`POWERTOOLS_DEV`, tests, `npm start`), where every call below does nothing.
+ * X-Ray tracing through Powertools Tracer: a segment per invocation with the cold start, a subsegment per AWS SDK call
+ * (clients are wrapped where they are created) and per outgoing HTTP request (provider calls), and the annotations
+ * below.
+ *
+ * The Tracer, with the X-Ray SDK under it (about 110 KB: a fifth of a cold start), is loaded by the first invocation
+ * that X-Ray samples, not at init: an invocation X-Ray does not sample records nothing, so a container none of whose
+ * invocations is sampled never loads it, and a sampled one pays the load once, on its first sampled invocation. Once
+ * loaded it wraps the clients made before it, and stays. Outside Lambda (tests, `npm start`) no invocation carries a
+ * sampled trace header, so nothing is loaded there.
  */
-export const tracer = new Tracer({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'payments-api' });
+type Client = Parameters<Tracer['captureAWSv3Client']>[0];
+
+const clients: Client[] = [];
+let loaded: Tracer | undefined;
+let invocations = 0;
+
+const load = onFirstUse(async () => {
+  const { Tracer } = await import('@aws-lambda-powertools/tracer');
+  const tracer = new Tracer({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'payments-api' });
+  // its ColdStart annotation belongs to the container's first invocation, which may have gone untraced: spend it
+  // (Powertools' Utility reads and clears the flag in getColdStart, which it declares protected)
+  if (invocations > 1) (tracer as unknown as { getColdStart(): boolean }).getColdStart();
+  for (const client of clients) tracer.captureAWSv3Client(client);
+  return (loaded = tracer);
+});
+
+/** An AWS SDK client, traced from the first sampled invocation on (the same client, its middleware stack extended). */
+export function traced<C extends Client>(client: C): C {
+  clients.push(client);
+  loaded?.captureAWSv3Client(client);
+  return client;
+}
 
 /** Searchable annotations on the invocation's trace: ids and provider names only, never card data or credentials. */
 export function annotate(annotations: Partial<Record<'merchant' | 'payment' | 'provider', string>>): void {
-  for (const [key, value] of Object.entries(annotations)) if (value) tracer.putAnnotation(key, value);
+  if (!loaded || !isRequestXRaySampled()) return;
+  for (const [key, value] of Object.entries(annotations)) if (value) loaded.putAnnotation(key, value);
+}
+
+type Phases = Required<middy.MiddlewareObj>;
+const PHASES = 'tracing';
+const phasesOf = (request: middy.Request) => (request.internal as Record<string, Phases | undefined>)[PHASES];
+
+/**
+ * The invocation's trace (Powertools' `captureLambdaHandler`, response not recorded), on a sampled invocation: the
+ * first one loads the Tracer. The phases of that invocation are kept on `request.internal`.
+ */
+export function traceInvocation(): middy.MiddlewareObj {
+  const before = async (request: middy.Request) => {
+    invocations++;
+    if (!isRequestXRaySampled()) return;
+    const tracer = await load();
+    const { captureLambdaHandler } = await import('@aws-lambda-powertools/tracer/middleware');
+    const phases = captureLambdaHandler(tracer, { captureResponse: false }) as Phases;
+    (request.internal as Record<string, Phases>)[PHASES] = phases;
+    await phases.before(request);
+  };
+  return {
+    before,
+    after: async (request) => void (await phasesOf(request)?.after(request)),
+    onError: async (request) => void (await phasesOf(request)?.onError(request)),
+  };
 }

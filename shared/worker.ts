@@ -3,8 +3,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context } from 'aws-lambda';
 import { logger } from './logger.ts';
 import { withSourceStack } from './source-mapped.ts';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
-import { tracer } from './tracer.ts';
+import { traceInvocation } from './tracer.ts';
 
 /**
  * A background function's handler (queue consumer or schedule): traced, and every log line it writes carries its
@@ -14,7 +13,7 @@ import { tracer } from './tracer.ts';
  */
 export const worker = <E, R>(handler: (event: E, context: Context) => Promise<R>) =>
   middy<E, R>()
-    .use(captureLambdaHandler(tracer, { captureResponse: false }))
+    .use(traceInvocation())
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use({ onError: (request) => logger.error('Unhandled error', withSourceStack(request.error as Error)) })
     .handler(handler);

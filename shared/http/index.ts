@@ -17,8 +17,7 @@ export { FileBody };
 import { requestContext } from './request-context.ts';
 import { type Auth, type Merchant, stateOfContext, stateToContext } from './types.ts';
 import { type AnySchema, pathIds, validate } from './validate.ts';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
-import { tracer } from '../tracer.ts';
+import { traceInvocation } from '../tracer.ts';
 
 type Out<S> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
 /** What the function may return: what its response schema accepts (so the schema cannot drift from the view). */
@@ -78,7 +77,7 @@ export function http<
   R extends AnySchema | undefined = undefined,
 >(options: HttpOptions<A, B, Q, P, R>, fn: (input: HttpInput<A, B, Q, P>) => Promise<Returned<R>>): HttpHandler {
   const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
-    .use(captureLambdaHandler(tracer, { captureResponse: false }))
+    .use(traceInvocation())
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(requestContext())
     .use(httpHeaderNormalizer())

@@ -3,7 +3,7 @@ import { config, isLocal } from '../config.ts';
 import { isoNow } from '../domain/clock.ts';
 import { addToLocalOutbox } from './local-outbox.ts';
 import { onFirstUse } from '../first-use.ts';
-import { tracer } from '../tracer.ts';
+import { traced } from '../tracer.ts';
 
 export interface Email {
   to: string;
@@ -19,7 +19,7 @@ export interface EmailSender {
 /** The SES client, made on the first send. */
 const ses = onFirstUse(async () => {
   const sdk = await import('@aws-sdk/client-sesv2');
-  return { sdk, client: tracer.captureAWSv3Client(new sdk.SESv2Client({})) };
+  return { sdk, client: traced(new sdk.SESv2Client({})) };
 });
 
 class SesEmailSender implements EmailSender {

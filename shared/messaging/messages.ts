@@ -4,7 +4,7 @@ import { isoNow } from '../domain/clock.ts';
 import { AppError, MESSAGES } from '../domain/errors.ts';
 import { addToLocalOutbox } from './local-outbox.ts';
 import { onFirstUse } from '../first-use.ts';
-import { tracer } from '../tracer.ts';
+import { traced } from '../tracer.ts';
 
 /**
  * The messaging port for phone channels (e-mail has its own port, `email.ts`):
@@ -56,11 +56,11 @@ class LocalMessageSender implements MessageSender {
 /** The End User Messaging clients, each made on its channel's first send. */
 const sms = onFirstUse(async () => {
   const sdk = await import('@aws-sdk/client-pinpoint-sms-voice-v2');
-  return { sdk, client: tracer.captureAWSv3Client(new sdk.PinpointSMSVoiceV2Client({})) };
+  return { sdk, client: traced(new sdk.PinpointSMSVoiceV2Client({})) };
 });
 const whatsApp = onFirstUse(async () => {
   const sdk = await import('@aws-sdk/client-socialmessaging');
-  return { sdk, client: tracer.captureAWSv3Client(new sdk.SocialMessagingClient({})) };
+  return { sdk, client: traced(new sdk.SocialMessagingClient({})) };
 });
 
 /** AWS End User Messaging SMS (pinpoint-sms-voice-v2). IAM: `sms-voice:SendTextMessage`. */

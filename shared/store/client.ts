@@ -13,7 +13,7 @@ import {
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { config } from '../config.ts';
 import type { Key } from './keys.ts';
-import { tracer } from '../tracer.ts';
+import { traced } from '../tracer.ts';
 
 /**
  * Every DynamoDB call ends well inside an API function's 10 s timeout, so a stalled table answers the client with a
@@ -31,7 +31,7 @@ const CONFLICT_RETRIES = 5;
 /** A document client with the timeouts and retry limits above (the endpoint comes from AWS_ENDPOINT_URL_DYNAMODB locally). */
 export function createDocumentClient(clientConfig: DynamoDBClientConfig = {}): DynamoDBDocumentClient {
   const client = DynamoDBDocumentClient.from(
-    tracer.captureAWSv3Client(
+    traced(
       new DynamoDBClient({
         maxAttempts: MAX_ATTEMPTS,
         requestHandler: new NodeHttpHandler({
