@@ -42,31 +42,60 @@ const v4 = (cidr: string, category: AddressCategory): V4Rule => {
   return [base, Number(prefix), category];
 };
 
-/** First match wins, so the single metadata addresses come before the ranges that contain them. */
-const IPV4_RULES: readonly V4Rule[] = [
-  v4('169.254.169.254/32', 'metadata'), // AWS / GCP / Azure / OCI instance metadata
-  v4('169.254.170.2/32', 'metadata'), // AWS ECS task metadata and credentials
-  v4('100.100.100.200/32', 'metadata'), // Alibaba Cloud metadata
-  v4('192.0.0.192/32', 'metadata'), // Oracle Cloud (legacy) metadata
-  v4('0.0.0.0/8', 'unspecified'), // "this network"; 0.0.0.0 reaches the local host on Linux
-  v4('10.0.0.0/8', 'private'),
-  v4('100.64.0.0/10', 'cgnat'),
-  v4('127.0.0.0/8', 'loopback'),
-  v4('169.254.0.0/16', 'link_local'),
-  v4('172.16.0.0/12', 'private'),
-  v4('192.0.0.0/24', 'reserved'), // IETF protocol assignments
-  v4('192.0.2.0/24', 'documentation'), // TEST-NET-1
-  v4('192.88.99.0/24', 'reserved'), // deprecated 6to4 relay anycast
-  v4('192.168.0.0/16', 'private'),
-  v4('198.18.0.0/15', 'reserved'), // benchmarking
-  v4('198.51.100.0/24', 'documentation'), // TEST-NET-2
-  v4('203.0.113.0/24', 'documentation'), // TEST-NET-3
-  v4('224.0.0.0/4', 'multicast'),
-  v4('240.0.0.0/4', 'reserved'), // future use, including the broadcast address 255.255.255.255
-];
+/**
+ * The rule tables, parsed by the first address checked: parsing runs `net.isIP`, whose first IPv6 call compiles a large
+ * regular expression (about 8 ms), which a function that never checks an address (a list, a delete) would otherwise
+ * pay at every cold start.
+ */
+let parsedRules: ReturnType<typeof parseRules> | undefined;
+const rules = () => (parsedRules ??= parseRules());
+
+const parseRules = () => ({
+  /** First match wins, so the single metadata addresses come before the ranges that contain them. */
+  IPV4_RULES: [
+    v4('169.254.169.254/32', 'metadata'), // AWS / GCP / Azure / OCI instance metadata
+    v4('169.254.170.2/32', 'metadata'), // AWS ECS task metadata and credentials
+    v4('100.100.100.200/32', 'metadata'), // Alibaba Cloud metadata
+    v4('192.0.0.192/32', 'metadata'), // Oracle Cloud (legacy) metadata
+    v4('0.0.0.0/8', 'unspecified'), // "this network"; 0.0.0.0 reaches the local host on Linux
+    v4('10.0.0.0/8', 'private'),
+    v4('100.64.0.0/10', 'cgnat'),
+    v4('127.0.0.0/8', 'loopback'),
+    v4('169.254.0.0/16', 'link_local'),
+    v4('172.16.0.0/12', 'private'),
+    v4('192.0.0.0/24', 'reserved'), // IETF protocol assignments
+    v4('192.0.2.0/24', 'documentation'), // TEST-NET-1
+    v4('192.88.99.0/24', 'reserved'), // deprecated 6to4 relay anycast
+    v4('192.168.0.0/16', 'private'),
+    v4('198.18.0.0/15', 'reserved'), // benchmarking
+    v4('198.51.100.0/24', 'documentation'), // TEST-NET-2
+    v4('203.0.113.0/24', 'documentation'), // TEST-NET-3
+    v4('224.0.0.0/4', 'multicast'),
+    v4('240.0.0.0/4', 'reserved'), // future use, including the broadcast address 255.255.255.255
+  ] as readonly V4Rule[],
+  /** IPv6 ranges that carry an IPv4 address in their low 32 bits: that IPv4 address decides. */
+  V6_EMBEDDING_V4_LOW32: [v6('::ffff:0:0/96'), v6('64:ff9b::/96')], // IPv4-mapped; NAT64 well-known prefix
+  V6_6TO4: v6('2002::/16'), // 6to4: the IPv4 address sits in bits 16..47
+  IPV6_RULES: [
+    [v6('::/128'), 'unspecified'],
+    [v6('::1/128'), 'loopback'],
+    [v6('fd00:ec2::254/128'), 'metadata'], // AWS instance metadata over IPv6
+    [v6('64:ff9b:1::/48'), 'reserved'], // local-use NAT64
+    [v6('::/8'), 'reserved'], // IPv4-compatible (deprecated), IPv4-translated, other reserved
+    [v6('100::/64'), 'reserved'], // discard-only
+    [v6('2001:db8::/32'), 'documentation'],
+    [v6('2001::/23'), 'reserved'], // IETF protocol assignments, including Teredo (2001::/32)
+    [v6('3fff::/20'), 'documentation'],
+    [v6('fc00::/7'), 'private'], // unique local
+    [v6('fe80::/10'), 'link_local'],
+    [v6('fec0::/10'), 'private'], // deprecated site-local
+    [v6('ff00::/8'), 'multicast'],
+  ] as readonly (readonly [readonly [bigint, number], AddressCategory])[],
+  V6_GLOBAL_UNICAST: v6('2000::/3'),
+});
 
 function classifyIPv4(n: number): AddressCategory {
-  for (const [base, prefix, category] of IPV4_RULES) {
+  for (const [base, prefix, category] of rules().IPV4_RULES) {
     const size = 2 ** (32 - prefix);
     if (Math.floor(n / size) === Math.floor(base / size)) return category;
   }
@@ -113,28 +142,8 @@ const inV6 = (value: bigint, [base, prefix]: readonly [bigint, number]): boolean
   return value >> shift === base >> shift;
 };
 
-/** IPv6 ranges that carry an IPv4 address in their low 32 bits: that IPv4 address decides. */
-const V6_EMBEDDING_V4_LOW32 = [v6('::ffff:0:0/96'), v6('64:ff9b::/96')]; // IPv4-mapped; NAT64 well-known prefix
-const V6_6TO4 = v6('2002::/16'); // 6to4: the IPv4 address sits in bits 16..47
-
-const IPV6_RULES: readonly (readonly [readonly [bigint, number], AddressCategory])[] = [
-  [v6('::/128'), 'unspecified'],
-  [v6('::1/128'), 'loopback'],
-  [v6('fd00:ec2::254/128'), 'metadata'], // AWS instance metadata over IPv6
-  [v6('64:ff9b:1::/48'), 'reserved'], // local-use NAT64
-  [v6('::/8'), 'reserved'], // IPv4-compatible (deprecated), IPv4-translated, other reserved
-  [v6('100::/64'), 'reserved'], // discard-only
-  [v6('2001:db8::/32'), 'documentation'],
-  [v6('2001::/23'), 'reserved'], // IETF protocol assignments, including Teredo (2001::/32)
-  [v6('3fff::/20'), 'documentation'],
-  [v6('fc00::/7'), 'private'], // unique local
-  [v6('fe80::/10'), 'link_local'],
-  [v6('fec0::/10'), 'private'], // deprecated site-local
-  [v6('ff00::/8'), 'multicast'],
-];
-const V6_GLOBAL_UNICAST = v6('2000::/3');
-
 function classifyIPv6(n: bigint): AddressCategory {
+  const { V6_EMBEDDING_V4_LOW32, V6_6TO4, IPV6_RULES, V6_GLOBAL_UNICAST } = rules();
   if (V6_EMBEDDING_V4_LOW32.some((range) => inV6(n, range))) return classifyIPv4(Number(n & 0xffffffffn));
   if (inV6(n, V6_6TO4)) {
     const embedded = classifyIPv4(Number((n >> 80n) & 0xffffffffn));
