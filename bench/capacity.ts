@@ -20,6 +20,9 @@ import { paymentKeys } from '../shared/store/keys.ts';
 import { type Call, record } from './dynamo.ts';
 import { itemBytes } from './model.ts';
 
+/** The default create: smart routing (which reads the merchant's rules; a named provider reads none), a new card. */
+export const SMART_ROUTED_CREATE = 'payment create, smart routing, a new card put on file';
+
 export interface OperationCapacity {
   operation: string;
   requests: number;
@@ -99,7 +102,7 @@ export async function benchCapacity(): Promise<CapacityResult> {
   const getCalls = await steady(() => payments.get(apiKey, ids[0]!).then(ok));
   const operations = [
     summarize('payment create', createCalls),
-    summarize('payment create, a new card put on file', await steady(() => create())),
+    summarize(SMART_ROUTED_CREATE, await steady(() => create())),
     summarize('payment create + Idempotency-Key', await steady(() => create({ 'Idempotency-Key': crypto.randomUUID() }))),
     summarize('payment get', getCalls),
     summarize('payment list (10)', await steady(() => payments.list(apiKey, { limit: '10' }).then(ok))),

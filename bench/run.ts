@@ -142,6 +142,7 @@ async function measure() {
 }
 
 const { capacity, history, raised, unavoidableCreate, unavoidableGet, runs, replays } = await onLocalStack();
+const { SMART_ROUTED_CREATE } = await import('./capacity.ts');
 const roundTrips = {
   create: {
     calls: unavoidableCreate.map((c) => `${c.command} ${c.keys.join(',')}`),
@@ -154,6 +155,7 @@ const single = (kind: string) => runs.find((r) => r.kind === kind && r.connectio
 const latencyRatio = { create: single('create').p50 / roundTrips.create.p50Ms, get: single('get').p50 / roundTrips.get.p50Ms };
 const operation = (name: string) => capacity.operations.find((o) => o.operation === name)!;
 const create = operation('payment create');
+const smartRoutedCreate = operation(SMART_ROUTED_CREATE);
 const capture = operation('payment capture');
 const refund = operation('payment refund');
 const units = (calls: Call[], unit: 'rcu' | 'wcu') => calls.reduce((s, c) => s + c[unit], 0);
@@ -198,7 +200,11 @@ const targets = [
     value: `${create.wcu} (service rules: ${scale.wcuPerCreate})`,
     met: create.wcu <= TARGETS.createWcu,
   },
-  { target: `create ≤ ${TARGETS.createRcu} RCU`, value: String(create.rcu), met: create.rcu <= TARGETS.createRcu },
+  {
+    target: `create ≤ ${TARGETS.createRcu} RCU`,
+    value: `${create.rcu} naming its provider, ${smartRoutedCreate.rcu} smart-routed (its rules read)`,
+    met: Math.max(create.rcu, smartRoutedCreate.rcu) <= TARGETS.createRcu,
+  },
   { target: `capture ≤ ${TARGETS.captureWcu} WCU`, value: String(capture.wcu), met: capture.wcu <= TARGETS.captureWcu },
   {
     target: `refund ≤ ${TARGETS.refundWcu} WCU and ≤ ${TARGETS.refundRcu} RCU`,
@@ -311,7 +317,7 @@ table(
 
 /** The headline figures, by the names issue 15 gives them (`create.wcu`, `list.rcu_per_page_at_10k`, …). */
 const headline = {
-  create: { wcu: create.wcu, rcu: create.rcu, p50_ratio: Number(latencyRatio.create.toFixed(3)) },
+  create: { wcu: create.wcu, rcu: create.rcu, rcu_smart_routing: smartRoutedCreate.rcu, p50_ratio: Number(latencyRatio.create.toFixed(3)) },
   capture: { wcu: capture.wcu },
   refund: { wcu: refund.wcu, rcu: refund.rcu },
   init: {

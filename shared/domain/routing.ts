@@ -76,11 +76,15 @@ function smartOrder(providers: readonly ProviderName[], input: RoutingInput): { 
   return { order: scores.map((s) => s.provider), reason: `highest score ${describeScore(best)}${others}` };
 }
 
+/** The provider a routing choice forces, if it names one: then no rule and no strategy is consulted. */
+export const forcedProvider = (choice: string): ProviderName | undefined =>
+  (PROVIDERS as readonly string[]).includes(choice) ? (choice as ProviderName) : undefined;
+
 /** Decides where a payment goes and why. Pure: everything it needs is in the input. */
 export function planRoute(input: RoutingInput): RoutePlan {
   const { choice, facts } = input;
-  if ((PROVIDERS as readonly string[]).includes(choice)) {
-    const provider = choice as ProviderName;
+  const provider = forcedProvider(choice);
+  if (provider) {
     return { strategy: 'forced', candidates: [provider], reason: `The request forced ${provider}, so no other provider is tried.` };
   }
 

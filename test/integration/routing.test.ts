@@ -72,6 +72,19 @@ describe('routing', () => {
     expect(res.body).toMatchObject({ provider: 'braintree', routing_decision: { strategy: 'forced', alternatives_considered: [] } });
   });
 
+  it('forces a provider over a matching rule, which still routes the payments that name none', async () => {
+    // Prepare: every EUR payment goes to adyen by rule
+    const { apiKey } = await newMerchant();
+    const rule = { name: 'EUR to Adyen', provider: 'adyen', conditions: [{ field: 'currency', operator: 'equals', value: 'EUR' }] };
+    expect((await addRule(apiKey, rule)).status).toBe(200);
+    // Act
+    const forced = await payments.create(apiKey, paymentBody({ currency: 'eur', routing: 'stripe' }));
+    const routed = await payments.create(apiKey, paymentBody({ currency: 'eur' }));
+    // Assess
+    expect(forced.body).toMatchObject({ provider: 'stripe', routing_decision: { strategy: 'forced' } });
+    expect(routed.body).toMatchObject({ provider: 'adyen', routing_decision: { strategy: 'rules' } });
+  });
+
   it('rotates providers with round_robin', async () => {
     const { apiKey } = await newMerchant();
     const providers = [];
