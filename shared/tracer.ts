@@ -21,13 +21,14 @@ let loaded: Tracer | undefined;
 let invocations = 0;
 
 const load = onFirstUse(async () => {
-  const { Tracer } = await import('@aws-lambda-powertools/tracer');
+  const { Tracer, captureLambdaHandler } = await import('./tracing.ts');
   const tracer = new Tracer({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'payments-api' });
   // its ColdStart annotation belongs to the container's first invocation, which may have gone untraced: spend it
   // (Powertools' Utility reads and clears the flag in getColdStart, which it declares protected)
   if (invocations > 1) (tracer as unknown as { getColdStart(): boolean }).getColdStart();
   for (const client of clients) tracer.captureAWSv3Client(client);
-  return (loaded = tracer);
+  loaded = tracer;
+  return { tracer, captureLambdaHandler };
 });
 
 /** An AWS SDK client, traced from the first sampled invocation on (the same client, its middleware stack extended). */
@@ -55,8 +56,7 @@ export function traceInvocation(): middy.MiddlewareObj {
   const before = async (request: middy.Request) => {
     invocations++;
     if (!isRequestXRaySampled()) return;
-    const tracer = await load();
-    const { captureLambdaHandler } = await import('@aws-lambda-powertools/tracer/middleware');
+    const { tracer, captureLambdaHandler } = await load();
     const phases = captureLambdaHandler(tracer, { captureResponse: false }) as Phases;
     (request.internal as Record<string, Phases>)[PHASES] = phases;
     await phases.before(request);
