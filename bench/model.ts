@@ -149,7 +149,7 @@ export function scaleOnPaper(create: Call[], rate: number, committedPaymentBytes
     row('write', `CNT#<mer>#PAYN#<0..${cells - 1}>`, 'payment count for the list total (transaction), random shard', 2, cells),
     row('write', 'IDEM#<mer>#<key>', 'only with Idempotency-Key: claim + completion, per key', 2, rate, 2, 0),
     row('read', 'APIKEY#<hash>', 'API key GetItem (strongly consistent), every request', 1, 1),
-    row('read', 'MER#<mer> RULE#', 'routing rules Query, every create (0.5 RCU however few match)', 0.5, 1),
+    row('read', 'MER#<mer> RULE#', 'routing rules Query, every create that names no provider (0.5 RCU however few match)', 0.5, 1),
     row('read', 'MER#<mer> CON#', 'connector accounts Query, every create, in the same partition as the rules', 0.5, 1),
   ];
   const wcuPerCreate = rows.filter((r) => r.kind === 'write').reduce((s, r) => s + r.inRequest * r.unitsEach, 0);
