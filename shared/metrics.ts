@@ -1,4 +1,4 @@
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { onFirstUse } from './first-use.ts';
 
 /**
  * The service's business metrics (CloudWatch embedded metric format, through Powertools Metrics). Each metric has one
@@ -35,13 +35,19 @@ export const BUSINESS_METRICS = {
 export type BusinessMetric = keyof typeof BUSINESS_METRICS;
 export type DimensionsOf<M extends BusinessMetric> = Record<(typeof BUSINESS_METRICS)[M][number], string>;
 
-export const metrics = new Metrics({
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE,
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'payments-api',
+/** Powertools Metrics, loaded by the first count: a function that counts nothing (a read, a list) never loads it. */
+const powertoolsMetrics = onFirstUse(async () => {
+  const { Metrics, MetricUnit } = await import('@aws-lambda-powertools/metrics');
+  const metrics = new Metrics({
+    namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE,
+    serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'payments-api',
+  });
+  return { metrics, MetricUnit };
 });
 
-/** Counts one business event at once, with its own dimensions (one EMF line). */
-export function count<M extends BusinessMetric>(name: M, dimensions: DimensionsOf<M>, value = 1): void {
+/** Counts one business event at once, with its own dimensions (one EMF line, written before this resolves). */
+export async function count<M extends BusinessMetric>(name: M, dimensions: DimensionsOf<M>, value = 1): Promise<void> {
+  const { metrics, MetricUnit } = await powertoolsMetrics();
   const single = metrics.singleMetric();
   single.addDimensions(dimensions);
   single.addMetric(name, MetricUnit.Count, value);

@@ -110,7 +110,7 @@ async function openDispute(payment: PaymentRecord, change: DisputeChange, contex
     counters: debited ? disputeCounters(payment, change.currency, change.amount, dayOf(now)) : [],
   });
   if (created === 'refused') return false;
-  countDispute(dispute, dispute.status);
+  await countDispute(dispute, dispute.status);
   return true;
 }
 
@@ -141,11 +141,11 @@ async function moveDispute(
     counters: credit ? disputeCounters(dispute, dispute.currency, -dispute.amount, dayOf(now)) : [],
   });
   if (committed === 'refused') return false;
-  countDispute(dispute, move.to);
+  await countDispute(dispute, move.to);
   return true;
 }
 
-const countDispute = (dispute: StoredDispute, status: string): void =>
+const countDispute = (dispute: StoredDispute, status: string): Promise<void> =>
   count('Disputes', { mode: modeOf(dispute), provider: dispute.provider, status });
 
 type DisputeAction = { kind: 'dispute_evidence'; evidence: DisputeEvidence } | { kind: 'dispute_accept' };

@@ -170,11 +170,11 @@ export async function carryOut(payment: StoredPayment, op: Operation, { retried 
     ],
   });
   if (committed === 'refused') throw new OperationInProgress(1);
-  if (op.kind === 'capture') countCapture(payment, result.pending ? 'pending' : 'succeeded');
+  if (op.kind === 'capture') await countCapture(payment, result.pending ? 'pending' : 'succeeded');
   return paymentView(moved);
 }
 
-const countCapture = (payment: { livemode: boolean; provider?: string | null }, outcome: 'succeeded' | 'pending' | 'failed'): void =>
+const countCapture = (payment: { livemode: boolean; provider?: string | null }, outcome: 'succeeded' | 'pending' | 'failed'): Promise<void> =>
   count('Captures', { mode: modeOf(payment), provider: payment.provider ?? 'unknown', outcome });
 
 /** A retried call that could not reach the provider proves nothing about the first call: its outcome is unknown. */
@@ -194,10 +194,10 @@ export async function giveUp(
   const mode = modeOf(payment);
   const provider = op.provider ?? payment.provider ?? 'unknown';
   if (result.reason === 'unknown') {
-    count('UnknownOutcomes', { mode, provider, operation: op.kind });
+    await count('UnknownOutcomes', { mode, provider, operation: op.kind });
     throw new OutcomeUnknown(payment.id);
   }
-  if (op.kind === 'capture') countCapture(payment, 'failed');
+  if (op.kind === 'capture') await countCapture(payment, 'failed');
   await commit({ writes: [{ move: target, operation: { finish: op.id } }] });
   if (result.reason === 'refused') throw new ProviderRefused(op.provider ?? 'the provider', `the ${op.kind.replace('_', ' ')}`, result.message);
   throw new ProvidersUnavailable();
@@ -303,7 +303,7 @@ async function carryOutRefund(payment: PaymentRecord, refund: StoredRefund, { re
     ],
   });
   if (accepted === 'refused' && (await getRefund(refund.payment_id, refund.id))?.op?.id === op.id) throw new OperationInProgress(1);
-  if (accepted === 'committed') countRefund(payment, 'pending');
+  if (accepted === 'committed') await countRefund(payment, 'pending');
   return refundView((await getStoredPayment(payment, payment.id)) as PaymentRecord, refund);
 }
 

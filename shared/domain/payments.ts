@@ -236,7 +236,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     ) {
       return answerRetried(merchant, input, origin);
     }
-    count('Declines', { mode: modeOf(declined), provider: 'risk_engine', decline_code: 'fraudulent' });
+    await count('Declines', { mode: modeOf(declined), provider: 'risk_engine', decline_code: 'fraudulent' });
     return answerFor(declined);
   }
 
@@ -332,7 +332,7 @@ export async function authorizePayment(
       let result = await authorizeWithin(connector, request);
       if (result.outcome === 'unknown') result = await resolveUnknown(connector, request, result.latencyMs);
       attempts.push({ provider, approved: result.outcome === 'approved', latencyMs: result.latencyMs });
-      countAttemptOutcome(base, provider, result, index < targets.length - 1);
+      await countAttemptOutcome(base, provider, result, index < targets.length - 1);
       trail.push({
         ...pending,
         status: attemptStatusOf(result),
@@ -387,13 +387,13 @@ export async function authorizePayment(
 }
 
 /** An attempt as business metrics: its outcome, a decline's code, a failover to the next target, an unknown outcome. */
-function countAttemptOutcome(payment: PaymentRecord, provider: string, result: AuthorizeResult, more: boolean): void {
+async function countAttemptOutcome(payment: PaymentRecord, provider: string, result: AuthorizeResult, more: boolean): Promise<void> {
   const mode = modeOf(payment);
   const outcome = result.outcome === 'approved' ? 'approved' : result.outcome === 'soft_failure' ? 'failed' : result.outcome;
-  count('Authorizations', { mode, provider, outcome });
-  if (result.outcome === 'declined') count('Declines', { mode, provider, decline_code: result.declineCode });
-  if (result.outcome === 'unknown') count('UnknownOutcomes', { mode, provider, operation: 'authorize' });
-  if (result.outcome === 'soft_failure' && more) count('Failovers', { mode, provider });
+  await count('Authorizations', { mode, provider, outcome });
+  if (result.outcome === 'declined') await count('Declines', { mode, provider, decline_code: result.declineCode });
+  if (result.outcome === 'unknown') await count('UnknownOutcomes', { mode, provider, operation: 'authorize' });
+  if (result.outcome === 'soft_failure' && more) await count('Failovers', { mode, provider });
 }
 
 /** An attempt's status from its connector's answer (a soft failure after a reversal is `reversed`: its key is closed). */

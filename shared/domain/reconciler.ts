@@ -41,10 +41,10 @@ export async function reconcileLeased(leased: Leased): Promise<boolean> {
   const op = leasedOperation(leased);
   try {
     const settled = op.awaiting ? await settleAwaiting(leased) : await finishLeased(leased);
-    count('ReconcilerActions', { entity: leased.entity, action: settled ? 'settled' : 'deferred' });
+    await count('ReconcilerActions', { entity: leased.entity, action: settled ? 'settled' : 'deferred' });
     return settled;
   } catch (error) {
-    count('ReconcilerActions', { entity: leased.entity, action: 'deferred' });
+    await count('ReconcilerActions', { entity: leased.entity, action: 'deferred' });
     logger.warn('An operation could not be finished yet; the next run tries again', {
       operation_id: op.id,
       kind: op.kind,

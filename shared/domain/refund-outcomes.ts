@@ -81,7 +81,7 @@ export async function confirmRefund(payment: PaymentRecord, refund: StoredRefund
       throw error;
     });
     if (confirmed === 'committed') {
-      countRefund(payment, 'succeeded');
+      await countRefund(payment, 'succeeded');
       return { view, applied: true };
     }
     const reread = await getRefund(refund.payment_id, refund.id);
@@ -129,7 +129,7 @@ export async function failRefund(payment: PaymentRecord, refund: StoredRefund, f
       ],
     });
     if (given === 'committed') {
-      countRefund(payment, 'failed');
+      await countRefund(payment, 'failed');
       return true;
     }
     const reread = await getRefund(refund.payment_id, refund.id);
@@ -140,5 +140,5 @@ export async function failRefund(payment: PaymentRecord, refund: StoredRefund, f
 }
 
 /** A refund's outcome as a business metric (pending when the provider accepted it for later). */
-export const countRefund = (payment: PaymentRecord, outcome: 'succeeded' | 'pending' | 'failed'): void =>
+export const countRefund = (payment: PaymentRecord, outcome: 'succeeded' | 'pending' | 'failed'): Promise<void> =>
   count('Refunds', { mode: modeOf(payment), provider: payment.provider ?? 'unknown', outcome });

@@ -111,7 +111,7 @@ export async function renewPeriod(message: RenewalMessage): Promise<RenewalOutco
   const subscription = await loadSubscription(message.subscription_id);
   if (!subscription) return skip('unknown_subscription', message);
   const outcome = await renewLoaded(subscription, message);
-  if (outcome === 'renewed' || outcome === 'past_due') count('Renewals', { mode: modeOf(subscription), outcome });
+  if (outcome === 'renewed' || outcome === 'past_due') await count('Renewals', { mode: modeOf(subscription), outcome });
   return outcome;
 }
 

@@ -39,7 +39,7 @@ export async function deliver(webhook: WebhookRecord, event: DomainEvent): Promi
     allowLoopback: isLocal,
   });
   const outcome = isSuccess(result.status_code) ? 'delivered' : 'failed';
-  count('WebhookDeliveries', { mode: modeOf(webhook), endpoint: webhook.id, outcome });
+  await count('WebhookDeliveries', { mode: modeOf(webhook), endpoint: webhook.id, outcome });
   return result;
 }
 
