@@ -1,6 +1,6 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { parseTestClockMessage, runAdvance } from '../../shared/domain/test-clocks.ts';
+import { parseTestClockMessage, runAdvance } from '../../shared/domain/test-clock-advance.ts';
 import { worker } from '../../shared/worker.ts';
 
 const processor = new BatchProcessor(EventType.SQS);
