@@ -17,6 +17,8 @@ import { machineIso, testClockView } from './test-clocks.ts';
  * job of the merchant's test mode, day by day. It records how far it got after each day, so an advance that crashed
  * resumes there when its message comes again.
  */
+
+/** A message of the clocks queue, checked by its schema. */
 export const parseTestClockMessage = (body: string): TestClockMessage => v.parse(TestClockMessage, JSON.parse(body));
 
 /** The clocks worker: runs an advance to its target (or from where a crashed run got to). */
