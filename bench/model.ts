@@ -1,6 +1,14 @@
 /** The cost model and the scale-on-paper model, from measured figures and the key design. */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { counterShards, EVENT_LIST_SHARDS, LEASE_SHARDS, ROUTING_STAT_SHARDS, windowShards, writeShardsOf } from '../shared/store/keys.ts';
+import {
+  API_KEY_HASH_COPIES,
+  counterShards,
+  EVENT_LIST_SHARDS,
+  LEASE_SHARDS,
+  ROUTING_STAT_SHARDS,
+  windowShards,
+  writeShardsOf,
+} from '../shared/store/keys.ts';
 import type { Call } from './dynamo.ts';
 
 /** AWS list prices, us-east-1, on-demand (USD). */
@@ -148,7 +156,13 @@ export function scaleOnPaper(create: Call[], rate: number, committedPaymentBytes
     row('write', `CNT#<mer>#PAY#<0..${cells - 1}>`, 'authorization counter with its providers’ attempts (transaction), random shard', 2, cells),
     row('write', `CNT#<mer>#PAYN#<0..${cells - 1}>`, 'payment count for the list total (transaction), random shard', 2, cells),
     row('write', 'IDEM#<mer>#<key>', 'only with Idempotency-Key: claim + completion, per key', 2, rate, 2, 0),
-    row('read', 'APIKEY#<hash>', 'API key GetItem (strongly consistent), every request', 1, 1),
+    row(
+      'read',
+      `APIKEY#<hash>[#<1..${API_KEY_HASH_COPIES - 1}>]`,
+      `API key GetItem (strongly consistent), every request, of one of the hash item's ${API_KEY_HASH_COPIES} copies at random`,
+      1,
+      API_KEY_HASH_COPIES,
+    ),
     row('read', 'MER#<mer> RULE#', 'routing rules Query, every create that names no provider (0.5 RCU however few match)', 0.5, 1),
     row('read', 'MER#<mer> CON#', 'connector accounts Query, every create, in the same partition as the rules', 0.5, 1),
   ];

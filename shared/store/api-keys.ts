@@ -2,8 +2,8 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { KeyMode } from '../domain/credentials.ts';
 import { conditionalWrite, type Created, createOrFind, db, TABLE } from './client.ts';
-import { nullable, picklistOf, recordReader, Text } from './item-schemas.ts';
-import { apiKeyKeys, type Key } from './keys.ts';
+import { Int, nullable, picklistOf, recordReader, Text } from './item-schemas.ts';
+import { API_KEY_HASH_COPIES, apiKeyKeys, type Key } from './keys.ts';
 import { listPage, merchantSet, type Page, type PageQuery } from './pagination.ts';
 
 export interface ApiKeyRecord {
@@ -19,13 +19,15 @@ export interface ApiKeyRecord {
   key_hash: string;
 }
 
-/** What authentication reads: one consistent GetItem by the key's hash. */
+/** What authentication reads: one consistent GetItem of a copy of the key's hash item (keys.ts `API_KEY_HASH_COPIES`). */
 export interface ApiKeyAuthRecord {
   merchant_id: string;
   key_id: string;
   mode: KeyMode;
   status: 'active' | 'revoked';
   last_used: string | null;
+  /** how many copies of the hash item the key has: 1 for a key stored before there were copies */
+  copies: number;
 }
 
 /** The two items of a key as the table holds them, checked when read back (see item-schemas.ts). */
@@ -44,40 +46,42 @@ const ApiKeyItem = v.object({
   key_hash: Text,
 });
 /** `last_used` is written null with the key; the touch's condition also allows it missing, so a missing one reads null. */
-const ApiKeyAuthItem = v.object({ merchant_id: Text, key_id: Text, mode: Mode, status: KeyStatus, last_used: v.optional(nullable(Text), null) });
+const ApiKeyAuthItem = v.object({
+  merchant_id: Text,
+  key_id: Text,
+  mode: Mode,
+  status: KeyStatus,
+  last_used: v.optional(nullable(Text), null),
+  copies: v.optional(Int, 1),
+});
 const apiKeyOf: (item: Record<string, unknown>) => ApiKeyRecord = recordReader('API key', ApiKeyItem);
 const apiKeyAuthOf: (item: Record<string, unknown>) => ApiKeyAuthRecord = recordReader('API key hash', ApiKeyAuthItem);
 
+const authOf = (key: ApiKeyRecord): ApiKeyAuthRecord => ({
+  merchant_id: key.merchant_id,
+  key_id: key.id,
+  mode: key.mode,
+  status: key.status,
+  last_used: key.last_used,
+  copies: API_KEY_HASH_COPIES,
+});
+
+/** 0, then every other copy of a key's hash item: `from` 1 leaves out the original. */
+const copiesOf = (keyHash: string, copies: number, from = 0) => Array.from({ length: copies - from }, (_, i) => apiKeyKeys.byHash(keyHash, from + i));
+
 /**
- * The listed key item and the hash-lookup item are written together, so a key is never half-created. A key already
- * stored under its id (a retried create) is answered instead, and the new hash is not written.
+ * The listed key item and every copy of the hash-lookup item are written together, so a key is never half-created.
+ * A key already stored under its id (a retried create) is answered instead, and the new hash is not written.
  */
 export async function putApiKey(key: ApiKeyRecord): Promise<Created<ApiKeyRecord>> {
-  const auth: ApiKeyAuthRecord = {
-    merchant_id: key.merchant_id,
-    key_id: key.id,
-    mode: key.mode,
-    status: key.status,
-    last_used: key.last_used,
-  };
   const itemKey = apiKeyKeys.item(key.merchant_id, key.id);
   const put = await createOrFind(
     new TransactWriteCommand({
       TransactItems: [
-        {
-          Put: {
-            TableName: TABLE,
-            Item: { ...itemKey, type: 'api_key', ...key },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-        {
-          Put: {
-            TableName: TABLE,
-            Item: { ...apiKeyKeys.byHash(key.key_hash), type: 'api_key_hash', ...auth },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
+        { Put: { TableName: TABLE, Item: { ...itemKey, type: 'api_key', ...key }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        ...copiesOf(key.key_hash, API_KEY_HASH_COPIES).map((copy) => ({
+          Put: { TableName: TABLE, Item: { ...copy, type: 'api_key_hash', ...authOf(key) }, ConditionExpression: 'attribute_not_exists(pk)' },
+        })),
       ],
     }),
     itemKey,
@@ -92,9 +96,16 @@ export async function getApiKey(merchantId: string, keyId: string): Promise<ApiK
   return out.Item && apiKeyOf(out.Item);
 }
 
+/**
+ * One copy of the hash item, at random. A key stored before there were copies has only the original, read when the
+ * copy is missing (so an unknown key is read twice, three times in four).
+ */
 export async function getApiKeyByHash(keyHash: string): Promise<ApiKeyAuthRecord | undefined> {
-  const out = await db.send(new GetCommand({ TableName: TABLE, Key: apiKeyKeys.byHash(keyHash), ConsistentRead: true }));
-  return out.Item && apiKeyAuthOf(out.Item);
+  const read = async (copy: number) =>
+    (await db.send(new GetCommand({ TableName: TABLE, Key: apiKeyKeys.byHash(keyHash, copy), ConsistentRead: true }))).Item;
+  const copy = Math.floor(Math.random() * API_KEY_HASH_COPIES);
+  const item = (await read(copy)) ?? (copy === 0 ? undefined : await read(0));
+  return item && apiKeyAuthOf(item);
 }
 
 /** A page of the merchant's keys of `modes`, newest first. */
@@ -108,7 +119,10 @@ export async function listApiKeys(merchantId: string, page: PageQuery, modes: re
   return { data: result.data.map(apiKeyOf), has_more: result.has_more };
 }
 
-/** Revokes both items at once; revoking a revoked key changes nothing. */
+/**
+ * Revokes the listed item and every copy of the hash item at once; revoking a revoked key changes nothing. The copies
+ * are written whole, so a key stored before there were copies gets them, revoked.
+ */
 export async function revokeApiKey(key: ApiKeyRecord): Promise<void> {
   const update = (k: Key) => ({
     Update: {
@@ -120,16 +134,22 @@ export async function revokeApiKey(key: ApiKeyRecord): Promise<void> {
       ExpressionAttributeValues: { ':revoked': 'revoked' },
     },
   });
+  const revoked = { type: 'api_key_hash', ...authOf(key), status: 'revoked' };
   await db.send(
     new TransactWriteCommand({
-      TransactItems: [update(apiKeyKeys.item(key.merchant_id, key.id)), update(apiKeyKeys.byHash(key.key_hash))],
+      TransactItems: [
+        update(apiKeyKeys.item(key.merchant_id, key.id)),
+        update(apiKeyKeys.byHash(key.key_hash)),
+        ...copiesOf(key.key_hash, API_KEY_HASH_COPIES, 1).map((copy) => ({ Put: { TableName: TABLE, Item: { ...copy, ...revoked } } })),
+      ],
     }),
   );
 }
 
 /**
- * Records use of a key at most once a minute: the condition on the hash item lets one request per minute through,
- * so a busy key costs one extra write a minute, not one per request.
+ * Records use of a key at most once a minute: the condition on the original hash item lets one request per minute
+ * through, so a busy key costs one extra write a minute, not one per request. Its copies get the time too, since
+ * any of them may be the one the next request reads.
  */
 export async function touchApiKey(keyHash: string, auth: ApiKeyAuthRecord, now: string, cutoff: string): Promise<void> {
   // refused: used within the minute, or revoked; nothing to record
@@ -146,15 +166,15 @@ export async function touchApiKey(keyHash: string, auth: ApiKeyAuthRecord, now: 
             ExpressionAttributeValues: { ':now': now, ':cutoff': cutoff, ':active': 'active', ':null': null },
           },
         },
-        {
+        ...[apiKeyKeys.item(auth.merchant_id, auth.key_id), ...copiesOf(keyHash, auth.copies, 1)].map((key) => ({
           Update: {
             TableName: TABLE,
-            Key: apiKeyKeys.item(auth.merchant_id, auth.key_id),
+            Key: key,
             UpdateExpression: 'SET last_used = :now',
             ConditionExpression: 'attribute_exists(pk)',
             ExpressionAttributeValues: { ':now': now },
           },
-        },
+        })),
       ],
     }),
   );

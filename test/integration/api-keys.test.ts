@@ -1,13 +1,14 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { handler as createKey } from '../../functions/api-keys/create.ts';
 import { handler as listKeys } from '../../functions/api-keys/list.ts';
 import { handler as revokeKey } from '../../functions/api-keys/revoke.ts';
 import { handler as listCustomers } from '../../functions/customers/list.ts';
 import { clock } from '../../shared/domain/clock.ts';
+import { sha256 } from '../../shared/domain/credentials.ts';
 import { newId } from '../../shared/domain/ids.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
-import { idempotencyKeys, scopeOf } from '../../shared/store/keys.ts';
+import { API_KEY_HASH_COPIES, apiKeyKeys, idempotencyKeys, scopeOf } from '../../shared/store/keys.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant, sessionOf, testOwner } from '../support/merchant.ts';
 
@@ -112,6 +113,56 @@ describe('API keys', () => {
     expect(afterRevoke.body.error).toMatchObject({ type: 'authentication_error', message: 'Invalid API key' });
     expect(again.status).toBe(200);
     expect(listed.body.data.find((k: { id: string }) => k.id === other.body.id).status).toBe('revoked');
+  });
+
+  it('keeps every copy of the hash item a request may read in step: the key, its last use, its revocation', async () => {
+    // Prepare: a key, used once, then again a minute later
+    const { apiKey, merchantId } = await newMerchant();
+    const made = await create(apiKey, { name: 'Copied', mode: 'test' });
+    const copies = () =>
+      Promise.all(
+        Array.from({ length: API_KEY_HASH_COPIES }, async (_, copy) => {
+          const read = await db.send(new GetCommand({ TableName: TABLE, Key: apiKeyKeys.byHash(sha256(made.body.key), copy) }));
+          return (
+            read.Item && { merchant_id: read.Item.merchant_id, key_id: read.Item.key_id, status: read.Item.status, last_used: read.Item.last_used }
+          );
+        }),
+      );
+    const realNow = clock.now;
+    await callWith(made.body.key);
+    clock.now = () => realNow() + 61_000;
+    try {
+      await callWith(made.body.key);
+    } finally {
+      clock.now = realNow;
+    }
+    const used = await copies();
+    const lastUsed = (await list(apiKey)).body.data.find((k: { id: string }) => k.id === made.body.id).last_used;
+    // Act
+    await revoke(apiKey, made.body.id);
+    const calls = await Promise.all(Array.from({ length: 12 }, () => callWith(made.body.key)));
+    // Assess: every copy holds the key and the last use the list shows, then says revoked; no call gets through
+    expect(used).toEqual(Array(API_KEY_HASH_COPIES).fill({ merchant_id: merchantId, key_id: made.body.id, status: 'active', last_used: lastUsed }));
+    expect((await copies()).map((c) => c?.status)).toEqual(Array(API_KEY_HASH_COPIES).fill('revoked'));
+    expect(calls.map((c) => c.status)).toEqual(Array(12).fill(401));
+  });
+
+  it('still serves a key stored before its hash item had copies: it authenticates, records its use, and revokes at once', async () => {
+    // Prepare: a key as it was stored before, the original hash item alone
+    const { apiKey } = await newMerchant();
+    const made = await create(apiKey, { name: 'Stored before copies', mode: 'test' });
+    const hash = sha256(made.body.key);
+    for (let copy = 1; copy < API_KEY_HASH_COPIES; copy++) await db.send(new DeleteCommand({ TableName: TABLE, Key: apiKeyKeys.byHash(hash, copy) }));
+    await db.send(new UpdateCommand({ TableName: TABLE, Key: apiKeyKeys.byHash(hash), UpdateExpression: 'REMOVE copies' }));
+    // Act: calls (each reads a copy at random, most of them missing), then a revocation
+    const before = await Promise.all(Array.from({ length: 12 }, () => callWith(made.body.key)));
+    const lastUsed = (await list(apiKey)).body.data.find((k: { id: string }) => k.id === made.body.id).last_used;
+    await revoke(apiKey, made.body.id);
+    const after = await Promise.all(Array.from({ length: 12 }, () => callWith(made.body.key)));
+    // Assess
+    expect(before.map((c) => c.status)).toEqual(Array(12).fill(200));
+    expect(lastUsed).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(after.map((c) => c.status)).toEqual(Array(12).fill(401));
   });
 
   it("answers 404 for an unknown key, a malformed id and another merchant's key", async () => {
