@@ -5,6 +5,7 @@ import {
   counterShards,
   EVENT_LIST_SHARDS,
   LEASE_SHARDS,
+  ROUTING_COPIES,
   ROUTING_STAT_SHARDS,
   windowShards,
   writeShardsOf,
@@ -163,8 +164,13 @@ export function scaleOnPaper(create: Call[], rate: number, committedPaymentBytes
       1,
       API_KEY_HASH_COPIES,
     ),
-    row('read', 'MER#<mer> RULE#', 'routing rules Query, every create that names no provider (0.5 RCU however few match)', 0.5, 1),
-    row('read', 'MER#<mer> CON#', 'connector accounts Query, every create, in the same partition as the rules', 0.5, 1),
+    row(
+      'read',
+      `MER#<mer>#ROUTING#<0..${ROUTING_COPIES - 1}>`,
+      `connector accounts and routing rules, one Query of one of their ${ROUTING_COPIES} copies at random, every create`,
+      0.5,
+      ROUTING_COPIES,
+    ),
   ];
   const wcuPerCreate = rows.filter((r) => r.kind === 'write').reduce((s, r) => s + r.inRequest * r.unitsEach, 0);
   const covered = new Set(rows.map((r) => r.key.replace(/^gsi\d /, '').split('#')[0]));

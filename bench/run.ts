@@ -202,7 +202,7 @@ const targets = [
   },
   {
     target: `create ≤ ${TARGETS.createRcu} RCU`,
-    value: `${create.rcu} naming its provider, ${smartRoutedCreate.rcu} smart-routed (its rules read)`,
+    value: `${create.rcu} naming its provider, ${smartRoutedCreate.rcu} smart-routed`,
     met: Math.max(create.rcu, smartRoutedCreate.rcu) <= TARGETS.createRcu,
   },
   { target: `capture ≤ ${TARGETS.captureWcu} WCU`, value: String(capture.wcu), met: capture.wcu <= TARGETS.captureWcu },

@@ -9,7 +9,6 @@ import {
   deleteConnector as deleteRecord,
   getConnector as getRecord,
   getShownConnector,
-  listConnectors,
   putConnector,
   updateConnector as updateRecord,
 } from '../store/connectors.ts';
@@ -136,10 +135,8 @@ export async function deleteConnector(merchant: Merchant, id: string) {
   return { id, object: 'connector' as const, deleted: true as const };
 }
 
-/** The owner's active connector accounts, newest first (routing's candidates; see routeTargets). */
-export async function activeConnectors(owner: Owner): Promise<ConnectorRecord[]> {
-  return (await listConnectors(owner, { consistent: false })).filter((c) => c.status === 'active');
-}
+/** The active ones of the connector accounts routing read (store/routing-setup.ts), newest first: its candidates (see routeTargets). */
+export const activeConnectors = (connectors: readonly ConnectorRecord[]): ConnectorRecord[] => connectors.filter((c) => c.status === 'active');
 
 /** Live connectors built from opened credentials, per connector version (an update makes a new one). */
 const built = new Map<string, Promise<Connector>>();

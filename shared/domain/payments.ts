@@ -17,6 +17,7 @@ import {
   type StoredPayment,
 } from '../store/payments.ts';
 import { countCardAttempt } from '../store/velocity.ts';
+import { readRoutingSetup } from '../store/routing-setup.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { cardBrand, cardFingerprint, type StoredCard } from './cards.ts';
 import { clock, isoNow } from './clock.ts';
@@ -89,12 +90,10 @@ const factsOf = (input: SimulateRouteInput, cardNumber: string | undefined): Pay
  */
 async function plan(merchant: Merchant, input: SimulateRouteInput, cardNumber: string | undefined, { simulation = false } = {}) {
   const owner = ownerOf(merchant);
-  // a forced provider consults no rule, so its payment reads none (one query less)
-  const [rules, stats, accounts] = await Promise.all([
-    forcedProvider(input.routing) ? [] : activeRules(owner),
-    recentStats(owner),
-    activeConnectors(owner),
-  ]);
+  // a forced provider consults no rule, so its payment reads none
+  const [setup, stats] = await Promise.all([readRoutingSetup(owner, { rules: !forcedProvider(input.routing) }), recentStats(owner)]);
+  const rules = activeRules(setup.rules);
+  const accounts = activeConnectors(setup.connectors);
   const providers = planRoute({
     choice: input.routing,
     facts: factsOf(input, cardNumber),

@@ -1,7 +1,6 @@
 import type { ProviderName } from '../providers/types.ts';
 import { listItems, metadataKeyOf, NUMERIC_OPERATORS, type RuleCondition, type RuleField, type RuleOperator } from '../schemas/routing-rules.ts';
 import {
-  listRoutingRules as listRecords,
   routingRulePage,
   putRoutingRule,
   type RoutingRuleChanges,
@@ -12,7 +11,6 @@ import type { PageQuery } from '../store/pagination.ts';
 import { BadRequest, NotFound } from './errors.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import type { Owner } from '../store/keys.ts';
 
 export type { RuleCondition, RuleField, RuleOperator };
 
@@ -97,9 +95,9 @@ export async function listRoutingRules(merchant: Merchant, page: PageQuery) {
   return { object: 'list' as const, data: result.data.map(view), has_more: result.has_more };
 }
 
-/** The merchant's active rules in evaluation order, for the routing engine (an eventually consistent read). */
-export async function activeRules(owner: Owner): Promise<RoutingRule[]> {
-  return (await listRecords(owner, { consistent: false }))
+/** The active ones of the rules routing read (store/routing-setup.ts), in evaluation order. */
+export function activeRules(rules: readonly RoutingRuleRecord[]): RoutingRule[] {
+  return rules
     .filter((r) => r.status === 'active')
     .map(view)
     .sort(compareRules);

@@ -1,12 +1,13 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PROVIDERS } from '../providers/types.ts';
-import { conditionalUpdate, conditionalWrite, type Created, db, TABLE } from './client.ts';
+import { conditionalWrite, type Created, db, TABLE } from './client.ts';
 import { assignments } from './expressions.ts';
 import { recordReader } from './item-schemas.ts';
 import { connectorKeys, merchantKeys, type Owner } from './keys.ts';
 import { capCountOf, putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
+import { copyPuts, copyUpdates, ensureRoutingCopies } from './routing-copies.ts';
 
 /**
  * A merchant's provider account: its credentials only sealed (shared/sealing.ts), bound to this connector. A deleted
@@ -30,7 +31,7 @@ export type ConnectorChanges = Partial<Pick<ConnectorRecord, 'label' | 'credenti
   status?: 'active' | 'disabled';
 };
 
-const connectorOf = recordReader('connector', ConnectorItem);
+export const connectorOf = recordReader('connector', ConnectorItem);
 
 /** A connector's owner: its merchant in the connector's mode. */
 export const ownerOfConnector = (c: Pick<ConnectorRecord, 'merchant_id' | 'mode'>): Owner => ({
@@ -43,14 +44,21 @@ const modeOf = (owner: Owner) => (owner.livemode ? 'live' : 'test');
 export type ShownConnector = ConnectorRecord & { status: 'active' | 'disabled' };
 const isShown = (c: ConnectorRecord | undefined): c is ShownConnector => c !== undefined && c.status !== 'deleted';
 
-/** Writes a new connector unless the merchant has `max` (`connector_count` on its profile); a retried create finds its first. */
+/**
+ * Writes a new connector, with its routing copies, unless the merchant has `max` (`connector_count` on its profile); a
+ * retried create finds its first.
+ */
 export async function putConnector(connector: ConnectorRecord, max: number): Promise<Created<ConnectorRecord> | undefined> {
+  const owner = ownerOfConnector(connector);
+  const key = connectorKeys.item(owner, connector.id);
+  await ensureRoutingCopies(owner);
   const put = await putWithinMerchantCap(
-    { owner: ownerOfConnector(connector), count: 'connector_count', max },
-    connectorKeys.item(ownerOfConnector(connector), connector.id),
+    { owner, count: 'connector_count', max },
+    key,
     'connector',
     { ...connector, ...connectorKeys.byId(connector.id) },
     connectorOf,
+    (item) => copyPuts(owner, key, item),
   );
   return put && { created: put.created, record: connectorOf(put.record) };
 }
@@ -107,45 +115,49 @@ export async function connectorPage(owner: Owner, page: PageQuery): Promise<Page
   return { data: result.data.map(connectorOf).filter(isShown), has_more: result.has_more };
 }
 
-/** Applies the changes to the owner's connector; undefined when there is none (the key holds the merchant and mode). */
+/**
+ * Applies the changes to the owner's connector and its routing copies; undefined when there is none (the key holds the
+ * merchant and mode).
+ */
 export async function updateConnector(owner: Owner, id: string, changes: ConnectorChanges): Promise<ShownConnector | undefined> {
-  const names: Record<string, string> = { '#mode': 'mode' };
+  const names: Record<string, string> = { '#mode': 'mode', '#status': 'status' };
   const values: Record<string, unknown> = { ':mode': modeOf(owner), ':deleted': 'deleted' };
   const sets = assignments(
     Object.entries(changes).filter(([, value]) => value !== undefined),
     names,
     values,
   );
-  const updated = await conditionalUpdate(
-    new UpdateCommand({
-      TableName: TABLE,
-      Key: connectorKeys.item(owner, id),
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      ConditionExpression: 'attribute_exists(pk) AND #mode = :mode AND #status <> :deleted',
-      ExpressionAttributeNames: { ...names, '#status': 'status' },
-      ExpressionAttributeValues: values,
-      ReturnValues: 'ALL_NEW',
+  const key = connectorKeys.item(owner, id);
+  const change = { UpdateExpression: `SET ${sets.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+  await ensureRoutingCopies(owner);
+  const updated = await conditionalWrite(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Update: { TableName: TABLE, Key: key, ...change, ConditionExpression: 'attribute_exists(pk) AND #mode = :mode AND #status <> :deleted' } },
+        ...copyUpdates(owner, key, change),
+      ],
     }),
   );
-  const record = updated && connectorOf(updated);
-  return isShown(record) ? record : undefined;
+  return updated ? getShownConnector(owner, id) : undefined;
 }
 
-/** Marks the owner's connector deleted and frees its place under the cap; false when there is none to delete. */
+/**
+ * Marks the owner's connector (and its routing copies) deleted and frees its place under the cap; false when there is
+ * none to delete.
+ */
 export async function deleteConnector(owner: Owner, id: string, at: string): Promise<boolean> {
+  const key = connectorKeys.item(owner, id);
+  const change = {
+    UpdateExpression: 'SET #status = :deleted, updated_at = :at',
+    ExpressionAttributeNames: { '#status': 'status', '#mode': 'mode' },
+    ExpressionAttributeValues: { ':deleted': 'deleted', ':mode': modeOf(owner), ':at': at },
+  };
+  await ensureRoutingCopies(owner);
   return conditionalWrite(
     new TransactWriteCommand({
       TransactItems: [
-        {
-          Update: {
-            TableName: TABLE,
-            Key: connectorKeys.item(owner, id),
-            UpdateExpression: 'SET #status = :deleted, updated_at = :at',
-            ConditionExpression: 'attribute_exists(pk) AND #mode = :mode AND #status <> :deleted',
-            ExpressionAttributeNames: { '#status': 'status', '#mode': 'mode' },
-            ExpressionAttributeValues: { ':deleted': 'deleted', ':mode': modeOf(owner), ':at': at },
-          },
-        },
+        { Update: { TableName: TABLE, Key: key, ...change, ConditionExpression: 'attribute_exists(pk) AND #mode = :mode AND #status <> :deleted' } },
+        ...copyUpdates(owner, key, change),
         {
           Update: {
             TableName: TABLE,

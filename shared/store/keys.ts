@@ -35,6 +35,7 @@
  * | merchant's webhook endpoints          | pk = MER#<own>, sk begins_with WHK# (+ webhook_count) | table |
  * | merchant's connector accounts         | pk = MER#<own>, sk begins_with CON# (+ connector_count)| table |
  * | connector account by id               | pk = MER#<own>, sk = CON#<con>                        | table |
+ * | what routing reads (accounts + rules) | pk = MER#<own>#ROUTING#<0..3> (one copy, whole)       | table |
  * | connector account by id alone (inbound)| gsi2pk = CONID#<con>                                 | gsi2  |
  * | subscription by id                    | pk = SUB#<sub>, sk = SUB                              | table |
  * | merchant's subscriptions, newest first| gsi1pk = MER#<own>#SUB, gsi1sk <sub>                  | gsi1  |
@@ -236,6 +237,22 @@ export const disputeKeys = {
 export const inboundKeys = {
   paymentByReference: (connectorId: string, reference: string): Key => ({ pk: `PREF#${connectorId}#${reference}`, sk: 'PREF' }),
   seen: (connectorId: string, eventId: string): Key => ({ pk: `INWH#${connectorId}#${eventId}`, sk: 'INWH' }),
+};
+
+/**
+ * Copies of an owner's connector accounts and routing rules, what routing reads for every payment: written with the
+ * items themselves (routing-copies.ts), each copy a partition of its own. A payment reads one copy at random with one
+ * query, where the items' own partition takes two (the rules and the accounts sort apart, around the API keys), and
+ * a merchant paying 1,000 times a second gives each copy a quarter of those reads. `complete` marks a copy as holding
+ * every item: written when the merchant is made, or by the first change of a merchant made before there were copies.
+ */
+export const ROUTING_COPIES = 4;
+const routingCopyPartition = (owner: Owner, copy: number) => `MER#${scopeOf(owner)}#ROUTING#${copy}`;
+export const routingCopyKeys = {
+  /** the copy of an item of the owner's partition (a connector account or a rule): the same sort key */
+  of: (owner: Owner, copy: number, sk: string): Key => ({ pk: routingCopyPartition(owner, copy), sk }),
+  complete: (owner: Owner, copy: number): Key => ({ pk: routingCopyPartition(owner, copy), sk: '#COMPLETE' }),
+  partition: routingCopyPartition,
 };
 
 export const connectorKeys = {

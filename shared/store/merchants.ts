@@ -5,6 +5,7 @@ import { newId } from '../domain/ids.ts';
 import { conditionalWrite, type Created, createOrFind, db, TABLE } from './client.ts';
 import { recordReader, Text } from './item-schemas.ts';
 import { type Key, merchantKeys, type Owner } from './keys.ts';
+import { completeMarks, type TransactItem } from './routing-copies.ts';
 
 export interface MerchantRecord {
   id: string;
@@ -38,6 +39,9 @@ export async function findOrCreateMerchant(email: string): Promise<MerchantRecor
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
+        // nothing to copy yet: routing reads its (empty) copies from the first payment on
+        ...completeMarks({ merchant_id: merchant.id, livemode: true }),
+        ...completeMarks({ merchant_id: merchant.id, livemode: false }),
       ],
     }),
   );
@@ -60,7 +64,8 @@ export const capCountOf = (owner: Owner, count: string) => (owner.livemode ? cou
  * (`count`, e.g. `rule_count`) are written in one transaction, the count conditioned on staying below `max`, so
  * parallel creates can never pass the cap. When the item is already there (a retried request's first run wrote it),
  * nothing is written, so the count is not raised twice, and that item is answered (parsed by `read`). Undefined
- * when the cap is reached. A delete lowers the same count in its own transaction.
+ * when the cap is reached. A delete lowers the same count in its own transaction. `copies`: what else the item's
+ * transaction writes, from the item (its routing copies, routing-copies.ts).
  */
 export async function putWithinMerchantCap<T>(
   cap: { owner: Owner; count: string; max: number },
@@ -68,6 +73,7 @@ export async function putWithinMerchantCap<T>(
   type: string,
   record: T,
   read: (item: Record<string, unknown>) => T,
+  copies: (item: Record<string, unknown>) => TransactItem[] = () => [],
 ): Promise<Created<T> | undefined> {
   const { max } = cap;
   const count = capCountOf(cap.owner, cap.count);
@@ -87,6 +93,7 @@ export async function putWithinMerchantCap<T>(
           },
         },
         { Put: { TableName: TABLE, Item: { ...item, ...key }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        ...copies(item),
       ],
     }),
     key,

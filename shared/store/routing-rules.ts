@@ -1,13 +1,14 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import type { RuleCondition, RuleField, RuleOperator } from '../domain/routing-rules.ts';
 import { assignments } from './expressions.ts';
-import { conditionalUpdate, type Created, TABLE } from './client.ts';
+import { conditionalWrite, type Created, db, TABLE } from './client.ts';
 import { Int, picklistOf, recordReader, Text } from './item-schemas.ts';
 import { type Owner, routingRuleKeys } from './keys.ts';
 import { putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
+import { copyPuts, copyUpdates, ensureRoutingCopies } from './routing-copies.ts';
 
 export interface RoutingRuleRecord {
   id: string;
@@ -45,20 +46,24 @@ const RoutingRuleItem = v.object({
   status: picklistOf<RoutingRuleRecord['status']>()(['active', 'disabled']),
   created_at: Text,
 });
-const routingRuleOf: (item: Record<string, unknown>) => RoutingRuleRecord = recordReader('routing rule', RoutingRuleItem);
+export const routingRuleOf: (item: Record<string, unknown>) => RoutingRuleRecord = recordReader('routing rule', RoutingRuleItem);
 
 export type RoutingRuleChanges = Partial<Pick<RoutingRuleRecord, 'name' | 'strategy' | 'priority' | 'conditions' | 'provider' | 'status'>>;
 
 /**
- * Writes a new rule unless the merchant already has `max` (counted as `rule_count` on its profile, in the same
- * transaction); undefined then. A rule already stored under this id (a retried create) is answered as it is.
- * Rules are never deleted; a future delete must lower `rule_count` in the same way.
+ * Writes a new rule, with its routing copies, unless the merchant already has `max` (counted as `rule_count` on its
+ * profile, in the same transaction); undefined then. A rule already stored under this id (a retried create) is
+ * answered as it is. Rules are never deleted; a future delete must lower `rule_count` in the same way.
  */
 export async function putRoutingRule(rule: RoutingRuleRecord, max: number): Promise<Created<RoutingRuleRecord> | undefined> {
-  return putWithinMerchantCap({ owner: rule, count: 'rule_count', max }, routingRuleKeys.item(rule, rule.id), 'routing_rule', rule, routingRuleOf);
+  const key = routingRuleKeys.item(rule, rule.id);
+  await ensureRoutingCopies(rule);
+  return putWithinMerchantCap({ owner: rule, count: 'rule_count', max }, key, 'routing_rule', rule, routingRuleOf, (item) =>
+    copyPuts(rule, key, item),
+  );
 }
 
-/** Applies the changes to the merchant's rule; undefined when it does not exist (the key holds the merchant). */
+/** Applies the changes to the merchant's rule and its routing copies; undefined when it does not exist (the key holds the merchant). */
 export async function updateRoutingRule(owner: Owner, ruleId: string, changes: RoutingRuleChanges): Promise<RoutingRuleRecord | undefined> {
   const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
   // Nothing to change still reads the rule through the same conditional write (a no-op SET), so 404 stays 404.
@@ -66,18 +71,20 @@ export async function updateRoutingRule(owner: Owner, ruleId: string, changes: R
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets = assignments(entries, names, values);
-  const updated = await conditionalUpdate(
-    new UpdateCommand({
-      TableName: TABLE,
-      Key: routingRuleKeys.item(owner, ruleId),
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-      ReturnValues: 'ALL_NEW',
+  const key = routingRuleKeys.item(owner, ruleId);
+  const change = { UpdateExpression: `SET ${sets.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+  await ensureRoutingCopies(owner);
+  const updated = await conditionalWrite(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Update: { TableName: TABLE, Key: key, ...change, ConditionExpression: 'attribute_exists(pk)' } },
+        ...copyUpdates(owner, key, change),
+      ],
     }),
   );
-  return updated && routingRuleOf(updated);
+  if (!updated) return undefined;
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: key, ConsistentRead: true }));
+  return out.Item && routingRuleOf(out.Item);
 }
 
 /** A page of the merchant's rules, newest first, read consistently (a rule just made or changed is in it). */

@@ -4,6 +4,7 @@ import { handler as createRule } from '../../functions/routing/rules/create.ts';
 import { handler as listRules } from '../../functions/routing/rules/list.ts';
 import { handler as updateRule } from '../../functions/routing/rules/update.ts';
 import { activeRules } from '../../shared/domain/routing-rules.ts';
+import { readRoutingSetup } from '../../shared/store/routing-setup.ts';
 import { apiEvent, invokeHttp, type Json } from '../support/lambda.ts';
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 
@@ -166,10 +167,10 @@ describe('routing rules', () => {
     const toggled = await create(apiKey, { ...eurToAdyen, name: 'toggled', priority: 10 });
     // Act
     const disabled = await update(apiKey, toggled.body.id, { status: 'disabled' });
-    const activeWhileDisabled = await activeRules(testOwner(merchantId));
+    const activeWhileDisabled = activeRules((await readRoutingSetup(testOwner(merchantId), { rules: true })).rules);
     const listed = await list(apiKey);
     await update(apiKey, toggled.body.id, { status: 'active' });
-    const activeAgain = await activeRules(testOwner(merchantId));
+    const activeAgain = activeRules((await readRoutingSetup(testOwner(merchantId), { rules: true })).rules);
     // Assess
     expect(disabled.body).toEqual({ ...toggled.body, status: 'disabled' });
     expect(activeWhileDisabled.map((r) => r.id)).toEqual([kept.body.id]);
@@ -186,7 +187,7 @@ describe('routing rules', () => {
     expect(res.status).toBe(404);
     expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'resource_missing', message: 'Resource not found' });
     expect((await list(b.apiKey)).body.data).toEqual([ofB.body]);
-    expect(await activeRules(testOwner(a.merchantId))).toEqual([]);
+    expect(activeRules((await readRoutingSetup(testOwner(a.merchantId), { rules: true })).rules)).toEqual([]);
   });
 
   it.each(['rul_123', 'cus_01jdxq3m5n6p7r8s9t0v1w2x3y', 'RUL_01JDXQ3M5N6P7R8S9T0V1W2X3Y', 'rul_01jdxq3m5n6p7r8s9t0v1w2x3y', '%00'])(

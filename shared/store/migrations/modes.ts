@@ -1,6 +1,17 @@
 import { ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalWrite, db, TABLE } from '../client.ts';
-import { connectorKeys, disputeKeys, merchantKeys, type Owner, paymentKeys, refundKeys, subscriptionKeys } from '../keys.ts';
+import {
+  connectorKeys,
+  disputeKeys,
+  merchantKeys,
+  type Owner,
+  paymentKeys,
+  refundKeys,
+  ROUTING_COPIES,
+  routingCopyKeys,
+  subscriptionKeys,
+} from '../keys.ts';
+import { copyPuts } from '../routing-copies.ts';
 import { capCountOf } from '../merchants.ts';
 
 /**
@@ -67,7 +78,7 @@ async function moveListKey(type: Listed, item: Record<string, unknown>): Promise
   );
 }
 
-/** A test connector in the merchant's live partition moves to the test one, with its place under the cap. */
+/** A test connector in the merchant's live partition moves to the test one, with its place under the cap and its routing copies. */
 async function moveConnector(item: Record<string, unknown>): Promise<boolean> {
   const { live, test } = ownersOf(item);
   const id = String(item.id);
@@ -79,6 +90,8 @@ async function moveConnector(item: Record<string, unknown>): Promise<boolean> {
       TransactItems: [
         { Delete: { TableName: TABLE, Key: old, ConditionExpression: 'attribute_exists(pk)' } },
         { Put: { TableName: TABLE, Item: { ...item, ...connectorKeys.item(test, id) }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        ...Array.from({ length: ROUTING_COPIES }, (_, copy) => ({ Delete: { TableName: TABLE, Key: routingCopyKeys.of(live, copy, old.sk) } })),
+        ...copyPuts(test, connectorKeys.item(test, id), item),
         ...(counted
           ? [
               {

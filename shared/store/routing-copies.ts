@@ -1,0 +1,92 @@
+import { GetCommand, PutCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { conditionalWrite, db, TABLE } from './client.ts';
+import { connectorKeys, type Key, type Owner, ROUTING_COPIES, routingCopyKeys, routingRuleKeys } from './keys.ts';
+import { type Item, merchantSetItems, queryAll } from './pagination.ts';
+
+/**
+ * The copies of an owner's connector accounts and routing rules that routing reads (keys.ts `routingCopyKeys`). They
+ * stay equal to the items because every write of an item writes its copies in the same transaction: a new item's
+ * copies are put whole, a change is made to the item and to each copy alike. A copy is read only once it is marked
+ * complete; an owner made before there were copies gets them filled in by its first change (`ensureRoutingCopies`).
+ */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+type Change = { UpdateExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> };
+
+const COPIES = Array.from({ length: ROUTING_COPIES }, (_, copy) => copy);
+
+/** An item as its copies hold it: without its own keys and index keys (a copy is in no index). */
+function copyBody(item: Item): Item {
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g1s, gsi2pk: _g2, gsi2sk: _g2s, ...body } = item;
+  return body;
+}
+
+/** Puts of the copies of a new item (`key`: the item's own key), for the transaction that writes the item. */
+export const copyPuts = (owner: Owner, key: Key, item: Item): TransactItem[] =>
+  COPIES.map((copy) => ({ Put: { TableName: TABLE, Item: { ...copyBody(item), ...routingCopyKeys.of(owner, copy, key.sk) } } }));
+
+/**
+ * The change made to an existing item, made to each of its copies, for the transaction that makes it on the item (the
+ * item's own update holds the conditions). Names and values only the item's condition uses are left out.
+ */
+export function copyUpdates(owner: Owner, key: Key, change: Change): TransactItem[] {
+  const used = new Set(`${change.UpdateExpression} attribute_exists(pk)`.match(/[#:][A-Za-z0-9_]+/g));
+  const only = <T>(entries: Record<string, T> | undefined) =>
+    entries && Object.keys(entries).some((k) => used.has(k)) ? Object.fromEntries(Object.entries(entries).filter(([k]) => used.has(k))) : undefined;
+  return COPIES.map((copy) => ({
+    Update: {
+      TableName: TABLE,
+      Key: routingCopyKeys.of(owner, copy, key.sk),
+      UpdateExpression: change.UpdateExpression,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: only(change.ExpressionAttributeNames),
+      ExpressionAttributeValues: only(change.ExpressionAttributeValues),
+    },
+  }));
+}
+
+/** The marks of an owner with nothing to copy yet (a new merchant's), for the transaction that makes the merchant. */
+export const completeMarks = (owner: Owner): TransactItem[] =>
+  COPIES.map((copy) => ({ Put: { TableName: TABLE, Item: { ...routingCopyKeys.complete(owner, copy), type: 'routing_copy_complete' } } }));
+
+/**
+ * Makes sure the owner's copies hold every item before a change writes to them. An owner made before there were
+ * copies has none: each item is copied where its copy is missing (an existing copy is already kept in step by the
+ * changes that wrote it), then every copy is marked complete, copy 0 (the one checked here) last.
+ */
+export async function ensureRoutingCopies(owner: Owner): Promise<void> {
+  const mark = await db.send(new GetCommand({ TableName: TABLE, Key: routingCopyKeys.complete(owner, 0), ConsistentRead: true }));
+  if (mark.Item) return;
+  const items = (await Promise.all([connectorKeys, routingRuleKeys].map((keys) => merchantSetItems(keys, owner, { consistent: true })))).flat();
+  await Promise.all(
+    items.flatMap((item) =>
+      COPIES.map((copy) =>
+        conditionalWrite(
+          new PutCommand({
+            TableName: TABLE,
+            Item: { ...copyBody(item), ...routingCopyKeys.of(owner, copy, String(item.sk)) },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        ),
+      ),
+    ),
+  );
+  const [first, ...rest] = completeMarks(owner).map((put) => new PutCommand(put.Put!));
+  await Promise.all(rest.map((put) => db.send(put)));
+  await db.send(first!);
+}
+
+/**
+ * One copy, at random, in one query: the owner's connector accounts and rules, each newest first as their own
+ * partition lists them. Undefined when that copy is not marked complete.
+ */
+export async function readRoutingCopy(owner: Owner): Promise<{ connectors: Item[]; rules: Item[] } | undefined> {
+  const copy = Math.floor(Math.random() * ROUTING_COPIES);
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': routingCopyKeys.partition(owner, copy) },
+    ScanIndexForward: false,
+  });
+  if (!items.some((item) => item.sk === routingCopyKeys.complete(owner, copy).sk)) return undefined;
+  const withPrefix = (prefix: string) => items.filter((item) => String(item.sk).startsWith(prefix));
+  return { connectors: withPrefix(connectorKeys.listPrefix(owner).skPrefix), rules: withPrefix(routingRuleKeys.listPrefix(owner).skPrefix) };
+}
