@@ -2,7 +2,7 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { KeyMode } from '../domain/credentials.ts';
 import { conditionalWrite, type Created, createOrFind, db, TABLE } from './client.ts';
-import { Int, nullable, picklistOf, recordReader, Text } from './item-schemas.ts';
+import { nullable, picklistOf, recordReader, Text } from './item-schemas.ts';
 import { API_KEY_HASH_COPIES, apiKeyKeys, type Key } from './keys.ts';
 import { listPage, merchantSet, type Page, type PageQuery } from './pagination.ts';
 
@@ -26,8 +26,6 @@ export interface ApiKeyAuthRecord {
   mode: KeyMode;
   status: 'active' | 'revoked';
   last_used: string | null;
-  /** how many copies of the hash item the key has: 1 for a key stored before there were copies */
-  copies: number;
 }
 
 /** The two items of a key as the table holds them, checked when read back (see item-schemas.ts). */
@@ -52,7 +50,6 @@ const ApiKeyAuthItem = v.object({
   mode: Mode,
   status: KeyStatus,
   last_used: v.optional(nullable(Text), null),
-  copies: v.optional(Int, 1),
 });
 const apiKeyOf: (item: Record<string, unknown>) => ApiKeyRecord = recordReader('API key', ApiKeyItem);
 const apiKeyAuthOf: (item: Record<string, unknown>) => ApiKeyAuthRecord = recordReader('API key hash', ApiKeyAuthItem);
@@ -63,11 +60,10 @@ const authOf = (key: ApiKeyRecord): ApiKeyAuthRecord => ({
   mode: key.mode,
   status: key.status,
   last_used: key.last_used,
-  copies: API_KEY_HASH_COPIES,
 });
 
-/** 0, then every other copy of a key's hash item: `from` 1 leaves out the original. */
-const copiesOf = (keyHash: string, copies: number, from = 0) => Array.from({ length: copies - from }, (_, i) => apiKeyKeys.byHash(keyHash, from + i));
+/** Every copy of a key's hash item: `from` 1 leaves out the original (0). */
+const copiesOf = (keyHash: string, from = 0) => Array.from({ length: API_KEY_HASH_COPIES - from }, (_, i) => apiKeyKeys.byHash(keyHash, from + i));
 
 /**
  * The listed key item and every copy of the hash-lookup item are written together, so a key is never half-created.
@@ -79,7 +75,7 @@ export async function putApiKey(key: ApiKeyRecord): Promise<Created<ApiKeyRecord
     new TransactWriteCommand({
       TransactItems: [
         { Put: { TableName: TABLE, Item: { ...itemKey, type: 'api_key', ...key }, ConditionExpression: 'attribute_not_exists(pk)' } },
-        ...copiesOf(key.key_hash, API_KEY_HASH_COPIES).map((copy) => ({
+        ...copiesOf(key.key_hash).map((copy) => ({
           Put: { TableName: TABLE, Item: { ...copy, type: 'api_key_hash', ...authOf(key) }, ConditionExpression: 'attribute_not_exists(pk)' },
         })),
       ],
@@ -97,8 +93,9 @@ export async function getApiKey(merchantId: string, keyId: string): Promise<ApiK
 }
 
 /**
- * One copy of the hash item, at random. A key stored before there were copies has only the original, read when the
- * copy is missing (so an unknown key is read twice, three times in four).
+ * One copy of the hash item, at random. A key stored before there were copies has only the original until its next
+ * recorded use or its revocation writes them: it is read when the copy is missing (so is an unknown key, three times
+ * in four).
  */
 export async function getApiKeyByHash(keyHash: string): Promise<ApiKeyAuthRecord | undefined> {
   const read = async (copy: number) =>
@@ -140,7 +137,7 @@ export async function revokeApiKey(key: ApiKeyRecord): Promise<void> {
       TransactItems: [
         update(apiKeyKeys.item(key.merchant_id, key.id)),
         update(apiKeyKeys.byHash(key.key_hash)),
-        ...copiesOf(key.key_hash, API_KEY_HASH_COPIES, 1).map((copy) => ({ Put: { TableName: TABLE, Item: { ...copy, ...revoked } } })),
+        ...copiesOf(key.key_hash, 1).map((copy) => ({ Put: { TableName: TABLE, Item: { ...copy, ...revoked } } })),
       ],
     }),
   );
@@ -148,10 +145,15 @@ export async function revokeApiKey(key: ApiKeyRecord): Promise<void> {
 
 /**
  * Records use of a key at most once a minute: the condition on the original hash item lets one request per minute
- * through, so a busy key costs one extra write a minute, not one per request. Its copies get the time too, since
- * any of them may be the one the next request reads.
+ * through, so a busy key costs one extra write a minute, not one per request. Its copies are rewritten whole with the
+ * time, since any of them may be the one the next request reads; a key made before there were copies gets them so.
+ * A revocation writes the original too, so it and a touch never interleave. Updates only: GET functions may write
+ * nothing else (infra/constructs/functions.ts).
  */
 export async function touchApiKey(keyHash: string, auth: ApiKeyAuthRecord, now: string, cutoff: string): Promise<void> {
+  const copy = { merchant_id: auth.merchant_id, key_id: auth.key_id, mode: auth.mode, type: 'api_key_hash' };
+  const names = Object.fromEntries(Object.keys(copy).map((field) => [`#${field}`, field]));
+  const values = Object.fromEntries(Object.entries(copy).map(([field, value]) => [`:${field}`, value]));
   // refused: used within the minute, or revoked; nothing to record
   await conditionalWrite(
     new TransactWriteCommand({
@@ -166,13 +168,24 @@ export async function touchApiKey(keyHash: string, auth: ApiKeyAuthRecord, now: 
             ExpressionAttributeValues: { ':now': now, ':cutoff': cutoff, ':active': 'active', ':null': null },
           },
         },
-        ...[apiKeyKeys.item(auth.merchant_id, auth.key_id), ...copiesOf(keyHash, auth.copies, 1)].map((key) => ({
+        {
           Update: {
             TableName: TABLE,
-            Key: key,
+            Key: apiKeyKeys.item(auth.merchant_id, auth.key_id),
             UpdateExpression: 'SET last_used = :now',
             ConditionExpression: 'attribute_exists(pk)',
             ExpressionAttributeValues: { ':now': now },
+          },
+        },
+        ...copiesOf(keyHash, 1).map((key) => ({
+          Update: {
+            TableName: TABLE,
+            Key: key,
+            UpdateExpression: `SET ${Object.keys(copy)
+              .map((field) => `#${field} = :${field}`)
+              .join(', ')}, #status = :active, last_used = :now`,
+            ExpressionAttributeNames: { ...names, '#status': 'status' },
+            ExpressionAttributeValues: { ...values, ':active': 'active', ':now': now },
           },
         })),
       ],

@@ -4,7 +4,7 @@ import { handler as createKey } from '../../functions/api-keys/create.ts';
 import { handler as listKeys } from '../../functions/api-keys/list.ts';
 import { handler as revokeKey } from '../../functions/api-keys/revoke.ts';
 import { handler as listCustomers } from '../../functions/customers/list.ts';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock, isoNow } from '../../shared/domain/clock.ts';
 import { sha256 } from '../../shared/domain/credentials.ts';
 import { newId } from '../../shared/domain/ids.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
@@ -147,21 +147,45 @@ describe('API keys', () => {
     expect(calls.map((c) => c.status)).toEqual(Array(12).fill(401));
   });
 
-  it('still serves a key stored before its hash item had copies: it authenticates, records its use, and revokes at once', async () => {
-    // Prepare: a key as it was stored before, the original hash item alone
+  it('still serves a key stored before its hash item had copies, which its next recorded use writes; revoked at once', async () => {
+    // Prepare: a key as it was stored before, the original hash item alone, used within the minute
     const { apiKey } = await newMerchant();
     const made = await create(apiKey, { name: 'Stored before copies', mode: 'test' });
     const hash = sha256(made.body.key);
     for (let copy = 1; copy < API_KEY_HASH_COPIES; copy++) await db.send(new DeleteCommand({ TableName: TABLE, Key: apiKeyKeys.byHash(hash, copy) }));
-    await db.send(new UpdateCommand({ TableName: TABLE, Key: apiKeyKeys.byHash(hash), UpdateExpression: 'REMOVE copies' }));
-    // Act: calls (each reads a copy at random, most of them missing), then a revocation
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: apiKeyKeys.byHash(hash),
+        UpdateExpression: 'SET last_used = :now',
+        ExpressionAttributeValues: { ':now': isoNow() },
+      }),
+    );
+    const copies = () =>
+      Promise.all(
+        Array.from({ length: API_KEY_HASH_COPIES - 1 }, async (_, i) => {
+          const read = await db.send(new GetCommand({ TableName: TABLE, Key: apiKeyKeys.byHash(hash, i + 1) }));
+          return read.Item && { key_id: read.Item.key_id, status: read.Item.status, last_used: read.Item.last_used };
+        }),
+      );
+    // Act: calls within the minute (each reads a copy at random, most of them missing), one a minute later, a revocation
     const before = await Promise.all(Array.from({ length: 12 }, () => callWith(made.body.key)));
+    const copiesWithinTheMinute = await copies();
+    const realNow = clock.now;
+    clock.now = () => realNow() + 61_000;
+    try {
+      await callWith(made.body.key);
+    } finally {
+      clock.now = realNow;
+    }
     const lastUsed = (await list(apiKey)).body.data.find((k: { id: string }) => k.id === made.body.id).last_used;
+    const copiesAfterUse = await copies();
     await revoke(apiKey, made.body.id);
     const after = await Promise.all(Array.from({ length: 12 }, () => callWith(made.body.key)));
     // Assess
     expect(before.map((c) => c.status)).toEqual(Array(12).fill(200));
-    expect(lastUsed).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(copiesWithinTheMinute).toEqual(Array(API_KEY_HASH_COPIES - 1).fill(undefined));
+    expect(copiesAfterUse).toEqual(Array(API_KEY_HASH_COPIES - 1).fill({ key_id: made.body.id, status: 'active', last_used: lastUsed }));
     expect(after.map((c) => c.status)).toEqual(Array(12).fill(401));
   });
 
