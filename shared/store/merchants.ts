@@ -2,10 +2,10 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { isoNow } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
-import { conditionalWrite, type Created, createOrFind, db, TABLE } from './client.ts';
+import { conditionalWrite, type Created, createOrFind, db, TABLE, type TransactItem } from './client.ts';
 import { recordReader, Text } from './item-schemas.ts';
 import { type Key, merchantKeys, type Owner } from './keys.ts';
-import { completeMarks, type TransactItem } from './routing-copies.ts';
+import { completeMarks } from './routing-copies.ts';
 
 export interface MerchantRecord {
   id: string;

@@ -1,5 +1,5 @@
-import { GetCommand, PutCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { conditionalWrite, db, TABLE } from './client.ts';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { conditionalWrite, db, TABLE, type TransactItem } from './client.ts';
 import { connectorKeys, type Key, type Owner, ROUTING_COPIES, routingCopyKeys, routingRuleKeys } from './keys.ts';
 import { type Item, merchantSetItems, queryAll } from './pagination.ts';
 
@@ -9,7 +9,6 @@ import { type Item, merchantSetItems, queryAll } from './pagination.ts';
  * copies are put whole, a change is made to the item and to each copy alike. A copy is read only once it is marked
  * complete; an owner made before there were copies gets them filled in by its first change (`ensureRoutingCopies`).
  */
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type Change = { UpdateExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> };
 
 const COPIES = Array.from({ length: ROUTING_COPIES }, (_, copy) => copy);

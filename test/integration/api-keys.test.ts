@@ -189,6 +189,30 @@ describe('API keys', () => {
     expect(after.map((c) => c.status)).toEqual(Array(12).fill(401));
   });
 
+  it('revokes every copy when revoked again, after a revocation that left them active (a version before the copies)', async () => {
+    // Prepare: a key revoked the way the previous version did it, the listed item and the original hash item only
+    const { apiKey, merchantId } = await newMerchant();
+    const made = await create(apiKey, { name: 'Revoked by the previous version', mode: 'test' });
+    const revokeOnly = (Key: Record<string, string>) =>
+      db.send(
+        new UpdateCommand({
+          TableName: TABLE,
+          Key,
+          UpdateExpression: 'SET #status = :revoked',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':revoked': 'revoked' },
+        }),
+      );
+    await revokeOnly(apiKeyKeys.item(merchantId, made.body.id));
+    await revokeOnly(apiKeyKeys.byHash(sha256(made.body.key)));
+    // Act
+    const again = await revoke(apiKey, made.body.id);
+    const calls = await Promise.all(Array.from({ length: 12 }, () => callWith(made.body.key)));
+    // Assess
+    expect(again.status).toBe(200);
+    expect(calls.map((c) => c.status)).toEqual(Array(12).fill(401));
+  });
+
   it("answers 404 for an unknown key, a malformed id and another merchant's key", async () => {
     const a = await newMerchant();
     const b = await newMerchant();
