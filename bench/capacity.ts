@@ -20,7 +20,7 @@ import { paymentKeys } from '../shared/store/keys.ts';
 import { type Call, record } from './dynamo.ts';
 import { itemBytes } from './model.ts';
 
-/** The default create: smart routing (which evaluates the merchant's rules), a new card. */
+/** The default create: smart routing (which evaluates the merchant's rules, read with its accounts in one query whatever the routing), a new card. */
 export const SMART_ROUTED_CREATE = 'payment create, smart routing, a new card put on file';
 
 export interface OperationCapacity {

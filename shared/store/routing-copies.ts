@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalWrite, db, TABLE, type TransactItem } from './client.ts';
 import { connectorKeys, type Key, type Owner, ROUTING_COPIES, routingCopyKeys, routingRuleKeys } from './keys.ts';
 import { type Item, merchantSetItems, queryAll } from './pagination.ts';
@@ -43,9 +43,17 @@ export function copyUpdates(owner: Owner, key: Key, change: Change): TransactIte
   }));
 }
 
+/** The item type of a copy's mark, which names its owner (a rebuild finds owners by it). */
+export const COMPLETE_MARK_TYPE = 'routing_copy_complete';
+
 /** The marks of an owner with nothing to copy yet (a new merchant's), for the transaction that makes the merchant. */
 export const completeMarks = (owner: Owner): TransactItem[] =>
-  COPIES.map((copy) => ({ Put: { TableName: TABLE, Item: { ...routingCopyKeys.complete(owner, copy), type: 'routing_copy_complete' } } }));
+  COPIES.map((copy) => ({
+    Put: {
+      TableName: TABLE,
+      Item: { ...routingCopyKeys.complete(owner, copy), type: COMPLETE_MARK_TYPE, merchant_id: owner.merchant_id, livemode: owner.livemode },
+    },
+  }));
 
 /**
  * Makes sure the owner's copies hold every item before a change writes to them. An owner made before there were
@@ -72,6 +80,29 @@ export async function ensureRoutingCopies(owner: Owner): Promise<void> {
   const [first, ...rest] = completeMarks(owner).map((put) => new PutCommand(put.Put!));
   await Promise.all(rest.map((put) => db.send(put)));
   await db.send(first!);
+}
+
+/**
+ * Builds the owner's copies again from its items: its marks go first (payments read the items themselves meanwhile),
+ * then every copy, then `ensureRoutingCopies` fills them in and marks them. For copies a function of a version before
+ * them left behind (an item it created has none, a connector it deleted is still active in them). A change of the
+ * owner's rules or accounts made while this runs may answer 404 once, when its copy is gone under it.
+ */
+export async function rebuildRoutingCopies(owner: Owner): Promise<void> {
+  await Promise.all(COPIES.map((copy) => db.send(new DeleteCommand({ TableName: TABLE, Key: routingCopyKeys.complete(owner, copy) }))));
+  const stale = (
+    await Promise.all(
+      COPIES.map((copy) =>
+        queryAll({
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': routingCopyKeys.partition(owner, copy) },
+          ConsistentRead: true,
+        }),
+      ),
+    )
+  ).flat();
+  await Promise.all(stale.map(({ pk, sk }) => db.send(new DeleteCommand({ TableName: TABLE, Key: { pk, sk } }))));
+  await ensureRoutingCopies(owner);
 }
 
 /**

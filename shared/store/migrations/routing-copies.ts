@@ -1,0 +1,43 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { db, TABLE } from '../client.ts';
+import { type Owner, scopeOf } from '../keys.ts';
+import { COMPLETE_MARK_TYPE, rebuildRoutingCopies } from '../routing-copies.ts';
+
+/**
+ * `npm run rebuild:routing-copies`: builds the routing copies (connector accounts and rules, routing-copies.ts) of
+ * every owner again from its items. Run once after deploying over a version before the copies, when functions of the
+ * previous version may have changed rules or accounts during the deploy; safe to run again. `merchantIds` limits it to
+ * those merchants. The owners are found by their accounts, rules and marks, copies included.
+ */
+export async function rebuildAllRoutingCopies(merchantIds?: readonly string[]): Promise<{ owners: number }> {
+  const owners = new Map<string, Owner>();
+  const only = merchantIds?.length
+    ? {
+        clause: ` AND merchant_id IN (${merchantIds.map((_, i) => `:m${i}`).join(', ')})`,
+        values: Object.fromEntries(merchantIds.map((id, i) => [`:m${i}`, id])),
+      }
+    : { clause: '', values: {} };
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    // A one-off admin job reads the whole table once; no request path ever scans.
+    const page = await db.send(
+      new ScanCommand({
+        TableName: TABLE,
+        FilterExpression: `#type IN (:connector, :rule, :mark)${only.clause}`,
+        ProjectionExpression: '#type, merchant_id, livemode, #mode',
+        ExpressionAttributeNames: { '#type': 'type', '#mode': 'mode' },
+        ExpressionAttributeValues: { ':connector': 'connector', ':rule': 'routing_rule', ':mark': COMPLETE_MARK_TYPE, ...only.values },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      if (typeof item.merchant_id !== 'string') continue;
+      // a connector records its mode; a rule or a mark `livemode` (a rule written before modes were separated: live)
+      const owner = { merchant_id: item.merchant_id, livemode: item.type === 'connector' ? item.mode === 'live' : item.livemode !== false };
+      owners.set(scopeOf(owner), owner);
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  for (const owner of owners.values()) await rebuildRoutingCopies(owner);
+  return { owners: owners.size };
+}
