@@ -6,7 +6,7 @@ import { handler as updateConnector } from '../../functions/connectors/update.ts
 import { handler as createRule } from '../../functions/routing/rules/create.ts';
 import { handler as updateRule } from '../../functions/routing/rules/update.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
-import { connectorKeys, type Owner, ROUTING_COPIES, routingCopyKeys, routingRuleKeys } from '../../shared/store/keys.ts';
+import { API_KEY_HASH_COPIES, connectorKeys, type Owner, ROUTING_COPIES, routingCopyKeys, routingRuleKeys } from '../../shared/store/keys.ts';
 import { rebuildAllRoutingCopies } from '../../shared/store/migrations/routing-copies.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
@@ -152,6 +152,30 @@ describe('routing copies', () => {
     expect(Object.keys(stored)).toHaveLength(5);
     expect(await copies(owner)).toEqual(Array(ROUTING_COPIES).fill({ complete: true, items: stored }));
   });
+  it("spread a merchant's reads over every copy: of its API key and of its routing data", async () => {
+    // Prepare: the partitions the requests read, recorded
+    const { apiKey } = await newMerchant();
+    const read = new Set<string>();
+    db.middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { Key?: { pk?: unknown }; ExpressionAttributeValues?: Record<string, unknown> };
+        const pk = input.Key?.pk ?? input.ExpressionAttributeValues?.[':pk'];
+        if (typeof pk === 'string') read.add(pk);
+        return next(args);
+      },
+      { step: 'initialize', name: 'recordPartitions' },
+    );
+    // Act: routing decisions (each authenticates, then reads the routing data)
+    try {
+      await Promise.all(Array.from({ length: 40 }, () => payments.simulate(apiKey, { amount: 2500, currency: 'usd' })));
+    } finally {
+      db.middlewareStack.remove('recordPartitions');
+    }
+    // Assess: each of the four copies of each was read (all four at random in 40 reads: 1 - 4 × (3/4)^40 > 99.99 %)
+    expect([...read].filter((pk) => pk.startsWith('APIKEY#'))).toHaveLength(API_KEY_HASH_COPIES);
+    expect([...read].filter((pk) => pk.includes('#ROUTING#'))).toHaveLength(ROUTING_COPIES);
+  });
+
   it('are built again from the items by npm run rebuild:routing-copies, where a version before them left them behind', async () => {
     // Prepare: as functions of the previous version leave them during a deploy: a rule made without its copies, a
     // connector deleted in its item only
