@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import type { KeyMode } from '../domain/credentials.ts';
 import { conditionalWrite, type Created, createOrFind, db, TABLE } from './client.ts';
 import { nullable, picklistOf, recordReader, Text } from './item-schemas.ts';
+import { assignments } from './expressions.ts';
 import { API_KEY_HASH_COPIES, apiKeyKeys, type Key } from './keys.ts';
 import { listPage, merchantSet, type Page, type PageQuery } from './pagination.ts';
 
@@ -151,9 +152,9 @@ export async function revokeApiKey(key: ApiKeyRecord): Promise<void> {
  * nothing else (infra/constructs/functions.ts).
  */
 export async function touchApiKey(keyHash: string, auth: ApiKeyAuthRecord, now: string, cutoff: string): Promise<void> {
-  const copy = { merchant_id: auth.merchant_id, key_id: auth.key_id, mode: auth.mode, type: 'api_key_hash' };
-  const names = Object.fromEntries(Object.keys(copy).map((field) => [`#${field}`, field]));
-  const values = Object.fromEntries(Object.entries(copy).map(([field, value]) => [`:${field}`, value]));
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const whole = assignments(Object.entries({ type: 'api_key_hash', ...auth, status: 'active', last_used: now }), names, values);
   // refused: used within the minute, or revoked; nothing to record
   await conditionalWrite(
     new TransactWriteCommand({
@@ -181,11 +182,9 @@ export async function touchApiKey(keyHash: string, auth: ApiKeyAuthRecord, now: 
           Update: {
             TableName: TABLE,
             Key: key,
-            UpdateExpression: `SET ${Object.keys(copy)
-              .map((field) => `#${field} = :${field}`)
-              .join(', ')}, #status = :active, last_used = :now`,
-            ExpressionAttributeNames: { ...names, '#status': 'status' },
-            ExpressionAttributeValues: { ...values, ':active': 'active', ':now': now },
+            UpdateExpression: `SET ${whole.join(', ')}`,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
           },
         })),
       ],

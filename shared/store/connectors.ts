@@ -7,7 +7,7 @@ import { recordReader } from './item-schemas.ts';
 import { connectorKeys, merchantKeys, type Owner } from './keys.ts';
 import { capCountOf, putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
-import { copyPuts, copyUpdates, ensureRoutingCopies } from './routing-copies.ts';
+import { copyPuts, ensureRoutingCopies, updateWithCopies } from './routing-copies.ts';
 
 /**
  * A merchant's provider account: its credentials only sealed (shared/sealing.ts), bound to this connector. A deleted
@@ -39,6 +39,13 @@ export const ownerOfConnector = (c: Pick<ConnectorRecord, 'merchant_id' | 'mode'
   livemode: c.mode === 'live',
 });
 const modeOf = (owner: Owner) => (owner.livemode ? 'live' : 'test');
+
+/** What a change of a connector requires: the connector is of the owner's mode and not deleted. */
+const changeable = (owner: Owner) => ({
+  expression: 'attribute_exists(pk) AND #mode = :mode AND #status <> :deleted',
+  names: { '#mode': 'mode', '#status': 'status' },
+  values: { ':mode': modeOf(owner), ':deleted': 'deleted' },
+});
 
 /** A connector the API shows: not deleted. */
 export type ShownConnector = ConnectorRecord & { status: 'active' | 'disabled' };
@@ -120,22 +127,22 @@ export async function connectorPage(owner: Owner, page: PageQuery): Promise<Page
  * merchant and mode).
  */
 export async function updateConnector(owner: Owner, id: string, changes: ConnectorChanges): Promise<ShownConnector | undefined> {
-  const names: Record<string, string> = { '#mode': 'mode', '#status': 'status' };
-  const values: Record<string, unknown> = { ':mode': modeOf(owner), ':deleted': 'deleted' };
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
   const sets = assignments(
     Object.entries(changes).filter(([, value]) => value !== undefined),
     names,
     values,
   );
-  const key = connectorKeys.item(owner, id);
-  const change = { UpdateExpression: `SET ${sets.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
   await ensureRoutingCopies(owner);
   const updated = await conditionalWrite(
     new TransactWriteCommand({
-      TransactItems: [
-        { Update: { TableName: TABLE, Key: key, ...change, ConditionExpression: 'attribute_exists(pk) AND #mode = :mode AND #status <> :deleted' } },
-        ...copyUpdates(owner, key, change),
-      ],
+      TransactItems: updateWithCopies(
+        owner,
+        connectorKeys.item(owner, id),
+        { expression: `SET ${sets.join(', ')}`, names, values },
+        changeable(owner),
+      ),
     }),
   );
   return updated ? getShownConnector(owner, id) : undefined;
@@ -146,18 +153,16 @@ export async function updateConnector(owner: Owner, id: string, changes: Connect
  * none to delete.
  */
 export async function deleteConnector(owner: Owner, id: string, at: string): Promise<boolean> {
-  const key = connectorKeys.item(owner, id);
-  const change = {
-    UpdateExpression: 'SET #status = :deleted, updated_at = :at',
-    ExpressionAttributeNames: { '#status': 'status', '#mode': 'mode' },
-    ExpressionAttributeValues: { ':deleted': 'deleted', ':mode': modeOf(owner), ':at': at },
+  const deleted = {
+    expression: 'SET #status = :deleted, updated_at = :at',
+    names: { '#status': 'status' },
+    values: { ':deleted': 'deleted', ':at': at },
   };
   await ensureRoutingCopies(owner);
   return conditionalWrite(
     new TransactWriteCommand({
       TransactItems: [
-        { Update: { TableName: TABLE, Key: key, ...change, ConditionExpression: 'attribute_exists(pk) AND #mode = :mode AND #status <> :deleted' } },
-        ...copyUpdates(owner, key, change),
+        ...updateWithCopies(owner, connectorKeys.item(owner, id), deleted, changeable(owner)),
         {
           Update: {
             TableName: TABLE,

@@ -9,7 +9,12 @@ import { type Item, merchantSetItems, queryAll } from './pagination.ts';
  * copies are put whole, a change is made to the item and to each copy alike. A copy is read only once it is marked
  * complete; an owner made before there were copies gets them filled in by its first change (`ensureRoutingCopies`).
  */
-type Change = { UpdateExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> };
+/** An expression with its attribute names and values. */
+export interface Expression {
+  expression: string;
+  names?: Record<string, string>;
+  values?: Record<string, unknown>;
+}
 
 const COPIES = Array.from({ length: ROUTING_COPIES }, (_, copy) => copy);
 
@@ -23,24 +28,25 @@ function copyBody(item: Item): Item {
 export const copyPuts = (owner: Owner, key: Key, item: Item): TransactItem[] =>
   COPIES.map((copy) => ({ Put: { TableName: TABLE, Item: { ...copyBody(item), ...routingCopyKeys.of(owner, copy, key.sk) } } }));
 
+/** DynamoDB refuses an empty map of names or values. */
+const orNone = <T>(entries: Record<string, T>) => (Object.keys(entries).length > 0 ? entries : undefined);
+
 /**
- * The change made to an existing item, made to each of its copies, for the transaction that makes it on the item (the
- * item's own update holds the conditions). Names and values only the item's condition uses are left out.
+ * The update (`set`) of an existing item under its `condition`, and the same update on each of its copies, which only
+ * need to exist: for the transaction that changes the item.
  */
-export function copyUpdates(owner: Owner, key: Key, change: Change): TransactItem[] {
-  const used = new Set(`${change.UpdateExpression} attribute_exists(pk)`.match(/[#:][A-Za-z0-9_]+/g));
-  const only = <T>(entries: Record<string, T> | undefined) =>
-    entries && Object.keys(entries).some((k) => used.has(k)) ? Object.fromEntries(Object.entries(entries).filter(([k]) => used.has(k))) : undefined;
-  return COPIES.map((copy) => ({
+export function updateWithCopies(owner: Owner, key: Key, set: Expression, condition: Expression): TransactItem[] {
+  const update = (target: Key, when: Expression) => ({
     Update: {
       TableName: TABLE,
-      Key: routingCopyKeys.of(owner, copy, key.sk),
-      UpdateExpression: change.UpdateExpression,
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: only(change.ExpressionAttributeNames),
-      ExpressionAttributeValues: only(change.ExpressionAttributeValues),
+      Key: target,
+      UpdateExpression: set.expression,
+      ConditionExpression: when.expression,
+      ExpressionAttributeNames: orNone({ ...set.names, ...when.names }),
+      ExpressionAttributeValues: orNone({ ...set.values, ...when.values }),
     },
-  }));
+  });
+  return [update(key, condition), ...COPIES.map((copy) => update(routingCopyKeys.of(owner, copy, key.sk), { expression: 'attribute_exists(pk)' }))];
 }
 
 /** The item type of a copy's mark, which names its owner (a rebuild finds owners by it). */

@@ -8,7 +8,7 @@ import { Int, picklistOf, recordReader, Text } from './item-schemas.ts';
 import { type Owner, routingRuleKeys } from './keys.ts';
 import { putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
-import { copyPuts, copyUpdates, ensureRoutingCopies } from './routing-copies.ts';
+import { copyPuts, ensureRoutingCopies, updateWithCopies } from './routing-copies.ts';
 
 export interface RoutingRuleRecord {
   id: string;
@@ -72,14 +72,10 @@ export async function updateRoutingRule(owner: Owner, ruleId: string, changes: R
   const values: Record<string, unknown> = {};
   const sets = assignments(entries, names, values);
   const key = routingRuleKeys.item(owner, ruleId);
-  const change = { UpdateExpression: `SET ${sets.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
   await ensureRoutingCopies(owner);
   const updated = await conditionalWrite(
     new TransactWriteCommand({
-      TransactItems: [
-        { Update: { TableName: TABLE, Key: key, ...change, ConditionExpression: 'attribute_exists(pk)' } },
-        ...copyUpdates(owner, key, change),
-      ],
+      TransactItems: updateWithCopies(owner, key, { expression: `SET ${sets.join(', ')}`, names, values }, { expression: 'attribute_exists(pk)' }),
     }),
   );
   if (!updated) return undefined;
