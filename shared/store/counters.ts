@@ -1,17 +1,18 @@
 import { TABLE, type TransactItem } from './client.ts';
-import { counterKeys, counterShards, type Owner } from './keys.ts';
+import { counterKeys, type Owner } from './keys.ts';
 import { acrossShards, queryAll } from './pagination.ts';
-import { writeShards } from './write-shards.ts';
+import { counterShards } from './write-shards.ts';
 
 /**
  * Write-sharded counters: each write ADDs to one cell of a random shard (`CNT#<owner>#<kind>#<shard>`), inside the
- * transaction of the change it counts, so a busy merchant spreads its writes over `counterShards` partitions.
+ * transaction of the change it counts, so a busy merchant spreads its writes over `counterShards` partitions
+ * (write-shards.ts: one per 3,000 payments a minute the deployment allows).
  * Reads query every shard of a sort-key range and sum the cells that share a sort key.
  */
 export type CounterKind = 'PAY' | 'PROV' | 'REV' | 'BAL' | 'PAYN';
 
-/** A shard for a new counter write: the transaction that sends it awaits `writeShards.forWrite()` first (commit.ts). */
-export const randomShard = (): number => Math.floor(Math.random() * counterShards(writeShards.configured));
+/** A shard for a new counter write: the transaction that sends it awaits `counterShards.forWrite()` first (commit.ts). */
+export const randomShard = (): number => Math.floor(Math.random() * counterShards.configured);
 
 /** An ADD of `values` to one counter cell, for a TransactWrite; `set` adds plain attributes (e.g. index keys). */
 export function counterAdd(
@@ -53,7 +54,7 @@ export interface CounterCell {
 
 /** Every cell of every shard with a sort key in [from, to], unsummed (callers group by `sk`). */
 export async function readCells(owner: Owner, kind: CounterKind, from: string, to: string): Promise<CounterCell[]> {
-  return acrossShards(counterShards(await writeShards.forRead()), async (shard) =>
+  return acrossShards(await counterShards.forRead(), async (shard) =>
     (
       await queryAll({
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',

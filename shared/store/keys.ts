@@ -21,7 +21,8 @@
  * | merchant's refunds, newest first      | gsi1pk = MER#<own>#REF, gsi1sk <ref>                  | gsi1  |
  * | refund by id (then its item, by key)  | gsi1pk = MER#<own>#REF, gsi1sk = <ref>                | gsi1  |
  * | merchant's payments, newest first     | gsi1pk = MER#<own>#PAY[#<1..n-1>], gsi1sk <id> (ULID: time range; every shard) | gsi1 |
- * | the most write shards ever used (lists, counters) | pk = TABLE, sk = WRITE_SHARDS               | table |
+ * | the most write shards ever used (lists) | pk = TABLE, sk = WRITE_SHARDS                         | table |
+ * | the most counter shards ever used     | pk = TABLE, sk = COUNTER_SHARDS                       | table |
  * | payment's disputes                    | pk = PAY#<pay>, sk begins_with DIS# (DIS#<provider ref>)| table |
  * | payment's refunds and disputes (timeline)| pk = PAY#<pay>, sk between DIS# and REF#~           | table |
  * | merchant's disputes, newest first     | gsi1pk = MER#<own>#DIS, gsi1sk <dis>                  | gsi1  |
@@ -131,6 +132,8 @@ const everyShard = (partition: string, shards: number) => Array.from({ length: s
 export const writeShardKeys = {
   /** the most write shards the table's lists and counters were ever spread over (only ever raised) */
   floor: (): Key => ({ pk: 'TABLE', sk: 'WRITE_SHARDS' }),
+  /** the same for the counter cells; absent on a table whose cells may still be over LEGACY_COUNTER_SHARDS */
+  counterFloor: (): Key => ({ pk: 'TABLE', sk: 'COUNTER_SHARDS' }),
 };
 
 export const customerKeys = {
@@ -292,13 +295,15 @@ export const invoiceKeys = {
   numberCounter: (owner: Owner): Key => ({ pk: `MER#${scopeOf(owner)}`, sk: 'INVNUM' }),
 };
 
-/** Write-sharded per-merchant counters, summed on read (see DESIGN.md). */
-export const COUNTER_SHARDS = 10;
 /**
- * The counter shards at a number of write shards (write-shards.ts): COUNTER_SHARDS at least, the ones cells were
- * always written to; above 30,000 payments a minute, as many as the lists.
+ * Write-sharded per-merchant counters, summed on read (see DESIGN.md): over the write shards of the configured
+ * PAYMENTS_PER_MINUTE (write-shards.ts `counterShards`), one up to 3,000 a minute. Cells were written over ten shards
+ * (more above 30,000 a minute) before they followed the limit: a table without the counters' record is read over
+ * those, until `npm run migrate:counter-shards` folds them into shard 0 (migrations/counter-shards.ts).
  */
-export const counterShards = (writeShards: number): number => Math.max(COUNTER_SHARDS, writeShards);
+export const LEGACY_COUNTER_SHARDS = 10;
+/** Partitions of the balance cells' index, shared by every merchant (each one's cells spread from its own). */
+export const BALANCE_INDEX_SHARDS = 10;
 export const counterKeys = {
   cell: (owner: Owner, kind: string, shard: number, sortKey: string): Key => ({ pk: `CNT#${scopeOf(owner)}#${kind}#${shard}`, sk: sortKey }),
   shard: (owner: Owner, kind: string, shard: number) => `CNT#${scopeOf(owner)}#${kind}#${shard}`,
@@ -308,7 +313,7 @@ export const counterKeys = {
    * the job reads every partition
    */
   balanceIndex: (owner: Owner, sortKey: string, shard: number) => ({
-    gsi2pk: `BALANCE#${(indexShardOf(owner.merchant_id) + shard) % COUNTER_SHARDS}`,
+    gsi2pk: `BALANCE#${(indexShardOf(owner.merchant_id) + shard) % BALANCE_INDEX_SHARDS}`,
     gsi2sk: `${scopeOf(owner)}#${sortKey}#${shard}`,
   }),
   balanceIndexPartition: (indexShard: number) => `BALANCE#${indexShard}`,
@@ -354,8 +359,8 @@ export const ledgerSortKeys = {
 /** A stable shard of `shards` for a text (an id, a key): a small string hash. */
 export const shardOf = (text: string, shards: number): number => [...text].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % shards;
 
-/** A stable small number per merchant, to spread merchant-wide indexes over COUNTER_SHARDS keys. */
-export const indexShardOf = (merchantId: string): number => shardOf(merchantId, COUNTER_SHARDS);
+/** A stable small number per merchant, to spread merchant-wide indexes over BALANCE_INDEX_SHARDS keys. */
+export const indexShardOf = (merchantId: string): number => shardOf(merchantId, BALANCE_INDEX_SHARDS);
 
 export const settlementKeys = {
   item: (settlementId: string): Key => ({ pk: `SET#${settlementId}`, sk: 'SET' }),

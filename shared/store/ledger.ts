@@ -1,8 +1,9 @@
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import type { TransactItem } from './client.ts';
 import { type CounterCell, counterAdd, randomShard, readCells, sumBySortKey } from './counters.ts';
-import { type BalanceBucket, COUNTER_SHARDS, counterKeys, ledgerSortKeys, type Owner } from './keys.ts';
+import { type BalanceBucket, counterKeys, ledgerSortKeys, type Owner } from './keys.ts';
 import type { PaymentRecord } from './payments.ts';
+import { counterShards } from './write-shards.ts';
 
 /**
  * The counters every money movement writes in its own transaction: authorization outcomes (analytics), captured
@@ -101,7 +102,7 @@ export async function refundCounters(owner: Owner, currency: string, amount: num
   }
   // What no cell covers leaves available negative, on a shard not already in this transaction (one item, one write).
   if (rest > 0) {
-    const free = Array.from({ length: COUNTER_SHARDS }, (_, shard) => shard).filter((shard) => !drawnAvailableShards.has(shard));
+    const free = Array.from({ length: counterShards.configured }, (_, shard) => shard).filter((shard) => !drawnAvailableShards.has(shard));
     const shard = free[Math.floor(Math.random() * free.length)];
     if (shard !== undefined) items.push(balanceAdd(owner, availableSortKey(currency), { amount: -rest }, shard));
     else return unplannedRefundCounters(owner, currency, amount, day); // every shard drawn: record it unplanned

@@ -5,7 +5,8 @@ import { conditionalWrite, db, TABLE } from './client.ts';
 import { eventPut } from './events.ts';
 import { equalityFilter, ownerCondition } from './expressions.ts';
 import { Int, nullable, picklistOf, recordReader, Text } from './item-schemas.ts';
-import { COUNTER_SHARDS, counterKeys, counterShardOf, ledgerSortKeys, type Owner, ownerOfItem, settlementKeys } from './keys.ts';
+import { counterShards } from './write-shards.ts';
+import { BALANCE_INDEX_SHARDS, counterKeys, counterShardOf, ledgerSortKeys, type Owner, ownerOfItem, settlementKeys } from './keys.ts';
 import { balanceAdd, type BalanceCell, balanceCellOf } from './ledger.ts';
 import { acrossShards, listPage, merchantList, type Page, type PageQuery, queryAll } from './pagination.ts';
 
@@ -43,7 +44,7 @@ const settlementOf: (item: Record<string, unknown>) => SettlementRecord = record
 
 /** Every balance cell of every merchant, from the sparse balance index: what the daily job works on. */
 export async function allBalanceCells(): Promise<BalanceCell[]> {
-  return acrossShards(COUNTER_SHARDS, async (indexShard) =>
+  return acrossShards(BALANCE_INDEX_SHARDS, async (indexShard) =>
     (
       await queryAll({
         IndexName: 'gsi2',
@@ -62,7 +63,8 @@ const cellHolds = (cell: BalanceCell) => ({
 
 /**
  * Releases a pending cell's funds: deletes the cell (if unchanged) and adds its amount to available funds on the
- * same shard, atomically. False when the cell changed meanwhile.
+ * same shard, atomically (on one of the configured shards, for a cell written over more before: no write adds to a
+ * shard above them, migrations/counter-shards.ts). False when the cell changed meanwhile.
  */
 export async function releaseCell(cell: BalanceCell): Promise<boolean> {
   const hold = cellHolds(cell);
@@ -77,7 +79,12 @@ export async function releaseCell(cell: BalanceCell): Promise<boolean> {
             ExpressionAttributeValues: hold.values,
           },
         },
-        balanceAdd(cell, ledgerSortKeys.available(cell.currency), { amount: cell.amount, payments: cell.payments }, cell.shard),
+        balanceAdd(
+          cell,
+          ledgerSortKeys.available(cell.currency),
+          { amount: cell.amount, payments: cell.payments },
+          cell.shard % counterShards.configured,
+        ),
       ],
     }),
   );

@@ -2,11 +2,11 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import { onFirstUse } from '../first-use.ts';
 import { conditionalWrite, db, TABLE } from './client.ts';
-import { type Key, writeShardKeys, writeShardsOf } from './keys.ts';
+import { type Key, LEGACY_COUNTER_SHARDS, writeShardKeys, writeShardsOf } from './keys.ts';
 
 /**
  * How many shards the keys a payment create writes for its merchant are spread over: the payments and customers
- * lists (that many index partitions) and the counters (`counterShards` of it), keys.ts. A write uses what this
+ * lists (that many index partitions) and the counters (as many partitions per kind), keys.ts. A write uses what this
  * deployment's PAYMENTS_PER_MINUTE needs (`configured`); the table records the most ever used, so a read still covers
  * every shard written after the limit is lowered.
  */
@@ -20,11 +20,20 @@ export interface WriteShards {
 
 /**
  * The record changes only when a deploy raises the limit, and that deploy's readers are configured for as many, so a
- * container raises it once (if it needs more than one shard) and reads it once.
+ * container raises it once (if it needs more than one shard) and reads it once. Without a record, writes may have
+ * used `unrecorded()` shards: one for the lists; for the counters, the ten (or more) every write used before they
+ * followed the limit, until `npm run migrate:counter-shards` folds them and records how many are left. A first
+ * record covers those too.
  */
-export function writeShardsFor(configured: number, floor: Key = writeShardKeys.floor()): WriteShards {
-  const raised = onFirstUse(() => raiseFloor(floor, configured));
-  const recorded = onFirstUse(() => readFloor(floor));
+export function writeShardsFor(
+  configured: number,
+  floor: Key = writeShardKeys.floor(),
+  unrecorded: () => Promise<number> = async () => 1,
+): WriteShards {
+  const recorded = onFirstUse(async () => (await readFloor(floor)) ?? (await unrecorded()));
+  const raised = onFirstUse(
+    async () => (await createFloor(floor, Math.max(configured, await unrecorded()))) || (await raiseFloor(floor, configured)),
+  );
   return {
     configured,
     async forWrite() {
@@ -37,8 +46,27 @@ export function writeShardsFor(configured: number, floor: Key = writeShardKeys.f
   };
 }
 
-/** The shards of this deployment's PAYMENTS_PER_MINUTE: one per 3,000 a minute. */
-export const writeShards: WriteShards = writeShardsFor(writeShardsOf(config.PAYMENTS_PER_MINUTE));
+const configured = writeShardsOf(config.PAYMENTS_PER_MINUTE);
+
+/** The shards of this deployment's PAYMENTS_PER_MINUTE for the lists: one per 3,000 a minute. */
+export const writeShards: WriteShards = writeShardsFor(configured);
+
+/** The same for the counter cells, with their own record (keys.ts `LEGACY_COUNTER_SHARDS`). */
+export const counterShards: WriteShards = writeShardsFor(configured, writeShardKeys.counterFloor(), async () =>
+  Math.max(LEGACY_COUNTER_SHARDS, await writeShards.forRead()),
+);
+
+/** Writes the record where there is none. */
+const createFloor = (key: Key, shards: number): Promise<boolean> =>
+  conditionalWrite(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: key,
+      UpdateExpression: 'SET shards = :shards',
+      ConditionExpression: 'attribute_not_exists(shards)',
+      ExpressionAttributeValues: { ':shards': shards },
+    }),
+  );
 
 /** Raises the record to `shards`; a record already at or above them stays. */
 const raiseFloor = (key: Key, shards: number): Promise<boolean> =>
@@ -47,12 +75,12 @@ const raiseFloor = (key: Key, shards: number): Promise<boolean> =>
       TableName: TABLE,
       Key: key,
       UpdateExpression: 'SET shards = :shards',
-      ConditionExpression: 'attribute_not_exists(shards) OR shards < :shards',
+      ConditionExpression: 'shards < :shards',
       ExpressionAttributeValues: { ':shards': shards },
     }),
   );
 
-async function readFloor(key: Key): Promise<number> {
+async function readFloor(key: Key): Promise<number | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: key }));
-  return Number(out.Item?.shards ?? 1);
+  return out.Item?.shards === undefined ? undefined : Number(out.Item.shards);
 }

@@ -170,8 +170,9 @@ describe('balance, settlements and analytics', () => {
   });
 
   it('counts a failover as one payment and an attempt at each provider tried, with the provider cells written before', async () => {
-    // Prepare: a merchant whose stripe attempts today were counted in cells of their own (the older layout), a rule
-    // that puts stripe first, and stripe down
+    // Prepare: a merchant whose stripe attempts today were counted in cells of their own (the older layout; on shard
+    // 0, where migrate:counter-shards leaves every cell of a deployment's first shard), a rule that puts stripe first,
+    // and stripe down
     const merchant = await newMerchant();
     const owner = testOwner(merchant.merchantId);
     at(D.today);
@@ -179,7 +180,7 @@ describe('balance, settlements and analytics', () => {
     await db.send(
       new PutCommand({
         TableName: TABLE,
-        Item: { ...counterKeys.cell(owner, 'PROV', 4, ledgerSortKeys.provider(D.today, 'USD', 'stripe')), ...olderCell },
+        Item: { ...counterKeys.cell(owner, 'PROV', 0, ledgerSortKeys.provider(D.today, 'USD', 'stripe')), ...olderCell },
       }),
     );
     await rules.create(merchant.apiKey, { name: 'Stripe first', provider: 'stripe', strategy: 'smart', conditions: [] });

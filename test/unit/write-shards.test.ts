@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { counterKeys, counterShards, writeShardsOf } from '../../shared/store/keys.ts';
+import { counterKeys, writeShardsOf } from '../../shared/store/keys.ts';
 
 describe('write shards', () => {
-  it('gives one shard up to 3,000 payments a minute and one more per 3,000 above; counters keep ten at least', () => {
+  it('gives one shard up to 3,000 payments a minute and one more per 3,000 above', () => {
     expect([100, 3_000, 3_001, 60_000].map(writeShardsOf)).toEqual([1, 1, 2, 20]);
-    expect([1, 10, 20].map(counterShards)).toEqual([10, 10, 20]);
   });
 
   it("spreads a merchant's balance cells over every partition of the balance index by their counter shard", () => {

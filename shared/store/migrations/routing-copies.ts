@@ -1,4 +1,5 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { onlyMerchants } from './only-merchants.ts';
 import { db, TABLE } from '../client.ts';
 import { type Owner, scopeOf } from '../keys.ts';
 import { COMPLETE_MARK_TYPE, rebuildRoutingCopies } from '../routing-copies.ts';
@@ -11,12 +12,7 @@ import { COMPLETE_MARK_TYPE, rebuildRoutingCopies } from '../routing-copies.ts';
  */
 export async function rebuildAllRoutingCopies(merchantIds?: readonly string[]): Promise<{ owners: number }> {
   const owners = new Map<string, Owner>();
-  const only = merchantIds?.length
-    ? {
-        clause: ` AND merchant_id IN (${merchantIds.map((_, i) => `:m${i}`).join(', ')})`,
-        values: Object.fromEntries(merchantIds.map((id, i) => [`:m${i}`, id])),
-      }
-    : { clause: '', values: {} };
+  const only = onlyMerchants(merchantIds);
   let startKey: Record<string, unknown> | undefined;
   do {
     // A one-off admin job reads the whole table once; no request path ever scans.
