@@ -6,6 +6,7 @@ import { commit, type Operation, type Target } from '../store/commit.ts';
 import {
   getRefund,
   getStoredPayment,
+  type PaymentRead,
   listPayments as listRecords,
   loadPayment,
   paymentCountChange,
@@ -17,7 +18,16 @@ import {
 } from '../store/payments.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { clock, isoNow } from './clock.ts';
-import { BadRequest, InvalidState, NotFound, OperationInProgress, OutcomeUnknown, ProviderRefused, ProvidersUnavailable } from './errors.ts';
+import {
+  AppError,
+  BadRequest,
+  InvalidState,
+  NotFound,
+  OperationInProgress,
+  OutcomeUnknown,
+  ProviderRefused,
+  ProvidersUnavailable,
+} from './errors.ts';
 import { newEvent } from './events.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { captureCounters, dayOf } from '../store/ledger.ts';
@@ -35,9 +45,9 @@ import { annotate } from '../tracer.ts';
  * with its event and counters and finishes the operation. A run that dies leaves the operation for the reconciler,
  * which calls the provider again under the same key (no second effect) and finishes it.
  */
-async function load(merchant: Merchant, paymentId: string): Promise<StoredPayment & PaymentRecord> {
+async function load(merchant: Merchant, paymentId: string, read?: PaymentRead): Promise<StoredPayment & PaymentRecord> {
   annotate({ payment: paymentId });
-  const payment = await getStoredPayment(ownerOf(merchant), paymentId);
+  const payment = await getStoredPayment(ownerOf(merchant), paymentId, read);
   // Test and live are apart: a payment of the other mode answers as if absent.
   if (!payment || payment.status === 'processing' || payment.livemode !== merchant.livemode) throw new NotFound();
   return payment as StoredPayment & PaymentRecord;
@@ -231,16 +241,26 @@ const RESERVE_ATTEMPTS = 5;
 /**
  * Reserves the refund's amount on the payment. A reservation that loses to a concurrent refund is judged again on
  * the payment as it is now, as if this request had come after the other one: a default amount becomes what is left.
+ * The first read may be stale (half the units): the reservation holds only from the status it read and within the
+ * captured amount, and a request it would turn away (missing, not refundable, too large) is judged again on a
+ * consistent read.
  */
 async function reserveRefund(merchant: Merchant, paymentId: string, refundId: string, body: v.InferOutput<typeof RefundBody>) {
   const createdAt = isoNow();
-  for (let attempt = 1; ; attempt++) {
-    const payment = await load(merchant, paymentId);
+  const judge = async (read: PaymentRead) => {
+    const payment = await load(merchant, paymentId, read);
     const move = transition('payment', PAYMENT, 'refund', payment.status);
     const remaining = payment.amount_captured - payment.amount_refunded;
     if (remaining <= 0) throw new InvalidState(undefined, 'the payment has been refunded in full');
     const amount = body.amount ?? remaining;
     if (amount > remaining) throw new BadRequest('amount_too_large', 'amount');
+    return { payment, move, amount };
+  };
+  for (let attempt = 1; ; attempt++) {
+    const { payment, move, amount } = await judge(attempt === 1 ? 'eventual' : 'consistent').catch((error: unknown) => {
+      if (attempt === 1 && error instanceof AppError) return judge('consistent');
+      throw error;
+    });
     const op = operationOn(payment, refundId, 'refund', amount);
     const refund: StoredRefund = {
       id: refundId,

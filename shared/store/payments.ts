@@ -203,15 +203,21 @@ const paymentOf = (item: Record<string, unknown>): StoredPayment => readPayment(
 const listedPaymentOf = ({ history: _history, ...item }: Record<string, unknown>): PaymentRecord => readListedPayment(unpackFields('payment', item));
 export const refundOf: (item: Record<string, unknown>) => StoredRefund = recordReader('refund', RefundItem);
 
+/**
+ * How a payment is read: `consistent` (every write before it seen), or `eventual` at half the units, for a caller
+ * whose write holds only on what it read and which reads again consistently before it turns a request away.
+ */
+export type PaymentRead = 'consistent' | 'eventual';
+
 /** The owner's payment, whatever its state (processing included), or undefined when missing or another merchant's or mode's. */
-export async function getStoredPayment(owner: Owner, paymentId: string): Promise<StoredPayment | undefined> {
-  const item = await loadPayment(paymentId);
+export async function getStoredPayment(owner: Owner, paymentId: string, read: PaymentRead = 'consistent'): Promise<StoredPayment | undefined> {
+  const item = await loadPayment(paymentId, read);
   return ownedBy(item, owner) ? item : undefined;
 }
 
 /** Any merchant's payment by id (workers: the payment of a refund or dispute they hold). */
-export async function loadPayment(paymentId: string): Promise<StoredPayment | undefined> {
-  const out = await db.send(new GetCommand({ TableName: TABLE, Key: paymentKeys.item(paymentId), ConsistentRead: true }));
+export async function loadPayment(paymentId: string, read: PaymentRead = 'consistent'): Promise<StoredPayment | undefined> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: paymentKeys.item(paymentId), ConsistentRead: read === 'consistent' }));
   return out.Item ? paymentOf(out.Item) : undefined;
 }
 
