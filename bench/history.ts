@@ -10,7 +10,7 @@ import { type HttpResult } from '../test/support/lambda.ts';
 import { newMerchant, testActor } from '../test/support/merchant.ts';
 import { paymentBody, payments } from '../test/support/payments.ts';
 import { writeShardsOf } from '../shared/store/keys.ts';
-import { writeShards, writeShardsFor } from '../shared/store/write-shards.ts';
+import { counterShards, writeShards, writeShardsFor } from '../shared/store/write-shards.ts';
 import { type Call, record } from './dynamo.ts';
 
 const CONCURRENCY = 16;
@@ -78,12 +78,13 @@ export async function listPageAtHistory(history: number, log: (line: string) => 
 
 /**
  * The first page of a merchant whose payments were written as with PAYMENTS_PER_MINUTE=`limit`: its list over that
- * limit's shards, its counts over their counter shards. The shards are recorded under a key of the bench's own, so
- * the other measures keep reading one list shard.
+ * limit's shards, its counts over as many counter shards. The shards are recorded under keys of the bench's own, so
+ * the other measures keep reading one shard of each.
  */
 export async function listPageAtLimit(limit: number, history: number): Promise<{ listShards: number; page: Call[]; ms: number }> {
-  const deployed = { ...writeShards };
+  const deployed = { lists: { ...writeShards }, counters: { ...counterShards } };
   Object.assign(writeShards, writeShardsFor(writeShardsOf(limit), { pk: `TABLE#bench-${Date.now()}`, sk: 'WRITE_SHARDS' }));
+  Object.assign(counterShards, writeShardsFor(writeShardsOf(limit), { pk: `TABLE#bench-${Date.now()}`, sk: 'COUNTER_SHARDS' }));
   try {
     const { merchantId, apiKey } = await newMerchant();
     const actor = testActor(merchantId);
@@ -95,6 +96,7 @@ export async function listPageAtLimit(limit: number, history: number): Promise<{
     const ms = performance.now() - t;
     return { listShards: writeShards.configured, page, ms };
   } finally {
-    Object.assign(writeShards, deployed);
+    Object.assign(writeShards, deployed.lists);
+    Object.assign(counterShards, deployed.counters);
   }
 }
