@@ -8,7 +8,8 @@ import { foldCounterShards } from '../shared/store/migrations/counter-shards.ts'
  */
 const { folded, recorded, found } = await foldCounterShards();
 process.stdout.write(
-  found !== undefined
-    ? `The table already records ${found} counter shard(s), and reads cover only those: nothing folded.\n`
-    : `Folded ${folded} counter cell(s)${recorded ? `; reads now cover ${recorded} shard(s)` : ''}.\n`,
+  `Moved the amounts of ${folded} counter cell(s) into the configured shards; ` +
+    (recorded
+      ? `the table now records ${recorded}, and reads cover only those.\n`
+      : `the table already recorded ${found}, and reads cover that many.\n`),
 );

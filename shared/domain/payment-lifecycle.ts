@@ -241,9 +241,9 @@ const RESERVE_ATTEMPTS = 5;
 /**
  * Reserves the refund's amount on the payment. A reservation that loses to a concurrent refund is judged again on
  * the payment as it is now, as if this request had come after the other one: a default amount becomes what is left.
- * The first read may be stale (half the units): the reservation holds only from the status it read and within the
- * captured amount, and a request it would turn away (missing, not refundable, too large) is judged again on a
- * consistent read.
+ * The first read may be stale (half the units): a reservation judged on it holds only while the payment still has the
+ * status and the captured and refunded amounts it read, and a request it would turn away (missing, not refundable,
+ * too large) is judged again on a consistent read.
  */
 async function reserveRefund(merchant: Merchant, paymentId: string, refundId: string, body: v.InferOutput<typeof RefundBody>) {
   const createdAt = isoNow();
@@ -254,10 +254,10 @@ async function reserveRefund(merchant: Merchant, paymentId: string, refundId: st
     if (remaining <= 0) throw new InvalidState(undefined, 'the payment has been refunded in full');
     const amount = body.amount ?? remaining;
     if (amount > remaining) throw new BadRequest('amount_too_large', 'amount');
-    return { payment, move, amount };
+    return { payment, move, amount, read };
   };
   for (let attempt = 1; ; attempt++) {
-    const { payment, move, amount } = await judge(attempt === 1 ? 'eventual' : 'consistent').catch((error: unknown) => {
+    const { payment, move, amount, read } = await judge(attempt === 1 ? 'eventual' : 'consistent').catch((error: unknown) => {
       if (attempt === 1 && error instanceof AppError) return judge('consistent');
       throw error;
     });
@@ -283,6 +283,7 @@ async function reserveRefund(merchant: Merchant, paymentId: string, refundId: st
           transition: { ...move, from: [payment.status] },
           add: { amount_refunded: amount },
           atMost: { amount_refunded: payment.amount_captured - amount },
+          ...(read === 'eventual' ? { expect: { amount_captured: payment.amount_captured, amount_refunded: payment.amount_refunded } } : {}),
           set: { updated_at: createdAt },
         },
         { create: refundTarget(refund), item: { ...refund, op: undefined }, operation: op },

@@ -130,7 +130,7 @@ export const writeShardsOf = (paymentsPerMinute: number): number => Math.max(1, 
 const listShard = (partition: string, shard: number) => (shard === 0 ? partition : `${partition}#${shard}`);
 const everyShard = (partition: string, shards: number) => Array.from({ length: shards }, (_, shard) => listShard(partition, shard));
 export const writeShardKeys = {
-  /** the most write shards the table's lists and counters were ever spread over (only ever raised) */
+  /** the most write shards the table's lists were ever spread over (only ever raised) */
   floor: (): Key => ({ pk: 'TABLE', sk: 'WRITE_SHARDS' }),
   /** the same for the counter cells; absent on a table whose cells may still be over LEGACY_COUNTER_SHARDS */
   counterFloor: (): Key => ({ pk: 'TABLE', sk: 'COUNTER_SHARDS' }),
@@ -299,7 +299,8 @@ export const invoiceKeys = {
  * Write-sharded per-merchant counters, summed on read (see DESIGN.md): over the write shards of the configured
  * PAYMENTS_PER_MINUTE (write-shards.ts `counterShards`), one up to 3,000 a minute. Cells were written over ten shards
  * (more above 30,000 a minute) before they followed the limit: a table without the counters' record is read over
- * those, until `npm run migrate:counter-shards` folds them into shard 0 (migrations/counter-shards.ts).
+ * those, until `npm run migrate:counter-shards` moves their amounts into the configured shards and records them
+ * (migrations/counter-shards.ts).
  */
 export const LEGACY_COUNTER_SHARDS = 10;
 /** Partitions of the balance cells' index, shared by every merchant (each one's cells spread from its own). */

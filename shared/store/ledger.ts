@@ -3,7 +3,6 @@ import type { TransactItem } from './client.ts';
 import { type CounterCell, counterAdd, randomShard, readCells, sumBySortKey } from './counters.ts';
 import { type BalanceBucket, counterKeys, ledgerSortKeys, type Owner } from './keys.ts';
 import type { PaymentRecord } from './payments.ts';
-import { counterShards } from './write-shards.ts';
 
 /**
  * The counters every money movement writes in its own transaction: authorization outcomes (analytics), captured
@@ -84,29 +83,27 @@ export function captureCounters(owner: Owner, currency: string, amount: number, 
 export async function refundCounters(owner: Owner, currency: string, amount: number, day: string): Promise<TransactItem[]> {
   const range = ledgerSortKeys.balances(currency);
   const cells = shuffled(await readCells(owner, 'BAL', range.from, range.to));
-  const take = (cell: CounterCell, x: number) =>
-    balanceAdd(owner, cell.sk, { amount: -x }, cell.shard, { expression: 'amount >= :x', values: { ':x': x } });
-  const items: TransactItem[] = [counterAdd(owner, 'REV', ledgerSortKeys.daily(day, currency), { refunded: amount })];
-  let rest = amount;
   const available = cells.filter((c) => c.sk === availableSortKey(currency) && (c.values.amount ?? 0) > 0);
   const pending = cells
     .filter((c) => ledgerSortKeys.parseBalance(c.sk).bucket === 'pending' && (c.values.amount ?? 0) > 0)
     .sort((a, b) => (a.sk < b.sk ? 1 : a.sk > b.sk ? -1 : 0));
-  const drawnAvailableShards = new Set<number>();
+  const takes: Array<{ cell: CounterCell; x: number }> = [];
+  let rest = amount;
   for (const cell of [...available, ...pending]) {
     if (rest === 0) break;
     const x = Math.min(rest, cell.values.amount!);
-    items.push(take(cell, x));
-    if (cell.sk === availableSortKey(currency)) drawnAvailableShards.add(cell.shard);
+    takes.push({ cell, x });
     rest -= x;
   }
-  // What no cell covers leaves available negative, on a shard not already in this transaction (one item, one write).
-  if (rest > 0) {
-    const free = Array.from({ length: counterShards.configured }, (_, shard) => shard).filter((shard) => !drawnAvailableShards.has(shard));
-    const shard = free[Math.floor(Math.random() * free.length)];
-    if (shard !== undefined) items.push(balanceAdd(owner, availableSortKey(currency), { amount: -rest }, shard));
-    else return unplannedRefundCounters(owner, currency, amount, day); // every shard drawn: record it unplanned
+  const items: TransactItem[] = [counterAdd(owner, 'REV', ledgerSortKeys.daily(day, currency), { refunded: amount })];
+  // What no cell covers leaves available negative: taken with the first available cell drawn (one item, one write),
+  // or from an available cell of its own.
+  const drawnAvailable = takes.find((t) => t.cell.sk === availableSortKey(currency));
+  for (const { cell, x } of takes) {
+    const more = rest > 0 && cell === drawnAvailable?.cell ? rest : 0;
+    items.push(balanceAdd(owner, cell.sk, { amount: -(x + more) }, cell.shard, { expression: 'amount >= :x', values: { ':x': x } }));
   }
+  if (rest > 0 && !drawnAvailable) items.push(balanceAdd(owner, availableSortKey(currency), { amount: -rest }));
   return items;
 }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { handler as getBalance } from '../../functions/balance/get.ts';
 import { availableSortKey, balanceAdd, captureCounters, dayOf, refundCounters, unplannedRefundCounters } from '../../shared/store/ledger.ts';
 import { db } from '../../shared/store/client.ts';
-import { writeShardsFor } from '../../shared/store/write-shards.ts';
+import { counterShards, writeShardsFor } from '../../shared/store/write-shards.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
@@ -224,12 +224,14 @@ describe('payments under concurrency', () => {
   });
 
   it('plans a refund beyond the balance as one write per cell, whichever shards hold the funds', async () => {
-    // counters over ten shards, as a deployment allowing 30,000 payments a minute writes them
+    // counters on one shard (the default limit), and over ten, as a deployment allowing 30,000 payments a minute
+    const oneShard = { ...counterShards };
     const tenShards = writeShardsFor(10, shardsRecordKey());
-    for (const funded of [
-      [0, 1, 2],
-      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
-    ]) {
+    for (const [shards, funded] of [
+      [oneShard, [0]],
+      [tenShards, [0, 1, 2]],
+      [tenShards, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]],
+    ] as const) {
       for (let round = 0; round < 10; round++) {
         // Prepare: 100 available on each funded shard, and a refund of 500 more than that (money already settled)
         const { apiKey, merchantId } = await newMerchant();
@@ -240,7 +242,7 @@ describe('payments under concurrency', () => {
         );
         const refund = funded.length * 100 + 500;
         // Act: the planned counters, committed as the refund's transaction would
-        const balance = await withCounterShards(tenShards, async () => {
+        const balance = await withCounterShards(shards, async () => {
           await db.send(
             new TransactWriteCommand({ TransactItems: await refundCounters(testOwner(merchantId), 'USD', refund, dayOf(new Date().toISOString())) }),
           );

@@ -8,33 +8,40 @@ import { counterShards } from '../write-shards.ts';
 /**
  * `npm run migrate:counter-shards`: counter cells were written over ten shards (more above 30,000 payments a minute)
  * before they followed PAYMENTS_PER_MINUTE, and while the table has no record of the counters' shards every read
- * covers those. This folds each cell on a shard at or above the configured ones (`counterShards.configured`, one up
- * to 3,000 a minute) into the cell of the same sort key on shard `shard % configured`, then records that many, so
- * reads cover only them. A fold is one transaction: the cell is deleted if it still holds what was read, and its
- * amounts are added to the other. Run it once the deploy is done (functions of the previous version write to every
- * shard), with the deployment's PAYMENTS_PER_MINUTE if it was raised; safe to run again and while the API serves.
- * Where the record exists, reads already cover every shard it names, and nothing is done. `merchantIds` folds those
- * merchants' cells whatever the record says, and records nothing (a trial's, a test's).
+ * covers those. This moves the amounts of each cell on a shard at or above the configured ones
+ * (`counterShards.configured`, one up to 3,000 a minute) to the cell of the same sort key on shard
+ * `shard % configured`, then records that many shards where the table has no record yet, so reads cover only them.
+ * A move is one transaction that ADDs the amounts read to the one cell and takes them from the other, so whatever
+ * else writes to either meanwhile is kept; the cell is read again until it holds nothing (it stays, empty). Run it
+ * once the deploy is done, and again where functions of the previous version may have written since (each run moves
+ * what it finds); safe while the API serves. `merchantIds` moves those merchants' cells only and records nothing.
  */
 export async function foldCounterShards(
-  options: { merchantIds?: readonly string[]; floor?: Key } = {},
+  options: { merchantIds?: readonly string[] } = {},
 ): Promise<{ folded: number; recorded?: number; found?: number }> {
-  const floor = options.floor ?? writeShardKeys.counterFloor();
   const shards = counterShards.configured;
-  const foldAll = async () => {
-    let folded = 0;
-    for await (const cell of cellsAbove(shards, options.merchantIds)) if (await fold(cell, cell.shard % shards)) folded++;
-    return folded;
-  };
-  if (options.merchantIds?.length) return { folded: await foldAll() };
+  let folded = 0;
+  for await (const cell of cellsAbove(shards, options.merchantIds)) {
+    await fold(cell, cell.shard % shards);
+    folded++;
+  }
+  if (options.merchantIds?.length) return { folded };
+  return { folded, ...(await recordCounterShards(shards)) };
+}
+
+/**
+ * Records `shards` as the counters' shards where the table has no record yet. A record already there stays: an
+ * earlier run wrote it, or a container did before its first write to more shards (a limit over 3,000 a minute: ten
+ * at least, covering the cells from before), and reads cover what it says.
+ */
+export async function recordCounterShards(
+  shards: number,
+  floor: Key = writeShardKeys.counterFloor(),
+): Promise<{ recorded?: number; found?: number }> {
+  const put = new PutCommand({ TableName: TABLE, Item: { ...floor, shards }, ConditionExpression: 'attribute_not_exists(shards)' });
+  if (await conditionalWrite(put)) return { recorded: shards };
   const existing = await db.send(new GetCommand({ TableName: TABLE, Key: floor, ConsistentRead: true }));
-  if (existing.Item?.shards !== undefined) return { folded: 0, found: Number(existing.Item.shards) };
-  const folded = await foldAll();
-  // a deployment configured for more shards may have recorded them meanwhile: that record stays
-  const recorded = await conditionalWrite(
-    new PutCommand({ TableName: TABLE, Item: { ...floor, shards }, ConditionExpression: 'attribute_not_exists(shards)' }),
-  );
-  return recorded ? { folded, recorded: shards } : { folded };
+  return { found: Number(existing.Item?.shards) };
 }
 
 interface Cell {
@@ -55,12 +62,13 @@ async function* cellsAbove(shards: number, merchantIds?: readonly string[]): Asy
         TableName: TABLE,
         FilterExpression: `begins_with(pk, :cnt)${only.clause}`,
         ExpressionAttributeValues: { ':cnt': 'CNT#', ...only.values },
+        ConsistentRead: true,
         ExclusiveStartKey: startKey,
       }),
     );
     for (const item of page.Items ?? []) {
       const cell = cellOf(item);
-      if (cell.shard >= shards) yield cell;
+      if (cell.shard >= shards && !isEmpty(cell)) yield cell;
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey);
@@ -70,7 +78,7 @@ async function* cellsAbove(shards: number, merchantIds?: readonly string[]): Asy
 function cellOf(item: Record<string, unknown>): Cell {
   const [, scope = '', kind = ''] = String(item.pk).split('#');
   const values: Record<string, number> = {};
-  for (const [k, v] of Object.entries(item)) if (typeof v === 'number') values[k] = v;
+  for (const [k, v] of Object.entries(item)) if (typeof v === 'number' && k !== 'expires_at') values[k] = v;
   return {
     key: { pk: String(item.pk), sk: String(item.sk) },
     owner: { merchant_id: scope.replace(/:test$/, ''), livemode: !scope.endsWith(':test') },
@@ -80,31 +88,33 @@ function cellOf(item: Record<string, unknown>): Cell {
   };
 }
 
-/** Moves one cell's amounts to shard `to`; a cell that changed meanwhile is read again, one that is gone is done. */
-async function fold(cell: Cell, to: number): Promise<boolean> {
-  for (let current: Cell | undefined = cell; current;) {
-    const names = Object.keys(current.values);
-    const held = names.map((_, i) => `#v${i} = :v${i}`).join(' AND ');
-    const remove: TransactItem = {
-      Delete: {
-        TableName: TABLE,
-        Key: current.key,
-        ConditionExpression: names.length ? held : 'attribute_exists(pk)',
-        ExpressionAttributeNames: names.length ? Object.fromEntries(names.map((n, i) => [`#v${i}`, n])) : undefined,
-        ExpressionAttributeValues: names.length ? Object.fromEntries(names.map((n, i) => [`:v${i}`, current!.values[n]])) : undefined,
-      },
-    };
-    const items = names.length ? [remove, addTo(current, to)] : [remove];
-    if (await conditionalWrite(new TransactWriteCommand({ TransactItems: items }))) return true;
-    const now = await db.send(new GetCommand({ TableName: TABLE, Key: cell.key, ConsistentRead: true }));
-    current = now.Item ? cellOf(now.Item) : undefined;
+const isEmpty = (cell: Cell) => Object.values(cell.values).every((v) => v === 0);
+
+/**
+ * Moves one cell's amounts to shard `to`, until it holds nothing: a write between the read and the move stays behind
+ * and is moved next. A cell deleted meanwhile (a release moves a pending cell's funds itself) is left gone.
+ */
+async function fold(cell: Cell, to: number): Promise<void> {
+  for (let current: Cell | undefined = cell; current && !isEmpty(current);) {
+    const taken = Object.fromEntries(Object.entries(current.values).map(([field, v]) => [field, -v]));
+    const exists = { expression: 'attribute_exists(pk)', values: {} };
+    await conditionalWrite(
+      new TransactWriteCommand({ TransactItems: [addTo(current, current.shard, taken, exists), addTo(current, to, current.values)] }),
+    );
+    const { Item: now } = await db.send(new GetCommand({ TableName: TABLE, Key: cell.key, ConsistentRead: true }));
+    current = now ? cellOf(now) : undefined;
   }
-  return false;
 }
 
-/** The ADD of a cell's amounts to the cell of the same sort key on shard `to`, as every counter write makes it. */
-const addTo = (cell: Cell, to: number): TransactItem =>
-  counterAdd(cell.owner, cell.kind, cell.key.sk, cell.values, {
-    shard: to,
-    set: cell.kind === 'BAL' ? counterKeys.balanceIndex(cell.owner, cell.key.sk, to) : undefined,
+/** An ADD of `values` to the cell of the same sort key on `shard`, as every counter write makes it. */
+const addTo = (
+  cell: Cell,
+  shard: number,
+  values: Record<string, number>,
+  condition?: { expression: string; values: Record<string, unknown> },
+): TransactItem =>
+  counterAdd(cell.owner, cell.kind, cell.key.sk, values, {
+    shard,
+    set: cell.kind === 'BAL' ? counterKeys.balanceIndex(cell.owner, cell.key.sk, shard) : undefined,
+    condition,
   });
