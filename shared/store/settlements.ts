@@ -55,16 +55,20 @@ export async function allBalanceCells(): Promise<BalanceCell[]> {
   );
 }
 
-/** The condition that a cell still holds what was read. */
+/**
+ * The condition that a cell still holds what was read. A cell only ever taken from or given back to (a dispute, a
+ * refund beyond the balance) has no `payments`, read as 0.
+ */
 const cellHolds = (cell: BalanceCell) => ({
-  expression: 'amount = :held AND payments = :heldPayments',
+  expression: `amount = :held AND ${cell.payments === 0 ? '(attribute_not_exists(payments) OR payments = :heldPayments)' : 'payments = :heldPayments'}`,
   values: { ':held': cell.amount, ':heldPayments': cell.payments },
 });
 
 /**
  * Releases a pending cell's funds: deletes the cell (if unchanged) and adds its amount to available funds on the
  * same shard, atomically (on one of the configured shards, for a cell written over more before: no write adds to a
- * shard above them, migrations/counter-shards.ts). False when the cell changed meanwhile.
+ * shard above them, migrations/counter-shards.ts). An available cell above them is moved onto one the same way.
+ * False when the cell changed meanwhile.
  */
 export async function releaseCell(cell: BalanceCell): Promise<boolean> {
   const hold = cellHolds(cell);

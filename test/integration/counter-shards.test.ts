@@ -1,7 +1,11 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { handler as revenue } from '../../functions/analytics/revenue.ts';
 import { handler as getBalance } from '../../functions/balance/get.ts';
+import { handler as listSettlements } from '../../functions/settlements/list.ts';
+import { releaseAndSettle } from '../../shared/domain/settlements.ts';
+import { availableSortKey, balanceAdd, dayOf } from '../../shared/store/ledger.ts';
+import { allBalanceCells } from '../../shared/store/settlements.ts';
 import { db, TABLE, type TransactItem } from '../../shared/store/client.ts';
 import { counterKeys, counterShardOf, LEGACY_COUNTER_SHARDS, writeShardKeys } from '../../shared/store/keys.ts';
 import { foldCounterShards, recordCounterShards } from '../../shared/store/migrations/counter-shards.ts';
@@ -41,7 +45,7 @@ async function merchantWithTenShardCounters() {
     ]);
     return { total: list.body.total, pending: balance.body.pending, available: balance.body.available, revenue: revenueOf.body.total };
   };
-  /** The cells above shard 0 that hold any amount (a fold leaves them empty) */
+  /** The cells above shard 0 that hold any amount, and every balance cell there (a fold empties the others) */
   const cellsAboveShardZero = async () => {
     const owner = testOwner(merchant.merchantId);
     const queries = ['PAY', 'REV', 'BAL', 'PAYN'].flatMap((kind) =>
@@ -57,7 +61,8 @@ async function merchantWithTenShardCounters() {
       ),
     );
     const items = (await Promise.all(queries)).flatMap((out) => out.Items ?? []);
-    return items.filter((item) => Object.entries(item).some(([k, v]) => typeof v === 'number' && k !== 'expires_at' && v !== 0)).length;
+    const holdsAmount = (item: Record<string, unknown>) => Object.values(item).some((v) => typeof v === 'number' && v !== 0);
+    return items.filter((item) => String(item.pk).includes('#BAL#') || holdsAmount(item)).length;
   };
   return { merchant, made, read, cellsAboveShardZero };
 }
@@ -97,16 +102,17 @@ describe('counter cells written over ten shards before they followed PAYMENTS_PE
     db.middlewareStack.add(
       (next, context) => async (args) => {
         const items = context.commandName === 'TransactWriteItemsCommand' ? (args.input as { TransactItems: TransactItem[] }).TransactItems : [];
-        for (const { Update } of items) {
-          const pk = String(Update?.Key?.pk ?? '');
+        for (const item of items) {
+          const key = (item.Update ?? item.Delete)?.Key;
+          const pk = String(key?.pk ?? '');
           const kind = pk.startsWith(scope) && counterShardOf(pk) > 0 ? pk.slice(scope.length).split('#')[0]! : '';
-          const sk = String(Update?.Key?.sk ?? '');
+          const sk = String(key?.sk ?? '');
           if (kind === 'REV' && !written.includes('REV')) {
             written.push('REV');
             await db.send(
               new UpdateCommand({
                 TableName: TABLE,
-                Key: Update!.Key,
+                Key: key,
                 UpdateExpression: 'ADD refunded :r',
                 ExpressionAttributeValues: { ':r': 300 },
               }),
@@ -115,7 +121,7 @@ describe('counter cells written over ten shards before they followed PAYMENTS_PE
           if (kind === 'BAL' && sk.includes('#pending#') && !written.includes('BAL')) {
             written.push('BAL');
             await db.send(
-              new UpdateCommand({ TableName: TABLE, Key: Update!.Key, UpdateExpression: 'ADD amount :x', ExpressionAttributeValues: { ':x': -100 } }),
+              new UpdateCommand({ TableName: TABLE, Key: key, UpdateExpression: 'ADD amount :x', ExpressionAttributeValues: { ':x': -100 } }),
             );
           }
         }
@@ -139,6 +145,32 @@ describe('counter cells written over ten shards before they followed PAYMENTS_PE
       available: [{ amount: 0, currency: 'EUR' }],
       revenue: 8000 - 300,
     });
+  });
+
+  it('settles available funds that a version from before the fold left above the configured shards', async () => {
+    // Prepare: 1,000 available on shard 0, and 300 taken on shard 5 after the fold by a function of the previous
+    // version (a dispute's debit: a cell with no payments count)
+    const { merchant } = await merchantWithTenShardCounters();
+    const owner = testOwner(merchant.merchantId);
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          balanceAdd(owner, availableSortKey('USD'), { amount: 1000, payments: 2 }, 0),
+          balanceAdd(owner, availableSortKey('USD'), { amount: -300 }, 5),
+        ],
+      }),
+    );
+    // Act: the daily job's release and settlement, on the balance cells its index lists for this merchant
+    const cells = (await allBalanceCells()).filter((cell) => cell.merchant_id === merchant.merchantId);
+    await releaseAndSettle(cells, dayOf(new Date().toISOString()));
+    const headers = bearer(merchant.apiKey);
+    const [settlements, balance] = await Promise.all([
+      invokeHttp(listSettlements, apiEvent({ method: 'GET', path: '/api/settlements', headers })),
+      invokeHttp(getBalance, apiEvent({ method: 'GET', path: '/api/balance', headers })),
+    ]);
+    // Assess: the settlement pays what the merchant has, not the 1,000 of the shard it reads
+    expect(settlements.body.data.filter((s: { currency: string }) => s.currency === 'USD')).toMatchObject([{ amount: 700, status: 'pending' }]);
+    expect(balance.body.available).toContainEqual({ amount: 0, currency: 'USD' });
   });
 
   it('records the shards where the table has none, and keeps a record already there', async () => {

@@ -242,13 +242,15 @@ describe('payments under concurrency', () => {
         );
         const refund = funded.length * 100 + 500;
         // Act: the planned counters, committed as the refund's transaction would
-        const balance = await withCounterShards(shards, async () => {
-          await db.send(
-            new TransactWriteCommand({ TransactItems: await refundCounters(testOwner(merchantId), 'USD', refund, dayOf(new Date().toISOString())) }),
-          );
-          return (await invokeHttp(getBalance, apiEvent({ method: 'GET', path: '/api/balance', headers: bearer(apiKey) }))).body;
+        const { balance, items } = await withCounterShards(shards, async () => {
+          const items = await refundCounters(testOwner(merchantId), 'USD', refund, dayOf(new Date().toISOString()));
+          await db.send(new TransactWriteCommand({ TransactItems: items }));
+          return { balance: (await invokeHttp(getBalance, apiEvent({ method: 'GET', path: '/api/balance', headers: bearer(apiKey) }))).body, items };
         });
-        // Assess: the balance is short by exactly the uncovered 500
+        // Assess: one conditioned write per funded cell, the uncovered 500 among them; the balance short by exactly that
+        const balanceWrites = items.filter((item) => String(item.Update?.Key?.pk).includes('#BAL#'));
+        expect(balanceWrites).toHaveLength(funded.length);
+        expect(balanceWrites.every((item) => item.Update?.ConditionExpression === 'amount >= :x')).toBe(true);
         expect(balance.available).toEqual([{ amount: -500, currency: 'USD' }]);
       }
     }

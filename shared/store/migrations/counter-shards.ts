@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { onlyMerchants } from './only-merchants.ts';
 import { conditionalWrite, db, TABLE, type TransactItem } from '../client.ts';
 import { counterAdd, type CounterKind } from '../counters.ts';
@@ -52,7 +52,10 @@ interface Cell {
   values: Record<string, number>;
 }
 
-/** Every counter cell on shard `shards` or above (a one-off admin job reads the whole table once; no request path scans). */
+/**
+ * Every counter cell on shard `shards` or above that holds an amount, and every balance cell there (a one-off admin
+ * job reads the whole table once; no request path scans).
+ */
 async function* cellsAbove(shards: number, merchantIds?: readonly string[]): AsyncGenerator<Cell> {
   const only = onlyMerchants(merchantIds);
   let startKey: Record<string, unknown> | undefined;
@@ -68,7 +71,7 @@ async function* cellsAbove(shards: number, merchantIds?: readonly string[]): Asy
     );
     for (const item of page.Items ?? []) {
       const cell = cellOf(item);
-      if (cell.shard >= shards && !isEmpty(cell)) yield cell;
+      if (cell.shard >= shards && (!isEmpty(cell) || cell.kind === 'BAL')) yield cell;
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey);
@@ -92,29 +95,33 @@ const isEmpty = (cell: Cell) => Object.values(cell.values).every((v) => v === 0)
 
 /**
  * Moves one cell's amounts to shard `to`, until it holds nothing: a write between the read and the move stays behind
- * and is moved next. A cell deleted meanwhile (a release moves a pending cell's funds itself) is left gone.
+ * and is moved next. A cell deleted meanwhile (a release moves a pending cell's funds itself) is left gone; an empty
+ * balance cell is deleted, so the daily job's index no longer lists it (its only amounts are `amount` and `payments`).
  */
 async function fold(cell: Cell, to: number): Promise<void> {
-  for (let current: Cell | undefined = cell; current && !isEmpty(current);) {
-    const taken = Object.fromEntries(Object.entries(current.values).map(([field, v]) => [field, -v]));
-    const exists = { expression: 'attribute_exists(pk)', values: {} };
-    await conditionalWrite(
-      new TransactWriteCommand({ TransactItems: [addTo(current, current.shard, taken, exists), addTo(current, to, current.values)] }),
-    );
+  for (let current: Cell | undefined = cell; current;) {
+    if (!isEmpty(current)) {
+      const taken = Object.fromEntries(Object.entries(current.values).map(([field, v]) => [field, -v]));
+      const exists = { expression: 'attribute_exists(pk)', values: {} };
+      const takeFrom = counterAdd(current.owner, current.kind, current.key.sk, taken, { shard: current.shard, condition: exists });
+      await conditionalWrite(new TransactWriteCommand({ TransactItems: [takeFrom, addTo(current, to, current.values)] }));
+    } else if (current.kind !== 'BAL' || (await conditionalWrite(removeEmptyBalance(current.key)))) return;
     const { Item: now } = await db.send(new GetCommand({ TableName: TABLE, Key: cell.key, ConsistentRead: true }));
     current = now ? cellOf(now) : undefined;
   }
 }
 
+const removeEmptyBalance = (key: Key) =>
+  new DeleteCommand({
+    TableName: TABLE,
+    Key: key,
+    ConditionExpression: '(attribute_not_exists(amount) OR amount = :zero) AND (attribute_not_exists(payments) OR payments = :zero)',
+    ExpressionAttributeValues: { ':zero': 0 },
+  });
+
 /** An ADD of `values` to the cell of the same sort key on `shard`, as every counter write makes it. */
-const addTo = (
-  cell: Cell,
-  shard: number,
-  values: Record<string, number>,
-  condition?: { expression: string; values: Record<string, unknown> },
-): TransactItem =>
+const addTo = (cell: Cell, shard: number, values: Record<string, number>): TransactItem =>
   counterAdd(cell.owner, cell.kind, cell.key.sk, values, {
     shard,
     set: cell.kind === 'BAL' ? counterKeys.balanceIndex(cell.owner, cell.key.sk, shard) : undefined,
-    condition,
   });
