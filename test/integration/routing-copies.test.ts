@@ -3,8 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as createConnector } from '../../functions/connectors/create.ts';
 import { handler as removeConnector } from '../../functions/connectors/delete.ts';
 import { handler as updateConnector } from '../../functions/connectors/update.ts';
-import { handler as createRule } from '../../functions/routing/rules/create.ts';
-import { handler as updateRule } from '../../functions/routing/rules/update.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { API_KEY_HASH_COPIES, connectorKeys, type Owner, ROUTING_COPIES, routingCopyKeys, routingRuleKeys } from '../../shared/store/keys.ts';
 import { rebuildAllRoutingCopies } from '../../shared/store/migrations/routing-copies.ts';
@@ -12,6 +10,7 @@ import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
+import { rules } from '../support/rules.ts';
 
 /**
  * What routing reads for a payment (the connector accounts and rules) comes from copies of those items (keys.ts
@@ -33,20 +32,8 @@ const api = {
     invokeHttp(updateConnector, apiEvent({ method: 'PUT', path: `/api/connectors/${id}`, headers: bearer(key), body })),
   removeConnector: (key: string, id: string) =>
     invokeHttp(removeConnector, apiEvent({ method: 'DELETE', path: `/api/connectors/${id}`, headers: bearer(key) })),
-  addRule: (key: string, body: unknown) =>
-    invokeHttp(createRule, apiEvent({ method: 'POST', path: '/api/routing/rules', headers: bearer(key), body })),
-  updateRule: (key: string, id: string, body: unknown) =>
-    invokeHttp(
-      updateRule,
-      apiEvent({
-        method: 'PUT',
-        path: `/api/routing/rules/${id}`,
-        resource: '/api/routing/rules/{id}',
-        pathParameters: { id },
-        headers: bearer(key),
-        body,
-      }),
-    ),
+  addRule: rules.create,
+  updateRule: rules.update,
 };
 const eurTo = (provider: string, name = `EUR to ${provider}`) => ({
   name,

@@ -1,27 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { handler as createRule } from '../../functions/routing/rules/create.ts';
 import { handler as listRules } from '../../functions/routing/rules/list.ts';
-import { handler as updateRule } from '../../functions/routing/rules/update.ts';
 import { activeRules } from '../../shared/domain/routing-rules.ts';
 import { readRoutingSetup } from '../../shared/store/routing-setup.ts';
 import { apiEvent, invokeHttp, type Json } from '../support/lambda.ts';
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
+import { rules } from '../support/rules.ts';
 
-const create = (key: string, body: unknown, headers: Record<string, string> = {}) =>
-  invokeHttp(createRule, apiEvent({ method: 'POST', path: '/api/routing/rules', headers: { ...bearer(key), ...headers }, body }));
-const update = (key: string, id: string, body: unknown) =>
-  invokeHttp(
-    updateRule,
-    apiEvent({
-      method: 'PUT',
-      path: `/api/routing/rules/${id}`,
-      resource: '/api/routing/rules/{id}',
-      pathParameters: { id },
-      headers: bearer(key),
-      body,
-    }),
-  );
+const { create, update } = rules;
 const list = (key: string, query?: Record<string, string>) =>
   invokeHttp(listRules, apiEvent({ method: 'GET', path: '/api/routing/rules', headers: bearer(key), query }));
 

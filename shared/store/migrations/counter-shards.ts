@@ -1,5 +1,5 @@
-import { DeleteCommand, GetCommand, PutCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { onlyMerchants } from './only-merchants.ts';
+import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { scanTable } from './scan.ts';
 import { conditionalWrite, db, TABLE, type TransactItem } from '../client.ts';
 import { counterAdd, type CounterKind } from '../counters.ts';
 import { counterKeys, counterShardOf, type Key, type Owner, writeShardKeys } from '../keys.ts';
@@ -52,29 +52,16 @@ interface Cell {
   values: Record<string, number>;
 }
 
-/**
- * Every counter cell on shard `shards` or above that holds an amount, and every balance cell there (a one-off admin
- * job reads the whole table once; no request path scans).
- */
+/** Every counter cell on shard `shards` or above that holds an amount, and every balance cell there. */
 async function* cellsAbove(shards: number, merchantIds?: readonly string[]): AsyncGenerator<Cell> {
-  const only = onlyMerchants(merchantIds);
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new ScanCommand({
-        TableName: TABLE,
-        FilterExpression: `begins_with(pk, :cnt)${only.clause}`,
-        ExpressionAttributeValues: { ':cnt': 'CNT#', ...only.values },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const cell = cellOf(item);
-      if (cell.shard >= shards && (!isEmpty(cell) || cell.kind === 'BAL')) yield cell;
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const cells = scanTable(
+    { FilterExpression: 'begins_with(pk, :cnt)', ExpressionAttributeValues: { ':cnt': 'CNT#' }, ConsistentRead: true },
+    merchantIds,
+  );
+  for await (const item of cells) {
+    const cell = cellOf(item);
+    if (cell.shard >= shards && (!isEmpty(cell) || cell.kind === 'BAL')) yield cell;
+  }
 }
 
 /** A cell as stored: `CNT#<merchant>[:test]#<kind>#<shard>`, its amounts every number it holds. */

@@ -1,5 +1,5 @@
-import { ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { conditionalWrite, db, TABLE } from '../client.ts';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { conditionalWrite, TABLE } from '../client.ts';
 import {
   connectorKeys,
   disputeKeys,
@@ -12,6 +12,7 @@ import {
   subscriptionKeys,
 } from '../keys.ts';
 import { copyPuts } from '../routing-copies.ts';
+import { scanTable } from './scan.ts';
 import { capCountOf } from '../merchants.ts';
 
 /**
@@ -36,24 +37,15 @@ export interface ModeMigration {
 
 export async function migrateModes(): Promise<ModeMigration> {
   const moved: ModeMigration = { listed: 0, connectors: 0 };
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    // A one-off admin job reads the whole table once; no request path ever scans.
-    const page = await db.send(
-      new ScanCommand({
-        TableName: TABLE,
-        FilterExpression: 'livemode = :false OR (#type = :connector AND #mode = :test)',
-        ExpressionAttributeNames: { '#type': 'type', '#mode': 'mode' },
-        ExpressionAttributeValues: { ':false': false, ':connector': 'connector', ':test': 'test' },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      if (isListed(item.type) && (await moveListKey(item.type, item))) moved.listed++;
-      if (item.type === 'connector' && (await moveConnector(item))) moved.connectors++;
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const toMove = scanTable({
+    FilterExpression: 'livemode = :false OR (#type = :connector AND #mode = :test)',
+    ExpressionAttributeNames: { '#type': 'type', '#mode': 'mode' },
+    ExpressionAttributeValues: { ':false': false, ':connector': 'connector', ':test': 'test' },
+  });
+  for await (const item of toMove) {
+    if (isListed(item.type) && (await moveListKey(item.type, item))) moved.listed++;
+    if (item.type === 'connector' && (await moveConnector(item))) moved.connectors++;
+  }
   return moved;
 }
 

@@ -1,8 +1,6 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { onlyMerchants } from './only-merchants.ts';
-import { db, TABLE } from '../client.ts';
 import { type Owner, scopeOf } from '../keys.ts';
 import { COMPLETE_MARK_TYPE, rebuildRoutingCopies } from '../routing-copies.ts';
+import { scanTable } from './scan.ts';
 
 /**
  * `npm run rebuild:routing-copies`: builds the routing copies (connector accounts and rules, routing-copies.ts) of
@@ -12,28 +10,21 @@ import { COMPLETE_MARK_TYPE, rebuildRoutingCopies } from '../routing-copies.ts';
  */
 export async function rebuildAllRoutingCopies(merchantIds?: readonly string[]): Promise<{ owners: number }> {
   const owners = new Map<string, Owner>();
-  const only = onlyMerchants(merchantIds);
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    // A one-off admin job reads the whole table once; no request path ever scans.
-    const page = await db.send(
-      new ScanCommand({
-        TableName: TABLE,
-        FilterExpression: `#type IN (:connector, :rule, :mark)${only.clause}`,
-        ProjectionExpression: '#type, merchant_id, livemode, #mode',
-        ExpressionAttributeNames: { '#type': 'type', '#mode': 'mode' },
-        ExpressionAttributeValues: { ':connector': 'connector', ':rule': 'routing_rule', ':mark': COMPLETE_MARK_TYPE, ...only.values },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      if (typeof item.merchant_id !== 'string') continue;
-      // a connector records its mode; a rule or a mark `livemode` (a rule written before modes were separated: live)
-      const owner = { merchant_id: item.merchant_id, livemode: item.type === 'connector' ? item.mode === 'live' : item.livemode !== false };
-      owners.set(scopeOf(owner), owner);
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const marked = scanTable(
+    {
+      FilterExpression: '#type IN (:connector, :rule, :mark)',
+      ProjectionExpression: '#type, merchant_id, livemode, #mode',
+      ExpressionAttributeNames: { '#type': 'type', '#mode': 'mode' },
+      ExpressionAttributeValues: { ':connector': 'connector', ':rule': 'routing_rule', ':mark': COMPLETE_MARK_TYPE },
+    },
+    merchantIds,
+  );
+  for await (const item of marked) {
+    if (typeof item.merchant_id !== 'string') continue;
+    // a connector records its mode; a rule or a mark `livemode` (a rule written before modes were separated: live)
+    const owner = { merchant_id: item.merchant_id, livemode: item.type === 'connector' ? item.mode === 'live' : item.livemode !== false };
+    owners.set(scopeOf(owner), owner);
+  }
   for (const owner of owners.values()) await rebuildRoutingCopies(owner);
   return { owners: owners.size };
 }
