@@ -127,7 +127,7 @@ export async function listPageAcross(specs: readonly RangeSpec[], page: PageQuer
     items: [] as Item[],
     next: undefined as Item | undefined,
     done: false,
-    chunk: firstChunk(spec, share),
+    chunk: share,
   }));
   for (const read of reads) read.done = read.range.empty;
   let merged: Item[] = [];
@@ -152,15 +152,14 @@ export async function listPageAcross(specs: readonly RangeSpec[], page: PageQuer
 export type RangeSpec = Omit<ListSpec, 'cursorKey'>;
 
 /**
- * How many items a read of a range evaluates in one query. A filter may keep few of them: a filtered read starts at
- * 50 and doubles with each further query, up to 1,000 (about DynamoDB's 1 MB a query), so a rare match far back in a
- * long list costs a few dozen round trips rather than thousands (DynamoDB bills what it evaluates, so those units are
- * the same). The price: the last query may evaluate more than the page needed, at most as many as the queries before
- * it together, and never more than 1,000.
+ * How many items a read of a range evaluates in one query: first what the page wants, as without a filter, so a filter
+ * most items pass (a common status or currency) costs what an unfiltered page does. A filter may keep few of them: a
+ * filtered read then doubles with each further query, up to 1,000 (about DynamoDB's 1 MB a query), so a rare match far
+ * back in a long list costs a few dozen round trips rather than thousands (DynamoDB bills what it evaluates, so those
+ * units are the same). The price: the last query may evaluate more than the page needed, at most as many as the
+ * queries before it together, and never more than 1,000.
  */
-const firstChunk = (spec: RangeSpec, wanted: number) => (spec.filter ? Math.max(wanted, FILTERED_FIRST_CHUNK) : wanted);
 const nextChunk = (spec: RangeSpec, chunk: number) => (spec.filter ? Math.min(chunk * 2, FILTERED_MAX_CHUNK) : chunk);
-const FILTERED_FIRST_CHUNK = 50;
 const FILTERED_MAX_CHUNK = 1000;
 
 /** Up to `wanted` items of a range, newest first (oldest first when `ascending`), from `startKey`. */
@@ -169,7 +168,7 @@ async function readRange(spec: RangeSpec, wanted: number, ascending: boolean, st
   if (range.empty) return [];
   const items: Item[] = [];
   let next = startKey;
-  let limit = firstChunk(spec, wanted);
+  let limit = wanted;
   do {
     const chunk = await readChunk(range, limit, ascending, next, spec.consistent);
     items.push(...chunk.items);
