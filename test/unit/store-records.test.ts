@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { deflateRawSync } from 'node:zlib';
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../shared/domain/ids.ts';
@@ -160,6 +161,18 @@ interface Case {
   prepare: () => Promise<() => Promise<unknown>>;
 }
 
+/** An event whose payload is stored as `payload` (the attribute and its bytes) instead of `data`. */
+const eventStoring = (payload: Record<string, Uint8Array>): Case => ({
+  kind: 'event',
+  path: 'data',
+  prepare: async () => {
+    const id = newId('event');
+    const { data: _data, ...fields } = event(id, newId('merchant'));
+    await put({ ...eventKeys.item(id), ...fields, ...payload });
+    return () => getEvent({ event_id: id });
+  },
+});
+
 const cases: Record<string, Case> = {
   'a payment with a status of no payment': {
     kind: 'payment',
@@ -265,16 +278,8 @@ const cases: Record<string, Case> = {
       return () => getEvent({ event_id: id });
     },
   },
-  'an event whose stored payload does not inflate': {
-    kind: 'event',
-    path: 'data',
-    prepare: async () => {
-      const id = newId('event');
-      const { data: _data, ...fields } = event(id, newId('merchant'));
-      await put({ ...eventKeys.item(id), ...fields, data_z: Buffer.from('not deflated') });
-      return () => getEvent({ event_id: id });
-    },
-  },
+  'an event whose stored payload does not inflate': eventStoring({ data_z: Buffer.from('not deflated') }),
+  'an event whose packed payload does not unpack': eventStoring({ data_p: Buffer.from([2, ...Buffer.from('not deflated')]) }),
   'an API key with a status of no key': {
     kind: 'API key',
     path: 'status',
@@ -476,7 +481,7 @@ describe('records read from the table are parsed by their schemas at the store b
     expect(auth).toMatchObject({ merchant_id: merchantId, mode: 'live', status: 'active', last_used: null });
   });
 
-  it('reads back an event as it was recorded, from the table and from a stream image, its payload stored deflated', async () => {
+  it('reads back an event as it was recorded, from the table and from a stream image, its payload stored packed', async () => {
     // Prepare
     const merchantId = newId('merchant');
     const paymentId = newId('payment');
@@ -496,12 +501,27 @@ describe('records read from the table are parsed by their schemas at the store b
     const read = await getEvent(ref);
     const stored = (await db.send(new GetCommand({ TableName: TABLE, Key: eventKeys.item(recorded.id, paymentId) }))).Item!;
     // what a Lambda stream record carries, unmarshalled: binary as base64
-    const image = { ...stored, data_z: Buffer.from(stored.data_z as Uint8Array).toString('base64') };
+    const image = { ...stored, data_p: Buffer.from(stored.data_p as Uint8Array).toString('base64') };
     // Assess
     expect(read).toEqual({ ...recorded, attempts: 0, last_status_code: null });
     expect(stored.data).toBeUndefined();
+    expect(stored.data_z).toBeUndefined();
     expect(JSON.stringify(stored)).not.toContain('rrrr');
     expect(addedEvent(image)).toEqual({ ...ref, merchant_id: merchantId, livemode: false });
+  });
+
+  it('reads back an event stored before its payload was packed, deflated without a dictionary, from the table and a stream image', async () => {
+    // Prepare: the item as the version before wrote it
+    const { data, ...item } = event(newId('event'), newId('merchant'));
+    const deflated = deflateRawSync(JSON.stringify(data));
+    await put({ ...eventKeys.item(item.id), ...item, data_z: deflated });
+    // Act
+    const read = await getEvent({ event_id: item.id });
+    const fromImage = addedEvent({ ...item, data_z: deflated.toString('base64') });
+    // Assess
+    const { event_type, type: _kind, ...fields } = item;
+    expect(read).toEqual({ ...fields, type: event_type, data });
+    expect(fromImage).toEqual({ event_id: item.id, object_id: data.object.id, merchant_id: item.merchant_id, livemode: false });
   });
 
   it('reads back valid payments, invoices and subscriptions as they were written, without table keys', async () => {
