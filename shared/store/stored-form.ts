@@ -15,10 +15,10 @@ import type { Target } from './commit.ts';
  * A packed value is a version byte, then the value's JSON deflated against that version's dictionary: version 1 holds
  * the words these fields are made of (the routing reason's sentences, the attempt's, the card's and a history entry's
  * field names): a routing decision of 360 bytes of JSON packs to about 90, where plain deflate gives 220. Version 2
- * holds the API's views of the objects events report, the payment's last, for an event's `data` (store/events.ts): a
- * payment's event of 1.1–1.2 KB of JSON packs to 230–330 bytes, where plain deflate gives 500–650. A version's
- * dictionary never changes once values are written with it; a new dictionary is a new version, and every version
- * stays readable.
+ * holds the API's views of the objects events report, the payment's last, for an event's `data` (read, not yet
+ * written: store/events.ts): a payment's event of 1.1–1.2 KB of JSON packs to 230–330 bytes, where plain deflate gives
+ * 500–650. A version's dictionary never changes once values are written with it; a new dictionary is a new version,
+ * and every version stays readable.
  */
 
 interface StoredForm {
@@ -87,11 +87,13 @@ const DICTIONARIES: Record<number, Buffer> = {
 };
 /** What packs a stored entity's fields */
 const VERSION = 1;
-/** What packs an event's `data` */
+/** What would pack an event's `data` (store/events.ts reads it; no version writes it yet) */
 export const EVENT_DATA_VERSION = 2;
 
 export function pack(value: unknown, version = VERSION): Uint8Array {
-  const deflated = deflateRawSync(JSON.stringify(value), { dictionary: DICTIONARIES[version]! });
+  const dictionary = DICTIONARIES[version];
+  if (!dictionary) throw new Error(`no dictionary of version ${version} to pack with`);
+  const deflated = deflateRawSync(JSON.stringify(value), { dictionary });
   return Buffer.concat([Buffer.of(version), deflated]);
 }
 

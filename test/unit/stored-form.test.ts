@@ -66,8 +66,18 @@ describe('packed values', () => {
     expect(packed.length).toBeLessThan(json.length / 3);
   });
 
-  it('of an unknown version are refused by name', () => {
+  it('of an unknown version are refused by name, and no value is packed with one', () => {
     expect(() => unpack(Uint8Array.of(9, 1, 2))).toThrow('packed value of unknown version 9');
+    expect(() => pack(entry, 9)).toThrow('no dictionary of version 9');
+  });
+
+  it('written with each version unpack to what was packed (a dictionary never changes once values are written with it)', () => {
+    // bytes written by the version 1 of 9d76f11, and by version 2
+    const written = [
+      [entry, 'AYPXcUZmuoaGukamIQbGVgZGVgZGeoYWllHYaj54mU+oVDcOrLLINfLJNkh0SnZJdUtXqgUA'],
+      [{ object: { id: 'pay_01', object: 'payment', status: 'captured', amount: 2500 } }, 'AiMvcyIV7rC8aWRqYFBbCwA='],
+    ] as const;
+    for (const [value, base64] of written) expect(unpack(Buffer.from(base64, 'base64'))).toEqual(value);
   });
 });
 
