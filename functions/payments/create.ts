@@ -9,9 +9,9 @@ export const handler = http(
     auth: 'merchant',
     body: CreatePaymentBody,
     idempotent: true,
-    rateLimit: { name: 'payments-create', limit: config.PAYMENTS_PER_MINUTE, per: 'merchant' },
+    rateLimit: { name: 'payments-create', limit: config.PAYMENTS_PER_MINUTE, per: 'merchant', concurrent: true },
     response: Payment,
     errors: [402, 500],
   },
-  async ({ merchant, body, origin }) => createPayment(merchant, body, origin),
+  async ({ merchant, body, origin, admitted }) => createPayment(merchant, body, origin, admitted),
 );

@@ -79,6 +79,8 @@ export class NotFound extends AppError {
 }
 
 export class RateLimited extends AppError {
+  /** refused before anything of the request was written (the function awaits its admission before its first write) */
+  override readonly nothingCommitted = true;
   /** `limit`: the endpoint's requests per minute, named in the message (the spec's text for the default 100) */
   constructor(limit: number, headers: Record<string, string>) {
     super(429, 'rate_limit_error', 'rate_limit_exceeded', MESSAGES[429].replace('100', String(limit)), {}, headers);

@@ -166,7 +166,8 @@ export const OPERATION_LEASE_MS = 70_000;
  * retried request (same Idempotency-Key, so the same payment id) or the reconciler resolves it with the provider
  * before anything is tried again. An `unknown` answer is resolved the same way before routing may fail over.
  */
-export async function createPayment(merchant: Merchant, input: CreatePaymentInput, origin: Origin = freshOrigin()) {
+/** `admitted`: the rate limit's verdict, counted while the reads run; nothing but the card's velocity is written before it. */
+export async function createPayment(merchant: Merchant, input: CreatePaymentInput, origin: Origin = freshOrigin(), admitted = Promise.resolve()) {
   const started = performance.now();
   const { card } = input.payment_method;
   // One instant for the id (a ULID, which orders lists) and created_at, however long routing and the provider take.
@@ -182,12 +183,16 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     exp_year: card.exp_year,
     fingerprint: cardFingerprint(await appSecret(), card.number),
   };
-  // The reads (and the velocity count) a decision needs, at once: one round trip of latency instead of three.
-  const [{ route, stats }, customer, cardAttemptsThisHour] = await Promise.all([
+  // The reads (and the velocity count) a decision needs, at once and beside the rate limit's count: one round trip of
+  // latency instead of four. A refused request answers 429 whatever they found (it is counted as the card's attempt).
+  const decided = Promise.all([
     plan(merchant, input, card.number),
     customerEmail ? findCustomerByEmail(ownerOf(merchant), customerEmail) : Promise.resolve(undefined),
     countCardAttempt(stored.fingerprint, clock.now()),
   ]);
+  decided.catch(() => undefined);
+  await admitted;
+  const [{ route, stats }, customer, cardAttemptsThisHour] = await decided;
   const risk = assessRisk({
     cardNumber: card.number,
     currency: input.currency,

@@ -27,7 +27,8 @@ const claimOf = (request: { internal: object }) => (request.internal as Record<s
 /**
  * `Idempotency-Key` on a merchant's POST: the first response (success or client error) is stored for 24 h and
  * replayed with `Idempotent-Replayed: true`; the same key with another request is a 400, and while the first
- * request still holds its lease a 409 with `Retry-After`. Runs after validation, so rejected requests store nothing.
+ * request still holds its lease a 409 with `Retry-After`. Runs after validation, so rejected requests store nothing;
+ * a request the rate limit refuses stores nothing either (beside a concurrent limit, its claim is freed by the 429).
  * Fields named in `withhold` (a secret shown once, such as a new API key) are removed from the stored response: a
  * replay answers the same resource without them.
  *
@@ -56,6 +57,8 @@ export const idempotency = ({ withhold = [] }: { withhold?: readonly string[] } 
       state.origin = { at: claim.firstAt, seed: `${scope}#${key}#${claim.firstAt}` };
       return;
     }
+    // a replay or a refusal answers only a request the rate limit admits (with its headers); an early answer skips `after`
+    await state.admission;
     const { existing } = claim;
     if (existing.request_hash !== hash) throw new IdempotencyKeyReused();
     if (existing.status !== 'completed') throw new IdempotencyKeyInUse((existing.locked_until - now) / 1000);

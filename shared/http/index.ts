@@ -10,7 +10,7 @@ import { errorMapper } from './error-mapper.ts';
 import { idempotency } from './idempotency.ts';
 import { jsonBody } from './json-body.ts';
 import { rawBody } from './raw-body.ts';
-import { rateLimit, type RateLimitOptions } from './rate-limit.ts';
+import { admission, rateLimit, type RateLimitOptions } from './rate-limit.ts';
 import { FileBody, fileResponse, jsonResponse } from './response.ts';
 
 export { FileBody };
@@ -58,6 +58,8 @@ export interface HttpInput<A extends Auth, B, Q, P> {
   origin: Origin;
   /** with `rawBody`: the body as sent and the (lower-cased) headers */
   raw: { headers: Readonly<Record<string, string | undefined>>; body: string };
+  /** with a `concurrent` rate limit: awaited before the function's first write (rejects with the 429); else settled */
+  admitted: Promise<void>;
 }
 
 export type HttpHandler = middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> & {
@@ -67,7 +69,7 @@ export type HttpHandler = middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewa
 
 /**
  * Builds an HTTP Lambda: trace and logger context (Powertools), request id, header normalization, error mapping, auth, rate limit, path ids, JSON body,
- * validation and idempotency, in that order. The function receives validated input and returns the 200 body.
+ * validation, idempotency and (with a concurrent rate limit) admission, in that order. The function receives validated input and returns the 200 body.
  */
 export function http<
   A extends Auth,
@@ -88,6 +90,7 @@ export function http<
   if (options.rawBody) chain.use(rawBody()).use(validate({ query: options.query }));
   else chain.use(jsonBody()).use(validate({ body: options.body, query: options.query }));
   if (options.idempotent && options.auth === 'merchant') chain.use(idempotency(options.idempotent === true ? {} : options.idempotent));
+  if (options.rateLimit?.concurrent) chain.use(admission());
   chain.use(stateToContext());
 
   const handler = chain.handler(async (event, context) => {
@@ -102,6 +105,7 @@ export function http<
       baseUrl: state.baseUrl,
       origin: state.origin,
       raw: { headers: event.headers ?? {}, body: typeof state.rawBody === 'string' ? state.rawBody : '' },
+      admitted: state.admission ?? Promise.resolve(),
     });
     return result instanceof FileBody ? fileResponse(state, result) : jsonResponse(state, 200, result);
   });

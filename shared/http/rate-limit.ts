@@ -4,7 +4,7 @@ import { clock } from '../domain/clock.ts';
 import { RateLimited } from '../domain/errors.ts';
 import { REQUESTS_PER_WINDOW_KEY, windowShards } from '../store/keys.ts';
 import { countInWindow } from '../store/rate-limits.ts';
-import { stateOf } from './types.ts';
+import { maybeStateOf, stateOf } from './types.ts';
 
 export interface RateLimitOptions {
   /** names the counter, e.g. `payments-create` */
@@ -14,6 +14,12 @@ export interface RateLimitOptions {
   per: 'ip' | 'merchant';
   /** requests one window key may take (tests lower it to see a split window at work) */
   perKey?: number;
+  /**
+   * count the request while the function runs its reads, instead of before it: the function gets `admitted` and
+   * awaits it before its first write (one round trip less on the way to it). The response waits for the count either
+   * way, and a refused request answers 429 whatever the function did meanwhile.
+   */
+  concurrent?: true;
 }
 
 const WINDOW_MS = 60_000;
@@ -37,11 +43,15 @@ export const rateLimit = (options: RateLimitOptions): MiddlewareObj<APIGatewayPr
       const now = clock.now();
       const { windowEnd, headers } = windowOf(options.limit, now);
       const shard = Math.floor(Math.random() * shards);
-      const count = await countInWindow(options.name, subject, windowEnd - WINDOW_MS, windowEnd, shard);
-      Object.assign(state.responseHeaders, headers(count >= share ? options.limit : count * shards));
-      if (count > share) {
-        throw new RateLimited(options.limit, { 'Retry-After': String(Math.max(1, Math.ceil((windowEnd - now) / 1000))) });
-      }
+      state.admission = countInWindow(options.name, subject, windowEnd - WINDOW_MS, windowEnd, shard).then((count) => {
+        Object.assign(state.responseHeaders, headers(count >= share ? options.limit : count * shards));
+        if (count > share) {
+          throw new RateLimited(options.limit, { 'Retry-After': String(Math.max(1, Math.ceil((windowEnd - now) / 1000))) });
+        }
+      });
+      // concurrent: awaited by the function and by `admission()` below (until then a refusal is not unhandled)
+      if (options.concurrent) state.admission.catch(() => undefined);
+      else await state.admission;
     },
     onError: (request) => {
       const state = stateOf(request);
@@ -59,3 +69,20 @@ function windowOf(limit: number, now: number) {
   });
   return { windowEnd, headers };
 }
+
+/**
+ * With a `concurrent` rate limit, the chain's last step before the function: the response waits for the count, and a
+ * refused request answers 429 (so an idempotent request's key is freed, not completed with another answer).
+ */
+export const admission = (): MiddlewareObj<APIGatewayProxyEvent> => ({
+  after: async (request) => {
+    await stateOf(request).admission;
+  },
+  onError: async (request) => {
+    const refusal = await maybeStateOf(request)?.admission?.then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    if (refusal) request.error = refusal;
+  },
+});

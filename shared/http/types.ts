@@ -25,6 +25,8 @@ export interface RequestState {
   baseUrl: string;
   /** ids and creation time of what the request creates (the same on an idempotent retry) */
   origin: Origin;
+  /** the rate limit's verdict on this request: resolves once it is counted, rejects with a 429 if refused */
+  admission?: Promise<void>;
 }
 
 /** A Middy request of the chain (only the parts the state needs). */

@@ -157,6 +157,35 @@ describe('creating a payment', () => {
     }
   });
 
+  it('stores nothing under the Idempotency-Key of a create it refuses: the same key creates the payment in the next window', async () => {
+    // Prepare: a window whose 100 creates are used up
+    const { apiKey } = await newMerchant();
+    const realNow = clock.now;
+    const windowStart = Math.floor(realNow() / 60_000) * 60_000;
+    clock.now = () => windowStart + 45_000;
+    try {
+      for (let batch = 0; batch < 10; batch++) {
+        await Promise.all(Array.from({ length: 10 }, () => payments.create(apiKey, paymentBody())));
+      }
+      const key = randomUUID();
+      const body = paymentBody({ amount: 4321 });
+      // Act: the same request twice in this window, then once in the next
+      const refused = await payments.create(apiKey, body, { 'Idempotency-Key': key });
+      const refusedAgain = await payments.create(apiKey, body, { 'Idempotency-Key': key });
+      clock.now = () => windowStart + 61_000;
+      const next = await payments.create(apiKey, body, { 'Idempotency-Key': key });
+      // Assess: refused, not held (no 409) and not replayed; then created once
+      expect([refused.status, refusedAgain.status]).toEqual([429, 429]);
+      expect(refusedAgain.headers['idempotent-replayed']).toBeUndefined();
+      expect(refusedAgain.headers['x-ratelimit-remaining']).toBe('0');
+      expect(next.status).toBe(200);
+      expect(next.headers['idempotent-replayed']).toBeUndefined();
+      expect(next.body).toMatchObject({ amount: 4321, status: 'succeeded' });
+    } finally {
+      clock.now = realNow;
+    }
+  });
+
   it('carries the rate-limit headers on a 401 too, with nothing used up', async () => {
     const res = await payments.create('sk_test_unknown', paymentBody());
     expect(res.status).toBe(401);
