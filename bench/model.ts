@@ -110,7 +110,13 @@ export function scaleOnPaper(create: Call[], rate: number, committedPaymentBytes
       windowKeys,
     ),
     row('write', 'VEL#<card>#<hour>', 'card velocity, per card', 1, rate),
-    row('write', `RSTAT#<mer>#<0..${ROUTING_STAT_SHARDS - 1}>`, 'routing stats, random shard', 1, ROUTING_STAT_SHARDS),
+    row(
+      'write',
+      `RSTAT#<mer>#<0..${ROUTING_STAT_SHARDS - 1}>`,
+      'routing stats, random shard (at most: a busy container sums a second of attempts in one write)',
+      1,
+      ROUTING_STAT_SHARDS,
+    ),
     row(
       'write',
       'PAY#<pay>',

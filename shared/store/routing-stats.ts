@@ -1,7 +1,7 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import { db, TABLE, ttl } from './client.ts';
-import { type Owner, ROUTING_STAT_SHARDS, routingStatKeys } from './keys.ts';
+import { type Owner, ROUTING_STAT_SHARDS, routingStatKeys, scopeOf } from './keys.ts';
 import { acrossShards } from './pagination.ts';
 
 export const STAT_BUCKET_MS = 60_000;
@@ -28,7 +28,30 @@ export interface RecentStats {
 
 export const emptyStats = (): ProviderStats => ({ attempts: 0, approvals: 0, latency_sum: 0 });
 
-/** Counts one authorization attempt in the current minute's bucket of a random shard. */
+/** A container writes the attempts it counted at most this often, summed per bucket: one write for many under load. */
+export const statsFlush = { everyMs: 1_000 };
+
+interface PendingCount {
+  owner: Owner;
+  bucket: number;
+  provider: ProviderName;
+  currency: string;
+  connectorId: string | null;
+  attempts: number;
+  approvals: number;
+  latency_sum: number;
+  approved_amount: number;
+  expiresAt: number;
+}
+/** this container's counts not yet written, by bucket; reads add them, so they count here at once */
+const pending = new Map<string, PendingCount>();
+let lastFlushAt = Number.NEGATIVE_INFINITY;
+
+/**
+ * Counts one authorization attempt in the current minute's bucket. The first attempt after a quiet second is written
+ * at once with whatever this container counted before it; the others wait for it. Statistics are best effort: a
+ * container that stops while it holds counts loses at most a second of its attempts.
+ */
 export async function recordAttempt(
   owner: Owner,
   provider: ProviderName,
@@ -38,21 +61,57 @@ export async function recordAttempt(
   keepMs: number,
 ): Promise<void> {
   const bucket = now - (now % STAT_BUCKET_MS);
-  const shard = Math.floor(Math.random() * ROUTING_STAT_SHARDS);
-  await db.send(
-    new UpdateCommand({
-      TableName: TABLE,
-      Key: routingStatKeys.bucket(owner, shard, bucket, provider, attempt.currency, connectorId),
-      UpdateExpression:
-        'ADD attempts :one, approvals :approved, latency_sum :latency, approved_amount :amount SET expires_at = if_not_exists(expires_at, :expires)',
-      ExpressionAttributeValues: {
-        ':one': 1,
-        ':approved': attempt.approved ? 1 : 0,
-        ':latency': attempt.latencyMs,
-        ':amount': attempt.approved ? attempt.amount : 0,
-        ':expires': ttl(bucket + keepMs),
-      },
-    }),
+  const key = `${scopeOf(owner)}#${bucket}#${provider}#${attempt.currency}#${connectorId ?? ''}`;
+  const count = pending.get(key) ?? {
+    owner,
+    bucket,
+    provider,
+    currency: attempt.currency,
+    connectorId,
+    attempts: 0,
+    approvals: 0,
+    latency_sum: 0,
+    approved_amount: 0,
+    expiresAt: bucket + keepMs,
+  };
+  count.attempts += 1;
+  count.approvals += attempt.approved ? 1 : 0;
+  count.latency_sum += attempt.latencyMs;
+  count.approved_amount += attempt.approved ? attempt.amount : 0;
+  pending.set(key, count);
+  if (performance.now() - lastFlushAt >= statsFlush.everyMs) await flushAttempts();
+}
+
+/** Writes every count this container holds, each to a random shard. */
+export async function flushAttempts(): Promise<void> {
+  lastFlushAt = performance.now();
+  const due = [...pending.values()];
+  pending.clear();
+  await Promise.all(
+    due.map((count) =>
+      db.send(
+        new UpdateCommand({
+          TableName: TABLE,
+          Key: routingStatKeys.bucket(
+            count.owner,
+            Math.floor(Math.random() * ROUTING_STAT_SHARDS),
+            count.bucket,
+            count.provider,
+            count.currency,
+            count.connectorId,
+          ),
+          UpdateExpression:
+            'ADD attempts :attempts, approvals :approvals, latency_sum :latency, approved_amount :amount SET expires_at = if_not_exists(expires_at, :expires)',
+          ExpressionAttributeValues: {
+            ':attempts': count.attempts,
+            ':approvals': count.approvals,
+            ':latency': count.latency_sum,
+            ':amount': count.approved_amount,
+            ':expires': ttl(count.expiresAt),
+          },
+        }),
+      ),
+    ),
   );
 }
 
@@ -61,7 +120,8 @@ export async function readStats(owner: Owner, since: number): Promise<RecentStat
   const totals = Object.fromEntries(PROVIDERS.map((p) => [p, emptyStats()])) as Record<ProviderName, ProviderStats>;
   const currencies: Record<string, CurrencyVolume> = {};
   const connectors: Record<string, ProviderStats> = {};
-  const from = routingStatKeys.since(since - (since % STAT_BUCKET_MS));
+  const fromBucket = since - (since % STAT_BUCKET_MS);
+  const from = routingStatKeys.since(fromBucket);
   // one page per shard: a shard holds at most a few hundred buckets of the window
   const items = await acrossShards(ROUTING_STAT_SHARDS, async (shard) => {
     const out = await db.send(
@@ -73,7 +133,9 @@ export async function readStats(owner: Owner, since: number): Promise<RecentStat
     );
     return out.Items ?? [];
   });
-  for (const item of items) {
+  const scope = scopeOf(owner);
+  const held = [...pending.values()].filter((c) => scopeOf(c.owner) === scope && c.bucket >= fromBucket);
+  for (const item of [...items, ...held.map(heldItem)]) {
     const { provider, currency, connectorId } = routingStatKeys.parse(String(item.sk));
     const total = totals[provider as ProviderName];
     if (!total) continue;
@@ -88,3 +150,9 @@ export async function readStats(owner: Owner, since: number): Promise<RecentStat
   }
   return { providers: totals, connectors, currencies };
 }
+
+/** A count this container holds, shaped as the item it will add to. */
+const heldItem = (c: PendingCount): Record<string, unknown> => ({
+  ...c,
+  sk: routingStatKeys.bucket(c.owner, 0, c.bucket, c.provider, c.currency, c.connectorId).sk,
+});
