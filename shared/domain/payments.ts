@@ -16,7 +16,7 @@ import {
   type RoutingDecision,
   type StoredPayment,
 } from '../store/payments.ts';
-import { countCardAttempt } from '../store/velocity.ts';
+import { countCardAttempt, uncountCardAttempt } from '../store/velocity.ts';
 import { readRoutingSetup } from '../store/routing-setup.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { cardBrand, cardFingerprint, type StoredCard } from './cards.ts';
@@ -184,14 +184,19 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     fingerprint: cardFingerprint(await appSecret(), card.number),
   };
   // The reads (and the velocity count) a decision needs, at once and beside the rate limit's count: one round trip of
-  // latency instead of four. A refused request answers 429 whatever they found (it is counted as the card's attempt).
+  // latency instead of four. A refused request answers 429 whatever they found, and takes its velocity count back.
+  const countedAt = clock.now();
+  const velocity = countCardAttempt(stored.fingerprint, countedAt);
   const decided = Promise.all([
     plan(merchant, input, card.number),
     customerEmail ? findCustomerByEmail(ownerOf(merchant), customerEmail) : Promise.resolve(undefined),
-    countCardAttempt(stored.fingerprint, clock.now()),
+    velocity,
   ]);
   decided.catch(() => undefined);
-  await admitted;
+  await admitted.catch(async (refusal: unknown) => {
+    await velocity.then(() => uncountCardAttempt(stored.fingerprint, countedAt)).catch(() => undefined);
+    throw refusal;
+  });
   const [{ route, stats }, customer, cardAttemptsThisHour] = await decided;
   const risk = assessRisk({
     cardNumber: card.number,

@@ -28,7 +28,8 @@ const claimOf = (request: { internal: object }) => (request.internal as Record<s
  * `Idempotency-Key` on a merchant's POST: the first response (success or client error) is stored for 24 h and
  * replayed with `Idempotent-Replayed: true`; the same key with another request is a 400, and while the first
  * request still holds its lease a 409 with `Retry-After`. Runs after validation, so rejected requests store nothing;
- * a request the rate limit refuses stores nothing either (beside a concurrent limit, its claim is freed by the 429).
+ * a request the rate limit refuses is never the key's answer (beside a concurrent limit, the 429 ends its claim's
+ * lease as any request that committed nothing does, so a retry runs again with the key's first `origin`).
  * Fields named in `withhold` (a secret shown once, such as a new API key) are removed from the stored response: a
  * replay answers the same resource without them.
  *

@@ -49,8 +49,9 @@ let lastFlushAt = Number.NEGATIVE_INFINITY;
 
 /**
  * Counts one authorization attempt in the current minute's bucket. The first attempt after a quiet second is written
- * at once with whatever this container counted before it; the others wait for it. Statistics are best effort: a
- * container that stops while it holds counts loses at most a second of its attempts.
+ * at once with whatever this container counted before it; the others wait for it, counted in this container's reads
+ * at once and in the others' once written: at this container's next attempt a second or more later. Statistics are
+ * best effort: a container that stops (or fails a write) loses what it held, at most a second of its attempts.
  */
 export async function recordAttempt(
   owner: Owner,
@@ -63,7 +64,7 @@ export async function recordAttempt(
   const bucket = now - (now % STAT_BUCKET_MS);
   const key = `${scopeOf(owner)}#${bucket}#${provider}#${attempt.currency}#${connectorId ?? ''}`;
   const count = pending.get(key) ?? {
-    owner,
+    owner: { merchant_id: owner.merchant_id, livemode: owner.livemode },
     bucket,
     provider,
     currency: attempt.currency,

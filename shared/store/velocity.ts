@@ -19,3 +19,17 @@ export async function countCardAttempt(fingerprint: string, now: number): Promis
   );
   return Number(out.Attributes?.count ?? 1);
 }
+
+/** Takes back an attempt {@link countCardAttempt} counted at `now` (a request the rate limit then refused). */
+export async function uncountCardAttempt(fingerprint: string, now: number): Promise<void> {
+  const windowStart = now - (now % VELOCITY_WINDOW_MS);
+  await db.send(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: velocityKeys.window(fingerprint, windowStart),
+      UpdateExpression: 'ADD #count :minus',
+      ExpressionAttributeNames: { '#count': 'count' },
+      ExpressionAttributeValues: { ':minus': -1 },
+    }),
+  );
+}

@@ -2,8 +2,21 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { clock } from '../../shared/domain/clock.ts';
 import { newId } from '../../shared/domain/ids.ts';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { cardFingerprint } from '../../shared/domain/cards.ts';
+import { appSecret } from '../../shared/secrets.ts';
+import { db, TABLE } from '../../shared/store/client.ts';
+import { velocityKeys } from '../../shared/store/keys.ts';
+import { VELOCITY_WINDOW_MS } from '../../shared/store/velocity.ts';
 import { newMerchant } from '../support/merchant.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
+
+/** The velocity count of a card in the hour of `at` (what risk reads), 0 when none. */
+async function cardAttemptsInHourOf(cardNumber: string, at: number): Promise<number> {
+  const fingerprint = cardFingerprint(await appSecret(), cardNumber);
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: velocityKeys.window(fingerprint, at - (at % VELOCITY_WINDOW_MS)) }));
+  return Number(out.Item?.count ?? 0);
+}
 
 describe('creating a payment', () => {
   it('authorizes a card: 200 succeeded with provider, routing decision, risk score and a stored card summary', async () => {
@@ -172,14 +185,19 @@ describe('creating a payment', () => {
       // Act: the same request twice in this window, then once in the next
       const refused = await payments.create(apiKey, body, { 'Idempotency-Key': key });
       const refusedAgain = await payments.create(apiKey, body, { 'Idempotency-Key': key });
+      const afterRefusals = await payments.list(apiKey, { limit: '1' });
+      const cardAttempts = await cardAttemptsInHourOf(body.payment_method.card.number, windowStart + 45_000);
       clock.now = () => windowStart + 61_000;
       const next = await payments.create(apiKey, body, { 'Idempotency-Key': key });
-      // Assess: refused, not held (no 409) and not replayed; then created once
+      // Assess: refused, not held (no 409), not replayed, nothing written (no payment, no velocity); then created once
       expect([refused.status, refusedAgain.status]).toEqual([429, 429]);
       expect(refusedAgain.headers['idempotent-replayed']).toBeUndefined();
       expect(refusedAgain.headers['x-ratelimit-remaining']).toBe('0');
+      expect(afterRefusals.body.total).toBe(100);
+      expect(cardAttempts).toBe(0);
       expect(next.status).toBe(200);
       expect(next.headers['idempotent-replayed']).toBeUndefined();
+      expect(next.headers['x-ratelimit-remaining']).toBe('99');
       expect(next.body).toMatchObject({ amount: 4321, status: 'succeeded' });
     } finally {
       clock.now = realNow;

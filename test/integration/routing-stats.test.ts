@@ -56,9 +56,13 @@ describe("a container's routing statistics", () => {
     const now = Date.now();
     await flushAttempts();
     statsFlush.everyMs = 60_000;
-    // Act: four attempts at stripe in a burst
+    // Act: four attempts at stripe in a burst, beside one in the same merchant's live mode and one of another merchant,
+    // and one too old for the window
     const writes = await statWritesBy(async () => {
       for (const attempt of [approved, approved, approved, declined]) await recordAttempt(owner, 'stripe', null, attempt, now, WINDOW_MS * 2);
+      await recordAttempt({ ...owner, livemode: true }, 'stripe', null, approved, now, WINDOW_MS * 2);
+      await recordAttempt({ merchant_id: `mer_${randomUUID()}`, livemode: false }, 'stripe', null, approved, now, WINDOW_MS * 2);
+      await recordAttempt(owner, 'stripe', null, approved, now - WINDOW_MS - 60_000, WINDOW_MS * 2);
     });
     const held = await readStats(owner, now - WINDOW_MS);
     const heldInTable = await attemptsInTable(owner);
@@ -69,8 +73,8 @@ describe("a container's routing statistics", () => {
     expect(held.providers.stripe).toEqual({ attempts: 4, approvals: 3, latency_sum: 400 });
     expect(held.currencies.USD).toEqual({ approvals: 3, approved_amount: 7500 });
     expect(heldInTable).toBe(0);
-    expect(flushWrites).toBe(1);
-    expect(await attemptsInTable(owner)).toBe(4);
+    expect(flushWrites).toBe(4);
+    expect(await attemptsInTable(owner)).toBe(5);
     expect(written.providers.stripe).toEqual(held.providers.stripe);
     expect(written.currencies).toEqual(held.currencies);
   });
