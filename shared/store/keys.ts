@@ -171,11 +171,11 @@ export const paymentKeys = {
  */
 export const ROUTING_STAT_SHARDS = 10;
 export const routingStatKeys = {
-  /** `connectorId`: the connector account the attempt went to; none for the built-in sandbox */
-  bucket: (owner: Owner, shard: number, bucketStart: number, provider: string, currency: string, connectorId?: string | null): Key => ({
-    pk: `RSTAT#${scopeOf(owner)}#${shard}`,
-    sk: `${bucketStart}#${provider}#${currency}${connectorId ? `#${connectorId}` : ''}`,
-  }),
+  /** one minute's counts of one provider account in one currency, in one shard */
+  bucket: (owner: Owner, shard: number, sortKey: string): Key => ({ pk: `RSTAT#${scopeOf(owner)}#${shard}`, sk: sortKey }),
+  /** a bucket's sort key; `connectorId`: the connector account the attempt went to, none for the built-in sandbox */
+  sortKey: (bucketStart: number, provider: string, currency: string, connectorId?: string | null) =>
+    `${bucketStart}#${provider}#${currency}${connectorId ? `#${connectorId}` : ''}`,
   shard: (owner: Owner, shard: number) => `RSTAT#${scopeOf(owner)}#${shard}`,
   /** the minute bucket's start (ms, as a sort key) from which a read takes buckets */
   since: (bucketStart: number) => String(bucketStart),

@@ -31,19 +31,17 @@ export const emptyStats = (): ProviderStats => ({ attempts: 0, approvals: 0, lat
 /** A container writes the attempts it counted at most this often, summed per bucket: one write for many under load. */
 export const statsFlush = { everyMs: 1_000 };
 
+/** Sums not yet written, shaped as the bucket item they will add to. */
 interface PendingCount {
   owner: Owner;
-  bucket: number;
-  provider: ProviderName;
-  currency: string;
-  connectorId: string | null;
+  sk: string;
   attempts: number;
   approvals: number;
   latency_sum: number;
   approved_amount: number;
   expiresAt: number;
 }
-/** this container's counts not yet written, by bucket; reads add them, so they count here at once */
+/** this container's counts not yet written, by owner and bucket; reads add them, so they count here at once */
 const pending = new Map<string, PendingCount>();
 let lastFlushAt = Number.NEGATIVE_INFINITY;
 
@@ -62,13 +60,11 @@ export async function recordAttempt(
   keepMs: number,
 ): Promise<void> {
   const bucket = now - (now % STAT_BUCKET_MS);
-  const key = `${scopeOf(owner)}#${bucket}#${provider}#${attempt.currency}#${connectorId ?? ''}`;
-  const count = pending.get(key) ?? {
+  const sk = routingStatKeys.sortKey(bucket, provider, attempt.currency, connectorId);
+  const held = `${scopeOf(owner)}#${sk}`;
+  const count = pending.get(held) ?? {
     owner: { merchant_id: owner.merchant_id, livemode: owner.livemode },
-    bucket,
-    provider,
-    currency: attempt.currency,
-    connectorId,
+    sk,
     attempts: 0,
     approvals: 0,
     latency_sum: 0,
@@ -79,7 +75,7 @@ export async function recordAttempt(
   count.approvals += attempt.approved ? 1 : 0;
   count.latency_sum += attempt.latencyMs;
   count.approved_amount += attempt.approved ? attempt.amount : 0;
-  pending.set(key, count);
+  pending.set(held, count);
   if (performance.now() - lastFlushAt >= statsFlush.everyMs) await flushAttempts();
 }
 
@@ -93,14 +89,7 @@ export async function flushAttempts(): Promise<void> {
       db.send(
         new UpdateCommand({
           TableName: TABLE,
-          Key: routingStatKeys.bucket(
-            count.owner,
-            Math.floor(Math.random() * ROUTING_STAT_SHARDS),
-            count.bucket,
-            count.provider,
-            count.currency,
-            count.connectorId,
-          ),
+          Key: routingStatKeys.bucket(count.owner, Math.floor(Math.random() * ROUTING_STAT_SHARDS), count.sk),
           UpdateExpression:
             'ADD attempts :attempts, approvals :approvals, latency_sum :latency, approved_amount :amount SET expires_at = if_not_exists(expires_at, :expires)',
           ExpressionAttributeValues: {
@@ -121,8 +110,7 @@ export async function readStats(owner: Owner, since: number): Promise<RecentStat
   const totals = Object.fromEntries(PROVIDERS.map((p) => [p, emptyStats()])) as Record<ProviderName, ProviderStats>;
   const currencies: Record<string, CurrencyVolume> = {};
   const connectors: Record<string, ProviderStats> = {};
-  const fromBucket = since - (since % STAT_BUCKET_MS);
-  const from = routingStatKeys.since(fromBucket);
+  const from = routingStatKeys.since(since - (since % STAT_BUCKET_MS));
   // one page per shard: a shard holds at most a few hundred buckets of the window
   const items = await acrossShards(ROUTING_STAT_SHARDS, async (shard) => {
     const out = await db.send(
@@ -134,9 +122,9 @@ export async function readStats(owner: Owner, since: number): Promise<RecentStat
     );
     return out.Items ?? [];
   });
-  const scope = scopeOf(owner);
-  const held = [...pending.values()].filter((c) => scopeOf(c.owner) === scope && c.bucket >= fromBucket);
-  for (const item of [...items, ...held.map(heldItem)]) {
+  // what this container holds, by the query's own condition
+  const held = [...pending.values()].filter((count) => scopeOf(count.owner) === scopeOf(owner) && count.sk >= from);
+  for (const item of [...items, ...held]) {
     const { provider, currency, connectorId } = routingStatKeys.parse(String(item.sk));
     const total = totals[provider as ProviderName];
     if (!total) continue;
@@ -151,9 +139,3 @@ export async function readStats(owner: Owner, since: number): Promise<RecentStat
   }
   return { providers: totals, connectors, currencies };
 }
-
-/** A count this container holds, shaped as the item it will add to. */
-const heldItem = (c: PendingCount): Record<string, unknown> => ({
-  ...c,
-  sk: routingStatKeys.bucket(c.owner, 0, c.bucket, c.provider, c.currency, c.connectorId).sk,
-});

@@ -3,6 +3,7 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { type Item, listPageAcross, type PageQuery, shardedList } from '../../shared/store/pagination.ts';
+import { watchingDb } from '../support/db-calls.ts';
 
 /** A list of `sizes[i]` entries in partition i, ids interleaved across the partitions in a shuffled order. */
 async function writtenList(sizes: readonly number[], rare: (n: number) => boolean = () => false) {
@@ -33,19 +34,7 @@ async function writtenList(sizes: readonly number[], rare: (n: number) => boolea
 /** How many items the queries `read` makes evaluate (what DynamoDB bills a query for, whatever its filter keeps). */
 async function evaluatedBy(read: () => Promise<unknown>): Promise<number> {
   let evaluated = 0;
-  db.middlewareStack.add(
-    (next) => async (args) => {
-      const result = await next(args);
-      evaluated += (result.output as { ScannedCount?: number }).ScannedCount ?? 0;
-      return result;
-    },
-    { step: 'initialize', name: 'countEvaluated' },
-  );
-  try {
-    await read();
-  } finally {
-    db.middlewareStack.remove('countEvaluated');
-  }
+  await watchingDb(({ output }) => (evaluated += Number(output.ScannedCount ?? 0)), read);
   return evaluated;
 }
 

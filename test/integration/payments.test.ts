@@ -18,6 +18,15 @@ async function cardAttemptsInHourOf(cardNumber: string, at: number): Promise<num
   return Number(out.Item?.count ?? 0);
 }
 
+/** A window's 100 creates (the default limit), in parallel batches of 10; their answers. */
+async function hundredCreates(apiKey: string) {
+  const answers = [];
+  for (let batch = 0; batch < 10; batch++) {
+    answers.push(...(await Promise.all(Array.from({ length: 10 }, () => payments.create(apiKey, paymentBody())))));
+  }
+  return answers;
+}
+
 describe('creating a payment', () => {
   it('authorizes a card: 200 succeeded with provider, routing decision, risk score and a stored card summary', async () => {
     // Prepare
@@ -153,10 +162,7 @@ describe('creating a payment', () => {
     clock.now = () => windowStart + 45_000;
     try {
       // Act: 100 creates (in parallel batches), then the 101st
-      const answers = [];
-      for (let batch = 0; batch < 10; batch++) {
-        answers.push(...(await Promise.all(Array.from({ length: 10 }, () => payments.create(apiKey, paymentBody())))));
-      }
+      const answers = await hundredCreates(apiKey);
       const limited = await payments.create(apiKey, paymentBody());
       // Assess
       expect(answers.filter((a) => a.status === 200)).toHaveLength(100);
@@ -177,9 +183,7 @@ describe('creating a payment', () => {
     const windowStart = Math.floor(realNow() / 60_000) * 60_000;
     clock.now = () => windowStart + 45_000;
     try {
-      for (let batch = 0; batch < 10; batch++) {
-        await Promise.all(Array.from({ length: 10 }, () => payments.create(apiKey, paymentBody())));
-      }
+      await hundredCreates(apiKey);
       const key = randomUUID();
       const body = paymentBody({ amount: 4321 });
       // Act: the same request twice in this window, then once in the next

@@ -7,6 +7,7 @@ import { db, TABLE } from '../../shared/store/client.ts';
 import { API_KEY_HASH_COPIES, connectorKeys, type Owner, ROUTING_COPIES, routingCopyKeys, routingRuleKeys } from '../../shared/store/keys.ts';
 import { rebuildAllRoutingCopies } from '../../shared/store/migrations/routing-copies.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
+import { type SeenCall, watchingDb } from '../support/db-calls.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
@@ -143,21 +144,14 @@ describe('routing copies', () => {
     // Prepare: the partitions the requests read, recorded
     const { apiKey } = await newMerchant();
     const read = new Set<string>();
-    db.middlewareStack.add(
-      (next) => async (args) => {
-        const input = args.input as { Key?: { pk?: unknown }; ExpressionAttributeValues?: Record<string, unknown> };
-        const pk = input.Key?.pk ?? input.ExpressionAttributeValues?.[':pk'];
-        if (typeof pk === 'string') read.add(pk);
-        return next(args);
-      },
-      { step: 'initialize', name: 'recordPartitions' },
-    );
+    const recordPartition = ({ input }: SeenCall) => {
+      const pk = (input.Key as { pk?: unknown } | undefined)?.pk ?? (input.ExpressionAttributeValues as Record<string, unknown> | undefined)?.[':pk'];
+      if (typeof pk === 'string') read.add(pk);
+    };
     // Act: routing decisions (each authenticates, then reads the routing data)
-    try {
-      await Promise.all(Array.from({ length: 40 }, () => payments.simulate(apiKey, { amount: 2500, currency: 'usd' })));
-    } finally {
-      db.middlewareStack.remove('recordPartitions');
-    }
+    await watchingDb(recordPartition, () =>
+      Promise.all(Array.from({ length: 40 }, () => payments.simulate(apiKey, { amount: 2500, currency: 'usd' }))),
+    );
     // Assess: each of the four copies of each was read (all four at random in 40 reads: 1 - 4 × (3/4)^40 > 99.99 %)
     expect([...read].filter((pk) => pk.startsWith('APIKEY#'))).toHaveLength(API_KEY_HASH_COPIES);
     expect([...read].filter((pk) => pk.includes('#ROUTING#'))).toHaveLength(ROUTING_COPIES);

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { type Owner, ROUTING_STAT_SHARDS, routingStatKeys } from '../../shared/store/keys.ts';
 import { flushAttempts, readStats, recordAttempt, statsFlush } from '../../shared/store/routing-stats.ts';
+import { watchingDb } from '../support/db-calls.ts';
 
 const WINDOW_MS = 15 * 60_000;
 const approved = { approved: true, latencyMs: 100, amount: 2500, currency: 'USD' };
@@ -28,19 +29,10 @@ async function attemptsInTable(owner: Owner): Promise<number> {
 /** Runs `act` and counts the routing-statistics writes it sends. */
 async function statWritesBy(act: () => Promise<unknown>): Promise<number> {
   let writes = 0;
-  db.middlewareStack.add(
-    (next, context) => async (args) => {
-      const key = (args.input as { Key?: { pk?: string } }).Key?.pk;
-      if (context.commandName === 'UpdateItemCommand' && key?.startsWith('RSTAT#')) writes++;
-      return next(args);
-    },
-    { step: 'initialize', name: 'countStatWrites' },
-  );
-  try {
-    await act();
-  } finally {
-    db.middlewareStack.remove('countStatWrites');
-  }
+  await watchingDb(({ command, input }) => {
+    const pk = (input.Key as { pk?: string } | undefined)?.pk;
+    if (command === 'UpdateItemCommand' && pk?.startsWith('RSTAT#')) writes++;
+  }, act);
   return writes;
 }
 
