@@ -12,8 +12,7 @@ import { disputeDeskFor } from './follow-up.ts';
 import { BadRequest, InvalidState, NotFound, OperationInProgress, ProvidersUnavailable } from './errors.ts';
 import { newEvent } from './events.ts';
 import { freshOrigin, idFor, newId, type Origin } from './ids.ts';
-import { giveUp } from './payment-lifecycle.ts';
-import { OPERATION_LEASE_MS } from './payments.ts';
+import { beginOn, finish, giveUp, leaseFromNow, runOperation, type Start } from './operations.ts';
 import type { OutcomeContext } from './refund-outcomes.ts';
 import { DISPUTE, type DisputeState, transition } from './state-machines.ts';
 import { historyEntry } from './timeline-entries.ts';
@@ -158,64 +157,64 @@ export async function submitDisputeEvidence(merchant: Merchant, id: string, body
 /** Accepts the dispute at the provider: the merchant does not contest it, and its amount stays debited. */
 export const acceptDispute = (merchant: Merchant, id: string, origin = freshOrigin()) => act(merchant, id, { kind: 'dispute_accept' }, origin);
 
-/** An evidence submission or acceptance through the operation primitive: begun on the dispute, then carried out. */
+/** An evidence submission or acceptance through the operation runner: begun on the dispute, then carried out. */
 async function act(merchant: Merchant, id: string, action: DisputeAction, origin: Origin) {
   const dispute = await findDispute(ownerOf(merchant), id);
   if (!dispute || dispute.livemode !== merchant.livemode) throw new NotFound();
   const opId = idFor('operation', origin);
-  if (dispute.op?.id === opId) return carryOutAction(dispute, dispute.op, action);
+  if (dispute.op?.id === opId) return runAction(dispute, action, { op: dispute.op, takeOver: disputeTarget(dispute) });
   if (dispute.op) throw new OperationInProgress((dispute.op.lease_until - clock.now()) / 1000, 'this dispute');
   const operation = action.kind === 'dispute_accept' ? 'accept' : 'review';
   transition('dispute', DISPUTE, operation, dispute.status);
   const op: Operation = {
     id: opId,
     kind: action.kind,
-    lease_until: clock.now() + OPERATION_LEASE_MS,
+    lease_until: leaseFromNow(),
     provider: dispute.provider,
     ...(dispute.connector_id ? { connector_id: dispute.connector_id } : {}),
     reference: dispute.provider_reference,
   };
-  const began = await commit({
-    writes: [
-      {
-        move: disputeTarget(dispute),
-        inStates: DISPUTE[operation].from,
-        operation: { begin: op },
-        ...(action.kind === 'dispute_evidence' ? { set: { evidence: action.evidence } } : {}),
-      },
-    ],
+  const begin = beginOn(disputeTarget(dispute), op, {
+    inStates: DISPUTE[operation].from,
+    ...(action.kind === 'dispute_evidence' ? { set: { evidence: action.evidence } } : {}),
   });
-  if (began === 'refused') throw new InvalidState(undefined, 'the dispute changed meanwhile; read it again');
-  return carryOutAction({ ...dispute, op }, op, action);
+  const refused = () => Promise.reject(new InvalidState(undefined, 'the dispute changed meanwhile; read it again'));
+  return runAction({ ...dispute, op }, action, { op, begin, refused });
 }
 
-async function carryOutAction(dispute: StoredDispute, op: Operation, action: DisputeAction, source: OutcomeContext['source'] = 'api') {
-  const desk = await disputeDeskFor(dispute, op);
-  const result =
-    action.kind === 'dispute_accept'
-      ? await desk.accept(dispute.provider_reference, op.id)
-      : await desk.submitEvidence(dispute.provider_reference, action.evidence, op.id);
-  if (!result.ok)
-    return giveUp(disputeTarget(dispute), { id: dispute.payment_id, livemode: dispute.livemode, provider: dispute.provider }, op, result);
-  const moved = await moveDispute(
-    dispute,
-    action.kind === 'dispute_accept' ? 'accept' : 'review',
-    { source, reference: result.reference },
-    { finish: op.id },
-  );
-  // A notification may have moved it meanwhile (e.g. the provider closed it): the operation still ends.
-  if (!moved) await commit({ writes: [{ move: disputeTarget(dispute), operation: { finish: op.id } }] });
-  const now = await findDispute(dispute, dispute.id);
-  return disputeObject(now ?? dispute);
-}
+const runAction = (dispute: StoredDispute, action: DisputeAction, start: Start<DisputeView>, source: OutcomeContext['source'] = 'api') =>
+  runOperation({
+    start,
+    call: async (op) => {
+      const desk = await disputeDeskFor(dispute, op);
+      return action.kind === 'dispute_accept'
+        ? desk.accept(dispute.provider_reference, op.id)
+        : desk.submitEvidence(dispute.provider_reference, action.evidence, op.id);
+    },
+    record: async (result, op) => {
+      if (!result.ok)
+        return giveUp(disputeTarget(dispute), { id: dispute.payment_id, livemode: dispute.livemode, provider: dispute.provider }, op, result);
+      const moved = await moveDispute(
+        dispute,
+        action.kind === 'dispute_accept' ? 'accept' : 'review',
+        { source, reference: result.reference },
+        { finish: op.id },
+      );
+      // A notification may have moved it meanwhile (e.g. the provider closed it): the operation still ends.
+      if (!moved) await finish(disputeTarget(dispute), op);
+      return disputeObject((await findDispute(dispute, dispute.id)) ?? dispute);
+    },
+  });
 
-/** The reconciler's part: an evidence submission or acceptance whose run died is sent again under its key. */
+type DisputeView = ReturnType<typeof disputeObject>;
+
+/** The reconciler's part: an evidence submission or acceptance whose run died is taken over and sent again under its key. */
 export async function reconcileDisputeOperation(dispute: StoredDispute & { op: Operation }): Promise<void> {
   const action: DisputeAction =
     dispute.op.kind === 'dispute_accept'
       ? { kind: 'dispute_accept' }
       : { kind: 'dispute_evidence', evidence: (dispute.evidence ?? {}) as DisputeEvidence };
-  await carryOutAction(dispute, dispute.op, action, 'reconciler');
+  await runAction(dispute, action, { op: dispute.op, takeOver: disputeTarget(dispute) }, 'reconciler');
 }
 
 /** Where each provider's fake takes a test dispute (DECISIONS "Test mode"): its API origin, as configured. */

@@ -1,9 +1,10 @@
 import { emailSender } from '../messaging/email.ts';
 import { messageSender } from '../messaging/messages.ts';
-import { commit, type Operation } from '../store/commit.ts';
+import type { Operation } from '../store/commit.ts';
 import { getCustomer } from '../store/customers.ts';
 import { type InvoiceRecord, invoiceTarget, type StoredInvoice } from '../store/invoices.ts';
 import { clock, isoNow } from './clock.ts';
+import { beginOn, finish, leaseFromNow, runOperation } from './operations.ts';
 import { BadRequest, ResourceMissing } from './errors.ts';
 import { newId } from './ids.ts';
 import { type InvoiceChannel, type InvoiceView, load, move, pdfUrlOf, refusal } from './invoices.ts';
@@ -18,9 +19,6 @@ import { type Merchant, ownerOf } from './auth.ts';
  */
 
 const LINK_DAYS = PDF_LINK_TTL_SECONDS / 86_400;
-
-/** Longer than any sender's timeout (the send function's 10 s, the renewal worker's 30 s): a send outlives its run. */
-export const SEND_LEASE_MS = 60_000;
 
 /** What the customer receives, per channel: the amount in the currency's format and the signed PDF link. */
 export function invoiceMessage(invoice: InvoiceRecord, pdfUrl: string) {
@@ -56,12 +54,7 @@ export function invoiceMessage(invoice: InvoiceRecord, pdfUrl: string) {
  * leaves the invoice as it was. A run that dies in between leaves the operation to the reconciler
  * (reconcileInvoiceSend).
  */
-export async function sendInvoice(
-  merchant: Merchant,
-  invoiceId: string,
-  channel: InvoiceChannel,
-  baseUrl: string,
-): Promise<InvoiceView & { status: 'sent'; sent_to: string }> {
+export async function sendInvoice(merchant: Merchant, invoiceId: string, channel: InvoiceChannel, baseUrl: string): Promise<SentView> {
   let invoice = await load(ownerOf(merchant), invoiceId);
   // A send whose run died holds the invoice: it is finished first (sent again, at least once), never overwritten.
   if (invoice.op && invoice.op.lease_until < clock.now()) {
@@ -79,16 +72,22 @@ export async function sendInvoice(
 
   // Begun before the message goes out: a racing mark-paid (or send) is refused instead of following it.
   const message = invoiceMessage(invoice, pdfUrl);
-  const op: Operation = { id: newId('operation'), kind: 'invoice_send', lease_until: clock.now() + SEND_LEASE_MS, channel, to };
-  const began = await commit({ writes: [{ move: invoiceTarget(invoice), inStates: from, operation: { begin: op } }] });
-  if (began === 'refused') throw await refusal(invoice, 'send');
-  try {
-    await deliver(channel, to, message);
-  } catch (error) {
-    await commit({ writes: [{ move: invoiceTarget(invoice), operation: { finish: op.id } }] });
-    throw error;
-  }
-  return sent(invoice, op, pdfUrl);
+  const op: Operation = { id: newId('operation'), kind: 'invoice_send', lease_until: leaseFromNow(), channel, to };
+  const target = invoiceTarget(invoice);
+  return runOperation({
+    start: { op, begin: beginOn(target, op, { inStates: from }), refused: async () => Promise.reject(await refusal(invoice, 'send')) },
+    call: () =>
+      deliver(channel, to, message).then(
+        () => undefined,
+        (error: unknown) => error,
+      ),
+    record: async (error) => {
+      if (error === undefined) return sent(invoice, op, pdfUrl);
+      // Not sent: the operation ends and the invoice stays as it was.
+      await finish(target, op);
+      throw error;
+    },
+  });
 }
 
 async function deliver(channel: InvoiceChannel, to: string, message: ReturnType<typeof invoiceMessage>): Promise<void> {
@@ -96,10 +95,12 @@ async function deliver(channel: InvoiceChannel, to: string, message: ReturnType<
   else await messageSender.send({ channel, to, text: message.short, params: message.params });
 }
 
+type SentView = InvoiceView & { status: 'sent'; sent_to: string };
+
 /** The message went out: the invoice moves to `sent` with its event, and the send's operation ends. */
-async function sent(invoice: StoredInvoice, op: Operation, pdfUrl: string) {
+async function sent(invoice: StoredInvoice, op: Operation, pdfUrl: string): Promise<SentView> {
   const changes = { sent_at: isoNow(), sent_to: op.to!, channel: op.channel as InvoiceChannel };
-  return (await move(invoice, 'send', changes, pdfUrl, op.id)) as InvoiceView & { status: 'sent'; sent_to: string };
+  return (await move(invoice, 'send', changes, pdfUrl, op.id)) as SentView;
 }
 
 /**
@@ -108,22 +109,22 @@ async function sent(invoice: StoredInvoice, op: Operation, pdfUrl: string) {
  * at least once. A customer may get the invoice twice, never not at all; a send charges nothing, so nobody pays
  * twice. An invoice that was paid meanwhile (mark-paid after the lease ended) is not sent again; the operation ends.
  */
-export async function reconcileInvoiceSend(
-  invoice: StoredInvoice & { op: Operation },
-  baseUrl?: string,
-): Promise<ReturnType<typeof sent> | undefined> {
-  const op = invoice.op;
-  const now = clock.now();
-  const leaseUntil = now + SEND_LEASE_MS;
-  const taken = await commit({ writes: [{ move: invoiceTarget(invoice), operation: { takeOver: op.id, now, leaseUntil } }] });
-  if (taken === 'refused') throw new Error('The send was finished or taken over meanwhile');
-  const current = await load(invoice, invoice.id);
-  if (!(INVOICE.send.from as readonly string[]).includes(current.status)) {
-    await commit({ writes: [{ move: invoiceTarget(invoice), operation: { finish: op.id } }] });
-    return undefined;
-  }
-  const pdfUrl = await pdfUrlOf(current.id, baseUrl);
-  if (!pdfUrl) throw new Error('No public base URL to link the invoice PDF from');
-  await deliver(op.channel as InvoiceChannel, op.to!, invoiceMessage(current, pdfUrl));
-  return sent(current, { ...op, lease_until: leaseUntil }, pdfUrl);
+export async function reconcileInvoiceSend(invoice: StoredInvoice & { op: Operation }, baseUrl?: string): Promise<SentView | undefined> {
+  const target = invoiceTarget(invoice);
+  return runOperation({
+    start: { op: invoice.op, takeOver: target },
+    call: async (op) => {
+      const current = await load(invoice, invoice.id);
+      if (!(INVOICE.send.from as readonly string[]).includes(current.status)) return undefined;
+      const pdfUrl = await pdfUrlOf(current.id, baseUrl);
+      if (!pdfUrl) throw new Error('No public base URL to link the invoice PDF from');
+      await deliver(op.channel as InvoiceChannel, op.to!, invoiceMessage(current, pdfUrl));
+      return { current, pdfUrl };
+    },
+    record: async (delivered, op) => {
+      if (delivered) return sent(delivered.current, op, delivered.pdfUrl);
+      await finish(target, op);
+      return undefined;
+    },
+  });
 }

@@ -2,7 +2,7 @@ import type * as v from 'valibot';
 import type { OperationResult } from '../providers/index.ts';
 import { connectorForOperation, modeOf } from './connectors.ts';
 import type { CaptureBody, ListPaymentsQuery, RefundBody } from '../schemas/payments.ts';
-import { commit, type Operation, type Target } from '../store/commit.ts';
+import { type Change, commit, type Operation } from '../store/commit.ts';
 import {
   getRefund,
   getStoredPayment,
@@ -18,20 +18,12 @@ import {
 } from '../store/payments.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { clock, isoNow } from './clock.ts';
-import {
-  AppError,
-  BadRequest,
-  InvalidState,
-  NotFound,
-  OperationInProgress,
-  OutcomeUnknown,
-  ProviderRefused,
-  ProvidersUnavailable,
-} from './errors.ts';
+import { AppError, BadRequest, InvalidState, NotFound, OperationInProgress, ProviderRefused } from './errors.ts';
 import { newEvent } from './events.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { captureCounters, dayOf } from '../store/ledger.ts';
-import { OPERATION_LEASE_MS, paymentView, resolveAuthorization } from './payments.ts';
+import { asRetried, awaiting, beginOn, giveUp, leaseFromNow, runOperation, type Start } from './operations.ts';
+import { paymentView, type PaymentView, resolveAuthorization } from './payments.ts';
 import { PAYMENT, transition } from './state-machines.ts';
 import { confirmRefund, countRefund, failRefund, refundView } from './refund-outcomes.ts';
 import { type ChangeSource, historyEntry } from './timeline-entries.ts';
@@ -80,12 +72,11 @@ export async function voidPayment(merchant: Merchant, paymentId: string, origin:
   return move(await load(merchant, paymentId), 'void', undefined, origin);
 }
 
-/** Begins the capture or void on the payment, then carries it out. A retried request that already did it replays. */
 /** An operation on an authorized payment, at the provider and account that hold its authorization. */
 const operationOn = (payment: PaymentRecord, id: string, kind: 'capture' | 'void' | 'refund', amount: number | undefined): Operation => ({
   id,
   kind,
-  lease_until: clock.now() + OPERATION_LEASE_MS,
+  lease_until: leaseFromNow(),
   provider: payment.provider!,
   ...(payment.connector_id ? { connector_id: payment.connector_id } : {}),
   reference: payment.provider_reference!,
@@ -93,24 +84,24 @@ const operationOn = (payment: PaymentRecord, id: string, kind: 'capture' | 'void
   currency: payment.currency,
 });
 
+/** Begins the capture or void on the payment, then carries it out. A retried request that already did it replays. */
 async function move(current: StoredPayment & PaymentRecord, kind: 'capture' | 'void', amount: number | undefined, origin: Origin) {
   let payment = current;
   const opId = idFor('operation', origin);
   if (payment.last_operation === opId) return paymentView(payment);
-  if (payment.op?.id === opId) return carryOut(await takeOver(payment), payment.op, { retried: true });
+  if (payment.op?.id === opId) return runPaymentOperation(payment, { op: payment.op, takeOver: paymentTarget(payment) });
   if (payment.op && !payment.op.awaiting) payment = await finishStale(payment);
   const { from } = transition('payment', PAYMENT, kind, payment.status);
   if (amount !== undefined && amount > payment.amount) throw new BadRequest('amount_too_large', 'amount');
   const op = operationOn(payment, opId, kind, amount);
-  const began = await commit({ writes: [{ move: paymentTarget(payment), inStates: from, operation: { begin: op } }] });
-  if (began === 'refused') {
+  const refused = async (): Promise<never> => {
     const now = await getStoredPayment(payment, payment.id);
     if (now?.op) throw new OperationInProgress((now.op.lease_until - clock.now()) / 1000);
     // Moved by a racing request meanwhile; if the move is still allowed, a retry runs it (409, nothing stored).
     if (now && (from as readonly string[]).includes(now.status)) throw new OperationInProgress(1);
     throw new InvalidState(undefined, `the payment became ${now?.status} meanwhile`);
-  }
-  return carryOut(payment, op);
+  };
+  return runPaymentOperation(payment, { op, begin: beginOn(paymentTarget(payment), op, { inStates: from }), refused });
 }
 
 /**
@@ -132,29 +123,27 @@ async function finishStale(payment: StoredPayment & PaymentRecord): Promise<Stor
   return now;
 }
 
-/** Takes over a payment's operation whose lease ended; refused while the run that began it may still be alive. */
-async function takeOver<T extends StoredPayment | StoredRefund>(item: T): Promise<T> {
-  const op = item.op!;
-  const now = clock.now();
-  if (op.lease_until >= now) throw new OperationInProgress((op.lease_until - now) / 1000);
-  const target = 'payment_id' in item ? refundTarget(item) : paymentTarget(item);
-  const leaseUntil = now + OPERATION_LEASE_MS;
-  if ((await commit({ writes: [{ move: target, operation: { takeOver: op.id, now, leaseUntil } }] })) === 'refused') throw new OperationInProgress(1);
-  return { ...item, op: { ...op, lease_until: leaseUntil } };
-}
+/** A capture or void through the operation runner: the provider asked under the operation's id, the answer recorded. */
+const runPaymentOperation = (payment: StoredPayment, start: Start<PaymentView>, source: ChangeSource = 'api') =>
+  runOperation({
+    start,
+    call: async (op, retried) => {
+      const connector = await connectorForOperation(payment, op);
+      const result =
+        op.kind === 'capture'
+          ? await connector.capture(op.reference!, op.amount!, payment.currency, op.id)
+          : await connector.void(op.reference!, op.id);
+      return asRetried(result, retried);
+    },
+    record: (result, op) => recordPaymentOperation(payment, op, result, source),
+  });
 
-/**
- * Asks the provider for the payment's capture or void under the operation's key and records the answer. `retried`:
- * the operation was begun by an earlier run whose call may have taken effect, so only an answer under the key ends
- * it without effect; a provider that cannot be reached leaves the outcome unknown.
- */
-export async function carryOut(payment: StoredPayment, op: Operation, { retried = false, source = 'api' as ChangeSource } = {}) {
-  const connector = await connectorForOperation(payment, op);
-  const result = asRetried(
-    op.kind === 'capture' ? await connector.capture(op.reference!, op.amount!, payment.currency, op.id) : await connector.void(op.reference!, op.id),
-    retried,
-  );
-  if (!result.ok) return giveUp(paymentTarget(payment), payment, op, result);
+/** The capture or void's answer: the payment moves with its event and counters, and the operation ends (or awaits). */
+async function recordPaymentOperation(payment: StoredPayment, op: Operation, result: OperationResult, source: ChangeSource) {
+  if (!result.ok) {
+    if (op.kind === 'capture' && result.reason !== 'unknown') await countCapture(payment, 'failed');
+    return giveUp(paymentTarget(payment), payment, op, result);
+  }
   const now = isoNow();
   const changes =
     op.kind === 'capture' ? { amount_captured: op.amount!, updated_at: now, last_operation: op.id } : { updated_at: now, last_operation: op.id };
@@ -187,38 +176,6 @@ export async function carryOut(payment: StoredPayment, op: Operation, { retried 
 const countCapture = (payment: { livemode: boolean; provider?: string | null }, outcome: 'succeeded' | 'pending' | 'failed'): Promise<void> =>
   count('Captures', { mode: modeOf(payment), provider: payment.provider ?? 'unknown', outcome });
 
-/** A retried call that could not reach the provider proves nothing about the first call: its outcome is unknown. */
-const asRetried = (result: OperationResult, retried: boolean): OperationResult =>
-  retried && !result.ok && result.reason === 'provider_down' ? { ok: false, reason: 'unknown' } : result;
-
-/**
- * An operation on `target` (of `payment`) that did not go through: the provider could not be reached or
- * refused (nothing happened: the operation ends, the item stays), or its answer was lost (kept for the reconciler).
- */
-export async function giveUp(
-  target: Target,
-  payment: { id: string; livemode: boolean; provider?: string | null },
-  op: Operation,
-  result: Extract<OperationResult, { ok: false }>,
-): Promise<never> {
-  const mode = modeOf(payment);
-  const provider = op.provider ?? payment.provider ?? 'unknown';
-  if (result.reason === 'unknown') {
-    await count('UnknownOutcomes', { mode, provider, operation: op.kind });
-    throw new OutcomeUnknown(payment.id);
-  }
-  if (op.kind === 'capture') await countCapture(payment, 'failed');
-  await commit({ writes: [{ move: target, operation: { finish: op.id } }] });
-  if (result.reason === 'refused') throw new ProviderRefused(op.provider ?? 'the provider', `the ${op.kind.replace('_', ' ')}`, result.message);
-  throw new ProvidersUnavailable();
-}
-
-/** How long an accepted operation waits for the provider's notification before the reconciler asks about it. */
-export const AWAIT_RECHECK_MS = 15 * 60_000;
-
-/** The operation, accepted by the provider, now awaiting its outcome (notification, or the reconciler once due). */
-export const awaiting = (op: Operation): Operation => ({ ...op, awaiting: true, lease_until: clock.now() + AWAIT_RECHECK_MS });
-
 /**
  * Refunds `amount` (default: all that remains) of a captured payment. The refund is reserved first by a conditional
  * write that keeps the sum within the captured amount however many refunds race, with its operation on the refund
@@ -227,26 +184,28 @@ export const awaiting = (op: Operation): Operation => ({ ...op, awaiting: true, 
 export async function refundPayment(merchant: Merchant, paymentId: string, body: v.InferOutput<typeof RefundBody>, origin: Origin = freshOrigin()) {
   const refundId = idFor('refund', origin);
   const earlier = origin.seed === null ? undefined : await getRefund(paymentId, refundId);
-  if (earlier) {
-    const payment = await load(merchant, paymentId);
-    if (!earlier.op || earlier.op.awaiting) return refundView(payment, earlier);
-    return carryOutRefund(payment, await takeOver(earlier), { retried: true });
-  }
-  const { payment, refund } = await reserveRefund(merchant, paymentId, refundId, body);
-  return carryOutRefund(payment, refund);
+  if (!earlier) return reserveAndRefund(merchant, paymentId, refundId, body);
+  const payment = await load(merchant, paymentId);
+  if (!earlier.op || earlier.op.awaiting) return refundView(payment, earlier);
+  return runRefund(payment, earlier, { op: earlier.op, takeOver: refundTarget(earlier) });
 }
 
 const RESERVE_ATTEMPTS = 5;
 
 /**
- * Reserves the refund's amount on the payment. A reservation that loses to a concurrent refund is judged again on
- * the payment as it is now, as if this request had come after the other one: a default amount becomes what is left.
- * The first read may be stale (half the units): a reservation judged on it holds only while the payment still has the
- * status and the captured and refunded amounts it read, and a request it would turn away (missing, not refundable,
- * too large) is judged again on a consistent read.
+ * Reserves the refund's amount on the payment (the operation's begin), then refunds. A reservation that loses to a
+ * concurrent refund is judged again on the payment as it is now, as if this request had come after the other one: a
+ * default amount becomes what is left. The first read may be stale (half the units): a reservation judged on it holds
+ * only while the payment still has the status and the captured and refunded amounts it read, and a request it would
+ * turn away (missing, not refundable, too large) is judged again on a consistent read.
  */
-async function reserveRefund(merchant: Merchant, paymentId: string, refundId: string, body: v.InferOutput<typeof RefundBody>) {
-  const createdAt = isoNow();
+async function reserveAndRefund(
+  merchant: Merchant,
+  paymentId: string,
+  refundId: string,
+  body: v.InferOutput<typeof RefundBody>,
+  attempt = 1,
+): Promise<RefundView> {
   const judge = async (read: PaymentRead) => {
     const payment = await load(merchant, paymentId, read);
     const move = transition('payment', PAYMENT, 'refund', payment.status);
@@ -256,53 +215,63 @@ async function reserveRefund(merchant: Merchant, paymentId: string, refundId: st
     if (amount > remaining) throw new BadRequest('amount_too_large', 'amount');
     return { payment, move, amount, read };
   };
-  for (let attempt = 1; ; attempt++) {
-    const { payment, move, amount, read } = await judge(attempt === 1 ? 'eventual' : 'consistent').catch((error: unknown) => {
-      if (attempt === 1 && error instanceof AppError) return judge('consistent');
-      throw error;
-    });
-    const op = operationOn(payment, refundId, 'refund', amount);
-    const refund: StoredRefund = {
-      id: refundId,
-      payment_id: payment.id,
-      merchant_id: payment.merchant_id,
-      currency: payment.currency,
-      livemode: payment.livemode,
-      status: 'pending',
-      amount,
-      reason: body.reason ?? null,
-      provider_reference: null,
-      created_at: createdAt,
-      op,
-    };
-    const reserved = await commit({
-      writes: [
-        // From the status read (not any status the move allows), so the status counts move exactly once.
-        {
-          move: paymentTarget(payment),
-          transition: { ...move, from: [payment.status] },
-          add: { amount_refunded: amount },
-          atMost: { amount_refunded: payment.amount_captured - amount },
-          ...(read === 'eventual' ? { expect: { amount_captured: payment.amount_captured, amount_refunded: payment.amount_refunded } } : {}),
-          set: { updated_at: createdAt },
-        },
-        { create: refundTarget(refund), item: { ...refund, op: undefined }, operation: op },
-      ],
-      counters: paymentCountChange(payment, payment.status, 'refunded'),
-    });
-    if (reserved === 'committed') return { payment, refund };
+  const { payment, move, amount, read } = await judge(attempt === 1 ? 'eventual' : 'consistent').catch((error: unknown) => {
+    if (attempt === 1 && error instanceof AppError) return judge('consistent');
+    throw error;
+  });
+  const op = operationOn(payment, refundId, 'refund', amount);
+  const refund: StoredRefund = {
+    id: refundId,
+    payment_id: payment.id,
+    merchant_id: payment.merchant_id,
+    currency: payment.currency,
+    livemode: payment.livemode,
+    status: 'pending',
+    amount,
+    reason: body.reason ?? null,
+    provider_reference: null,
+    created_at: isoNow(),
+    op,
+  };
+  const reservation: Change = {
+    writes: [
+      // From the status read (not any status the move allows), so the status counts move exactly once.
+      {
+        move: paymentTarget(payment),
+        transition: { ...move, from: [payment.status] },
+        add: { amount_refunded: amount },
+        atMost: { amount_refunded: payment.amount_captured - amount },
+        ...(read === 'eventual' ? { expect: { amount_captured: payment.amount_captured, amount_refunded: payment.amount_refunded } } : {}),
+        set: { updated_at: refund.created_at },
+      },
+      { create: refundTarget(refund), item: { ...refund, op: undefined }, operation: op },
+    ],
+    counters: paymentCountChange(payment, payment.status, 'refunded'),
+  };
+  const refused = async () => {
     if (attempt === RESERVE_ATTEMPTS) throw new OperationInProgress(1, 'this payment (concurrent refunds)');
-  }
+    return reserveAndRefund(merchant, paymentId, refundId, body, attempt + 1);
+  };
+  return runRefund(payment, refund, { op, begin: reservation, refused });
 }
 
+type RefundView = ReturnType<typeof refundView>;
+
+/** A refund through the operation runner: the provider asked under the refund's id, the answer recorded. */
+const runRefund = (payment: PaymentRecord, refund: StoredRefund, start: Start<RefundView>, source: ChangeSource = 'api') =>
+  runOperation({
+    start,
+    call: async (op, retried) =>
+      asRetried(await (await connectorForOperation(payment, op)).refund(op.reference!, refund.amount, payment.currency, op.id), retried),
+    record: (result, op) => recordRefund(payment, refund, op, result, source),
+  });
+
 /**
- * Asks the provider for the refund under the refund's id and records the answer: confirmed (counters and event),
- * accepted for later (the refund stays `pending`, its operation awaiting the provider's notification or the
- * reconciler), refused (the refund `failed`, its amount given back), or unreachable (taken back, as if never asked).
+ * The refund's answer: confirmed (counters and event), accepted for later (the refund stays `pending`, its operation
+ * awaiting the provider's notification or the reconciler), refused (the refund `failed`, its amount given back), or
+ * unreachable (taken back, as if never asked).
  */
-async function carryOutRefund(payment: PaymentRecord, refund: StoredRefund, { retried = false, source = 'api' as ChangeSource } = {}) {
-  const op = refund.op!;
-  const result = asRetried(await (await connectorForOperation(payment, op)).refund(op.reference!, refund.amount, payment.currency, op.id), retried);
+async function recordRefund(payment: PaymentRecord, refund: StoredRefund, op: Operation, result: OperationResult, source: ChangeSource) {
   if (!result.ok && result.reason === 'refused') {
     await failRefund(payment, refund, result.message, { source, reference: null });
     throw new ProviderRefused(payment.provider ?? 'the provider', `refund ${refund.id}`, result.message, 'amount');
@@ -363,17 +332,13 @@ async function takeBack(payment: PaymentRecord, refund: StoredRefund): Promise<v
   throw new OperationInProgress(1, 'this payment (concurrent refunds)');
 }
 
-/**
- * The reconciler's part for payments: an operation whose lease ended is taken over and carried out again under its
- * own key, so the provider's answer (or its earlier effect) is recorded exactly once.
- */
+/** The reconciler's part: an operation whose lease ended is taken over and carried out again under its own key. */
 export async function reconcilePaymentOperation(payment: StoredPayment): Promise<void> {
-  const taken = await takeOver(payment);
-  await carryOut(taken, taken.op!, { retried: true });
+  await runPaymentOperation(payment, { op: payment.op!, takeOver: paymentTarget(payment) }, 'reconciler');
 }
 
 export async function reconcileRefundOperation(refund: StoredRefund): Promise<void> {
   const payment = await loadPayment(refund.payment_id);
   if (!payment) return;
-  await carryOutRefund(payment as PaymentRecord, await takeOver(refund), { retried: true });
+  await runRefund(payment as PaymentRecord, refund, { op: refund.op!, takeOver: refundTarget(refund) }, 'reconciler');
 }

@@ -5,7 +5,7 @@ import { logger } from '../logger.ts';
 import { count } from '../metrics.ts';
 import { appSecret } from '../secrets.ts';
 import { type CardOnFile, cardOnFileUpdate, findCustomerByEmail } from '../store/customers.ts';
-import { commit, type Operation } from '../store/commit.ts';
+import { type Change, commit, type Operation } from '../store/commit.ts';
 import {
   getStoredPayment,
   paymentCountChange,
@@ -27,6 +27,7 @@ import { newEvent } from './events.ts';
 import { type ChangeSource, historyEntry } from './timeline-entries.ts';
 import { paymentReferenceWrite } from '../store/inbound.ts';
 import { freshOrigin, idFor, newId, type Origin } from './ids.ts';
+import { leaseFromNow, runOperation } from './operations.ts';
 import { type AttemptOutcome, authorizationCounters } from '../store/ledger.ts';
 import { assessRisk, RISK_DECLINE_THRESHOLD } from './risk.ts';
 import { forcedProvider, planRoute, type RoutePlan } from './routing.ts';
@@ -148,13 +149,6 @@ function decision(route: Route, chosen: RouteTarget | undefined, started: number
     latency_ms: Math.round(performance.now() - started),
   };
 }
-
-/**
- * How long an operation holds its item: past the longest timeout of a function that begins one (the renewal worker's
- * 30 s), so a live run is never taken over, and past the longest time a provider may still act on a request it
- * received (Braintree's gateway gives up after 60 s), so a take-over's "nothing held" answer is final.
- */
-export const OPERATION_LEASE_MS = 70_000;
 
 /**
  * Scores the risk, routes, and authorizes at the first provider that answers, failing over on soft failures.
@@ -304,7 +298,7 @@ export async function authorizePayment(
         // answer) is never used again, so a request that runs again after it was closed can still authorize.
         id: newId('attempt'),
         kind: 'authorize',
-        lease_until: clock.now() + OPERATION_LEASE_MS,
+        lease_until: leaseFromNow(),
         provider,
         ...(target.connectorId ? { connector_id: target.connectorId } : {}),
         attempt: index + 1,
@@ -318,74 +312,78 @@ export async function authorizePayment(
         latency_ms: null,
         created_at: isoNow(),
       };
-      const began = op
-        ? await commit({ writes: [{ move: paymentTarget(base), operation: { replace: op.id, with: next }, set: { attempts: [...trail, pending] } }] })
-        : await commit({
-            writes: [{ create: paymentTarget(base), item: { ...base, status: 'processing', attempts: [pending] }, operation: next }],
+      // The first attempt creates the payment `processing` with its operation; a failover's replaces the one before.
+      const begin: Change = op
+        ? { writes: [{ move: paymentTarget(base), operation: { replace: op.id, with: next }, set: { attempts: [...trail, pending] } }] }
+        : { writes: [{ create: paymentTarget(base), item: { ...base, status: 'processing', attempts: [pending] }, operation: next }] };
+      const first = !op;
+      const step = await runOperation<AuthorizeResult, PaymentRecord | 'failover' | 'taken'>({
+        start: { op: next, begin, refused: async () => (first ? 'taken' : Promise.reject(new OperationInProgress(1))) },
+        call: async (attempt) => {
+          const connector = await connectorForTarget(base, target);
+          const request: AuthorizeRequest = {
+            ...method,
+            paymentId: base.id,
+            idempotencyKey: attempt.id,
+            amount: base.amount,
+            currency: base.currency,
+            attempt: index + 1,
+            ...(method.card && base.customer_id ? { storeFor: { customerReference: base.customer_id, email: base.customer_email } } : {}),
+          };
+          const result = await authorizeWithin(connector, request);
+          return result.outcome === 'unknown' ? resolveUnknown(connector, request, result.latencyMs) : result;
+        },
+        record: async (result, attempt) => {
+          attempts.push({ provider, approved: result.outcome === 'approved', latencyMs: result.latencyMs });
+          await countAttemptOutcome(base, provider, result, index < targets.length - 1);
+          trail.push({
+            ...pending,
+            status: attemptStatusOf(result),
+            decline_code: result.outcome === 'declined' ? result.declineCode : null,
+            latency_ms: result.latencyMs,
           });
-      if (began === 'refused') {
-        if (!op) return undefined;
-        throw new OperationInProgress(1);
-      }
-      op = next;
-      const connector = await connectorForTarget(base, target);
-      const request: AuthorizeRequest = {
-        ...method,
-        paymentId: base.id,
-        idempotencyKey: op.id,
-        amount: base.amount,
-        currency: base.currency,
-        attempt: index + 1,
-        ...(method.card && base.customer_id ? { storeFor: { customerReference: base.customer_id, email: base.customer_email } } : {}),
-      };
-      let result = await authorizeWithin(connector, request);
-      if (result.outcome === 'unknown') result = await resolveUnknown(connector, request, result.latencyMs);
-      attempts.push({ provider, approved: result.outcome === 'approved', latencyMs: result.latencyMs });
-      await countAttemptOutcome(base, provider, result, index < targets.length - 1);
-      trail.push({
-        ...pending,
-        status: attemptStatusOf(result),
-        decline_code: result.outcome === 'declined' ? result.declineCode : null,
-        latency_ms: result.latencyMs,
+          // Routing statistics are best effort: their failure never fails a payment already recorded.
+          tried.push(
+            countAttempt(base, target, {
+              approved: result.outcome === 'approved',
+              latencyMs: result.latencyMs,
+              amount: base.amount,
+              currency: base.currency,
+            }).catch((error: unknown) => logger.warn('Routing statistics not counted', { provider, error: (error as Error).message })),
+          );
+          if (result.outcome === 'soft_failure') {
+            softFailures.push({ target, reason: result.reason });
+            return 'failover';
+          }
+          const routing_decision = describe(target, softFailures);
+          const connector_id = target.connectorId;
+          if (result.outcome === 'unknown') {
+            // Neither answered nor found: the attempt may hold an authorization nobody can confirm now. The payment is
+            // recorded failed with the operation still on it; the reconciler reverses whatever the provider holds.
+            const failed = { ...base, provider, connector_id, routing_decision, decline_code: 'processing_error', attempts: trail };
+            await finishCreate(failed, attempt, attempts, { keepOperation: true });
+            throw new OutcomeUnknown(base.id);
+          }
+          const payment: PaymentRecord =
+            result.outcome === 'declined'
+              ? { ...base, provider, connector_id, routing_decision, decline_code: result.declineCode, attempts: trail }
+              : {
+                  ...base,
+                  attempts: trail,
+                  status: 'succeeded',
+                  provider,
+                  connector_id,
+                  provider_reference: result.reference,
+                  provider_token: result.providerToken || null,
+                  routing_decision,
+                };
+          await finishCreate(payment, attempt, attempts, { onFile });
+          return payment;
+        },
       });
-      // Routing statistics are best effort: their failure never fails a payment already recorded.
-      tried.push(
-        countAttempt(base, target, {
-          approved: result.outcome === 'approved',
-          latencyMs: result.latencyMs,
-          amount: base.amount,
-          currency: base.currency,
-        }).catch((error: unknown) => logger.warn('Routing statistics not counted', { provider, error: (error as Error).message })),
-      );
-      if (result.outcome === 'soft_failure') {
-        softFailures.push({ target, reason: result.reason });
-        continue;
-      }
-      const routing_decision = describe(target, softFailures);
-      const connector_id = target.connectorId;
-      if (result.outcome === 'unknown') {
-        // Neither answered nor found: the attempt may hold an authorization nobody can confirm now. The payment is
-        // recorded failed with the operation still on it; the reconciler reverses whatever the provider holds.
-        await finishCreate({ ...base, provider, connector_id, routing_decision, decline_code: 'processing_error', attempts: trail }, op, attempts, {
-          keepOperation: true,
-        });
-        throw new OutcomeUnknown(base.id);
-      }
-      const payment: PaymentRecord =
-        result.outcome === 'declined'
-          ? { ...base, provider, connector_id, routing_decision, decline_code: result.declineCode, attempts: trail }
-          : {
-              ...base,
-              attempts: trail,
-              status: 'succeeded',
-              provider,
-              connector_id,
-              provider_reference: result.reference,
-              provider_token: result.providerToken || null,
-              routing_decision,
-            };
-      await finishCreate(payment, op, attempts, { onFile });
-      return payment;
+      if (step === 'taken') return undefined;
+      if (step !== 'failover') return step;
+      op = next;
     }
   } finally {
     await Promise.all(tried);
@@ -504,63 +502,66 @@ const sourceOf = (payment: PaymentRecord): ChangeSource => (payment.routing_deci
 export async function resolveAuthorization(payment: StoredPayment, by: 'request' | 'reconciler'): Promise<'settled' | 'absent' | 'pending'> {
   const op = payment.op;
   if (!op || op.kind !== 'authorize') return 'settled';
-  const now = clock.now();
-  if (op.lease_until >= now) {
-    if (by === 'request') throw new OperationInProgress((op.lease_until - now) / 1000);
-    return 'pending';
-  }
-  const leaseUntil = now + OPERATION_LEASE_MS;
-  if ((await commit({ writes: [{ move: paymentTarget(payment), operation: { takeOver: op.id, now, leaseUntil } }] })) === 'refused') return 'pending';
-  const connector = await connectorForOperation(payment, op);
-  const found = await lookupWithin(connector, op.id);
-  if (payment.status === 'processing') {
-    const { op: _op, last_operation: _last, ...record } = payment;
-    const attempt = { provider: op.provider as ProviderName, approved: found.found === 'authorized', latencyMs: 0 };
-    if (found.found === 'authorized') {
-      await finishCreate(
-        {
-          ...(record as PaymentRecord),
-          status: 'succeeded',
-          provider: attempt.provider,
-          attempts: finishAttempt(payment, op.id, 'authorized'),
-          connector_id: op.connector_id ?? null,
-          provider_reference: found.reference,
-          provider_token: found.providerToken || null,
-        },
-        op,
-        [attempt],
-        { source: by === 'reconciler' ? 'reconciler' : sourceOf(record as PaymentRecord) },
-      );
-      return 'settled';
-    }
-    if (found.found === 'declined') {
-      await finishCreate(
-        {
-          ...(record as PaymentRecord),
-          status: 'failed',
-          provider: attempt.provider,
-          connector_id: op.connector_id ?? null,
-          decline_code: found.declineCode,
-          attempts: finishAttempt(payment, op.id, 'declined', found.declineCode),
-        },
-        op,
-        [attempt],
-        { source: by === 'reconciler' ? 'reconciler' : sourceOf(record as PaymentRecord) },
-      );
-      return 'settled';
-    }
-    // Nothing found, or nobody can tell (a provider with no read by reference): the key is closed at the provider
-    // first, cancelling whatever it holds or will hold under it (a request still in flight can no longer authorize).
-    if (!(await connector.reverse(op.id)).ok) return 'pending';
-    await commit({ writes: [{ remove: paymentTarget(payment), operation: op.id, inStates: ['processing'] }] });
-    return 'absent';
-  }
-  // Recorded failed while its attempt was unknown: whatever the provider holds under the key is reversed.
-  if (!(await connector.reverse(op.id)).ok) return 'pending';
-  await commit({
-    writes: [{ move: paymentTarget(payment), operation: { finish: op.id }, set: { attempts: finishAttempt(payment, op.id, 'reversed') } }],
+  if (by === 'reconciler' && op.lease_until >= clock.now()) return 'pending';
+  return runOperation({
+    start: { op, takeOver: paymentTarget(payment), refused: async () => 'pending' as const },
+    call: async (held) => {
+      const connector = await connectorForOperation(payment, held);
+      return { connector, found: await lookupWithin(connector, held.id) };
+    },
+    record: ({ connector, found }, held) => recordLookup(payment, held, connector, found, by === 'reconciler' ? 'reconciler' : undefined),
   });
-  return 'settled';
+}
+
+/** What the provider holds under an unfinished authorization's key, recorded on its payment. */
+async function recordLookup(
+  payment: StoredPayment,
+  op: Operation,
+  connector: Connector,
+  found: Awaited<ReturnType<typeof lookupWithin>>,
+  reconciler?: 'reconciler',
+): Promise<'settled' | 'absent' | 'pending'> {
+  if (payment.status !== 'processing') {
+    // Recorded failed while its attempt was unknown: whatever the provider holds under the key is reversed.
+    if (!(await connector.reverse(op.id)).ok) return 'pending';
+    await commit({
+      writes: [{ move: paymentTarget(payment), operation: { finish: op.id }, set: { attempts: finishAttempt(payment, op.id, 'reversed') } }],
+    });
+    return 'settled';
+  }
+  const { op: _op, last_operation: _last, ...record } = payment;
+  const attempt = { provider: op.provider as ProviderName, approved: found.found === 'authorized', latencyMs: 0 };
+  const source = reconciler ?? sourceOf(record as PaymentRecord);
+  if (found.found === 'authorized') {
+    const authorized: PaymentRecord = {
+      ...(record as PaymentRecord),
+      status: 'succeeded',
+      provider: attempt.provider,
+      attempts: finishAttempt(payment, op.id, 'authorized'),
+      connector_id: op.connector_id ?? null,
+      provider_reference: found.reference,
+      provider_token: found.providerToken || null,
+    };
+    await finishCreate(authorized, op, [attempt], { source });
+    return 'settled';
+  }
+  if (found.found === 'declined') {
+    const declined: PaymentRecord = {
+      ...(record as PaymentRecord),
+      status: 'failed',
+      provider: attempt.provider,
+      connector_id: op.connector_id ?? null,
+      decline_code: found.declineCode,
+      attempts: finishAttempt(payment, op.id, 'declined', found.declineCode),
+    };
+    await finishCreate(declined, op, [attempt], { source });
+    return 'settled';
+  }
+  // Nothing found, or nobody can tell (a provider with no read by reference): the key is closed at the provider
+  // first, cancelling whatever it holds or will hold under it (a request still in flight can no longer authorize).
+  if (!(await connector.reverse(op.id)).ok) return 'pending';
+  await commit({ writes: [{ remove: paymentTarget(payment), operation: op.id, inStates: ['processing'] }] });
+  return 'absent';
 }
 
 /** The create's answer from what is stored: the payment (200), its decline (402), or an outcome still unknown (500). */

@@ -24,6 +24,7 @@ import { clock, isoNow } from './clock.ts';
 import { AppError } from './errors.ts';
 import { sendInvoice } from './invoice-delivery.ts';
 import { newId } from './ids.ts';
+import { LEASE_MS } from './operations.ts';
 import { createInvoice, markInvoicePaid } from './invoices.ts';
 import { capturePayment } from './payment-lifecycle.ts';
 import { PERIOD } from './state-machines.ts';
@@ -87,9 +88,6 @@ export async function scanRenewals(): Promise<{ due: number; enqueued: number }>
 }
 
 export const parseRenewalMessage = (body: string): RenewalMessage => v.parse(RenewalMessage, JSON.parse(body));
-
-/** Longer than the worker's timeout (30 s), shorter than the queue's visibility timeout (180 s). */
-export const LEASE_MS = 120_000;
 
 export type RenewalOutcome = 'renewed' | 'past_due' | `skipped:${string}`;
 

@@ -10,7 +10,8 @@ import { handler as send } from '../../functions/invoices/send.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import { createCustomer } from '../../shared/domain/customers.ts';
 import { config } from '../../shared/config.ts';
-import { SEND_LEASE_MS, sendInvoice } from '../../shared/domain/invoice-delivery.ts';
+import { sendInvoice } from '../../shared/domain/invoice-delivery.ts';
+import { LEASE_MS } from '../../shared/domain/operations.ts';
 import { reconcileLeased } from '../../shared/domain/reconciler.ts';
 import { emailSender } from '../../shared/messaging/email.ts';
 import { expiredOperations } from '../../shared/store/payments.ts';
@@ -529,7 +530,7 @@ describe('a send whose run died', () => {
   }
   /** The reconciler's run once the send's lease ended, on this invoice's operation. */
   async function reconcileAfterLease(invoiceId: string) {
-    return later(SEND_LEASE_MS + 1_000, async () => {
+    return later(LEASE_MS + 1_000, async () => {
       const leased = (await expiredOperations(clock.now(), 1_000)).filter((l) => l.entity === 'invoice' && l.invoice.id === invoiceId);
       return Promise.all(leased.map(reconcileLeased));
     });
@@ -576,7 +577,7 @@ describe('a send whose run died', () => {
     try {
       await sendThatDies(apiKey, created.id);
       // Act
-      const paid = await later(SEND_LEASE_MS + 1_000, () => invoices.markPaid(apiKey, created.id));
+      const paid = await later(LEASE_MS + 1_000, () => invoices.markPaid(apiKey, created.id));
       const finished = await reconcileAfterLease(created.id);
       // Assess
       expect(paid.status).toBe(200);

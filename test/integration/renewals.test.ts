@@ -17,9 +17,9 @@ import { chargeCardOnFile } from '../../shared/domain/card-on-file.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import { newId } from '../../shared/domain/ids.ts';
 import { createInvoice } from '../../shared/domain/invoices.ts';
-import { SEND_LEASE_MS } from '../../shared/domain/invoice-delivery.ts';
 import { reconcileLeased } from '../../shared/domain/reconciler.ts';
-import { LEASE_MS, renewalsQueue } from '../../shared/domain/renewals.ts';
+import { LEASE_MS } from '../../shared/domain/operations.ts';
+import { renewalsQueue } from '../../shared/domain/renewals.ts';
 import { emailSender } from '../../shared/messaging/email.ts';
 import { eventsQueue, type EventsMessage } from '../../shared/events/queue.ts';
 import { listLocalOutbox } from '../../shared/messaging/local-outbox.ts';
@@ -295,7 +295,7 @@ describe('renewing a period', () => {
     const started = clock.now();
     // Act: the first one's send is finished by the reconciler, then its renewal message runs again; the second one's
     // renewal message runs again after the worker's lease, before any reconciler run
-    clock.now = () => started + SEND_LEASE_MS + 1_000;
+    clock.now = () => started + LEASE_MS + 1_000;
     const leased = (await expiredOperations(clock.now(), 1_000)).filter((l) => l.entity === 'invoice' && l.invoice.subscription_id === first.id);
     const reconciled = await Promise.all(leased.map(reconcileLeased));
     clock.now = () => started + LEASE_MS + 1_000;
