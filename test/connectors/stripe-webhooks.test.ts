@@ -14,7 +14,7 @@ import { STRIPE_FAKE_CREDENTIALS, STRIPE_FAKE_WEBHOOK_SECRET, type StripeFake, s
 const account = { id: 'con_stripe_webhooks', mode: 'test' as const };
 const originalBaseUrl = process.env.STRIPE_API_BASE_URL;
 const fixtures = (
-  JSON.parse(readFileSync(new URL('../../../shared/provider-contracts/stripe-fixtures3.json', import.meta.url), 'utf8')) as {
+  JSON.parse(readFileSync(new URL('../contracts/stripe-fixtures3.json', import.meta.url), 'utf8')) as {
     resources: Record<string, Record<string, unknown>>;
   }
 ).resources;

@@ -1,8 +1,8 @@
 /**
  * Adyen's Disputes API v30 through a client typed from Adyen's published OpenAPI, like Checkout (client.ts).
  * `dispute-v30.d.ts` is generated from the whole (small) contract:
- *   npx openapi-typescript ../shared/provider-contracts/adyen-DisputeService-v30.json --default-non-nullable=false \
- *     -o shared/providers/adyen/dispute-v30.d.ts
+ *   npx openapi-typescript test/contracts/adyen-DisputeService-v30.json --default-non-nullable=false \
+ *     -o shared/providers/adyen/dispute-v30.d.ts && npx prettier --write shared/providers/adyen/dispute-v30.d.ts
  */
 import type { Client } from 'openapi-fetch';
 import type { Mode } from '../types.ts';
