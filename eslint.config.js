@@ -25,7 +25,7 @@ export default tseslint.config(
       'no-console': ['error', { allow: ['warn', 'error'] }],
     },
   },
-  { files: ['infra/local/**', 'test/**'], rules: { 'no-console': 'off' } },
+  { files: ['infra/local/**', 'test/**', 'client/examples/**'], rules: { 'no-console': 'off' } },
   // Import boundaries (DESIGN "Changes and side effects"): handlers stay thin, domain code never talks to AWS,
   // the store knows nothing of request schemas, and nothing shared depends on a handler. A later block replaces an
   // earlier one's rule for the same file, so each block lists every boundary of its files.

@@ -1,7 +1,7 @@
 /**
  * `npm run dashboard:picture`: the CloudWatch dashboard as the synthesized stack defines it (its widgets, their
- * places and sizes, titles and series, the alarms' names), drawn in headless Chromium into docs/dashboard.png for the
- * README. The series carry SAMPLE DATA (a quiet day, with one provider's approvals dipping): CloudWatch holds the
+ * places and sizes, titles and series, the alarms' names), drawn in headless Chromium into docs/dashboard.png for
+ * docs/operations.md. The series carry SAMPLE DATA (a quiet day, with one provider's approvals dipping): CloudWatch holds the
  * real ones. Needs Chromium (`apt-get install chromium`); CHROMIUM_PATH overrides /usr/bin/chromium. Not a test.
  */
 import { mkdirSync } from 'node:fs';

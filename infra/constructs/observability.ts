@@ -85,7 +85,7 @@ const PROVIDER_AREAS = new Set(['payments', 'connectors', 'disputes', 'test_help
 const QUEUE_AGE_SECONDS: Record<string, number> = { events: 1_800, renewals: 900, clocks: 900 };
 
 /**
- * Alarms that mean something and a dashboard of the service's health (README "Operating it").
+ * Alarms that mean something and a dashboard of the service's health (docs/operations.md).
  * Each alarm watches a rate or a sustained condition, never a single error; missing data (no traffic) is fine.
  * The topic is told only what needs a person: the composites (API degraded, payments at risk), a dead letter, a
  * stuck queue, a failing worker. The components of the composites stay visible on the dashboard without paging.

@@ -21,6 +21,7 @@ import {
   type StoredInvoice,
 } from '../store/invoices.ts';
 import { clock, isoNow } from './clock.ts';
+import { clockTimeOf } from './clock-binding.ts';
 import { BadRequest, InvalidState, NotFound, ResourceMissing } from './errors.ts';
 import { newEvent } from './events.ts';
 import { freshOrigin, idFor, isId, type Origin } from './ids.ts';
@@ -115,7 +116,9 @@ export async function createInvoice(merchant: Merchant, input: NewInvoice, baseU
   if (!customer) throw new ResourceMissing('customer_id');
 
   const totals = invoiceTotals(body.items, body.tax_rate);
-  const createdAt = origin.at;
+  // A renewal's invoice is dated by its period (the clock's day during an advance); one made through the API for a
+  // customer on a test clock, at the clock's time, as its subscriptions are.
+  const createdAt = input.period_start ? origin.at : ((await clockTimeOf(customer.test_clock)) ?? origin.at);
   const id = idFor('invoice', origin);
   const pdfUrl = await pdfUrlOf(id, baseUrl);
   const draft: Omit<InvoiceRecord, 'number'> = {

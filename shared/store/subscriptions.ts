@@ -1,6 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { INTERVALS, type Interval } from '../domain/billing-dates.ts';
+import { isoNow } from '../domain/clock.ts';
 import type { PeriodState, SubscriptionState, Transition } from '../domain/state-machines.ts';
 import { equalityFilter } from './expressions.ts';
 import { db, TABLE } from './client.ts';
@@ -248,7 +249,8 @@ export const periodTarget = (subscriptionId: string, periodStart: string): Targe
  * Claims attempt `attempt` of a period for one worker: the first attempt only if the period was never claimed, a
  * retry only right after the previous attempt failed; either may also take over an `open` claim of the same attempt
  * whose lease ran out (a worker died before charging). Undefined when the claim is not to be had. Each way is one
- * conditional write through `commit`; the first that holds wins.
+ * conditional write through `commit`; the first that holds wins. The lease runs on the machine's `now`; the period's
+ * `created_at` is business time (a test clock's day during an advance), and dates the period's invoice.
  */
 export async function claimPeriod(
   subscriptionId: string,
@@ -263,7 +265,9 @@ export async function claimPeriod(
   const held = { state: 'open' as const, attempt, claim, lease_until: now + leaseMs, updated_at: iso };
   const claimed =
     attempt === 0
-      ? await commit({ writes: [{ create: target, item: { subscription_id: subscriptionId, period_start: periodStart, ...held, created_at: iso } }] })
+      ? await commit({
+          writes: [{ create: target, item: { subscription_id: subscriptionId, period_start: periodStart, ...held, created_at: isoNow() } }],
+        })
       : await commit({ writes: [{ move: target, inStates: ['failed'], expect: { attempt: attempt - 1 }, set: held }] });
   // A claim abandoned before the charge: an `open` one of this attempt whose lease ran out (lease_until < now).
   const takenOver =

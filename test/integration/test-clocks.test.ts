@@ -2,6 +2,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { handler as getBalance } from '../../functions/balance/get.ts';
 import { handler as createCustomer } from '../../functions/customers/create.ts';
 import { handler as getCustomer } from '../../functions/customers/get.ts';
+import { handler as createInvoice } from '../../functions/invoices/create.ts';
 import { handler as listInvoices } from '../../functions/invoices/list.ts';
 import { handler as listPayments } from '../../functions/payments/list.ts';
 import { handler as listSettlements } from '../../functions/settlements/list.ts';
@@ -171,6 +172,22 @@ describe('test clocks', () => {
     const [renewed] = (await call(listSubscriptions, apiKey, 'GET', '/api/subscriptions')).body.data;
     expect(renewed).toMatchObject({ status: 'active', current_period_start: '2029-01-31', next_billing: '2029-02-28' });
     expect(await eventsOf(apiKey, 'subscription.renewed')).toHaveLength(12);
+  });
+
+  it("dates its customer's invoices by the clock: made through the API at its time, a renewal's on its period's day", async () => {
+    // Prepare
+    const { apiKey, clock, customer } = await subscribedOnClock('2027-01-31T09:00:00Z');
+    // Act
+    const made = await call(createInvoice, apiKey, 'POST', '/api/invoices', {
+      body: { customer_id: customer.id, items: [{ name: 'Setup', amount: 1000, quantity: 1 }], currency: 'usd', due_date: '2027-02-15' },
+    });
+    await advance(apiKey, clock.id, '2027-03-01T09:00:00Z');
+    await runQueuedAdvances();
+    // Assess
+    expect(made.body.created_at).toBe('2027-01-31T09:00:00.000Z');
+    const invoices = (await call(listInvoices, apiKey, 'GET', '/api/invoices', { query: { customer_id: customer.id } })).body.data;
+    const renewal = invoices.find((i: { period_start: string | null }) => i.period_start === '2027-02-28');
+    expect(renewal.created_at.slice(0, 10)).toBe('2027-02-28');
   });
 
   it('takes a declining card past_due with retries on days 1, 3 and 5, each with its event', async () => {
