@@ -133,21 +133,21 @@ export async function commit(change: Change): Promise<CommitResult> {
   if (change.counters?.length) await counterShards.forWrite();
   const [only] = change.writes;
   if (change.writes.length === 1 && !change.events?.length && !change.counters?.length && !('remove' in only!)) return commitOne(only!, shards);
-  const items: TransactItem[] = [
-    ...change.writes.map((write) =>
-      'create' in write ? createItem(write, shards) : 'remove' in write ? removeItem(write) : moveItem(write, shards),
-    ),
-    ...(change.events ?? []).map(eventPut),
-    ...(change.counters ?? []),
-  ];
   try {
-    await db.send(new TransactWriteCommand({ TransactItems: items }));
+    await db.send(new TransactWriteCommand({ TransactItems: transactionOf(change, shards) }));
     return 'committed';
   } catch (e) {
     if (isConditionFailure(e)) return 'refused';
     throw e;
   }
 }
+
+/** The items of the transaction a change becomes (pure); `shards`: the payments list's write shards. */
+export const transactionOf = (change: Change, shards: number): TransactItem[] => [
+  ...change.writes.map((write) => ('create' in write ? createItem(write, shards) : 'remove' in write ? removeItem(write) : moveItem(write, shards))),
+  ...(change.events ?? []).map(eventPut),
+  ...(change.counters ?? []),
+];
 
 /**
  * One item changed alone needs no transaction, which would bill it twice: the same put or update, with the same
