@@ -1,5 +1,5 @@
 import { getCustomer } from '../store/customers.ts';
-import { getPayment, getStoredPayment, type PaymentRecord } from '../store/payments.ts';
+import { getPayment, getStoredPayment, newPaymentRecord } from '../store/payments.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import type { CardBrand } from './cards.ts';
 import { isoNow } from './clock.ts';
@@ -38,18 +38,13 @@ export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCha
     if (resolved === 'pending') throw new OutcomeUnknown(id);
     if (resolved === 'settled') return settled(merchant, id);
   }
-  const now = isoNow();
-  const base: PaymentRecord = {
+  const base = newPaymentRecord({
     id,
     merchant_id: merchant.id,
     livemode: merchant.livemode,
-    status: 'failed',
     amount: charge.amount,
     currency: charge.currency,
-    amount_captured: 0,
-    amount_refunded: 0,
     provider: card.provider,
-    provider_reference: null,
     provider_token: card.provider_token,
     card: { brand: card.brand as CardBrand, last4: card.last4, bin: '', exp_month: card.exp_month, exp_year: card.exp_year, fingerprint: '' },
     customer: { email: customer.email },
@@ -57,12 +52,8 @@ export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCha
     customer_id: customer.id,
     description: charge.description ?? null,
     metadata: charge.metadata ?? {},
-    routing_decision: null,
-    risk_score: 0,
-    decline_code: null,
-    created_at: now,
-    updated_at: now,
-  };
+    created_at: isoNow(),
+  });
   const target = { provider: card.provider, connectorId: card.connector_id ?? null, label: null };
   const payment = await authorizePayment(
     base,

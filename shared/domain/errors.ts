@@ -157,8 +157,9 @@ export class ProviderRefused extends AppError {
 export class ProvidersUnavailable extends AppError {
   override readonly nothingCommitted = true;
 
-  constructor() {
-    super(500, 'api_error', 'providers_unavailable', MESSAGES[500]);
+  /** `reason`: which providers failed and how, where the caller knows */
+  constructor(reason?: string) {
+    super(500, 'api_error', 'providers_unavailable', messageFor(500, reason));
   }
 }
 

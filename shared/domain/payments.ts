@@ -11,6 +11,7 @@ import {
   paymentCountChange,
   type AttemptStatus,
   type PaymentAttempt,
+  newPaymentRecord,
   type PaymentRecord,
   paymentTarget,
   type RoutingDecision,
@@ -201,31 +202,21 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     merchantMeanAmount: meanApprovedAmount(stats, input.currency),
   });
 
-  const now = new Date(createdAt).toISOString();
-  const base: PaymentRecord = {
+  const base = newPaymentRecord({
     id,
     merchant_id: merchant.id,
     livemode: merchant.livemode,
-    status: 'failed',
     amount: input.amount,
     currency: input.currency,
-    amount_captured: 0,
-    amount_refunded: 0,
-    provider: null,
-    provider_reference: null,
-    provider_token: null,
     card: stored,
     customer: input.customer ?? null,
     customer_email: customerEmail ?? null,
     customer_id: customer?.id ?? null,
     description: input.description ?? null,
     metadata: input.metadata ?? {},
-    routing_decision: null,
     risk_score: risk.score,
-    decline_code: null,
-    created_at: now,
-    updated_at: now,
-  };
+    created_at: new Date(createdAt).toISOString(),
+  });
 
   if (risk.score >= RISK_DECLINE_THRESHOLD) {
     const declined = { ...base, decline_code: 'fraudulent' };
@@ -390,7 +381,8 @@ export async function authorizePayment(
   }
   // Every provider failed before accepting: nothing is held, so nothing is kept (a retry runs again).
   if (op) await commit({ writes: [{ remove: paymentTarget(base), operation: op.id, inStates: ['processing'] }] });
-  throw new ProvidersUnavailable();
+  const failed = softFailures.map((f) => `${describeTarget(f.target)} answered ${f.reason}`).join(', ');
+  throw new ProvidersUnavailable(`no provider could take the payment (${failed}); nothing was charged`);
 }
 
 /** An attempt as business metrics: its outcome, a decline's code, a failover to the next target, an unknown outcome. */

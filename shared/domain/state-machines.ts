@@ -28,8 +28,9 @@ export const PAYMENT = {
   restore: { from: ['refunded'], to: 'captured' },
   /** a capture the provider accepted for later failed after all (Adyen CAPTURE_FAILED): the authorization stands */
   captureFail: { from: ['captured'], to: 'succeeded', event: 'payment.capture_failed' },
-} as const satisfies StateMachine<PaymentState, string>;
-export type PaymentState = 'processing' | 'succeeded' | 'failed' | 'captured' | 'voided' | 'refunded';
+} as const satisfies StateMachine<PaymentStatus, string>;
+/** `processing`: stored while its authorization runs, invisible to the API (a payment's other statuses are shown). */
+export type PaymentStatus = 'processing' | 'succeeded' | 'failed' | 'captured' | 'voided' | 'refunded';
 
 /** A refund holds its amount on the payment while `pending` (reserved before the provider is asked). */
 export const REFUND = {

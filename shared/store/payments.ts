@@ -3,6 +3,7 @@ import { encodeTime } from 'ulid';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { CardBrand, StoredCard } from '../domain/cards.ts';
 import type { AppliedStrategy } from '../domain/routing.ts';
+import type { PaymentStatus } from '../domain/state-machines.ts';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import { db, TABLE, type TransactItem } from './client.ts';
 import { counterAdd, readCells } from './counters.ts';
@@ -26,8 +27,6 @@ import { LEASE_SHARDS, leaseKeys, type Owner, ownedBy, paymentCountKeys, payment
 import { unpackFields } from './stored-form.ts';
 import { writeShards } from './write-shards.ts';
 import { countItems, type ListSpec, listPage, listPageAcross, type Page, type PageQuery, type RangeSpec, shardedList } from './pagination.ts';
-
-export type PaymentStatus = 'succeeded' | 'captured' | 'voided' | 'refunded' | 'failed';
 
 export interface RoutingDecision {
   /** how the provider was chosen; `card_on_file` for a charge of a customer's saved card (renewals) */
@@ -54,7 +53,7 @@ export interface PaymentRecord {
   id: string;
   merchant_id: string;
   livemode: boolean;
-  status: PaymentStatus;
+  status: Exclude<PaymentStatus, 'processing'>;
   amount: number;
   currency: string;
   amount_captured: number;
@@ -82,6 +81,28 @@ export interface PaymentRecord {
   updated_at: string;
 }
 
+/** A payment about to be authorized: what its create knows, every outcome empty (`failed` until it is authorized). */
+export const newPaymentRecord = (
+  known: Pick<PaymentRecord, 'id' | 'merchant_id' | 'livemode' | 'amount' | 'currency' | 'card' | 'created_at'> & Partial<PaymentRecord>,
+): PaymentRecord => ({
+  status: 'failed',
+  amount_captured: 0,
+  amount_refunded: 0,
+  provider: null,
+  provider_reference: null,
+  provider_token: null,
+  customer: null,
+  customer_email: null,
+  customer_id: null,
+  description: null,
+  metadata: {},
+  routing_decision: null,
+  risk_score: 0,
+  decline_code: null,
+  updated_at: known.created_at,
+  ...known,
+});
+
 export interface RefundRecord {
   id: string;
   payment_id: string;
@@ -101,7 +122,7 @@ export interface RefundRecord {
 
 /** The payment as stored: a `processing` one (its authorization running) is not shown by the API. */
 export type StoredPayment = Omit<PaymentRecord, 'status'> & {
-  status: PaymentRecord['status'] | 'processing';
+  status: PaymentStatus;
   /** the external operation in flight on the payment (see store/commit.ts) */
   op?: Operation;
   /** the last operation committed on the payment: a retried request that finds its own here replays */
@@ -137,7 +158,7 @@ const PaymentItem = v.object({
   id: Text,
   merchant_id: Text,
   livemode: v.boolean(),
-  status: picklistOf<StoredPayment['status']>()(['processing', 'succeeded', 'captured', 'voided', 'refunded', 'failed']),
+  status: picklistOf<PaymentStatus>()(['processing', 'succeeded', 'captured', 'voided', 'refunded', 'failed']),
   amount: Int,
   currency: Text,
   amount_captured: Int,
@@ -194,7 +215,7 @@ const RefundItem = v.object({
 /** A listed payment: never `processing` (a payment is listed once its authorization ended, see store/commit.ts). */
 const ListedPaymentItem = v.object({
   ...PaymentItem.entries,
-  status: picklistOf<PaymentStatus>()(['succeeded', 'captured', 'voided', 'refunded', 'failed']),
+  status: picklistOf<PaymentRecord['status']>()(['succeeded', 'captured', 'voided', 'refunded', 'failed']),
 });
 const readPayment: (item: Record<string, unknown>) => StoredPayment = recordReader('payment', PaymentItem);
 const readListedPayment: (item: Record<string, unknown>) => PaymentRecord = recordReader('payment', ListedPaymentItem);
@@ -330,7 +351,7 @@ export async function expiredOperations(now: number, limit = 25): Promise<Leased
 }
 
 export interface PaymentFilters {
-  status?: PaymentStatus;
+  status?: PaymentRecord['status'];
   currency?: string;
   provider?: ProviderName;
   customer_email?: string;
@@ -365,8 +386,8 @@ export async function listPayments(owner: Owner, filters: PaymentFilters, page: 
 /** The counter write of a payment moving from `from` (null: new) to `to`: none when the status stays. */
 export function paymentCountChange(
   payment: Pick<PaymentRecord, 'merchant_id' | 'livemode' | 'currency' | 'provider'>,
-  from: PaymentStatus | null,
-  to: PaymentStatus,
+  from: PaymentRecord['status'] | null,
+  to: PaymentRecord['status'],
 ): TransactItem[] {
   if (from === to) return [];
   return [

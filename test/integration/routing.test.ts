@@ -155,7 +155,12 @@ describe('routing', () => {
     for (const p of ['stripe', 'adyen', 'braintree']) sandboxSettings.down.add(p);
     const res = await payments.create(apiKey, paymentBody());
     expect(res.status).toBe(500);
-    expect(res.body.error).toMatchObject({ type: 'api_error', message: 'Internal server error' });
+    expect(res.body.error).toMatchObject({
+      type: 'api_error',
+      code: 'providers_unavailable',
+      message: expect.stringMatching(/^Internal server error: no provider could take the payment \(.*stripe.*\); nothing was charged$/),
+    });
+    for (const provider of ['stripe', 'adyen', 'braintree']) expect(res.body.error.message).toContain(`${provider} (sandbox) answered provider_down`);
     expect((await payments.list(apiKey, { status: 'succeeded' })).body.total).toBe(0);
   });
 
