@@ -4,7 +4,7 @@ import type { KeyMode } from '../domain/credentials.ts';
 import type { Transition } from '../domain/state-machines.ts';
 import { conditionalWrite, type Created, createOrFind, db, TABLE } from './client.ts';
 import { nullable, picklistOf, recordReader, Text } from './item-schemas.ts';
-import { assignments } from './expressions.ts';
+import { assignments, statusIn } from './expressions.ts';
 import { API_KEY_HASH_COPIES, apiKeyKeys, type Key } from './keys.ts';
 import { listPage, merchantSet, type Page, type PageQuery } from './pagination.ts';
 
@@ -123,14 +123,15 @@ export async function listApiKeys(merchantId: string, page: PageQuery, modes: re
  * nothing. The copies are written whole, so a key stored before there were copies gets them, revoked.
  */
 export async function revokeApiKey(key: ApiKeyRecord, revoke: Transition): Promise<void> {
+  const from = statusIn(revoke.from);
   const update = (k: Key) => ({
     Update: {
       TableName: TABLE,
       Key: k,
       UpdateExpression: 'SET #status = :to',
-      ConditionExpression: `attribute_exists(pk) AND #status IN (${revoke.from.map((_, i) => `:from${i}`).join(', ')})`,
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':to': revoke.to, ...Object.fromEntries(revoke.from.map((state, i) => [`:from${i}`, state])) },
+      ConditionExpression: `attribute_exists(pk) AND ${from.expression}`,
+      ExpressionAttributeNames: from.names,
+      ExpressionAttributeValues: { ':to': revoke.to, ...from.values },
     },
   });
   const revoked = { type: 'api_key_hash', ...authOf(key), status: revoke.to };

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import type { Transition } from '../domain/state-machines.ts';
 import { PROVIDERS } from '../providers/types.ts';
 import { conditionalWrite, type Created, db, TABLE } from './client.ts';
-import { assignments } from './expressions.ts';
+import { assignments, statusIn } from './expressions.ts';
 import { recordReader } from './item-schemas.ts';
 import { connectorKeys, merchantKeys, type Owner } from './keys.ts';
 import { capCountOf, putWithinMerchantCap } from './merchants.ts';
@@ -42,11 +42,14 @@ export const ownerOfConnector = (c: Pick<ConnectorRecord, 'merchant_id' | 'mode'
 const modeOf = (owner: Owner) => (owner.livemode ? 'live' : 'test');
 
 /** What a change of a connector requires: the connector is of the owner's mode and in one of the move's states. */
-const changeable = (owner: Owner, move: ConnectorMove) => ({
-  expression: `attribute_exists(pk) AND #mode = :mode AND #status IN (${move.from.map((_, i) => `:from${i}`).join(', ')})`,
-  names: { '#mode': 'mode', '#status': 'status' },
-  values: { ':mode': modeOf(owner), ...Object.fromEntries(move.from.map((state, i) => [`:from${i}`, state])) },
-});
+const changeable = (owner: Owner, move: ConnectorMove) => {
+  const from = statusIn(move.from);
+  return {
+    expression: `attribute_exists(pk) AND #mode = :mode AND ${from.expression}`,
+    names: { '#mode': 'mode', ...from.names },
+    values: { ':mode': modeOf(owner), ...from.values },
+  };
+};
 
 /** A connector the API shows: not deleted. */
 export type ShownConnector = ConnectorRecord & { status: 'active' | 'disabled' };

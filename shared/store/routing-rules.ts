@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import type { RuleCondition, RuleField, RuleOperator } from '../domain/routing-rules.ts';
 import type { Transition } from '../domain/state-machines.ts';
-import { assignments } from './expressions.ts';
+import { assignments, statusIn } from './expressions.ts';
 import { conditionalWrite, type Created, db, TABLE } from './client.ts';
 import { Int, picklistOf, recordReader, Text } from './item-schemas.ts';
 import { type Owner, routingRuleKeys } from './keys.ts';
@@ -84,7 +84,7 @@ export async function updateRoutingRule(
   await ensureRoutingCopies(owner);
   const updated = await conditionalWrite(
     new TransactWriteCommand({
-      TransactItems: updateWithCopies(owner, key, { expression: `SET ${sets.join(', ')}`, names, values }, inStates(move.from)),
+      TransactItems: updateWithCopies(owner, key, { expression: `SET ${sets.join(', ')}`, names, values }, existingIn(move.from)),
     }),
   );
   if (!updated) return undefined;
@@ -92,11 +92,10 @@ export async function updateRoutingRule(
   return out.Item && routingRuleOf(out.Item);
 }
 
-const inStates = (states: readonly string[]) => ({
-  expression: `attribute_exists(pk) AND #status IN (${states.map((_, i) => `:from${i}`).join(', ')})`,
-  names: { '#status': 'status' },
-  values: Object.fromEntries(states.map((state, i) => [`:from${i}`, state])),
-});
+const existingIn = (states: readonly string[]) => {
+  const from = statusIn(states);
+  return { ...from, expression: `attribute_exists(pk) AND ${from.expression}` };
+};
 
 /** A page of the merchant's rules, newest first, read consistently (a rule just made or changed is in it). */
 export async function routingRulePage(owner: Owner, page: PageQuery): Promise<Page<RoutingRuleRecord>> {

@@ -4,6 +4,7 @@ import type { DomainEvent } from '../domain/events.ts';
 import { TEST_CLOCK, type Transition } from '../domain/state-machines.ts';
 import { conditionalWrite, db, TABLE } from './client.ts';
 import { commit } from './commit.ts';
+import { statusIn } from './expressions.ts';
 import { nullable, recordReader, Text } from './item-schemas.ts';
 import { customerKeys, invoiceKeys, type Owner, ownedBy, subscriptionKeys, testClockKeys } from './keys.ts';
 import { listPage, merchantList, type Page, type PageQuery, queryAll } from './pagination.ts';
@@ -128,21 +129,15 @@ export async function finishAdvance(
  * takes none); true when it is bound (a retried create finds it bound already).
  */
 export async function bindCustomer(clockId: string, customerId: string, max: number): Promise<boolean> {
-  const states = TEST_CLOCK.advance.from;
-  const inStates = states.map((_, i) => `:s${i}`);
+  const ready = statusIn(TEST_CLOCK.advance.from);
   const bound = await conditionalWrite(
     new UpdateCommand({
       TableName: TABLE,
       Key: testClockKeys.item(clockId),
       UpdateExpression: 'SET customer_ids = list_append(customer_ids, :one)',
-      ConditionExpression: `attribute_exists(pk) AND #status IN (${inStates.join(', ')}) AND size(customer_ids) < :max AND NOT contains(customer_ids, :id)`,
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':one': [customerId],
-        ':id': customerId,
-        ':max': max,
-        ...Object.fromEntries(states.map((s, i) => [inStates[i], s])),
-      },
+      ConditionExpression: `attribute_exists(pk) AND ${ready.expression} AND size(customer_ids) < :max AND NOT contains(customer_ids, :id)`,
+      ExpressionAttributeNames: ready.names,
+      ExpressionAttributeValues: { ':one': [customerId], ':id': customerId, ':max': max, ...ready.values },
     }),
   );
   return bound || ((await loadTestClock(clockId))?.customer_ids.includes(customerId) ?? false);
