@@ -4,6 +4,7 @@ import type { Merchant } from './auth.ts';
 import { API_KEY_PREFIX, type KeyMode, newApiKey, sha256 } from './credentials.ts';
 import { BadRequest, NotFound } from './errors.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
+import { API_KEY, transition } from './state-machines.ts';
 
 /** What a key looks like after creation: identified by prefix and last4, never the key itself. */
 const view = (k: ApiKeyRecord) => ({
@@ -71,6 +72,7 @@ export async function listApiKeys(merchant: Merchant, page: PageQuery) {
 export async function revokeApiKey(merchant: Merchant, keyId: string) {
   const key = await getApiKey(merchant.id, keyId);
   if (!key || !managedModes(merchant).includes(key.mode)) throw new NotFound();
-  await revoke(key);
-  return { ...view(key), status: 'revoked' as const };
+  const step = transition('API key', API_KEY, 'revoke', key.status);
+  await revoke(key, step);
+  return { ...view(key), status: step.to };
 }

@@ -18,6 +18,7 @@ import { type Merchant, ownerOf } from './auth.ts';
 import { isoNow } from './clock.ts';
 import { BadRequest, NotFound } from './errors.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
+import { CONNECTOR, transition } from './state-machines.ts';
 import { scoreProvider } from './routing.ts';
 import type { Owner } from '../store/keys.ts';
 import { annotate } from '../tracer.ts';
@@ -115,13 +116,17 @@ export async function updateConnector(merchant: Merchant, id: string, input: v.I
   const existing = await getShownConnector(ownerOf(merchant), id);
   if (!existing) throw new NotFound();
   const checked = input.credentials ? await checkedCredentials(existing.provider, input.credentials, mode) : undefined;
-  const updated = await updateRecord(ownerOf(merchant), id, {
+  const move = input.status
+    ? transition('connector', CONNECTOR, input.status === 'active' ? 'enable' : 'disable', existing.status)
+    : // fields alone change in any state the connector may still be deleted from
+      { from: CONNECTOR.delete.from };
+  const changes = {
     label: input.label,
-    status: input.status,
     credentials_sealed: checked && (await checked.sealedFor(merchant.id, id)),
     credentials_hint: checked?.hint,
     updated_at: isoNow(),
-  });
+  };
+  const updated = await updateRecord(ownerOf(merchant), id, changes, move);
   if (!updated) throw new NotFound();
   return view(updated, baseUrl);
 }
@@ -131,7 +136,7 @@ export async function updateConnector(merchant: Merchant, id: string, input: v.I
  * captured, voided and refunded through it, and the reconciler can still finish their operations.
  */
 export async function deleteConnector(merchant: Merchant, id: string) {
-  if (!(await deleteRecord(ownerOf(merchant), id, isoNow()))) throw new NotFound();
+  if (!(await deleteRecord(ownerOf(merchant), id, isoNow(), CONNECTOR.delete))) throw new NotFound();
   return { id, object: 'connector' as const, deleted: true as const };
 }
 

@@ -9,7 +9,6 @@ import { type Change, commit, type Operation } from '../store/commit.ts';
 import {
   getStoredPayment,
   paymentCountChange,
-  type AttemptStatus,
   type PaymentAttempt,
   newPaymentRecord,
   type PaymentRecord,
@@ -34,7 +33,7 @@ import { assessRisk, RISK_DECLINE_THRESHOLD } from './risk.ts';
 import { forcedProvider, planRoute, type RoutePlan } from './routing.ts';
 import { chance, countAttempt, meanApprovedAmount, recentStats, roundRobinTurn } from './routing-context.ts';
 import { activeRules, type PaymentFacts } from './routing-rules.ts';
-import { PAYMENT } from './state-machines.ts';
+import { ATTEMPT, PAYMENT, transition } from './state-machines.ts';
 import type { Owner } from '../store/keys.ts';
 import { annotate } from '../tracer.ts';
 
@@ -329,7 +328,7 @@ export async function authorizePayment(
           await countAttemptOutcome(base, provider, result, index < targets.length - 1);
           trail.push({
             ...pending,
-            status: attemptStatusOf(result),
+            status: transition('attempt', ATTEMPT, attemptMoveOf(result), pending.status).to,
             decline_code: result.outcome === 'declined' ? result.declineCode : null,
             latency_ms: result.latencyMs,
           });
@@ -395,21 +394,21 @@ async function countAttemptOutcome(payment: PaymentRecord, provider: string, res
   if (result.outcome === 'soft_failure' && more) await count('Failovers', { mode, provider });
 }
 
-/** An attempt's status from its connector's answer (a soft failure after a reversal is `reversed`: its key is closed). */
-const attemptStatusOf = (result: AuthorizeResult): AttemptStatus =>
+/** An attempt's move (ATTEMPT) from its connector's answer (a soft failure after a reversal: its key is closed). */
+const attemptMoveOf = (result: AuthorizeResult): keyof typeof ATTEMPT =>
   result.outcome === 'approved'
-    ? 'authorized'
+    ? 'authorize'
     : result.outcome === 'declined'
-      ? 'declined'
+      ? 'decline'
       : result.outcome === 'unknown'
-        ? 'unknown'
+        ? 'answerLost'
         : result.reason === 'timeout'
-          ? 'reversed'
-          : 'failed';
+          ? 'reverse'
+          : 'fail';
 
-/** The payment's attempts with the one of `id` finished as `status`. */
-const finishAttempt = (p: StoredPayment, id: string, status: AttemptStatus, declineCode: string | null = null): PaymentAttempt[] =>
-  (p.attempts ?? []).map((a) => (a.id === id ? { ...a, status, decline_code: declineCode } : a));
+/** The payment's attempts with the one of `id` moved along ATTEMPT. */
+const finishAttempt = (p: StoredPayment, id: string, move: keyof typeof ATTEMPT, declineCode: string | null = null): PaymentAttempt[] =>
+  (p.attempts ?? []).map((a) => (a.id === id ? { ...a, status: transition('attempt', ATTEMPT, move, a.status).to, decline_code: declineCode } : a));
 
 /**
  * An `unknown` authorization, resolved by asking the provider what it holds under the attempt's key: one found is
@@ -517,7 +516,7 @@ async function recordLookup(
     // Recorded failed while its attempt was unknown: whatever the provider holds under the key is reversed.
     if (!(await connector.reverse(op.id)).ok) return 'pending';
     await commit({
-      writes: [{ move: paymentTarget(payment), operation: { finish: op.id }, set: { attempts: finishAttempt(payment, op.id, 'reversed') } }],
+      writes: [{ move: paymentTarget(payment), operation: { finish: op.id }, set: { attempts: finishAttempt(payment, op.id, 'reverse') } }],
     });
     return 'settled';
   }
@@ -529,7 +528,7 @@ async function recordLookup(
       ...(record as PaymentRecord),
       status: 'succeeded',
       provider: attempt.provider,
-      attempts: finishAttempt(payment, op.id, 'authorized'),
+      attempts: finishAttempt(payment, op.id, 'authorize'),
       connector_id: op.connector_id ?? null,
       provider_reference: found.reference,
       provider_token: found.providerToken || null,
@@ -544,7 +543,7 @@ async function recordLookup(
       provider: attempt.provider,
       connector_id: op.connector_id ?? null,
       decline_code: found.declineCode,
-      attempts: finishAttempt(payment, op.id, 'declined', found.declineCode),
+      attempts: finishAttempt(payment, op.id, 'decline', found.declineCode),
     };
     await finishCreate(declined, op, [attempt], { source });
     return 'settled';

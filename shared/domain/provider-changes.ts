@@ -11,7 +11,7 @@ import { recordDisputeChange } from './disputes.ts';
 import { newEvent } from './events.ts';
 import { paymentView } from './payments.ts';
 import { confirmRefund, failRefund, type OutcomeContext } from './refund-outcomes.ts';
-import { PAYMENT } from './state-machines.ts';
+import { allows, PAYMENT } from './state-machines.ts';
 import { historyEntry } from './timeline-entries.ts';
 
 /**
@@ -90,11 +90,11 @@ async function failCapture(
   reason: string | undefined,
   context: OutcomeContext,
 ): Promise<boolean> {
-  if (payment.status !== 'captured' || payment.amount_refunded > 0) return false;
+  if (!allows(PAYMENT, 'captureFail', payment.status) || payment.amount_refunded > 0) return false;
   const capturedAt = payment.history?.findLast((h) => h.change === 'payment.captured')?.at ?? payment.updated_at;
   const now = isoNow();
-  const moved: PaymentRecord = { ...payment, status: 'succeeded', amount_captured: 0, updated_at: now };
-  const event = newEvent(payment, 'payment.capture_failed', { ...paymentView(moved), failure_reason: reason ?? null });
+  const moved: PaymentRecord = { ...payment, status: PAYMENT.captureFail.to, amount_captured: 0, updated_at: now };
+  const event = newEvent(payment, PAYMENT.captureFail.event, { ...paymentView(moved), failure_reason: reason ?? null });
   const op = payment.op?.kind === 'capture' ? payment.op : undefined;
   const committed = await commit({
     writes: [

@@ -15,7 +15,7 @@ import { OperationInProgress } from './errors.ts';
 import { newEvent } from './events.ts';
 import { paymentView } from './payments.ts';
 import { refundObject } from './refunds.ts';
-import { PAYMENT, REFUND } from './state-machines.ts';
+import { allows, PAYMENT, REFUND } from './state-machines.ts';
 import { type ChangeSource, historyEntry } from './timeline-entries.ts';
 import { count } from '../metrics.ts';
 import { modeOf } from './connectors.ts';
@@ -53,7 +53,7 @@ export async function confirmRefund(payment: PaymentRecord, refund: StoredRefund
   for (let attempt = 0; attempt < PLANNED_ATTEMPTS + UNPLANNED_ATTEMPTS; attempt++) {
     if (attempt > 0) await pause(attempt);
     const paymentNow = getStoredPayment(payment, payment.id) as Promise<PaymentRecord>;
-    if (current.status !== 'pending') return { view: refundView(await paymentNow, current), applied: false };
+    if (!allows(REFUND, 'confirm', current.status)) return { view: refundView(await paymentNow, current), applied: false };
     // The payment (for the answer and the event) and the balance cells the plan draws on are read at once.
     const [now, counters] = await Promise.all([
       paymentNow,
@@ -100,11 +100,11 @@ export async function failRefund(payment: PaymentRecord, refund: StoredRefund, f
   let current = refund;
   for (let attempt = 0; attempt < PLANNED_ATTEMPTS + UNPLANNED_ATTEMPTS; attempt++) {
     if (attempt > 0) await pause(attempt);
-    if (!(REFUND.fail.from as readonly string[]).includes(current.status)) return false;
+    if (!allows(REFUND, 'fail', current.status)) return false;
     const now = (await getStoredPayment(payment, payment.id)) as PaymentRecord;
     const last = now.status === 'refunded' && now.amount_refunded === current.amount;
-    const failed: StoredRefund = { ...current, status: 'failed', failure_reason: failureReason, op: undefined };
-    const event = newEvent(payment, 'refund.failed', refundObject(failed, payment.livemode));
+    const failed: StoredRefund = { ...current, status: REFUND.fail.to, failure_reason: failureReason, op: undefined };
+    const event = newEvent(payment, REFUND.fail.event, refundObject(failed, payment.livemode));
     const given = await commit({
       writes: [
         {

@@ -10,6 +10,7 @@ import {
 import type { PageQuery } from '../store/pagination.ts';
 import { BadRequest, NotFound } from './errors.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
+import { ROUTING_RULE } from './state-machines.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 
 export type { RuleCondition, RuleField, RuleOperator };
@@ -81,7 +82,10 @@ export async function createRoutingRule(merchant: Merchant, input: NewRoutingRul
 }
 
 export async function updateRoutingRule(merchant: Merchant, ruleId: string, changes: RoutingRuleChanges): Promise<RoutingRule> {
-  const rule = await updateRecord(ownerOf(merchant), ruleId, changes);
+  const { status, ...fields } = changes;
+  // fields alone change in any state (a rule has no final one)
+  const move = status ? ROUTING_RULE[status === 'active' ? 'enable' : 'disable'] : { from: ROUTING_RULE.disable.from };
+  const rule = await updateRecord(ownerOf(merchant), ruleId, fields, move);
   if (!rule) throw new NotFound();
   return view(rule);
 }

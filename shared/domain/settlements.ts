@@ -18,6 +18,7 @@ import { newEvent } from './events.ts';
 import { newId } from './ids.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { ownedBy, type Owner } from '../store/keys.ts';
+import { allows, SETTLEMENT } from './state-machines.ts';
 import { counterShards } from '../store/write-shards.ts';
 
 const DAY_MS = 86_400_000;
@@ -67,10 +68,12 @@ export async function runDailySettlement(): Promise<{ released: number; settled:
 /** Step (3): pays the settlements, each once with its `settlement.paid` event. */
 async function payOut(settlements: readonly SettlementRecord[]): Promise<number> {
   let paid = 0;
+  const pay = SETTLEMENT.pay;
   for (const settlement of settlements) {
+    if (!allows(SETTLEMENT, 'pay', settlement.status)) continue;
     const paidAt = isoNow();
-    const event = newEvent(settlement, 'settlement.paid', view({ ...settlement, status: 'paid', paid_at: paidAt }));
-    if (await markSettlementPaid(settlement, paidAt, event)) {
+    const event = newEvent(settlement, pay.event, view({ ...settlement, status: pay.to, paid_at: paidAt }));
+    if (await markSettlementPaid(settlement, pay, paidAt, event)) {
       paid++;
     }
   }

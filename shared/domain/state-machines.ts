@@ -96,6 +96,91 @@ export const PERIOD = {
 } as const satisfies StateMachine<PeriodState, string>;
 export type PeriodState = 'open' | 'charging' | 'settled' | 'failed';
 
+/**
+ * One authorization attempt of a payment (an entry of its `attempts`): `pending` while its provider is asked; an
+ * answer lost to a timeout leaves it `unknown` until the provider is asked what it holds under the attempt's key; a
+ * soft failure after a reversal is `reversed` (its key is closed).
+ */
+export const ATTEMPT = {
+  authorize: { from: ['pending', 'unknown'], to: 'authorized' },
+  decline: { from: ['pending', 'unknown'], to: 'declined' },
+  fail: { from: ['pending', 'unknown'], to: 'failed' },
+  reverse: { from: ['pending', 'unknown'], to: 'reversed' },
+  answerLost: { from: ['pending'], to: 'unknown' },
+} as const satisfies StateMachine<AttemptState, string>;
+export type AttemptState = 'pending' | 'authorized' | 'declined' | 'failed' | 'unknown' | 'reversed';
+
+/** A settlement is made `pending` by the daily job, with its arrival date, and paid once that date has come. */
+export const SETTLEMENT = {
+  pay: { from: ['pending'], to: 'paid', event: 'settlement.paid' },
+} as const satisfies StateMachine<SettlementState, string>;
+export type SettlementState = 'pending' | 'paid';
+
+/**
+ * A test clock is `ready` until an advance starts; `advancing` (towards its target, recording how far it got) until
+ * the advance has run every piece of due work; then ready again, at its target.
+ */
+export const TEST_CLOCK = {
+  advance: { from: ['ready'], to: 'advancing' },
+  finish: { from: ['advancing'], to: 'ready', event: 'test_clock.ready' },
+} as const satisfies StateMachine<TestClockState, string>;
+export type TestClockState = 'ready' | 'advancing';
+
+/** A webhook endpoint is disabled for good when it answers 410 Gone (deleting it is the merchant's). */
+export const WEBHOOK_ENDPOINT = {
+  disable: { from: ['active'], to: 'disabled' },
+} as const satisfies StateMachine<WebhookEndpointState, string>;
+export type WebhookEndpointState = 'active' | 'disabled';
+
+/** An API key is revoked for good; revoking a revoked key again is allowed and changes nothing. */
+export const API_KEY = {
+  revoke: { from: ['active', 'revoked'], to: 'revoked' },
+} as const satisfies StateMachine<ApiKeyState, string>;
+export type ApiKeyState = 'active' | 'revoked';
+
+/**
+ * A merchant's connector account: enabled and disabled by the merchant (routing uses active ones only), deleted for
+ * good (its record stays, so the payments it authorized are still captured, voided and refunded through it).
+ */
+export const CONNECTOR = {
+  enable: { from: ['active', 'disabled'], to: 'active' },
+  disable: { from: ['active', 'disabled'], to: 'disabled' },
+  delete: { from: ['active', 'disabled'], to: 'deleted' },
+} as const satisfies StateMachine<ConnectorState, string>;
+export type ConnectorState = 'active' | 'disabled' | 'deleted';
+
+/** A routing rule is enabled and disabled by the merchant; only active rules are matched. */
+export const ROUTING_RULE = {
+  enable: { from: ['active', 'disabled'], to: 'active' },
+  disable: { from: ['active', 'disabled'], to: 'disabled' },
+} as const satisfies StateMachine<RoutingRuleState, string>;
+export type RoutingRuleState = 'active' | 'disabled';
+
+/**
+ * Every machine with its states and the states its entity is created in: what a reader (and the consistency test)
+ * needs to see each one whole.
+ */
+export const MACHINES = {
+  payment: { table: PAYMENT, states: ['processing', 'succeeded', 'failed', 'captured', 'voided', 'refunded'], initial: ['processing'] },
+  attempt: { table: ATTEMPT, states: ['pending', 'authorized', 'declined', 'failed', 'unknown', 'reversed'], initial: ['pending'] },
+  refund: { table: REFUND, states: ['pending', 'succeeded', 'failed'], initial: ['pending'] },
+  dispute: {
+    table: DISPUTE,
+    states: ['needs_response', 'under_review', 'won', 'lost', 'accepted'],
+    // created in whatever state its provider first reports
+    initial: ['needs_response', 'under_review', 'won', 'lost', 'accepted'],
+  },
+  invoice: { table: INVOICE, states: ['draft', 'sent', 'paid'], initial: ['draft'] },
+  subscription: { table: SUBSCRIPTION, states: ['active', 'paused', 'past_due', 'cancelled'], initial: ['active'] },
+  subscription_period: { table: PERIOD, states: ['open', 'charging', 'settled', 'failed'], initial: ['open'] },
+  settlement: { table: SETTLEMENT, states: ['pending', 'paid'], initial: ['pending'] },
+  test_clock: { table: TEST_CLOCK, states: ['ready', 'advancing'], initial: ['ready'] },
+  webhook_endpoint: { table: WEBHOOK_ENDPOINT, states: ['active', 'disabled'], initial: ['active'] },
+  api_key: { table: API_KEY, states: ['active', 'revoked'], initial: ['active'] },
+  connector: { table: CONNECTOR, states: ['active', 'disabled', 'deleted'], initial: ['active'] },
+  routing_rule: { table: ROUTING_RULE, states: ['active', 'disabled'], initial: ['active'] },
+} as const satisfies Record<string, { table: StateMachine<string, string>; states: readonly string[]; initial: readonly string[] }>;
+
 const PAST = {
   capture: 'captured',
   void: 'voided',
@@ -113,6 +198,13 @@ const PAST = {
   accept: 'accepted',
   win: 'won',
   lose: 'lost',
+  pay: 'paid',
+  advance: 'advanced',
+  finish: 'finished',
+  disable: 'disabled',
+  enable: 'enabled',
+  revoke: 'revoked',
+  delete: 'deleted',
 } as Record<string, string>;
 
 /**
@@ -124,5 +216,9 @@ export function transition<S extends string, O extends string>(entity: string, m
   if (move.from.includes(current)) return move;
   throw new InvalidState(undefined, `${article(current)} ${current.replace('_', ' ')} ${entity} cannot be ${PAST[operation] ?? operation}`);
 }
+
+/** Whether `operation` of `machine` may start from `current` (for a job that skips what it may not move). */
+export const allows = <S extends string, O extends string>(machine: StateMachine<S, O>, operation: O, current: string): boolean =>
+  (machine[operation].from as readonly string[]).includes(current);
 
 const article = (word: string) => (/^[aeiou]/.test(word) ? 'an' : 'a');

@@ -15,7 +15,7 @@ import { businessNow, isoNow } from './clock.ts';
 import { InvalidState, NotFound, ResourceMissing } from './errors.ts';
 import { newEvent } from './events.ts';
 import { freshOrigin, idFor, isId, type Origin } from './ids.ts';
-import { SUBSCRIPTION, transition } from './state-machines.ts';
+import { allows, SUBSCRIPTION, transition } from './state-machines.ts';
 import { clockTimeOf } from './clock-binding.ts';
 
 /**
@@ -125,7 +125,7 @@ export async function applyMove(
   expect?: Partial<Pick<SubscriptionRecord, 'next_billing' | 'retry_attempt'>>,
 ): Promise<SubscriptionRecord | undefined> {
   const step = SUBSCRIPTION[operation];
-  if (!(step.from as readonly string[]).includes(subscription.status)) return undefined;
+  if (!allows(SUBSCRIPTION, operation, subscription.status)) return undefined;
   const set = { ...changes, updated_at: isoNow() };
   const updated: SubscriptionRecord = { ...subscription, ...set, status: step.to };
   const event = newEvent(subscription, step.event, subscriptionView(updated));

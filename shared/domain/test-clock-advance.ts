@@ -9,6 +9,7 @@ import { atBusinessTime } from './clock.ts';
 import { newEvent } from './events.ts';
 import { renewalMessageOf, renewPeriod } from './renewals.ts';
 import { nextSettlementDay, runSettlementDay } from './settlements.ts';
+import { allows, TEST_CLOCK } from './state-machines.ts';
 import { machineIso, testClockView } from './test-clocks.ts';
 
 /**
@@ -24,7 +25,7 @@ export const parseTestClockMessage = (body: string): TestClockMessage => v.parse
 /** The clocks worker: runs an advance to its target (or from where a crashed run got to). */
 export async function runAdvance({ clock_id }: TestClockMessage): Promise<'ready' | 'skipped'> {
   const clock = await loadTestClock(clock_id);
-  if (!clock || clock.status !== 'advancing' || !clock.target_time) return 'skipped';
+  if (!clock || !allows(TEST_CLOCK, 'finish', clock.status) || !clock.target_time) return 'skipped';
   const owner: Owner = { merchant_id: clock.merchant_id, livemode: false };
   const target = Date.parse(clock.target_time);
   let now = Date.parse(clock.frozen_time);
@@ -38,9 +39,10 @@ export async function runAdvance({ clock_id }: TestClockMessage): Promise<'ready
     await recordAdvance(clock.id, new Date(now).toISOString(), machineIso());
     day = addDays(day, 1);
   }
-  const ready = { ...clock, status: 'ready' as const, frozen_time: clock.target_time, target_time: clock.target_time };
-  const event = newEvent(owner, 'test_clock.ready', testClockView(ready));
-  await finishAdvance(ready, machineIso(), event);
+  const finish = TEST_CLOCK.finish;
+  const ready = { ...clock, status: finish.to, frozen_time: clock.target_time, target_time: clock.target_time };
+  const event = newEvent(owner, finish.event, testClockView(ready));
+  await finishAdvance(ready, finish, machineIso(), event);
   logger.info('Test clock advanced', { clock_id, frozen_time: clock.target_time });
   return 'ready';
 }

@@ -10,6 +10,7 @@ import { clock } from './clock.ts';
 import { type DomainEvent, type EventType, eventPayload } from './events.ts';
 import { count } from '../metrics.ts';
 import { modeOf } from './connectors.ts';
+import { WEBHOOK_ENDPOINT } from './state-machines.ts';
 
 export const DELIVERY_TIMEOUT_MS = 15_000;
 
@@ -108,7 +109,7 @@ async function afterFailure(
   };
   if (result.status_code === 410) {
     logger.warn('Webhook delivery failed: endpoint answered 410 Gone and is disabled', { ...failed, outcome: 'endpoint_disabled' });
-    await disableWebhook(webhook, webhook.id, 'endpoint answered 410 Gone');
+    await disableWebhook(webhook, webhook.id, WEBHOOK_ENDPOINT.disable, 'endpoint answered 410 Gone');
     return;
   }
   const delay = retryDelayMs(attempt);

@@ -1,9 +1,10 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { KeyMode } from '../domain/credentials.ts';
+import type { Transition } from '../domain/state-machines.ts';
 import { conditionalWrite, type Created, createOrFind, db, TABLE } from './client.ts';
 import { nullable, picklistOf, recordReader, Text } from './item-schemas.ts';
-import { assignments } from './expressions.ts';
+import { assignments, statusIn } from './expressions.ts';
 import { API_KEY_HASH_COPIES, apiKeyKeys, type Key } from './keys.ts';
 import { listPage, merchantSet, type Page, type PageQuery } from './pagination.ts';
 
@@ -118,21 +119,22 @@ export async function listApiKeys(merchantId: string, page: PageQuery, modes: re
 }
 
 /**
- * Revokes the listed item and every copy of the hash item at once; revoking a revoked key changes nothing. The copies
- * are written whole, so a key stored before there were copies gets them, revoked.
+ * `revoke` (API_KEY) of the listed item and every copy of the hash item at once; revoking a revoked key changes
+ * nothing. The copies are written whole, so a key stored before there were copies gets them, revoked.
  */
-export async function revokeApiKey(key: ApiKeyRecord): Promise<void> {
+export async function revokeApiKey(key: ApiKeyRecord, revoke: Transition): Promise<void> {
+  const from = statusIn(revoke.from);
   const update = (k: Key) => ({
     Update: {
       TableName: TABLE,
       Key: k,
-      UpdateExpression: 'SET #status = :revoked',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':revoked': 'revoked' },
+      UpdateExpression: 'SET #status = :to',
+      ConditionExpression: `attribute_exists(pk) AND ${from.expression}`,
+      ExpressionAttributeNames: from.names,
+      ExpressionAttributeValues: { ':to': revoke.to, ...from.values },
     },
   });
-  const revoked = { type: 'api_key_hash', ...authOf(key), status: 'revoked' };
+  const revoked = { type: 'api_key_hash', ...authOf(key), status: revoke.to };
   await db.send(
     new TransactWriteCommand({
       TransactItems: [

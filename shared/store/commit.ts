@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DomainEvent } from '../domain/events.ts';
 import type { Transition } from '../domain/state-machines.ts';
 import { db, isConditionFailure, sendConditional, TABLE, type TransactItem } from './client.ts';
@@ -16,8 +17,11 @@ import {
   type Owner,
   paymentKeys,
   refundKeys,
+  settlementKeys,
   shardOf,
   subscriptionKeys,
+  testClockKeys,
+  webhookKeys,
 } from './keys.ts';
 
 /**
@@ -39,7 +43,15 @@ export type Target =
   /** which payment a provider's reference names (per connector account), written with the authorization */
   | { entity: 'payment_reference'; connectorId: string; reference: string }
   /** an inbound notification applied (its provider event id): created with the change, so none applies twice */
-  | { entity: 'inbound'; connectorId: string; eventId: string };
+  | { entity: 'inbound'; connectorId: string; eventId: string }
+  | { entity: 'settlement'; id: string; owner: Owner }
+  /** the marker that makes the daily job settle an owner's currency at most once a day */
+  | { entity: 'settlement_day'; owner: Owner; day: string; currency: string }
+  /** `owner` lists the clock for its merchant when it is created */
+  | { entity: 'test_clock'; id: string; owner?: Owner }
+  | { entity: 'webhook'; id: string; owner: Owner }
+  /** the owner's gapless invoice numbers: the last one given (see commitNumbered) */
+  | { entity: 'invoice_counter'; owner: Owner };
 
 /**
  * An external side effect in flight on an item: `begin` writes it before the outside call (its id is the call's
@@ -84,8 +96,8 @@ export interface Move {
   inStates?: readonly string[];
   /** fields that must still hold these values */
   expect?: Record<string, unknown>;
-  /** numeric fields that must not exceed these values */
-  atMost?: Record<string, number>;
+  /** fields that must not exceed these values (numbers, or ISO times) */
+  atMost?: Record<string, number | string>;
   set?: Record<string, unknown>;
   add?: Record<string, number>;
   /** entries appended to list fields (a `history`) */
@@ -134,7 +146,7 @@ export async function commit(change: Change): Promise<CommitResult> {
   const [only] = change.writes;
   if (change.writes.length === 1 && !change.events?.length && !change.counters?.length && !('remove' in only!)) return commitOne(only!, shards);
   try {
-    await db.send(new TransactWriteCommand({ TransactItems: transactionOf(change, shards) }));
+    await db.send(new TransactWriteCommand({ TransactItems: transactItemsOf(change, shards) }));
     return 'committed';
   } catch (e) {
     if (isConditionFailure(e)) return 'refused';
@@ -142,12 +154,83 @@ export async function commit(change: Change): Promise<CommitResult> {
   }
 }
 
-/** The items of the transaction a change becomes (pure); `shards`: the payments list's write shards. */
-export const transactionOf = (change: Change, shards: number): TransactItem[] => [
-  ...change.writes.map((write) => ('create' in write ? createItem(write, shards) : 'remove' in write ? removeItem(write) : moveItem(write, shards))),
-  ...(change.events ?? []).map(eventPut),
-  ...(change.counters ?? []),
-];
+/** The items of the transaction a change becomes (pure); `shards`: the payments list's (listKeysOf). */
+export function transactItemsOf(change: Change, shards: number): TransactItem[] {
+  return [
+    ...change.writes.map((write) =>
+      'create' in write ? createItem(write, shards) : 'remove' in write ? removeItem(write) : moveItem(write, shards),
+    ),
+    ...(change.events ?? []).map(eventPut),
+    ...(change.counters ?? []),
+  ];
+}
+
+/** Racing commits of a sequence back off with full jitter (doubling from the base up to the cap), for at most the budget. */
+const BACKOFF_BASE_MS = 10;
+const BACKOFF_CAP_MS = 500;
+/** Well inside the API function's 10 s timeout; a commit that gives up wrote nothing. */
+const NUMBER_RACE_BUDGET_MS = 8_000;
+
+/**
+ * Commits the change `build` makes for the next number of a gapless sequence (`counter` holds the last number given,
+ * in `n`), with the counter moved from the number read to the next in the same transaction: numbers are consecutive
+ * and a refused change uses none. A commit that lost the number (the counter moved, or another transaction held it)
+ * waits a jittered while, reads the counter again and builds again. `refused`: another condition of the change failed.
+ */
+export async function commitNumbered(counter: Target, build: (n: number) => Change): Promise<CommitResult> {
+  const started = performance.now();
+  const shards = await writeShards.forWrite();
+  for (let attempt = 1; ; attempt++) {
+    const read = await db.send(new GetCommand({ TableName: TABLE, Key: keyOf(counter), ConsistentRead: true }));
+    const current = Number(read.Item?.n ?? 0);
+    const change = build(current + 1);
+    if (change.counters?.length) await counterShards.forWrite();
+    try {
+      await db.send(new TransactWriteCommand({ TransactItems: [numberItem(counter, current), ...transactItemsOf(change, shards)] }));
+      return 'committed';
+    } catch (e) {
+      if (!lostNumberRace(e)) {
+        if (isConditionFailure(e)) return 'refused';
+        throw e;
+      }
+      if (performance.now() - started > NUMBER_RACE_BUDGET_MS) throw e;
+      // wait first, then read afresh: a value learned before the wait would be stale after it
+      await sleep(Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt));
+    }
+  }
+}
+
+/** The counter moves from `current` (absent: 0) to the next number, only if nobody moved it meanwhile. */
+function numberItem(counter: Target, current: number): TransactItem {
+  return {
+    Update: {
+      TableName: TABLE,
+      Key: keyOf(counter),
+      UpdateExpression: 'SET n = :next, #type = :type',
+      ConditionExpression: current === 0 ? 'attribute_not_exists(n)' : 'n = :current',
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: { ':next': current + 1, ':type': counter.entity, ...(current === 0 ? {} : { ':current': current }) },
+    },
+  };
+}
+
+/**
+ * Lost the race for the number (numberItem comes first): its condition failed or another transaction held it at the
+ * same moment, and nothing else failed.
+ */
+function lostNumberRace(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  if (e.name === 'TransactionConflictException') return true;
+  if (e.name !== 'TransactionCanceledException') return false;
+  const reasons = (e as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
+  if (!reasons) return /ConditionalCheckFailed|TransactionConflict/.test(e.message);
+  const [counter, ...others] = reasons;
+  const counterLost = counter?.Code === 'ConditionalCheckFailed' || counter?.Code === 'TransactionConflict';
+  return (
+    (counterLost || others.some((r) => r.Code === 'TransactionConflict')) &&
+    others.every((r) => !r.Code || r.Code === 'None' || r.Code === 'TransactionConflict')
+  );
+}
 
 /**
  * One item changed alone needs no transaction, which would bill it twice: the same put or update, with the same
@@ -184,6 +267,16 @@ export function keyOf(target: Target): Key {
       return inboundKeys.paymentByReference(target.connectorId, target.reference);
     case 'inbound':
       return inboundKeys.seen(target.connectorId, target.eventId);
+    case 'settlement':
+      return settlementKeys.item(target.id);
+    case 'settlement_day':
+      return settlementKeys.daily(target.owner, target.day, target.currency);
+    case 'test_clock':
+      return testClockKeys.item(target.id);
+    case 'webhook':
+      return webhookKeys.item(target.owner, target.id);
+    case 'invoice_counter':
+      return invoiceKeys.numberCounter(target.owner);
   }
 }
 
@@ -197,6 +290,8 @@ function listKeysOf(target: Target, status: unknown, shards: number): Record<str
   if (target.entity === 'subscription') return subscriptionKeys.list(target.owner, target.id);
   if (target.entity === 'refund' && target.owner) return refundKeys.list(target.owner, target.id);
   if (target.entity === 'dispute') return disputeKeys.list(target.owner, target.id);
+  if (target.entity === 'settlement') return settlementKeys.list(target.owner, target.id);
+  if (target.entity === 'test_clock' && target.owner) return testClockKeys.list(target.owner, target.id);
   return {};
 }
 

@@ -1,8 +1,9 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
+import type { Transition } from '../domain/state-machines.ts';
 import { PROVIDERS } from '../providers/types.ts';
 import { conditionalWrite, type Created, db, TABLE } from './client.ts';
-import { assignments } from './expressions.ts';
+import { assignments, statusIn } from './expressions.ts';
 import { recordReader } from './item-schemas.ts';
 import { connectorKeys, merchantKeys, type Owner } from './keys.ts';
 import { capCountOf, putWithinMerchantCap } from './merchants.ts';
@@ -27,9 +28,9 @@ const ConnectorItem = v.object({
   updated_at: v.string(),
 });
 export type ConnectorRecord = v.InferOutput<typeof ConnectorItem>;
-export type ConnectorChanges = Partial<Pick<ConnectorRecord, 'label' | 'credentials_sealed' | 'credentials_hint' | 'updated_at'>> & {
-  status?: 'active' | 'disabled';
-};
+export type ConnectorChanges = Partial<Pick<ConnectorRecord, 'label' | 'credentials_sealed' | 'credentials_hint' | 'updated_at'>>;
+/** A transition of CONNECTOR, or (no `to`) the states a change of fields alone may be made in. */
+export type ConnectorMove = Pick<Transition, 'from'> & { to?: string };
 
 export const connectorOf = recordReader('connector', ConnectorItem);
 
@@ -40,12 +41,15 @@ export const ownerOfConnector = (c: Pick<ConnectorRecord, 'merchant_id' | 'mode'
 });
 const modeOf = (owner: Owner) => (owner.livemode ? 'live' : 'test');
 
-/** What a change of a connector requires: the connector is of the owner's mode and not deleted. */
-const changeable = (owner: Owner) => ({
-  expression: 'attribute_exists(pk) AND #mode = :mode AND #status <> :deleted',
-  names: { '#mode': 'mode', '#status': 'status' },
-  values: { ':mode': modeOf(owner), ':deleted': 'deleted' },
-});
+/** What a change of a connector requires: the connector is of the owner's mode and in one of the move's states. */
+const changeable = (owner: Owner, move: ConnectorMove) => {
+  const from = statusIn(move.from);
+  return {
+    expression: `attribute_exists(pk) AND #mode = :mode AND ${from.expression}`,
+    names: { '#mode': 'mode', ...from.names },
+    values: { ':mode': modeOf(owner), ...from.values },
+  };
+};
 
 /** A connector the API shows: not deleted. */
 export type ShownConnector = ConnectorRecord & { status: 'active' | 'disabled' };
@@ -123,14 +127,14 @@ export async function connectorPage(owner: Owner, page: PageQuery): Promise<Page
 }
 
 /**
- * Applies the changes to the owner's connector and its routing copies; undefined when there is none (the key holds the
- * merchant and mode).
+ * Applies the changes (and the move) to the owner's connector and its routing copies; undefined when there is none in
+ * the move's states (the key holds the merchant and mode).
  */
-export async function updateConnector(owner: Owner, id: string, changes: ConnectorChanges): Promise<ShownConnector | undefined> {
+export async function updateConnector(owner: Owner, id: string, changes: ConnectorChanges, move: ConnectorMove): Promise<ShownConnector | undefined> {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets = assignments(
-    Object.entries(changes).filter(([, value]) => value !== undefined),
+    Object.entries({ ...changes, status: move.to }).filter(([, value]) => value !== undefined),
     names,
     values,
   );
@@ -141,7 +145,7 @@ export async function updateConnector(owner: Owner, id: string, changes: Connect
         owner,
         connectorKeys.item(owner, id),
         { expression: `SET ${sets.join(', ')}`, names, values },
-        changeable(owner),
+        changeable(owner, move),
       ),
     }),
   );
@@ -149,20 +153,20 @@ export async function updateConnector(owner: Owner, id: string, changes: Connect
 }
 
 /**
- * Marks the owner's connector (and its routing copies) deleted and frees its place under the cap; false when there is
- * none to delete.
+ * `remove` (CONNECTOR's delete): marks the owner's connector (and its routing copies) deleted and frees its place
+ * under the cap; false when there is none to delete.
  */
-export async function deleteConnector(owner: Owner, id: string, at: string): Promise<boolean> {
+export async function deleteConnector(owner: Owner, id: string, at: string, remove: Transition): Promise<boolean> {
   const deleted = {
-    expression: 'SET #status = :deleted, updated_at = :at',
+    expression: 'SET #status = :to, updated_at = :at',
     names: { '#status': 'status' },
-    values: { ':deleted': 'deleted', ':at': at },
+    values: { ':to': remove.to, ':at': at },
   };
   await ensureRoutingCopies(owner);
   return conditionalWrite(
     new TransactWriteCommand({
       TransactItems: [
-        ...updateWithCopies(owner, connectorKeys.item(owner, id), deleted, changeable(owner)),
+        ...updateWithCopies(owner, connectorKeys.item(owner, id), deleted, changeable(owner, remove)),
         {
           Update: {
             TableName: TABLE,

@@ -13,6 +13,15 @@ export function assignments(entries: Iterable<[string, unknown]>, names: Record<
   });
 }
 
+/**
+ * The condition that an item's `status` is one of `states` (a transition's from-states, from state-machines.ts), as
+ * `#status IN (:from0, …)` with its names and values.
+ */
+export function statusIn(states: readonly string[]) {
+  const values = Object.fromEntries(states.map((state, i) => [`:from${i}`, state]));
+  return { expression: `#status IN (${Object.keys(values).join(', ')})`, names: { '#status': 'status' }, values };
+}
+
 /** A filter on attributes that must equal the given values (undefined ones ignored); undefined when there is none. */
 export function equalityFilter(filters: Record<string, unknown>) {
   const names: Record<string, string> = {};

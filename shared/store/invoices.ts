@@ -1,12 +1,10 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { DomainEvent } from '../domain/events.ts';
 import type { InvoiceState } from '../domain/state-machines.ts';
 import { equalityFilter } from './expressions.ts';
 import { db, TABLE } from './client.ts';
-import type { Operation, Target } from './commit.ts';
-import { eventPut } from './events.ts';
+import { commitNumbered, type Operation, type Target } from './commit.ts';
 import { Int, nullable, operationItem, picklistOf, recordReader, StringMap, Text } from './item-schemas.ts';
 import { invoiceKeys, merchantKeys, type Owner, ownedBy } from './keys.ts';
 import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
@@ -95,44 +93,9 @@ export const invoiceTarget = (i: Pick<InvoiceRecord, 'id' | 'merchant_id' | 'liv
   owner: { merchant_id: i.merchant_id, livemode: i.livemode },
 });
 
-/** The counter item holds the last number given out in `n`. */
-async function readCounter(owner: Owner): Promise<number> {
-  const out = await db.send(new GetCommand({ TableName: TABLE, Key: invoiceKeys.numberCounter(owner), ConsistentRead: true }));
-  return Number(out.Item?.n ?? 0);
-}
-
-interface Cancellation {
-  CancellationReasons?: Array<{ Code?: string }>;
-}
-
 /**
- * Lost the race for the number: the counter moved (its condition failed) or another transaction held it at the same
- * moment (conflict). Any other failure (e.g. the invoice's own condition) is not retried.
- */
-function lostNumberRace(e: unknown): boolean {
-  if (!(e instanceof Error)) return false;
-  if (e.name === 'TransactionConflictException') return true;
-  if (e.name !== 'TransactionCanceledException') return false;
-  const reasons = (e as unknown as Cancellation).CancellationReasons;
-  if (!reasons) return /ConditionalCheckFailed|TransactionConflict/.test(e.message);
-  const [counter, ...others] = reasons;
-  const counterLost = counter?.Code === 'ConditionalCheckFailed' || counter?.Code === 'TransactionConflict';
-  return (
-    (counterLost || others.some((r) => r.Code === 'TransactionConflict')) &&
-    others.every((r) => !r.Code || r.Code === 'None' || r.Code === 'TransactionConflict')
-  );
-}
-
-/** Racing creates back off with full jitter (doubling from the base up to the cap), for at most the time budget. */
-const BACKOFF_BASE_MS = 10;
-const BACKOFF_CAP_MS = 500;
-/** Well inside the API function's 10 s timeout; nothing is written by a create that gives up. */
-const NUMBER_RACE_BUDGET_MS = 8_000;
-
-/**
- * Gives the invoice the owner's next number (test and live count apart) and stores it with its event, in ONE transaction: the counter moves
- * from the value read to the next only if nobody moved it meanwhile, so numbers are consecutive and a failed write
- * uses none (gapless). A create that lost the race waits a jittered while, reads the counter again and retries.
+ * Gives the invoice the owner's next number (test and live count apart) and stores it with its event, in one commit
+ * of the owner's number sequence (commitNumbered: gapless, a create that lost the race builds again with the next).
  * `build` makes the invoice and its event for a number. `existing`: the invoice `invoiceId` was stored already (by an
  * earlier run of the same request), which is answered as it is: no number is taken for it twice.
  */
@@ -141,49 +104,16 @@ export async function insertNumberedInvoice(
   invoiceId: string,
   build: (sequence: number) => { invoice: InvoiceRecord; event: DomainEvent },
 ): Promise<{ invoice: InvoiceRecord; event?: DomainEvent; existing?: true }> {
-  const started = performance.now();
-  for (let attempt = 1; ; attempt++) {
-    const current = await readCounter(owner);
-    const next = current + 1;
-    const built = build(next);
-    try {
-      await db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: TABLE,
-                Key: invoiceKeys.numberCounter(owner),
-                UpdateExpression: 'SET n = :next, #type = :type',
-                ConditionExpression: current === 0 ? 'attribute_not_exists(n)' : 'n = :current',
-                ExpressionAttributeNames: { '#type': 'type' },
-                ExpressionAttributeValues: { ':next': next, ':type': 'invoice_counter', ...(current === 0 ? {} : { ':current': current }) },
-              },
-            },
-            {
-              Put: {
-                TableName: TABLE,
-                Item: { ...invoiceKeys.item(built.invoice.id), ...invoiceKeys.list(owner, built.invoice.id), type: 'invoice', ...built.invoice },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            eventPut(built.event),
-          ],
-        }),
-      );
-      return built;
-    } catch (e) {
-      if (!lostNumberRace(e)) {
-        // The invoice's own condition failed: an earlier run of the request stored it (with its number) already.
-        const earlier = await getInvoiceById(invoiceId);
-        if (earlier) return { invoice: earlier, existing: true };
-        throw e;
-      }
-      if (performance.now() - started > NUMBER_RACE_BUDGET_MS) throw e;
-      // Wait first, then read afresh: a value learned before the wait would be stale after it.
-      await sleep(Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt));
-    }
-  }
+  let built: { invoice: InvoiceRecord; event: DomainEvent } | undefined;
+  const result = await commitNumbered({ entity: 'invoice_counter', owner }, (sequence) => {
+    built = build(sequence);
+    return { writes: [{ create: invoiceTarget(built.invoice), item: { ...built.invoice } }], events: [built.event] };
+  });
+  if (result === 'committed') return built!;
+  // the invoice's own condition failed: an earlier run of the request stored it (with its number) already
+  const earlier = await getInvoiceById(invoiceId);
+  if (earlier) return { invoice: earlier, existing: true };
+  throw new Error(`Invoice ${invoiceId} refused, and no invoice is stored under its id`);
 }
 
 /** The owner's invoice (with the send in flight on it, if any), or undefined when missing or another merchant's or mode's. */

@@ -3,7 +3,7 @@ import { encodeTime } from 'ulid';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { CardBrand, StoredCard } from '../domain/cards.ts';
 import type { AppliedStrategy } from '../domain/routing.ts';
-import type { PaymentStatus } from '../domain/state-machines.ts';
+import type { AttemptState, PaymentStatus } from '../domain/state-machines.ts';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import { db, TABLE, type TransactItem } from './client.ts';
 import { counterAdd, readCells } from './counters.ts';
@@ -37,11 +37,10 @@ export interface RoutingDecision {
 }
 
 /** An authorization attempt at one provider (DECISIONS "Attempts"): written `pending` before the call, finished after. */
-export type AttemptStatus = 'pending' | 'authorized' | 'declined' | 'failed' | 'unknown' | 'reversed';
 export interface PaymentAttempt {
   /** `att_…`: also the provider's idempotency key for this attempt */
   id: string;
-  status: AttemptStatus;
+  status: AttemptState;
   provider: ProviderName;
   connector_id: string | null;
   decline_code: string | null;
@@ -147,7 +146,7 @@ export const refundTarget = (r: Pick<RefundRecord, 'id' | 'payment_id' | 'mercha
 const PaymentOperationItem = operationItem(['authorize', 'capture', 'void', 'refund']);
 const AttemptItem = v.object({
   id: Text,
-  status: picklistOf<AttemptStatus>()(['pending', 'authorized', 'declined', 'failed', 'unknown', 'reversed']),
+  status: picklistOf<AttemptState>()(['pending', 'authorized', 'declined', 'failed', 'unknown', 'reversed']),
   provider: v.picklist(PROVIDERS),
   connector_id: nullable(Text),
   decline_code: nullable(Text),

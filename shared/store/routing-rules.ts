@@ -2,7 +2,8 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import type { RuleCondition, RuleField, RuleOperator } from '../domain/routing-rules.ts';
-import { assignments } from './expressions.ts';
+import type { Transition } from '../domain/state-machines.ts';
+import { assignments, statusIn } from './expressions.ts';
 import { conditionalWrite, type Created, db, TABLE } from './client.ts';
 import { Int, picklistOf, recordReader, Text } from './item-schemas.ts';
 import { type Owner, routingRuleKeys } from './keys.ts';
@@ -63,9 +64,17 @@ export async function putRoutingRule(rule: RoutingRuleRecord, max: number): Prom
   );
 }
 
-/** Applies the changes to the merchant's rule and its routing copies; undefined when it does not exist (the key holds the merchant). */
-export async function updateRoutingRule(owner: Owner, ruleId: string, changes: RoutingRuleChanges): Promise<RoutingRuleRecord | undefined> {
-  const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
+/**
+ * Applies the changes (and `move`, a transition of ROUTING_RULE; without `to`, the states fields alone change in) to
+ * the merchant's rule and its routing copies; undefined when it does not exist (the key holds the merchant).
+ */
+export async function updateRoutingRule(
+  owner: Owner,
+  ruleId: string,
+  changes: Omit<RoutingRuleChanges, 'status'>,
+  move: Pick<Transition, 'from'> & { to?: string },
+): Promise<RoutingRuleRecord | undefined> {
+  const entries = Object.entries({ ...changes, status: move.to }).filter(([, value]) => value !== undefined);
   // Nothing to change still reads the rule through the same conditional write (a no-op SET), so 404 stays 404.
   if (entries.length === 0) entries.push(['id', ruleId]);
   const names: Record<string, string> = {};
@@ -75,13 +84,18 @@ export async function updateRoutingRule(owner: Owner, ruleId: string, changes: R
   await ensureRoutingCopies(owner);
   const updated = await conditionalWrite(
     new TransactWriteCommand({
-      TransactItems: updateWithCopies(owner, key, { expression: `SET ${sets.join(', ')}`, names, values }, { expression: 'attribute_exists(pk)' }),
+      TransactItems: updateWithCopies(owner, key, { expression: `SET ${sets.join(', ')}`, names, values }, existingIn(move.from)),
     }),
   );
   if (!updated) return undefined;
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: key, ConsistentRead: true }));
   return out.Item && routingRuleOf(out.Item);
 }
+
+const existingIn = (states: readonly string[]) => {
+  const from = statusIn(states);
+  return { ...from, expression: `attribute_exists(pk) AND ${from.expression}` };
+};
 
 /** A page of the merchant's rules, newest first, read consistently (a rule just made or changed is in it). */
 export async function routingRulePage(owner: Owner, page: PageQuery): Promise<Page<RoutingRuleRecord>> {

@@ -1,8 +1,9 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { DomainEvent } from '../domain/events.ts';
-import { conditionalWrite, db, TABLE } from './client.ts';
-import { eventPut } from './events.ts';
+import type { Transition } from '../domain/state-machines.ts';
+import { db, TABLE } from './client.ts';
+import { commit, type Target } from './commit.ts';
 import { equalityFilter, ownerCondition } from './expressions.ts';
 import { Int, nullable, picklistOf, recordReader, Text } from './item-schemas.ts';
 import { counterShards } from './write-shards.ts';
@@ -42,6 +43,12 @@ const SettlementItem = v.object({
 });
 const settlementOf: (item: Record<string, unknown>) => SettlementRecord = recordReader('settlement', SettlementItem);
 
+const settlementTarget = (s: SettlementRecord): Target => ({
+  entity: 'settlement',
+  id: s.id,
+  owner: { merchant_id: s.merchant_id, livemode: s.livemode },
+});
+
 /** Every balance cell of every merchant, from the sparse balance index: what the daily job works on. */
 export async function allBalanceCells(): Promise<BalanceCell[]> {
   return acrossShards(BALANCE_INDEX_SHARDS, async (indexShard) =>
@@ -72,26 +79,26 @@ const cellHolds = (cell: BalanceCell) => ({
  */
 export async function releaseCell(cell: BalanceCell): Promise<boolean> {
   const hold = cellHolds(cell);
-  return conditionalWrite(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Delete: {
-            TableName: TABLE,
-            Key: counterKeys.cell(cell, 'BAL', cell.shard, ledgerSortKeys.balance(cell)),
-            ConditionExpression: hold.expression,
-            ExpressionAttributeValues: hold.values,
-          },
+  const released = await commit({
+    writes: [],
+    counters: [
+      {
+        Delete: {
+          TableName: TABLE,
+          Key: counterKeys.cell(cell, 'BAL', cell.shard, ledgerSortKeys.balance(cell)),
+          ConditionExpression: hold.expression,
+          ExpressionAttributeValues: hold.values,
         },
-        balanceAdd(
-          cell,
-          ledgerSortKeys.available(cell.currency),
-          { amount: cell.amount, payments: cell.payments },
-          cell.shard % counterShards.configured,
-        ),
-      ],
-    }),
-  );
+      },
+      balanceAdd(
+        cell,
+        ledgerSortKeys.available(cell.currency),
+        { amount: cell.amount, payments: cell.payments },
+        cell.shard % counterShards.configured,
+      ),
+    ],
+  });
+  return released === 'committed';
 }
 
 /**
@@ -100,36 +107,18 @@ export async function releaseCell(cell: BalanceCell): Promise<boolean> {
  * day a no-op. False when it already exists or a cell changed meanwhile.
  */
 export async function putSettlement(settlement: SettlementRecord, day: string, swept: readonly BalanceCell[]): Promise<boolean> {
+  const owner = { merchant_id: settlement.merchant_id, livemode: settlement.livemode };
   const takes = swept
     .filter((c) => c.amount !== 0 || c.payments !== 0)
     .map((c) => balanceAdd(c, ledgerSortKeys.balance(c), { amount: -c.amount, payments: -c.payments }, c.shard, cellHolds(c)));
-  return conditionalWrite(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Put: {
-            TableName: TABLE,
-            Item: { ...settlementKeys.daily(settlement, day, settlement.currency), type: 'settlement_day', settlement_id: settlement.id },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-        {
-          Put: {
-            TableName: TABLE,
-            Item: {
-              ...settlementKeys.item(settlement.id),
-              ...settlementKeys.list(settlement, settlement.id),
-              ...settlementKeys.pendingIndex(settlement.arrival_date, settlement.id),
-              type: 'settlement',
-              ...settlement,
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-        ...takes,
-      ],
-    }),
-  );
+  const created = await commit({
+    writes: [
+      { create: { entity: 'settlement_day', owner, day, currency: settlement.currency }, item: { settlement_id: settlement.id } },
+      { create: settlementTarget(settlement), item: { ...settlement, ...settlementKeys.pendingIndex(settlement.arrival_date, settlement.id) } },
+    ],
+    counters: takes,
+  });
+  return created === 'committed';
 }
 
 /** Settlements whose arrival date has come and that are still pending. */
@@ -157,25 +146,13 @@ export async function pendingSettlementsOf(owner: Owner): Promise<SettlementReco
   return items.map(settlementOf);
 }
 
-/** pending → paid with its `settlement.paid` event, once. */
-export async function markSettlementPaid(settlement: SettlementRecord, paidAt: string, event: DomainEvent): Promise<boolean> {
-  return conditionalWrite(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Update: {
-            TableName: TABLE,
-            Key: settlementKeys.item(settlement.id),
-            UpdateExpression: 'SET #status = :paid, paid_at = :at REMOVE gsi2pk, gsi2sk',
-            ConditionExpression: '#status = :pending',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':paid': 'paid', ':pending': 'pending', ':at': paidAt },
-          },
-        },
-        eventPut(event),
-      ],
-    }),
-  );
+/** `pay` (SETTLEMENT) with its `settlement.paid` event, once: the settlement leaves the pending index. */
+export async function markSettlementPaid(settlement: SettlementRecord, pay: Transition, paidAt: string, event: DomainEvent): Promise<boolean> {
+  const paid = await commit({
+    writes: [{ move: settlementTarget(settlement), transition: pay, set: { paid_at: paidAt }, unset: ['gsi2pk', 'gsi2sk'] }],
+    events: [event],
+  });
+  return paid === 'committed';
 }
 
 /** The owner's settlement; one of another merchant or mode is none. */

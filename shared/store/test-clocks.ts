@@ -1,8 +1,10 @@
-import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { DomainEvent } from '../domain/events.ts';
-import { conditionalUpdate, conditionalWrite, db, TABLE } from './client.ts';
-import { eventPut } from './events.ts';
+import { TEST_CLOCK, type Transition } from '../domain/state-machines.ts';
+import { conditionalWrite, db, TABLE } from './client.ts';
+import { commit } from './commit.ts';
+import { statusIn } from './expressions.ts';
 import { nullable, recordReader, Text } from './item-schemas.ts';
 import { customerKeys, invoiceKeys, type Owner, ownedBy, subscriptionKeys, testClockKeys } from './keys.ts';
 import { listPage, merchantList, type Page, type PageQuery, queryAll } from './pagination.ts';
@@ -40,14 +42,10 @@ const TestClockItem = v.object({
 });
 const testClockOf: (item: Record<string, unknown>) => TestClockRecord = recordReader('test clock', TestClockItem);
 
-export async function putTestClock(clock: TestClockRecord): Promise<void> {
-  await db.send(
-    new PutCommand({
-      TableName: TABLE,
-      Item: { ...testClockKeys.item(clock.id), ...testClockKeys.list(clock, clock.id), type: 'test_clock', ...clock },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+/** Stores a new clock; false when one is stored under its id already. */
+export async function putTestClock(clock: TestClockRecord): Promise<boolean> {
+  const owner = { merchant_id: clock.merchant_id, livemode: clock.livemode };
+  return (await commit({ writes: [{ create: { entity: 'test_clock', id: clock.id, owner }, item: { ...clock } }] })) === 'committed';
 }
 
 /** Any owner's clock (its advance worker). */
@@ -67,39 +65,30 @@ export async function listTestClocks(owner: Owner, page: PageQuery): Promise<Pag
   return { data: result.data.map(testClockOf), has_more: result.has_more };
 }
 
-/** ready → advancing towards `target`, only forward; undefined when the clock is not ready (already advancing). */
-export async function beginAdvance(clock: TestClockRecord, target: string, at: string): Promise<TestClockRecord | undefined> {
-  const updated = await conditionalUpdate(
-    new UpdateCommand({
-      TableName: TABLE,
-      Key: testClockKeys.item(clock.id),
-      UpdateExpression: 'SET #status = :advancing, target_time = :target, updated_at = :at, gsi2pk = :index, gsi2sk = :moved',
-      ConditionExpression: '#status = :ready',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':advancing': 'advancing', ':ready': 'ready', ':target': target, ':at': at, ...advancingIndex(at, clock.id) },
-      ReturnValues: 'ALL_NEW',
-    }),
-  );
-  return updated && testClockOf(updated);
+/**
+ * `advance` (TEST_CLOCK) towards `target`: the clock enters the advancing index; undefined when its state does not
+ * allow it (already advancing).
+ */
+export async function beginAdvance(clock: TestClockRecord, advance: Transition, target: string, at: string): Promise<TestClockRecord | undefined> {
+  const set = { target_time: target, updated_at: at, ...testClockKeys.advancing(at, clock.id) };
+  const begun = await commit({ writes: [{ move: { entity: 'test_clock', id: clock.id }, transition: advance, set }] });
+  return begun === 'committed' ? { ...clock, status: advance.to as TestClockRecord['status'], target_time: target, updated_at: at } : undefined;
 }
-
-const advancingIndex = (movedAt: string, clockId: string) => {
-  const { gsi2pk, gsi2sk } = testClockKeys.advancing(movedAt, clockId);
-  return { ':index': gsi2pk, ':moved': gsi2sk };
-};
 
 /** How far an advance got: every piece of work due up to `frozenTime` is done (never moves it back). */
 export async function recordAdvance(clockId: string, frozenTime: string, at: string): Promise<boolean> {
-  return conditionalWrite(
-    new UpdateCommand({
-      TableName: TABLE,
-      Key: testClockKeys.item(clockId),
-      UpdateExpression: 'SET frozen_time = :frozen, updated_at = :at, gsi2sk = :moved',
-      ConditionExpression: '#status = :advancing AND frozen_time <= :frozen',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':frozen': frozenTime, ':advancing': 'advancing', ':at': at, ':moved': advancingIndex(at, clockId)[':moved'] },
-    }),
-  );
+  const recorded = await commit({
+    writes: [
+      {
+        move: { entity: 'test_clock', id: clockId },
+        // the states an advance runs in: those it finishes from
+        inStates: TEST_CLOCK.finish.from,
+        atMost: { frozen_time: frozenTime },
+        set: { frozen_time: frozenTime, updated_at: at, gsi2sk: testClockKeys.advancing(at, clockId).gsi2sk },
+      },
+    ],
+  });
+  return recorded === 'committed';
 }
 
 /** The ids of clocks advancing that have not moved since `before` (their worker died, or their message was lost). */
@@ -113,40 +102,42 @@ export async function stalledAdvances(before: string): Promise<string[]> {
   return items.map((item) => String(item.id));
 }
 
-/** advancing → ready at its target, with its `test_clock.ready` event, once. */
-export async function finishAdvance(clock: TestClockRecord & { target_time: string }, at: string, event: DomainEvent): Promise<boolean> {
-  return conditionalWrite(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Update: {
-            TableName: TABLE,
-            Key: testClockKeys.item(clock.id),
-            UpdateExpression: 'SET #status = :ready, frozen_time = :target, target_time = :none, updated_at = :at REMOVE gsi2pk, gsi2sk',
-            ConditionExpression: '#status = :advancing AND target_time = :target',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':ready': 'ready', ':advancing': 'advancing', ':target': clock.target_time, ':none': null, ':at': at },
-          },
-        },
-        eventPut(event),
-      ],
-    }),
-  );
+/** `finish` (TEST_CLOCK) at its target, with its `test_clock.ready` event, once: the clock leaves the advancing index. */
+export async function finishAdvance(
+  clock: TestClockRecord & { target_time: string },
+  finish: Transition,
+  at: string,
+  event: DomainEvent,
+): Promise<boolean> {
+  const finished = await commit({
+    writes: [
+      {
+        move: { entity: 'test_clock', id: clock.id },
+        transition: finish,
+        expect: { target_time: clock.target_time },
+        set: { frozen_time: clock.target_time, target_time: null, updated_at: at },
+        unset: ['gsi2pk', 'gsi2sk'],
+      },
+    ],
+    events: [event],
+  });
+  return finished === 'committed';
 }
 
 /**
- * Binds a customer to the clock (at most `max` per clock, a clock being advanced takes none); true when it is bound
- * (a retried create finds it bound already).
+ * Binds a customer to the clock (at most `max` per clock, only while an advance may start: a clock being advanced
+ * takes none); true when it is bound (a retried create finds it bound already).
  */
 export async function bindCustomer(clockId: string, customerId: string, max: number): Promise<boolean> {
+  const ready = statusIn(TEST_CLOCK.advance.from);
   const bound = await conditionalWrite(
     new UpdateCommand({
       TableName: TABLE,
       Key: testClockKeys.item(clockId),
       UpdateExpression: 'SET customer_ids = list_append(customer_ids, :one)',
-      ConditionExpression: 'attribute_exists(pk) AND #status = :ready AND size(customer_ids) < :max AND NOT contains(customer_ids, :id)',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':one': [customerId], ':id': customerId, ':max': max, ':ready': 'ready' },
+      ConditionExpression: `attribute_exists(pk) AND ${ready.expression} AND size(customer_ids) < :max AND NOT contains(customer_ids, :id)`,
+      ExpressionAttributeNames: ready.names,
+      ExpressionAttributeValues: { ':one': [customerId], ':id': customerId, ':max': max, ...ready.values },
     }),
   );
   return bound || ((await loadTestClock(clockId))?.customer_ids.includes(customerId) ?? false);

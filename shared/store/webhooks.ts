@@ -1,7 +1,8 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { EVENT_TYPES, type EventType } from '../domain/events.ts';
-import { conditionalWrite, type Created, TABLE } from './client.ts';
+import type { Transition } from '../domain/state-machines.ts';
+import type { Created } from './client.ts';
+import { commit } from './commit.ts';
 import { picklistOf, recordReader, Text } from './item-schemas.ts';
 import { type Owner, webhookKeys } from './keys.ts';
 import { deleteWithinMerchantCap, putWithinMerchantCap } from './merchants.ts';
@@ -63,17 +64,8 @@ export async function webhookPage(owner: Owner, page: PageQuery): Promise<Page<W
 export const deleteWebhook = (owner: Owner, webhookId: string): Promise<boolean> =>
   deleteWithinMerchantCap(owner, 'webhook_count', webhookKeys.item(owner, webhookId));
 
-/** Stops deliveries to an endpoint that answered 410 Gone. */
-export async function disableWebhook(owner: Owner, webhookId: string, reason: string): Promise<void> {
-  // refused: the endpoint was deleted meanwhile
-  await conditionalWrite(
-    new UpdateCommand({
-      TableName: TABLE,
-      Key: webhookKeys.item(owner, webhookId),
-      UpdateExpression: 'SET #status = :disabled, disabled_reason = :reason',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':disabled': 'disabled', ':reason': reason },
-    }),
-  );
+/** `disable` (WEBHOOK_ENDPOINT): stops deliveries to an endpoint that answered 410 Gone. */
+export async function disableWebhook(owner: Owner, webhookId: string, disable: Transition, reason: string): Promise<void> {
+  // refused: the endpoint was deleted or disabled meanwhile
+  await commit({ writes: [{ move: { entity: 'webhook', id: webhookId, owner }, transition: disable, set: { disabled_reason: reason } }] });
 }
