@@ -21,7 +21,10 @@ let loaded: Tracer | undefined;
 let invocations = 0;
 
 const load = onFirstUse(async () => {
-  const { Tracer, captureLambdaHandler } = await import('./tracing.ts');
+  const [{ Tracer }, { captureLambdaHandler }] = await Promise.all([
+    import('@aws-lambda-powertools/tracer'),
+    import('@aws-lambda-powertools/tracer/middleware'),
+  ]);
   const tracer = new Tracer({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'payments-api' });
   // its ColdStart annotation belongs to the container's first invocation, which may have gone untraced: spend it
   // (Powertools' Utility reads and clears the flag in getColdStart, which it declares protected)
