@@ -4,6 +4,23 @@ import * as v from 'valibot';
  * Every environment variable the functions read, validated once at cold start.
  * `APP_ENV=local` switches the adapters that cannot run on a laptop (SES) to local ones.
  */
+/** What a sandbox provider can be told to do wrong (shared/providers/sandbox.ts). */
+export const SANDBOX_FAULTS = ['accept_then_timeout', 'accept_then_drop', 'accept_then_down'] as const;
+
+/** An origin such as `http://127.0.0.1:12111`. */
+const origin = v.optional(v.pipe(v.string(), v.url()));
+
+/** `name=value,…` (blanks around names and values ignored), each value read by `value`. */
+const namedValues = <T>(value: v.GenericSchema<string, T>) =>
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((text) => Object.fromEntries(text.split(',').flatMap((pair) => (pair.trim() ? [pair.split('=').map((s) => s.trim())] : [])))),
+      v.record(v.pipe(v.string(), v.minLength(1)), value),
+    ),
+    '',
+  );
+
 const ConfigSchema = v.object({
   APP_ENV: v.optional(v.picklist(['local', 'aws']), 'aws'),
   TABLE_NAME: v.pipe(v.string(), v.minLength(1)),
@@ -43,6 +60,25 @@ const ConfigSchema = v.object({
   PAYMENTS_PER_MINUTE: v.optional(v.pipe(v.string(), v.regex(/^[1-9]\d*$/), v.transform(Number)), '100'),
   /** first webhook retry's jitter cap (doubling per attempt); lowered locally to watch retries happen */
   WEBHOOK_RETRY_BASE_MS: v.optional(v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number)), '10000'),
+  /** provider API origins (unset: the provider's own, by mode); tests, `npm start` and staging point them at fakes */
+  STRIPE_API_BASE_URL: origin,
+  ADYEN_CHECKOUT_BASE_URL: origin,
+  BRAINTREE_GATEWAY_URL: origin,
+  /** the sandbox providers: `stripe=120,adyen=80` ms of latency, `adyen` unreachable, `stripe=accept_then_drop` */
+  SANDBOX_LATENCY_MS: namedValues(v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number))),
+  SANDBOX_DOWN: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((text) =>
+        text
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean),
+      ),
+    ),
+    '',
+  ),
+  SANDBOX_FAULTS: namedValues(v.picklist(SANDBOX_FAULTS)),
 });
 
 export type Config = v.InferOutput<typeof ConfigSchema>;

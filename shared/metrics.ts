@@ -38,10 +38,8 @@ export type DimensionsOf<M extends BusinessMetric> = Record<(typeof BUSINESS_MET
 /** Powertools Metrics, loaded by the first count: a function that counts nothing (a read, a list) never loads it. */
 const powertoolsMetrics = onFirstUse(async () => {
   const { Metrics, MetricUnit } = await import('@aws-lambda-powertools/metrics');
-  const metrics = new Metrics({
-    namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE,
-    serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'payments-api',
-  });
+  // the namespace the alarms and the dashboard are built on; the `service` dimension is POWERTOOLS_SERVICE_NAME
+  const metrics = new Metrics({ namespace: METRICS_NAMESPACE });
   return { metrics, MetricUnit };
 });
 

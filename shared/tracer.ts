@@ -21,8 +21,11 @@ let loaded: Tracer | undefined;
 let invocations = 0;
 
 const load = onFirstUse(async () => {
-  const { Tracer, captureLambdaHandler } = await import('./tracing.ts');
-  const tracer = new Tracer({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'payments-api' });
+  const [{ Tracer }, { captureLambdaHandler }] = await Promise.all([
+    import('@aws-lambda-powertools/tracer'),
+    import('@aws-lambda-powertools/tracer/middleware'),
+  ]);
+  const tracer = new Tracer(); // its service is POWERTOOLS_SERVICE_NAME, read by Powertools
   // its ColdStart annotation belongs to the container's first invocation, which may have gone untraced: spend it
   // (Powertools' Utility reads and clears the flag in getColdStart, which it declares protected)
   if (invocations > 1) (tracer as unknown as { getColdStart(): boolean }).getColdStart();

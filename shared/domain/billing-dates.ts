@@ -1,3 +1,11 @@
+import { addDays as addDaysTo } from 'date-fns/addDays';
+import { addMonths } from 'date-fns/addMonths';
+import { differenceInCalendarDays } from 'date-fns/differenceInCalendarDays';
+import { differenceInCalendarMonths } from 'date-fns/differenceInCalendarMonths';
+import { formatISO } from 'date-fns/formatISO';
+import { isValid } from 'date-fns/isValid';
+import { parseISO } from 'date-fns/parseISO';
+
 /**
  * Calendar arithmetic of billing schedules, on `YYYY-MM-DD` dates in UTC. Pure: "today" is passed in.
  *
@@ -19,70 +27,40 @@ export interface Schedule {
   interval_count: number;
 }
 
-const DAY_MS = 86_400_000;
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-interface Ymd {
-  y: number;
-  /** 1–12 */
-  m: number;
-  d: number;
-}
+/** True for a real calendar date written `YYYY-MM-DD` from year 1 on (no Feb 30, no 2023-02-29). */
+export const isCalendarDate = (value: string): boolean => DATE.test(value) && !value.startsWith('0000') && isValid(parseISO(value));
 
-/** True for a real calendar date written `YYYY-MM-DD` (no Feb 30, no 2023-02-29). */
-export function isCalendarDate(value: string): boolean {
-  const match = DATE.exec(value);
-  if (!match) return false;
-  const [y, m, d] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  return y >= 1 && m >= 1 && m <= 12 && d >= 1 && d <= daysInMonth(y, m);
-}
-
-function parse(date: string): Ymd {
+// date-fns works in local time: dates are read and written back in local time, so the machine's zone cancels out.
+function toDate(date: string): Date {
   if (!isCalendarDate(date)) throw new Error(`not a calendar date: ${date}`);
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  return { y, m, d };
+  return parseISO(date);
 }
-
-const pad = (n: number, width: number) => String(n).padStart(width, '0');
-const format = ({ y, m, d }: Ymd): string => `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`;
-
-export const daysInMonth = (y: number, m: number): number => new Date(Date.UTC(y, m, 0)).getUTCDate();
-
-const toDays = (date: string): number => {
-  const { y, m, d } = parse(date);
-  return Date.UTC(y, m - 1, d) / DAY_MS;
-};
-const fromDays = (days: number): string => new Date(days * DAY_MS).toISOString().slice(0, 10);
+const toText = (date: Date): string => formatISO(date, { representation: 'date' });
 
 /** The UTC calendar date of an instant (epoch ms). */
 export const utcDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
-export const addDays = (date: string, days: number): string => fromDays(toDays(date) + days);
+export const addDays = (date: string, days: number): string => toText(addDaysTo(toDate(date), days));
 
 /** Whole days from `a` to `b` (negative when `b` is earlier). */
-export const daysBetween = (a: string, b: string): number => toDays(b) - toDays(a);
+export const daysBetween = (a: string, b: string): number => differenceInCalendarDays(toDate(b), toDate(a));
 
-/** `anchor` + `months` calendar months, the day clamped to the target month's length. */
-function addMonthsClamped(anchor: Ymd, months: number): string {
-  const index = anchor.y * 12 + (anchor.m - 1) + months;
-  const y = Math.floor(index / 12);
-  const m = (index % 12) + 1;
-  return format({ y, m, d: Math.min(anchor.d, daysInMonth(y, m)) });
-}
+/** One interval in days, or in calendar months (whose day `addMonths` clamps to the target month's length). */
+const LENGTH: Readonly<Record<Interval, { days: number } | { months: number }>> = {
+  day: { days: 1 },
+  week: { days: 7 },
+  month: { months: 1 },
+  year: { months: 12 },
+};
 
 /** The n-th billing date of the schedule (n = 0 is the anchor itself, n = 1 the first renewal). */
 export function billingDate(schedule: Schedule, n: number): string {
+  const length = LENGTH[schedule.interval];
   const count = schedule.interval_count * n;
-  switch (schedule.interval) {
-    case 'day':
-      return addDays(schedule.anchor, count);
-    case 'week':
-      return addDays(schedule.anchor, 7 * count);
-    case 'month':
-      return addMonthsClamped(parse(schedule.anchor), count);
-    case 'year':
-      return addMonthsClamped(parse(schedule.anchor), 12 * count);
-  }
+  const anchor = toDate(schedule.anchor);
+  return toText('days' in length ? addDaysTo(anchor, length.days * count) : addMonths(anchor, length.months * count));
 }
 
 /** The first renewal: start + one interval. */
@@ -90,18 +68,10 @@ export const firstBillingDate = (schedule: Schedule): string => billingDate(sche
 
 /** A lower estimate of the number of whole periods from the anchor to `date` (never above the true count). */
 function periodsBefore(schedule: Schedule, date: string): number {
-  const a = parse(schedule.anchor);
-  const b = parse(date);
-  switch (schedule.interval) {
-    case 'day':
-      return Math.floor(daysBetween(schedule.anchor, date) / schedule.interval_count);
-    case 'week':
-      return Math.floor(daysBetween(schedule.anchor, date) / (7 * schedule.interval_count));
-    case 'month':
-      return Math.floor(((b.y - a.y) * 12 + (b.m - a.m)) / schedule.interval_count) - 1;
-    case 'year':
-      return Math.floor((b.y - a.y) / schedule.interval_count) - 1;
-  }
+  const length = LENGTH[schedule.interval];
+  const [anchor, until] = [toDate(schedule.anchor), toDate(date)];
+  if ('days' in length) return Math.floor(differenceInCalendarDays(until, anchor) / (length.days * schedule.interval_count));
+  return Math.floor(differenceInCalendarMonths(until, anchor) / (length.months * schedule.interval_count)) - 1;
 }
 
 /** The earliest renewal date (n ≥ 1) that is on or after `date`. */

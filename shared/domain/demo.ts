@@ -1,4 +1,4 @@
-import { SANDBOX_APPROVED_CARD } from '../providers/sandbox.ts';
+import { SANDBOX_APPROVED_CARD } from '../providers/test-cards.ts';
 import { listEvents } from '../store/events.ts';
 import { findOrCreateMerchant } from '../store/merchants.ts';
 import { createApiKey } from './api-keys.ts';

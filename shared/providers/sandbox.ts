@@ -1,64 +1,25 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { config, type SANDBOX_FAULTS } from '../config.ts';
 import { providerDeadlines } from './deadlines.ts';
+import { TEST_CARDS } from './test-cards.ts';
 import type { AuthorizeRequest, AuthorizeResult, Connector, LookupResult, OperationResult, ProviderChange, ProviderName } from './types.ts';
-
-/**
- * Stripe's public test cards and what the sandbox answers for them. Any other Luhn-valid number is approved.
- * `first_attempt_processing_error` fails only at the first provider tried, so routing fails over.
- */
-export const TEST_CARDS: Readonly<Record<string, { decline: string } | { soft: 'first_attempt_processing_error' } | { laterChargesDecline: true }>> =
-  {
-    '4000000000000002': { decline: 'generic_decline' },
-    '4000000000009995': { decline: 'insufficient_funds' },
-    '4000000000009987': { decline: 'lost_card' },
-    '4000000000009979': { decline: 'stolen_card' },
-    '4000000000000069': { decline: 'expired_card' },
-    '4000000000000127': { decline: 'incorrect_cvc' },
-    '4100000000000019': { decline: 'fraudulent' },
-    '4000000000000119': { soft: 'first_attempt_processing_error' },
-    // Stripe's "attaches, but charges fail": the first payment succeeds, charges on its card-on-file token decline.
-    '4000000000000341': { laterChargesDecline: true },
-  };
 
 const DECLINING_TOKEN = '_declines_';
 
-/** A card every sandbox provider approves (Stripe's 4242… test card), for demos and fixtures. */
-export const SANDBOX_APPROVED_CARD = { number: '4242424242424242', exp_month: 12, exp_year: 2034, cvc: '123' } as const;
-
 /**
- * How the sandbox providers behave, read from the environment at cold start and changeable at run time (tests):
+ * How the sandbox providers behave, read from the configuration at cold start and changeable at run time (tests):
  * `SANDBOX_LATENCY_MS=stripe=120,adyen=80` adds latency, `SANDBOX_DOWN=adyen` makes a provider unreachable,
  * `SANDBOX_FAULTS=stripe=accept_then_timeout` makes it carry out every call and then never answer (the caller's
  * deadline passes: the outcome is unknown to it) or, with `accept_then_drop`, drop the connection after accepting;
  * `accept_then_down` drops it and then goes down (look-ups and reversals fail until `down` is cleared).
  */
-export type SandboxFault = 'accept_then_timeout' | 'accept_then_drop' | 'accept_then_down';
+export type SandboxFault = (typeof SANDBOX_FAULTS)[number];
 export const sandboxSettings = {
-  latencyMs: parsePairs(process.env.SANDBOX_LATENCY_MS),
-  down: new Set(
-    (process.env.SANDBOX_DOWN ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-  ) as Set<string>,
-  faults: parsePairs(process.env.SANDBOX_FAULTS, (v) =>
-    v === 'accept_then_timeout' || v === 'accept_then_drop' || v === 'accept_then_down' ? v : undefined,
-  ) as Partial<Record<string, SandboxFault>>,
+  latencyMs: { ...config.SANDBOX_LATENCY_MS },
+  down: new Set<string>(config.SANDBOX_DOWN),
+  faults: { ...config.SANDBOX_FAULTS } as Partial<Record<string, SandboxFault>>,
 };
-
-function parsePairs<T = number>(
-  value: string | undefined,
-  read: (v: string) => T | undefined = (v) => (Number.isFinite(Number(v)) ? (Number(v) as T) : undefined),
-): Record<string, T> {
-  const out: Record<string, T> = {};
-  for (const pair of (value ?? '').split(',')) {
-    const [name, raw] = pair.split('=').map((s) => s.trim());
-    const parsed = raw ? read(raw) : undefined;
-    if (name && parsed !== undefined) out[name] = parsed;
-  }
-  return out;
-}
 
 /** What one sandbox provider holds for an authorization: its state and the money moved on it. */
 export interface SandboxAuthorization {

@@ -3,7 +3,7 @@ import { clock } from '../domain/clock.ts';
 import { luhnValid } from '../domain/cards.ts';
 import { isCurrency } from '../domain/currency.ts';
 import { ROUTING_CHOICES } from '../domain/routing.ts';
-import { SANDBOX_APPROVED_CARD } from '../providers/sandbox.ts';
+import { SANDBOX_APPROVED_CARD } from '../providers/test-cards.ts';
 import { PROVIDERS } from '../providers/types.ts';
 import { idPattern } from '../domain/ids.ts';
 import { Email, listQuery, Metadata, Name, Phone } from './common.ts';

@@ -6,10 +6,11 @@
  *
  * Host parsing is left to WHATWG `new URL()`, which already turns every IPv4 spelling (`2130706433`, `0x7f.1`,
  * `017700000001`, `127.1`, …) into a dotted quad and IPv6 literals into their canonical form; the classification below
- * works on numbers, never on string prefixes.
+ * matches parsed addresses against ipaddr.js's special-purpose ranges and a few of our own, never string prefixes.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /** Where an address belongs. Anything other than `public` is refused (loopback only in local mode). */
 export type AddressCategory =
@@ -27,130 +28,53 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048;
 // Address classification
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Dotted-quad IPv4 (as `net.isIP` accepts it: four decimal octets, no leading zeros) to a 32-bit number. */
-function ipv4ToNumber(ip: string): number | undefined {
-  if (isIP(ip) !== 4) return undefined;
-  return ip.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
-}
-
-type V4Rule = readonly [base: number, prefix: number, category: AddressCategory];
-
-const v4 = (cidr: string, category: AddressCategory): V4Rule => {
-  const [ip = '', prefix = ''] = cidr.split('/');
-  const base = ipv4ToNumber(ip);
-  if (base === undefined) throw new Error(`bad IPv4 rule ${cidr}`);
-  return [base, Number(prefix), category];
-};
-
 /**
- * The rule tables, parsed by the first address checked: parsing runs `net.isIP`, whose first IPv6 call compiles a large
- * regular expression (about 8 ms), which a function that never checks an address (a list, a delete) would otherwise
- * pay at every cold start.
+ * ipaddr.js's range names as our categories; a range not listed here (broadcast, Teredo, NAT64's local-use prefix,
+ * discard-only, AS112, …) is `reserved`.
  */
-let parsedRules: ReturnType<typeof parseRules> | undefined;
-const rules = () => (parsedRules ??= parseRules());
-
-const parseRules = () => ({
-  /** First match wins, so the single metadata addresses come before the ranges that contain them. */
-  IPV4_RULES: [
-    v4('169.254.169.254/32', 'metadata'), // AWS / GCP / Azure / OCI instance metadata
-    v4('169.254.170.2/32', 'metadata'), // AWS ECS task metadata and credentials
-    v4('100.100.100.200/32', 'metadata'), // Alibaba Cloud metadata
-    v4('192.0.0.192/32', 'metadata'), // Oracle Cloud (legacy) metadata
-    v4('0.0.0.0/8', 'unspecified'), // "this network"; 0.0.0.0 reaches the local host on Linux
-    v4('10.0.0.0/8', 'private'),
-    v4('100.64.0.0/10', 'cgnat'),
-    v4('127.0.0.0/8', 'loopback'),
-    v4('169.254.0.0/16', 'link_local'),
-    v4('172.16.0.0/12', 'private'),
-    v4('192.0.0.0/24', 'reserved'), // IETF protocol assignments
-    v4('192.0.2.0/24', 'documentation'), // TEST-NET-1
-    v4('192.88.99.0/24', 'reserved'), // deprecated 6to4 relay anycast
-    v4('192.168.0.0/16', 'private'),
-    v4('198.18.0.0/15', 'reserved'), // benchmarking
-    v4('198.51.100.0/24', 'documentation'), // TEST-NET-2
-    v4('203.0.113.0/24', 'documentation'), // TEST-NET-3
-    v4('224.0.0.0/4', 'multicast'),
-    v4('240.0.0.0/4', 'reserved'), // future use, including the broadcast address 255.255.255.255
-  ] as readonly V4Rule[],
-  /** IPv6 ranges that carry an IPv4 address in their low 32 bits: that IPv4 address decides. */
-  V6_EMBEDDING_V4_LOW32: [v6('::ffff:0:0/96'), v6('64:ff9b::/96')], // IPv4-mapped; NAT64 well-known prefix
-  V6_6TO4: v6('2002::/16'), // 6to4: the IPv4 address sits in bits 16..47
-  IPV6_RULES: [
-    [v6('::/128'), 'unspecified'],
-    [v6('::1/128'), 'loopback'],
-    [v6('fd00:ec2::254/128'), 'metadata'], // AWS instance metadata over IPv6
-    [v6('64:ff9b:1::/48'), 'reserved'], // local-use NAT64
-    [v6('::/8'), 'reserved'], // IPv4-compatible (deprecated), IPv4-translated, other reserved
-    [v6('100::/64'), 'reserved'], // discard-only
-    [v6('2001:db8::/32'), 'documentation'],
-    [v6('2001::/23'), 'reserved'], // IETF protocol assignments, including Teredo (2001::/32)
-    [v6('3fff::/20'), 'documentation'],
-    [v6('fc00::/7'), 'private'], // unique local
-    [v6('fe80::/10'), 'link_local'],
-    [v6('fec0::/10'), 'private'], // deprecated site-local
-    [v6('ff00::/8'), 'multicast'],
-  ] as readonly (readonly [readonly [bigint, number], AddressCategory])[],
-  V6_GLOBAL_UNICAST: v6('2000::/3'),
-});
-
-function classifyIPv4(n: number): AddressCategory {
-  for (const [base, prefix, category] of rules().IPV4_RULES) {
-    const size = 2 ** (32 - prefix);
-    if (Math.floor(n / size) === Math.floor(base / size)) return category;
-  }
-  return 'public';
-}
-
-/** An IPv6 literal (optionally with a dotted IPv4 tail and a `%zone`) to a 128-bit number. */
-function ipv6ToBigInt(ip: string): bigint | undefined {
-  let s = ip;
-  const zone = s.indexOf('%');
-  if (zone !== -1) s = s.slice(0, zone);
-  if (isIP(s) !== 6) return undefined;
-  const lastColon = s.lastIndexOf(':');
-  const tail = s.slice(lastColon + 1);
-  if (tail.includes('.')) {
-    const n = ipv4ToNumber(tail);
-    if (n === undefined) return undefined;
-    s = `${s.slice(0, lastColon + 1)}${Math.floor(n / 0x10000).toString(16)}:${(n % 0x10000).toString(16)}`;
-  }
-  const halves = s.split('::');
-  if (halves.length > 2) return undefined;
-  const groupsOf = (part: string): number[] => (part === '' ? [] : part.split(':').map((g) => Number.parseInt(g, 16)));
-  const head = groupsOf(halves[0] ?? '');
-  let groups = head;
-  if (halves.length === 2) {
-    const rest = groupsOf(halves[1] ?? '');
-    const fill = 8 - head.length - rest.length;
-    if (fill < 0) return undefined;
-    groups = [...head, ...new Array<number>(fill).fill(0), ...rest];
-  }
-  if (groups.length !== 8 || groups.some((g) => !Number.isInteger(g) || g < 0 || g > 0xffff)) return undefined;
-  return groups.reduce((acc, g) => (acc << 16n) | BigInt(g), 0n);
-}
-
-const v6 = (cidr: string): readonly [bigint, number] => {
-  const [ip = '', prefix = ''] = cidr.split('/');
-  const base = ipv6ToBigInt(ip);
-  if (base === undefined) throw new Error(`bad IPv6 rule ${cidr}`);
-  return [base, Number(prefix)];
+const CATEGORY_OF_RANGE: Readonly<Record<string, AddressCategory>> = {
+  unicast: 'public',
+  private: 'private',
+  uniqueLocal: 'private',
+  deprecatedSiteLocal: 'private',
+  loopback: 'loopback',
+  linkLocal: 'link_local',
+  unspecified: 'unspecified',
+  multicast: 'multicast',
+  carrierGradeNat: 'cgnat',
 };
 
-const inV6 = (value: bigint, [base, prefix]: readonly [bigint, number]): boolean => {
-  const shift = BigInt(128 - prefix);
-  return value >> shift === base >> shift;
-};
+/** What ipaddr.js does not single out, checked first: cloud metadata addresses, documentation prefixes, NAT64. */
+let ownRanges: Record<string, [ipaddr.IPv4 | ipaddr.IPv6, number][]> | undefined;
+const ranges = () =>
+  (ownRanges ??= {
+    metadata: [
+      '169.254.169.254/32', // AWS / GCP / Azure / OCI instance metadata
+      '169.254.170.2/32', // AWS ECS task metadata and credentials
+      '100.100.100.200/32', // Alibaba Cloud metadata
+      '192.0.0.192/32', // Oracle Cloud (legacy) metadata
+      'fd00:ec2::254/128', // AWS instance metadata over IPv6
+    ].map((cidr) => ipaddr.parseCIDR(cidr)),
+    documentation: ['192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24', '2001:db8::/32', '3fff::/20'].map((cidr) => ipaddr.parseCIDR(cidr)),
+    nat64: [ipaddr.parseCIDR('64:ff9b::/96')], // the well-known NAT64 prefix: the IPv4 address in the low 32 bits decides
+  });
 
-function classifyIPv6(n: bigint): AddressCategory {
-  const { V6_EMBEDDING_V4_LOW32, V6_6TO4, IPV6_RULES, V6_GLOBAL_UNICAST } = rules();
-  if (V6_EMBEDDING_V4_LOW32.some((range) => inV6(n, range))) return classifyIPv4(Number(n & 0xffffffffn));
-  if (inV6(n, V6_6TO4)) {
-    const embedded = classifyIPv4(Number((n >> 80n) & 0xffffffffn));
-    if (embedded !== 'public') return embedded;
-  }
-  for (const [range, category] of IPV6_RULES) if (inV6(n, range)) return category;
-  return inV6(n, V6_GLOBAL_UNICAST) ? 'public' : 'reserved';
+/** The IPv4 address in parts `i` and `i + 1` of an IPv6 address. */
+const ipv4At = ({ parts }: ipaddr.IPv6, i: number): ipaddr.IPv4 =>
+  new ipaddr.IPv4([parts[i]! >> 8, parts[i]! & 0xff, parts[i + 1]! >> 8, parts[i + 1]! & 0xff]);
+
+function classify(address: ipaddr.IPv4 | ipaddr.IPv6): AddressCategory {
+  const own = ipaddr.subnetMatch(address, ranges(), 'none');
+  if (own === 'metadata' || own === 'documentation') return own;
+  if (address.kind() === 'ipv4') return CATEGORY_OF_RANGE[address.range()] ?? 'reserved';
+  const v6 = address as ipaddr.IPv6;
+  const range: string = v6.range();
+  // IPv4-mapped, NAT64 and 6to4 (bits 16..47) addresses take the category of the IPv4 address they carry.
+  if (range === 'ipv4Mapped' || own === 'nat64') return classify(ipv4At(v6, 6));
+  if (range === '6to4') return classify(ipv4At(v6, 1));
+  // Unicast outside 2000::/3 (IPv4-compatible, unassigned) is not public.
+  if (range === 'unicast') return v6.parts[0]! >> 13 === 1 ? 'public' : 'reserved';
+  return CATEGORY_OF_RANGE[range] ?? 'reserved';
 }
 
 const stripBrackets = (host: string): string => (host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host);
@@ -161,12 +85,12 @@ const stripBrackets = (host: string): string => (host.startsWith('[') && host.en
  * `reserved` (so refused), never `public`.
  */
 export function classifyAddress(ip: string): AddressCategory {
-  const host = stripBrackets(ip.trim());
-  const n4 = ipv4ToNumber(host);
-  if (n4 !== undefined) return classifyIPv4(n4);
-  const n6 = ipv6ToBigInt(host);
-  if (n6 !== undefined) return classifyIPv6(n6);
-  return 'reserved';
+  const host = stripBrackets(ip.trim()).replace(/%.*$/, ''); // a link-local address's zone does not change its category
+  // Only the strict forms `net.isIP` accepts (no `127.1`, `0x7f.0.0.1` or leading zeros, which ipaddr.js would read).
+  if (isIP(host) === 0) return 'reserved';
+  // ipaddr.js reads the deprecated IPv4-compatible spelling `::a.b.c.d` as IPv4-mapped; like `::7f00:1` it is reserved.
+  if (/^::\d+\.\d+\.\d+\.\d+$/.test(host)) return 'reserved';
+  return classify(ipaddr.parse(host));
 }
 
 /** Only public addresses are allowed, plus loopback in local mode. */

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { config } from '../../shared/config.ts';
 import { adyenFollowUp } from '../../shared/providers/adyen/follow-up.ts';
 import { type AdyenCredentials, adyenProvider } from '../../shared/providers/adyen/index.ts';
 import { notificationOf } from '../../shared/providers/adyen/notification-changes.ts';
@@ -46,11 +47,11 @@ let fake: AdyenFakeServer;
 let endpoint: Awaited<ReturnType<typeof startEndpoint>>;
 let adyen: Connector;
 let desk: DisputeDesk;
-const originalBaseUrl = process.env.ADYEN_CHECKOUT_BASE_URL;
+const originalBaseUrl = config.ADYEN_CHECKOUT_BASE_URL;
 
 beforeAll(async () => {
   [fake, endpoint] = await Promise.all([startAdyenFake({ port: 0 }), startEndpoint()]);
-  process.env.ADYEN_CHECKOUT_BASE_URL = fake.url;
+  config.ADYEN_CHECKOUT_BASE_URL = fake.url;
   adyen = adyenProvider.connect(ADYEN_FAKE_CREDENTIALS, { id: 'con_adyen_test', mode: 'test' });
   desk = adyenFollowUp.disputeDesk(ADYEN_FAKE_CREDENTIALS, { id: 'con_adyen_test', mode: 'test' });
   const registered = await fetch(`${fake.url}/_fake/webhooks`, { method: 'POST', body: JSON.stringify({ url: endpoint.url }) });
@@ -67,8 +68,8 @@ afterAll(async () => {
   await fake.close();
   endpoint.server.closeAllConnections();
   await new Promise((resolve) => endpoint.server.close(resolve));
-  if (originalBaseUrl === undefined) delete process.env.ADYEN_CHECKOUT_BASE_URL;
-  else process.env.ADYEN_CHECKOUT_BASE_URL = originalBaseUrl;
+  if (originalBaseUrl === undefined) delete config.ADYEN_CHECKOUT_BASE_URL;
+  else config.ADYEN_CHECKOUT_BASE_URL = originalBaseUrl;
 });
 
 const refundId = () => `ref_${randomUUID().replaceAll('-', '').slice(0, 26)}`;
@@ -409,9 +410,9 @@ describe('the Adyen fake’s notification sender', () => {
     // Prepare
     const delayed = await startAdyenFake({ port: 0, notificationDelayMs: 200 });
     delayed.notifications.register(endpoint.url);
-    process.env.ADYEN_CHECKOUT_BASE_URL = delayed.url;
+    config.ADYEN_CHECKOUT_BASE_URL = delayed.url;
     const connector = adyenProvider.connect(ADYEN_FAKE_CREDENTIALS, { id: 'con_adyen_delayed', mode: 'test' });
-    process.env.ADYEN_CHECKOUT_BASE_URL = fake.url;
+    config.ADYEN_CHECKOUT_BASE_URL = fake.url;
     try {
       const authorized = await connector.authorize({
         paymentId: 'pay_delayed',

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import * as v from 'valibot';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { config } from '../../shared/config.ts';
 import {
   ADYEN_EXPONENTS,
   adyenProvider,
@@ -24,7 +25,7 @@ import {
   REFUSAL_REASONS,
   RESULT_CODES,
 } from '../../shared/providers/adyen/errors.ts';
-import { TEST_CARDS } from '../../shared/providers/sandbox.ts';
+import { TEST_CARDS } from '../../shared/providers/test-cards.ts';
 import type { AuthorizeRequest, Connector } from '../../shared/providers/types.ts';
 import {
   type AdyenFakeServer,
@@ -74,11 +75,11 @@ const STRIPE_DECLINE_CODES = new Set([
 
 let fake: AdyenFakeServer;
 let adyen: Connector;
-const originalBaseUrl = process.env.ADYEN_CHECKOUT_BASE_URL;
+const originalBaseUrl = config.ADYEN_CHECKOUT_BASE_URL;
 
 beforeAll(async () => {
   fake = await startAdyenFake({ port: 0 });
-  process.env.ADYEN_CHECKOUT_BASE_URL = fake.url;
+  config.ADYEN_CHECKOUT_BASE_URL = fake.url;
   adyen = adyenProvider.connect(ADYEN_FAKE_CREDENTIALS, { id: 'con_adyen_test', mode: 'test' });
 });
 
@@ -90,8 +91,8 @@ afterEach(() => {
 
 afterAll(async () => {
   await fake.close();
-  if (originalBaseUrl === undefined) delete process.env.ADYEN_CHECKOUT_BASE_URL;
-  else process.env.ADYEN_CHECKOUT_BASE_URL = originalBaseUrl;
+  if (originalBaseUrl === undefined) delete config.ADYEN_CHECKOUT_BASE_URL;
+  else config.ADYEN_CHECKOUT_BASE_URL = originalBaseUrl;
 });
 
 /** A payment id and its first attempt's key, unique to the test. */
@@ -132,11 +133,11 @@ async function connectorAtClosedPort(): Promise<Connector> {
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
   const { port } = probe.address() as { port: number };
   await new Promise<void>((resolve) => probe.close(() => resolve()));
-  process.env.ADYEN_CHECKOUT_BASE_URL = `http://127.0.0.1:${port}`;
+  config.ADYEN_CHECKOUT_BASE_URL = `http://127.0.0.1:${port}`;
   try {
     return adyenProvider.connect(ADYEN_FAKE_CREDENTIALS, { id: 'con_adyen_closed', mode: 'test' });
   } finally {
-    process.env.ADYEN_CHECKOUT_BASE_URL = fake.url;
+    config.ADYEN_CHECKOUT_BASE_URL = fake.url;
   }
 }
 
@@ -176,13 +177,13 @@ describe('Adyen credentials', () => {
   it("calls Adyen's test endpoint in test mode and the account's live endpoint in live mode, unless an origin is configured", () => {
     // Given
     const live: AdyenCredentials = { ...ADYEN_FAKE_CREDENTIALS, live_url_prefix: '1797a841fbb37ca7-AdyenDemo' };
-    delete process.env.ADYEN_CHECKOUT_BASE_URL;
+    delete config.ADYEN_CHECKOUT_BASE_URL;
     try {
       // When / Then
       expect(checkoutBaseUrl(ADYEN_FAKE_CREDENTIALS, 'test')).toBe('https://checkout-test.adyen.com/v72');
       expect(checkoutBaseUrl(live, 'live')).toBe('https://1797a841fbb37ca7-AdyenDemo-checkout-live.adyenpayments.com/checkout/v72');
     } finally {
-      process.env.ADYEN_CHECKOUT_BASE_URL = fake.url;
+      config.ADYEN_CHECKOUT_BASE_URL = fake.url;
     }
     expect(checkoutBaseUrl(live, 'live')).toBe(`${fake.url}/v72`);
   });

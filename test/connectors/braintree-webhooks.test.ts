@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import braintree from 'braintree';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { config } from '../../shared/config.ts';
 import { braintreeFollowUp } from '../../shared/providers/braintree/follow-up.ts';
 import { type BraintreeCredentials, braintreeProvider } from '../../shared/providers/braintree/index.ts';
 import type { Connector, DisputeDesk, InboundWebhook, WebhookVerification } from '../../shared/providers/types.ts';
@@ -24,11 +25,11 @@ let fake: BraintreeFake;
 let endpoint: Endpoint;
 let connector: Connector;
 let desk: DisputeDesk;
-const originalGatewayUrl = process.env.BRAINTREE_GATEWAY_URL;
+const originalGatewayUrl = config.BRAINTREE_GATEWAY_URL;
 
 beforeAll(async () => {
   fake = await startBraintreeFake({ port: 0 });
-  process.env.BRAINTREE_GATEWAY_URL = fake.url;
+  config.BRAINTREE_GATEWAY_URL = fake.url;
   connector = braintreeProvider.connect(FAKE_BRAINTREE_CREDENTIALS, { id: `con_${randomUUID()}`, mode: 'test' });
   desk = braintreeFollowUp.disputeDesk(FAKE_BRAINTREE_CREDENTIALS, { id: `con_${randomUUID()}`, mode: 'test' });
   endpoint = await startEndpoint();
@@ -48,8 +49,8 @@ afterEach(async () => {
 afterAll(async () => {
   await fake.close();
   await new Promise((resolve) => endpoint.server.close(resolve));
-  if (originalGatewayUrl === undefined) delete process.env.BRAINTREE_GATEWAY_URL;
-  else process.env.BRAINTREE_GATEWAY_URL = originalGatewayUrl;
+  if (originalGatewayUrl === undefined) delete config.BRAINTREE_GATEWAY_URL;
+  else config.BRAINTREE_GATEWAY_URL = originalGatewayUrl;
 });
 
 async function startEndpoint(): Promise<Endpoint> {
@@ -445,7 +446,7 @@ describe('Braintree fake: delivery', () => {
         body: JSON.stringify({ url: endpoint.url }),
       });
       expect(registered.status).toBe(200);
-      process.env.BRAINTREE_GATEWAY_URL = delayed.url;
+      config.BRAINTREE_GATEWAY_URL = delayed.url;
       const there = braintreeProvider.connect(credentials, { id: `con_${randomUUID()}`, mode: 'test' });
       // When a payment is captured there
       await captured(5000, there);
@@ -455,7 +456,7 @@ describe('Braintree fake: delivery', () => {
       expect(endpoint.received).toHaveLength(1);
       expect(delayed.notifications.all()).toMatchObject([{ type: 'transaction_settled', status: 200 }]);
     } finally {
-      process.env.BRAINTREE_GATEWAY_URL = fake.url;
+      config.BRAINTREE_GATEWAY_URL = fake.url;
       await delayed.close();
     }
   });

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { type GraphQLEnumType, parse, validate } from 'graphql';
 import * as v from 'valibot';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { config } from '../../shared/config.ts';
 import { fromBraintreeAmount, toBraintreeAmount, UnsupportedAmount } from '../../shared/providers/braintree/amounts.ts';
 import {
   GATEWAY_REJECTIONS,
@@ -22,7 +23,7 @@ import {
   SANDBOX_ORIGIN,
 } from '../../shared/providers/braintree/index.ts';
 import { DOCUMENTS } from '../../shared/providers/braintree/queries.ts';
-import { TEST_CARDS } from '../../shared/providers/sandbox.ts';
+import { TEST_CARDS } from '../../shared/providers/test-cards.ts';
 import type { AuthorizeRequest, Connector } from '../../shared/providers/types.ts';
 import { braintreeSchema } from '../fakes/braintree/schema.ts';
 import { type BraintreeFake, type BraintreeFakeRequest, FAKE_BRAINTREE_CREDENTIALS, startBraintreeFake } from '../fakes/braintree/server.ts';
@@ -32,11 +33,11 @@ import { type BraintreeFake, type BraintreeFakeRequest, FAKE_BRAINTREE_CREDENTIA
 
 let fake: BraintreeFake;
 let braintree: Connector;
-const originalGatewayUrl = process.env.BRAINTREE_GATEWAY_URL;
+const originalGatewayUrl = config.BRAINTREE_GATEWAY_URL;
 
 beforeAll(async () => {
   fake = await startBraintreeFake({ port: 0 });
-  process.env.BRAINTREE_GATEWAY_URL = fake.url;
+  config.BRAINTREE_GATEWAY_URL = fake.url;
   braintree = connect(FAKE_BRAINTREE_CREDENTIALS);
 });
 afterEach(() => {
@@ -45,8 +46,8 @@ afterEach(() => {
 });
 afterAll(async () => {
   await fake.close();
-  if (originalGatewayUrl === undefined) delete process.env.BRAINTREE_GATEWAY_URL;
-  else process.env.BRAINTREE_GATEWAY_URL = originalGatewayUrl;
+  if (originalGatewayUrl === undefined) delete config.BRAINTREE_GATEWAY_URL;
+  else config.BRAINTREE_GATEWAY_URL = originalGatewayUrl;
 });
 
 const connect = (credentials: BraintreeCredentials) => braintreeProvider.connect(credentials, { id: `con_${randomUUID()}`, mode: 'test' });
@@ -180,7 +181,7 @@ describe('Braintree connector: authorize', () => {
     // Given a Braintree origin where nothing listens any more
     const gone = await startBraintreeFake();
     await gone.close();
-    process.env.BRAINTREE_GATEWAY_URL = gone.url;
+    config.BRAINTREE_GATEWAY_URL = gone.url;
     try {
       const unreachable = connect(FAKE_BRAINTREE_CREDENTIALS);
       // When a card is authorized
@@ -188,7 +189,7 @@ describe('Braintree connector: authorize', () => {
       // Then it is an outage, not an unknown outcome
       expect(result).toMatchObject({ outcome: 'soft_failure', reason: 'provider_down' });
     } finally {
-      process.env.BRAINTREE_GATEWAY_URL = fake.url;
+      config.BRAINTREE_GATEWAY_URL = fake.url;
     }
   });
 
@@ -584,17 +585,17 @@ describe('Braintree provider module', () => {
 
   it('talks to Braintree sandbox or production by mode, or to BRAINTREE_GATEWAY_URL', () => {
     // Given no override
-    const saved = process.env.BRAINTREE_GATEWAY_URL;
-    delete process.env.BRAINTREE_GATEWAY_URL;
+    const saved = config.BRAINTREE_GATEWAY_URL;
+    delete config.BRAINTREE_GATEWAY_URL;
     try {
       // Then the mode picks Braintree's endpoint
       expect(graphqlUrl('test')).toBe(`${SANDBOX_ORIGIN}/graphql`);
       expect(graphqlUrl('live')).toBe(`${LIVE_ORIGIN}/graphql`);
-      // …and an origin in the environment wins, the connector adding the path
-      process.env.BRAINTREE_GATEWAY_URL = 'http://127.0.0.1:12111/';
+      // …and a configured origin wins, the connector adding the path
+      config.BRAINTREE_GATEWAY_URL = 'http://127.0.0.1:12111/';
       expect(graphqlUrl('live')).toBe('http://127.0.0.1:12111/graphql');
     } finally {
-      process.env.BRAINTREE_GATEWAY_URL = saved;
+      config.BRAINTREE_GATEWAY_URL = saved;
     }
   });
 });

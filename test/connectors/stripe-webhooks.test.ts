@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { config } from '../../shared/config.ts';
 import { stripeFollowUp } from '../../shared/providers/stripe/follow-up.ts';
 import { stripeProvider } from '../../shared/providers/stripe/index.ts';
 import type { Connector, DisputeDesk, InboundWebhook, ProviderChange } from '../../shared/providers/types.ts';
@@ -12,7 +13,7 @@ import { STRIPE_FAKE_CREDENTIALS, STRIPE_FAKE_WEBHOOK_SECRET, type StripeFake, s
 // The real connector and SDK against the fake over HTTP; the fake's events go to a local endpoint that records them
 // as they arrived (raw body, lower-cased headers), and parseWebhook reads them as the service would.
 const account = { id: 'con_stripe_webhooks', mode: 'test' as const };
-const originalBaseUrl = process.env.STRIPE_API_BASE_URL;
+const originalBaseUrl = config.STRIPE_API_BASE_URL;
 const fixtures = (
   JSON.parse(readFileSync(new URL('../contracts/stripe-fixtures3.json', import.meta.url), 'utf8')) as {
     resources: Record<string, Record<string, unknown>>;
@@ -53,7 +54,7 @@ let desk: DisputeDesk;
 beforeAll(async () => {
   fake = await startStripeFake();
   endpoint = await new Endpoint().start();
-  process.env.STRIPE_API_BASE_URL = fake.url;
+  config.STRIPE_API_BASE_URL = fake.url;
   stripe = stripeProvider.connect(STRIPE_FAKE_CREDENTIALS, account);
   desk = stripeFollowUp.disputeDesk(STRIPE_FAKE_CREDENTIALS, account);
 });
@@ -67,7 +68,7 @@ afterEach(() => fake.clearFaults());
 afterAll(async () => {
   await fake.close();
   await endpoint.close();
-  process.env.STRIPE_API_BASE_URL = originalBaseUrl;
+  config.STRIPE_API_BASE_URL = originalBaseUrl;
 });
 
 const parse = (webhook: InboundWebhook, credentials: { secret_key: string; webhook_secret?: string } = STRIPE_FAKE_CREDENTIALS) =>
@@ -468,9 +469,9 @@ describe('the fake notifier', () => {
 
   it('sends notificationDelayMs after the change; idle waits for it', async () => {
     const slow = await startStripeFake({ notificationDelayMs: 500 });
-    process.env.STRIPE_API_BASE_URL = slow.url;
+    config.STRIPE_API_BASE_URL = slow.url;
     const connector = stripeProvider.connect(STRIPE_FAKE_CREDENTIALS, account);
-    process.env.STRIPE_API_BASE_URL = fake.url;
+    config.STRIPE_API_BASE_URL = fake.url;
     try {
       slow.notifications.register(endpoint.url);
       const received = endpoint.received.length;

@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import Stripe from 'stripe';
 import * as v from 'valibot';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { config } from '../../shared/config.ts';
 import { toStripeAmount } from '../../shared/providers/stripe/amounts.ts';
 import { classify, ERROR_MAP, mapStripeFailure, ruleFor, type StripeFailure } from '../../shared/providers/stripe/errors.ts';
 import { stripeProvider } from '../../shared/providers/stripe/index.ts';
@@ -13,19 +14,19 @@ import { STRIPE_FAKE_LIVE_KEY, STRIPE_FAKE_SECRET_KEY, type StripeFake, startStr
 // through STRIPE_API_BASE_URL before any client is made.
 const credentials = { secret_key: STRIPE_FAKE_SECRET_KEY };
 const account = { id: 'con_stripe_test', mode: 'test' as const };
-const originalBaseUrl = process.env.STRIPE_API_BASE_URL;
+const originalBaseUrl = config.STRIPE_API_BASE_URL;
 let fake: StripeFake;
 let stripe: Connector;
 
 beforeAll(async () => {
   fake = await startStripeFake();
-  process.env.STRIPE_API_BASE_URL = fake.url;
+  config.STRIPE_API_BASE_URL = fake.url;
   stripe = stripeProvider.connect(credentials, account);
 });
 afterEach(() => fake.clearFaults());
 afterAll(async () => {
   await fake.close();
-  process.env.STRIPE_API_BASE_URL = originalBaseUrl;
+  config.STRIPE_API_BASE_URL = originalBaseUrl;
 });
 
 const card = (number: string) => ({ number, exp_month: 12, exp_year: 2034, cvc: '123' });
@@ -52,11 +53,11 @@ async function closedOrigin(): Promise<string> {
 
 /** A connector whose client is made while STRIPE_API_BASE_URL is `origin`. */
 function connectorAt(origin: string, secretKey = STRIPE_FAKE_SECRET_KEY): Connector {
-  process.env.STRIPE_API_BASE_URL = origin;
+  config.STRIPE_API_BASE_URL = origin;
   try {
     return stripeProvider.connect({ secret_key: secretKey }, account);
   } finally {
-    process.env.STRIPE_API_BASE_URL = fake.url;
+    config.STRIPE_API_BASE_URL = fake.url;
   }
 }
 
@@ -106,12 +107,12 @@ describe('Stripe credentials', () => {
 
   it('refuses a key whose account answers in the other mode, and an unreachable Stripe', async () => {
     expect(await stripeProvider.verify({ secret_key: STRIPE_FAKE_LIVE_KEY }, 'test')).toEqual({ ok: false, reason: 'Stripe answered for live mode' });
-    process.env.STRIPE_API_BASE_URL = await closedOrigin();
+    config.STRIPE_API_BASE_URL = await closedOrigin();
     try {
       const verification = await stripeProvider.verify(credentials, 'test');
       expect(verification).toMatchObject({ ok: false, reason: expect.stringMatching(/^Stripe could not be reached/) });
     } finally {
-      process.env.STRIPE_API_BASE_URL = fake.url;
+      config.STRIPE_API_BASE_URL = fake.url;
     }
   });
 });

@@ -4,6 +4,7 @@ import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as connect } from '../../functions/connectors/create.ts';
 import { handler as updateConnector } from '../../functions/connectors/update.ts';
+import { config } from '../../shared/config.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { queueDefinitions } from '../../shared/queues.ts';
 import { idempotencyKeys, scopeOf } from '../../shared/store/keys.ts';
@@ -35,7 +36,7 @@ const responses: string[] = [];
 let fakes: ProviderFakes;
 beforeAll(async () => {
   fakes = await startProviderFakes();
-  Object.assign(process.env, fakes.env);
+  Object.assign(config, fakes.env);
 });
 afterAll(() => fakes.close());
 

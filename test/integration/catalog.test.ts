@@ -5,6 +5,7 @@ import { catalog, handlerFile, httpFunctions } from '../../functions/catalog.ts'
 import { createFixtureObjects } from '../../infra/local/fixture-objects.ts';
 import { defaultFixturePath, placeholdersFrom, readFixture } from '../../infra/local/fixtures.ts';
 import { buildOpenApi } from '../../infra/openapi/document.ts';
+import { config } from '../../shared/config.ts';
 import type { HttpHandler } from '../../shared/http/index.ts';
 import { fakeContext, invokeHttp } from '../support/lambda.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
@@ -20,7 +21,7 @@ describe('the function catalog', () => {
     conformsToDocument = responseChecker(await buildOpenApi());
     // A connector fixture's credentials are verified by a provider: here, its local fake
     fakes = await startProviderFakes();
-    Object.assign(process.env, fakes.env);
+    Object.assign(config, fakes.env);
   });
   afterAll(() => fakes.close());
 

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as connect } from '../../functions/connectors/create.ts';
+import { config } from '../../shared/config.ts';
 import { createRoutingRule } from '../../shared/domain/routing-rules.ts';
 import { providerDeadlines } from '../../shared/providers/index.ts';
 import { getStoredPayment } from '../../shared/store/payments.ts';
@@ -19,7 +20,7 @@ import { CARDS, paymentBody, payments } from '../support/payments.ts';
 let fakes: ProviderFakes;
 beforeAll(async () => {
   fakes = await startProviderFakes();
-  Object.assign(process.env, fakes.env);
+  Object.assign(config, fakes.env);
   providerDeadlines.authorizeMs = 400;
 });
 afterAll(() => fakes.close());

@@ -10,6 +10,7 @@ import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant, sessionOf } from '../support/merchant.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
+import { config } from '../../shared/config.ts';
 
 /**
  * Connector accounts: a merchant's own Stripe, Adyen and Braintree accounts, each here a local fake speaking the
@@ -19,7 +20,7 @@ import { CARDS, paymentBody, payments } from '../support/payments.ts';
 let fakes: ProviderFakes;
 beforeAll(async () => {
   fakes = await startProviderFakes();
-  Object.assign(process.env, fakes.env);
+  Object.assign(config, fakes.env);
 });
 afterAll(() => fakes.close());
 afterEach(() => {

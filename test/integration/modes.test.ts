@@ -34,6 +34,7 @@ import { handler as deleteWebhook } from '../../functions/webhooks/delete.ts';
 import { handler as deliveries } from '../../functions/webhooks/events.ts';
 import { handler as listWebhooks } from '../../functions/webhooks/list.ts';
 import { handler as deliver } from '../../functions/workers/webhook-delivery.ts';
+import { config } from '../../shared/config.ts';
 import { addDays } from '../../shared/domain/billing-dates.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import { HOLD_DAYS, settleMerchant } from '../../shared/domain/settlements.ts';
@@ -137,7 +138,7 @@ async function populate(mode: Mode, key: string, amount: number): Promise<World>
 
 beforeAll(async () => {
   fakes = await startProviderFakes();
-  Object.assign(process.env, fakes.env);
+  Object.assign(config, fakes.env);
   receivers.test = await startReceiver();
   receivers.live = await startReceiver();
   // Every event's queue message is kept, and delivered after both modes are made (by the worker, as SQS would).

@@ -5,6 +5,7 @@ import { handler as createConnector } from '../../functions/connectors/create.ts
 import { handler as listDisputes } from '../../functions/disputes/list.ts';
 import { handler as listRefunds } from '../../functions/refunds/list.ts';
 import { handler as listEvents } from '../../functions/webhooks/events.ts';
+import { config } from '../../shared/config.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import { AWAIT_RECHECK_MS } from '../../shared/domain/operations.ts';
 import { reconcile } from '../../shared/domain/reconciler.ts';
@@ -27,7 +28,7 @@ let fakes: ProviderFakes;
 let gateway: Awaited<ReturnType<typeof startInboundGateway>>;
 beforeAll(async () => {
   [fakes, gateway] = await Promise.all([startProviderFakes(), startInboundGateway()]);
-  Object.assign(process.env, fakes.env);
+  Object.assign(config, fakes.env);
 });
 afterAll(async () => {
   await Promise.all([fakes.close(), gateway.close()]);

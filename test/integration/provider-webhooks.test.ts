@@ -9,6 +9,7 @@ import { handler as timeline } from '../../functions/payments/timeline.ts';
 import { handler as getRefund } from '../../functions/refunds/get.ts';
 import { handler as listEvents } from '../../functions/webhooks/events.ts';
 import { buildOpenApi } from '../../infra/openapi/document.ts';
+import { config } from '../../shared/config.ts';
 import { eventPayload } from '../../shared/domain/events.ts';
 import { listEvents as storedEvents } from '../../shared/store/events.ts';
 import { getRefund as storedRefund, getStoredPayment } from '../../shared/store/payments.ts';
@@ -31,7 +32,7 @@ let fakes: ProviderFakes;
 let gateway: Awaited<ReturnType<typeof startInboundGateway>>;
 beforeAll(async () => {
   [fakes, gateway] = await Promise.all([startProviderFakes(), startInboundGateway()]);
-  Object.assign(process.env, fakes.env);
+  Object.assign(config, fakes.env);
 });
 afterAll(async () => {
   await Promise.all([fakes.close(), gateway.close()]);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as createConnector } from '../../functions/connectors/create.ts';
 import { handler as removeConnector } from '../../functions/connectors/delete.ts';
 import { handler as updateConnector } from '../../functions/connectors/update.ts';
+import { config } from '../../shared/config.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { API_KEY_HASH_COPIES, connectorKeys, type Owner, ROUTING_COPIES, routingCopyKeys, routingRuleKeys } from '../../shared/store/keys.ts';
 import { rebuildAllRoutingCopies } from '../../shared/store/migrations/routing-copies.ts';
@@ -22,7 +23,7 @@ import { rules } from '../support/rules.ts';
 let fakes: ProviderFakes;
 beforeAll(async () => {
   fakes = await startProviderFakes();
-  Object.assign(process.env, fakes.env);
+  Object.assign(config, fakes.env);
 });
 afterAll(() => fakes.close());
 

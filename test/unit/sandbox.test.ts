@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { luhnValid } from '../../shared/domain/cards.ts';
-import { SANDBOX_APPROVED_CARD, SandboxConnector, sandboxSettings, TEST_CARDS } from '../../shared/providers/sandbox.ts';
+import { SandboxConnector, sandboxSettings } from '../../shared/providers/sandbox.ts';
+import { SANDBOX_APPROVED_CARD, TEST_CARDS } from '../../shared/providers/test-cards.ts';
 import { type AuthorizeRequest, type AuthorizeResult, type Connector, PROVIDERS, type ProviderName } from '../../shared/providers/types.ts';
 
 // sandboxSettings is process-wide: start every test from "all up, no latency" and put the original settings back.

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import createClient, { type Client } from 'openapi-fetch';
+import { config } from '../../config.ts';
 import { failedOperation } from '../failures.ts';
 import type { MappedFailure, Mode, OperationResult } from '../types.ts';
 import type { components, paths } from './checkout-v72.d.ts';
@@ -20,7 +21,7 @@ export const CheckoutApiVersion = 'v72';
  * otherwise Adyen's test endpoint, or the live one of the account's prefix. The version path is added here.
  */
 export function checkoutBaseUrl(credentials: AdyenCredentials, mode: Mode): string {
-  const override = process.env.ADYEN_CHECKOUT_BASE_URL;
+  const override = config.ADYEN_CHECKOUT_BASE_URL;
   if (override) return `${new URL(override).origin}/${CheckoutApiVersion}`;
   if (mode === 'test') return `https://checkout-test.adyen.com/${CheckoutApiVersion}`;
   if (!credentials.live_url_prefix) throw new Error('A live Adyen connector needs live_url_prefix');

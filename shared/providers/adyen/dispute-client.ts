@@ -5,6 +5,7 @@
  *     -o shared/providers/adyen/dispute-v30.d.ts && npx prettier --write shared/providers/adyen/dispute-v30.d.ts
  */
 import type { Client } from 'openapi-fetch';
+import { config } from '../../config.ts';
 import type { Mode } from '../types.ts';
 import { keptClient } from './client.ts';
 import type { AdyenCredentials } from './credentials.ts';
@@ -17,7 +18,7 @@ const DISPUTE_SERVICE_PATH = '/ca/services/DisputeService/v30';
  * otherwise Adyen's Customer Area host of the mode (the Disputes API has no account-specific live prefix).
  */
 export function disputeBaseUrl(mode: Mode): string {
-  const override = process.env.ADYEN_CHECKOUT_BASE_URL;
+  const override = config.ADYEN_CHECKOUT_BASE_URL;
   if (override) return `${new URL(override).origin}${DISPUTE_SERVICE_PATH}`;
   return `https://${mode === 'test' ? 'ca-test' : 'ca-live'}.adyen.com${DISPUTE_SERVICE_PATH}`;
 }

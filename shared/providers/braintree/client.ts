@@ -3,6 +3,7 @@
  * `public_key:private_key`, `Braintree-Version` pinned, the documents in queries.ts. The answer is data, or a failure
  * already mapped (errors.ts).
  */
+import { config } from '../../config.ts';
 import type { MappedFailure, Mode } from '../types.ts';
 import type { BraintreeCredentials } from './credentials.ts';
 import { mapGraphQLErrorClass, mapHttpStatus, mapProcessorResponse, mapTransportError } from './errors.ts';
@@ -14,7 +15,7 @@ export const LIVE_ORIGIN = 'https://payments.braintree-api.com';
 
 /** The GraphQL endpoint: `BRAINTREE_GATEWAY_URL` (an origin) for fakes and staging, else Braintree's for the mode. */
 export function graphqlUrl(mode: Mode): string {
-  const origin = process.env.BRAINTREE_GATEWAY_URL || (mode === 'live' ? LIVE_ORIGIN : SANDBOX_ORIGIN);
+  const origin = config.BRAINTREE_GATEWAY_URL ?? (mode === 'live' ? LIVE_ORIGIN : SANDBOX_ORIGIN);
   return `${origin.replace(/\/+$/, '')}/graphql`;
 }
 

@@ -1,4 +1,5 @@
 import Stripe from 'stripe';
+import { config } from '../../config.ts';
 import type { MappedFailure } from '../types.ts';
 import { classify, UNKNOWN } from './errors.ts';
 
@@ -6,7 +7,7 @@ import { classify, UNKNOWN } from './errors.ts';
 export const REQUEST_TIMEOUT_MS = 10_000;
 
 /** `STRIPE_API_BASE_URL` (an origin such as `http://127.0.0.1:12111`) as the SDK's host/port/protocol, or Stripe's own. */
-export function apiOrigin(value = process.env.STRIPE_API_BASE_URL): Pick<Stripe.StripeConfig, 'host' | 'port' | 'protocol'> {
+export function apiOrigin(value = config.STRIPE_API_BASE_URL): Pick<Stripe.StripeConfig, 'host' | 'port' | 'protocol'> {
   if (!value) return {};
   const url = new URL(value);
   const protocol = url.protocol === 'http:' ? 'http' : 'https';

@@ -1,4 +1,4 @@
-import { TEST_CARDS } from '../../../shared/providers/sandbox.ts';
+import { TEST_CARDS } from '../../../shared/providers/test-cards.ts';
 
 /**
  * How the fake answers an authorization, in Braintree's own terms: authorized, declined by the processor (its

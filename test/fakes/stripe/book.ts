@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { cardBrand, luhnValid } from '../../../shared/domain/cards.ts';
-import { TEST_CARDS } from '../../../shared/providers/sandbox.ts';
+import { TEST_CARDS } from '../../../shared/providers/test-cards.ts';
 import type { FakeHold } from '../types.ts';
 import { type Answer, badParam, missing, ok, refused } from './answers.ts';
 import { StripeDisputes } from './disputes.ts';

@@ -1,0 +1,20 @@
+/**
+ * Stripe's public test cards and what the sandbox answers for them. Any other Luhn-valid number is approved.
+ * `first_attempt_processing_error` fails only at the first provider tried, so routing fails over.
+ */
+export const TEST_CARDS: Readonly<Record<string, { decline: string } | { soft: 'first_attempt_processing_error' } | { laterChargesDecline: true }>> =
+  {
+    '4000000000000002': { decline: 'generic_decline' },
+    '4000000000009995': { decline: 'insufficient_funds' },
+    '4000000000009987': { decline: 'lost_card' },
+    '4000000000009979': { decline: 'stolen_card' },
+    '4000000000000069': { decline: 'expired_card' },
+    '4000000000000127': { decline: 'incorrect_cvc' },
+    '4100000000000019': { decline: 'fraudulent' },
+    '4000000000000119': { soft: 'first_attempt_processing_error' },
+    // Stripe's "attaches, but charges fail": the first payment succeeds, charges on its card-on-file token decline.
+    '4000000000000341': { laterChargesDecline: true },
+  };
+
+/** A card every sandbox provider approves (Stripe's 4242… test card), for demos and fixtures. */
+export const SANDBOX_APPROVED_CARD = { number: '4242424242424242', exp_month: 12, exp_year: 2034, cvc: '123' } as const;
