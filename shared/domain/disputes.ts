@@ -1,3 +1,4 @@
+import { config } from '../config.ts';
 import type * as v from 'valibot';
 import type { DisputeEvidence, ProviderChange } from '../providers/types.ts';
 import type { DisputeEvidenceBody, OpenTestDisputeBody } from '../schemas/disputes.ts';
@@ -218,11 +219,8 @@ export async function reconcileDisputeOperation(dispute: StoredDispute & { op: O
 }
 
 /** Where each provider's fake takes a test dispute (DECISIONS "Test mode"): its API origin, as configured. */
-const FAKE_ORIGINS: Record<string, string | undefined> = {
-  stripe: process.env.STRIPE_API_BASE_URL,
-  adyen: process.env.ADYEN_CHECKOUT_BASE_URL,
-  braintree: process.env.BRAINTREE_GATEWAY_URL,
-};
+const fakeOrigin = (provider: string): string | undefined =>
+  ({ stripe: config.STRIPE_API_BASE_URL, adyen: config.ADYEN_CHECKOUT_BASE_URL, braintree: config.BRAINTREE_GATEWAY_URL })[provider];
 
 /**
  * Opens a dispute on a captured test payment the way its provider would: the sandbox reports it at once; a provider
@@ -265,7 +263,7 @@ async function sandboxDisputeOf(payment: StoredPayment, reference: string) {
 }
 
 async function askFakeForDispute(payment: StoredPayment, reason: string): Promise<void> {
-  const origin = payment.provider ? FAKE_ORIGINS[payment.provider] : undefined;
+  const origin = payment.provider ? fakeOrigin(payment.provider) : undefined;
   if (!origin) {
     throw new BadRequest(
       'test_helper_unavailable',
