@@ -2,13 +2,10 @@ import type { FunctionSpec, HttpFunctionSpec } from '../functions/catalog.ts';
 import { constructIdOf } from './constructs/functions.ts';
 
 /**
- * How the catalog splits into nested stacks, so that each keeps ample room under CloudFormation's 500 resources
- * (an endpoint takes 8: function, role, policy, log group, permission, method, and its path's resources).
- * - An HTTP function belongs to the area its path names right after `/api`: `/api/payments/{id}/capture` → `payments`.
- *   Each area is one nested stack `Api<Area>` (`ApiPayments`, `ApiTestHelpers`) holding its functions, resources,
- *   methods and invoke permissions. A new catalog entry lands in its area's stack, or in a new area's, with no change
- *   to `infra/`.
- * - Queue and schedule functions are the `Workers` stack.
+ * How the catalog splits into nested stacks, each well under CloudFormation's 500 resources (an endpoint takes 8).
+ * An HTTP function belongs to the area named right after `/api` (`/api/payments/{id}/capture` → `payments`), whose
+ * nested stack `Api<Area>` holds its functions, resources, methods and permissions: a new catalog entry needs no
+ * change to `infra/`. Queue and schedule functions are the `Workers` stack.
  */
 export const API_PREFIX = '/api';
 

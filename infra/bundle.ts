@@ -7,14 +7,10 @@ export const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const NODE_HTTP_SHIM = join(PROJECT_ROOT, 'infra/shims/node-http.cjs');
 
 /**
- * How a function is built for Lambda, by the stack (infra/constructs/functions.ts) and the benchmark alike: one ES
- * module, `index.mjs`, that exports `handler`, with everything bundled (the AWS SDK included: the exact versions of
- * package-lock.json run in Lambda).
- *
- * Code splitting: what the code loads with `import()` (a provider's SDK, pdf-lib, the SES and SQS clients, the AWS
- * SDK's own credential chain) becomes a file of its own under `chunks/`, read only when it is first needed. Without
- * it esbuild inlines every dynamic import, and each cold start parses all of them: a function that answers a Stripe
- * payment would parse Braintree's and Adyen's code too.
+ * How a function is built for Lambda, by the stack and the benchmark alike: one ES module, `index.mjs`, exporting
+ * `handler`, with everything bundled (the AWS SDK too, so package-lock.json's versions run in Lambda). Splitting puts
+ * what the code loads with `import()` (a provider's SDK, pdf-lib, the SES and SQS clients) in `chunks/`, read when first
+ * needed: a cold start that answers a Stripe payment does not parse Braintree's and Adyen's code.
  */
 export const FUNCTION_BUILD: BuildOptions = {
   bundle: true,

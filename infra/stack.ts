@@ -23,13 +23,10 @@ export interface PaymentOrchestrationStackProps extends StackProps {
 }
 
 /**
- * The whole deployment, one deploy unit: this stack holds what is stateful or shared (the KMS key, the table, the
- * secret, the queues, the SES identity, the REST API with its `/api` resource, alarms and dashboard) and nests the
- * rest, so that no stack comes near CloudFormation's 500 resources (`areas.ts`):
- * - `Api<Area>` per API area (`ApiPayments`, `ApiInvoices`, ...): its functions, resources, methods, permissions;
- * - `Workers`: queue and schedule functions;
- * - `ApiStage`: the deployment, the stage and its WAF, after every area.
- * The table, key and secret keep the logical ids they had in the single stack, and are retained on delete.
+ * The whole deployment, one deploy unit: this stack holds what is stateful or shared (KMS key, table, secret, queues,
+ * SES identity, the REST API with `/api`, alarms, dashboard) and nests the rest, so no stack nears CloudFormation's 500
+ * resources (`areas.ts`): `Api<Area>` per API area, `Workers` (queue and schedule functions) and `ApiStage` (deployment,
+ * stage and WAF, after every area). The table, key and secret are retained on delete.
  */
 export class PaymentOrchestrationStack extends Stack {
   readonly settings: AppSettings;

@@ -4,15 +4,10 @@ import type middy from '@middy/core';
 import { onFirstUse } from './first-use.ts';
 
 /**
- * X-Ray tracing through Powertools Tracer: a segment per invocation with the cold start, a subsegment per AWS SDK call
- * (clients are wrapped where they are created) and per outgoing HTTP request (provider calls), and the annotations
- * below.
- *
- * The Tracer, with the X-Ray SDK under it (about 110 KB: a fifth of a cold start), is loaded by the first invocation
- * that X-Ray samples, not at init: an invocation X-Ray does not sample records nothing, so a container none of whose
- * invocations is sampled never loads it, and a sampled one pays the load once, on its first sampled invocation. Once
- * loaded it wraps the clients made before it, and stays. Outside Lambda (tests, `npm start`) no invocation carries a
- * sampled trace header, so nothing is loaded there.
+ * X-Ray tracing through Powertools Tracer: a segment per invocation (with the cold start), a subsegment per AWS SDK call
+ * and per outgoing HTTP request, and the annotations below. The Tracer and X-Ray SDK (about 110 KB, a fifth of a cold
+ * start) load on the first invocation X-Ray samples, not at init, then wrap the clients made before them and stay:
+ * unsampled containers, tests and `npm start` never load them.
  */
 type Client = Parameters<Tracer['captureAWSv3Client']>[0];
 

@@ -53,14 +53,9 @@ type ConfigVar = keyof Config;
 const env = (name: ConfigVar): string => name;
 
 /**
- * What a function may do with the table.
- * - `read`: public GETs (none yet).
- * - `read-and-touch`: merchant-authenticated GETs. The handler only reads, but the auth middleware records an API
- *   key's `last_used` (at most once a minute) with a transaction of `Update`s (`touchApiKey` in
- *   `shared/store/api-keys.ts`), so these functions also get `dynamodb:UpdateItem` on the base table — and nothing
- *   else: no Put/Delete, no writes through a batch.
- * - `read-write`: everything else (POST/PUT create and change data, write idempotency records and rate windows;
- *   workers write events and state).
+ * What a function may do with the table: `read` for public GETs (none yet); `read-and-touch` for merchant GETs, which
+ * also get `dynamodb:UpdateItem` and nothing else, because the auth middleware records the API key's `last_used`
+ * (`touchApiKey`, shared/store/api-keys.ts); `read-write` for everything else.
  */
 export type TableAccess = 'read' | 'read-and-touch' | 'read-write';
 

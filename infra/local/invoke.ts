@@ -1,12 +1,8 @@
 /**
- * `npm run invoke -- <function> [fixture.json]` — run one catalog function on an event fixture, like
- * `sam local invoke`, against fresh in-memory DynamoDB Local and SQS with the demo merchant seeded.
- *
- *   npm run invoke -- customers/get                      # events/http/customers-get.json
- *   npm run invoke -- customers/get events/http/x.json
- *
- * Placeholders in the fixture (`{{API_KEY}}`, `{{MERCHANT_ID}}`, `{{CUSTOMER_ID}}`, `{{INVOICE_ID}}`, …) are filled
- * from the demo seed and the objects made for the fixtures (fixture-objects.ts). Exit code 0 when the handler returned (whatever the status), 1 when it threw, 2 on bad usage.
+ * `npm run invoke -- <function> [fixture.json]` runs one catalog function on an event fixture (by default
+ * `customers/get` → `events/http/customers-get.json`), like `sam local invoke`, against fresh in-memory DynamoDB Local
+ * and SQS with the demo merchant seeded. Placeholders (`{{API_KEY}}`, `{{CUSTOMER_ID}}`, …) are filled from the seed and
+ * fixture-objects.ts. Exit code 0 when the handler returned (whatever the status), 1 when it threw, 2 on bad usage.
  */
 import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';

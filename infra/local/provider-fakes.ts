@@ -1,13 +1,8 @@
 /**
- * The provider fakes `npm start` runs: a local Stripe, Adyen Checkout and Braintree GraphQL gateway (test/fakes/),
- * so a merchant can connect test accounts and pay through the real connectors without a network.
- *
- *   npm start                            the three fakes on 12111 (Stripe), 12112 (Adyen), 12113 (Braintree)
- *   STRIPE_FAKE_PORT=0 npm start         another port (also ADYEN_FAKE_PORT, BRAINTREE_FAKE_PORT; 0 = any free one)
- *   PROVIDER_FAKES=off npm start         no fakes: connectors call the providers themselves
- *   STRIPE_API_BASE_URL=… npm start      a base URL you set is kept, and that provider's fake is not started
- *   FAKE_NOTIFICATION_DELAY_MS=0 npm start   the fakes notify at once (default: 3 s after the change, so a
- *                                        refund can be seen pending before its provider confirms it)
+ * The provider fakes `npm start` runs (test/fakes/, docs/providers.md "Local provider fakes"), so a merchant can pay
+ * through the real connectors without a network. `STRIPE_FAKE_PORT` (and Adyen's, Braintree's) moves a fake, 0 to any
+ * free port; `PROVIDER_FAKES=off` runs none; a connector base URL you set keeps that provider's fake off;
+ * `FAKE_NOTIFICATION_DELAY_MS` (default 3 s) delays notifications, so a refund can be seen pending first.
  */
 import type { ProviderName } from '../../shared/providers/types.ts';
 

@@ -1,12 +1,8 @@
 /**
- * The local router: picks the catalog route for a request the way API Gateway REST does.
- *
- * 1. The resource is chosen by path alone, the most specific first: at the first segment where two templates differ,
- *    a literal segment beats `{param}`, which beats a greedy `{param+}`. So `GET /api/payments/list` is the resource
- *    `/api/payments/list`, never `/api/payments/{id}`.
- * 2. The method is then looked up on that resource only (no fallback to a less specific resource).
- *
- * Pure: no I/O, no catalog import; the gateway and the tests pass the routes in.
+ * The local router: picks the catalog route for a request the way API Gateway REST does. The resource is chosen by
+ * path alone, most specific first (at the first segment where templates differ, a literal beats `{param}`, which beats
+ * `{param+}`: `GET /api/payments/list` is never `/api/payments/{id}`); the method is then looked up on that resource
+ * only. Pure: the gateway and the tests pass the routes in.
  */
 
 export interface RouteLike {

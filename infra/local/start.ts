@@ -1,15 +1,8 @@
 /**
- * `npm start` — the whole API on a laptop: DynamoDB Local, local SQS, the HTTP gateway on PORT (default 3000),
- * queue pollers, the table stream's poller, schedule timers, the provider fakes (Stripe, Adyen, Braintree; see provider-fakes.ts) and a demo
- * merchant with a ready test API key.
- *
- *   npm start                       # in-memory DynamoDB, fresh every start
- *   npm start -- --persist          # DynamoDB data kept under .data/dynamodb
- *   PROVIDER_FAKES=off npm start    # connectors call the real providers
- *
- * Ctrl-C / SIGTERM stop everything (gateway, pollers, timers, fakes, SQS, Java) and exit 0. If DynamoDB Local (or the
- * SQS server) dies on its own, the runtime says so loudly, stops everything and exits 1 (no silent restart: an
- * in-memory database would come back empty, and the printed demo key with it).
+ * `npm start`: the whole API on a laptop (DynamoDB Local, local SQS, the HTTP gateway on PORT, default 3000, queue and
+ * stream pollers, schedule timers, the provider fakes and a demo merchant with a test API key); `npm start -- --persist`
+ * keeps DynamoDB's data under .data/dynamodb. Ctrl-C / SIGTERM stop everything and exit 0. If DynamoDB Local or the SQS
+ * server dies on its own, everything stops and it exits 1: a silent restart would bring an empty in-memory database back.
  */
 import { resolve } from 'node:path';
 import { catalog } from '../../functions/catalog.ts';

@@ -44,15 +44,11 @@ export function invoiceMessage(invoice: InvoiceRecord, pdfUrl: string) {
 }
 
 /**
- * Sends the invoice to the customer over `channel` (e-mail → the customer's e-mail; sms/whatsapp → the customer's
- * phone, 400 `customer_has_no_phone` without one) and moves it to `sent`. Re-sending a sent invoice is allowed;
- * a paid one, or one being sent or marked paid at this moment, answers invalid_state.
- *
- * The send is an operation (kind `invoice_send`): begun on the invoice (leased, in the lease index) before the
- * message goes out, so a racing mark-paid or second send is refused instead of following a message already sent;
- * finished by the commit that moves the invoice to `sent`. A message that could not be sent ends the operation and
- * leaves the invoice as it was. A run that dies in between leaves the operation to the reconciler
- * (reconcileInvoiceSend).
+ * Sends the invoice over `channel` (e-mail, or sms/whatsapp to the customer's phone: 400 `customer_has_no_phone` without
+ * one) and moves it to `sent`. Re-sending a sent invoice is allowed; a paid one, or one being sent or marked paid at this
+ * moment, answers invalid_state. The send is an operation (`invoice_send`) begun before the message goes out, so a
+ * racing mark-paid or second send is refused; a failed send leaves the invoice as it was, and a dead run's send is
+ * finished by the reconciler (reconcileInvoiceSend).
  */
 export async function sendInvoice(merchant: Merchant, invoiceId: string, channel: InvoiceChannel, baseUrl: string): Promise<SentView> {
   let invoice = await load(ownerOf(merchant), invoiceId);

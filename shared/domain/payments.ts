@@ -151,14 +151,11 @@ function decision(route: Route, chosen: RouteTarget | undefined, started: number
 }
 
 /**
- * Scores the risk, routes, and authorizes at the first provider that answers, failing over on soft failures.
- * The card number and CVC live only in this call's memory: the payment keeps brand, last4, BIN, expiry and an
- * HMAC fingerprint. Declines are stored as `failed` and answered 402; when every provider fails softly, 500.
- *
- * The payment is stored `processing` with its attempt's operation before any provider is asked, and the attempt's
- * operation id is the provider's idempotency key: a run that dies or times out leaves the operation behind, and a
- * retried request (same Idempotency-Key, so the same payment id) or the reconciler resolves it with the provider
- * before anything is tried again. An `unknown` answer is resolved the same way before routing may fail over.
+ * Scores the risk, routes, and authorizes at the first provider that answers, failing over on soft failures. The card
+ * number and CVC live only in this call's memory (the payment keeps brand, last4, BIN, expiry and an HMAC fingerprint).
+ * Declines are stored `failed` and answered 402; when every provider fails softly, 500. The payment is stored
+ * `processing` with its attempt's operation, whose id is the provider's idempotency key, before any provider is asked:
+ * a retry or the reconciler resolves what a dead run left with the provider before anything is tried again.
  */
 /** `admitted`: the rate limit's verdict, counted while the reads run; nothing but the card's velocity is written before it. */
 export async function createPayment(merchant: Merchant, input: CreatePaymentInput, origin: Origin = freshOrigin(), admitted = Promise.resolve()) {

@@ -33,26 +33,11 @@ import { count } from '../metrics.ts';
 import { modeOf } from './connectors.ts';
 
 /**
- * Renewals: an hourly schedule runs the scanner, which reads the sparse renewal index (never the table) and enqueues
- * one message per due subscription and period; the renewal worker renews that period exactly once.
- *
- * Per period the worker: claims the period (a conditional write of the period row: a second run of the same period,
- * or of the same retry, finds it claimed and does nothing), creates the period's invoice, then charges the
- * customer's card on file and marks the invoice paid, or — with no card on file — e-mails the invoice; then advances
- * `next_billing` on the anchor schedule and emits `subscription.renewed`, conditionally on the subscription still
- * waiting for this period.
- *
- * A declined charge makes the subscription `past_due` (`subscription.past_due`) and schedules retries 1, 3 and 5
- * days after the due date: the subscription stays in the renewal index under its `retry_at` date, and the scanner
- * sends a retry message (same period, `attempt` 1–3) that reuses the period's invoice and charges the card then on
- * file. A retry that succeeds makes the subscription active again and renews the period; so does a retry that finds
- * the invoice already marked paid by the merchant, without charging. When the day-5 retry fails
- * too, the subscription stays `past_due` with no retry scheduled and leaves the renewal index: nothing renews until
- * the merchant acts (cancelling is the move open to it; `subscription.past_due` with `retry_at: null` says so).
- *
- * A period whose charge started but whose outcome was never recorded (the worker died mid-charge) stays `charging`
- * until its lease runs out; the next run then finds the outcome by the payment id kept on the period, or charges
- * again under that same id (recoverCharge).
+ * Renewals (docs/architecture.md "Subscriptions and invoices"): an hourly scanner reads the sparse renewal index and
+ * enqueues one message per due subscription and period. The worker claims the period (a conditional write: a second
+ * run finds it claimed and does nothing), creates its invoice, charges the card on file or e-mails the invoice, then
+ * advances `next_billing`. A decline makes the subscription `past_due` with retries on days 1, 3 and 5; a period a
+ * dead run left `charging` is finished by recoverCharge.
  */
 
 /** The send to the renewals queue: a seam tests replace to see what the scanner enqueues. */

@@ -108,15 +108,11 @@ export function activeRules(rules: readonly RoutingRuleRecord[]): RoutingRule[] 
 }
 
 /**
- * Whether a payment matches a rule: every condition must hold (AND); a rule without conditions matches every payment.
- *
- * - A condition on a missing fact (no card brand, no customer e-mail, a metadata key not sent) never holds for
- *   `equals`, `in`, `contains` or the numeric operators, and always holds for `not_equals` and `not_in`.
- * - `currency`, `card_brand` and `customer_email_domain` compare case-insensitively; metadata values exactly.
- * - `card_bin` compares by prefix: the rule's BIN (6–8 digits) matches a card whose BIN starts with it, so a
- *   6-digit rule matches the 8-digit BIN of the same card range; with equally long BINs this is plain equality.
- * - `amount` compares as integers; the numeric operators compare numbers (a non-numeric side never matches).
- * - `in`/`not_in` read the value as a comma list (items trimmed); `contains` is a substring test.
+ * Whether a payment matches a rule: every condition holds (a rule without conditions matches every payment). A missing
+ * fact never satisfies `equals`, `in`, `contains` or a numeric operator, and always satisfies `not_equals` and `not_in`.
+ * `currency`, `card_brand` and the e-mail domain compare case-insensitively, metadata exactly; `card_bin` by prefix (a
+ * 6-digit rule matches the 8-digit BIN of its range); `amount` and the numeric operators as numbers (a non-numeric side
+ * never matches); `in`/`not_in` read a comma list, items trimmed; `contains` is a substring test.
  */
 export function ruleMatches(rule: Pick<RoutingRule, 'conditions'>, facts: PaymentFacts): boolean {
   return rule.conditions.every((condition) => conditionHolds(condition, facts));

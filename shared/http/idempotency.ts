@@ -25,18 +25,12 @@ const CLAIM = 'idempotencyClaim';
 const claimOf = (request: { internal: object }) => (request.internal as Record<string, Claim | undefined>)[CLAIM];
 
 /**
- * `Idempotency-Key` on a merchant's POST: the first response (success or client error) is stored for 24 h and
- * replayed with `Idempotent-Replayed: true`; the same key with another request is a 400, and while the first
- * request still holds its lease a 409 with `Retry-After`. Runs after validation, so rejected requests store nothing;
- * a request the rate limit refuses is never the key's answer (beside a concurrent limit, the 429 ends its claim's
- * lease as any request that committed nothing does, so a retry runs again with the key's first `origin`).
- * Fields named in `withhold` (a secret shown once, such as a new API key) are removed from the stored response: a
- * replay answers the same resource without them.
- *
- * A key is never freed because of a server error: its first request's writes may still commit (a DynamoDB call that
- * timed out on our side). An error that declares `nothingCommitted` ends the lease at once; any other leaves the key
- * in progress until the lease ends. A retry after that runs the request again with the same `origin` (the key's
- * first use), so it mints the same ids and finds whatever the first run committed.
+ * `Idempotency-Key` on a merchant's POST (docs/architecture.md "Two pieces kept hand-written"): the first response
+ * (success or client error) is stored for 24 h and replayed with `Idempotent-Replayed: true`; the key with another
+ * request is a 400, and while the first holds its lease a 409 with `Retry-After`. Runs after validation, and a 429 is
+ * never the key's answer. A server error never frees the key, as its writes may still commit: only `nothingCommitted`
+ * ends the lease at once, and a retry after the lease runs again with the key's first `origin`, minting the same ids.
+ * Fields named in `withhold` (a secret shown once) are left out of the stored response.
  */
 export const idempotency = ({ withhold = [] }: { withhold?: readonly string[] } = {}): MiddlewareObj<
   APIGatewayProxyEvent,

@@ -25,13 +25,10 @@ export interface RateLimitOptions {
 const WINDOW_MS = 60_000;
 
 /**
- * Fixed one-minute windows counted atomically in DynamoDB. Every response carries X-RateLimit-* headers;
- * request limit+1 in a window is a 429 with Retry-After. A request refused before it could be counted (a 401:
- * no merchant to count it for) carries them too, with nothing used up.
- *
- * A limit above `perKey` (6,000 a minute) is split over several keys, each taking an equal share: a request is
- * counted on one at random and refused once that key's share is used, and the headers estimate the window from
- * it. The window then admits its limit to within a few percent, where one key would pass a tenth of a partition.
+ * Fixed one-minute windows counted atomically in DynamoDB. Every response carries X-RateLimit-* headers (a 401 too,
+ * with nothing used up); request limit+1 in a window is a 429 with Retry-After. A limit above `perKey` (6,000 a minute)
+ * is split over keys with an equal share each, so no window is bound to one partition: a request is counted on one at
+ * random, refused once its share is used, and the headers estimate the window from it (within a few percent).
  */
 export const rateLimit = (options: RateLimitOptions): MiddlewareObj<APIGatewayProxyEvent> => {
   const shards = windowShards(options.limit, options.perKey ?? REQUESTS_PER_WINDOW_KEY);

@@ -3,21 +3,11 @@ import { listQuery } from './common.ts';
 import { PROVIDERS } from '../providers/types.ts';
 
 /**
- * Routing rule bodies. Validation decisions (DECISIONS.md "Providers and routing" leaves them to us):
- * - `name` 1–100 chars (trimmed), required on create. `provider` required, one of PROVIDERS (lowercase, exact).
- * - `strategy` `fixed|smart`, default `fixed`: a rule names a provider, so by default it uses only that provider.
- * - `priority` integer 0–1000, default 100; lower runs first.
- * - `conditions` 0–20 items, required on create (send `[]` on purpose for a catch-all rule that matches every payment).
- * - `status` is `active` on create (not settable); PUT may set `active|disabled`.
- * - A condition's `value` is a string of 1–500 chars, trimmed; `in`/`not_in` take a comma list whose items are
- *   trimmed and must be non-empty. Per field (items of a list alike):
- *   - `amount`: a non-negative integer string (minor units), stored without leading zeros; operators
- *     equals, not_equals, in, not_in and the numeric ones (greater_than…less_than_or_equal), which only `amount` takes.
- *   - `currency`: 3 letters, stored uppercase. `card_brand`: one of CARD_BRANDS, stored lowercase.
- *     `card_bin`: 6–8 digits. These take equals, not_equals, in, not_in.
- *   - `customer_email_domain`: letters, digits, dots and hyphens, stored lowercase. `metadata.<key>` (key 1–40 chars):
- *     any text, kept as sent. These also take `contains` (substring).
- * Every failure is a 400 naming the offending field, e.g. `conditions.0.value` or `conditions.2.operator`.
+ * Routing rule bodies (DECISIONS.md "Providers and routing" leaves validation to us; the rules for users are in
+ * docs/providers.md "Routing rules"). `strategy` defaults to `fixed` (a rule names a provider), `priority` (0–1000) to
+ * 100; `conditions` is required on create (`[]` on purpose for a catch-all); `status` is `active` on create, and PUT may
+ * disable it. Condition values are trimmed and normalized per field (amount without leading zeros, currency uppercase,
+ * brand and e-mail domain lowercase). Every failure is a 400 naming the field, e.g. `conditions.0.value`.
  */
 
 export const RULE_BASE_FIELDS = ['currency', 'amount', 'card_brand', 'card_bin', 'customer_email_domain'] as const;

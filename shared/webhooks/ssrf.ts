@@ -1,12 +1,9 @@
 /**
- * SSRF guard for merchant webhook URLs (DECISIONS.md "Webhooks"): private, loopback, link-local, metadata and other
- * non-public addresses are refused at configure time (`validateWebhookUrl`, plus `resolveAndCheck` on the host) and
- * again at delivery time (`resolveAndCheck`, whose checked address the HTTP client pins the connection to, so a DNS
- * answer that changes between the check and the connect — DNS rebinding — cannot redirect the request).
- *
- * Host parsing is left to WHATWG `new URL()`, which already turns every IPv4 spelling (`2130706433`, `0x7f.1`,
- * `017700000001`, `127.1`, …) into a dotted quad and IPv6 literals into their canonical form; the classification below
- * matches parsed addresses against ipaddr.js's special-purpose ranges and a few of our own, never string prefixes.
+ * SSRF guard for merchant webhook URLs (DECISIONS.md "Webhooks"): non-public addresses (private, loopback, link-local,
+ * metadata, …) are refused at configure time (`validateWebhookUrl`, `resolveAndCheck`) and again at delivery, where the
+ * HTTP client connects to the address `resolveAndCheck` checked, so DNS rebinding cannot redirect it. Hosts are parsed
+ * by WHATWG `new URL()`, which normalizes every IPv4 spelling and IPv6 literal; addresses are classified against
+ * ipaddr.js's special-purpose ranges and a few of our own, never by string prefix.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';

@@ -1,20 +1,9 @@
 /**
- * Adyen's live connector on Checkout v72 (client.ts):
- * - authorize: POST /payments with the raw card and `additionalData.manualCapture`, our attempt id as `reference`
- *   and `Idempotency-Key`. With `storeFor` the card is stored (`storePaymentMethod`, `shopperReference`,
- *   `Subscription`); the provider token is `<storedPaymentMethodId>:<shopperReference>`, and a charge on it is a
- *   merchant-initiated `ContAuth` + `Subscription` payment.
- * - lookup: Checkout has no read by reference. With the original request, the same POST /payments again under the
- *   same key: Adyen answers what it stored for the key (or carries the request out now, if the first never arrived).
- *   Without it the answer is `unknown` (reverse by reference is what makes such an attempt safe).
- * - reverse: POST /cancels by our reference (the "technical cancel"): cancels the authorization under the reference,
- *   also one that is still in flight and lands later.
- * - capture / void / refund: POST /payments/{pspReference}/captures | cancels | refunds, each under our key (a refund's
- *   `reference` is our refund id, so its notifications name it). Adyen answers `received`: ok and `pending`, the
- *   outcome comes by notification (CAPTURE, CANCELLATION, REFUND). A 422 is Adyen's refusal of the request: `refused`.
- * - changesOf: none. Checkout has no read API for modifications or disputes; Adyen retries each notification until
- *   it is acknowledged, which stands in for asking.
- * - disputes and notifications: follow-up.ts (the Disputes API, HMAC-verified notifications).
+ * Adyen's live connector on Checkout v72 (client.ts; why each call is safe to retry: docs/providers.md "Retry safety at
+ * each provider"). Our attempt id is the `reference` and `Idempotency-Key` of POST /payments (manual capture; `storeFor`
+ * stores the card for `ContAuth` charges). lookup replays that request under the same key; reverse is the "technical
+ * cancel" by reference. Captures, voids and refunds answer `received` (pending until the notification); a 422 is
+ * `refused`. changesOf: none, as Checkout has no read API. Disputes and notifications: follow-up.ts.
  */
 import { providerDeadlines } from '../deadlines.ts';
 import { failedAuthorization, failedOperation } from '../failures.ts';

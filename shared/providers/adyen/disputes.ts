@@ -1,15 +1,9 @@
 /**
- * A dispute's defense and acceptance through Adyen's Disputes API v30 (dispute-client.ts). The dispute is named by
- * its `disputePspReference`: the `pspReference` of its notifications (NOTIFICATION_OF_CHARGEBACK, CHARGEBACK, …),
- * which is our dispute's provider reference.
- * - evidence: the applicable defense reasons are asked first; the first one that takes generic defense material
- *   (`DefenseMaterial`) is chosen, else the first one with its first required document type. The merchant's text is
- *   supplied as one PDF of that type (evidence-pdf.ts), then the dispute is defended with that reason.
- * - accept: `acceptDispute`.
- * The contract does not list `Idempotency-Key` on these calls, but Adyen takes it on every POST (its "API
- * idempotency" page): the steps that change the dispute carry keys derived from ours (keys are unique per company
- * account across endpoints). A `disputeServiceResult` with `success: false` is Adyen's "no" (dispute closed, already
- * accepted, defense period over): refused, with its message.
+ * A dispute's defense and acceptance through Adyen's Disputes API v30 (dispute-client.ts), naming it by its
+ * `disputePspReference` (our dispute's provider reference). The defense reason is the first applicable one that takes
+ * `DefenseMaterial`, else the first with its first required document type; the merchant's text goes as one PDF of that
+ * type (evidence-pdf.ts). Calls that change the dispute carry keys derived from ours (Adyen takes `Idempotency-Key` on
+ * every POST). A `disputeServiceResult` with `success: false` (closed, accepted, period over) is refused, with its message.
  */
 import { providerDeadlines } from '../deadlines.ts';
 import { within } from '../transport.ts';

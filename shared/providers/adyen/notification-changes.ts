@@ -1,16 +1,8 @@
 /**
- * What one of Adyen's standard notification items (Webhooks v1 `NotificationRequestItem`) says about our payments,
- * as a ProviderChange. Event id: `eventCode:pspReference:success`, which is what Adyen repeats when it sends an item
- * again (it retries until acknowledged), so duplicates share it.
- * - CAPTURE (success true: succeeded, false: failed with its `reason`), CAPTURE_FAILED: the capture; CANCELLATION:
- *   the cancellation. `paymentReference` is `originalReference`, the payment's pspReference.
- * - REFUND (true: succeeded, false: failed), REFUND_FAILED and REFUNDED_REVERSED (failed later, at settlement):
- *   the refund `pspReference`, our refund id from `merchantReference` (the refund's `reference` we sent).
- * - NOTIFICATION_OF_CHARGEBACK, CHARGEBACK, REQUEST_FOR_INFORMATION: needs_response (accepted when its
- *   `disputeStatus` is Accepted, under_review when Responded); INFORMATION_SUPPLIED: under_review; CHARGEBACK_REVERSED,
- *   PREARBITRATION_WON: won; SECOND_CHARGEBACK, PREARBITRATION_LOST: lost. The dispute is its `pspReference` (the same
- *   for every event of one dispute, and the Disputes API's `disputePspReference`).
- * - Anything else (AUTHORISATION, …), or an item of another merchant account of the company: null.
+ * What one of Adyen's notification items (Webhooks v1 `NotificationRequestItem`) says about our payments, as a
+ * ProviderChange: a capture, cancellation, refund (our refund id from `merchantReference`) or dispute, or null for any
+ * other event or another merchant account. The event id is `eventCode:pspReference:success`, what Adyen repeats when it
+ * resends an item, so duplicates share it.
  */
 import type { DisputeReason, DisputeStatus, InboundNotification, ProviderChange } from '../types.ts';
 import { fromAdyenValue } from './amounts.ts';

@@ -1,17 +1,8 @@
 /**
- * Braintree's live connector on its GraphQL API (client.ts).
- *
- * Braintree has no idempotency-key header and does not deduplicate anything. What stands in for it:
- * - authorize: our key is the transaction's `orderId` (searchable); `lookup` and `reverse` search by it. A request
- *   whose answer was lost may still land for as long as Braintree's gateway works on it (60 s), so `reverse` never
- *   answers "nothing is held" for a key this process sent within that window and found nothing under (the attempt
- *   stays unknown; the reconciler reverses it later).
- * - capture and void: the transaction's own status (a transaction is captured once, voided once); a retry reads it.
- * - refund: our key is the refund's `orderId`; before refunding, the transaction's `refunds` are read and a refund
- *   already made under the key is answered instead of refunding again.
- * - dispute evidence and accept: the dispute's own status and evidence, read first (disputes.ts).
- * Every mutation also carries the key as `clientMutationId` (echoed, not deduplicated: for Braintree's logs and ours).
- * Captures and refunds are accepted at once (ok, not pending); a settlement declined later arrives as a notification.
+ * Braintree's live connector on its GraphQL API (client.ts). Braintree deduplicates nothing, so each call is made safe
+ * by what can be read back (docs/providers.md "Retry safety at each provider"): our key is the `orderId` of the
+ * transaction or refund, searched before acting again; capture and void read the transaction's status; `reverse`
+ * never answers "nothing held" for a key this process sent in the last 60 s. Captures and refunds are ok at once.
  */
 import { logger } from '../../logger.ts';
 import { providerDeadlines } from '../deadlines.ts';

@@ -1,14 +1,11 @@
 import type { MappedFailure } from '../types.ts';
 
 /**
- * Braintree's error map (DECISIONS "Error map"): its raw answers → our `decline_code` (Stripe's vocabulary) and a class.
- * `hard` is the card's final answer (no failover); `soft` a processing error and `outage` an unreachable provider (both
- * fail over); `unknown` a request that may have been carried out without us hearing the answer (resolved by a look-up
- * by orderId before anything else is tried).
- *
- * Braintree answers a declined authorization with a transaction whose `status` is PROCESSOR_DECLINED, GATEWAY_REJECTED
- * or FAILED; the newest `statusHistory` event carries the processor response code (`legacyCode`) or the gateway
- * rejection reason. Everything else goes wrong as a GraphQL error (`extensions.errorClass`) or at the HTTP level.
+ * Braintree's error map (DECISIONS "Error map"): its raw answers → our `decline_code` (Stripe's vocabulary) and a class:
+ * `hard` is the card's final answer (no failover), `soft` and `outage` fail over, `unknown` may have been carried out
+ * (looked up by orderId first). A decline is a transaction PROCESSOR_DECLINED, GATEWAY_REJECTED or FAILED, whose newest
+ * `statusHistory` event has the processor code (`legacyCode`) or rejection reason; the rest fails as a GraphQL error
+ * (`extensions.errorClass`) or at the HTTP level.
  */
 
 /** `fetch` failed without an HTTP answer: classed the same at every provider. */

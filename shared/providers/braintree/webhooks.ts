@@ -1,11 +1,8 @@
 /**
- * Braintree's inbound webhooks: a form-encoded POST of `bt_signature` and `bt_payload` (base64 of the notification's
- * XML), signed with the merchant's API keys (HMAC-SHA1 keyed by the private key's SHA-1, under the public key's name).
- * Verified and read by the official SDK (`webhookNotification.parse`, no network call); the SDK is loaded on the
- * first notification only.
- *
- * A notification carries no id of its own: a digest of its payload stands in (the same payload sent again is the
- * duplicate). Braintree sends no notification for a void; voids are synchronous, and `changesOf` reads them.
+ * Braintree's inbound webhooks: a form POST of `bt_signature` and `bt_payload` (base64 XML) signed with the merchant's
+ * API keys, verified and read by the official SDK (`webhookNotification.parse`, no network; loaded on the first
+ * notification). A notification has no id: a digest of its payload stands in, so a resent one is a duplicate.
+ * Braintree sends no notification for a void: voids are synchronous, and `changesOf` reads them.
  */
 import { createHash } from 'node:crypto';
 import type { InboundNotification, InboundWebhook, ProviderChange, WebhookVerification } from '../types.ts';
