@@ -49,8 +49,8 @@ export function updateWithCopies(owner: Owner, key: Key, set: Expression, condit
   return [update(key, condition), ...COPIES.map((copy) => update(routingCopyKeys.of(owner, copy, key.sk), { expression: 'attribute_exists(pk)' }))];
 }
 
-/** The item type of a copy's mark, which names its owner (a rebuild finds owners by it). */
-export const COMPLETE_MARK_TYPE = 'routing_copy_complete';
+/** The item type of a copy's mark. */
+const COMPLETE_MARK_TYPE = 'routing_copy_complete';
 
 /** The marks of an owner with nothing to copy yet (a new merchant's), for the transaction that makes the merchant. */
 export const completeMarks = (owner: Owner): TransactItem[] =>
@@ -86,29 +86,6 @@ export async function ensureRoutingCopies(owner: Owner): Promise<void> {
   const [first, ...rest] = completeMarks(owner).map((put) => new PutCommand(put.Put!));
   await Promise.all(rest.map((put) => db.send(put)));
   await db.send(first!);
-}
-
-/**
- * Builds the owner's copies again from its items: its marks go first (payments read the items themselves meanwhile),
- * then every copy, then `ensureRoutingCopies` fills them in and marks them. For copies a function of a version before
- * them left behind (an item it created has none, a connector it deleted is still active in them). A change of the
- * owner's rules or accounts made while this runs may answer 404 once, when its copy is gone under it.
- */
-export async function rebuildRoutingCopies(owner: Owner): Promise<void> {
-  await Promise.all(COPIES.map((copy) => db.send(new DeleteCommand({ TableName: TABLE, Key: routingCopyKeys.complete(owner, copy) }))));
-  const stale = (
-    await Promise.all(
-      COPIES.map((copy) =>
-        queryAll({
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': routingCopyKeys.partition(owner, copy) },
-          ConsistentRead: true,
-        }),
-      ),
-    )
-  ).flat();
-  await Promise.all(stale.map(({ pk, sk }) => db.send(new DeleteCommand({ TableName: TABLE, Key: { pk, sk } }))));
-  await ensureRoutingCopies(owner);
 }
 
 /**

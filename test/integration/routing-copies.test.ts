@@ -5,7 +5,6 @@ import { handler as removeConnector } from '../../functions/connectors/delete.ts
 import { handler as updateConnector } from '../../functions/connectors/update.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { API_KEY_HASH_COPIES, connectorKeys, type Owner, ROUTING_COPIES, routingCopyKeys, routingRuleKeys } from '../../shared/store/keys.ts';
-import { rebuildAllRoutingCopies } from '../../shared/store/migrations/routing-copies.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import { type SeenCall, watchingDb } from '../support/db-calls.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
@@ -157,35 +156,4 @@ describe('routing copies', () => {
     expect([...read].filter((pk) => pk.includes('#ROUTING#'))).toHaveLength(ROUTING_COPIES);
   });
 
-  it('are built again from the items by npm run rebuild:routing-copies, where a version before them left them behind', async () => {
-    // Prepare: as functions of the previous version leave them during a deploy: a rule made without its copies, a
-    // connector deleted in its item only
-    const { apiKey, merchantId } = await newMerchant();
-    const owner = testOwner(merchantId);
-    const adyen = (await api.connect(apiKey, { provider: 'adyen', credentials: fakes.credentials.adyen })).body;
-    await api.addRule(apiKey, eurTo('adyen'));
-    const toBraintree = (await api.addRule(apiKey, { ...eurTo('braintree'), priority: 1 })).body;
-    for (let copy = 0; copy < ROUTING_COPIES; copy++) {
-      await db.send(new DeleteCommand({ TableName: TABLE, Key: routingCopyKeys.of(owner, copy, routingRuleKeys.item(owner, toBraintree.id).sk) }));
-    }
-    await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: connectorKeys.item(owner, adyen.id),
-        UpdateExpression: 'SET #status = :deleted',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':deleted': 'deleted' },
-      }),
-    );
-    const before = await payments.create(apiKey, paymentBody({ currency: 'eur' }, CARDS.approved));
-    // Act
-    const rebuilt = await rebuildAllRoutingCopies([merchantId]);
-    const after = await payments.create(apiKey, paymentBody({ currency: 'eur' }, CARDS.approved));
-    // Assess: routed by the stale copies before (the deleted account, without the new rule); by the items after
-    expect(before.body).toMatchObject({ provider: 'adyen', connector_id: adyen.id });
-    expect(rebuilt.owners).toBe(2); // the merchant's live and test data
-    expect(await copies(owner)).toEqual(Array(ROUTING_COPIES).fill({ complete: true, items: await storedItems(owner) }));
-    expect(after.body).toMatchObject({ provider: 'braintree', connector_id: null });
-    expect(after.body.routing_decision.reason).toContain(toBraintree.id);
-  });
 });
