@@ -132,7 +132,7 @@ const everyShard = (partition: string, shards: number) => Array.from({ length: s
 export const writeShardKeys = {
   /** the most write shards the table's lists were ever spread over (only ever raised) */
   floor: (): Key => ({ pk: 'TABLE', sk: 'WRITE_SHARDS' }),
-  /** the same for the counter cells; absent on a table whose cells may still be over LEGACY_COUNTER_SHARDS */
+  /** the same for the counter cells */
   counterFloor: (): Key => ({ pk: 'TABLE', sk: 'COUNTER_SHARDS' }),
 };
 
@@ -297,12 +297,8 @@ export const invoiceKeys = {
 
 /**
  * Write-sharded per-merchant counters, summed on read (see DESIGN.md): over the write shards of the configured
- * PAYMENTS_PER_MINUTE (write-shards.ts `counterShards`), one up to 3,000 a minute. Cells were written over ten shards
- * (more above 30,000 a minute) before they followed the limit: a table without the counters' record is read over
- * those, until `npm run migrate:counter-shards` moves their amounts into the configured shards and records them
- * (migrations/counter-shards.ts).
+ * PAYMENTS_PER_MINUTE (write-shards.ts `counterShards`), one up to 3,000 a minute.
  */
-export const LEGACY_COUNTER_SHARDS = 10;
 /** Partitions of the balance cells' index, shared by every merchant (each one's cells spread from its own). */
 export const BALANCE_INDEX_SHARDS = 10;
 export const counterKeys = {

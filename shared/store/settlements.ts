@@ -66,9 +66,8 @@ const cellHolds = (cell: BalanceCell) => ({
 
 /**
  * Releases a pending cell's funds: deletes the cell (if unchanged) and adds its amount to available funds on the
- * same shard, atomically (on one of the configured shards, for a cell written over more before: no write adds to a
- * shard above them, migrations/counter-shards.ts). An available cell above them is moved onto one the same way.
- * False when the cell changed meanwhile.
+ * same shard, atomically (on one of the configured shards, after the limit was lowered: no write adds to a shard
+ * above them). False when the cell changed meanwhile.
  */
 export async function releaseCell(cell: BalanceCell): Promise<boolean> {
   const hold = cellHolds(cell);
