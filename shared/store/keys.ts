@@ -32,7 +32,7 @@
  * | routing stats of the last minutes     | pk = RSTAT#<own>#<shard>, sk >= <bucket ms> (×shards) | table |
  * | card velocity in an hour              | pk = VEL#<fingerprint>#<hour ms>, sk = VEL            | table |
  * | event (record + delivery log), by object| pk = EVT#<object id>, sk = EVT#<evt>                 | table |
- * | merchant's events, newest first       | gsi1pk = MER#<own>#EVT#<0..19> (+ MER#<own>#EVT), gsi1sk <evt> | gsi1 |
+ * | merchant's events, newest first       | gsi1pk = MER#<own>#EVT#<0..19>, gsi1sk <evt>           | gsi1  |
  * | merchant's webhook endpoints          | pk = MER#<own>, sk begins_with WHK# (+ webhook_count) | table |
  * | merchant's connector accounts         | pk = MER#<own>, sk begins_with CON# (+ connector_count)| table |
  * | connector account by id               | pk = MER#<own>, sk = CON#<con>                        | table |
@@ -100,8 +100,7 @@ export const sessionKeys = {
 
 /**
  * Copies of an API key's hash item. Every request reads one at random, strongly consistent (1 RCU), so a key used
- * 1,000 times a second costs each copy 250 RCU/s, 8% of a partition's 3,000 where one item would take a third. Copy 0
- * is the item keys had before they had copies.
+ * 1,000 times a second costs each copy 250 RCU/s, 8% of a partition's 3,000 where one item would take a third.
  */
 export const API_KEY_HASH_COPIES = 4;
 
@@ -191,24 +190,18 @@ export const velocityKeys = {
 
 /**
  * An event lives in the partition of the object it reports (`<object>` = its `data.object.id`), so the table's
- * stream hands one object's events over in the order they were written. Events made before that live alone
- * (`EVT#<evt>`, `EVT`): a retry still in the queue names no object and finds them there.
+ * stream hands one object's events over in the order they were written.
  *
  * A merchant's events are listed over EVENT_LIST_SHARDS index partitions (by a hash of the event id): each event is
  * indexed twice (its put, its first delivery round), a few times per payment, so at 1,000 payments a second one
- * partition would take twice what it can. A page reads every shard and merges them (pagination.ts `listPageAcross`),
- * and the partition events were listed in before, until they expire (30 days).
+ * partition would take twice what it can. A page reads every shard and merges them (pagination.ts `listPageAcross`).
  */
 export const EVENT_LIST_SHARDS = 20;
-const eventListPartition = (owner: Owner, shard?: number) => `MER#${scopeOf(owner)}#EVT${shard === undefined ? '' : `#${shard}`}`;
+const eventListPartition = (owner: Owner, shard: number) => `MER#${scopeOf(owner)}#EVT#${shard}`;
 export const eventKeys = {
-  item: (eventId: string, objectId?: string): Key =>
-    objectId ? { pk: `EVT#${objectId}`, sk: `EVT#${eventId}` } : { pk: `EVT#${eventId}`, sk: 'EVT' },
+  item: (eventId: string, objectId: string): Key => ({ pk: `EVT#${objectId}`, sk: `EVT#${eventId}` }),
   list: (owner: Owner, eventId: string) => ({ gsi1pk: eventListPartition(owner, shardOf(eventId, EVENT_LIST_SHARDS)), gsi1sk: eventId }),
-  listPartitions: (owner: Owner) => [
-    ...Array.from({ length: EVENT_LIST_SHARDS }, (_, shard) => eventListPartition(owner, shard)),
-    eventListPartition(owner),
-  ],
+  listPartitions: (owner: Owner) => Array.from({ length: EVENT_LIST_SHARDS }, (_, shard) => eventListPartition(owner, shard)),
 };
 
 export const webhookKeys = {
