@@ -7,7 +7,7 @@ import { recordReader } from './item-schemas.ts';
 import { connectorKeys, merchantKeys, type Owner } from './keys.ts';
 import { capCountOf, putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
-import { copyPuts, ensureRoutingCopies, updateWithCopies } from './routing-copies.ts';
+import { copyPuts, updateWithCopies } from './routing-copies.ts';
 
 /**
  * A merchant's provider account: its credentials only sealed (shared/sealing.ts), bound to this connector. A deleted
@@ -58,7 +58,6 @@ const isShown = (c: ConnectorRecord | undefined): c is ShownConnector => c !== u
 export async function putConnector(connector: ConnectorRecord, max: number): Promise<Created<ConnectorRecord> | undefined> {
   const owner = ownerOfConnector(connector);
   const key = connectorKeys.item(owner, connector.id);
-  await ensureRoutingCopies(owner);
   const put = await putWithinMerchantCap(
     { owner, count: 'connector_count', max },
     key,
@@ -134,7 +133,6 @@ export async function updateConnector(owner: Owner, id: string, changes: Connect
     names,
     values,
   );
-  await ensureRoutingCopies(owner);
   const updated = await conditionalWrite(
     new TransactWriteCommand({
       TransactItems: updateWithCopies(
@@ -158,7 +156,6 @@ export async function deleteConnector(owner: Owner, id: string, at: string): Pro
     names: { '#status': 'status' },
     values: { ':deleted': 'deleted', ':at': at },
   };
-  await ensureRoutingCopies(owner);
   return conditionalWrite(
     new TransactWriteCommand({
       TransactItems: [

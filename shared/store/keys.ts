@@ -239,15 +239,13 @@ export const inboundKeys = {
  * Copies of an owner's connector accounts and routing rules, what routing reads for every payment: written with the
  * items themselves (routing-copies.ts), each copy a partition of its own. A payment reads one copy at random with one
  * query, where the items' own partition takes two (the rules and the accounts sort apart, around the API keys), and
- * a merchant paying 1,000 times a second gives each copy a quarter of those reads. `complete` marks a copy as holding
- * every item: written when the merchant is made, or by the first change of a merchant made before there were copies.
+ * a merchant paying 1,000 times a second gives each copy a quarter of those reads.
  */
 export const ROUTING_COPIES = 4;
 const routingCopyPartition = (owner: Owner, copy: number) => `MER#${scopeOf(owner)}#ROUTING#${copy}`;
 export const routingCopyKeys = {
   /** the copy of an item of the owner's partition (a connector account or a rule): the same sort key */
   of: (owner: Owner, copy: number, sk: string): Key => ({ pk: routingCopyPartition(owner, copy), sk }),
-  complete: (owner: Owner, copy: number): Key => ({ pk: routingCopyPartition(owner, copy), sk: '#COMPLETE' }),
   partition: routingCopyPartition,
 };
 

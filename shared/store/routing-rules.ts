@@ -8,7 +8,7 @@ import { Int, picklistOf, recordReader, Text } from './item-schemas.ts';
 import { type Owner, routingRuleKeys } from './keys.ts';
 import { putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
-import { copyPuts, ensureRoutingCopies, updateWithCopies } from './routing-copies.ts';
+import { copyPuts, updateWithCopies } from './routing-copies.ts';
 
 export interface RoutingRuleRecord {
   id: string;
@@ -57,7 +57,6 @@ export type RoutingRuleChanges = Partial<Pick<RoutingRuleRecord, 'name' | 'strat
  */
 export async function putRoutingRule(rule: RoutingRuleRecord, max: number): Promise<Created<RoutingRuleRecord> | undefined> {
   const key = routingRuleKeys.item(rule, rule.id);
-  await ensureRoutingCopies(rule);
   return putWithinMerchantCap({ owner: rule, count: 'rule_count', max }, key, 'routing_rule', rule, routingRuleOf, (item) =>
     copyPuts(rule, key, item),
   );
@@ -72,7 +71,6 @@ export async function updateRoutingRule(owner: Owner, ruleId: string, changes: R
   const values: Record<string, unknown> = {};
   const sets = assignments(entries, names, values);
   const key = routingRuleKeys.item(owner, ruleId);
-  await ensureRoutingCopies(owner);
   const updated = await conditionalWrite(
     new TransactWriteCommand({
       TransactItems: updateWithCopies(owner, key, { expression: `SET ${sets.join(', ')}`, names, values }, { expression: 'attribute_exists(pk)' }),
