@@ -315,28 +315,22 @@ export type BalanceBucket = { currency: string; bucket: 'available' } | { curren
 
 /**
  * Sort keys of the ledger's counter cells (see shared/store/ledger.ts), and their parsers:
- * PAY `<day>#<currency>` (with each provider's attempts beside the payments' outcome), PROV `<day>#<currency>#<provider>`
- * (attempts per provider, written before they moved into PAY; still read), REV `<day>#<currency>`,
+ * PAY `<day>#<currency>` (with each provider's attempts beside the payments' outcome), REV `<day>#<currency>`,
  * BAL `<currency>#pending#<capture day>` and `<currency>#available`.
  */
 export const ledgerSortKeys = {
   daily: (day: string, currency: string) => `${day}#${currency}`,
-  provider: (day: string, currency: string, provider: string) => `${day}#${currency}#${provider}`,
   pending: (currency: string, captureDay: string) => `${currency}#pending#${captureDay}`,
   available: (currency: string) => `${currency}#available`,
   balance: (cell: BalanceBucket) =>
     cell.bucket === 'available' ? ledgerSortKeys.available(cell.currency) : ledgerSortKeys.pending(cell.currency, cell.captureDay),
-  /** the sort-key range of whole days (daily and provider cells) */
+  /** the sort-key range of whole days (daily cells) */
   days: (fromDay: string, toDay: string) => ({ from: fromDay, to: `${toDay}~` }),
   /** the sort-key range of the balance cells in one currency, or in all (currency codes are uppercase letters) */
   balances: (currency?: string) => (currency ? { from: `${currency}#`, to: `${currency}#~` } : { from: 'A', to: 'Z~' }),
   parseDaily: (sk: string) => {
     const [day = '', currency = ''] = sk.split('#');
     return { day, currency };
-  },
-  parseProvider: (sk: string) => {
-    const [day = '', currency = '', provider = ''] = sk.split('#');
-    return { day, currency, provider };
   },
   parseBalance: (sk: string): BalanceBucket => {
     const [currency = '', bucket, captureDay = ''] = sk.split('#');
@@ -395,16 +389,14 @@ export const leaseKeys = {
 
 /**
  * Payment count cells (`PAYN` counters): one per currency and provider (`none` before any was chosen), a count per
- * status, so a status change moves one cell. Cells written before kept one status each (`<status>#<cur>#<prov>`,
- * `count`); they are still read.
+ * status, so a status change moves one cell.
  */
 export const paymentCountKeys = {
   sortKey: (currency: string, provider: string | null) => `${currency}#${provider ?? 'none'}`,
-  /** every cell: currencies are upper case, the older cells' statuses lower case */
-  all: { from: 'A', to: '~' },
-  parse: (sortKey: string): { currency: string; provider: string; status?: string } => {
-    const parts = sortKey.split('#');
-    if (parts.length === 3) return { status: parts[0]!, currency: parts[1]!, provider: parts[2]! };
-    return { currency: parts[0]!, provider: parts[1]! };
+  /** every cell (currencies are upper case) */
+  all: { from: 'A', to: 'Z~' },
+  parse: (sortKey: string): { currency: string; provider: string } => {
+    const [currency = '', provider = ''] = sortKey.split('#');
+    return { currency, provider };
   },
 };

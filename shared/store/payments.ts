@@ -381,10 +381,9 @@ async function countPayments(owner: Owner, filters: PaymentFilters, ranges: read
   const cells = await readCells(owner, 'PAYN', paymentCountKeys.all.from, paymentCountKeys.all.to);
   let total = 0;
   for (const cell of cells) {
-    const { status: cellStatus, currency, provider } = paymentCountKeys.parse(cell.sk);
+    const { currency, provider } = paymentCountKeys.parse(cell.sk);
     if ((filters.currency ?? currency) !== currency || (filters.provider ?? provider) !== provider) continue;
-    const counts = cellStatus ? { [cellStatus]: cell.values.count ?? 0 } : cell.values;
-    for (const [status, count] of Object.entries(counts)) if ((filters.status ?? status) === status) total += count;
+    for (const [status, count] of Object.entries(cell.values)) if ((filters.status ?? status) === status) total += count;
   }
   return total;
 }
