@@ -37,20 +37,18 @@ export interface CardOnFile {
 }
 
 /**
- * The customer as the table holds it, checked when read back (see item-schemas.ts). `name`, `phone` and `metadata`
- * have always been written, but were read leniently before records were parsed: a missing one still reads as empty.
- * `card_on_file` appears with the customer's first successful payment.
+ * The customer as the table holds it, checked when read back (see item-schemas.ts). `card_on_file` appears with the
+ * customer's first successful payment.
  */
 const CustomerItem = v.object({
   id: Text,
   merchant_id: Text,
-  /** absent on customers made before modes were separated: those are live */
-  livemode: v.optional(v.boolean(), true),
-  test_clock: v.optional(nullable(Text), null),
+  livemode: v.boolean(),
+  test_clock: nullable(Text),
   email: Text,
-  name: v.optional(nullable(Text), null),
-  phone: v.optional(nullable(Text), null),
-  metadata: v.optional(StringMap, {}),
+  name: nullable(Text),
+  phone: nullable(Text),
+  metadata: StringMap,
   created_at: Text,
   card_on_file: v.optional(
     nullable(

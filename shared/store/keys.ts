@@ -71,19 +71,18 @@ export type Key = { pk: string; sk: string };
 /**
  * Whose data a key holds: a merchant in one mode. Test and live data never share a partition (DECISIONS
  * "Authentication"), so no list, counter, sequence or index mixes them. Stored records carry both fields, so a record
- * is its own owner. Live partitions keep the names they had before modes were separated; test ones add `:test`
- * (items written before that are moved by `npm run migrate:modes`, see README).
+ * is its own owner. Live partitions are named by the merchant's id; test ones add `:test`.
  */
 export interface Owner {
   merchant_id: string;
   livemode: boolean;
 }
 export const scopeOf = (owner: Owner): string => (owner.livemode ? owner.merchant_id : `${owner.merchant_id}:test`);
-/** Whether a stored record belongs to the owner; a record written before modes were separated (no `livemode`) is live. */
+/** Whether a stored record belongs to the owner. */
 export const ownedBy = (record: { merchant_id?: string | undefined; livemode?: boolean | undefined } | undefined, owner: Owner): boolean =>
-  record !== undefined && record.merchant_id === owner.merchant_id && (record.livemode ?? true) === owner.livemode;
-/** The owner an item names; an item written before modes were separated (no `livemode`) is live. */
-export const ownerOfItem = (item: Record<string, unknown>): Owner => ({ merchant_id: String(item.merchant_id), livemode: item.livemode !== false });
+  record !== undefined && record.merchant_id === owner.merchant_id && record.livemode === owner.livemode;
+/** The owner an item names. */
+export const ownerOfItem = (item: Record<string, unknown>): Owner => ({ merchant_id: String(item.merchant_id), livemode: item.livemode === true });
 
 export const merchantKeys = {
   profile: (merchantId: string): Key => ({ pk: `MER#${merchantId}`, sk: 'PROFILE' }),

@@ -26,7 +26,7 @@ export interface RoutingRuleRecord {
 /**
  * The rule as the table holds it, checked when read back (see item-schemas.ts). A condition's field and operator
  * were checked against their vocabulary by the request schema on the way in (which the store does not import): here
- * they are checked to be strings. A rule without `conditions` reads as a catch-all, as before.
+ * they are checked to be strings.
  */
 const ConditionItem = v.object({
   field: v.custom<RuleField>((f) => typeof f === 'string'),
@@ -36,12 +36,11 @@ const ConditionItem = v.object({
 const RoutingRuleItem = v.object({
   id: Text,
   merchant_id: Text,
-  /** absent on rules written before modes were separated: those are live */
-  livemode: v.optional(v.boolean(), true),
+  livemode: v.boolean(),
   name: Text,
   strategy: picklistOf<RoutingRuleRecord['strategy']>()(['fixed', 'smart']),
   priority: Int,
-  conditions: v.optional(v.array(ConditionItem), []),
+  conditions: v.array(ConditionItem),
   provider: v.picklist(PROVIDERS),
   status: picklistOf<RoutingRuleRecord['status']>()(['active', 'disabled']),
   created_at: Text,

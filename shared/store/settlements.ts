@@ -30,8 +30,7 @@ export interface SettlementRecord {
 const SettlementItem = v.object({
   id: Text,
   merchant_id: Text,
-  /** absent on settlements made before modes were separated: those are live */
-  livemode: v.optional(v.boolean(), true),
+  livemode: v.boolean(),
   amount: Int,
   currency: Text,
   status: picklistOf<SettlementRecord['status']>()(['pending', 'paid']),

@@ -29,8 +29,7 @@ export interface WebhookRecord {
 const WebhookItem = v.object({
   id: Text,
   merchant_id: Text,
-  /** absent on endpoints configured before modes were separated: those are live */
-  livemode: v.optional(v.boolean(), true),
+  livemode: v.boolean(),
   url: Text,
   events: v.array(v.picklist([...EVENT_TYPES, '*'])),
   status: picklistOf<WebhookRecord['status']>()(['active', 'disabled']),
