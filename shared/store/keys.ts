@@ -121,8 +121,8 @@ export const writeShardsOf = (paymentsPerMinute: number): number => Math.max(1, 
 /**
  * The lists a payment create writes (payments, and customers through the card it puts on file) are written over the
  * write shards of the configured PAYMENTS_PER_MINUTE (`writeShardsOf`), so one merchant at its limit keeps each index
- * partition under a tenth of its writes. An entry's shard is a hash of its id; shard 0 is the list's one partition
- * from before, the only one up to 3,000 a minute. A page reads every shard the table's writes were ever spread over
+ * partition under a tenth of its writes. An entry's shard is a hash of its id; shard 0 (the partition without a
+ * suffix) is the only one up to 3,000 a minute. A page reads every shard the table's writes were ever spread over
  * (write-shards.ts).
  */
 const listShard = (partition: string, shard: number) => (shard === 0 ? partition : `${partition}#${shard}`);
@@ -158,7 +158,7 @@ export const paymentKeys = {
     gsi1pk: listShard(paymentListPartition(owner), shardOf(paymentId, shards)),
     gsi1sk: paymentId,
   }),
-  /** shard 0: the partition every payment was listed in before the list was sharded */
+  /** shard 0 */
   listPartition: paymentListPartition,
   listPartitions: (owner: Owner, shards: number) => everyShard(paymentListPartition(owner), shards),
 };

@@ -351,7 +351,7 @@ const cases: Record<string, Case> = {
       return () => listRoutingRules(testOwner(merchantId), { consistent: true });
     },
   },
-  'a webhook endpoint stored before secrets were sealed (its secret in clear)': {
+  'a webhook endpoint without its sealed secret (its secret in clear)': {
     kind: 'webhook endpoint',
     path: 'secret_sealed',
     prepare: async () => {
