@@ -26,10 +26,10 @@ export interface CustomerRecord {
 export interface CardOnFile {
   provider: ProviderName;
   /** the connector account that issued the token (a token works nowhere else); null: the sandbox */
-  connector_id?: string | null;
+  connector_id: string | null;
   provider_token: string;
-  /** the card's fingerprint (absent on cards put on file before it was kept): tells a later payment with the same card */
-  fingerprint?: string | null;
+  /** the card's fingerprint: tells a later payment with the same card */
+  fingerprint: string | null;
   brand: string;
   last4: string;
   exp_month: number;
@@ -54,9 +54,9 @@ const CustomerItem = v.object({
     nullable(
       v.object({
         provider: v.picklist(PROVIDERS),
-        connector_id: v.optional(nullable(Text)),
+        connector_id: nullable(Text),
         provider_token: Text,
-        fingerprint: v.optional(nullable(Text)),
+        fingerprint: nullable(Text),
         brand: Text,
         last4: Text,
         exp_month: Int,

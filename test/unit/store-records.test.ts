@@ -263,7 +263,16 @@ const cases: Record<string, Case> = {
     path: 'card_on_file.provider',
     prepare: async () => {
       const [merchantId, id] = [newId('merchant'), newId('customer')];
-      const card_on_file = { provider: 'paypal', provider_token: 'tok_1', brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2030 };
+      const card_on_file = {
+        provider: 'paypal',
+        connector_id: null,
+        provider_token: 'tok_1',
+        fingerprint: null,
+        brand: 'visa',
+        last4: '4242',
+        exp_month: 12,
+        exp_year: 2030,
+      };
       const customer = {
         id,
         merchant_id: merchantId,
