@@ -43,13 +43,13 @@ const ApiKeyItem = v.object({
   last_used: nullable(Text),
   key_hash: Text,
 });
-/** `last_used` is written null with the key; the touch's condition also allows it missing, so a missing one reads null. */
+/** `last_used` is written null with the key. */
 const ApiKeyAuthItem = v.object({
   merchant_id: Text,
   key_id: Text,
   mode: Mode,
   status: KeyStatus,
-  last_used: v.optional(nullable(Text), null),
+  last_used: nullable(Text),
 });
 const apiKeyOf: (item: Record<string, unknown>) => ApiKeyRecord = recordReader('API key', ApiKeyItem);
 const apiKeyAuthOf: (item: Record<string, unknown>) => ApiKeyAuthRecord = recordReader('API key hash', ApiKeyAuthItem);
@@ -143,7 +143,7 @@ export async function touchApiKey(keyHash: string, auth: ApiKeyAuthRecord, now: 
             TableName: TABLE,
             Key: apiKeyKeys.byHash(keyHash),
             UpdateExpression: 'SET last_used = :now',
-            ConditionExpression: '#status = :active AND (attribute_not_exists(last_used) OR last_used = :null OR last_used < :cutoff)',
+            ConditionExpression: '#status = :active AND (last_used = :null OR last_used < :cutoff)',
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: { ':now': now, ':cutoff': cutoff, ':active': 'active', ':null': null },
           },

@@ -441,7 +441,7 @@ describe('records read from the table are parsed by their schemas at the store b
     expect((error as Error).message).toMatch(new RegExp(`^Stored ${kind}( \\S+)? does not match its schema: ${path.replace('.', '\\.')}: `));
   });
 
-  it('reads the records of optional fields not yet written: an event before its first round, a period just claimed, a key hash without last use', async () => {
+  it('reads the records of fields not yet written: an event before its first round, a period just claimed, a key hash never used', async () => {
     // Prepare
     const [merchantId, eventId, objectId, subscriptionId, hash] = [
       newId('merchant'),
@@ -456,7 +456,15 @@ describe('records read from the table are parsed by their schemas at the store b
     await put({ ...subscriptionKeys.period(subscriptionId, '2026-02-15'), type: 'subscription_period', ...justClaimed });
     const keyId = newId('apiKey');
     for (const copy of hashCopies)
-      await put({ ...apiKeyKeys.byHash(hash, copy), type: 'api_key_hash', merchant_id: merchantId, key_id: keyId, mode: 'live', status: 'active' });
+      await put({
+        ...apiKeyKeys.byHash(hash, copy),
+        type: 'api_key_hash',
+        merchant_id: merchantId,
+        key_id: keyId,
+        mode: 'live',
+        status: 'active',
+        last_used: null,
+      });
     // Act
     const [read, claimed, auth] = await Promise.all([
       getEvent({ event_id: eventId, object_id: objectId }),
