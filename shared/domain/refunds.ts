@@ -8,23 +8,23 @@ import { NotFound } from './errors.ts';
  * Refunds as objects (DECISIONS "Refunds"): each refund of a payment, with its own status. A `pending` refund holds
  * its amount on the payment (`amount_refunded` includes it) until the provider confirms it.
  */
-export const refundObject = (r: StoredRefund, livemode: boolean) => ({
+export const refundObject = (r: StoredRefund) => ({
   id: r.id,
   object: 'refund' as const,
   payment_id: r.payment_id,
   amount: r.amount,
-  currency: r.currency ?? null,
+  currency: r.currency,
   reason: r.reason,
   status: r.status,
   failure_reason: r.failure_reason ?? null,
   created_at: r.created_at,
-  livemode: r.livemode ?? livemode,
+  livemode: r.livemode,
 });
 
 export async function getRefund(merchant: Merchant, refundId: string) {
   const refund = await findRefund(ownerOf(merchant), refundId);
-  if (!refund || (refund.livemode !== undefined && refund.livemode !== merchant.livemode)) throw new NotFound();
-  return refundObject(refund, merchant.livemode);
+  if (!refund || refund.livemode !== merchant.livemode) throw new NotFound();
+  return refundObject(refund);
 }
 
 /** The merchant's refunds, newest first; `payment_id` narrows them to one payment's (a payment of another merchant: 404). */
@@ -32,5 +32,5 @@ export async function listRefunds(merchant: Merchant, query: v.InferOutput<typeo
   const { payment_id, ...page } = query;
   if (payment_id && (await getPayment(ownerOf(merchant), payment_id))?.livemode !== merchant.livemode) throw new NotFound();
   const result = await refundPage(ownerOf(merchant), payment_id, page);
-  return { object: 'list' as const, data: result.data.map((r) => refundObject(r, merchant.livemode)), has_more: result.has_more };
+  return { object: 'list' as const, data: result.data.map(refundObject), has_more: result.has_more };
 }

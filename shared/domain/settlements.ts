@@ -19,7 +19,6 @@ import { newId } from './ids.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { ownedBy, type Owner } from '../store/keys.ts';
 import { allows, SETTLEMENT } from './state-machines.ts';
-import { counterShards } from '../store/write-shards.ts';
 
 const DAY_MS = 86_400_000;
 /** Captured funds stay pending this many days, and a settlement arrives this many days after it is made. */
@@ -103,16 +102,11 @@ export async function nextSettlementDay(owner: Owner, from: string): Promise<str
   return days.sort()[0];
 }
 
-/**
- * Moves pending cells captured at least HOLD_DAYS before `today` to available, then settles every account once.
- * Available funds on a shard above the configured ones (written by a version from before the counters followed the
- * limit, after they were folded) are moved onto one first: a settlement reads only the shards the table records.
- */
+/** Moves pending cells captured at least HOLD_DAYS before `today` to available, then settles every account once. */
 export async function releaseAndSettle(cells: readonly BalanceCell[], today: string): Promise<{ released: number; settled: number }> {
   const releaseThrough = addDays(today, -HOLD_DAYS);
   let released = 0;
   for (const cell of cells) {
-    if (cell.bucket === 'available' && cell.shard >= counterShards.configured && (cell.amount !== 0 || cell.payments !== 0)) await releaseCell(cell);
     if (cell.bucket !== 'pending' || !cell.captureDay || cell.captureDay > releaseThrough) continue;
     if (await releaseCell(cell)) released++;
   }

@@ -51,25 +51,22 @@ export async function handleEventsMessage(message: EventsMessage): Promise<void>
 }
 
 /** Delivers a new event to every subscribed endpoint at once, records the round, and schedules retries. */
-async function fanOut(ref: EventRef): Promise<void> {
-  // The event and its merchant's endpoints are read at once when the message says whose it is (older ones do not).
-  const named = ref.merchant_id === undefined ? undefined : { merchant_id: ref.merchant_id, livemode: ref.livemode ?? true };
-  const [event, listed] = await Promise.all([getEvent(ref), named && listWebhooks(named)]);
+async function fanOut(message: Extract<EventsMessage, { kind: 'event' }>): Promise<void> {
+  // The event and its merchant's endpoints are read at once: the message says whose it is.
+  const [event, listed] = await Promise.all([getEvent(message), listWebhooks(message)]);
   if (!event || event.targeted !== undefined) return; // unknown, or a duplicate send already handled
-  const sameOwner = named?.merchant_id === event.merchant_id && named.livemode === event.livemode;
+  const sameOwner = message.merchant_id === event.merchant_id && message.livemode === event.livemode;
   // An endpoint receives the events that happened after it was configured, not older ones still in the queue.
-  const endpoints = (listed && sameOwner ? listed : await listWebhooks(event)).filter(
-    (w) => subscribed(w, event.type) && w.created_at <= event.created_at,
-  );
+  const endpoints = (sameOwner ? listed : await listWebhooks(event)).filter((w) => subscribed(w, event.type) && w.created_at <= event.created_at);
   const results = await Promise.all(endpoints.map((w) => deliver(w, event)));
   const round: Record<string, EndpointDelivery> = {};
   endpoints.forEach((w, i) => {
     const status = results[i]!.status_code;
     round[w.id] = { delivered: isSuccess(status), attempts: 1, last_status_code: status };
   });
-  if (!(await recordFanOut(ref, round))) return; // a concurrent duplicate recorded it first
+  if (!(await recordFanOut(message, round))) return; // a concurrent duplicate recorded it first
   const now = clock.now();
-  await Promise.all(endpoints.map((w, i) => afterFailure(w, ref, results[i]!, { attempt: 1, first_attempt_at: now })));
+  await Promise.all(endpoints.map((w, i) => afterFailure(w, message, results[i]!, { attempt: 1, first_attempt_at: now })));
 }
 
 async function retry(message: Extract<EventsMessage, { kind: 'retry' }>): Promise<void> {
@@ -116,7 +113,7 @@ async function afterFailure(
   const next: EventsMessage = {
     kind: 'retry',
     event_id: ref.event_id,
-    ...(ref.object_id ? { object_id: ref.object_id } : {}),
+    object_id: ref.object_id,
     webhook_id: webhook.id,
     attempt: attempt + 1,
     first_attempt_at,

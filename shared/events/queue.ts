@@ -7,8 +7,8 @@ import { logger } from '../logger.ts';
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
 const EventId = v.pipe(v.string(), v.startsWith('evt_'));
-/** the object the event reports, where the event is stored (absent on messages sent before events were kept by object) */
-const ObjectId = v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100)));
+/** the object the event reports, where the event is stored */
+const ObjectId = v.pipe(v.string(), v.minLength(1), v.maxLength(100));
 
 /** What travels on the `events` queue: a new event to fan out, or one endpoint's retry. */
 const EventsMessageSchema = v.variant('kind', [
@@ -16,9 +16,9 @@ const EventsMessageSchema = v.variant('kind', [
     kind: v.literal('event'),
     event_id: EventId,
     object_id: ObjectId,
-    /** whose event it is (absent on messages sent before it was carried) */
-    merchant_id: v.optional(v.pipe(v.string(), v.startsWith('mer_'))),
-    livemode: v.optional(v.boolean()),
+    /** whose event it is, so its endpoints are read beside it */
+    merchant_id: v.pipe(v.string(), v.startsWith('mer_')),
+    livemode: v.boolean(),
   }),
   v.object({
     kind: v.literal('retry'),
@@ -56,7 +56,7 @@ export async function handleInObjectOrder(records: readonly SQSRecord[], handle:
   for (const record of records) {
     try {
       const message = parseEventsMessage(record.body);
-      const key = message.object_id ?? message.event_id;
+      const key = message.object_id;
       groups.set(key, [...(groups.get(key) ?? []), { record, message }]);
     } catch (error) {
       logger.error('A malformed events message; SQS retries it, then dead-letters it', { message_id: record.messageId, error: (error as Error).message });

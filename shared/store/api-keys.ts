@@ -4,7 +4,7 @@ import type { KeyMode } from '../domain/credentials.ts';
 import type { Transition } from '../domain/state-machines.ts';
 import { conditionalWrite, type Created, createOrFind, db, TABLE } from './client.ts';
 import { nullable, picklistOf, recordReader, Text } from './item-schemas.ts';
-import { assignments, statusIn } from './expressions.ts';
+import { statusIn } from './expressions.ts';
 import { API_KEY_HASH_COPIES, apiKeyKeys, type Key } from './keys.ts';
 import { listPage, merchantSet, type Page, type PageQuery } from './pagination.ts';
 
@@ -45,13 +45,13 @@ const ApiKeyItem = v.object({
   last_used: nullable(Text),
   key_hash: Text,
 });
-/** `last_used` is written null with the key; the touch's condition also allows it missing, so a missing one reads null. */
+/** `last_used` is written null with the key. */
 const ApiKeyAuthItem = v.object({
   merchant_id: Text,
   key_id: Text,
   mode: Mode,
   status: KeyStatus,
-  last_used: v.optional(nullable(Text), null),
+  last_used: nullable(Text),
 });
 const apiKeyOf: (item: Record<string, unknown>) => ApiKeyRecord = recordReader('API key', ApiKeyItem);
 const apiKeyAuthOf: (item: Record<string, unknown>) => ApiKeyAuthRecord = recordReader('API key hash', ApiKeyAuthItem);
@@ -64,7 +64,7 @@ const authOf = (key: ApiKeyRecord): ApiKeyAuthRecord => ({
   last_used: key.last_used,
 });
 
-/** Every copy of a key's hash item: `from` 1 leaves out the original (0). */
+/** Every copy of a key's hash item: `from` 1 leaves out the first (0). */
 const copiesOf = (keyHash: string, from = 0) => Array.from({ length: API_KEY_HASH_COPIES - from }, (_, i) => apiKeyKeys.byHash(keyHash, from + i));
 
 /**
@@ -94,17 +94,11 @@ export async function getApiKey(merchantId: string, keyId: string): Promise<ApiK
   return out.Item && apiKeyOf(out.Item);
 }
 
-/**
- * One copy of the hash item, at random. A key stored before there were copies has only the original until its next
- * recorded use or its revocation writes them: it is read when the copy is missing (so is an unknown key, three times
- * in four).
- */
+/** One copy of the hash item, at random. */
 export async function getApiKeyByHash(keyHash: string): Promise<ApiKeyAuthRecord | undefined> {
-  const read = async (copy: number) =>
-    (await db.send(new GetCommand({ TableName: TABLE, Key: apiKeyKeys.byHash(keyHash, copy), ConsistentRead: true }))).Item;
   const copy = Math.floor(Math.random() * API_KEY_HASH_COPIES);
-  const item = (await read(copy)) ?? (copy === 0 ? undefined : await read(0));
-  return item && apiKeyAuthOf(item);
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: apiKeyKeys.byHash(keyHash, copy), ConsistentRead: true }));
+  return out.Item && apiKeyAuthOf(out.Item);
 }
 
 /** A page of the merchant's keys of `modes`, newest first. */
@@ -118,10 +112,7 @@ export async function listApiKeys(merchantId: string, page: PageQuery, modes: re
   return { data: result.data.map(apiKeyOf), has_more: result.has_more };
 }
 
-/**
- * `revoke` (API_KEY) of the listed item and every copy of the hash item at once; revoking a revoked key changes
- * nothing. The copies are written whole, so a key stored before there were copies gets them, revoked.
- */
+/** `revoke` (API_KEY) of the listed item and every copy of the hash item at once. */
 export async function revokeApiKey(key: ApiKeyRecord, revoke: Transition): Promise<void> {
   const from = statusIn(revoke.from);
   const update = (k: Key) => ({
@@ -134,29 +125,18 @@ export async function revokeApiKey(key: ApiKeyRecord, revoke: Transition): Promi
       ExpressionAttributeValues: { ':to': revoke.to, ...from.values },
     },
   });
-  const revoked = { type: 'api_key_hash', ...authOf(key), status: revoke.to };
   await db.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        update(apiKeyKeys.item(key.merchant_id, key.id)),
-        update(apiKeyKeys.byHash(key.key_hash)),
-        ...copiesOf(key.key_hash, 1).map((copy) => ({ Put: { TableName: TABLE, Item: { ...copy, ...revoked } } })),
-      ],
-    }),
+    new TransactWriteCommand({ TransactItems: [update(apiKeyKeys.item(key.merchant_id, key.id)), ...copiesOf(key.key_hash).map(update)] }),
   );
 }
 
 /**
- * Records use of a key at most once a minute: the condition on the original hash item lets one request per minute
- * through, so a busy key costs one extra write a minute, not one per request. Its copies are rewritten whole with the
- * time, since any of them may be the one the next request reads; a key made before there were copies gets them so.
- * A revocation writes the original too, so it and a touch never interleave. Updates only: GET functions may write
- * nothing else (infra/constructs/functions.ts).
+ * Records use of a key at most once a minute: the condition on the first hash item lets one request per minute
+ * through, so a busy key costs one extra write a minute, not one per request. Every copy gets the time, since any of
+ * them may be the one the next request reads. A revocation writes the first copy too, so it and a touch never
+ * interleave. Updates only: GET functions may write nothing else (infra/constructs/functions.ts).
  */
 export async function touchApiKey(keyHash: string, auth: ApiKeyAuthRecord, now: string, cutoff: string): Promise<void> {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const whole = assignments(Object.entries({ type: 'api_key_hash', ...auth, status: 'active', last_used: now }), names, values);
   // refused: used within the minute, or revoked; nothing to record
   await conditionalWrite(
     new TransactWriteCommand({
@@ -166,7 +146,7 @@ export async function touchApiKey(keyHash: string, auth: ApiKeyAuthRecord, now: 
             TableName: TABLE,
             Key: apiKeyKeys.byHash(keyHash),
             UpdateExpression: 'SET last_used = :now',
-            ConditionExpression: '#status = :active AND (attribute_not_exists(last_used) OR last_used = :null OR last_used < :cutoff)',
+            ConditionExpression: '#status = :active AND (last_used = :null OR last_used < :cutoff)',
             ExpressionAttributeNames: { '#status': 'status' },
             ExpressionAttributeValues: { ':now': now, ':cutoff': cutoff, ':active': 'active', ':null': null },
           },
@@ -184,9 +164,9 @@ export async function touchApiKey(keyHash: string, auth: ApiKeyAuthRecord, now: 
           Update: {
             TableName: TABLE,
             Key: key,
-            UpdateExpression: `SET ${whole.join(', ')}`,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
+            UpdateExpression: 'SET last_used = :now',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':now': now },
           },
         })),
       ],

@@ -8,7 +8,7 @@ import { recordReader } from './item-schemas.ts';
 import { connectorKeys, merchantKeys, type Owner } from './keys.ts';
 import { capCountOf, putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
-import { copyPuts, ensureRoutingCopies, updateWithCopies } from './routing-copies.ts';
+import { copyPuts, updateWithCopies } from './routing-copies.ts';
 
 /**
  * A merchant's provider account: its credentials only sealed (shared/sealing.ts), bound to this connector. A deleted
@@ -62,7 +62,6 @@ const isShown = (c: ConnectorRecord | undefined): c is ShownConnector => c !== u
 export async function putConnector(connector: ConnectorRecord, max: number): Promise<Created<ConnectorRecord> | undefined> {
   const owner = ownerOfConnector(connector);
   const key = connectorKeys.item(owner, connector.id);
-  await ensureRoutingCopies(owner);
   const put = await putWithinMerchantCap(
     { owner, count: 'connector_count', max },
     key,
@@ -138,7 +137,6 @@ export async function updateConnector(owner: Owner, id: string, changes: Connect
     names,
     values,
   );
-  await ensureRoutingCopies(owner);
   const updated = await conditionalWrite(
     new TransactWriteCommand({
       TransactItems: updateWithCopies(
@@ -162,7 +160,6 @@ export async function deleteConnector(owner: Owner, id: string, at: string, remo
     names: { '#status': 'status' },
     values: { ':to': remove.to, ':at': at },
   };
-  await ensureRoutingCopies(owner);
   return conditionalWrite(
     new TransactWriteCommand({
       TransactItems: [

@@ -26,10 +26,10 @@ export interface CustomerRecord {
 export interface CardOnFile {
   provider: ProviderName;
   /** the connector account that issued the token (a token works nowhere else); null: the sandbox */
-  connector_id?: string | null;
+  connector_id: string | null;
   provider_token: string;
-  /** the card's fingerprint (absent on cards put on file before it was kept): tells a later payment with the same card */
-  fingerprint?: string | null;
+  /** the card's fingerprint: tells a later payment with the same card */
+  fingerprint: string | null;
   brand: string;
   last4: string;
   exp_month: number;
@@ -37,28 +37,26 @@ export interface CardOnFile {
 }
 
 /**
- * The customer as the table holds it, checked when read back (see item-schemas.ts). `name`, `phone` and `metadata`
- * have always been written, but were read leniently before records were parsed: a missing one still reads as empty.
- * `card_on_file` appears with the customer's first successful payment.
+ * The customer as the table holds it, checked when read back (see item-schemas.ts). `card_on_file` appears with the
+ * customer's first successful payment.
  */
 const CustomerItem = v.object({
   id: Text,
   merchant_id: Text,
-  /** absent on customers made before modes were separated: those are live */
-  livemode: v.optional(v.boolean(), true),
-  test_clock: v.optional(nullable(Text), null),
+  livemode: v.boolean(),
+  test_clock: nullable(Text),
   email: Text,
-  name: v.optional(nullable(Text), null),
-  phone: v.optional(nullable(Text), null),
-  metadata: v.optional(StringMap, {}),
+  name: nullable(Text),
+  phone: nullable(Text),
+  metadata: StringMap,
   created_at: Text,
   card_on_file: v.optional(
     nullable(
       v.object({
         provider: v.picklist(PROVIDERS),
-        connector_id: v.optional(nullable(Text)),
+        connector_id: nullable(Text),
         provider_token: Text,
-        fingerprint: v.optional(nullable(Text)),
+        fingerprint: nullable(Text),
         brand: Text,
         last4: Text,
         exp_month: Int,

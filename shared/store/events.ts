@@ -6,7 +6,6 @@ import { conditionalWrite, db, TABLE, ttl } from './client.ts';
 import { Int, nullable, recordReader, Text } from './item-schemas.ts';
 import { eventKeys, type Owner } from './keys.ts';
 import { listPageAcross, type Page, type PageQuery, shardedList } from './pagination.ts';
-import { unpack } from './stored-form.ts';
 
 const KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -25,13 +24,10 @@ export interface EventRecord extends DomainEvent {
   endpoints?: Record<string, EndpointDelivery>;
 }
 
-/** Where an event is stored: its id and the object it reports (absent for events stored before events were kept by object). */
+/** Where an event is stored: its id and the object it reports. */
 export interface EventRef {
   event_id: string;
-  object_id?: string;
-  /** whose event it is, so its endpoints can be read beside it (absent on older messages and on retries) */
-  merchant_id?: string;
-  livemode?: boolean;
+  object_id: string;
 }
 
 const objectIdOf = (event: DomainEvent): string => (typeof event.data.object.id === 'string' ? event.data.object.id : event.id);
@@ -72,8 +68,7 @@ const EventItem = v.pipe(
     id: Text,
     event_type: v.picklist(EVENT_TYPES),
     merchant_id: Text,
-    /** absent on events made before modes were separated: those are live */
-    livemode: v.optional(v.boolean(), true),
+    livemode: v.boolean(),
     created_at: Text,
     data: v.object({ object: v.record(v.string(), v.unknown()) }),
     targeted: v.optional(Int),
@@ -88,22 +83,17 @@ const readEventItem: (item: Record<string, unknown>) => EventRecord = recordRead
 
 /**
  * `data` is stored deflated (`data_z`: about half its JSON) so an event item, written in a change's transaction and
- * indexed for the merchant's list, fits one write unit. Packed against the words of the API's views (`data_p`,
- * store/stored-form.ts: about a fifth of its JSON) it would also fit once its deliveries are recorded on it, where a
- * delivery to one endpoint now takes it over 1 KB. This version reads `data_p` but does not write it: a version that
- * cannot read an event item drops it from the stream (events/stream.ts), so writing it waits for a release after
- * this one is deployed everywhere. A stream image carries the bytes base64-encoded; items written before hold `data`
- * itself. Bytes that do not inflate leave `data` absent, and the item is refused as unreadable.
+ * indexed for the merchant's list, fits one write unit. A stream image carries the bytes base64-encoded. Bytes that
+ * do not inflate (or no bytes) leave `data` absent, and the item is refused as unreadable.
  */
-function inflated({ data_p, data_z, ...item }: Record<string, unknown>): Record<string, unknown> {
-  const bytesOf = (stored: unknown) => (typeof stored === 'string' ? Buffer.from(stored, 'base64') : (stored as Uint8Array));
+function inflated({ data_z, ...item }: Record<string, unknown>): Record<string, unknown> {
+  const bytes = typeof data_z === 'string' ? Buffer.from(data_z, 'base64') : data_z;
+  if (!(bytes instanceof Uint8Array)) return item;
   try {
-    if (data_p !== undefined) return { ...item, data: unpack(bytesOf(data_p)) };
-    if (data_z !== undefined) return { ...item, data: JSON.parse(inflateRawSync(bytesOf(data_z)).toString('utf8')) as unknown };
+    return { ...item, data: JSON.parse(inflateRawSync(bytes).toString('utf8')) as unknown };
   } catch {
-    // refused below, by the schema, for want of `data`
+    return item; // refused by the schema, for want of `data`
   }
-  return item;
 }
 const fromItem = (item: Record<string, unknown>): EventRecord => readEventItem(inflated(item));
 
@@ -113,7 +103,7 @@ export async function getEvent(ref: EventRef): Promise<EventRecord | undefined> 
 }
 
 /** The event a record of the table's stream adds, if the record is a new event item; undefined for anything else. */
-export function addedEvent(image: Record<string, unknown>): EventRef | undefined {
+export function addedEvent(image: Record<string, unknown>): (EventRef & Owner) | undefined {
   if (image.type !== 'event') return undefined;
   const event = fromItem(image);
   return { event_id: event.id, object_id: objectIdOf(event), merchant_id: event.merchant_id, livemode: event.livemode };

@@ -37,15 +37,13 @@ export function equalityFilter(filters: Record<string, unknown>) {
 }
 
 /**
- * The condition that an item belongs to the owner (as `ownedBy` in keys.ts): its merchant and mode; an item written
- * before modes were separated (no `livemode`) is live. Its names and values are added to `names` and `values`.
+ * The condition that an item belongs to the owner (as `ownedBy` in keys.ts): its merchant and mode. Its names and
+ * values are added to `names` and `values`.
  */
 export function ownerCondition(owner: Owner, names: Record<string, string>, values: Record<string, unknown>): string {
   names['#merchant'] = 'merchant_id';
   names['#livemode'] = 'livemode';
   values[':merchant'] = owner.merchant_id;
   values[':livemode'] = owner.livemode;
-  return owner.livemode
-    ? '#merchant = :merchant AND (attribute_not_exists(#livemode) OR #livemode = :livemode)'
-    : '#merchant = :merchant AND #livemode = :livemode';
+  return '#merchant = :merchant AND #livemode = :livemode';
 }

@@ -11,20 +11,17 @@ export interface IdempotencyRecord {
   /** epoch ms after which an in-progress record is considered abandoned (its function timed out) */
   locked_until: number;
   /** epoch ms of the key's first claim: kept by every re-claim, so a rerun mints the ids the first run did */
-  first_at?: number;
+  first_at: number;
   response_status?: number;
   response_body?: string;
 }
 
-/**
- * The record as the table holds it, checked when read back (see item-schemas.ts): `first_at` is missing on records
- * of an older version, the response until the key completes.
- */
+/** The record as the table holds it, checked when read back (see item-schemas.ts): the response once the key completes. */
 const IdempotencyItem = v.object({
   request_hash: Text,
   status: picklistOf<IdempotencyRecord['status']>()(['in_progress', 'completed']),
   locked_until: Int,
-  first_at: v.optional(Int),
+  first_at: Int,
   response_status: v.optional(Int),
   response_body: v.optional(Text),
 });
@@ -36,7 +33,7 @@ export type ClaimResult = { claimed: true; firstAt: number; lockedUntil: number 
 /**
  * Claims the key for this request. A new key is taken with a conditional put that records `first_at`. An existing
  * in-progress record of the same request whose lease has ended is taken over with a conditional update that moves
- * only the lease and keeps `first_at` (a record of an older version without one gets `now`). Anything else is
+ * only the lease and keeps `first_at`. Anything else is
  * returned for the caller to replay or refuse.
  */
 export async function claimIdempotencyKey(
@@ -73,7 +70,7 @@ export async function claimIdempotencyKey(
     new UpdateCommand({
       TableName: TABLE,
       Key: idempotencyKeys.record(scope, key),
-      UpdateExpression: 'SET locked_until = :until, first_at = if_not_exists(first_at, :now)',
+      UpdateExpression: 'SET locked_until = :until',
       ConditionExpression: '#status = :in_progress AND locked_until < :now AND request_hash = :hash',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: { ':in_progress': 'in_progress', ':now': now, ':hash': requestHash, ':until': lockedUntil },
@@ -81,8 +78,7 @@ export async function claimIdempotencyKey(
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     }),
   );
-  // The take-over keeps `first_at`, or sets it to `now` on a record of an older version.
-  if (takeOver.written) return { claimed: true, firstAt: idempotencyOf(takeOver.attributes ?? {}).first_at ?? now, lockedUntil };
+  if (takeOver.written) return { claimed: true, firstAt: idempotencyOf(takeOver.attributes ?? {}).first_at, lockedUntil };
   // Another retry took the lease (or completed the key) between our read and our update.
   return { claimed: false, existing: oldRecordOf(takeOver) };
 }

@@ -55,8 +55,7 @@ export type StoredInvoice = InvoiceRecord & { op?: Operation };
 const InvoiceItem = v.object({
   id: Text,
   merchant_id: Text,
-  /** absent on invoices made before modes were separated: those are live */
-  livemode: v.optional(v.boolean(), true),
+  livemode: v.boolean(),
   number: Text,
   customer_id: Text,
   merchant_email: nullable(Text),

@@ -32,7 +32,7 @@
  * | routing stats of the last minutes     | pk = RSTAT#<own>#<shard>, sk >= <bucket ms> (×shards) | table |
  * | card velocity in an hour              | pk = VEL#<fingerprint>#<hour ms>, sk = VEL            | table |
  * | event (record + delivery log), by object| pk = EVT#<object id>, sk = EVT#<evt>                 | table |
- * | merchant's events, newest first       | gsi1pk = MER#<own>#EVT#<0..19> (+ MER#<own>#EVT), gsi1sk <evt> | gsi1 |
+ * | merchant's events, newest first       | gsi1pk = MER#<own>#EVT#<0..19>, gsi1sk <evt>           | gsi1  |
  * | merchant's webhook endpoints          | pk = MER#<own>, sk begins_with WHK# (+ webhook_count) | table |
  * | merchant's connector accounts         | pk = MER#<own>, sk begins_with CON# (+ connector_count)| table |
  * | connector account by id               | pk = MER#<own>, sk = CON#<con>                        | table |
@@ -71,19 +71,18 @@ export type Key = { pk: string; sk: string };
 /**
  * Whose data a key holds: a merchant in one mode. Test and live data never share a partition (DECISIONS
  * "Authentication"), so no list, counter, sequence or index mixes them. Stored records carry both fields, so a record
- * is its own owner. Live partitions keep the names they had before modes were separated; test ones add `:test`
- * (items written before that are moved by `npm run migrate:modes`, see README).
+ * is its own owner. Live partitions are named by the merchant's id; test ones add `:test`.
  */
 export interface Owner {
   merchant_id: string;
   livemode: boolean;
 }
 export const scopeOf = (owner: Owner): string => (owner.livemode ? owner.merchant_id : `${owner.merchant_id}:test`);
-/** Whether a stored record belongs to the owner; a record written before modes were separated (no `livemode`) is live. */
+/** Whether a stored record belongs to the owner. */
 export const ownedBy = (record: { merchant_id?: string | undefined; livemode?: boolean | undefined } | undefined, owner: Owner): boolean =>
-  record !== undefined && record.merchant_id === owner.merchant_id && (record.livemode ?? true) === owner.livemode;
-/** The owner an item names; an item written before modes were separated (no `livemode`) is live. */
-export const ownerOfItem = (item: Record<string, unknown>): Owner => ({ merchant_id: String(item.merchant_id), livemode: item.livemode !== false });
+  record !== undefined && record.merchant_id === owner.merchant_id && record.livemode === owner.livemode;
+/** The owner an item names. */
+export const ownerOfItem = (item: Record<string, unknown>): Owner => ({ merchant_id: String(item.merchant_id), livemode: item.livemode === true });
 
 export const merchantKeys = {
   profile: (merchantId: string): Key => ({ pk: `MER#${merchantId}`, sk: 'PROFILE' }),
@@ -100,8 +99,7 @@ export const sessionKeys = {
 
 /**
  * Copies of an API key's hash item. Every request reads one at random, strongly consistent (1 RCU), so a key used
- * 1,000 times a second costs each copy 250 RCU/s, 8% of a partition's 3,000 where one item would take a third. Copy 0
- * is the item keys had before they had copies.
+ * 1,000 times a second costs each copy 250 RCU/s, 8% of a partition's 3,000 where one item would take a third.
  */
 export const API_KEY_HASH_COPIES = 4;
 
@@ -123,8 +121,8 @@ export const writeShardsOf = (paymentsPerMinute: number): number => Math.max(1, 
 /**
  * The lists a payment create writes (payments, and customers through the card it puts on file) are written over the
  * write shards of the configured PAYMENTS_PER_MINUTE (`writeShardsOf`), so one merchant at its limit keeps each index
- * partition under a tenth of its writes. An entry's shard is a hash of its id; shard 0 is the list's one partition
- * from before, the only one up to 3,000 a minute. A page reads every shard the table's writes were ever spread over
+ * partition under a tenth of its writes. An entry's shard is a hash of its id; shard 0 (the partition without a
+ * suffix) is the only one up to 3,000 a minute. A page reads every shard the table's writes were ever spread over
  * (write-shards.ts).
  */
 const listShard = (partition: string, shard: number) => (shard === 0 ? partition : `${partition}#${shard}`);
@@ -132,7 +130,7 @@ const everyShard = (partition: string, shards: number) => Array.from({ length: s
 export const writeShardKeys = {
   /** the most write shards the table's lists were ever spread over (only ever raised) */
   floor: (): Key => ({ pk: 'TABLE', sk: 'WRITE_SHARDS' }),
-  /** the same for the counter cells; absent on a table whose cells may still be over LEGACY_COUNTER_SHARDS */
+  /** the same for the counter cells */
   counterFloor: (): Key => ({ pk: 'TABLE', sk: 'COUNTER_SHARDS' }),
 };
 
@@ -160,7 +158,7 @@ export const paymentKeys = {
     gsi1pk: listShard(paymentListPartition(owner), shardOf(paymentId, shards)),
     gsi1sk: paymentId,
   }),
-  /** shard 0: the partition every payment was listed in before the list was sharded */
+  /** shard 0 */
   listPartition: paymentListPartition,
   listPartitions: (owner: Owner, shards: number) => everyShard(paymentListPartition(owner), shards),
 };
@@ -191,24 +189,18 @@ export const velocityKeys = {
 
 /**
  * An event lives in the partition of the object it reports (`<object>` = its `data.object.id`), so the table's
- * stream hands one object's events over in the order they were written. Events made before that live alone
- * (`EVT#<evt>`, `EVT`): a retry still in the queue names no object and finds them there.
+ * stream hands one object's events over in the order they were written.
  *
  * A merchant's events are listed over EVENT_LIST_SHARDS index partitions (by a hash of the event id): each event is
  * indexed twice (its put, its first delivery round), a few times per payment, so at 1,000 payments a second one
- * partition would take twice what it can. A page reads every shard and merges them (pagination.ts `listPageAcross`),
- * and the partition events were listed in before, until they expire (30 days).
+ * partition would take twice what it can. A page reads every shard and merges them (pagination.ts `listPageAcross`).
  */
 export const EVENT_LIST_SHARDS = 20;
-const eventListPartition = (owner: Owner, shard?: number) => `MER#${scopeOf(owner)}#EVT${shard === undefined ? '' : `#${shard}`}`;
+const eventListPartition = (owner: Owner, shard: number) => `MER#${scopeOf(owner)}#EVT#${shard}`;
 export const eventKeys = {
-  item: (eventId: string, objectId?: string): Key =>
-    objectId ? { pk: `EVT#${objectId}`, sk: `EVT#${eventId}` } : { pk: `EVT#${eventId}`, sk: 'EVT' },
+  item: (eventId: string, objectId: string): Key => ({ pk: `EVT#${objectId}`, sk: `EVT#${eventId}` }),
   list: (owner: Owner, eventId: string) => ({ gsi1pk: eventListPartition(owner, shardOf(eventId, EVENT_LIST_SHARDS)), gsi1sk: eventId }),
-  listPartitions: (owner: Owner) => [
-    ...Array.from({ length: EVENT_LIST_SHARDS }, (_, shard) => eventListPartition(owner, shard)),
-    eventListPartition(owner),
-  ],
+  listPartitions: (owner: Owner) => Array.from({ length: EVENT_LIST_SHARDS }, (_, shard) => eventListPartition(owner, shard)),
 };
 
 export const webhookKeys = {
@@ -246,15 +238,13 @@ export const inboundKeys = {
  * Copies of an owner's connector accounts and routing rules, what routing reads for every payment: written with the
  * items themselves (routing-copies.ts), each copy a partition of its own. A payment reads one copy at random with one
  * query, where the items' own partition takes two (the rules and the accounts sort apart, around the API keys), and
- * a merchant paying 1,000 times a second gives each copy a quarter of those reads. `complete` marks a copy as holding
- * every item: written when the merchant is made, or by the first change of a merchant made before there were copies.
+ * a merchant paying 1,000 times a second gives each copy a quarter of those reads.
  */
 export const ROUTING_COPIES = 4;
 const routingCopyPartition = (owner: Owner, copy: number) => `MER#${scopeOf(owner)}#ROUTING#${copy}`;
 export const routingCopyKeys = {
   /** the copy of an item of the owner's partition (a connector account or a rule): the same sort key */
   of: (owner: Owner, copy: number, sk: string): Key => ({ pk: routingCopyPartition(owner, copy), sk }),
-  complete: (owner: Owner, copy: number): Key => ({ pk: routingCopyPartition(owner, copy), sk: '#COMPLETE' }),
   partition: routingCopyPartition,
 };
 
@@ -297,12 +287,8 @@ export const invoiceKeys = {
 
 /**
  * Write-sharded per-merchant counters, summed on read (see DESIGN.md): over the write shards of the configured
- * PAYMENTS_PER_MINUTE (write-shards.ts `counterShards`), one up to 3,000 a minute. Cells were written over ten shards
- * (more above 30,000 a minute) before they followed the limit: a table without the counters' record is read over
- * those, until `npm run migrate:counter-shards` moves their amounts into the configured shards and records them
- * (migrations/counter-shards.ts).
+ * PAYMENTS_PER_MINUTE (write-shards.ts `counterShards`), one up to 3,000 a minute.
  */
-export const LEGACY_COUNTER_SHARDS = 10;
 /** Partitions of the balance cells' index, shared by every merchant (each one's cells spread from its own). */
 export const BALANCE_INDEX_SHARDS = 10;
 export const counterKeys = {
@@ -328,28 +314,22 @@ export type BalanceBucket = { currency: string; bucket: 'available' } | { curren
 
 /**
  * Sort keys of the ledger's counter cells (see shared/store/ledger.ts), and their parsers:
- * PAY `<day>#<currency>` (with each provider's attempts beside the payments' outcome), PROV `<day>#<currency>#<provider>`
- * (attempts per provider, written before they moved into PAY; still read), REV `<day>#<currency>`,
+ * PAY `<day>#<currency>` (with each provider's attempts beside the payments' outcome), REV `<day>#<currency>`,
  * BAL `<currency>#pending#<capture day>` and `<currency>#available`.
  */
 export const ledgerSortKeys = {
   daily: (day: string, currency: string) => `${day}#${currency}`,
-  provider: (day: string, currency: string, provider: string) => `${day}#${currency}#${provider}`,
   pending: (currency: string, captureDay: string) => `${currency}#pending#${captureDay}`,
   available: (currency: string) => `${currency}#available`,
   balance: (cell: BalanceBucket) =>
     cell.bucket === 'available' ? ledgerSortKeys.available(cell.currency) : ledgerSortKeys.pending(cell.currency, cell.captureDay),
-  /** the sort-key range of whole days (daily and provider cells) */
+  /** the sort-key range of whole days (daily cells) */
   days: (fromDay: string, toDay: string) => ({ from: fromDay, to: `${toDay}~` }),
   /** the sort-key range of the balance cells in one currency, or in all (currency codes are uppercase letters) */
   balances: (currency?: string) => (currency ? { from: `${currency}#`, to: `${currency}#~` } : { from: 'A', to: 'Z~' }),
   parseDaily: (sk: string) => {
     const [day = '', currency = ''] = sk.split('#');
     return { day, currency };
-  },
-  parseProvider: (sk: string) => {
-    const [day = '', currency = '', provider = ''] = sk.split('#');
-    return { day, currency, provider };
   },
   parseBalance: (sk: string): BalanceBucket => {
     const [currency = '', bucket, captureDay = ''] = sk.split('#');
@@ -408,16 +388,14 @@ export const leaseKeys = {
 
 /**
  * Payment count cells (`PAYN` counters): one per currency and provider (`none` before any was chosen), a count per
- * status, so a status change moves one cell. Cells written before kept one status each (`<status>#<cur>#<prov>`,
- * `count`); they are still read.
+ * status, so a status change moves one cell.
  */
 export const paymentCountKeys = {
   sortKey: (currency: string, provider: string | null) => `${currency}#${provider ?? 'none'}`,
-  /** every cell: currencies are upper case, the older cells' statuses lower case */
-  all: { from: 'A', to: '~' },
-  parse: (sortKey: string): { currency: string; provider: string; status?: string } => {
-    const parts = sortKey.split('#');
-    if (parts.length === 3) return { status: parts[0]!, currency: parts[1]!, provider: parts[2]! };
-    return { currency: parts[0]!, provider: parts[1]! };
+  /** every cell (currencies are upper case) */
+  all: { from: 'A', to: 'Z~' },
+  parse: (sortKey: string): { currency: string; provider: string } => {
+    const [currency = '', provider = ''] = sortKey.split('#');
+    return { currency, provider };
   },
 };

@@ -19,8 +19,7 @@ export interface AttemptOutcome {
 
 /**
  * A payment's create: one cell of the day and currency (one write) with the payment's outcome and, beside it, its
- * attempts at each provider tried (`<provider>_attempts`, …: see `providerField`). Cells written before held the
- * providers' attempts in cells of their own (PROV); both are read.
+ * attempts at each provider tried (`<provider>_attempts`, …: see `providerField`).
  */
 export function authorizationCounters(payment: PaymentRecord, attempts: readonly AttemptOutcome[]): TransactItem[] {
   const approved = payment.status === 'succeeded' ? 1 : 0;
@@ -155,7 +154,7 @@ export interface OutcomeRow {
   volume: number;
 }
 
-/** A day's authorization attempts at one provider in one currency (PROV cells), summed across shards. */
+/** A day's authorization attempts at one provider in one currency (from the PAY cells), summed across shards. */
 export interface ProviderOutcomeRow extends OutcomeRow {
   provider: string;
   latency_sum: number;
@@ -176,7 +175,7 @@ export type BalanceCell = BalanceBucket & Owner & { shard: number; amount: numbe
 /** The cells of `kind` over whole days, summed across shards: each row its parsed sort key and the named amounts. */
 async function readDays<P, F extends string>(
   owner: Owner,
-  kind: 'PAY' | 'PROV' | 'REV',
+  kind: 'PAY' | 'REV',
   days: { from: string; to: string },
   parse: (sk: string) => P,
   fields: readonly F[],
@@ -191,22 +190,16 @@ const OUTCOME_FIELDS = ['attempts', 'approvals', 'volume'] as const;
 export const readOutcomes = (owner: Owner, fromDay: string, toDay: string): Promise<OutcomeRow[]> =>
   readDays(owner, 'PAY', { from: fromDay, to: toDay }, ledgerSortKeys.parseDaily, OUTCOME_FIELDS);
 
-/**
- * The payments' outcomes (as `readOutcomes`) and, per provider, the attempts counted beside them, with those of the
- * older PROV cells: the daily cells are read once for both.
- */
+/** The payments' outcomes (as `readOutcomes`) and, per provider, the attempts counted beside them: one read of the daily cells. */
 export async function readProviderOutcomes(
   owner: Owner,
   fromDay: string,
   toDay: string,
 ): Promise<{ payments: OutcomeRow[]; providers: ProviderOutcomeRow[] }> {
   const range = ledgerSortKeys.days(fromDay, toDay);
-  const [daily, older] = await Promise.all([
-    readCells(owner, 'PAY', range.from, range.to).then(sumBySortKey),
-    readDays(owner, 'PROV', { from: fromDay, to: toDay }, ledgerSortKeys.parseProvider, [...OUTCOME_FIELDS, 'latency_sum']),
-  ]);
+  const daily = sumBySortKey(await readCells(owner, 'PAY', range.from, range.to));
   const payments: OutcomeRow[] = [];
-  const providers: ProviderOutcomeRow[] = [...older];
+  const providers: ProviderOutcomeRow[] = [];
   for (const [sk, cell] of daily) {
     const { day, currency } = ledgerSortKeys.parseDaily(sk);
     const value = (field: string, provider?: string) => cell[provider ? providerField(provider, field) : field] ?? 0;

@@ -5,7 +5,6 @@ import { newId } from '../domain/ids.ts';
 import { conditionalWrite, type Created, createOrFind, db, TABLE, type TransactItem } from './client.ts';
 import { recordReader, Text } from './item-schemas.ts';
 import { type Key, merchantKeys, type Owner } from './keys.ts';
-import { completeMarks } from './routing-copies.ts';
 
 export interface MerchantRecord {
   id: string;
@@ -39,9 +38,6 @@ export async function findOrCreateMerchant(email: string): Promise<MerchantRecor
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
-        // nothing to copy yet: routing reads its (empty) copies from the first payment on
-        ...completeMarks({ merchant_id: merchant.id, livemode: true }),
-        ...completeMarks({ merchant_id: merchant.id, livemode: false }),
       ],
     }),
   );

@@ -109,10 +109,9 @@ export interface RefundRecord {
   /** the provider's words when it failed */
   failure_reason?: string | null;
   history?: HistoryEntry[];
-  merchant_id?: string;
-  currency?: string;
-  /** absent on refunds made before it was kept: their payment's mode */
-  livemode?: boolean;
+  merchant_id: string;
+  currency: string;
+  livemode: boolean;
   amount: number;
   reason: string | null;
   provider_reference: string | null;
@@ -139,7 +138,7 @@ export const refundTarget = (r: Pick<RefundRecord, 'id' | 'payment_id' | 'mercha
   entity: 'refund',
   id: r.id,
   paymentId: r.payment_id,
-  ...(r.merchant_id ? { owner: { merchant_id: r.merchant_id, livemode: r.livemode ?? true } } : {}),
+  owner: { merchant_id: r.merchant_id, livemode: r.livemode },
 });
 
 /** Payments and refunds as the table holds them, checked when read back (see item-schemas.ts). */
@@ -199,9 +198,9 @@ const PaymentItem = v.object({
 const RefundItem = v.object({
   id: Text,
   payment_id: Text,
-  merchant_id: v.optional(Text),
-  currency: v.optional(Text),
-  livemode: v.optional(v.boolean()),
+  merchant_id: Text,
+  currency: Text,
+  livemode: v.boolean(),
   status: picklistOf<RefundRecord['status']>()(['pending', 'succeeded', 'failed']),
   failure_reason: v.optional(nullable(Text)),
   amount: Int,
@@ -401,10 +400,9 @@ async function countPayments(owner: Owner, filters: PaymentFilters, ranges: read
   const cells = await readCells(owner, 'PAYN', paymentCountKeys.all.from, paymentCountKeys.all.to);
   let total = 0;
   for (const cell of cells) {
-    const { status: cellStatus, currency, provider } = paymentCountKeys.parse(cell.sk);
+    const { currency, provider } = paymentCountKeys.parse(cell.sk);
     if ((filters.currency ?? currency) !== currency || (filters.provider ?? provider) !== provider) continue;
-    const counts = cellStatus ? { [cellStatus]: cell.values.count ?? 0 } : cell.values;
-    for (const [status, count] of Object.entries(counts)) if ((filters.status ?? status) === status) total += count;
+    for (const [status, count] of Object.entries(cell.values)) if ((filters.status ?? status) === status) total += count;
   }
   return total;
 }

@@ -1,13 +1,11 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { conditionalWrite, db, TABLE, type TransactItem } from './client.ts';
+import { TABLE, type TransactItem } from './client.ts';
 import { connectorKeys, type Key, type Owner, ROUTING_COPIES, routingCopyKeys, routingRuleKeys } from './keys.ts';
-import { type Item, merchantSetItems, queryAll } from './pagination.ts';
+import { type Item, queryAll } from './pagination.ts';
 
 /**
  * The copies of an owner's connector accounts and routing rules that routing reads (keys.ts `routingCopyKeys`). They
  * stay equal to the items because every write of an item writes its copies in the same transaction: a new item's
- * copies are put whole, a change is made to the item and to each copy alike. A copy is read only once it is marked
- * complete; an owner made before there were copies gets them filled in by its first change (`ensureRoutingCopies`).
+ * copies are put whole, a change is made to the item and to each copy alike.
  */
 /** An expression with its attribute names and values. */
 export interface Expression {
@@ -49,80 +47,17 @@ export function updateWithCopies(owner: Owner, key: Key, set: Expression, condit
   return [update(key, condition), ...COPIES.map((copy) => update(routingCopyKeys.of(owner, copy, key.sk), { expression: 'attribute_exists(pk)' }))];
 }
 
-/** The item type of a copy's mark, which names its owner (a rebuild finds owners by it). */
-export const COMPLETE_MARK_TYPE = 'routing_copy_complete';
-
-/** The marks of an owner with nothing to copy yet (a new merchant's), for the transaction that makes the merchant. */
-export const completeMarks = (owner: Owner): TransactItem[] =>
-  COPIES.map((copy) => ({
-    Put: {
-      TableName: TABLE,
-      Item: { ...routingCopyKeys.complete(owner, copy), type: COMPLETE_MARK_TYPE, merchant_id: owner.merchant_id, livemode: owner.livemode },
-    },
-  }));
-
-/**
- * Makes sure the owner's copies hold every item before a change writes to them. An owner made before there were
- * copies has none: each item is copied where its copy is missing (an existing copy is already kept in step by the
- * changes that wrote it), then every copy is marked complete, copy 0 (the one checked here) last.
- */
-export async function ensureRoutingCopies(owner: Owner): Promise<void> {
-  const mark = await db.send(new GetCommand({ TableName: TABLE, Key: routingCopyKeys.complete(owner, 0), ConsistentRead: true }));
-  if (mark.Item) return;
-  const items = (await Promise.all([connectorKeys, routingRuleKeys].map((keys) => merchantSetItems(keys, owner, { consistent: true })))).flat();
-  await Promise.all(
-    items.flatMap((item) =>
-      COPIES.map((copy) =>
-        conditionalWrite(
-          new PutCommand({
-            TableName: TABLE,
-            Item: { ...copyBody(item), ...routingCopyKeys.of(owner, copy, String(item.sk)) },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        ),
-      ),
-    ),
-  );
-  const [first, ...rest] = completeMarks(owner).map((put) => new PutCommand(put.Put!));
-  await Promise.all(rest.map((put) => db.send(put)));
-  await db.send(first!);
-}
-
-/**
- * Builds the owner's copies again from its items: its marks go first (payments read the items themselves meanwhile),
- * then every copy, then `ensureRoutingCopies` fills them in and marks them. For copies a function of a version before
- * them left behind (an item it created has none, a connector it deleted is still active in them). A change of the
- * owner's rules or accounts made while this runs may answer 404 once, when its copy is gone under it.
- */
-export async function rebuildRoutingCopies(owner: Owner): Promise<void> {
-  await Promise.all(COPIES.map((copy) => db.send(new DeleteCommand({ TableName: TABLE, Key: routingCopyKeys.complete(owner, copy) }))));
-  const stale = (
-    await Promise.all(
-      COPIES.map((copy) =>
-        queryAll({
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': routingCopyKeys.partition(owner, copy) },
-          ConsistentRead: true,
-        }),
-      ),
-    )
-  ).flat();
-  await Promise.all(stale.map(({ pk, sk }) => db.send(new DeleteCommand({ TableName: TABLE, Key: { pk, sk } }))));
-  await ensureRoutingCopies(owner);
-}
-
 /**
  * One copy, at random, in one query: the owner's connector accounts and rules, each newest first as their own
- * partition lists them. Undefined when that copy is not marked complete.
+ * partition lists them.
  */
-export async function readRoutingCopy(owner: Owner): Promise<{ connectors: Item[]; rules: Item[] } | undefined> {
+export async function readRoutingCopy(owner: Owner): Promise<{ connectors: Item[]; rules: Item[] }> {
   const copy = Math.floor(Math.random() * ROUTING_COPIES);
   const items = await queryAll({
     KeyConditionExpression: 'pk = :pk',
     ExpressionAttributeValues: { ':pk': routingCopyKeys.partition(owner, copy) },
     ScanIndexForward: false,
   });
-  if (!items.some((item) => item.sk === routingCopyKeys.complete(owner, copy).sk)) return undefined;
   const withPrefix = (prefix: string) => items.filter((item) => String(item.sk).startsWith(prefix));
   return { connectors: withPrefix(connectorKeys.listPrefix(owner).skPrefix), rules: withPrefix(routingRuleKeys.listPrefix(owner).skPrefix) };
 }

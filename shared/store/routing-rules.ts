@@ -9,7 +9,7 @@ import { Int, picklistOf, recordReader, Text } from './item-schemas.ts';
 import { type Owner, routingRuleKeys } from './keys.ts';
 import { putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
-import { copyPuts, ensureRoutingCopies, updateWithCopies } from './routing-copies.ts';
+import { copyPuts, updateWithCopies } from './routing-copies.ts';
 
 export interface RoutingRuleRecord {
   id: string;
@@ -27,7 +27,7 @@ export interface RoutingRuleRecord {
 /**
  * The rule as the table holds it, checked when read back (see item-schemas.ts). A condition's field and operator
  * were checked against their vocabulary by the request schema on the way in (which the store does not import): here
- * they are checked to be strings. A rule without `conditions` reads as a catch-all, as before.
+ * they are checked to be strings.
  */
 const ConditionItem = v.object({
   field: v.custom<RuleField>((f) => typeof f === 'string'),
@@ -37,12 +37,11 @@ const ConditionItem = v.object({
 const RoutingRuleItem = v.object({
   id: Text,
   merchant_id: Text,
-  /** absent on rules written before modes were separated: those are live */
-  livemode: v.optional(v.boolean(), true),
+  livemode: v.boolean(),
   name: Text,
   strategy: picklistOf<RoutingRuleRecord['strategy']>()(['fixed', 'smart']),
   priority: Int,
-  conditions: v.optional(v.array(ConditionItem), []),
+  conditions: v.array(ConditionItem),
   provider: v.picklist(PROVIDERS),
   status: picklistOf<RoutingRuleRecord['status']>()(['active', 'disabled']),
   created_at: Text,
@@ -58,7 +57,6 @@ export type RoutingRuleChanges = Partial<Pick<RoutingRuleRecord, 'name' | 'strat
  */
 export async function putRoutingRule(rule: RoutingRuleRecord, max: number): Promise<Created<RoutingRuleRecord> | undefined> {
   const key = routingRuleKeys.item(rule, rule.id);
-  await ensureRoutingCopies(rule);
   return putWithinMerchantCap({ owner: rule, count: 'rule_count', max }, key, 'routing_rule', rule, routingRuleOf, (item) =>
     copyPuts(rule, key, item),
   );
@@ -81,7 +79,6 @@ export async function updateRoutingRule(
   const values: Record<string, unknown> = {};
   const sets = assignments(entries, names, values);
   const key = routingRuleKeys.item(owner, ruleId);
-  await ensureRoutingCopies(owner);
   const updated = await conditionalWrite(
     new TransactWriteCommand({
       TransactItems: updateWithCopies(owner, key, { expression: `SET ${sets.join(', ')}`, names, values }, existingIn(move.from)),

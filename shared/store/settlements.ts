@@ -31,8 +31,7 @@ export interface SettlementRecord {
 const SettlementItem = v.object({
   id: Text,
   merchant_id: Text,
-  /** absent on settlements made before modes were separated: those are live */
-  livemode: v.optional(v.boolean(), true),
+  livemode: v.boolean(),
   amount: Int,
   currency: Text,
   status: picklistOf<SettlementRecord['status']>()(['pending', 'paid']),
@@ -73,9 +72,8 @@ const cellHolds = (cell: BalanceCell) => ({
 
 /**
  * Releases a pending cell's funds: deletes the cell (if unchanged) and adds its amount to available funds on the
- * same shard, atomically (on one of the configured shards, for a cell written over more before: no write adds to a
- * shard above them, migrations/counter-shards.ts). An available cell above them is moved onto one the same way.
- * False when the cell changed meanwhile.
+ * same shard, atomically (on one of the configured shards, after the limit was lowered: no write adds to a shard
+ * above them). False when the cell changed meanwhile.
  */
 export async function releaseCell(cell: BalanceCell): Promise<boolean> {
   const hold = cellHolds(cell);

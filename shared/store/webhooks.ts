@@ -24,14 +24,12 @@ export interface WebhookRecord {
 
 /**
  * The endpoint as the table holds it, checked when read back (see item-schemas.ts). `disabled_reason` comes with a
- * 410 Gone. An endpoint stored before secrets were sealed (a clear `secret`, no `secret_sealed`) is refused: it
- * cannot be signed for.
+ * 410 Gone. An endpoint without `secret_sealed` is refused: it cannot be signed for.
  */
 const WebhookItem = v.object({
   id: Text,
   merchant_id: Text,
-  /** absent on endpoints configured before modes were separated: those are live */
-  livemode: v.optional(v.boolean(), true),
+  livemode: v.boolean(),
   url: Text,
   events: v.array(v.picklist([...EVENT_TYPES, '*'])),
   status: picklistOf<WebhookRecord['status']>()(['active', 'disabled']),

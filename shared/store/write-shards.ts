@@ -2,7 +2,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import { onFirstUse } from '../first-use.ts';
 import { conditionalWrite, db, TABLE } from './client.ts';
-import { type Key, LEGACY_COUNTER_SHARDS, writeShardKeys, writeShardsOf } from './keys.ts';
+import { type Key, writeShardKeys, writeShardsOf } from './keys.ts';
 
 /**
  * How many shards the keys a payment create writes for its merchant are spread over: the payments and customers
@@ -20,20 +20,11 @@ export interface WriteShards {
 
 /**
  * The record changes only when a deploy raises the limit, and that deploy's readers are configured for as many, so a
- * container raises it once (if it needs more than one shard) and reads it once. Without a record, writes may have
- * used `unrecorded()` shards: one for the lists; for the counters, the ten (or more) every write used before they
- * followed the limit, until `npm run migrate:counter-shards` folds them and records how many are left. A first
- * record covers those too.
+ * container raises it once (if it needs more than one shard) and reads it once. Without a record, writes used one.
  */
-export function writeShardsFor(
-  configured: number,
-  floor: Key = writeShardKeys.floor(),
-  unrecorded: () => Promise<number> = async () => 1,
-): WriteShards {
-  const recorded = onFirstUse(async () => (await readFloor(floor)) ?? (await unrecorded()));
-  const raised = onFirstUse(
-    async () => (await createFloor(floor, Math.max(configured, await unrecorded()))) || (await raiseFloor(floor, configured)),
-  );
+export function writeShardsFor(configured: number, floor: Key = writeShardKeys.floor()): WriteShards {
+  const recorded = onFirstUse(async () => (await readFloor(floor)) ?? 1);
+  const raised = onFirstUse(async () => (await createFloor(floor, configured)) || (await raiseFloor(floor, configured)));
   return {
     configured,
     async forWrite() {
@@ -51,10 +42,8 @@ const configured = writeShardsOf(config.PAYMENTS_PER_MINUTE);
 /** The shards of this deployment's PAYMENTS_PER_MINUTE for the lists: one per 3,000 a minute. */
 export const writeShards: WriteShards = writeShardsFor(configured);
 
-/** The same for the counter cells, with their own record (keys.ts `LEGACY_COUNTER_SHARDS`). */
-export const counterShards: WriteShards = writeShardsFor(configured, writeShardKeys.counterFloor(), async () =>
-  Math.max(LEGACY_COUNTER_SHARDS, await writeShards.forRead()),
-);
+/** The same for the counter cells, with their own record. */
+export const counterShards: WriteShards = writeShardsFor(configured, writeShardKeys.counterFloor());
 
 /** Writes the record where there is none. */
 const createFloor = (key: Key, shards: number): Promise<boolean> =>

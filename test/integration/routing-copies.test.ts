@@ -1,4 +1,4 @@
-import { BatchWriteCommand, DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as createConnector } from '../../functions/connectors/create.ts';
 import { handler as removeConnector } from '../../functions/connectors/delete.ts';
@@ -6,7 +6,6 @@ import { handler as updateConnector } from '../../functions/connectors/update.ts
 import { config } from '../../shared/config.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { API_KEY_HASH_COPIES, connectorKeys, type Owner, ROUTING_COPIES, routingCopyKeys, routingRuleKeys } from '../../shared/store/keys.ts';
-import { rebuildAllRoutingCopies } from '../../shared/store/migrations/routing-copies.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import { type SeenCall, watchingDb } from '../support/db-calls.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
@@ -17,8 +16,7 @@ import { rules } from '../support/rules.ts';
 /**
  * What routing reads for a payment (the connector accounts and rules) comes from copies of those items (keys.ts
  * `routingCopyKeys`), one query instead of two, spread over copies. Every change writes the items and their copies
- * together, so a payment routes by what the API shows; a merchant made before there were copies is routed from the
- * items themselves until its first change fills its copies in.
+ * together, so a payment routes by what the API shows.
  */
 let fakes: ProviderFakes;
 beforeAll(async () => {
@@ -55,31 +53,18 @@ async function storedItems(owner: Owner): Promise<Record<string, Record<string, 
   const items = (await query(connectorKeys.listPrefix(owner).pk)).filter((i) => prefixes.some((p) => String(i.sk).startsWith(p)));
   return Object.fromEntries(items.map(({ pk: _pk, sk, gsi2pk: _g, gsi2sk: _gs, ...body }) => [String(sk), body]));
 }
-/** Each copy: whether it is marked complete, and its items by sort key, without their keys */
+/** Each copy's items by sort key, without their keys */
 async function copies(owner: Owner) {
   return Promise.all(
-    Array.from({ length: ROUTING_COPIES }, async (_, copy) => {
-      const items = await query(routingCopyKeys.partition(owner, copy));
-      const mark = routingCopyKeys.complete(owner, copy).sk;
-      return {
-        complete: items.some((i) => i.sk === mark),
-        items: Object.fromEntries(items.filter((i) => i.sk !== mark).map(({ pk: _pk, sk, ...body }) => [String(sk), body])),
-      };
-    }),
+    Array.from({ length: ROUTING_COPIES }, async (_, copy) =>
+      Object.fromEntries((await query(routingCopyKeys.partition(owner, copy))).map(({ pk: _pk, sk, ...body }) => [String(sk), body])),
+    ),
   );
-}
-/** The owner as a merchant made before there were copies: no copy, no mark */
-async function withoutCopies(owner: Owner): Promise<void> {
-  const keys = (await Promise.all(Array.from({ length: ROUTING_COPIES }, (_, copy) => query(routingCopyKeys.partition(owner, copy))))).flat();
-  for (let i = 0; i < keys.length; i += 25) {
-    const batch = keys.slice(i, i + 25).map(({ pk, sk }) => ({ DeleteRequest: { Key: { pk, sk } } }));
-    await db.send(new BatchWriteCommand({ RequestItems: { [TABLE]: batch } }));
-  }
 }
 
 describe('routing copies', () => {
   it('hold the connector accounts and rules as every change left them, and payments route by them', async () => {
-    // Prepare: a new merchant's copies are complete and empty
+    // Prepare: a new merchant's copies are empty
     const { apiKey, merchantId } = await newMerchant();
     const owner = testOwner(merchantId);
     const fresh = await copies(owner);
@@ -94,42 +79,22 @@ describe('routing copies', () => {
     const eur = await payments.create(apiKey, paymentBody({ currency: 'eur' }, CARDS.approved));
     const forced = await payments.create(apiKey, paymentBody({ routing: 'stripe' }, CARDS.approved));
     // Assess: every copy equals the items; the payments see the disabled rule and account as disabled
-    expect(fresh).toEqual(Array(ROUTING_COPIES).fill({ complete: true, items: {} }));
+    expect(fresh).toEqual(Array(ROUTING_COPIES).fill({}));
     const stored = await storedItems(owner);
     expect(Object.keys(stored)).toHaveLength(4);
-    expect(await copies(owner)).toEqual(Array(ROUTING_COPIES).fill({ complete: true, items: stored }));
+    expect(await copies(owner)).toEqual(Array(ROUTING_COPIES).fill(stored));
     expect(eur.body).toMatchObject({ provider: 'braintree', connector_id: null });
     expect(eur.body.routing_decision.reason).toContain(toBraintree.id);
     expect(forced.body).toMatchObject({ provider: 'stripe', connector_id: null });
   });
 
-  it('route a merchant made before them by its items, and its first change fills every copy in', async () => {
-    // Prepare: a merchant with a rule and an account, as it was before copies
-    const { apiKey, merchantId } = await newMerchant();
-    const owner = testOwner(merchantId);
-    const stripe = (await api.connect(apiKey, { provider: 'stripe', credentials: fakes.credentials.stripe })).body;
-    await api.addRule(apiKey, eurTo('stripe'));
-    await withoutCopies(owner);
-    // Act: payments, then a change
-    const before = await Promise.all(Array.from({ length: 6 }, () => payments.create(apiKey, paymentBody({ currency: 'eur' }, CARDS.approved))));
-    const copiesBefore = await copies(owner);
-    await api.addRule(apiKey, { ...eurTo('adyen'), priority: 1 });
-    const after = await payments.create(apiKey, paymentBody({ currency: 'eur' }, CARDS.approved));
-    // Assess: routed by the items before, by the complete copies after
-    expect(before.map((p) => [p.body.provider, p.body.connector_id])).toEqual(Array(6).fill(['stripe', stripe.id]));
-    expect(copiesBefore).toEqual(Array(ROUTING_COPIES).fill({ complete: false, items: {} }));
-    expect(await copies(owner)).toEqual(Array(ROUTING_COPIES).fill({ complete: true, items: await storedItems(owner) }));
-    expect(after.body.provider).toBe('adyen');
-  });
-
-  it('stay equal to the items when changes race, on a merchant made before them too', async () => {
-    // Prepare: two rules and an account of a merchant without copies
+  it('stay equal to the items when changes race', async () => {
+    // Prepare: two rules and an account
     const { apiKey, merchantId } = await newMerchant();
     const owner = testOwner(merchantId);
     const stripe = (await api.connect(apiKey, { provider: 'stripe', credentials: fakes.credentials.stripe })).body;
     const rules = [(await api.addRule(apiKey, eurTo('adyen', 'a'))).body, (await api.addRule(apiKey, eurTo('braintree', 'b'))).body];
-    await withoutCopies(owner);
-    // Act: changes all at once, each of which fills the copies in first
+    // Act: changes all at once
     const answers = await Promise.all([
       ...rules.flatMap((rule) => [10, 20, 30].map((priority) => api.updateRule(apiKey, rule.id, { priority, name: `${rule.name} ${priority}` }))),
       ...['x', 'y'].map((name) => api.addRule(apiKey, eurTo('stripe', name))),
@@ -139,7 +104,7 @@ describe('routing copies', () => {
     expect(answers.map((a) => a.status)).toEqual(Array(answers.length).fill(200));
     const stored = await storedItems(owner);
     expect(Object.keys(stored)).toHaveLength(5);
-    expect(await copies(owner)).toEqual(Array(ROUTING_COPIES).fill({ complete: true, items: stored }));
+    expect(await copies(owner)).toEqual(Array(ROUTING_COPIES).fill(stored));
   });
   it("spread a merchant's reads over every copy: of its API key and of its routing data", async () => {
     // Prepare: the partitions the requests read, recorded
@@ -156,37 +121,5 @@ describe('routing copies', () => {
     // Assess: each of the four copies of each was read (all four at random in 40 reads: 1 - 4 × (3/4)^40 > 99.99 %)
     expect([...read].filter((pk) => pk.startsWith('APIKEY#'))).toHaveLength(API_KEY_HASH_COPIES);
     expect([...read].filter((pk) => pk.includes('#ROUTING#'))).toHaveLength(ROUTING_COPIES);
-  });
-
-  it('are built again from the items by npm run rebuild:routing-copies, where a version before them left them behind', async () => {
-    // Prepare: as functions of the previous version leave them during a deploy: a rule made without its copies, a
-    // connector deleted in its item only
-    const { apiKey, merchantId } = await newMerchant();
-    const owner = testOwner(merchantId);
-    const adyen = (await api.connect(apiKey, { provider: 'adyen', credentials: fakes.credentials.adyen })).body;
-    await api.addRule(apiKey, eurTo('adyen'));
-    const toBraintree = (await api.addRule(apiKey, { ...eurTo('braintree'), priority: 1 })).body;
-    for (let copy = 0; copy < ROUTING_COPIES; copy++) {
-      await db.send(new DeleteCommand({ TableName: TABLE, Key: routingCopyKeys.of(owner, copy, routingRuleKeys.item(owner, toBraintree.id).sk) }));
-    }
-    await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: connectorKeys.item(owner, adyen.id),
-        UpdateExpression: 'SET #status = :deleted',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':deleted': 'deleted' },
-      }),
-    );
-    const before = await payments.create(apiKey, paymentBody({ currency: 'eur' }, CARDS.approved));
-    // Act
-    const rebuilt = await rebuildAllRoutingCopies([merchantId]);
-    const after = await payments.create(apiKey, paymentBody({ currency: 'eur' }, CARDS.approved));
-    // Assess: routed by the stale copies before (the deleted account, without the new rule); by the items after
-    expect(before.body).toMatchObject({ provider: 'adyen', connector_id: adyen.id });
-    expect(rebuilt.owners).toBe(2); // the merchant's live and test data
-    expect(await copies(owner)).toEqual(Array(ROUTING_COPIES).fill({ complete: true, items: await storedItems(owner) }));
-    expect(after.body).toMatchObject({ provider: 'braintree', connector_id: null });
-    expect(after.body.routing_decision.reason).toContain(toBraintree.id);
   });
 });

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { handler as getBalance } from '../../functions/balance/get.ts';
 import { handler as createCustomer } from '../../functions/customers/create.ts';
 import { handler as listCustomers } from '../../functions/customers/list.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
-import { counterKeys, customerKeys, type Key, LEGACY_COUNTER_SHARDS, paymentKeys, shardOf } from '../../shared/store/keys.ts';
+import { counterKeys, customerKeys, type Key, paymentKeys, shardOf } from '../../shared/store/keys.ts';
 import { counterShards, type WriteShards, writeShards, writeShardsFor } from '../../shared/store/write-shards.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
@@ -134,24 +134,6 @@ describe('writes spread over more shards', () => {
     expect(await writeShardsFor(1, floorKey()).forRead()).toBe(1);
   });
 
-  it('writes a first record that still covers the shards written before any record (the counters: ten)', async () => {
-    const legacy = async () => LEGACY_COUNTER_SHARDS;
-    const unrecorded = floorKey();
-    const raisedBelow = floorKey();
-    const raisedAbove = floorKey();
-    const folded = floorKey();
-    await db.send(new PutCommand({ TableName: TABLE, Item: { ...folded, shards: 1 } }));
-    await writeShardsFor(4, raisedBelow, legacy).forWrite();
-    await writeShardsFor(12, raisedAbove, legacy).forWrite();
-    await writeShardsFor(4, folded, legacy).forWrite();
-    expect(await writeShardsFor(1, unrecorded, legacy).forRead()).toBe(10);
-    expect(await recordedShards(unrecorded)).toBeUndefined();
-    expect(await recordedShards(raisedBelow)).toBe(10);
-    expect(await recordedShards(raisedAbove)).toBe(12);
-    expect(await recordedShards(folded)).toBe(4);
-    expect(await writeShardsFor(1, folded, legacy).forRead()).toBe(4);
-  });
-
   it('pages the customers newest first in both directions', async () => {
     // Prepare: 9 customers (and the merchant's demo one) written over 10 shards
     const { apiKey, customerId } = await newMerchant();
@@ -196,9 +178,7 @@ describe('writes spread over more shards', () => {
           ExpressionAttributeValues: { ':pk': counterKeys.shard(testOwner(merchant.merchantId), 'PAYN', shard) },
         }),
       );
-    const cellsAbove = (await Promise.all(Array.from({ length: 10 }, (_, i) => countCells(LEGACY_COUNTER_SHARDS + i)))).flatMap(
-      (out) => out.Items ?? [],
-    );
+    const cellsAbove = (await Promise.all(Array.from({ length: 10 }, (_, i) => countCells(10 + i)))).flatMap((out) => out.Items ?? []);
     // Assess: some counts went to shards the default never writes; every read covering them adds up exactly
     expect(cellsAbove.length).toBeGreaterThan(0);
     expect(withRecord.body.total).toBe(16);
