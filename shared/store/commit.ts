@@ -33,8 +33,7 @@ import {
 /** The stored things a change can write, by id: the key (and list keys) are built here, from keys.ts. */
 export type Target =
   | { entity: 'payment'; id: string; owner: Owner }
-  /** `owner` lists the refund for its merchant when it is created (refunds made before that are not listed) */
-  | { entity: 'refund'; id: string; paymentId: string; owner?: Owner }
+  | { entity: 'refund'; id: string; paymentId: string; owner: Owner }
   | { entity: 'invoice'; id: string; owner: Owner }
   | { entity: 'subscription'; id: string; owner: Owner }
   /** the renewal of one period of a subscription (its state is in `state`, not `status`) */
@@ -288,7 +287,7 @@ function listKeysOf(target: Target, status: unknown, shards: number): Record<str
   if (target.entity === 'payment' && status !== 'processing') return paymentKeys.list(target.owner, target.id, shards);
   if (target.entity === 'invoice') return invoiceKeys.list(target.owner, target.id);
   if (target.entity === 'subscription') return subscriptionKeys.list(target.owner, target.id);
-  if (target.entity === 'refund' && target.owner) return refundKeys.list(target.owner, target.id);
+  if (target.entity === 'refund') return refundKeys.list(target.owner, target.id);
   if (target.entity === 'dispute') return disputeKeys.list(target.owner, target.id);
   if (target.entity === 'settlement') return settlementKeys.list(target.owner, target.id);
   if (target.entity === 'test_clock' && target.owner) return testClockKeys.list(target.owner, target.id);

@@ -72,7 +72,7 @@ export interface PaymentRecord {
   routing_decision: RoutingDecision | null;
   risk_score: number;
   decline_code: string | null;
-  /** the authorization attempts, oldest first (absent on payments made before attempts were kept) */
+  /** the authorization attempts, oldest first (none on a payment the risk engine declined) */
   attempts?: PaymentAttempt[];
   /** what happened to the payment after its create, oldest first (its timeline; see domain/timeline.ts) */
   history?: HistoryEntry[];
