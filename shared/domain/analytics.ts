@@ -1,5 +1,6 @@
 import { PROVIDERS } from '../providers/types.ts';
-import { dayOf, type OutcomeRow, readOutcomes, readProviderOutcomes, readRevenue } from '../store/ledger.ts';
+import * as ledger from '../store/ledger.ts';
+import type { OutcomeRow } from '../store/ledger.ts';
 import { clock } from './clock.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import type { Owner } from '../store/keys.ts';
@@ -14,14 +15,14 @@ export interface AnalyticsQuery {
 }
 
 function windowDays(period: Period): string[] {
-  const today = Date.parse(`${dayOf(new Date(clock.now()).toISOString())}T00:00:00Z`);
-  return Array.from({ length: PERIODS[period] }, (_, i) => dayOf(new Date(today - (PERIODS[period] - 1 - i) * 86_400_000).toISOString()));
+  const today = Date.parse(`${ledger.dayOf(new Date(clock.now()).toISOString())}T00:00:00Z`);
+  return Array.from({ length: PERIODS[period] }, (_, i) => ledger.dayOf(new Date(today - (PERIODS[period] - 1 - i) * 86_400_000).toISOString()));
 }
 
 const ratePct = (approvals: number, attempts: number) => (attempts > 0 ? Math.round((approvals / attempts) * 10_000) / 100 : 0);
 
 /** The window's per-day, per-currency payment outcomes, summed across shards. */
-const outcomes = (owner: Owner, days: string[]): Promise<OutcomeRow[]> => readOutcomes(owner, days[0]!, days.at(-1)!);
+const outcomes = (owner: Owner, days: string[]): Promise<OutcomeRow[]> => ledger.readOutcomes(owner, days[0]!, days.at(-1)!);
 
 /** The asked currency, else the one with the most payment attempts in the window (USD when there were none). */
 function pickCurrency(requested: string | undefined, rows: Array<{ currency: string; attempts?: number }>): string {
@@ -53,7 +54,7 @@ export async function overview(merchant: Merchant, query: AnalyticsQuery) {
 export async function revenue(merchant: Merchant, query: AnalyticsQuery) {
   const days = windowDays(query.period);
   const [rev, rows] = await Promise.all([
-    readRevenue(ownerOf(merchant), days[0]!, days.at(-1)!),
+    ledger.readRevenue(ownerOf(merchant), days[0]!, days.at(-1)!),
     query.currency ? [] : outcomes(ownerOf(merchant), days),
   ]);
   const currency = pickCurrency(query.currency, rows.length ? rows : rev.map((r) => ({ currency: r.currency, attempts: 1 })));
@@ -74,7 +75,7 @@ export async function revenue(merchant: Merchant, query: AnalyticsQuery) {
 /** Per provider: approved volume, approval rate of authorization attempts, mean authorization latency (ms). */
 export async function providers(merchant: Merchant, query: AnalyticsQuery) {
   const days = windowDays(query.period);
-  const { payments, providers: cells } = await readProviderOutcomes(ownerOf(merchant), days[0]!, days.at(-1)!);
+  const { payments, providers: cells } = await ledger.readProviderOutcomes(ownerOf(merchant), days[0]!, days.at(-1)!);
   const currency = pickCurrency(query.currency, payments);
   const totals = new Map(PROVIDERS.map((p) => [p, { attempts: 0, approvals: 0, volume: 0, latency_sum: 0 }]));
   for (const cell of cells) {

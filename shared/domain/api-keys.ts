@@ -1,4 +1,5 @@
-import { type ApiKeyRecord, getApiKey, listApiKeys as listKeys, putApiKey, revokeApiKey as revoke } from '../store/api-keys.ts';
+import * as apiKeys from '../store/api-keys.ts';
+import type { ApiKeyRecord } from '../store/api-keys.ts';
 import type { PageQuery } from '../store/pagination.ts';
 import type { Merchant } from './auth.ts';
 import { API_KEY_PREFIX, type KeyMode, newApiKey, sha256 } from './credentials.ts';
@@ -37,7 +38,7 @@ export async function createApiKey(merchantId: string, input: { name: string; mo
     last_used: null,
     key_hash: sha256(key),
   };
-  const put = await putApiKey(record);
+  const put = await apiKeys.putApiKey(record);
   return put.created ? { ...view(record), key } : { ...view(put.record), key: undefined };
 }
 
@@ -60,15 +61,15 @@ export async function issueApiKey(merchant: Merchant, input: { name: string; mod
 
 /** The keys of the modes the credential manages, newest first. */
 export async function listApiKeys(merchant: Merchant, page: PageQuery) {
-  const result = await listKeys(merchant.id, page, managedModes(merchant));
+  const result = await apiKeys.listApiKeys(merchant.id, page, managedModes(merchant));
   return { object: 'list' as const, data: result.data.map(view), has_more: result.has_more };
 }
 
 /** Revoked keys answer 401 from the next request on; revoking twice is fine. A key of a mode not managed: 404. */
 export async function revokeApiKey(merchant: Merchant, keyId: string) {
-  const key = await getApiKey(merchant.id, keyId);
+  const key = await apiKeys.getApiKey(merchant.id, keyId);
   if (!key || !managedModes(merchant).includes(key.mode)) throw new NotFound();
   const step = transition('API key', API_KEY, 'revoke', key.status);
-  await revoke(key, step);
+  await apiKeys.revokeApiKey(key, step);
   return { ...view(key), status: step.to };
 }

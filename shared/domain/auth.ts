@@ -1,8 +1,8 @@
 import { clock, isoNow } from './clock.ts';
 import { API_KEY_PREFIX, SESSION_PREFIX, sha256 } from './credentials.ts';
 import { BadRequest, Unauthorized } from './errors.ts';
-import { getApiKeyByHash, touchApiKey } from '../store/api-keys.ts';
-import { getSession } from '../store/sessions.ts';
+import * as apiKeys from '../store/api-keys.ts';
+import * as sessions from '../store/sessions.ts';
 import type { Owner } from '../store/keys.ts';
 
 export interface Merchant {
@@ -24,10 +24,10 @@ export async function authenticate(credential: string | undefined, livemodeHeade
   if (!credential) throw new Unauthorized();
   if (credential.startsWith(API_KEY_PREFIX.live) || credential.startsWith(API_KEY_PREFIX.test)) {
     const hash = sha256(credential);
-    const key = await getApiKeyByHash(hash);
+    const key = await apiKeys.getApiKeyByHash(hash);
     if (!key || key.status !== 'active') throw new Unauthorized();
     const cutoff = new Date(clock.now() - LAST_USED_EVERY_MS).toISOString();
-    if (!key.last_used || key.last_used < cutoff) await touchApiKey(hash, key, isoNow(), cutoff);
+    if (!key.last_used || key.last_used < cutoff) await apiKeys.touchApiKey(hash, key, isoNow(), cutoff);
     const livemode = key.mode === 'live';
     if (asked !== undefined && asked !== livemode) {
       throw new BadRequest('parameter_invalid', 'Livemode', `an ${API_KEY_PREFIX[key.mode]} key acts in ${key.mode} mode; drop the Livemode header`);
@@ -35,7 +35,7 @@ export async function authenticate(credential: string | undefined, livemodeHeade
     return { id: key.merchant_id, credential: 'api_key', livemode };
   }
   if (credential.startsWith(SESSION_PREFIX)) {
-    const session = await getSession(sha256(credential));
+    const session = await sessions.getSession(sha256(credential));
     if (!session || session.expires_ms <= clock.now()) throw new Unauthorized();
     return { id: session.merchant_id, credential: 'session', livemode: asked ?? false };
   }

@@ -1,9 +1,9 @@
-import { readBalanceCells } from '../store/ledger.ts';
+import * as ledger from '../store/ledger.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 
 /** Available and pending funds per currency, summed from the balance cells (no payment is read). */
 export async function getBalance(merchant: Merchant) {
-  const cells = await readBalanceCells(ownerOf(merchant));
+  const cells = await ledger.readBalanceCells(ownerOf(merchant));
   const available = new Map<string, number>();
   const pending = new Map<string, number>();
   for (const cell of cells) {

@@ -1,5 +1,5 @@
-import { getCustomer } from '../store/customers.ts';
-import { getPayment, getStoredPayment, newPaymentRecord } from '../store/payments.ts';
+import * as customers from '../store/customers.ts';
+import * as payments from '../store/payments.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import type { CardBrand } from './cards.ts';
 import { isoNow } from './clock.ts';
@@ -26,19 +26,19 @@ export interface StoredCardCharge {
  */
 export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCharge) {
   const started = performance.now();
-  const customer = await getCustomer(ownerOf(merchant), charge.customerId);
+  const customer = await customers.getCustomer(ownerOf(merchant), charge.customerId);
   const card = customer?.card_on_file;
   if (!customer || !card) throw new ResourceMissing('customer_id');
 
   const id = charge.paymentId ?? newId('payment');
   // Charged before under this id (a renewal run that died): what the first run left is resolved and used.
-  const earlier = charge.paymentId ? await getStoredPayment(ownerOf(merchant), id) : undefined;
+  const earlier = charge.paymentId ? await payments.getStoredPayment(ownerOf(merchant), id) : undefined;
   if (earlier) {
     const resolved = await resolveAuthorization(earlier, 'reconciler');
     if (resolved === 'pending') throw new OutcomeUnknown(id);
     if (resolved === 'settled') return settled(merchant, id);
   }
-  const base = newPaymentRecord({
+  const base = payments.newPaymentRecord({
     id,
     merchant_id: merchant.id,
     livemode: merchant.livemode,
@@ -74,7 +74,7 @@ export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCha
 
 /** A charge recorded earlier: captured now if only authorized, declined if it failed. */
 async function settled(merchant: Merchant, id: string) {
-  const payment = await getPayment(ownerOf(merchant), id);
+  const payment = await payments.getPayment(ownerOf(merchant), id);
   if (!payment || payment.status === 'failed') throw new Declined(payment?.decline_code ?? 'generic_decline', id);
   if (payment.status === 'succeeded') return capturePayment(merchant, id, {});
   return paymentView(payment);

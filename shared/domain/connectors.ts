@@ -2,18 +2,11 @@ import * as v from 'valibot';
 import { type Connector, type Mode, type ProviderName, providerModule, sandboxFor } from '../providers/index.ts';
 import { sealer } from '../sealing.ts';
 import type { CreateConnectorBody, UpdateConnectorBody } from '../schemas/connectors.ts';
-import {
-  type ConnectorRecord,
-  connectorPage,
-  type ShownConnector,
-  deleteConnector as deleteRecord,
-  getConnector as getRecord,
-  getShownConnector,
-  putConnector,
-  updateConnector as updateRecord,
-} from '../store/connectors.ts';
+import * as connectorsStore from '../store/connectors.ts';
+import type { ConnectorRecord, ShownConnector } from '../store/connectors.ts';
 import type { PageQuery } from '../store/pagination.ts';
-import { emptyStats, type ProviderStats } from '../store/routing-stats.ts';
+import * as routingStats from '../store/routing-stats.ts';
+import type { ProviderStats } from '../store/routing-stats.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { isoNow } from './clock.ts';
 import { BadRequest, NotFound } from './errors.ts';
@@ -93,7 +86,7 @@ export async function createConnector(
     created_at: now,
     updated_at: now,
   };
-  const put = await putConnector(record, MAX_CONNECTORS_PER_MERCHANT);
+  const put = await connectorsStore.putConnector(record, MAX_CONNECTORS_PER_MERCHANT);
   if (!put) throw new BadRequest('too_many_connectors', 'provider', `a merchant may connect at most ${MAX_CONNECTORS_PER_MERCHANT} accounts`);
   // a retried create answers what its first run stored, unless that connector was deleted since
   if (put.record.status === 'deleted') throw new NotFound();
@@ -101,19 +94,19 @@ export async function createConnector(
 }
 
 export async function listConnectorsPage(merchant: Merchant, page: PageQuery, baseUrl: string) {
-  const result = await connectorPage(ownerOf(merchant), page);
+  const result = await connectorsStore.connectorPage(ownerOf(merchant), page);
   return { object: 'list' as const, data: result.data.map((c) => view(c, baseUrl)), has_more: result.has_more };
 }
 
 export async function getConnector(merchant: Merchant, id: string, baseUrl: string) {
-  const record = await getShownConnector(ownerOf(merchant), id);
+  const record = await connectorsStore.getShownConnector(ownerOf(merchant), id);
   if (!record) throw new NotFound();
   return view(record, baseUrl);
 }
 
 export async function updateConnector(merchant: Merchant, id: string, input: v.InferOutput<typeof UpdateConnectorBody>, baseUrl: string) {
   const mode = modeOf(merchant);
-  const existing = await getShownConnector(ownerOf(merchant), id);
+  const existing = await connectorsStore.getShownConnector(ownerOf(merchant), id);
   if (!existing) throw new NotFound();
   const checked = input.credentials ? await checkedCredentials(existing.provider, input.credentials, mode) : undefined;
   const move = input.status
@@ -126,7 +119,7 @@ export async function updateConnector(merchant: Merchant, id: string, input: v.I
     credentials_hint: checked?.hint,
     updated_at: isoNow(),
   };
-  const updated = await updateRecord(ownerOf(merchant), id, changes, move);
+  const updated = await connectorsStore.updateConnector(ownerOf(merchant), id, changes, move);
   if (!updated) throw new NotFound();
   return view(updated, baseUrl);
 }
@@ -136,7 +129,7 @@ export async function updateConnector(merchant: Merchant, id: string, input: v.I
  * captured, voided and refunded through it, and the reconciler can still finish their operations.
  */
 export async function deleteConnector(merchant: Merchant, id: string) {
-  if (!(await deleteRecord(ownerOf(merchant), id, isoNow(), CONNECTOR.delete))) throw new NotFound();
+  if (!(await connectorsStore.deleteConnector(ownerOf(merchant), id, isoNow(), CONNECTOR.delete))) throw new NotFound();
   return { id, object: 'connector' as const, deleted: true as const };
 }
 
@@ -179,7 +172,7 @@ export function routeTargets(
   providers: readonly ProviderName[],
   scoring: { stats: Record<string, ProviderStats>; amount: number },
 ): RouteTarget[] {
-  const score = (a: ConnectorRecord) => scoreProvider(a.provider, scoring.stats[a.id] ?? emptyStats(), scoring.amount).score;
+  const score = (a: ConnectorRecord) => scoreProvider(a.provider, scoring.stats[a.id] ?? routingStats.emptyStats(), scoring.amount).score;
   return providers.flatMap((provider): RouteTarget[] => {
     const connected = accounts.filter((a) => a.provider === provider && a.mode === mode && a.status === 'active').sort((a, b) => score(b) - score(a));
     if (connected.length > 0) return connected.map((a) => ({ provider, connectorId: a.id, label: a.label, account: a }));
@@ -218,7 +211,7 @@ export const openedCredentials = async (record: ConnectorRecord): Promise<Record
 
 /** The owner's connector account an operation names (whatever its status now), or an error if it is gone. */
 export async function accountOf(owner: Owner, connectorId: string): Promise<ConnectorRecord> {
-  const record = await getRecord(owner, connectorId);
+  const record = await connectorsStore.getConnector(owner, connectorId);
   if (!record) throw new Error(`Connector ${connectorId} no longer exists`);
   return record;
 }

@@ -1,11 +1,5 @@
-import {
-  type CustomerChanges,
-  type CustomerRecord,
-  getCustomer as getRecord,
-  listCustomers as listRecords,
-  putCustomer,
-  updateCustomer as updateRecord,
-} from '../store/customers.ts';
+import * as customers from '../store/customers.ts';
+import type { CustomerChanges, CustomerRecord } from '../store/customers.ts';
 import type { PageQuery } from '../store/pagination.ts';
 import { NotFound } from './errors.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
@@ -46,22 +40,22 @@ export async function createCustomer(merchant: Merchant, input: NewCustomer, ori
     test_clock: input.test_clock ?? null,
   };
   if (input.test_clock) await bindToClock(ownerOf(merchant), input.test_clock, customer.id);
-  return view((await putCustomer(customer)).record);
+  return view((await customers.putCustomer(customer)).record);
 }
 
 export async function getCustomer(merchant: Merchant, customerId: string) {
-  const customer = await getRecord(ownerOf(merchant), customerId);
+  const customer = await customers.getCustomer(ownerOf(merchant), customerId);
   if (!customer) throw new NotFound();
   return view(customer);
 }
 
 export async function updateCustomer(merchant: Merchant, customerId: string, changes: CustomerChanges) {
-  const customer = await updateRecord(ownerOf(merchant), customerId, changes);
+  const customer = await customers.updateCustomer(ownerOf(merchant), customerId, changes);
   if (!customer) throw new NotFound();
   return view(customer);
 }
 
 export async function listCustomers(merchant: Merchant, page: PageQuery) {
-  const result = await listRecords(ownerOf(merchant), page);
+  const result = await customers.listCustomers(ownerOf(merchant), page);
   return { object: 'list' as const, data: result.data.map(view), has_more: result.has_more };
 }

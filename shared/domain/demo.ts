@@ -1,6 +1,6 @@
 import { SANDBOX_APPROVED_CARD } from '../providers/test-cards.ts';
-import { listEvents } from '../store/events.ts';
-import { findOrCreateMerchant } from '../store/merchants.ts';
+import * as events from '../store/events.ts';
+import * as merchants from '../store/merchants.ts';
 import { createApiKey } from './api-keys.ts';
 import type { Merchant } from './auth.ts';
 import { createCustomer, listCustomers } from './customers.ts';
@@ -28,7 +28,7 @@ export interface DemoMerchant {
  * unless told otherwise, two sandbox payments to capture, void or refund.
  */
 export async function createDemoMerchant(email = DEMO_EMAIL, options = { payments: true }): Promise<DemoMerchant> {
-  const merchant = await findOrCreateMerchant(email);
+  const merchant = await merchants.findOrCreateMerchant(email);
   const key = await createApiKey(merchant.id, { name: 'Local demo key', mode: 'test' });
   if (!key.key) throw new Error('The demo key was not issued'); // a fresh origin always issues one
   const actor: Merchant = { id: merchant.id, credential: 'api_key', livemode: false };
@@ -48,7 +48,7 @@ export async function createDemoMerchant(email = DEMO_EMAIL, options = { payment
     });
   const [authorized, toCapture] = await Promise.all([pay(), pay()]);
   await capturePayment(actor, toCapture.id, {});
-  const [event] = (await listEvents({ merchant_id: actor.id, livemode: false }, { event: 'payment.succeeded' }, { limit: 1 })).data;
+  const [event] = (await events.listEvents({ merchant_id: actor.id, livemode: false }, { event: 'payment.succeeded' }, { limit: 1 })).data;
   return {
     ...demo,
     paymentId: authorized.id,

@@ -3,10 +3,12 @@ import type * as v from 'valibot';
 import type { DisputeEvidence, ProviderChange } from '../providers/types.ts';
 import type { DisputeEvidenceBody, OpenTestDisputeBody } from '../schemas/disputes.ts';
 import { commit, type Operation } from '../store/commit.ts';
-import { disputePage, disputesAndRefundsOf, disputeTarget, findDispute, type StoredDispute } from '../store/disputes.ts';
-import { dayOf, disputeCounters } from '../store/ledger.ts';
+import * as disputesStore from '../store/disputes.ts';
+import type { StoredDispute } from '../store/disputes.ts';
+import * as ledger from '../store/ledger.ts';
 import type { PageQuery } from '../store/pagination.ts';
-import { getStoredPayment, type PaymentRecord, type StoredPayment } from '../store/payments.ts';
+import * as payments from '../store/payments.ts';
+import type { PaymentRecord, StoredPayment } from '../store/payments.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { clock, isoNow } from './clock.ts';
 import { disputeDeskFor } from './follow-up.ts';
@@ -39,13 +41,13 @@ export const disputeObject = (d: StoredDispute) => ({
 });
 
 export async function getDispute(merchant: Merchant, id: string) {
-  const dispute = await findDispute(ownerOf(merchant), id);
+  const dispute = await disputesStore.findDispute(ownerOf(merchant), id);
   if (!dispute || dispute.livemode !== merchant.livemode) throw new NotFound();
   return disputeObject(dispute);
 }
 
 export async function listDisputes(merchant: Merchant, page: PageQuery) {
-  const result = await disputePage(ownerOf(merchant), page);
+  const result = await disputesStore.disputePage(ownerOf(merchant), page);
   return { object: 'list' as const, data: result.data.map(disputeObject), has_more: result.has_more };
 }
 
@@ -68,7 +70,7 @@ type DisputeChange = Extract<ProviderChange, { object: 'dispute' }>;
 export async function recordDisputeChange(payment: PaymentRecord, change: DisputeChange, context: OutcomeContext): Promise<boolean> {
   // A refused write means another report changed the dispute first: judged again on what it is now.
   for (let attempt = 0; attempt < 5; attempt++) {
-    const { disputes } = await disputesAndRefundsOf(payment.id);
+    const { disputes } = await disputesStore.disputesAndRefundsOf(payment.id);
     const known = disputes.find((d) => d.provider_reference === change.disputeReference);
     const operation = moveTo[change.status];
     if (known && (!operation || !(DISPUTE[operation].from as readonly string[]).includes(known.status))) return false;
@@ -105,9 +107,9 @@ async function openDispute(payment: PaymentRecord, change: DisputeChange, contex
     ...(final ? [newEvent(payment, 'dispute.closed', disputeObject(dispute))] : []),
   ];
   const created = await commit({
-    writes: [{ create: disputeTarget(dispute), item: { ...dispute } }, ...(context.seen ? [context.seen] : [])],
+    writes: [{ create: disputesStore.disputeTarget(dispute), item: { ...dispute } }, ...(context.seen ? [context.seen] : [])],
     events,
-    counters: debited ? disputeCounters(payment, change.currency, change.amount, dayOf(now)) : [],
+    counters: debited ? ledger.disputeCounters(payment, change.currency, change.amount, ledger.dayOf(now)) : [],
   });
   if (created === 'refused') return false;
   await countDispute(dispute, dispute.status);
@@ -129,7 +131,7 @@ async function moveDispute(
   const committed = await commit({
     writes: [
       {
-        move: disputeTarget(dispute),
+        move: disputesStore.disputeTarget(dispute),
         transition: { ...move, from: [dispute.status] },
         set: { updated_at: now, ...(credit ? { debited: false } : {}), ...extra.set },
         append: { history: [historyEntry(`dispute.${move.to}`, context.source, context.reference, now)] },
@@ -138,7 +140,7 @@ async function moveDispute(
       ...(context.seen ? [context.seen] : []),
     ],
     events: [event],
-    counters: credit ? disputeCounters(dispute, dispute.currency, -dispute.amount, dayOf(now)) : [],
+    counters: credit ? ledger.disputeCounters(dispute, dispute.currency, -dispute.amount, ledger.dayOf(now)) : [],
   });
   if (committed === 'refused') return false;
   await countDispute(dispute, move.to);
@@ -160,10 +162,10 @@ export const acceptDispute = (merchant: Merchant, id: string, origin = freshOrig
 
 /** An evidence submission or acceptance through the operation runner: begun on the dispute, then carried out. */
 async function act(merchant: Merchant, id: string, action: DisputeAction, origin: Origin) {
-  const dispute = await findDispute(ownerOf(merchant), id);
+  const dispute = await disputesStore.findDispute(ownerOf(merchant), id);
   if (!dispute || dispute.livemode !== merchant.livemode) throw new NotFound();
   const opId = idFor('operation', origin);
-  if (dispute.op?.id === opId) return runAction(dispute, action, { op: dispute.op, takeOver: disputeTarget(dispute) });
+  if (dispute.op?.id === opId) return runAction(dispute, action, { op: dispute.op, takeOver: disputesStore.disputeTarget(dispute) });
   if (dispute.op) throw new OperationInProgress((dispute.op.lease_until - clock.now()) / 1000, 'this dispute');
   const operation = action.kind === 'dispute_accept' ? 'accept' : 'review';
   transition('dispute', DISPUTE, operation, dispute.status);
@@ -175,7 +177,7 @@ async function act(merchant: Merchant, id: string, action: DisputeAction, origin
     ...(dispute.connector_id ? { connector_id: dispute.connector_id } : {}),
     reference: dispute.provider_reference,
   };
-  const begin = beginOn(disputeTarget(dispute), op, {
+  const begin = beginOn(disputesStore.disputeTarget(dispute), op, {
     inStates: DISPUTE[operation].from,
     ...(action.kind === 'dispute_evidence' ? { set: { evidence: action.evidence } } : {}),
   });
@@ -194,7 +196,12 @@ const runAction = (dispute: StoredDispute, action: DisputeAction, start: Start<D
     },
     record: async (result, op) => {
       if (!result.ok)
-        return giveUp(disputeTarget(dispute), { id: dispute.payment_id, livemode: dispute.livemode, provider: dispute.provider }, op, result);
+        return giveUp(
+          disputesStore.disputeTarget(dispute),
+          { id: dispute.payment_id, livemode: dispute.livemode, provider: dispute.provider },
+          op,
+          result,
+        );
       const moved = await moveDispute(
         dispute,
         action.kind === 'dispute_accept' ? 'accept' : 'review',
@@ -202,8 +209,8 @@ const runAction = (dispute: StoredDispute, action: DisputeAction, start: Start<D
         { finish: op.id },
       );
       // A notification may have moved it meanwhile (e.g. the provider closed it): the operation still ends.
-      if (!moved) await finish(disputeTarget(dispute), op);
-      return disputeObject((await findDispute(dispute, dispute.id)) ?? dispute);
+      if (!moved) await finish(disputesStore.disputeTarget(dispute), op);
+      return disputeObject((await disputesStore.findDispute(dispute, dispute.id)) ?? dispute);
     },
   });
 
@@ -215,7 +222,7 @@ export async function reconcileDisputeOperation(dispute: StoredDispute & { op: O
     dispute.op.kind === 'dispute_accept'
       ? { kind: 'dispute_accept' }
       : { kind: 'dispute_evidence', evidence: (dispute.evidence ?? {}) as DisputeEvidence };
-  await runAction(dispute, action, { op: dispute.op, takeOver: disputeTarget(dispute) }, 'reconciler');
+  await runAction(dispute, action, { op: dispute.op, takeOver: disputesStore.disputeTarget(dispute) }, 'reconciler');
 }
 
 /** Where each provider's fake takes a test dispute (DECISIONS "Test mode"): its API origin, as configured. */
@@ -228,7 +235,7 @@ const fakeOrigin = (provider: string): string | undefined =>
  */
 export async function openTestDispute(merchant: Merchant, paymentId: string, body: v.InferOutput<typeof OpenTestDisputeBody>) {
   if (merchant.livemode) throw new BadRequest('livemode_not_allowed', undefined, 'test helpers act in test mode only');
-  const payment = await getStoredPayment(ownerOf(merchant), paymentId);
+  const payment = await payments.getStoredPayment(ownerOf(merchant), paymentId);
   if (!payment || payment.status === 'processing') throw new NotFound();
   if (payment.status !== 'captured' && payment.status !== 'refunded')
     throw new InvalidState(undefined, `a ${payment.status} payment cannot be disputed`);
@@ -257,7 +264,7 @@ export async function openTestDispute(merchant: Merchant, paymentId: string, bod
 }
 
 async function sandboxDisputeOf(payment: StoredPayment, reference: string) {
-  const { disputes } = await disputesAndRefundsOf(payment.id);
+  const { disputes } = await disputesStore.disputesAndRefundsOf(payment.id);
   const found = disputes.find((d) => d.provider_reference === reference);
   return found ? disputeObject(found) : null;
 }

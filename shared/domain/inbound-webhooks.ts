@@ -1,8 +1,8 @@
 import { logger } from '../logger.ts';
 import type { InboundWebhook } from '../providers/types.ts';
-import { findConnectorById, ownerOfConnector } from '../store/connectors.ts';
-import { paymentIdByReference, seenWrite } from '../store/inbound.ts';
-import { getStoredPayment } from '../store/payments.ts';
+import * as connectors from '../store/connectors.ts';
+import * as inbound from '../store/inbound.ts';
+import * as payments from '../store/payments.ts';
 import { clock } from './clock.ts';
 import { verifyInboundWebhook } from './follow-up.ts';
 import { BadRequest, NotFound } from './errors.ts';
@@ -16,17 +16,17 @@ import { applyProviderChange } from './provider-changes.ts';
  * it again and what was applied is not applied twice.
  */
 export async function receiveProviderWebhook(connectorId: string, request: InboundWebhook) {
-  const connector = await findConnectorById(connectorId);
+  const connector = await connectors.findConnectorById(connectorId);
   if (!connector) throw new NotFound();
   const verified = await verifyInboundWebhook(connector, request);
   if (!verified.ok) throw new BadRequest('webhook_verification_failed', undefined, verified.reason);
   let applied = 0;
   for (const notification of verified.notifications) {
     const change = notification.change;
-    const ours = change && (await paymentIdByReference(connector.id, change.paymentReference));
-    const payment = ours && (await getStoredPayment(ownerOfConnector(connector), ours.paymentId));
+    const ours = change && (await inbound.paymentIdByReference(connector.id, change.paymentReference));
+    const payment = ours && (await payments.getStoredPayment(connectors.ownerOfConnector(connector), ours.paymentId));
     if (!change || !payment) continue;
-    const seen = seenWrite(connector.id, notification.eventId, clock.now());
+    const seen = inbound.seenWrite(connector.id, notification.eventId, clock.now());
     if (await applyProviderChange(payment, change, { source: 'provider_webhook', reference: notification.eventId, seen })) applied++;
   }
   logger.info('Provider notifications received', { connector_id: connector.id, notifications: verified.notifications.length, applied });

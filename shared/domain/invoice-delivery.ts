@@ -1,8 +1,9 @@
 import { emailSender } from '../messaging/email.ts';
 import { messageSender } from '../messaging/messages.ts';
 import type { Operation } from '../store/commit.ts';
-import { getCustomer } from '../store/customers.ts';
-import { type InvoiceRecord, invoiceTarget, type StoredInvoice } from '../store/invoices.ts';
+import * as customers from '../store/customers.ts';
+import * as invoices from '../store/invoices.ts';
+import type { InvoiceRecord, StoredInvoice } from '../store/invoices.ts';
 import { clock, isoNow } from './clock.ts';
 import { beginOn, finish, leaseFromNow, runOperation } from './operations.ts';
 import { BadRequest, ResourceMissing } from './errors.ts';
@@ -59,7 +60,7 @@ export async function sendInvoice(merchant: Merchant, invoiceId: string, channel
     invoice = await load(ownerOf(merchant), invoiceId);
   }
   const { from } = transition('invoice', INVOICE, 'send', invoice.status);
-  const customer = await getCustomer(invoice, invoice.customer_id);
+  const customer = await customers.getCustomer(invoice, invoice.customer_id);
   if (!customer) throw new ResourceMissing('customer_id');
   const to = channel === 'email' ? customer.email : customer.phone;
   if (!to) throw new BadRequest('customer_has_no_phone', 'channel');
@@ -69,7 +70,7 @@ export async function sendInvoice(merchant: Merchant, invoiceId: string, channel
   // Begun before the message goes out: a racing mark-paid (or send) is refused instead of following it.
   const message = invoiceMessage(invoice, pdfUrl);
   const op: Operation = { id: newId('operation'), kind: 'invoice_send', lease_until: leaseFromNow(), channel, to };
-  const target = invoiceTarget(invoice);
+  const target = invoices.invoiceTarget(invoice);
   return runOperation({
     start: { op, begin: beginOn(target, op, { inStates: from }), refused: async () => Promise.reject(await refusal(invoice, 'send')) },
     call: () =>
@@ -106,7 +107,7 @@ async function sent(invoice: StoredInvoice, op: Operation, pdfUrl: string): Prom
  * twice. An invoice that was paid meanwhile (mark-paid after the lease ended) is not sent again; the operation ends.
  */
 export async function reconcileInvoiceSend(invoice: StoredInvoice & { op: Operation }, baseUrl?: string): Promise<SentView | undefined> {
-  const target = invoiceTarget(invoice);
+  const target = invoices.invoiceTarget(invoice);
   return runOperation({
     start: { op: invoice.op, takeOver: target },
     call: async (op) => {

@@ -2,7 +2,7 @@
  * An invoice's PDF behind its signed link. The renderer (pdf-lib and its fonts, invoice-pdf-render.ts) is loaded on
  * the first render, not at cold start: the link is checked and the invoice read while it loads.
  */
-import { getInvoiceById } from '../store/invoices.ts';
+import * as invoices from '../store/invoices.ts';
 import { NotFound } from './errors.ts';
 import { isId } from './ids.ts';
 import { type LinkQuery, verifyPdfLink } from './signed-links.ts';
@@ -15,7 +15,7 @@ export async function invoicePdfFromLink(invoiceId: string, query: LinkQuery): P
   if (!isId('invoice', invoiceId)) throw new NotFound();
   const renderer = import('./invoice-pdf-render.ts');
   if (!(await verifyPdfLink(invoiceId, query))) throw new NotFound();
-  const invoice = await getInvoiceById(invoiceId);
+  const invoice = await invoices.getInvoiceById(invoiceId);
   if (!invoice) throw new NotFound();
   const { renderInvoicePdf } = await renderer;
   return { filename: `${invoice.number}.pdf`, pdf: await renderInvoicePdf(invoice) };

@@ -8,18 +8,9 @@ import * as v from 'valibot';
 import { config } from '../config.ts';
 import { CreateInvoiceBody, type ListInvoicesQuery } from '../schemas/invoices.ts';
 import { commit } from '../store/commit.ts';
-import { getCustomer } from '../store/customers.ts';
-import {
-  getInvoice as getRecord,
-  type InvoiceChannel,
-  type InvoiceRecord,
-  type InvoiceStatus,
-  insertNumberedInvoice,
-  invoiceTarget,
-  listInvoices as listRecords,
-  merchantEmail,
-  type StoredInvoice,
-} from '../store/invoices.ts';
+import * as customers from '../store/customers.ts';
+import * as invoices from '../store/invoices.ts';
+import type { InvoiceChannel, InvoiceRecord, InvoiceStatus, StoredInvoice } from '../store/invoices.ts';
 import { clock, isoNow } from './clock.ts';
 import { clockTimeOf } from './clock-binding.ts';
 import { BadRequest, InvalidState, NotFound, ResourceMissing } from './errors.ts';
@@ -112,7 +103,7 @@ function validated(input: NewInvoice): v.InferOutput<typeof CreateInvoiceBody> {
 export async function createInvoice(merchant: Merchant, input: NewInvoice, baseUrl: string, origin: Origin = freshOrigin()): Promise<InvoiceView> {
   const body = validated(input);
   if (!isId('customer', body.customer_id)) throw new ResourceMissing('customer_id');
-  const [customer, issuer] = await Promise.all([getCustomer(ownerOf(merchant), body.customer_id), merchantEmail(merchant.id)]);
+  const [customer, issuer] = await Promise.all([customers.getCustomer(ownerOf(merchant), body.customer_id), invoices.merchantEmail(merchant.id)]);
   if (!customer) throw new ResourceMissing('customer_id');
 
   const totals = invoiceTotals(body.items, body.tax_rate);
@@ -145,7 +136,7 @@ export async function createInvoice(merchant: Merchant, input: NewInvoice, baseU
     period_start: input.period_start ?? null,
     metadata: body.metadata ?? {},
   };
-  const { invoice } = await insertNumberedInvoice(ownerOf(merchant), id, (sequence) => {
+  const { invoice } = await invoices.insertNumberedInvoice(ownerOf(merchant), id, (sequence) => {
     const invoice: InvoiceRecord = { ...draft, number: invoiceNumber(sequence) };
     return { invoice, event: newEvent(ownerOf(merchant), 'invoice.created', { ...toView(invoice, pdfUrl) }) };
   });
@@ -154,7 +145,7 @@ export async function createInvoice(merchant: Merchant, input: NewInvoice, baseU
 }
 
 export async function load(owner: Owner, invoiceId: string): Promise<StoredInvoice> {
-  const invoice = isId('invoice', invoiceId) ? await getRecord(owner, invoiceId) : undefined;
+  const invoice = isId('invoice', invoiceId) ? await invoices.getInvoice(owner, invoiceId) : undefined;
   if (!invoice) throw new NotFound();
   return invoice;
 }
@@ -165,7 +156,7 @@ export async function getInvoice(merchant: Merchant, invoiceId: string, baseUrl:
 
 export async function listInvoices(merchant: Merchant, query: v.InferOutput<typeof ListInvoicesQuery>, baseUrl: string) {
   const { limit, starting_after, ending_before, status, customer_id } = query;
-  const page = await listRecords(ownerOf(merchant), { status, customer_id }, { limit, starting_after, ending_before });
+  const page = await invoices.listInvoices(ownerOf(merchant), { status, customer_id }, { limit, starting_after, ending_before });
   return { object: 'list' as const, data: await Promise.all(page.data.map((i) => view(i, baseUrl))), has_more: page.has_more };
 }
 
@@ -185,7 +176,9 @@ export async function move(
   const result = toView({ ...invoice, ...changes, status: step.to }, pdfUrl);
   const event = newEvent(invoice, INVOICE[operation].event, { ...result });
   const committed = await commit({
-    writes: [{ move: invoiceTarget(invoice), transition: step, set: changes, operation: sendOp ? { finish: sendOp } : { idle: clock.now() } }],
+    writes: [
+      { move: invoices.invoiceTarget(invoice), transition: step, set: changes, operation: sendOp ? { finish: sendOp } : { idle: clock.now() } },
+    ],
     events: [event],
   });
   if (committed === 'refused') throw await refusal(invoice, operation);

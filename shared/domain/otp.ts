@@ -1,9 +1,9 @@
 import { appSecret } from '../secrets.ts';
 import { emailSender } from '../messaging/email.ts';
-import { findOrCreateMerchant } from '../store/merchants.ts';
-import { consumeOtp, getOtpRequest, putOtpRequest, recordWrongOtp } from '../store/otp-requests.ts';
-import { returnWindowSlot, takeWindowSlot } from '../store/rate-limits.ts';
-import { putSession } from '../store/sessions.ts';
+import * as merchants from '../store/merchants.ts';
+import * as otpRequests from '../store/otp-requests.ts';
+import * as rateLimits from '../store/rate-limits.ts';
+import * as sessions from '../store/sessions.ts';
 import { clock } from './clock.ts';
 import { constantTimeEqual, hmac, newOtp, newSessionToken, sha256 } from './credentials.ts';
 import { Unauthorized } from './errors.ts';
@@ -26,7 +26,7 @@ const otpHmac = async (requestId: string, otp: string) => hmac(await appSecret()
 export async function requestOtp(email: string): Promise<{ request_id: string; expires_in: number }> {
   const otp = newOtp();
   const request_id = newId('otpRequest');
-  await putOtpRequest({
+  await otpRequests.putOtpRequest({
     request_id,
     email,
     otp_hmac: await otpHmac(request_id, otp),
@@ -48,7 +48,7 @@ export async function requestOtp(email: string): Promise<{ request_id: string; e
  * in constant time. The first sign-in of an address creates its merchant.
  */
 export async function verifyOtp(requestId: string, otp: string): Promise<{ token: string; merchant_id: string }> {
-  const request = await getOtpRequest(requestId);
+  const request = await otpRequests.getOtpRequest(requestId);
   if (!request || request.used) throw new Unauthorized('invalid_otp');
   if (request.expires_ms <= clock.now()) throw new Unauthorized('otp_expired');
   if (request.attempts >= OTP_MAX_ATTEMPTS) throw new Unauthorized('otp_attempts_exceeded');
@@ -57,18 +57,18 @@ export async function verifyOtp(requestId: string, otp: string): Promise<{ token
   const address = sha256(request.email);
   // Every guess holds one of the address's wrong-code slots while it is compared (so parallel guesses cannot
   // outrun the limit); a right code gives its slot back.
-  if (!(await takeWindowSlot('otp-wrong', address, hour.start, hour.end, OTP_MAX_WRONG_PER_EMAIL_HOUR)))
+  if (!(await rateLimits.takeWindowSlot('otp-wrong', address, hour.start, hour.end, OTP_MAX_WRONG_PER_EMAIL_HOUR)))
     throw new Unauthorized('otp_attempts_exceeded');
 
   if (!constantTimeEqual(await otpHmac(requestId, otp), request.otp_hmac)) {
-    await recordWrongOtp(requestId, OTP_MAX_ATTEMPTS);
+    await otpRequests.recordWrongOtp(requestId, OTP_MAX_ATTEMPTS);
     throw new Unauthorized('invalid_otp');
   }
-  await returnWindowSlot('otp-wrong', address, hour.start);
-  if (!(await consumeOtp(requestId, OTP_MAX_ATTEMPTS))) throw new Unauthorized('invalid_otp');
+  await rateLimits.returnWindowSlot('otp-wrong', address, hour.start);
+  if (!(await otpRequests.consumeOtp(requestId, OTP_MAX_ATTEMPTS))) throw new Unauthorized('invalid_otp');
 
-  const merchant = await findOrCreateMerchant(request.email);
+  const merchant = await merchants.findOrCreateMerchant(request.email);
   const token = newSessionToken();
-  await putSession(sha256(token), { merchant_id: merchant.id, expires_ms: clock.now() + SESSION_TTL_MS });
+  await sessions.putSession(sha256(token), { merchant_id: merchant.id, expires_ms: clock.now() + SESSION_TTL_MS });
   return { token, merchant_id: merchant.id };
 }

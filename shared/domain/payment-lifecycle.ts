@@ -3,25 +3,14 @@ import type { OperationResult } from '../providers/index.ts';
 import { connectorForOperation, modeOf } from './connectors.ts';
 import type { CaptureBody, ListPaymentsQuery, RefundBody } from '../schemas/payments.ts';
 import { type Change, commit, type Operation } from '../store/commit.ts';
-import {
-  getRefund,
-  getStoredPayment,
-  type PaymentRead,
-  listPayments as listRecords,
-  loadPayment,
-  paymentCountChange,
-  type PaymentRecord,
-  paymentTarget,
-  refundTarget,
-  type StoredPayment,
-  type StoredRefund,
-} from '../store/payments.ts';
+import * as payments from '../store/payments.ts';
+import type { PaymentRead, PaymentRecord, StoredPayment, StoredRefund } from '../store/payments.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { clock, isoNow } from './clock.ts';
 import { AppError, BadRequest, InvalidState, NotFound, OperationInProgress, ProviderRefused } from './errors.ts';
 import { newEvent } from './events.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
-import { captureCounters, dayOf } from '../store/ledger.ts';
+import * as ledger from '../store/ledger.ts';
 import { asRetried, awaiting, beginOn, giveUp, leaseFromNow, runOperation, type Start } from './operations.ts';
 import { paymentView, type PaymentView, resolveAuthorization } from './payments.ts';
 import { PAYMENT, transition } from './state-machines.ts';
@@ -39,7 +28,7 @@ import { annotate } from '../tracer.ts';
  */
 async function load(merchant: Merchant, paymentId: string, read?: PaymentRead): Promise<StoredPayment & PaymentRecord> {
   annotate({ payment: paymentId });
-  const payment = await getStoredPayment(ownerOf(merchant), paymentId, read);
+  const payment = await payments.getStoredPayment(ownerOf(merchant), paymentId, read);
   // Test and live are apart: a payment of the other mode answers as if absent.
   if (!payment || payment.status === 'processing' || payment.livemode !== merchant.livemode) throw new NotFound();
   return payment as StoredPayment & PaymentRecord;
@@ -53,7 +42,7 @@ type ListInput = v.InferOutput<typeof ListPaymentsQuery>;
 
 export async function listPayments(merchant: Merchant, query: ListInput) {
   const { limit, starting_after, ending_before, status, currency, provider, customer_email } = query;
-  const result = await listRecords(
+  const result = await payments.listPayments(
     ownerOf(merchant),
     { status, currency, provider, customer_email, created_gte: query['created[gte]'], created_lte: query['created[lte]'] },
     { limit, starting_after, ending_before },
@@ -89,19 +78,19 @@ async function move(current: StoredPayment & PaymentRecord, kind: 'capture' | 'v
   let payment = current;
   const opId = idFor('operation', origin);
   if (payment.last_operation === opId) return paymentView(payment);
-  if (payment.op?.id === opId) return runPaymentOperation(payment, { op: payment.op, takeOver: paymentTarget(payment) });
+  if (payment.op?.id === opId) return runPaymentOperation(payment, { op: payment.op, takeOver: payments.paymentTarget(payment) });
   if (payment.op && !payment.op.awaiting) payment = await finishStale(payment);
   const { from } = transition('payment', PAYMENT, kind, payment.status);
   if (amount !== undefined && amount > payment.amount) throw new BadRequest('amount_too_large', 'amount');
   const op = operationOn(payment, opId, kind, amount);
   const refused = async (): Promise<never> => {
-    const now = await getStoredPayment(payment, payment.id);
+    const now = await payments.getStoredPayment(payment, payment.id);
     if (now?.op) throw new OperationInProgress((now.op.lease_until - clock.now()) / 1000);
     // Moved by a racing request meanwhile; if the move is still allowed, a retry runs it (409, nothing stored).
     if (now && (from as readonly string[]).includes(now.status)) throw new OperationInProgress(1);
     throw new InvalidState(undefined, `the payment became ${now?.status} meanwhile`);
   };
-  return runPaymentOperation(payment, { op, begin: beginOn(paymentTarget(payment), op, { inStates: from }), refused });
+  return runPaymentOperation(payment, { op, begin: beginOn(payments.paymentTarget(payment), op, { inStates: from }), refused });
 }
 
 /**
@@ -118,7 +107,7 @@ async function finishStale(payment: StoredPayment & PaymentRecord): Promise<Stor
           () => true,
           () => false,
         );
-  const now = (await getStoredPayment(payment, payment.id)) as StoredPayment & PaymentRecord;
+  const now = (await payments.getStoredPayment(payment, payment.id)) as StoredPayment & PaymentRecord;
   if (!settled && now.op) throw new OperationInProgress(1);
   return now;
 }
@@ -142,7 +131,7 @@ const runPaymentOperation = (payment: StoredPayment, start: Start<PaymentView>, 
 async function recordPaymentOperation(payment: StoredPayment, op: Operation, result: OperationResult, source: ChangeSource) {
   if (!result.ok) {
     if (op.kind === 'capture' && result.reason !== 'unknown') await countCapture(payment, 'failed');
-    return giveUp(paymentTarget(payment), payment, op, result);
+    return giveUp(payments.paymentTarget(payment), payment, op, result);
   }
   const now = isoNow();
   const changes =
@@ -155,7 +144,7 @@ async function recordPaymentOperation(payment: StoredPayment, op: Operation, res
   const committed = await commit({
     writes: [
       {
-        move: paymentTarget(payment),
+        move: payments.paymentTarget(payment),
         transition: move,
         set: changes,
         append: { history: [historyEntry(move.event, source, result.reference, now)] },
@@ -164,8 +153,8 @@ async function recordPaymentOperation(payment: StoredPayment, op: Operation, res
     ],
     events: [event],
     counters: [
-      ...(op.kind === 'capture' ? captureCounters(payment, payment.currency, op.amount!, dayOf(now)) : []),
-      ...paymentCountChange(payment as PaymentRecord, 'succeeded', move.to),
+      ...(op.kind === 'capture' ? ledger.captureCounters(payment, payment.currency, op.amount!, ledger.dayOf(now)) : []),
+      ...payments.paymentCountChange(payment as PaymentRecord, 'succeeded', move.to),
     ],
   });
   if (committed === 'refused') throw new OperationInProgress(1);
@@ -183,11 +172,11 @@ const countCapture = (payment: { livemode: boolean; provider?: string | null }, 
  */
 export async function refundPayment(merchant: Merchant, paymentId: string, body: v.InferOutput<typeof RefundBody>, origin: Origin = freshOrigin()) {
   const refundId = idFor('refund', origin);
-  const earlier = origin.seed === null ? undefined : await getRefund(paymentId, refundId);
+  const earlier = origin.seed === null ? undefined : await payments.getRefund(paymentId, refundId);
   if (!earlier) return reserveAndRefund(merchant, paymentId, refundId, body);
   const payment = await load(merchant, paymentId);
   if (!earlier.op || earlier.op.awaiting) return refundView(payment, earlier);
-  return runRefund(payment, earlier, { op: earlier.op, takeOver: refundTarget(earlier) });
+  return runRefund(payment, earlier, { op: earlier.op, takeOver: payments.refundTarget(earlier) });
 }
 
 const RESERVE_ATTEMPTS = 5;
@@ -237,16 +226,16 @@ async function reserveAndRefund(
     writes: [
       // From the status read (not any status the move allows), so the status counts move exactly once.
       {
-        move: paymentTarget(payment),
+        move: payments.paymentTarget(payment),
         transition: { ...move, from: [payment.status] },
         add: { amount_refunded: amount },
         atMost: { amount_refunded: payment.amount_captured - amount },
         ...(read === 'eventual' ? { expect: { amount_captured: payment.amount_captured, amount_refunded: payment.amount_refunded } } : {}),
         set: { updated_at: refund.created_at },
       },
-      { create: refundTarget(refund), item: { ...refund, op: undefined }, operation: op },
+      { create: payments.refundTarget(refund), item: { ...refund, op: undefined }, operation: op },
     ],
-    counters: paymentCountChange(payment, payment.status, 'refunded'),
+    counters: payments.paymentCountChange(payment, payment.status, 'refunded'),
   };
   const refused = async () => {
     if (attempt === RESERVE_ATTEMPTS) throw new OperationInProgress(1, 'this payment (concurrent refunds)');
@@ -278,13 +267,13 @@ async function recordRefund(payment: PaymentRecord, refund: StoredRefund, op: Op
   }
   if (!result.ok) {
     if (result.reason !== 'unknown') await takeBack(payment, refund);
-    return giveUp(refundTarget(refund), payment, op, result);
+    return giveUp(payments.refundTarget(refund), payment, op, result);
   }
   if (!result.pending) return (await confirmRefund(payment, refund, result.reference, { source, reference: result.reference })).view;
   const accepted = await commit({
     writes: [
       {
-        move: refundTarget(refund),
+        move: payments.refundTarget(refund),
         inStates: ['pending'],
         set: { provider_reference: result.reference },
         append: { history: [historyEntry('refund.accepted', source, result.reference)] },
@@ -292,9 +281,9 @@ async function recordRefund(payment: PaymentRecord, refund: StoredRefund, op: Op
       },
     ],
   });
-  if (accepted === 'refused' && (await getRefund(refund.payment_id, refund.id))?.op?.id === op.id) throw new OperationInProgress(1);
+  if (accepted === 'refused' && (await payments.getRefund(refund.payment_id, refund.id))?.op?.id === op.id) throw new OperationInProgress(1);
   if (accepted === 'committed') await countRefund(payment, 'pending');
-  return refundView((await getStoredPayment(payment, payment.id)) as PaymentRecord, refund);
+  return refundView((await payments.getStoredPayment(payment, payment.id)) as PaymentRecord, refund);
 }
 
 /**
@@ -302,27 +291,27 @@ async function recordRefund(payment: PaymentRecord, refund: StoredRefund, op: Op
  * when it was the only money refunded, the payment is captured again in the same transaction.
  */
 async function takeBack(payment: PaymentRecord, refund: StoredRefund): Promise<void> {
-  const remove = { remove: refundTarget(refund), operation: refund.op!.id };
+  const remove = { remove: payments.refundTarget(refund), operation: refund.op!.id };
   for (let attempt = 1; attempt <= RESERVE_ATTEMPTS; attempt++) {
-    const now = (await getStoredPayment(payment, payment.id)) as PaymentRecord;
+    const now = (await payments.getStoredPayment(payment, payment.id)) as PaymentRecord;
     const last = now.status === 'refunded' && now.amount_refunded === refund.amount;
     const given = await commit(
       last
         ? {
             writes: [
               {
-                move: paymentTarget(now),
+                move: payments.paymentTarget(now),
                 transition: PAYMENT.restore,
                 add: { amount_refunded: -refund.amount },
                 expect: { amount_refunded: refund.amount },
               },
               remove,
             ],
-            counters: paymentCountChange(now, 'refunded', 'captured'),
+            counters: payments.paymentCountChange(now, 'refunded', 'captured'),
           }
         : {
             writes: [
-              { move: paymentTarget(now), add: { amount_refunded: -refund.amount }, expect: { amount_refunded: now.amount_refunded } },
+              { move: payments.paymentTarget(now), add: { amount_refunded: -refund.amount }, expect: { amount_refunded: now.amount_refunded } },
               remove,
             ],
           },
@@ -334,11 +323,11 @@ async function takeBack(payment: PaymentRecord, refund: StoredRefund): Promise<v
 
 /** The reconciler's part: an operation whose lease ended is taken over and carried out again under its own key. */
 export async function reconcilePaymentOperation(payment: StoredPayment): Promise<void> {
-  await runPaymentOperation(payment, { op: payment.op!, takeOver: paymentTarget(payment) }, 'reconciler');
+  await runPaymentOperation(payment, { op: payment.op!, takeOver: payments.paymentTarget(payment) }, 'reconciler');
 }
 
 export async function reconcileRefundOperation(refund: StoredRefund): Promise<void> {
-  const payment = await loadPayment(refund.payment_id);
+  const payment = await payments.loadPayment(refund.payment_id);
   if (!payment) return;
-  await runRefund(payment as PaymentRecord, refund, { op: refund.op!, takeOver: refundTarget(refund) }, 'reconciler');
+  await runRefund(payment as PaymentRecord, refund, { op: refund.op!, takeOver: payments.refundTarget(refund) }, 'reconciler');
 }

@@ -4,20 +4,13 @@ import type { CreatePaymentBody, SimulateRouteBody } from '../schemas/payments.t
 import { logger } from '../logger.ts';
 import { count } from '../metrics.ts';
 import { appSecret } from '../secrets.ts';
-import { type CardOnFile, cardOnFileUpdate, findCustomerByEmail } from '../store/customers.ts';
+import * as customers from '../store/customers.ts';
+import type { CardOnFile } from '../store/customers.ts';
 import { type Change, commit, type Operation } from '../store/commit.ts';
-import {
-  getStoredPayment,
-  paymentCountChange,
-  type PaymentAttempt,
-  newPaymentRecord,
-  type PaymentRecord,
-  paymentTarget,
-  type RoutingDecision,
-  type StoredPayment,
-} from '../store/payments.ts';
-import { countCardAttempt, uncountCardAttempt } from '../store/velocity.ts';
-import { readRoutingSetup } from '../store/routing-setup.ts';
+import * as payments from '../store/payments.ts';
+import type { PaymentAttempt, PaymentRecord, RoutingDecision, StoredPayment } from '../store/payments.ts';
+import * as velocityStore from '../store/velocity.ts';
+import * as routingSetup from '../store/routing-setup.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { cardBrand, cardFingerprint, type StoredCard } from './cards.ts';
 import { clock, isoNow } from './clock.ts';
@@ -25,10 +18,11 @@ import { connectorForOperation, connectorForTarget, activeConnectors, describeTa
 import { BadRequest, Declined, OperationInProgress, OutcomeUnknown, ProvidersUnavailable } from './errors.ts';
 import { newEvent } from './events.ts';
 import { type ChangeSource, historyEntry } from './timeline-entries.ts';
-import { paymentReferenceWrite } from '../store/inbound.ts';
+import * as inbound from '../store/inbound.ts';
 import { freshOrigin, idFor, newId, type Origin } from './ids.ts';
 import { leaseFromNow, runOperation } from './operations.ts';
-import { type AttemptOutcome, authorizationCounters } from '../store/ledger.ts';
+import * as ledger from '../store/ledger.ts';
+import type { AttemptOutcome } from '../store/ledger.ts';
 import { assessRisk, RISK_DECLINE_THRESHOLD } from './risk.ts';
 import { forcedProvider, planRoute, type RoutePlan } from './routing.ts';
 import { chance, countAttempt, meanApprovedAmount, recentStats, roundRobinTurn } from './routing-context.ts';
@@ -92,7 +86,7 @@ const factsOf = (input: SimulateRouteInput, cardNumber: string | undefined): Pay
 async function plan(merchant: Merchant, input: SimulateRouteInput, cardNumber: string | undefined, { simulation = false } = {}) {
   const owner = ownerOf(merchant);
   // a forced provider consults no rule, so its payment reads none
-  const [setup, stats] = await Promise.all([readRoutingSetup(owner, { rules: !forcedProvider(input.routing) }), recentStats(owner)]);
+  const [setup, stats] = await Promise.all([routingSetup.readRoutingSetup(owner, { rules: !forcedProvider(input.routing) }), recentStats(owner)]);
   const rules = activeRules(setup.rules);
   const accounts = activeConnectors(setup.connectors);
   const providers = planRoute({
@@ -177,15 +171,15 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
   // The reads (and the velocity count) a decision needs, at once and beside the rate limit's count: one round trip of
   // latency instead of four. A refused request answers 429 whatever they found, and takes its velocity count back.
   const countedAt = clock.now();
-  const velocity = countCardAttempt(stored.fingerprint, countedAt);
+  const velocity = velocityStore.countCardAttempt(stored.fingerprint, countedAt);
   const decided = Promise.all([
     plan(merchant, input, card.number),
-    customerEmail ? findCustomerByEmail(ownerOf(merchant), customerEmail) : Promise.resolve(undefined),
+    customerEmail ? customers.findCustomerByEmail(ownerOf(merchant), customerEmail) : Promise.resolve(undefined),
     velocity,
   ]);
   decided.catch(() => undefined);
   await admitted.catch(async (refusal: unknown) => {
-    await velocity.then(() => uncountCardAttempt(stored.fingerprint, countedAt)).catch(() => undefined);
+    await velocity.then(() => velocityStore.uncountCardAttempt(stored.fingerprint, countedAt)).catch(() => undefined);
     throw refusal;
   });
   const [{ route, stats }, customer, cardAttemptsThisHour] = await decided;
@@ -198,7 +192,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     merchantMeanAmount: meanApprovedAmount(stats, input.currency),
   });
 
-  const base = newPaymentRecord({
+  const base = payments.newPaymentRecord({
     id,
     merchant_id: merchant.id,
     livemode: merchant.livemode,
@@ -219,9 +213,9 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     const event = newEvent(ownerOf(merchant), 'payment.failed', paymentView(declined));
     if (
       (await commit({
-        writes: [{ create: paymentTarget(declined), item: declined }],
+        writes: [{ create: payments.paymentTarget(declined), item: declined }],
         events: [event],
-        counters: [...authorizationCounters(declined, []), ...paymentCountChange(declined, null, 'failed')],
+        counters: [...ledger.authorizationCounters(declined, []), ...payments.paymentCountChange(declined, null, 'failed')],
       })) === 'refused'
     ) {
       return answerRetried(merchant, input, origin);
@@ -246,7 +240,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
  * retry pays for this read: a first run learns it from the refused begin, never reads first.
  */
 async function answerRetried(merchant: Merchant, input: CreatePaymentInput, origin: Origin): Promise<PaymentView> {
-  const earlier = await getStoredPayment(ownerOf(merchant), idFor('payment', origin));
+  const earlier = await payments.getStoredPayment(ownerOf(merchant), idFor('payment', origin));
   if (!earlier) throw new OperationInProgress(1);
   if ((await resolveAuthorization(earlier, 'request')) === 'absent') return createPayment(merchant, input, origin);
   return answerOf(ownerOf(merchant), earlier.id);
@@ -301,8 +295,8 @@ export async function authorizePayment(
       };
       // The first attempt creates the payment `processing` with its operation; a failover's replaces the one before.
       const begin: Change = op
-        ? { writes: [{ move: paymentTarget(base), operation: { replace: op.id, with: next }, set: { attempts: [...trail, pending] } }] }
-        : { writes: [{ create: paymentTarget(base), item: { ...base, status: 'processing', attempts: [pending] }, operation: next }] };
+        ? { writes: [{ move: payments.paymentTarget(base), operation: { replace: op.id, with: next }, set: { attempts: [...trail, pending] } }] }
+        : { writes: [{ create: payments.paymentTarget(base), item: { ...base, status: 'processing', attempts: [pending] }, operation: next }] };
       const first = !op;
       const step = await runOperation<AuthorizeResult, PaymentRecord | 'failover' | 'taken'>({
         start: { op: next, begin, refused: async () => (first ? 'taken' : Promise.reject(new OperationInProgress(1))) },
@@ -376,7 +370,7 @@ export async function authorizePayment(
     await Promise.all(tried);
   }
   // Every provider failed before accepting: nothing is held, so nothing is kept (a retry runs again).
-  if (op) await commit({ writes: [{ remove: paymentTarget(base), operation: op.id, inStates: ['processing'] }] });
+  if (op) await commit({ writes: [{ remove: payments.paymentTarget(base), operation: op.id, inStates: ['processing'] }] });
   const failed = softFailures.map((f) => `${describeTarget(f.target)} answered ${f.reason}`).join(', ');
   throw new ProvidersUnavailable(`no provider could take the payment (${failed}); nothing was charged`);
 }
@@ -434,7 +428,7 @@ async function finishCreate(
   const cardOnFile =
     succeeded && payment.customer_id && payment.provider && payment.provider_token && !alreadyOnFile(onFile, payment)
       ? [
-          cardOnFileUpdate(payment.customer_id, {
+          customers.cardOnFileUpdate(payment.customer_id, {
             provider: payment.provider,
             connector_id: payment.connector_id ?? null,
             provider_token: payment.provider_token,
@@ -450,7 +444,7 @@ async function finishCreate(
   const result = await commit({
     writes: [
       {
-        move: paymentTarget(payment),
+        move: payments.paymentTarget(payment),
         transition: PAYMENT[succeeded ? 'authorize' : 'decline'],
         set: fields,
         append: { history: [historyEntry(event.type, source, payment.provider_reference)] },
@@ -458,11 +452,11 @@ async function finishCreate(
       },
       // What the provider's notifications name (its reference) leads back to this payment.
       ...(succeeded && payment.connector_id && payment.provider_reference
-        ? [paymentReferenceWrite(payment.connector_id, payment.provider_reference, payment)]
+        ? [inbound.paymentReferenceWrite(payment.connector_id, payment.provider_reference, payment)]
         : []),
     ],
     events: [event],
-    counters: [...cardOnFile, ...authorizationCounters(payment, attempts), ...paymentCountChange(payment, null, payment.status)],
+    counters: [...cardOnFile, ...ledger.authorizationCounters(payment, attempts), ...payments.paymentCountChange(payment, null, payment.status)],
   });
   if (result === 'refused') throw new OperationInProgress(1);
 }
@@ -492,7 +486,7 @@ export async function resolveAuthorization(payment: StoredPayment, by: 'request'
   if (!op || op.kind !== 'authorize') return 'settled';
   if (by === 'reconciler' && op.lease_until >= clock.now()) return 'pending';
   return runOperation({
-    start: { op, takeOver: paymentTarget(payment), refused: async () => 'pending' as const },
+    start: { op, takeOver: payments.paymentTarget(payment), refused: async () => 'pending' as const },
     call: async (held) => {
       const connector = await connectorForOperation(payment, held);
       return { connector, found: await lookupWithin(connector, held.id) };
@@ -513,7 +507,7 @@ async function recordLookup(
     // Recorded failed while its attempt was unknown: whatever the provider holds under the key is reversed.
     if (!(await connector.reverse(op.id)).ok) return 'pending';
     await commit({
-      writes: [{ move: paymentTarget(payment), operation: { finish: op.id }, set: { attempts: finishAttempt(payment, op.id, 'reverse') } }],
+      writes: [{ move: payments.paymentTarget(payment), operation: { finish: op.id }, set: { attempts: finishAttempt(payment, op.id, 'reverse') } }],
     });
     return 'settled';
   }
@@ -548,13 +542,13 @@ async function recordLookup(
   // Nothing found, or nobody can tell (a provider with no read by reference): the key is closed at the provider
   // first, cancelling whatever it holds or will hold under it (a request still in flight can no longer authorize).
   if (!(await connector.reverse(op.id)).ok) return 'pending';
-  await commit({ writes: [{ remove: paymentTarget(payment), operation: op.id, inStates: ['processing'] }] });
+  await commit({ writes: [{ remove: payments.paymentTarget(payment), operation: op.id, inStates: ['processing'] }] });
   return 'absent';
 }
 
 /** The create's answer from what is stored: the payment (200), its decline (402), or an outcome still unknown (500). */
 async function answerOf(owner: Owner, id: string) {
-  const payment = await getStoredPayment(owner, id);
+  const payment = await payments.getStoredPayment(owner, id);
   if (!payment || payment.status === 'processing') throw new OperationInProgress(1);
   if (payment.status === 'failed' && payment.op) throw new OutcomeUnknown(id);
   return answerFor(payment as PaymentRecord);

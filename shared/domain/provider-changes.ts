@@ -1,9 +1,10 @@
 import { logger } from '../logger.ts';
 import type { ProviderChange } from '../providers/types.ts';
 import { commit } from '../store/commit.ts';
-import { disputesAndRefundsOf } from '../store/disputes.ts';
-import { captureReversalCounters, dayOf } from '../store/ledger.ts';
-import { getStoredPayment, paymentCountChange, type PaymentRecord, paymentTarget, type StoredPayment } from '../store/payments.ts';
+import * as disputes from '../store/disputes.ts';
+import * as ledger from '../store/ledger.ts';
+import * as payments from '../store/payments.ts';
+import type { PaymentRecord, StoredPayment } from '../store/payments.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { clock, isoNow } from './clock.ts';
 import { OperationInProgress } from './errors.ts';
@@ -51,7 +52,7 @@ async function afterOperationInFlight(payment: StoredPayment): Promise<StoredPay
   while (inFlight(current)) {
     if (performance.now() >= deadline) throw new OperationInProgress(5);
     await sleep(100);
-    current = (await getStoredPayment(payment, payment.id)) ?? current;
+    current = (await payments.getStoredPayment(payment, payment.id)) ?? current;
   }
   return current;
 }
@@ -68,7 +69,7 @@ async function confirmAwaiting(
   const confirmed = await commit({
     writes: [
       {
-        move: paymentTarget(payment),
+        move: payments.paymentTarget(payment),
         append: {
           history: [historyEntry(change ?? `${kind === 'capture' ? 'capture' : 'cancellation'}.confirmed`, context.source, context.reference)],
         },
@@ -99,7 +100,7 @@ async function failCapture(
   const committed = await commit({
     writes: [
       {
-        move: paymentTarget(payment),
+        move: payments.paymentTarget(payment),
         transition: PAYMENT.captureFail,
         expect: { amount_refunded: 0 },
         set: { amount_captured: 0, updated_at: now },
@@ -110,8 +111,8 @@ async function failCapture(
     ],
     events: [event],
     counters: [
-      ...captureReversalCounters(payment, payment.currency, payment.amount_captured, dayOf(capturedAt)),
-      ...paymentCountChange(payment, 'captured', 'succeeded'),
+      ...ledger.captureReversalCounters(payment, payment.currency, payment.amount_captured, ledger.dayOf(capturedAt)),
+      ...payments.paymentCountChange(payment, 'captured', 'succeeded'),
     ],
   });
   if (committed === 'refused') return false;
@@ -123,7 +124,7 @@ type RefundChange = Extract<ProviderChange, { object: 'refund' }>;
 /** A refund's outcome: ours by the id we tagged it with, or by the provider's id of it. A refund made elsewhere is ignored. */
 async function applyRefundChange(payment: PaymentRecord, change: RefundChange, context: OutcomeContext): Promise<boolean> {
   if (change.status === 'pending') return false;
-  const { refunds } = await disputesAndRefundsOf(payment.id);
+  const { refunds } = await disputes.disputesAndRefundsOf(payment.id);
   const refund = refunds.find((r) => (change.refundId && r.id === change.refundId) || r.provider_reference === change.refundReference);
   if (!refund) {
     logger.info('A provider reported a refund not made through this service; ignored', { payment_id: payment.id });

@@ -1,7 +1,8 @@
 import { logger } from '../logger.ts';
 import { providerDeadlines } from '../providers/deadlines.ts';
 import { commit, type Operation } from '../store/commit.ts';
-import { expiredOperations, getRefund, getStoredPayment, type Leased, loadPayment, paymentTarget, refundTarget } from '../store/payments.ts';
+import * as payments from '../store/payments.ts';
+import type { Leased } from '../store/payments.ts';
 import { connectorForOperation } from './connectors.ts';
 import { reconcileDisputeOperation } from './disputes.ts';
 import { applyProviderChange } from './provider-changes.ts';
@@ -27,7 +28,7 @@ export interface ReconcileReport {
  */
 export async function reconcile(now = clock.now()): Promise<ReconcileReport> {
   const report: ReconcileReport = { found: 0, settled: 0, pending: 0 };
-  for (const leased of await expiredOperations(now)) {
+  for (const leased of await payments.expiredOperations(now)) {
     report.found++;
     if (await reconcileLeased(leased)) report.settled++;
     else report.pending++;
@@ -88,16 +89,17 @@ async function settleAwaiting(leased: Leased): Promise<boolean> {
   if (leased.entity !== 'payment' && leased.entity !== 'refund') return false;
   const item = leased.entity === 'payment' ? leased.payment : leased.refund;
   const op = item.op;
-  const payment = leased.entity === 'payment' ? leased.payment : await loadPayment(leased.refund.payment_id);
+  const payment = leased.entity === 'payment' ? leased.payment : await payments.loadPayment(leased.refund.payment_id);
   if (!payment?.provider_reference) return false;
   const connector = await connectorForOperation(payment, op);
   const changes = await connector.changesOf(payment.provider_reference, AbortSignal.timeout(providerDeadlines.lookupMs * 3));
   for (const change of changes ?? []) {
-    const now = await getStoredPayment(payment, payment.id);
+    const now = await payments.getStoredPayment(payment, payment.id);
     if (now) await applyProviderChange(now, change, { source: 'reconciler', reference: null });
   }
-  const target = leased.entity === 'payment' ? paymentTarget(leased.payment) : refundTarget(leased.refund);
-  const still = leased.entity === 'payment' ? (await getStoredPayment(payment, payment.id))?.op : (await getRefund(payment.id, item.id))?.op;
+  const target = leased.entity === 'payment' ? payments.paymentTarget(leased.payment) : payments.refundTarget(leased.refund);
+  const still =
+    leased.entity === 'payment' ? (await payments.getStoredPayment(payment, payment.id))?.op : (await payments.getRefund(payment.id, item.id))?.op;
   if (still?.id !== op.id) return true;
   await commit({ writes: [{ move: target, operation: { replace: op.id, with: awaiting(op) } }] });
   return false;

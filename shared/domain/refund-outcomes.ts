@@ -1,16 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { commit, type Create } from '../store/commit.ts';
-import { dayOf, refundCounters, refundReversalCounters, unplannedRefundCounters } from '../store/ledger.ts';
-import {
-  getRefund,
-  getStoredPayment,
-  paymentCountChange,
-  type PaymentRecord,
-  paymentTarget,
-  type RefundRecord,
-  refundTarget,
-  type StoredRefund,
-} from '../store/payments.ts';
+import * as ledger from '../store/ledger.ts';
+import * as payments from '../store/payments.ts';
+import type { PaymentRecord, RefundRecord, StoredRefund } from '../store/payments.ts';
 import { OperationInProgress } from './errors.ts';
 import { newEvent } from './events.ts';
 import { paymentView } from './payments.ts';
@@ -48,25 +40,25 @@ const pause = (attempt: number) => sleep(Math.random() * Math.min(200, 10 * 2 **
  * Answers the endpoint's view, and whether this call made the change (false: it was already settled).
  */
 export async function confirmRefund(payment: PaymentRecord, refund: StoredRefund, providerRefundId: string, context: OutcomeContext) {
-  const day = dayOf(refund.created_at);
+  const day = ledger.dayOf(refund.created_at);
   let current = refund;
   for (let attempt = 0; attempt < PLANNED_ATTEMPTS + UNPLANNED_ATTEMPTS; attempt++) {
     if (attempt > 0) await pause(attempt);
-    const paymentNow = getStoredPayment(payment, payment.id) as Promise<PaymentRecord>;
+    const paymentNow = payments.getStoredPayment(payment, payment.id) as Promise<PaymentRecord>;
     if (!allows(REFUND, 'confirm', current.status)) return { view: refundView(await paymentNow, current), applied: false };
     // The payment (for the answer and the event) and the balance cells the plan draws on are read at once.
     const [now, counters] = await Promise.all([
       paymentNow,
       attempt < PLANNED_ATTEMPTS
-        ? refundCounters(payment, payment.currency, refund.amount, day)
-        : unplannedRefundCounters(payment, payment.currency, refund.amount, day),
+        ? ledger.refundCounters(payment, payment.currency, refund.amount, day)
+        : ledger.unplannedRefundCounters(payment, payment.currency, refund.amount, day),
     ]);
     const view = refundView(now, current);
     const event = newEvent(payment, 'payment.refunded', view);
     const confirmed = await commit({
       writes: [
         {
-          move: refundTarget(current),
+          move: payments.refundTarget(current),
           transition: REFUND.confirm,
           set: { provider_reference: providerRefundId },
           append: { history: [historyEntry('refund.succeeded', context.source, context.reference)] },
@@ -84,7 +76,7 @@ export async function confirmRefund(payment: PaymentRecord, refund: StoredRefund
       await countRefund(payment, 'succeeded');
       return { view, applied: true };
     }
-    const reread = await getRefund(refund.payment_id, refund.id);
+    const reread = await payments.getRefund(refund.payment_id, refund.id);
     if (!reread) throw new Error(`Refund ${refund.id} disappeared while it was confirmed`);
     current = reread;
   }
@@ -101,20 +93,20 @@ export async function failRefund(payment: PaymentRecord, refund: StoredRefund, f
   for (let attempt = 0; attempt < PLANNED_ATTEMPTS + UNPLANNED_ATTEMPTS; attempt++) {
     if (attempt > 0) await pause(attempt);
     if (!allows(REFUND, 'fail', current.status)) return false;
-    const now = (await getStoredPayment(payment, payment.id)) as PaymentRecord;
+    const now = (await payments.getStoredPayment(payment, payment.id)) as PaymentRecord;
     const last = now.status === 'refunded' && now.amount_refunded === current.amount;
     const failed: StoredRefund = { ...current, status: REFUND.fail.to, failure_reason: failureReason, op: undefined };
     const event = newEvent(payment, REFUND.fail.event, refundObject(failed));
     const given = await commit({
       writes: [
         {
-          move: paymentTarget(now),
+          move: payments.paymentTarget(now),
           ...(last ? { transition: PAYMENT.restore } : {}),
           add: { amount_refunded: -current.amount },
           expect: { amount_refunded: now.amount_refunded },
         },
         {
-          move: refundTarget(current),
+          move: payments.refundTarget(current),
           transition: { ...REFUND.fail, from: [current.status] },
           set: { failure_reason: failureReason },
           append: { history: [historyEntry('refund.failed', context.source, context.reference)] },
@@ -124,15 +116,17 @@ export async function failRefund(payment: PaymentRecord, refund: StoredRefund, f
       ],
       events: [event],
       counters: [
-        ...(last ? paymentCountChange(now, 'refunded', 'captured') : []),
-        ...(current.status === 'succeeded' ? refundReversalCounters(payment, payment.currency, current.amount, dayOf(current.created_at)) : []),
+        ...(last ? payments.paymentCountChange(now, 'refunded', 'captured') : []),
+        ...(current.status === 'succeeded'
+          ? ledger.refundReversalCounters(payment, payment.currency, current.amount, ledger.dayOf(current.created_at))
+          : []),
       ],
     });
     if (given === 'committed') {
       await countRefund(payment, 'failed');
       return true;
     }
-    const reread = await getRefund(refund.payment_id, refund.id);
+    const reread = await payments.getRefund(refund.payment_id, refund.id);
     if (!reread) throw new Error(`Refund ${refund.id} disappeared while it failed`);
     current = reread;
   }

@@ -1,6 +1,7 @@
 import type * as v from 'valibot';
 import type { ListRefundsQuery } from '../schemas/payments.ts';
-import { findRefund, getPayment, refundPage, type StoredRefund } from '../store/payments.ts';
+import * as payments from '../store/payments.ts';
+import type { StoredRefund } from '../store/payments.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { NotFound } from './errors.ts';
 
@@ -22,7 +23,7 @@ export const refundObject = (r: StoredRefund) => ({
 });
 
 export async function getRefund(merchant: Merchant, refundId: string) {
-  const refund = await findRefund(ownerOf(merchant), refundId);
+  const refund = await payments.findRefund(ownerOf(merchant), refundId);
   if (!refund || refund.livemode !== merchant.livemode) throw new NotFound();
   return refundObject(refund);
 }
@@ -30,7 +31,7 @@ export async function getRefund(merchant: Merchant, refundId: string) {
 /** The merchant's refunds, newest first; `payment_id` narrows them to one payment's (a payment of another merchant: 404). */
 export async function listRefunds(merchant: Merchant, query: v.InferOutput<typeof ListRefundsQuery>) {
   const { payment_id, ...page } = query;
-  if (payment_id && (await getPayment(ownerOf(merchant), payment_id))?.livemode !== merchant.livemode) throw new NotFound();
-  const result = await refundPage(ownerOf(merchant), payment_id, page);
+  if (payment_id && (await payments.getPayment(ownerOf(merchant), payment_id))?.livemode !== merchant.livemode) throw new NotFound();
+  const result = await payments.refundPage(ownerOf(merchant), payment_id, page);
   return { object: 'list' as const, data: result.data.map(refundObject), has_more: result.has_more };
 }

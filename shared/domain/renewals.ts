@@ -4,19 +4,12 @@ import { config } from '../config.ts';
 import { logger } from '../logger.ts';
 import { sendJson } from '../queues-client.ts';
 import { RenewalMessage, type RenewalMessageBody } from '../schemas/subscriptions.ts';
-import { getCustomer } from '../store/customers.ts';
-import { getInvoice as getInvoiceRecord, type InvoiceStatus } from '../store/invoices.ts';
-import { getPayment } from '../store/payments.ts';
-import {
-  claimPeriod,
-  forEachDueSubscription,
-  getPeriod,
-  loadSubscription,
-  type PeriodRecord,
-  type SubscriptionRecord,
-  takeOverCharging,
-  updateClaimedPeriod,
-} from '../store/subscriptions.ts';
+import * as customers from '../store/customers.ts';
+import * as invoices from '../store/invoices.ts';
+import type { InvoiceStatus } from '../store/invoices.ts';
+import * as payments from '../store/payments.ts';
+import * as subscriptions from '../store/subscriptions.ts';
+import type { PeriodRecord, SubscriptionRecord } from '../store/subscriptions.ts';
 import type { Merchant } from './auth.ts';
 import { addDays, billingDateAfter, RETRY_DAYS } from './billing-dates.ts';
 import { chargeCardOnFile } from './card-on-file.ts';
@@ -62,7 +55,7 @@ export async function scanRenewals(): Promise<{ due: number; enqueued: number }>
   const day = today();
   let due = 0;
   let enqueued = 0;
-  await forEachDueSubscription(day, async (page) => {
+  await subscriptions.forEachDueSubscription(day, async (page) => {
     const messages = page.flatMap((s) => renewalMessageOf(s, day) ?? []);
     // A first renewal's message is `{subscription_id, period_start}`; retries add their attempt.
     await renewalsQueue.send(messages.map(({ attempt, ...m }) => (attempt ? { ...m, attempt } : m)));
@@ -82,7 +75,7 @@ const baseUrl = () => config.PUBLIC_API_URL ?? '';
 
 /** Moves the period along the PERIOD table while this worker's claim holds it; false when the claim was lost. */
 const advance = (period: PeriodRecord, operation: keyof typeof PERIOD, changes: Partial<PeriodRecord> = {}) =>
-  updateClaimedPeriod(period, PERIOD[operation].from, { ...changes, state: PERIOD[operation].to }, isoNow());
+  subscriptions.updateClaimedPeriod(period, PERIOD[operation].from, { ...changes, state: PERIOD[operation].to }, isoNow());
 
 const skip = (reason: string, message: RenewalMessage): RenewalOutcome => {
   logger.info('Renewal skipped', { reason, ...message });
@@ -91,7 +84,7 @@ const skip = (reason: string, message: RenewalMessage): RenewalOutcome => {
 
 /** Renews one period of one subscription (one message of the renewals queue), at most once; counts what it did. */
 export async function renewPeriod(message: RenewalMessage): Promise<RenewalOutcome> {
-  const subscription = await loadSubscription(message.subscription_id);
+  const subscription = await subscriptions.loadSubscription(message.subscription_id);
   if (!subscription) return skip('unknown_subscription', message);
   const outcome = await renewLoaded(subscription, message);
   if (outcome === 'renewed' || outcome === 'past_due') await count('Renewals', { mode: modeOf(subscription), outcome });
@@ -107,7 +100,7 @@ async function renewLoaded(subscription: SubscriptionRecord, message: RenewalMes
   }
 
   // Finish what an earlier run of this period did but could not complete (it stopped between two writes).
-  const existing = await getPeriod(subscription_id, period);
+  const existing = await subscriptions.getPeriod(subscription_id, period);
   if (existing?.state === 'settled') return completeRenewal(subscription, existing);
   if (existing?.state === 'failed' && existing.attempt === attempt) return recordDecline(subscription, existing);
   if (existing?.state === 'charging' && existing.attempt === attempt && existing.lease_until < clock.now())
@@ -122,7 +115,7 @@ async function renewLoaded(subscription: SubscriptionRecord, message: RenewalMes
         subscription.retry_at <= day;
   if (!due) return skip('attempt_not_due', message);
 
-  const claimed = await claimPeriod(subscription_id, period, attempt, randomUUID(), clock.now(), LEASE_MS);
+  const claimed = await subscriptions.claimPeriod(subscription_id, period, attempt, randomUUID(), clock.now(), LEASE_MS);
   if (!claimed) return skip('claimed', message);
   return renewClaimed(subscription, claimed);
 }
@@ -149,11 +142,11 @@ async function renewClaimed(subscription: SubscriptionRecord, claimed: PeriodRec
       baseUrl(),
       { at: Date.parse(period.created_at), seed: `renewal#${subscription.id}#${period.period_start}` },
     );
-    if (!(await updateClaimedPeriod(period, ['open'], { invoice_id: invoice.id }, isoNow()))) return skip('claim_lost', message);
+    if (!(await subscriptions.updateClaimedPeriod(period, ['open'], { invoice_id: invoice.id }, isoNow()))) return skip('claim_lost', message);
     period = { ...period, invoice_id: invoice.id };
     invoiceStatus = invoice.status;
   } else {
-    invoiceStatus = (await getInvoiceRecord(subscription, period.invoice_id))?.status;
+    invoiceStatus = (await invoices.getInvoice(subscription, period.invoice_id))?.status;
   }
   const invoiceId = period.invoice_id!;
 
@@ -164,7 +157,7 @@ async function renewClaimed(subscription: SubscriptionRecord, claimed: PeriodRec
     return completeRenewal(subscription, { ...period, state: 'settled', outcome: 'paid_elsewhere' });
   }
 
-  const customer = await getCustomer(subscription, subscription.customer_id);
+  const customer = await customers.getCustomer(subscription, subscription.customer_id);
   if (!customer?.card_on_file) {
     // Sent already by a run that died before recording it (or by the reconciler, finishing that run's send): not again.
     if (invoiceStatus !== 'sent') await sendInvoice(actorOf(subscription), invoiceId, 'email', baseUrl());
@@ -222,9 +215,9 @@ async function recoverCharge(subscription: SubscriptionRecord, stuck: PeriodReco
     logger.error('A renewal charge was started without a payment id; the period is not charged again', { ...message, period: stuck });
     return skip('charging_unknown', message);
   }
-  const period = await takeOverCharging(stuck, randomUUID(), clock.now(), LEASE_MS);
+  const period = await subscriptions.takeOverCharging(stuck, randomUUID(), clock.now(), LEASE_MS);
   if (!period) return skip('claimed', message);
-  const payment = await getPayment(subscription, stuck.payment_id);
+  const payment = await payments.getPayment(subscription, stuck.payment_id);
   if (!payment) return chargePeriod(subscription, period);
   if (payment.status === 'failed') {
     const declineCode = payment.decline_code ?? 'generic_decline';
@@ -244,7 +237,7 @@ async function completeRenewal(subscription: SubscriptionRecord, period: PeriodR
       await markInvoicePaid(actorOf(subscription), period.invoice_id, period.payment_id);
     } catch (error) {
       if (!(error instanceof AppError && error.code === 'invalid_state')) throw error;
-      const invoice = await getInvoiceRecord(subscription, period.invoice_id);
+      const invoice = await invoices.getInvoice(subscription, period.invoice_id);
       // Being sent at this moment: fail, so that the queue runs this completion again shortly.
       if (invoice?.status !== 'paid') throw error;
       // Paid already: by an earlier run of this completion, or by the merchant while this charge ran.

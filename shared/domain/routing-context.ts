@@ -1,5 +1,6 @@
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
-import { emptyStats, readStats, type RecentStats, recordAttempt } from '../store/routing-stats.ts';
+import * as routingStats from '../store/routing-stats.ts';
+import type { RecentStats } from '../store/routing-stats.ts';
 import { clock } from './clock.ts';
 import type { Owner } from '../store/keys.ts';
 
@@ -22,7 +23,7 @@ export async function recentStats(owner: Owner): Promise<Stats> {
   const now = clock.now();
   const cached = cache.get(cacheKey(owner));
   if (cached && now - cached.readAt < CACHE_MS) return cached.stats;
-  const stats = await readStats(owner, now - STATS_WINDOW_MS);
+  const stats = await routingStats.readStats(owner, now - STATS_WINDOW_MS);
   cache.set(cacheKey(owner), { readAt: now, stats });
   return stats;
 }
@@ -41,7 +42,10 @@ export async function countAttempt(
 ) {
   const cached = cache.get(cacheKey(owner))?.stats;
   if (cached) {
-    const counted = [cached.providers[target.provider], ...(target.connectorId ? [(cached.connectors[target.connectorId] ??= emptyStats())] : [])];
+    const counted = [
+      cached.providers[target.provider],
+      ...(target.connectorId ? [(cached.connectors[target.connectorId] ??= routingStats.emptyStats())] : []),
+    ];
     for (const p of counted) {
       p.attempts += 1;
       p.approvals += attempt.approved ? 1 : 0;
@@ -51,7 +55,7 @@ export async function countAttempt(
     volume.approvals += attempt.approved ? 1 : 0;
     volume.approved_amount += attempt.approved ? attempt.amount : 0;
   }
-  await recordAttempt(owner, target.provider, target.connectorId, attempt, clock.now(), STATS_WINDOW_MS * 2);
+  await routingStats.recordAttempt(owner, target.provider, target.connectorId, attempt, clock.now(), STATS_WINDOW_MS * 2);
 }
 
 /**

@@ -1,12 +1,7 @@
 import type { ProviderName } from '../providers/types.ts';
 import { listItems, metadataKeyOf, NUMERIC_OPERATORS, type RuleCondition, type RuleField, type RuleOperator } from '../schemas/routing-rules.ts';
-import {
-  routingRulePage,
-  putRoutingRule,
-  type RoutingRuleChanges,
-  type RoutingRuleRecord,
-  updateRoutingRule as updateRecord,
-} from '../store/routing-rules.ts';
+import * as routingRules from '../store/routing-rules.ts';
+import type { RoutingRuleChanges, RoutingRuleRecord } from '../store/routing-rules.ts';
 import type { PageQuery } from '../store/pagination.ts';
 import { BadRequest, NotFound } from './errors.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
@@ -76,7 +71,7 @@ export async function createRoutingRule(merchant: Merchant, input: NewRoutingRul
     status: 'active',
     created_at: new Date(origin.at).toISOString(),
   };
-  const put = await putRoutingRule(rule, MAX_RULES_PER_MERCHANT);
+  const put = await routingRules.putRoutingRule(rule, MAX_RULES_PER_MERCHANT);
   if (!put) throw new BadRequest('too_many_rules');
   return view(put.record);
 }
@@ -85,7 +80,7 @@ export async function updateRoutingRule(merchant: Merchant, ruleId: string, chan
   const { status, ...fields } = changes;
   // fields alone change in any state (a rule has no final one)
   const move = status ? ROUTING_RULE[status === 'active' ? 'enable' : 'disable'] : { from: ROUTING_RULE.disable.from };
-  const rule = await updateRecord(ownerOf(merchant), ruleId, fields, move);
+  const rule = await routingRules.updateRoutingRule(ownerOf(merchant), ruleId, fields, move);
   if (!rule) throw new NotFound();
   return view(rule);
 }
@@ -95,7 +90,7 @@ export async function updateRoutingRule(merchant: Merchant, ruleId: string, chan
  * `priority` that orders evaluation (lowest first, then oldest first).
  */
 export async function listRoutingRules(merchant: Merchant, page: PageQuery) {
-  const result = await routingRulePage(ownerOf(merchant), page);
+  const result = await routingRules.routingRulePage(ownerOf(merchant), page);
   return { object: 'list' as const, data: result.data.map(view), has_more: result.has_more };
 }
 

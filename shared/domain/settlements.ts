@@ -1,30 +1,23 @@
 import { logger } from '../logger.ts';
 import type { PageQuery } from '../store/pagination.ts';
-import { type BalanceCell, dayOf, readBalanceCells } from '../store/ledger.ts';
-import {
-  allBalanceCells,
-  arrivedSettlements,
-  getSettlement as getRecord,
-  listSettlements as listRecords,
-  markSettlementPaid,
-  pendingSettlementsOf,
-  putSettlement,
-  releaseCell,
-  type SettlementRecord,
-} from '../store/settlements.ts';
+import * as ledger from '../store/ledger.ts';
+import type { BalanceCell } from '../store/ledger.ts';
+import * as settlementsStore from '../store/settlements.ts';
+import type { SettlementRecord } from '../store/settlements.ts';
 import { clock, isoNow } from './clock.ts';
 import { NotFound } from './errors.ts';
 import { newEvent } from './events.ts';
 import { newId } from './ids.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import { ownedBy, type Owner } from '../store/keys.ts';
+import * as keys from '../store/keys.ts';
+import type { Owner } from '../store/keys.ts';
 import { allows, SETTLEMENT } from './state-machines.ts';
 
 const DAY_MS = 86_400_000;
 /** Captured funds stay pending this many days, and a settlement arrives this many days after it is made. */
 export const HOLD_DAYS = 2;
 
-const addDays = (day: string, n: number) => dayOf(new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS).toISOString());
+const addDays = (day: string, n: number) => ledger.dayOf(new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS).toISOString());
 
 const view = (s: SettlementRecord) => ({
   id: s.id,
@@ -40,13 +33,13 @@ const view = (s: SettlementRecord) => ({
 });
 
 export async function getSettlement(merchant: Merchant, id: string) {
-  const settlement = await getRecord(ownerOf(merchant), id);
+  const settlement = await settlementsStore.getSettlement(ownerOf(merchant), id);
   if (!settlement) throw new NotFound();
   return view(settlement);
 }
 
 export async function listSettlements(merchant: Merchant, status: string | undefined, page: PageQuery) {
-  const result = await listRecords(ownerOf(merchant), status, page);
+  const result = await settlementsStore.listSettlements(ownerOf(merchant), status, page);
   return { object: 'list' as const, data: result.data.map(view), has_more: result.has_more };
 }
 
@@ -56,10 +49,10 @@ export async function listSettlements(merchant: Merchant, status: string | undef
  * (3) settlements whose arrival date has come are paid, each with a `settlement.paid` event.
  */
 export async function runDailySettlement(): Promise<{ released: number; settled: number; paid: number }> {
-  const today = dayOf(new Date(clock.now()).toISOString());
-  const { released, settled } = await releaseAndSettle(await allBalanceCells(), today);
+  const today = ledger.dayOf(new Date(clock.now()).toISOString());
+  const { released, settled } = await releaseAndSettle(await settlementsStore.allBalanceCells(), today);
 
-  const paid = await payOut(await arrivedSettlements(today));
+  const paid = await payOut(await settlementsStore.arrivedSettlements(today));
   logger.info('Daily settlement run', { today, released, settled, paid });
   return { released, settled, paid };
 }
@@ -72,7 +65,7 @@ async function payOut(settlements: readonly SettlementRecord[]): Promise<number>
     if (!allows(SETTLEMENT, 'pay', settlement.status)) continue;
     const paidAt = isoNow();
     const event = newEvent(settlement, pay.event, view({ ...settlement, status: pay.to, paid_at: paidAt }));
-    if (await markSettlementPaid(settlement, pay, paidAt, event)) {
+    if (await settlementsStore.markSettlementPaid(settlement, pay, paidAt, event)) {
       paid++;
     }
   }
@@ -81,19 +74,19 @@ async function payOut(settlements: readonly SettlementRecord[]): Promise<number>
 
 /** Steps (1) and (2) of the daily job for one merchant in one mode, as the job would run them on `day`. */
 export async function settleMerchant(owner: Owner, day: string): Promise<{ released: number; settled: number }> {
-  return releaseAndSettle(await readBalanceCells(owner), day);
+  return releaseAndSettle(await ledger.readBalanceCells(owner), day);
 }
 
 /** The whole daily job for one merchant in one mode on `day` (a test clock's day): steps (1), (2) and (3). */
 export async function runSettlementDay(owner: Owner, day: string): Promise<{ released: number; settled: number; paid: number }> {
   const { released, settled } = await settleMerchant(owner, day);
-  const paid = await payOut((await arrivedSettlements(day)).filter((s) => ownedBy(s, owner)));
+  const paid = await payOut((await settlementsStore.arrivedSettlements(day)).filter((s) => keys.ownedBy(s, owner)));
   return { released, settled, paid };
 }
 
 /** The first day on or after `from` on which the daily job has something to do for the owner, if any. */
 export async function nextSettlementDay(owner: Owner, from: string): Promise<string | undefined> {
-  const [cells, arriving] = await Promise.all([readBalanceCells(owner), pendingSettlementsOf(owner)]);
+  const [cells, arriving] = await Promise.all([ledger.readBalanceCells(owner), settlementsStore.pendingSettlementsOf(owner)]);
   const days = [
     ...cells.flatMap((c) => (c.bucket === 'pending' && c.amount !== 0 ? [addDays(c.captureDay, HOLD_DAYS)] : [])),
     ...(cells.some((c) => c.bucket === 'available' && c.amount > 0) ? [from] : []),
@@ -108,7 +101,7 @@ export async function releaseAndSettle(cells: readonly BalanceCell[], today: str
   let released = 0;
   for (const cell of cells) {
     if (cell.bucket !== 'pending' || !cell.captureDay || cell.captureDay > releaseThrough) continue;
-    if (await releaseCell(cell)) released++;
+    if (await settlementsStore.releaseCell(cell)) released++;
   }
 
   let settled = 0;
@@ -125,7 +118,7 @@ export async function releaseAndSettle(cells: readonly BalanceCell[], today: str
 /** Sweeps an owner's available funds in one currency into today's settlement (at most one a day per mode). */
 async function settle(owner: Owner, currency: string, today: string): Promise<boolean> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const cells = await readBalanceCells(owner, { availableIn: currency });
+    const cells = await ledger.readBalanceCells(owner, { availableIn: currency });
     const amount = cells.reduce((n, c) => n + c.amount, 0);
     if (amount <= 0) return false;
     const settlement: SettlementRecord = {
@@ -140,7 +133,7 @@ async function settle(owner: Owner, currency: string, today: string): Promise<bo
       created_at: isoNow(),
       paid_at: null,
     };
-    if (await putSettlement(settlement, today, cells)) return true;
+    if (await settlementsStore.putSettlement(settlement, today, cells)) return true;
   }
   return false;
 }

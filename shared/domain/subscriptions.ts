@@ -1,14 +1,9 @@
 import type * as v from 'valibot';
 import type { CreateSubscriptionBody, ListSubscriptionsQuery } from '../schemas/subscriptions.ts';
 import { commit } from '../store/commit.ts';
-import { getCustomer } from '../store/customers.ts';
-import {
-  getSubscription as getRecord,
-  listSubscriptions as listRecords,
-  subscriptionCreate,
-  subscriptionMove,
-  type SubscriptionRecord,
-} from '../store/subscriptions.ts';
+import * as customers from '../store/customers.ts';
+import * as subscriptions from '../store/subscriptions.ts';
+import type { SubscriptionRecord } from '../store/subscriptions.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { firstBillingDate, resumedNextBilling, type Schedule, utcDate } from './billing-dates.ts';
 import { businessNow, isoNow } from './clock.ts';
@@ -60,7 +55,7 @@ type CreateInput = v.InferOutput<typeof CreateSubscriptionBody>;
  * after a crash (same Idempotency-Key) finds the subscription its first run stored and answers it.
  */
 export async function createSubscription(merchant: Merchant, input: CreateInput, origin: Origin = freshOrigin()) {
-  const customer = isId('customer', input.customer_id) ? await getCustomer(ownerOf(merchant), input.customer_id) : undefined;
+  const customer = isId('customer', input.customer_id) ? await customers.getCustomer(ownerOf(merchant), input.customer_id) : undefined;
   if (!customer) throw new ResourceMissing('customer_id');
   // a customer on a test clock subscribes at the clock's time, and renews as the clock advances
   const at = (await clockTimeOf(customer.test_clock)) ?? origin.at;
@@ -90,7 +85,7 @@ export async function createSubscription(merchant: Merchant, input: CreateInput,
     cancelled_at: null,
   };
   const event = newEvent(ownerOf(merchant), 'subscription.created', subscriptionView(subscription));
-  if ((await commit({ writes: [subscriptionCreate(subscription)], events: [event] })) === 'refused') {
+  if ((await commit({ writes: [subscriptions.subscriptionCreate(subscription)], events: [event] })) === 'refused') {
     // Stored by an earlier run of the same request: answered as it is, never created twice.
     return subscriptionView(await load(merchant, subscription.id));
   }
@@ -101,12 +96,12 @@ type ListInput = v.InferOutput<typeof ListSubscriptionsQuery>;
 
 export async function listSubscriptions(merchant: Merchant, query: ListInput) {
   const { limit, starting_after, ending_before, status, customer_id } = query;
-  const result = await listRecords(ownerOf(merchant), { status, customer_id }, { limit, starting_after, ending_before });
+  const result = await subscriptions.listSubscriptions(ownerOf(merchant), { status, customer_id }, { limit, starting_after, ending_before });
   return { object: 'list' as const, data: result.data.map(subscriptionView), has_more: result.has_more };
 }
 
 async function load(merchant: Merchant, subscriptionId: string): Promise<SubscriptionRecord> {
-  const subscription = await getRecord(ownerOf(merchant), subscriptionId);
+  const subscription = await subscriptions.getSubscription(ownerOf(merchant), subscriptionId);
   if (!subscription) throw new NotFound();
   return subscription;
 }
@@ -129,7 +124,7 @@ export async function applyMove(
   const set = { ...changes, updated_at: isoNow() };
   const updated: SubscriptionRecord = { ...subscription, ...set, status: step.to };
   const event = newEvent(subscription, step.event, subscriptionView(updated));
-  if ((await commit({ writes: [subscriptionMove(subscription, step, set, expect)], events: [event] })) === 'refused') return undefined;
+  if ((await commit({ writes: [subscriptions.subscriptionMove(subscription, step, set, expect)], events: [event] })) === 'refused') return undefined;
   return updated;
 }
 

@@ -4,17 +4,8 @@ import { sendJson } from '../queues-client.ts';
 import type { AdvanceTestClockBody, CreateTestClockBody, TestClockMessage } from '../schemas/test-clocks.ts';
 import type { Owner } from '../store/keys.ts';
 import type { PageQuery } from '../store/pagination.ts';
-import {
-  beginAdvance,
-  deleteClockObjects,
-  deleteTestClock as deleteRecord,
-  getTestClock as getRecord,
-  listTestClocks as listRecords,
-  loadTestClock,
-  putTestClock,
-  stalledAdvances,
-  type TestClockRecord,
-} from '../store/test-clocks.ts';
+import * as testClocks from '../store/test-clocks.ts';
+import type { TestClockRecord } from '../store/test-clocks.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { clock as machineClock } from './clock.ts';
 import { BadRequest, InvalidState, NotFound } from './errors.ts';
@@ -73,18 +64,19 @@ export async function createTestClock(merchant: Merchant, input: v.InferOutput<t
     updated_at: at,
   };
   // a retried request (same origin) finds the clock its first run stored
-  const existing = (await loadTestClock(clock.id)) ?? ((await putTestClock(clock)) ? clock : await loadTestClock(clock.id));
+  const existing =
+    (await testClocks.loadTestClock(clock.id)) ?? ((await testClocks.putTestClock(clock)) ? clock : await testClocks.loadTestClock(clock.id));
   if (!existing) throw new Error(`Test clock ${clock.id} refused, and no clock is stored under its id`);
   return testClockView(existing);
 }
 
 export async function listTestClocks(merchant: Merchant, page: PageQuery) {
-  const result = await listRecords(testModeOnly(merchant), page);
+  const result = await testClocks.listTestClocks(testModeOnly(merchant), page);
   return { object: 'list' as const, data: result.data.map(testClockView), has_more: result.has_more };
 }
 
 async function load(merchant: Merchant, clockId: string): Promise<TestClockRecord> {
-  const clock = await getRecord(testModeOnly(merchant), clockId);
+  const clock = await testClocks.getTestClock(testModeOnly(merchant), clockId);
   if (!clock) throw new NotFound();
   return clock;
 }
@@ -98,7 +90,7 @@ export async function advanceTestClock(merchant: Merchant, clockId: string, inpu
   if (!allows(TEST_CLOCK, 'advance', clock.status)) throw new InvalidState(undefined, 'the test clock is advancing; wait for test_clock.ready');
   if (target < clock.frozen_time)
     throw new BadRequest('parameter_invalid', 'frozen_time', `a test clock only moves forward, from ${clock.frozen_time}`);
-  const begun = await beginAdvance(clock, TEST_CLOCK.advance, target, machineIso());
+  const begun = await testClocks.beginAdvance(clock, TEST_CLOCK.advance, target, machineIso());
   if (!begun) throw new InvalidState(undefined, 'the test clock is advancing; wait for test_clock.ready');
   await clocksQueue.send([{ clock_id: clock.id }]);
   return testClockView(begun);
@@ -107,8 +99,8 @@ export async function advanceTestClock(merchant: Merchant, clockId: string, inpu
 /** Deletes the clock and what is bound to it: its customers, their subscriptions and invoices. */
 export async function deleteTestClock(merchant: Merchant, clockId: string) {
   const clock = await load(merchant, clockId);
-  await deleteClockObjects(clock, clock.customer_ids);
-  if (!(await deleteRecord(clock.id))) throw new NotFound();
+  await testClocks.deleteClockObjects(clock, clock.customer_ids);
+  if (!(await testClocks.deleteTestClock(clock.id))) throw new NotFound();
   return { id: clock.id, object: 'test_clock' as const, deleted: true as const };
 }
 
@@ -117,7 +109,7 @@ const STALLED_AFTER_MS = 10 * 60_000;
 
 /** Sends again the advances that stopped moving (the reconciler's schedule): each resumes where it got to. */
 export async function resumeStalledAdvances(now: number): Promise<number> {
-  const stalled = await stalledAdvances(new Date(now - STALLED_AFTER_MS).toISOString());
+  const stalled = await testClocks.stalledAdvances(new Date(now - STALLED_AFTER_MS).toISOString());
   if (stalled.length) await clocksQueue.send(stalled.map((clock_id) => ({ clock_id })));
   return stalled.length;
 }

@@ -1,5 +1,5 @@
-import { disputesAndRefundsOf } from '../store/disputes.ts';
-import { getPayment } from '../store/payments.ts';
+import * as disputesStore from '../store/disputes.ts';
+import * as payments from '../store/payments.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { NotFound } from './errors.ts';
 import type { HistoryEntry } from './timeline-entries.ts';
@@ -21,7 +21,10 @@ const entry = (object: TimelineObject, id: string, h: HistoryEntry) => ({
  * (two reads: the payment, and its partition's refunds and disputes).
  */
 export async function paymentTimeline(merchant: Merchant, paymentId: string) {
-  const [payment, { refunds, disputes }] = await Promise.all([getPayment(ownerOf(merchant), paymentId), disputesAndRefundsOf(paymentId)]);
+  const [payment, { refunds, disputes }] = await Promise.all([
+    payments.getPayment(ownerOf(merchant), paymentId),
+    disputesStore.disputesAndRefundsOf(paymentId),
+  ]);
   if (!payment || payment.livemode !== merchant.livemode) throw new NotFound();
   const source = payment.routing_decision?.strategy === 'card_on_file' ? 'schedule' : 'api';
   const entries = [

@@ -1,8 +1,10 @@
 import { config, isLocal } from '../config.ts';
 import { eventsQueue, type EventsMessage, MAX_DELAY_SECONDS } from '../events/queue.ts';
 import { logger } from '../logger.ts';
-import { type EndpointDelivery, type EventRef, getEvent, recordFanOut, recordRetry } from '../store/events.ts';
-import { disableWebhook, listWebhooks, type WebhookRecord } from '../store/webhooks.ts';
+import * as eventsStore from '../store/events.ts';
+import type { EndpointDelivery, EventRef } from '../store/events.ts';
+import * as webhooks from '../store/webhooks.ts';
+import type { WebhookRecord } from '../store/webhooks.ts';
 import { postWebhook, type WebhookHttpResult } from '../webhooks/http-client.ts';
 import { openSecret } from '../webhooks/sealed-secret.ts';
 import { signatureHeaders } from '../webhooks/signing.ts';
@@ -53,18 +55,20 @@ export async function handleEventsMessage(message: EventsMessage): Promise<void>
 /** Delivers a new event to every subscribed endpoint at once, records the round, and schedules retries. */
 async function fanOut(message: Extract<EventsMessage, { kind: 'event' }>): Promise<void> {
   // The event and its merchant's endpoints are read at once: the message says whose it is.
-  const [event, listed] = await Promise.all([getEvent(message), listWebhooks(message)]);
+  const [event, listed] = await Promise.all([eventsStore.getEvent(message), webhooks.listWebhooks(message)]);
   if (!event || event.targeted !== undefined) return; // unknown, or a duplicate send already handled
   const sameOwner = message.merchant_id === event.merchant_id && message.livemode === event.livemode;
   // An endpoint receives the events that happened after it was configured, not older ones still in the queue.
-  const endpoints = (sameOwner ? listed : await listWebhooks(event)).filter((w) => subscribed(w, event.type) && w.created_at <= event.created_at);
+  const endpoints = (sameOwner ? listed : await webhooks.listWebhooks(event)).filter(
+    (w) => subscribed(w, event.type) && w.created_at <= event.created_at,
+  );
   const results = await Promise.all(endpoints.map((w) => deliver(w, event)));
   const round: Record<string, EndpointDelivery> = {};
   endpoints.forEach((w, i) => {
     const status = results[i]!.status_code;
     round[w.id] = { delivered: isSuccess(status), attempts: 1, last_status_code: status };
   });
-  if (!(await recordFanOut(message, round))) return; // a concurrent duplicate recorded it first
+  if (!(await eventsStore.recordFanOut(message, round))) return; // a concurrent duplicate recorded it first
   const now = clock.now();
   await Promise.all(endpoints.map((w, i) => afterFailure(w, message, results[i]!, { attempt: 1, first_attempt_at: now })));
 }
@@ -76,11 +80,11 @@ async function retry(message: Extract<EventsMessage, { kind: 'retry' }>): Promis
     await eventsQueue.send([message], Math.ceil((message.due_at - now) / 1000));
     return;
   }
-  const event = await getEvent(message);
-  const webhook = event && (await listWebhooks(event)).find((w) => w.id === message.webhook_id);
+  const event = await eventsStore.getEvent(message);
+  const webhook = event && (await webhooks.listWebhooks(event)).find((w) => w.id === message.webhook_id);
   if (!event || !webhook || webhook.status !== 'active') return;
   const result = await deliver(webhook, event);
-  await recordRetry(message, webhook.id, result.status_code, isSuccess(result.status_code));
+  await eventsStore.recordRetry(message, webhook.id, result.status_code, isSuccess(result.status_code));
   await afterFailure(webhook, message, result, { attempt: message.attempt, first_attempt_at: message.first_attempt_at });
 }
 
@@ -106,7 +110,7 @@ async function afterFailure(
   };
   if (result.status_code === 410) {
     logger.warn('Webhook delivery failed: endpoint answered 410 Gone and is disabled', { ...failed, outcome: 'endpoint_disabled' });
-    await disableWebhook(webhook, webhook.id, WEBHOOK_ENDPOINT.disable, 'endpoint answered 410 Gone');
+    await webhooks.disableWebhook(webhook, webhook.id, WEBHOOK_ENDPOINT.disable, 'endpoint answered 410 Gone');
     return;
   }
   const delay = retryDelayMs(attempt);

@@ -2,8 +2,10 @@ import { lookup } from 'node:dns/promises';
 import type * as v from 'valibot';
 import { isLocal } from '../config.ts';
 import type { ConfigureWebhookBody, ListWebhookEventsQuery, TestWebhookBody } from '../schemas/webhooks.ts';
-import { type EventRecord, listEvents } from '../store/events.ts';
-import { deleteWebhook as deleteRecord, listWebhooks as listRecords, putWebhook, type WebhookRecord, webhookPage } from '../store/webhooks.ts';
+import * as eventsStore from '../store/events.ts';
+import type { EventRecord } from '../store/events.ts';
+import * as webhooks from '../store/webhooks.ts';
+import type { WebhookRecord } from '../store/webhooks.ts';
 import type { PageQuery } from '../store/pagination.ts';
 import { type HostLookup, resolveAndCheck, validateWebhookUrl } from '../webhooks/ssrf.ts';
 import { newWebhookSecret, sealSecret } from '../webhooks/sealed-secret.ts';
@@ -56,7 +58,7 @@ export async function configureWebhook(merchant: Merchant, input: v.InferOutput<
     secret_sealed: await sealSecret(secret, merchant.id, id),
     created_at: new Date(origin.at).toISOString(),
   };
-  const put = await putWebhook(webhook, MAX_WEBHOOKS_PER_MERCHANT);
+  const put = await webhooks.putWebhook(webhook, MAX_WEBHOOKS_PER_MERCHANT);
   if (!put) throw new BadRequest('too_many_webhooks', 'url');
   // a retried configure (same origin) answers the endpoint its first run registered; its secret is not shown again
   return put.created ? { ...view(webhook), secret } : view(put.record);
@@ -64,12 +66,12 @@ export async function configureWebhook(merchant: Merchant, input: v.InferOutput<
 
 /** The merchant's endpoints, newest first, in cursor pages like every list. */
 export async function listWebhooks(merchant: Merchant, page: PageQuery) {
-  const result = await webhookPage(ownerOf(merchant), page);
+  const result = await webhooks.webhookPage(ownerOf(merchant), page);
   return { object: 'list' as const, data: result.data.map(view), has_more: result.has_more };
 }
 
 export async function deleteWebhook(merchant: Merchant, webhookId: string) {
-  if (!(await deleteRecord(ownerOf(merchant), webhookId))) throw new NotFound();
+  if (!(await webhooks.deleteWebhook(ownerOf(merchant), webhookId))) throw new NotFound();
   return { id: webhookId, object: 'webhook' as const, deleted: true as const };
 }
 
@@ -87,7 +89,7 @@ const deliveryView = (e: EventRecord) => ({
 /** The delivery log: every event of the merchant, newest first, with how its delivery went. */
 export async function listDeliveries(merchant: Merchant, query: v.InferOutput<typeof ListWebhookEventsQuery>) {
   const { limit, starting_after, ending_before, event, delivered } = query;
-  const page = await listEvents(ownerOf(merchant), { event, delivered }, { limit, starting_after, ending_before });
+  const page = await eventsStore.listEvents(ownerOf(merchant), { event, delivered }, { limit, starting_after, ending_before });
   return { object: 'list' as const, data: page.data.map(deliveryView), has_more: page.has_more };
 }
 
@@ -104,7 +106,7 @@ const sampleObject = (type: EventType): Record<string, unknown> => ({
  * reports the outcome; `status_code` is 0 when the endpoint could not be reached.
  */
 export async function testWebhook(merchant: Merchant, input: v.InferOutput<typeof TestWebhookBody>) {
-  const endpoints = await listRecords(ownerOf(merchant));
+  const endpoints = await webhooks.listWebhooks(ownerOf(merchant));
   const target = input.webhook_id
     ? endpoints.find((w) => w.id === input.webhook_id)
     : endpoints.find((w) => w.status === 'active' && (w.events.includes('*') || w.events.includes(input.event)));

@@ -2,7 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { logger } from '../logger.ts';
-import { addedEvent } from '../store/events.ts';
+import * as events from '../store/events.ts';
 import { eventsQueue, type EventsMessage } from './queue.ts';
 
 /** SQS takes at most 10 messages per send. */
@@ -44,7 +44,7 @@ function eventOf(record: DynamoDBRecord): Streamed[] {
   const image = record.dynamodb?.NewImage;
   if (record.eventName !== 'INSERT' || !image) return [];
   try {
-    const ref = addedEvent(unmarshall(image as Record<string, AttributeValue>));
+    const ref = events.addedEvent(unmarshall(image as Record<string, AttributeValue>));
     return ref ? [{ sequence: record.dynamodb!.SequenceNumber!, message: { kind: 'event', ...ref } }] : [];
   } catch (error) {
     // an event item the delivery worker could not read either: retrying cannot help, so it is reported, not retried

@@ -4,12 +4,12 @@ import { clock } from '../domain/clock.ts';
 import { hmac } from '../domain/credentials.ts';
 import { AppError, BadRequest, IdempotencyKeyInUse, IdempotencyKeyReused } from '../domain/errors.ts';
 import { appSecret } from '../secrets.ts';
-import { claimIdempotencyKey, completeIdempotencyKey, endIdempotencyLease } from '../store/idempotency.ts';
+import * as idempotencyStore from '../store/idempotency.ts';
 import { logger } from '../logger.ts';
 import { withSourceStack } from '../source-mapped.ts';
 import { renderError } from './error-mapper.ts';
 import { stateOf } from './types.ts';
-import { scopeOf } from '../store/keys.ts';
+import * as keys from '../store/keys.ts';
 import { ownerOf } from '../domain/auth.ts';
 
 const KEEP_MS = 24 * 60 * 60 * 1000;
@@ -42,11 +42,11 @@ export const idempotency = ({ withhold = [] }: { withhold?: readonly string[] } 
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw new BadRequest('parameter_invalid', 'Idempotency-Key');
     const state = stateOf(request);
     // keys are the merchant's per mode: a test request never replays (or blocks) a live one
-    const scope = scopeOf(ownerOf(state.merchant!));
+    const scope = keys.scopeOf(ownerOf(state.merchant!));
     const now = clock.now();
     const lockMs = (request.context.getRemainingTimeInMillis?.() ?? 30_000) + 5_000;
     const hash = await requestHash(request.event, state.rawBody);
-    const claim = await claimIdempotencyKey(scope, key, hash, now, lockMs, KEEP_MS);
+    const claim = await idempotencyStore.claimIdempotencyKey(scope, key, hash, now, lockMs, KEEP_MS);
     if (claim.claimed) {
       (request.internal as Record<string, Claim>)[CLAIM] = { scope, key, lockedUntil: claim.lockedUntil };
       state.origin = { at: claim.firstAt, seed: `${scope}#${key}#${claim.firstAt}` };
@@ -71,7 +71,7 @@ export const idempotency = ({ withhold = [] }: { withhold?: readonly string[] } 
     const claim = claimOf(request);
     if (!claim || !request.response) return;
     const { statusCode, body } = request.response;
-    await completeIdempotencyKey(claim.scope, claim.key, statusCode, withhold.length ? withheld(body, withhold) : body);
+    await idempotencyStore.completeIdempotencyKey(claim.scope, claim.key, statusCode, withhold.length ? withheld(body, withhold) : body);
   },
   onError: async (request) => {
     const claim = claimOf(request);
@@ -80,9 +80,9 @@ export const idempotency = ({ withhold = [] }: { withhold?: readonly string[] } 
     try {
       if (error instanceof AppError && error.status < 500 && !error.nothingCommitted) {
         const rendered = renderError(stateOf(request), error);
-        await completeIdempotencyKey(claim.scope, claim.key, rendered.statusCode, rendered.body);
+        await idempotencyStore.completeIdempotencyKey(claim.scope, claim.key, rendered.statusCode, rendered.body);
       } else if (error instanceof AppError && error.nothingCommitted) {
-        await endIdempotencyLease(claim.scope, claim.key, claim.lockedUntil);
+        await idempotencyStore.endIdempotencyLease(claim.scope, claim.key, claim.lockedUntil);
       }
       // Anything else may have committed: the key stays in progress until its lease ends.
     } catch (e) {

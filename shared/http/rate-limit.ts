@@ -2,8 +2,8 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { clock } from '../domain/clock.ts';
 import { RateLimited } from '../domain/errors.ts';
-import { REQUESTS_PER_WINDOW_KEY, windowShards } from '../store/keys.ts';
-import { countInWindow } from '../store/rate-limits.ts';
+import * as keys from '../store/keys.ts';
+import * as rateLimits from '../store/rate-limits.ts';
 import { maybeStateOf, stateOf } from './types.ts';
 
 export interface RateLimitOptions {
@@ -31,7 +31,7 @@ const WINDOW_MS = 60_000;
  * random, refused once its share is used, and the headers estimate the window from it (within a few percent).
  */
 export const rateLimit = (options: RateLimitOptions): MiddlewareObj<APIGatewayProxyEvent> => {
-  const shards = windowShards(options.limit, options.perKey ?? REQUESTS_PER_WINDOW_KEY);
+  const shards = keys.windowShards(options.limit, options.perKey ?? keys.REQUESTS_PER_WINDOW_KEY);
   const share = Math.floor(options.limit / shards);
   return {
     before: async (request) => {
@@ -40,7 +40,7 @@ export const rateLimit = (options: RateLimitOptions): MiddlewareObj<APIGatewayPr
       const now = clock.now();
       const { windowEnd, headers } = windowOf(options.limit, now);
       const shard = Math.floor(Math.random() * shards);
-      state.admission = countInWindow(options.name, subject, windowEnd - WINDOW_MS, windowEnd, shard).then((count) => {
+      state.admission = rateLimits.countInWindow(options.name, subject, windowEnd - WINDOW_MS, windowEnd, shard).then((count) => {
         Object.assign(state.responseHeaders, headers(count >= share ? options.limit : count * shards));
         if (count > share) {
           throw new RateLimited(options.limit, { 'Retry-After': String(Math.max(1, Math.ceil((windowEnd - now) / 1000))) });
