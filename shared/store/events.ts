@@ -46,7 +46,7 @@ export function eventPut(event: DomainEvent) {
         ...eventKeys.item(event.id, objectIdOf(event)),
         ...eventKeys.list(event, event.id),
         ...fields,
-        data_z: deflateRawSync(JSON.stringify(data)),
+        data: deflateRawSync(JSON.stringify(data)),
         type: 'event',
         event_type: event.type,
         attempts: 0,
@@ -82,12 +82,12 @@ const EventItem = v.pipe(
 const readEventItem: (item: Record<string, unknown>) => EventRecord = recordReader('event', EventItem);
 
 /**
- * `data` is stored deflated (`data_z`: about half its JSON) so an event item, written in a change's transaction and
- * indexed for the merchant's list, fits one write unit. A stream image carries the bytes base64-encoded. Bytes that
- * do not inflate (or no bytes) leave `data` absent, and the item is refused as unreadable.
+ * `data` is stored deflated (about half its JSON) so an event item, written in a change's transaction and indexed
+ * for the merchant's list, fits one write unit. A stream image carries the bytes base64-encoded. Bytes that do not
+ * inflate (or no bytes) leave `data` absent, and the item is refused as unreadable.
  */
-function inflated({ data_z, ...item }: Record<string, unknown>): Record<string, unknown> {
-  const bytes = typeof data_z === 'string' ? Buffer.from(data_z, 'base64') : data_z;
+function inflated({ data, ...item }: Record<string, unknown>): Record<string, unknown> {
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'base64') : data;
   if (!(bytes instanceof Uint8Array)) return item;
   try {
     return { ...item, data: JSON.parse(inflateRawSync(bytes).toString('utf8')) as unknown };

@@ -175,7 +175,7 @@ describe('card data and provider credentials', () => {
     };
     const readableValue = (v: unknown): unknown => (v instanceof Uint8Array ? text(v) : Array.isArray(v) ? v.map(readableValue) : v);
     const readable = (item: Record<string, unknown>) => Object.fromEntries(Object.entries(item).map(([k, v]) => [k, readableValue(v)]));
-    expect(items.some((i) => (i as Record<string, unknown>).data_z instanceof Uint8Array)).toBe(true);
+    expect(items.some((i) => (i as Record<string, unknown>).data instanceof Uint8Array)).toBe(true);
     expect(items.some((i) => (i as Record<string, unknown>).card instanceof Uint8Array)).toBe(true);
     const haystacks = { items: items.map((i) => JSON.stringify(readable(i as Record<string, unknown>))), messages, logs: captured, responses };
     expect(items.length).toBeGreaterThan(10);
