@@ -29,7 +29,7 @@ import {
 } from '../../shared/store/keys.ts';
 import { findOrCreateMerchant } from '../../shared/store/merchants.ts';
 import { getOtpRequest } from '../../shared/store/otp-requests.ts';
-import { getRefund, getStoredPayment } from '../../shared/store/payments.ts';
+import { getRefund, getStoredPayment, newPaymentRecord } from '../../shared/store/payments.ts';
 import { listRoutingRules } from '../../shared/store/routing-rules.ts';
 import { getSession } from '../../shared/store/sessions.ts';
 import { getSettlement } from '../../shared/store/settlements.ts';
@@ -58,33 +58,23 @@ const failureOf = (read: () => Promise<unknown>): Promise<unknown> =>
     (error: unknown) => error,
   );
 
-const payment = (id: string, merchantId: string) => ({
-  id,
-  merchant_id: merchantId,
-  livemode: false,
-  status: 'captured',
-  amount: 1000,
-  currency: 'EUR',
-  amount_captured: 1000,
-  amount_refunded: 0,
-  provider: 'stripe',
-  provider_reference: 'ch_1',
-  provider_token: null,
-  card: { brand: 'visa', last4: '4242', bin: '424242', exp_month: 12, exp_year: 2030, fingerprint: 'f'.repeat(32) },
-  customer: null,
-  customer_email: null,
-  customer_id: null,
-  description: null,
-  metadata: {},
-  routing_decision: null,
-  risk_score: 0,
-  decline_code: null,
-  created_at: NOW,
-  updated_at: NOW,
-});
+const payment = (id: string, merchantId: string) =>
+  newPaymentRecord({
+    id,
+    merchant_id: merchantId,
+    livemode: false,
+    status: 'captured',
+    amount: 1000,
+    currency: 'EUR',
+    amount_captured: 1000,
+    provider: 'stripe',
+    provider_reference: 'ch_1',
+    card: { brand: 'visa', last4: '4242', bin: '424242', exp_month: 12, exp_year: 2030, fingerprint: 'f'.repeat(32) },
+    created_at: NOW,
+  });
 
 /** A payment's fields as stored (store/stored-form.ts): some packed, the null ones left out. */
-const storedPayment = (fields: Record<string, unknown>) => storedFields('payment', fields).set;
+const storedPayment = (fields: object) => storedFields('payment', fields as Record<string, unknown>).set;
 
 const invoice = (id: string, merchantId: string) => ({
   id,
