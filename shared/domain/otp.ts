@@ -42,30 +42,31 @@ export async function requestOtp(email: string): Promise<{ request_id: string; e
   return { request_id, expires_in: OTP_TTL_SECONDS };
 }
 
+/** What a guess that could not obtain a try answers (DECISIONS.md "Authentication"). */
+const REFUSED_TRY = { unknown: 'invalid_otp', used: 'invalid_otp', expired: 'otp_expired', exhausted: 'otp_attempts_exceeded' } as const;
+
 /**
- * Exchanges a code for a 24 h session token. Single use, at most 5 wrong tries (then the request is dead), and at
- * most 20 wrong codes an hour per address over all its requests (then its codes wait for the next hour); compared
- * in constant time. The first sign-in of an address creates its merchant.
+ * Exchanges a code for a 24 h session token. Single use, at most 5 tries (then the request is dead), and at most 20
+ * wrong codes an hour per address over all its requests (then its codes wait for the next hour); compared in
+ * constant time. The first sign-in of an address creates its merchant.
  */
 export async function verifyOtp(requestId: string, otp: string): Promise<{ token: string; merchant_id: string }> {
-  const request = await otpRequests.getOtpRequest(requestId);
-  if (!request || request.used) throw new Unauthorized('invalid_otp');
-  if (request.expires_ms <= clock.now()) throw new Unauthorized('otp_expired');
-  if (request.attempts >= OTP_MAX_ATTEMPTS) throw new Unauthorized('otp_attempts_exceeded');
   const now = clock.now();
+  // The try is counted atomically before the code is compared: only a guess that obtained one is compared, so
+  // guesses sent at once get no more than 5 comparisons between them, and a right code after them none.
+  const attempt = await otpRequests.takeOtpTry(requestId, OTP_MAX_ATTEMPTS, now);
+  if (!attempt.taken) throw new Unauthorized(REFUSED_TRY[attempt.reason]);
+  const { request } = attempt;
   const hour = { start: now - (now % HOUR_MS), end: now - (now % HOUR_MS) + HOUR_MS };
   const address = sha256(request.email);
   // Every guess holds one of the address's wrong-code slots while it is compared (so parallel guesses cannot
-  // outrun the limit); a right code gives its slot back.
+  // outrun the limit); a right code gives its slot back. A guess refused here has used its try uncompared.
   if (!(await rateLimits.takeWindowSlot('otp-wrong', address, hour.start, hour.end, OTP_MAX_WRONG_PER_EMAIL_HOUR)))
     throw new Unauthorized('otp_attempts_exceeded');
 
-  if (!constantTimeEqual(await otpHmac(requestId, otp), request.otp_hmac)) {
-    await otpRequests.recordWrongOtp(requestId, OTP_MAX_ATTEMPTS);
-    throw new Unauthorized('invalid_otp');
-  }
+  if (!constantTimeEqual(await otpHmac(requestId, otp), request.otp_hmac)) throw new Unauthorized('invalid_otp');
   await rateLimits.returnWindowSlot('otp-wrong', address, hour.start);
-  if (!(await otpRequests.consumeOtp(requestId, OTP_MAX_ATTEMPTS))) throw new Unauthorized('invalid_otp');
+  if (!(await otpRequests.consumeOtp(requestId))) throw new Unauthorized('invalid_otp');
 
   const merchant = await merchants.findOrCreateMerchant(request.email);
   const token = newSessionToken();

@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
-import { conditionalWrite, db, TABLE, ttl } from './client.ts';
+import { conditionalWrite, db, sendConditional, TABLE, ttl } from './client.ts';
 import { Int, recordReader, Text } from './item-schemas.ts';
 import { otpKeys } from './keys.ts';
 
@@ -33,24 +34,40 @@ export async function getOtpRequest(requestId: string): Promise<OtpRequestRecord
   return out.Item && otpRequestOf(out.Item);
 }
 
-/** Counts one wrong try; false when the request was used or exhausted meanwhile. */
-export async function recordWrongOtp(requestId: string, maxAttempts: number): Promise<boolean> {
-  return conditionalUpdate(requestId, 'ADD attempts :one', 'used = :false AND attempts < :max', { ':one': 1, ':max': maxAttempts });
+/** A try taken (the request as it is now, the try counted), or why none was left. */
+export type OtpTry = { taken: true; request: OtpRequestRecord } | { taken: false; reason: 'unknown' | 'used' | 'expired' | 'exhausted' };
+
+/**
+ * Takes one of the request's tries in one conditional update: counted only while the request is unused, unexpired
+ * at `now` and below `maxAttempts`, so guesses arriving at once can never obtain more tries than that between them.
+ */
+export async function takeOtpTry(requestId: string, maxAttempts: number, now: number): Promise<OtpTry> {
+  const result = await sendConditional(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: otpKeys.request(requestId),
+      UpdateExpression: 'ADD attempts :one',
+      ConditionExpression: 'attribute_exists(pk) AND used = :false AND expires_ms > :now AND attempts < :max',
+      ExpressionAttributeValues: { ':one': 1, ':false': false, ':now': now, ':max': maxAttempts },
+      ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    }),
+  );
+  if (result.written) return { taken: true, request: otpRequestOf(result.attributes ?? {}) };
+  if (!result.old) return { taken: false, reason: 'unknown' };
+  const old = otpRequestOf(unmarshall(result.old as Parameters<typeof unmarshall>[0]));
+  return { taken: false, reason: old.used ? 'used' : old.expires_ms <= now ? 'expired' : 'exhausted' };
 }
 
-/** Marks the OTP used exactly once; false when another request used it first or it was exhausted meanwhile. */
-export async function consumeOtp(requestId: string, maxAttempts: number): Promise<boolean> {
-  return conditionalUpdate(requestId, 'SET used = :true', 'used = :false AND attempts < :max', { ':true': true, ':max': maxAttempts });
-}
-
-async function conditionalUpdate(requestId: string, update: string, condition: string, values: Record<string, unknown>) {
+/** Marks the OTP used exactly once (by a guess that holds a try); false when another guess used it first. */
+export async function consumeOtp(requestId: string): Promise<boolean> {
   return conditionalWrite(
     new UpdateCommand({
       TableName: TABLE,
       Key: otpKeys.request(requestId),
-      UpdateExpression: update,
-      ConditionExpression: `attribute_exists(pk) AND ${condition}`,
-      ExpressionAttributeValues: { ':false': false, ...values },
+      UpdateExpression: 'SET used = :true',
+      ConditionExpression: 'attribute_exists(pk) AND used = :false',
+      ExpressionAttributeValues: { ':true': true, ':false': false },
     }),
   );
 }

@@ -86,10 +86,18 @@ describe('sign-in with a one-time password', () => {
     expect(right.body.error.code).toBe('otp_attempts_exceeded');
   });
 
-  it('counts wrong codes sent in parallel exactly', async () => {
+  it('compares at most 5 of 40 wrong codes sent at once, and refuses the right code after them', async () => {
+    // Prepare
     const { request_id, otp } = await startSignIn();
-    await Promise.all(Array.from({ length: 8 }, () => post(verifyOtp, '/api/auth/verify-otp', { request_id, otp: wrongCode(otp) })));
+    // Act: 40 wrong guesses in parallel, then the right code
+    const answers = await Promise.all(Array.from({ length: 40 }, () => post(verifyOtp, '/api/auth/verify-otp', { request_id, otp: wrongCode(otp) })));
     const right = await post(verifyOtp, '/api/auth/verify-otp', { request_id, otp });
+    // Assess: a guess that was compared answers invalid_otp; every other one found no try left
+    const codes = answers.map((a) => a.body.error.code as string);
+    expect(answers.every((a) => a.status === 401)).toBe(true);
+    expect(codes.filter((c) => c === 'invalid_otp').length).toBeLessThanOrEqual(5);
+    expect(codes.filter((c) => c !== 'invalid_otp').every((c) => c === 'otp_attempts_exceeded')).toBe(true);
+    expect(right.status).toBe(401);
     expect(right.body.error.code).toBe('otp_attempts_exceeded');
   });
 
