@@ -28,7 +28,7 @@ const claimOf = (request: { internal: object }) => (request.internal as Record<s
  * `Idempotency-Key` on a merchant's POST (docs/architecture.md "Two pieces kept hand-written"): the first response
  * (success or client error) is stored for 24 h and replayed with `Idempotent-Replayed: true`; the key with another
  * request is a 400, and while the first holds its lease a 409 with `Retry-After`. Runs after validation, and a 429 is
- * never the key's answer. A server error never frees the key, as its writes may still commit: only `nothingCommitted`
+ * never the key's answer. With a rate limit, a replay is not counted: the claim tells it apart, then counts the others. A server error never frees the key, as its writes may still commit: only `nothingCommitted`
  * ends the lease at once, and a retry after the lease runs again with the key's first `origin`, minting the same ids.
  * Fields named in `withhold` (a secret shown once) are left out of the stored response.
  */
@@ -50,22 +50,29 @@ export const idempotency = ({ withhold = [] }: { withhold?: readonly string[] } 
     if (claim.claimed) {
       (request.internal as Record<string, Claim>)[CLAIM] = { scope, key, lockedUntil: claim.lockedUntil };
       state.origin = { at: claim.firstAt, seed: `${scope}#${key}#${claim.firstAt}` };
+      // the request runs: the rate limit counts it now (with a concurrent limit, while the function reads)
+      await state.rateLimit?.count();
       return;
     }
-    // a replay or a refusal answers only a request the rate limit admits (with its headers); an early answer skips `after`
-    await state.admission;
     const { existing } = claim;
+    if (existing.request_hash === hash && existing.status === 'completed') {
+      // a replay is not counted (a client recovering from an outage gets its answers, not 429s); an early answer skips `after`
+      await state.rateLimit?.peek();
+      return {
+        statusCode: existing.response_status!,
+        headers: {
+          'Content-Type': 'application/json',
+          ...state.responseHeaders,
+          'Idempotent-Replayed': 'true',
+        },
+        body: existing.response_body!,
+      } satisfies APIGatewayProxyResult;
+    }
+    // a refusal answers only a request the rate limit admits (with its headers)
+    await state.rateLimit?.count();
+    await state.admission;
     if (existing.request_hash !== hash) throw new IdempotencyKeyReused();
-    if (existing.status !== 'completed') throw new IdempotencyKeyInUse((existing.locked_until - now) / 1000);
-    return {
-      statusCode: existing.response_status!,
-      headers: {
-        'Content-Type': 'application/json',
-        ...state.responseHeaders,
-        'Idempotent-Replayed': 'true',
-      },
-      body: existing.response_body!,
-    } satisfies APIGatewayProxyResult;
+    throw new IdempotencyKeyInUse((existing.locked_until - now) / 1000);
   },
   after: async (request) => {
     const claim = claimOf(request);

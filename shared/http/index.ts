@@ -85,7 +85,7 @@ export function http<
     .use(httpHeaderNormalizer())
     .use(errorMapper());
   if (options.auth === 'merchant') chain.use(authenticate());
-  if (options.rateLimit) chain.use(rateLimit(options.rateLimit));
+  if (options.rateLimit) chain.use(rateLimit(options.rateLimit, { replaysFree: Boolean(options.idempotent) && options.auth === 'merchant' }));
   if (options.params) chain.use(pathIds(options.params));
   if (options.rawBody) chain.use(rawBody()).use(validate({ query: options.query }));
   else chain.use(jsonBody()).use(validate({ body: options.body, query: options.query }));

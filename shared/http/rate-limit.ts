@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { clock } from '../domain/clock.ts';
-import { RateLimited } from '../domain/errors.ts';
+import { AppError, RateLimited } from '../domain/errors.ts';
 import * as keys from '../store/keys.ts';
 import * as rateLimits from '../store/rate-limits.ts';
 import { maybeStateOf, stateOf } from './types.ts';
@@ -29,8 +29,10 @@ const WINDOW_MS = 60_000;
  * with nothing used up); request limit+1 in a window is a 429 with Retry-After. A limit above `perKey` (6,000 a minute)
  * is split over keys with an equal share each, so no window is bound to one partition: a request is counted on one at
  * random, refused once its share is used, and the headers estimate the window from it (within a few percent).
+ * `replaysFree` (an idempotent endpoint): a request with an Idempotency-Key is counted by idempotency.ts once its key
+ * is known not to be a replay, so a replay is never counted; one refused before that (a bad body) is counted here.
  */
-export const rateLimit = (options: RateLimitOptions): MiddlewareObj<APIGatewayProxyEvent> => {
+export const rateLimit = (options: RateLimitOptions, { replaysFree = false } = {}): MiddlewareObj<APIGatewayProxyEvent> => {
   const shards = keys.windowShards(options.limit, options.perKey ?? keys.REQUESTS_PER_WINDOW_KEY);
   const share = Math.floor(options.limit / shards);
   return {
@@ -39,19 +41,43 @@ export const rateLimit = (options: RateLimitOptions): MiddlewareObj<APIGatewayPr
       const subject = options.per === 'ip' ? state.sourceIp : state.merchant!.id;
       const now = clock.now();
       const { windowEnd, headers } = windowOf(options.limit, now);
+      const windowStart = windowEnd - WINDOW_MS;
       const shard = Math.floor(Math.random() * shards);
-      state.admission = rateLimits.countInWindow(options.name, subject, windowEnd - WINDOW_MS, windowEnd, shard).then((count) => {
-        Object.assign(state.responseHeaders, headers(count >= share ? options.limit : count * shards));
-        if (count > share) {
-          throw new RateLimited(options.limit, { 'Retry-After': String(Math.max(1, Math.ceil((windowEnd - now) / 1000))) });
-        }
-      });
-      // concurrent: awaited by the function and by `admission()` below (until then a refusal is not unhandled)
-      if (options.concurrent) state.admission.catch(() => undefined);
-      else await state.admission;
+      const estimate = (count: number) => headers(count >= share ? options.limit : count * shards);
+      state.rateLimit = {
+        count: () => {
+          if (!state.admission) {
+            state.admission = rateLimits.countInWindow(options.name, subject, windowStart, windowEnd, shard).then((count) => {
+              Object.assign(state.responseHeaders, estimate(count));
+              if (count > share) {
+                throw new RateLimited(options.limit, { 'Retry-After': String(Math.max(1, Math.ceil((windowEnd - now) / 1000))) });
+              }
+            });
+            // concurrent: awaited by the function and by `admission()` below (until then a refusal is not unhandled)
+            if (options.concurrent) state.admission.catch(() => undefined);
+          }
+          return options.concurrent ? Promise.resolve() : state.admission;
+        },
+        // a replay is answered even if its window cannot be read (then it says none is left, the cautious guess)
+        peek: async () => {
+          const count = await rateLimits.readWindow(options.name, subject, windowStart, shard).catch(() => share);
+          Object.assign(state.responseHeaders, estimate(count));
+        },
+      };
+      if (replaysFree && request.event.headers?.['idempotency-key'] !== undefined) return;
+      await state.rateLimit.count();
     },
-    onError: (request) => {
+    onError: async (request) => {
       const state = stateOf(request);
+      // a request refused for its own fault before its deferred count (a bad body or key) is counted like any other
+      if (state.rateLimit && !state.admission && request.error instanceof AppError && request.error.status < 500) {
+        void state.rateLimit.count().catch(() => undefined); // its verdict is `admission`
+        const refusal = await state.admission!.then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        if (refusal instanceof RateLimited) request.error = refusal;
+      }
       if (!state.responseHeaders['X-RateLimit-Limit']) Object.assign(state.responseHeaders, windowOf(options.limit, clock.now()).headers(0));
     },
   };

@@ -27,6 +27,11 @@ export interface RequestState {
   origin: Origin;
   /** the rate limit's verdict on this request: resolves once it is counted, rejects with a 429 if refused */
   admission?: Promise<void>;
+  /**
+   * the rate limit's hold on this request: `count` counts it (once, however often called) and resolves when the
+   * request may go on (a concurrent limit at once: its verdict is `admission`); `peek` sets the headers, counting nothing
+   */
+  rateLimit?: { count: () => Promise<void>; peek: () => Promise<void> };
 }
 
 /** A Middy request of the chain (only the parts the state needs). */

@@ -1,4 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalWrite, db, TABLE, ttl } from './client.ts';
 import { rateLimitKeys } from './keys.ts';
 
@@ -19,6 +19,12 @@ export async function countInWindow(limit: string, subject: string, windowStart:
     }),
   );
   return Number(out.Attributes?.count ?? 1);
+}
+
+/** The count of one window key so far (0 before its first request), counting nothing. */
+export async function readWindow(limit: string, subject: string, windowStart: number, shard = 0): Promise<number> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: rateLimitKeys.window(limit, subject, windowStart, shard) }));
+  return Number(out.Item?.count ?? 0);
 }
 
 /**
