@@ -27,10 +27,10 @@ const claimOf = (request: { internal: object }) => (request.internal as Record<s
 /**
  * `Idempotency-Key` on a merchant's POST (docs/architecture.md "Two pieces kept hand-written"): the first response
  * (success or client error) is stored for 24 h and replayed with `Idempotent-Replayed: true`; the key with another
- * request is a 400, and while the first holds its lease a 409 with `Retry-After`. Runs after validation, and a 429 is
- * never the key's answer. With a rate limit, a replay is not counted: the claim tells it apart, then counts the others. A server error never frees the key, as its writes may still commit: only `nothingCommitted`
- * ends the lease at once, and a retry after the lease runs again with the key's first `origin`, minting the same ids.
- * Fields named in `withhold` (a secret shown once) are left out of the stored response.
+ * request is a 400, and while the first holds its lease a 409 with `Retry-After`. Runs after validation; a replay is
+ * never counted by the rate limit (the claim tells it apart, then counts the others). A server error never frees the
+ * key, as its writes may still commit: only `nothingCommitted` ends the lease at once, and a retry after the lease
+ * runs again with the key's first `origin`, minting the same ids. `withhold`: fields left out of the stored response.
  */
 export const idempotency = ({ withhold = [] }: { withhold?: readonly string[] } = {}): MiddlewareObj<
   APIGatewayProxyEvent,
