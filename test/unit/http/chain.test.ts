@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { AppError, InvalidState, NotFound } from '../../../shared/domain/errors.ts';
+import { AppError, IdempotencyKeyInUse, InvalidState, NotFound, OperationInProgress } from '../../../shared/domain/errors.ts';
 import { http } from '../../../shared/http/index.ts';
 import { apiEvent, invokeHttp } from '../../support/lambda.ts';
 
@@ -51,6 +51,34 @@ describe('the HTTP chain', () => {
     const res = await invokeHttp(handler, apiEvent({ method: 'POST', path: '/x' }));
     expect(res.status).toBe(429);
     expect(res.headers['retry-after']).toBe('7');
+  });
+
+  it.each([
+    [
+      'another operation on the payment',
+      new OperationInProgress(2.5),
+      'invalid_request_error',
+      'operation_in_progress',
+      'Operation in progress: another operation on this payment is still running; retry in 3 s',
+    ],
+    [
+      'a request with the same key',
+      new IdempotencyKeyInUse(2.5),
+      'idempotency_error',
+      'idempotency_key_in_use',
+      'Idempotency key in use: a request with this Idempotency-Key is still being processed; retry in 3 s',
+    ],
+  ])('answers 409 for %s, naming an Idempotency-Key only where one is involved', async (_what, error, type, code, message) => {
+    // Prepare
+    const handler = http({ auth: 'public' }, async () => {
+      throw error;
+    });
+    // Act
+    const res = await invokeHttp(handler, apiEvent({ method: 'POST', path: '/x' }));
+    // Assess
+    expect(res.status).toBe(409);
+    expect(res.headers['retry-after']).toBe('3');
+    expect(res.body.error).toEqual({ type, code, message, request_id: res.headers['request-id'] });
   });
 
   it('answers 404 for a path parameter that is not an id of the declared entity, before the handler runs', async () => {
