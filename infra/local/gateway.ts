@@ -14,6 +14,23 @@ import { matchRoute, methodsForPath } from './router.ts';
 
 /** API Gateway's payload limit. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** The request line and headers together, as Node's default (stated, so the 400 can name it). */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+/** Why Node's parser refused a request (its `HPE_…` codes), in words: [reason, param]. */
+const PARSE_FAULTS: Record<string, readonly [string, string?]> = {
+  HPE_HEADER_OVERFLOW: [`the request line and headers are over ${MAX_HEADER_BYTES / 1024} KB in all`],
+  HPE_INVALID_METHOD: ['the request line is malformed: it must be a method, a path and HTTP/1.1'],
+  HPE_INVALID_URL: ['the request line is malformed: the path is not a valid URL path'],
+  HPE_INVALID_VERSION: ['the request line is malformed: the version must be HTTP/1.0 or HTTP/1.1'],
+  HPE_INVALID_CONSTANT: ['the request line is malformed: it must end with HTTP/1.1'],
+  HPE_INVALID_HEADER_TOKEN: ['a header line is malformed: a header is a name, a colon and a value'],
+  HPE_INVALID_CONTENT_LENGTH: ['the Content-Length header must be one number of bytes', 'Content-Length'],
+  HPE_UNEXPECTED_CONTENT_LENGTH: ['a request cannot have both Content-Length and Transfer-Encoding', 'Content-Length'],
+  HPE_INVALID_TRANSFER_ENCODING: ['the Transfer-Encoding header must end with chunked', 'Transfer-Encoding'],
+  HPE_INVALID_CHUNK_SIZE: ['the chunked body is malformed'],
+  ERR_HTTP_REQUEST_TIMEOUT: ['the request did not arrive in time'],
+};
 
 /** The gateway's own answers, in the error shape of DECISIONS.md like the deployed API's gateway responses. */
 export const routeNotFound = (requestId: string) => ({
@@ -22,11 +39,18 @@ export const routeNotFound = (requestId: string) => ({
 export const payloadTooLarge = (requestId: string) => ({
   error: { type: 'invalid_request_error', code: 'body_too_large', message: 'Invalid request body', request_id: requestId },
 });
-export const headersTooLarge = (requestId: string) => ({
-  error: { type: 'invalid_request_error', code: 'headers_too_large', message: 'Invalid request: request headers too large', request_id: requestId },
-});
-export const malformedRequest = (requestId: string) => ({
-  error: { type: 'invalid_request_error', code: 'malformed_request', message: 'Invalid request: malformed HTTP request', request_id: requestId },
+/**
+ * A request Node's HTTP parser refuses (headers over MAX_HEADER_BYTES, a malformed request line or header): 400 in the
+ * error shape, with the reason in words (DECISIONS "Wire conventions": 400 is the status of any malformed request).
+ */
+export const unparsedRequest = (requestId: string, reason: string, param?: string) => ({
+  error: {
+    type: 'invalid_request_error',
+    code: 'parameter_invalid',
+    message: `Invalid request body: ${reason}`,
+    ...(param && { param }),
+    request_id: requestId,
+  },
 });
 export const internalError = (requestId: string) => ({
   error: { type: 'api_error', code: 'internal_error', message: 'Internal server error', request_id: requestId },
@@ -76,7 +100,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let url = '';
   const docs = options.docs === false ? async () => undefined : docsRoutes(() => url);
 
-  const server = createServer((req, res) => {
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     // Every answer carries its request id, the gateway's own 500 included.
     const requestId = randomUUID();
     handle(req, res, requestId).catch((err: unknown) => {
@@ -169,19 +193,22 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     done(result.statusCode, spec.name);
   }
 
-  // Requests Node's HTTP parser refuses before there is a request (headers over its 16 KB limit, a malformed request
-  // line or header): answered in the error shape with a request id too, not with Node's bare status line.
+  // Requests Node's HTTP parser refuses before there is a request (headers over MAX_HEADER_BYTES, a malformed request
+  // line or header): answered 400 in the error shape with a request id too, not with Node's bare status line.
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
     const requestId = randomUUID();
-    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-    const [status, reason] = tooLarge ? [431, 'Request Header Fields Too Large'] : [400, 'Bad Request'];
-    const payload = JSON.stringify(tooLarge ? headersTooLarge(requestId) : malformedRequest(requestId));
-    log(`(unparsed request) → ${status}  [${err.code ?? err.message}]`);
+    const [reason, param] = PARSE_FAULTS[err.code ?? ''] ?? ['the request is not valid HTTP/1.1'];
+    const payload = JSON.stringify(unparsedRequest(requestId, reason, param));
+    log(`(unparsed request) → 400  [${err.code ?? err.message}]`);
     socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nRequest-Id: ${requestId}\r\n` +
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nRequest-Id: ${requestId}\r\n` +
         `x-amzn-RequestId: ${requestId}\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`,
     );
+    // A client still sending (the rest of 70 KB of headers) is read to its end, not reset: a reset could discard
+    // the answer before the client reads it. A client that never stops is cut after a few seconds.
+    socket.resume();
+    setTimeout(() => socket.destroy(), 5000).unref();
   });
 
   await new Promise<void>((ready, fail) => {

@@ -116,7 +116,7 @@ interface Context {
 }
 
 function operation(spec: HttpFunctionSpec, handler: HttpHandler['options'], ctx: Context): Operation {
-  const { method, auth, summary } = spec.trigger;
+  const { auth, summary } = spec.trigger;
   const area = spec.name.split('/')[0]!;
   const tag = TAGS.find((t) => t.areas.includes(area));
   if (!tag) throw new Error(`No tag for the area "${area}" of ${spec.name} (infra/openapi/shared-parts.ts)`);
@@ -149,7 +149,7 @@ function operation(spec: HttpFunctionSpec, handler: HttpHandler['options'], ctx:
     }),
     responses: {
       '200': success(handler, ctx),
-      ...Object.fromEntries(errorStatuses(method, handler).map((status) => [String(status), { $ref: `#/components/responses/${status}` }])),
+      ...Object.fromEntries(errorStatuses(handler).map((status) => [String(status), { $ref: `#/components/responses/${status}` }])),
     },
   };
 }

@@ -129,7 +129,7 @@ export const HEADERS = {
 
 const STATUS = {
   400: [
-    'Invalid request: a body or query that fails validation, an operation the resource state refuses, a reused Idempotency-Key',
+    'Invalid request: a body or query that fails validation, a query parameter the operation does not take (`parameter_unknown`), an operation the resource state refuses, a reused Idempotency-Key',
     'invalid_request_error',
     'parameter_invalid',
     { param: 'amount' },

@@ -1,17 +1,15 @@
-import type { HttpMethod } from '../../functions/catalog.ts';
 import type { HttpHandler } from '../../shared/http/index.ts';
 
 /**
  * The error statuses an operation documents, derived from how its handler is built (shared/http):
- * - 400: it reads a body or a query, or its method carries a body (a malformed body; a state move refused as
- *   `invalid_state`; a reused Idempotency-Key);
+ * - 400: every operation (a query parameter it does not take is `parameter_unknown`); and a malformed body or
+ *   query, a state move refused as `invalid_state`, a reused Idempotency-Key;
  * - 401: merchant auth; 404: it addresses a resource by id; 409: Idempotency-Key honoured (a first request still
  *   running); 429: rate limited;
  * - and what the function itself raises (`errors`: 401 from verify-otp, 402/500 from the providers).
  */
-export function errorStatuses(method: HttpMethod, options: HttpHandler['options']): number[] {
-  const statuses = new Set(options.errors ?? []);
-  if (options.body || options.query || method !== 'GET') statuses.add(400);
+export function errorStatuses(options: HttpHandler['options']): number[] {
+  const statuses = new Set([400, ...(options.errors ?? [])]);
   if (options.auth === 'merchant') statuses.add(401);
   if (options.params && Object.keys(options.params).length > 0) statuses.add(404);
   if (options.idempotent && options.auth === 'merchant') statuses.add(409);

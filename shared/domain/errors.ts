@@ -31,6 +31,11 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * The message each status starts with: the spec's table ("Errors") for 400, 401, 402, 404, 429 and 500. The spec
+ * states no 409; its text here is that of `idempotency_key_in_use` (DECISIONS "Idempotency"), and a 409 that
+ * involves no key says what it is instead (OPERATION_IN_PROGRESS).
+ */
 export const MESSAGES = {
   400: 'Invalid request body',
   401: 'Invalid API key',
@@ -40,6 +45,9 @@ export const MESSAGES = {
   429: 'Rate limit exceeded (100/min)',
   500: 'Internal server error',
 } as const;
+
+/** The 409 of another operation still running on the same object: no Idempotency-Key is involved. */
+export const OPERATION_IN_PROGRESS = 'Operation in progress';
 
 /**
  * The spec's message for `status`, followed by `: ` and `reason` when there is one a developer can act on
@@ -122,7 +130,7 @@ export class OperationInProgress extends AppError {
       409,
       'invalid_request_error',
       'operation_in_progress',
-      messageFor(409, `another operation on ${what} is still running; retry in ${seconds} s`),
+      `${OPERATION_IN_PROGRESS}: another operation on ${what} is still running; retry in ${seconds} s`,
       {},
       {
         'Retry-After': String(seconds),

@@ -28,14 +28,40 @@ export const pathIds = (params: Record<string, Entity>): MiddlewareObj<APIGatewa
   },
 });
 
-/** Validates body and query with valibot; the first issue names the offending field in `param` and the message says why. */
-export const validate = (options: ValidateOptions): MiddlewareObj<APIGatewayProxyEvent> => ({
-  before: (request) => {
-    const state = stateOf(request);
-    if (options.query) state.query = parse(options.query, request.event.queryStringParameters ?? {});
-    if (options.body) state.body = parse(options.body, state.body);
-  },
-});
+/**
+ * Validates body and query with valibot; the first issue names the offending field in `param` and the message says why.
+ * A query parameter the endpoint does not take answers 400 `parameter_unknown` first (DECISIONS "Wire conventions": a
+ * typo in a filter must not silently widen a list); an endpoint without a query schema takes none.
+ */
+export const validate = (options: ValidateOptions): MiddlewareObj<APIGatewayProxyEvent> => {
+  const known = queryNames(options.query);
+  return {
+    before: (request) => {
+      const state = stateOf(request);
+      const query = request.event.queryStringParameters ?? {};
+      rejectUnknown(Object.keys(query), known);
+      if (options.query) state.query = parse(options.query, query);
+      if (options.body) state.body = parse(options.body, state.body);
+    },
+  };
+};
+
+/** The parameter names a query schema takes (an object's entries, piped or not); none without a schema. */
+export function queryNames(schema: AnySchema | undefined): readonly string[] {
+  if (!schema) return [];
+  const entries = (schema as { entries?: Record<string, unknown> }).entries;
+  if (!entries) throw new Error(`a query schema is an object of named parameters, not ${schema.type}`);
+  return Object.keys(entries);
+}
+
+function rejectUnknown(names: readonly string[], known: readonly string[]): void {
+  const unknown = names.filter((name) => !known.includes(name));
+  if (unknown.length === 0) return;
+  const takes = known.length ? `this endpoint takes ${known.join(', ')}` : 'this endpoint takes no query parameters';
+  const named = unknown.map((name) => (name === '' ? 'a parameter without a name' : name));
+  const what = unknown.length === 1 ? `unknown query parameter ${named[0]!}` : `unknown query parameters ${named.join(', ')}`;
+  throw new BadRequest('parameter_unknown', unknown[0], `${what} (${takes})`);
+}
 
 function parse(schema: AnySchema, input: unknown): unknown {
   const result = v.safeParse(schema, input, { abortEarly: true });

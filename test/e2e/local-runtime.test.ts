@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { connect } from 'node:net';
 import {
   ChangeMessageVisibilityCommand,
   CreateQueueCommand,
@@ -15,7 +14,7 @@ import { startGateway } from '../../infra/local/gateway.ts';
 import type { HandlerLoader } from '../../infra/local/lambda.ts';
 import { sqsClient } from '../../infra/local/services.ts';
 import { startQueuePollers, startScheduleTimers } from '../../infra/local/workers.ts';
-import { rawRequest } from '../support/raw-http.ts';
+import { rawExchange, rawRequest } from '../support/raw-http.ts';
 import { isRunning, startRuntimeProcess, type RuntimeProcess } from '../support/runtime.ts';
 
 /** The gateway's 404, with the request id it also sends as the Request-Id header. */
@@ -62,6 +61,22 @@ describe('npm start', () => {
     const wrongMethod = await fetch(`${runtime!.url}/api/customers`, { method: 'DELETE' });
     await routeNotFound(unknown);
     await routeNotFound(wrongMethod);
+  });
+
+  it('answers a malformed request line and a 70 KB header 400 in the error shape (raw socket)', async () => {
+    // Act
+    const line = await rawExchange(runtime!.url, 'GET /api/customers HTTP/7.0\r\nHost: x\r\n\r\n');
+    const header = await rawExchange(runtime!.url, `GET /api/customers HTTP/1.1\r\nHost: x\r\nX-Big: ${'x'.repeat(70_000)}\r\n\r\n`);
+    // Assess
+    for (const [res, message] of [
+      [line, 'Invalid request body: the request line is malformed: the version must be HTTP/1.0 or HTTP/1.1'],
+      [header, 'Invalid request body: the request line and headers are over 16 KB in all'],
+    ] as const) {
+      expect(res.status).toBe(400);
+      expect(res.json).toEqual({
+        error: { type: 'invalid_request_error', code: 'parameter_invalid', message, request_id: res.headers['request-id'] },
+      });
+    }
   });
 
   it('lists messages sent by handlers in /_local/outbox (handlers run in the gateway process)', async () => {
@@ -364,36 +379,49 @@ describe('local gateway', () => {
     expect(Object.getPrototypeOf(event.headers)).toBe(Object.prototype);
   });
 
-  it('answers requests HTTP parsing refuses in the error shape with a request id: headers too large, a malformed header', async () => {
-    // Prepare: 20 KB of headers (over Node's 16 KB), and a header line without a colon
-    const huge = await rawRequest(gateway.url, { path: '/api/things/list', headers: [['X-Big', 'x'.repeat(20_000)]] });
-    const { hostname, port } = new URL(gateway.url);
-    const malformed = await new Promise<string>((resolve, reject) => {
-      let text = '';
-      const socket = connect({ host: hostname === 'localhost' ? '127.0.0.1' : hostname, port: Number(port) }, () =>
-        socket.write('GET /api/things/list HTTP/1.1\r\nHost: x\r\nNot a header\r\n\r\n'),
-      );
-      socket.on('data', (chunk) => (text += chunk.toString()));
-      socket.on('end', () => resolve(text));
-      socket.on('error', reject);
-    });
+  it.each([
+    ['a 70 KB header', 'GET /api/things/list HTTP/1.1\r\nHost: x\r\nX-Big: ' + 'x'.repeat(70_000) + '\r\n\r\n', /over 16 KB/],
+    [
+      'a malformed request line',
+      'GET /api/things/list HTTP/9.9\r\nHost: x\r\n\r\n',
+      /^Invalid request body: the request line is malformed: the version/,
+    ],
+    ['an unknown method', 'GARBAGE\r\n\r\n', /^Invalid request body: the request line is malformed: /],
+    [
+      'a header line without a colon',
+      'GET /api/things/list HTTP/1.1\r\nHost: x\r\nNot a header\r\n\r\n',
+      /^Invalid request body: a header line is malformed/,
+    ],
+  ])('answers %s, which HTTP parsing refuses, 400 in the error shape with a request id and the reason', async (_what, bytes, reason) => {
+    // Act
+    const res = await rawExchange(gateway.url, bytes);
     // Assess
-    expect(huge.status).toBe(431);
-    expect(huge.json).toEqual({
+    expect(res.status).toBe(400);
+    expect(res.headers['request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.json).toEqual({
       error: {
         type: 'invalid_request_error',
-        code: 'headers_too_large',
-        message: expect.stringMatching(/^Invalid request/),
-        request_id: huge.headers['request-id'],
+        code: 'parameter_invalid',
+        message: expect.stringMatching(reason),
+        request_id: res.headers['request-id'],
       },
     });
-    const [head, body] = malformed.split('\r\n\r\n');
-    const requestId = /\r\nRequest-Id: ([0-9a-f-]{36})\r\n/.exec(head!)?.[1];
-    expect(head).toMatch(/^HTTP\/1\.1 400 /);
-    expect(JSON.parse(body!)).toEqual({
-      error: { type: 'invalid_request_error', code: 'malformed_request', message: expect.stringMatching(/^Invalid request/), request_id: requestId },
-    });
     expect(calls).toEqual([]);
+  });
+
+  it('answers 70 KB of headers sent by an HTTP client 400, the answer read whole', async () => {
+    // Act
+    const res = await rawRequest(gateway.url, { path: '/api/things/list', headers: [['X-Big', 'x'.repeat(70_000)]] });
+    // Assess
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({
+      error: {
+        type: 'invalid_request_error',
+        code: 'parameter_invalid',
+        message: 'Invalid request body: the request line and headers are over 16 KB in all',
+        request_id: res.headers['request-id'],
+      },
+    });
   });
 
   it('answers 404 (not 500) for documentation assets named like Object.prototype members', async () => {

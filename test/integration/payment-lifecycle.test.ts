@@ -278,6 +278,7 @@ describe('payments under concurrency', () => {
       const loser = [capture, voided].find((a) => a.status !== 200)!;
       // While the winner's provider call runs the loser is told to retry (409, nothing stored for its key); after, invalid_state.
       expect(loser.body.error.code).toBe(loser.status === 409 ? 'operation_in_progress' : 'invalid_state');
+      if (loser.status === 409) expect(loser.body.error.message).toMatch(/^Operation in progress: another operation on this payment/);
       const loserRetried = loser === capture ? await payments.capture(apiKey, id, {}, keys.capture) : await payments.void(apiKey, id, keys.void);
       expect(loserRetried.status).toBe(400);
       expect(loserRetried.body.error.code).toBe('invalid_state');

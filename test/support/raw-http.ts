@@ -3,6 +3,7 @@
  * (fetch lower-cases, merges repeats and silently drops a header named `__proto__`). Body as bytes, any size.
  */
 import { request } from 'node:http';
+import { connect } from 'node:net';
 
 export interface RawResponse {
   status: number;
@@ -49,5 +50,33 @@ export function rawRequest(baseUrl: string, req: RawRequest): Promise<RawRespons
     );
     r.on('error', reject);
     r.end(req.body);
+  });
+}
+
+/**
+ * Bytes written to a plain socket as they are (a malformed request line or header that no HTTP client would send),
+ * and the answer read to the server's close: its status, lower-cased headers and JSON body.
+ */
+export function rawExchange(baseUrl: string, bytes: string): Promise<{ status: number; headers: Record<string, string>; json: unknown }> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const socket = connect({ host: hostname === 'localhost' ? '127.0.0.1' : hostname, port: Number(port) }, () => socket.write(bytes));
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const [head = '', body = ''] = text.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(
+        lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      );
+      let json: unknown;
+      try {
+        json = JSON.parse(body);
+      } catch {
+        json = undefined;
+      }
+      resolve({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1] ?? 0), headers, json });
+    });
   });
 }

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { type ErrorType, MESSAGES } from '../../domain/errors.ts';
+import { type ErrorType, MESSAGES, OPERATION_IN_PROGRESS } from '../../domain/errors.ts';
 import { Id } from './common.ts';
 
 const ERROR_TYPES = [
@@ -16,7 +16,7 @@ export const ErrorBody = v.object({
   error: v.object({
     type: v.picklist(ERROR_TYPES),
     code: v.pipe(v.string(), v.description('machine-readable, e.g. parameter_invalid, invalid_state, card_declined')),
-    message: v.picklist(Object.values(MESSAGES)),
+    message: v.picklist([...Object.values(MESSAGES), OPERATION_IN_PROGRESS]),
     param: v.optional(v.pipe(v.string(), v.description('the offending field (dot path) or header'))),
     decline_code: v.optional(v.pipe(v.string(), v.examples(['insufficient_funds']))),
     payment_id: v.optional(Id('payment')),

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { AppError, InvalidState, NotFound } from '../../../shared/domain/errors.ts';
+import { AppError, IdempotencyKeyInUse, InvalidState, NotFound, OperationInProgress } from '../../../shared/domain/errors.ts';
 import { http } from '../../../shared/http/index.ts';
 import { apiEvent, invokeHttp } from '../../support/lambda.ts';
 
@@ -51,6 +51,34 @@ describe('the HTTP chain', () => {
     const res = await invokeHttp(handler, apiEvent({ method: 'POST', path: '/x' }));
     expect(res.status).toBe(429);
     expect(res.headers['retry-after']).toBe('7');
+  });
+
+  it.each([
+    [
+      'another operation on the payment',
+      new OperationInProgress(2.5),
+      'invalid_request_error',
+      'operation_in_progress',
+      'Operation in progress: another operation on this payment is still running; retry in 3 s',
+    ],
+    [
+      'a request with the same key',
+      new IdempotencyKeyInUse(2.5),
+      'idempotency_error',
+      'idempotency_key_in_use',
+      'Idempotency key in use: a request with this Idempotency-Key is still being processed; retry in 3 s',
+    ],
+  ])('answers 409 for %s, naming an Idempotency-Key only where one is involved', async (_what, error, type, code, message) => {
+    // Prepare
+    const handler = http({ auth: 'public' }, async () => {
+      throw error;
+    });
+    // Act
+    const res = await invokeHttp(handler, apiEvent({ method: 'POST', path: '/x' }));
+    // Assess
+    expect(res.status).toBe(409);
+    expect(res.headers['retry-after']).toBe('3');
+    expect(res.body.error).toEqual({ type, code, message, request_id: res.headers['request-id'] });
   });
 
   it('answers 404 for a path parameter that is not an id of the declared entity, before the handler runs', async () => {
@@ -201,5 +229,53 @@ describe('validation messages', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.message).toMatch(/^Invalid request body: number is invalid/);
     expect(res.rawBody).not.toContain('4242');
+  });
+});
+
+describe('query parameters', () => {
+  const Query = v.pipe(
+    v.object({ limit: v.optional(v.string()), status: v.optional(v.picklist(['paid', 'failed'])), 'created[gte]': v.optional(v.string()) }),
+    v.check(() => true),
+  );
+  const list = http({ auth: 'public', query: Query }, async ({ query }) => query);
+  const plain = http({ auth: 'public' }, async () => ({ ok: true }));
+  const get = (handler: typeof list, query: string) => invokeHttp(handler, apiEvent({ method: 'GET', path: `/x?${query}` }));
+
+  it('hands the handler the parameters it takes, bracketed names included', async () => {
+    // Act
+    const res = await get(list, 'limit=2&status=failed&created[gte]=2026-01-01');
+    // Assess
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ limit: '2', status: 'failed', 'created[gte]': '2026-01-01' });
+  });
+
+  it.each([
+    [list, 'stauts=failed', 'stauts', 'unknown query parameter stauts (this endpoint takes limit, status, created[gte])'],
+    [list, 'limit=2&created[gt]=x', 'created[gt]', 'unknown query parameter created[gt] (this endpoint takes limit, status, created[gte])'],
+    [list, 'lmit=2&stauts=x', 'lmit', 'unknown query parameters lmit, stauts (this endpoint takes limit, status, created[gte])'],
+    [list, '__proto__=x', '__proto__', 'unknown query parameter __proto__ (this endpoint takes limit, status, created[gte])'],
+    [plain, 'expand=customer', 'expand', 'unknown query parameter expand (this endpoint takes no query parameters)'],
+  ])('answers 400 parameter_unknown naming the parameter (%#)', async (handler, query, param, reason) => {
+    // Act
+    const res = await get(handler, query);
+    // Assess
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({
+      type: 'invalid_request_error',
+      code: 'parameter_unknown',
+      param,
+      message: `Invalid request body: ${reason}`,
+      request_id: res.headers['request-id'],
+    });
+  });
+
+  it('refuses a query parameter on an endpoint that takes a body only', async () => {
+    // Prepare
+    const create = http({ auth: 'public', body: Body }, async ({ body }) => body);
+    // Act
+    const res = await invokeHttp(create, apiEvent({ method: 'POST', path: '/x?amount=5', body: { amount: 5 } }));
+    // Assess
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'parameter_unknown', param: 'amount' });
   });
 });
