@@ -87,8 +87,9 @@ export function http<
   if (options.auth === 'merchant') chain.use(authenticate());
   if (options.rateLimit) chain.use(rateLimit(options.rateLimit, { replaysFree: Boolean(options.idempotent) && options.auth === 'merchant' }));
   if (options.params) chain.use(pathIds(options.params));
-  if (options.rawBody) chain.use(rawBody()).use(validate({ query: options.query }));
-  else chain.use(jsonBody()).use(validate({ body: options.body, query: options.query }));
+  const strictQuery = options.auth === 'merchant';
+  if (options.rawBody) chain.use(rawBody()).use(validate({ query: options.query, strictQuery }));
+  else chain.use(jsonBody()).use(validate({ body: options.body, query: options.query, strictQuery }));
   if (options.idempotent && options.auth === 'merchant') chain.use(idempotency(options.idempotent === true ? {} : options.idempotent));
   if (options.rateLimit?.concurrent) chain.use(admission());
   chain.use(stateToContext());

@@ -11,6 +11,8 @@ export type AnySchema = v.GenericSchema;
 export interface ValidateOptions {
   body?: AnySchema;
   query?: AnySchema;
+  /** unknown query parameters answer 400 (the merchant's API); a public link or a provider's callback ignores them */
+  strictQuery?: boolean;
 }
 
 /**
@@ -39,7 +41,7 @@ export const validate = (options: ValidateOptions): MiddlewareObj<APIGatewayProx
     before: (request) => {
       const state = stateOf(request);
       const query = request.event.queryStringParameters ?? {};
-      rejectUnknown(Object.keys(query), known);
+      if (options.strictQuery) rejectUnknown(Object.keys(query), known);
       if (options.query) state.query = parse(options.query, query);
       if (options.body) state.body = parse(options.body, state.body);
     },

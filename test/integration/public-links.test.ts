@@ -67,6 +67,18 @@ describe('links in invoices', () => {
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
   });
 
+  it('serves the PDF link with what a mail link tracker appends (only the merchant API refuses unknown parameters)', async () => {
+    // Prepare
+    const { apiKey, customerId } = await newMerchant();
+    const created = await call('POST', apiKey, '/api/invoices', invoiceBody(customerId));
+    const pdfUrl = (created.json as { pdf_url: string }).pdf_url;
+    // Act
+    const tracked = await fetch(`${pdfUrl}&utm_source=newsletter&utm_medium=email`);
+    // Assess
+    expect(tracked.status).toBe(200);
+    expect(tracked.headers.get('content-type')).toBe('application/pdf');
+  });
+
   it('uses PUBLIC_API_URL when it is configured', async () => {
     // Prepare
     config.PUBLIC_API_URL = 'https://api.shop.example';
