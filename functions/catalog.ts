@@ -115,6 +115,13 @@ export const catalog: readonly FunctionSpec[] = [
 
   http('POST', '/api/subscriptions', 'subscriptions/create', 'Create a subscription'),
   http('GET', '/api/subscriptions', 'subscriptions/list', 'List subscriptions'),
+  http('GET', '/api/subscriptions/{id}', 'subscriptions/get', 'Retrieve a subscription'),
+  http(
+    'PUT',
+    '/api/subscriptions/{id}',
+    'subscriptions/update',
+    'Update a subscription (plan, amount, metadata, cancel_at_period_end; from the next period)',
+  ),
   http('PUT', '/api/subscriptions/{id}/pause', 'subscriptions/pause', 'Pause a subscription'),
   http('PUT', '/api/subscriptions/{id}/resume', 'subscriptions/resume', 'Resume a subscription'),
   http('PUT', '/api/subscriptions/{id}/cancel', 'subscriptions/cancel', 'Cancel a subscription'),

@@ -25,7 +25,7 @@ export const BUSINESS_METRICS = {
   Disputes: ['mode', 'provider', 'status'],
   /** one delivery attempt to a merchant's endpoint (`whk_…`); outcome: delivered | failed */
   WebhookDeliveries: ['mode', 'endpoint', 'outcome'],
-  /** one renewal of a period; outcome: renewed | past_due */
+  /** one renewal of a period; outcome: renewed | past_due | cancelled (cancel_at_period_end) */
   Renewals: ['mode', 'outcome'],
   /** an operation whose lease ended, taken up by the reconciler; entity: payment | refund | invoice | dispute;
    * action: settled | deferred (could not be finished yet: the next run tries again) */

@@ -103,6 +103,11 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
     'Each renewal invoices the period and charges the card on file; a failed charge makes it `past_due` and is retried ' +
     'on days 1, 3 and 5.',
   'subscriptions/list': 'Lists subscriptions, newest first, filtered by `status` or `customer_id`.',
+  'subscriptions/get': 'Retrieves a subscription.',
+  'subscriptions/update':
+    'Changes the fields sent (`plan`, `amount`, `metadata`, which is replaced whole, `cancel_at_period_end`); they apply ' +
+    'from the next period. With `cancel_at_period_end: true` the subscription is cancelled on `next_billing` instead of ' +
+    'renewing (`subscription.cancelled`); `false` undoes that before then. A cancelled subscription answers 400 `invalid_state`.',
   'subscriptions/pause': 'Pauses an `active` subscription: no renewal runs until it is resumed.',
   'subscriptions/resume': 'Resumes a paused subscription; `next_billing` moves to the next billing date still ahead.',
   'subscriptions/cancel': 'Cancels an active or paused subscription for good.',

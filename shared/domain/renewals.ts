@@ -67,7 +67,7 @@ export async function scanRenewals(): Promise<{ due: number; enqueued: number }>
 
 export const parseRenewalMessage = (body: string): RenewalMessage => v.parse(RenewalMessage, JSON.parse(body));
 
-export type RenewalOutcome = 'renewed' | 'past_due' | `skipped:${string}`;
+export type RenewalOutcome = 'renewed' | 'past_due' | 'cancelled' | `skipped:${string}`;
 
 const actorOf = (s: SubscriptionRecord): Merchant => ({ id: s.merchant_id, credential: 'api_key', livemode: s.livemode });
 
@@ -87,7 +87,7 @@ export async function renewPeriod(message: RenewalMessage): Promise<RenewalOutco
   const subscription = await subscriptions.loadSubscription(message.subscription_id);
   if (!subscription) return skip('unknown_subscription', message);
   const outcome = await renewLoaded(subscription, message);
-  if (outcome === 'renewed' || outcome === 'past_due') await count('Renewals', { mode: modeOf(subscription), outcome });
+  if (outcome === 'renewed' || outcome === 'past_due' || outcome === 'cancelled') await count('Renewals', { mode: modeOf(subscription), outcome });
   return outcome;
 }
 
@@ -105,6 +105,11 @@ async function renewLoaded(subscription: SubscriptionRecord, message: RenewalMes
   if (existing?.state === 'failed' && existing.attempt === attempt) return recordDecline(subscription, existing);
   if (existing?.state === 'charging' && existing.attempt === attempt && existing.lease_until < clock.now())
     return recoverCharge(subscription, existing);
+
+  // Set to end with its current period: cancelled on the date it would renew, with no invoice and no charge.
+  if (!existing && attempt === 0 && subscription.status === 'active' && subscription.cancel_at_period_end) {
+    return cancelAtPeriodEnd(subscription, message);
+  }
 
   const due =
     attempt === 0
@@ -263,6 +268,21 @@ async function completeRenewal(subscription: SubscriptionRecord, period: PeriodR
     { next_billing: period.period_start },
   );
   return moved ? 'renewed' : skip('moved_meanwhile', message);
+}
+
+/**
+ * The renewal of a subscription set to cancel at period end: `cancel` (subscription.cancelled) instead, on the
+ * condition that the merchant has not unset it meanwhile and the period is still the one due. A refused move is
+ * skipped: the next scan finds the subscription again if it is still due (renewing it, if the flag was unset).
+ */
+async function cancelAtPeriodEnd(subscription: SubscriptionRecord, message: RenewalMessage): Promise<RenewalOutcome> {
+  const moved = await applyMove(
+    subscription,
+    'cancel',
+    { cancelled_at: isoNow(), retry_attempt: null, retry_at: null },
+    { next_billing: message.period_start, cancel_at_period_end: true },
+  );
+  return moved ? 'cancelled' : skip('moved_meanwhile', message);
 }
 
 /** A declined attempt: past_due with the next retry scheduled (days 1, 3, 5 after the due date), or none after the last. */

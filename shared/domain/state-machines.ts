@@ -78,6 +78,8 @@ export const SUBSCRIPTION = {
   declineRetry: { from: ['past_due'], to: 'past_due', event: 'subscription.past_due' },
 } as const satisfies StateMachine<SubscriptionState, string>;
 export type SubscriptionState = 'active' | 'paused' | 'past_due' | 'cancelled';
+/** The states in which the merchant may change a subscription's terms (PUT, no change of state): all but cancelled. */
+export const SUBSCRIPTION_CHANGEABLE = ['active', 'paused', 'past_due'] as const satisfies readonly SubscriptionState[];
 
 /**
  * The renewal of one period of a subscription (its row makes the renewal idempotent; see renewals.ts). A worker's

@@ -1,5 +1,5 @@
 import type * as v from 'valibot';
-import type { CreateSubscriptionBody, ListSubscriptionsQuery } from '../schemas/subscriptions.ts';
+import type { CreateSubscriptionBody, ListSubscriptionsQuery, UpdateSubscriptionBody } from '../schemas/subscriptions.ts';
 import { commit } from '../store/commit.ts';
 import * as customers from '../store/customers.ts';
 import * as subscriptions from '../store/subscriptions.ts';
@@ -10,7 +10,7 @@ import { businessNow, isoNow } from './clock.ts';
 import { InvalidState, NotFound, ResourceMissing } from './errors.ts';
 import { newEvent } from './events.ts';
 import { freshOrigin, idFor, isId, type Origin } from './ids.ts';
-import { allows, SUBSCRIPTION, transition } from './state-machines.ts';
+import { allows, SUBSCRIPTION, SUBSCRIPTION_CHANGEABLE, transition } from './state-machines.ts';
 import { clockTimeOf } from './clock-binding.ts';
 
 /**
@@ -35,6 +35,7 @@ export const subscriptionView = (s: SubscriptionRecord) => ({
   retry_at: s.retry_at,
   latest_invoice: s.latest_invoice,
   metadata: s.metadata,
+  cancel_at_period_end: s.cancel_at_period_end,
   livemode: s.livemode,
   created_at: s.created_at,
   cancelled_at: s.cancelled_at,
@@ -80,6 +81,7 @@ export async function createSubscription(merchant: Merchant, input: CreateInput,
     retry_at: null,
     latest_invoice: null,
     metadata: input.metadata ?? {},
+    cancel_at_period_end: false,
     created_at: now,
     updated_at: now,
     cancelled_at: null,
@@ -100,6 +102,34 @@ export async function listSubscriptions(merchant: Merchant, query: ListInput) {
   return { object: 'list' as const, data: result.data.map(subscriptionView), has_more: result.has_more };
 }
 
+export const getSubscription = async (merchant: Merchant, subscriptionId: string) => subscriptionView(await load(merchant, subscriptionId));
+
+type UpdateInput = v.InferOutput<typeof UpdateSubscriptionBody>;
+
+/**
+ * Changes the terms (plan, amount, metadata, cancel_at_period_end) of a subscription that is not cancelled. They
+ * apply from the next period: the renewal on `next_billing` bills the new plan and amount, or cancels the
+ * subscription when `cancel_at_period_end` is set (renewals.ts). No state changes and no event is emitted (the
+ * event list of DECISIONS has no `subscription.updated`).
+ */
+export async function updateSubscription(merchant: Merchant, subscriptionId: string, input: UpdateInput) {
+  const subscription = await load(merchant, subscriptionId);
+  const changeable = (s: SubscriptionRecord) => {
+    if (!(SUBSCRIPTION_CHANGEABLE as readonly string[]).includes(s.status)) {
+      throw new InvalidState(undefined, `a ${s.status} subscription cannot be updated`);
+    }
+  };
+  changeable(subscription);
+  const changes = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
+  const write = subscriptions.subscriptionChange(subscription, SUBSCRIPTION_CHANGEABLE, { ...changes, updated_at: isoNow() });
+  if ((await commit({ writes: [write] })) === 'refused') {
+    changeable(await load(merchant, subscriptionId));
+    throw new InvalidState(undefined, 'the subscription changed meanwhile; read it again');
+  }
+  // read again: a renewal may have moved the subscription meanwhile (it changes other fields than these)
+  return subscriptionView(await load(merchant, subscriptionId));
+}
+
 async function load(merchant: Merchant, subscriptionId: string): Promise<SubscriptionRecord> {
   const subscription = await subscriptions.getSubscription(ownerOf(merchant), subscriptionId);
   if (!subscription) throw new NotFound();
@@ -117,7 +147,7 @@ export async function applyMove(
   subscription: SubscriptionRecord,
   operation: SubscriptionOperation,
   changes: Partial<SubscriptionRecord>,
-  expect?: Partial<Pick<SubscriptionRecord, 'next_billing' | 'retry_attempt'>>,
+  expect?: Partial<Pick<SubscriptionRecord, 'next_billing' | 'retry_attempt' | 'cancel_at_period_end'>>,
 ): Promise<SubscriptionRecord | undefined> {
   const step = SUBSCRIPTION[operation];
   if (!allows(SUBSCRIPTION, operation, subscription.status)) return undefined;

@@ -19,11 +19,13 @@ const StartDate = v.pipe(
   v.check((d) => d <= addDays(utcDate(clock.now()), MAX_START_DAYS_AHEAD), 'at most 366 days ahead'),
 );
 
+const Plan = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200), v.examples(['Pro monthly']));
+
 export const CreateSubscriptionBody = v.pipe(
   v.object({
     // Any string: an id that is not the merchant's customer (whatever its shape) answers resource_missing.
     customer_id: v.pipe(v.string(), v.minLength(1), v.maxLength(64), v.examples([exampleId('customer')])),
-    plan: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200), v.examples(['Pro monthly'])),
+    plan: Plan,
     amount: Amount,
     currency: Currency,
     interval: v.pipe(v.picklist(INTERVALS), v.examples(['month' as const])),
@@ -41,6 +43,17 @@ export const CreateSubscriptionBody = v.pipe(
     ['interval_count'],
   ),
 );
+
+/** The terms a merchant may change: they apply from the next period (the next renewal bills them). */
+export const UpdateSubscriptionBody = v.object({
+  plan: v.optional(Plan),
+  amount: v.optional(Amount),
+  /** replaces the metadata as a whole */
+  metadata: v.optional(Metadata),
+  cancel_at_period_end: v.optional(
+    v.pipe(v.boolean(), v.description('true: cancelled on its next billing date instead of renewing; false: renews again')),
+  ),
+});
 
 export const ListSubscriptionsQuery = listQuery('subscription', {
   status: v.optional(v.picklist(SUBSCRIPTION_STATUSES)),

@@ -37,6 +37,8 @@ export interface SubscriptionRecord {
   /** the invoice of the latest renewed (or failing) period */
   latest_invoice: string | null;
   metadata: Record<string, string>;
+  /** cancelled on its next billing date instead of renewing (set and unset by the merchant's PUT) */
+  cancel_at_period_end: boolean;
   created_at: string;
   updated_at: string;
   cancelled_at: string | null;
@@ -79,7 +81,7 @@ export function subscriptionMove(
   subscription: SubscriptionRecord,
   transition: Transition<SubscriptionStatus>,
   changes: Partial<SubscriptionRecord>,
-  expect?: Partial<Pick<SubscriptionRecord, 'next_billing' | 'retry_attempt'>>,
+  expect?: Partial<Pick<SubscriptionRecord, 'next_billing' | 'retry_attempt' | 'cancel_at_period_end'>>,
 ): Move {
   const due = dueDateOf({ ...subscription, ...changes, status: transition.to });
   return {
@@ -90,6 +92,13 @@ export function subscriptionMove(
     unset: due ? [] : ['gsi2pk', 'gsi2sk'],
   };
 }
+
+/** The merchant's change of terms for `commit`: the fields only, while the subscription is in one of `states`. */
+export const subscriptionChange = (
+  subscription: SubscriptionRecord,
+  states: readonly SubscriptionStatus[],
+  changes: Partial<Pick<SubscriptionRecord, 'amount' | 'plan' | 'metadata' | 'cancel_at_period_end' | 'updated_at'>>,
+): Move => ({ move: subscriptionTarget(subscription), inStates: states, set: changes });
 
 /** The subscription as the table holds it, checked when read back (see item-schemas.ts). */
 const SubscriptionItem = v.object({
@@ -111,6 +120,7 @@ const SubscriptionItem = v.object({
   retry_at: nullable(Text),
   latest_invoice: nullable(Text),
   metadata: StringMap,
+  cancel_at_period_end: v.boolean(),
   created_at: Text,
   updated_at: Text,
   cancelled_at: nullable(Text),

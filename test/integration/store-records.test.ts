@@ -122,6 +122,7 @@ const subscription = (id: string, merchantId: string) => ({
   retry_at: null,
   latest_invoice: null,
   metadata: {},
+  cancel_at_period_end: false,
   created_at: NOW,
   updated_at: NOW,
   cancelled_at: null,

@@ -83,6 +83,7 @@ describe('POST /api/subscriptions', () => {
       retry_at: null,
       latest_invoice: null,
       metadata: { crm: '7' },
+      cancel_at_period_end: false,
       livemode: false,
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       cancelled_at: null,

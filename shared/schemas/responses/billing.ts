@@ -20,6 +20,7 @@ export const Subscription = v.object({
   retry_at: v.nullable(v.pipe(CalendarDate, v.description('past_due: the date of the next retry'))),
   latest_invoice: v.nullable(Id('invoice')),
   metadata: Metadata,
+  cancel_at_period_end: v.pipe(v.boolean(), v.description('cancelled on `next_billing` instead of renewing')),
   livemode: Livemode,
   created_at: Timestamp,
   cancelled_at: v.nullable(Timestamp),
