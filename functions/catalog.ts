@@ -74,6 +74,7 @@ export const catalog: readonly FunctionSpec[] = [
   http('POST', '/api/payments/create', 'payments/create', 'Create (authorize) a payment'),
   http('GET', '/api/payments/list', 'payments/list', 'List payments'),
   http('GET', '/api/payments/{id}', 'payments/get', 'Retrieve a payment'),
+  http('PUT', '/api/payments/{id}', 'payments/update', 'Update a payment (description, metadata)'),
   http('POST', '/api/payments/{id}/capture', 'payments/capture', 'Capture a payment'),
   http('POST', '/api/payments/{id}/void', 'payments/void', 'Void a payment'),
   http('POST', '/api/payments/{id}/refund', 'payments/refund', 'Refund a payment'),

@@ -34,6 +34,9 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
     'never stored or returned. Limited to 100 a minute per merchant.',
   'payments/list': 'Lists payments, newest first, with filters; `total` counts the payments matching them, in constant time.',
   'payments/get': 'Retrieves a payment with its authorization attempts, oldest first.',
+  'payments/update':
+    'Changes the fields sent: `description` (null clears it) and `metadata` (replaced whole: at most 50 keys of 1–40 ' +
+    'characters, values of at most 500). Amounts, card and customer cannot be changed.',
   'payments/capture':
     'Captures an authorized (`succeeded`) payment, in full or for a smaller `amount` (the rest is released). The ' +
     'captured amount becomes pending balance and available two days later. Any other state answers 400 `invalid_state`.',

@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import type { OperationResult } from '../providers/index.ts';
 import { connectorForOperation, modeOf } from './connectors.ts';
-import type { CaptureBody, ListPaymentsQuery, RefundBody } from '../schemas/payments.ts';
+import type { CaptureBody, ListPaymentsQuery, RefundBody, UpdatePaymentBody } from '../schemas/payments.ts';
 import { type Change, commit, type Operation } from '../store/commit.ts';
 import * as payments from '../store/payments.ts';
 import type { PaymentRead, PaymentRecord, StoredPayment, StoredRefund } from '../store/payments.ts';
@@ -35,6 +35,17 @@ async function load(merchant: Merchant, paymentId: string, read?: PaymentRead): 
 }
 
 export async function getPayment(merchant: Merchant, paymentId: string) {
+  return paymentView(await load(merchant, paymentId));
+}
+
+/**
+ * Changes the fields sent of `description` (null clears it) and `metadata` (replaced whole). Nothing about money
+ * moves, so no state changes and no event is emitted (the event list of DECISIONS has no `payment.updated`).
+ */
+export async function updatePayment(merchant: Merchant, paymentId: string, input: v.InferOutput<typeof UpdatePaymentBody>) {
+  const payment = await load(merchant, paymentId);
+  const changes = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
+  if ((await commit({ writes: [payments.paymentDetailsChange(payment, { ...changes, updated_at: isoNow() })] })) === 'refused') throw new NotFound();
   return paymentView(await load(merchant, paymentId));
 }
 

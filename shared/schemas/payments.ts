@@ -80,6 +80,12 @@ export const SimulateRouteBody = v.object({
   ),
 });
 
+/** `PUT /api/payments/:id`: only what describes the payment; `metadata` replaces the whole map, null clears `description`. */
+export const UpdatePaymentBody = v.object({
+  description: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(1000), v.examples(['Order #1042'])))),
+  metadata: v.optional(Metadata),
+});
+
 export const CaptureBody = v.object({ amount: v.optional(Amount) });
 
 export const RefundBody = v.object({

@@ -7,7 +7,7 @@ import type { AttemptState, PaymentStatus } from '../domain/state-machines.ts';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import { db, TABLE, type TransactItem } from './client.ts';
 import { counterAdd, readCells } from './counters.ts';
-import type { Operation, Target } from './commit.ts';
+import type { Move, Operation, Target } from './commit.ts';
 import { equalityFilter } from './expressions.ts';
 import { disputeOf, type StoredDispute } from './disputes.ts';
 import { invoiceOf, type StoredInvoice } from './invoices.ts';
@@ -134,6 +134,19 @@ export const paymentTarget = (p: Pick<PaymentRecord, 'id' | 'merchant_id' | 'liv
   id: p.id,
   owner: { merchant_id: p.merchant_id, livemode: p.livemode },
 });
+/**
+ * The merchant's change of a payment's `description` and `metadata` for `commit`: the fields only, in any state the
+ * API shows (never while `processing`), whatever operation runs on it (none of them writes these fields).
+ */
+export const paymentDetailsChange = (
+  p: Pick<PaymentRecord, 'id' | 'merchant_id' | 'livemode'>,
+  changes: Partial<Pick<PaymentRecord, 'description' | 'metadata' | 'updated_at'>>,
+): Move => ({
+  move: paymentTarget(p),
+  inStates: ['succeeded', 'failed', 'captured', 'voided', 'refunded'] satisfies PaymentRecord['status'][],
+  set: changes,
+});
+
 export const refundTarget = (r: Pick<RefundRecord, 'id' | 'payment_id' | 'merchant_id' | 'livemode'>): Target => ({
   entity: 'refund',
   id: r.id,
