@@ -70,6 +70,7 @@ export const catalog: readonly FunctionSpec[] = [
   http('GET', '/api/customers', 'customers/list', 'List customers'),
   http('GET', '/api/customers/{id}', 'customers/get', 'Retrieve a customer'),
   http('PUT', '/api/customers/{id}', 'customers/update', 'Update a customer'),
+  http('DELETE', '/api/customers/{id}', 'customers/delete', 'Delete a customer'),
 
   http('POST', '/api/payments/create', 'payments/create', 'Create (authorize) a payment'),
   http('GET', '/api/payments/list', 'payments/list', 'List payments'),

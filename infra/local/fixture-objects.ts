@@ -1,6 +1,6 @@
 /**
- * What the event fixtures point at, beyond the demo merchant's key, customer and payments: an invoice (with a signed
- * PDF link), a subscription, a routing rule, a webhook endpoint, a connector account, a refund, two disputes, a signed provider
+ * What the event fixtures point at, beyond the demo merchant's key, customer and payments: a customer to delete, an
+ * invoice (with a signed PDF link), a subscription, a routing rule, a webhook endpoint, a connector account, a refund, two disputes, a signed provider
  * notification, a settlement and a sign-in code. `npm run invoke`
  * and the catalog test fill the fixtures' placeholders with these, so every fixture answers as in real use.
  */
@@ -8,6 +8,7 @@ import { type Merchant, ownerOf } from '../../shared/domain/auth.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import type { DemoMerchant } from '../../shared/domain/demo.ts';
 import { createConnector } from '../../shared/domain/connectors.ts';
+import { createCustomer } from '../../shared/domain/customers.ts';
 import { createInvoice } from '../../shared/domain/invoices.ts';
 import { refundPayment } from '../../shared/domain/payment-lifecycle.ts';
 import { dayOf } from '../../shared/store/ledger.ts';
@@ -24,6 +25,8 @@ import { openTestDispute } from '../../shared/domain/disputes.ts';
 import { createTestClock } from '../../shared/domain/test-clocks.ts';
 
 export interface FixtureObjects {
+  /** a customer with no subscription (to delete) */
+  deletableCustomerId: string;
   invoiceId: string;
   pdfExpires: string;
   pdfSignature: string;
@@ -85,6 +88,7 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     ['Fixture clock', 'Clock to delete'].map((name) => createTestClock(merchant, { frozen_time: '2027-01-01T00:00:00Z', name })),
   );
   const refund = await refundPayment(merchant, demo.capturedPaymentId!, { amount: 500 });
+  const deletable = await createCustomer(merchant, { email: `leaving+${demo.merchantId}@example.com`, name: 'Leaving soon' });
   const stripeWebhookBody = JSON.stringify({
     id: 'evt_1FixtureCustomerCreated',
     object: 'event',
@@ -108,6 +112,7 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
   const otp = /\b(\d{6})\b/.exec(listLocalOutbox().find((m) => m.to === demo.email)?.text ?? '')?.[1];
   if (!otp) throw new Error('No sign-in code in the local outbox');
   return {
+    deletableCustomerId: deletable.id,
     invoiceId: invoice.id,
     pdfExpires: pdf.searchParams.get('expires')!,
     pdfSignature: pdf.searchParams.get('signature')!,

@@ -25,6 +25,9 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
   'customers/list': 'Lists customers, newest first.',
   'customers/get': 'Retrieves a customer.',
   'customers/update': 'Changes the fields sent (`name`, `phone`, `email`, `metadata`); the others keep their values.',
+  'customers/delete':
+    'Deletes a customer: it then answers 404 and is no longer listed; its payments and invoices keep its `customer_id`. ' +
+    'A customer with a subscription that is not cancelled answers 400 `invalid_state`: cancel the subscription first.',
 
   'payments/create':
     'Authorizes a card payment (funds held, captured later) at the provider that routing picks, and explains the choice ' +

@@ -1,7 +1,8 @@
 import * as customers from '../store/customers.ts';
+import * as subscriptions from '../store/subscriptions.ts';
 import type { CustomerChanges, CustomerRecord } from '../store/customers.ts';
 import type { PageQuery } from '../store/pagination.ts';
-import { NotFound } from './errors.ts';
+import { InvalidState, NotFound } from './errors.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { bindToClock } from './clock-binding.ts';
@@ -53,6 +54,25 @@ export async function updateCustomer(merchant: Merchant, customerId: string, cha
   const customer = await customers.updateCustomer(ownerOf(merchant), customerId, changes);
   if (!customer) throw new NotFound();
   return view(customer);
+}
+
+/**
+ * Deletes a customer: afterwards it answers 404 and is no longer listed; its payments and invoices keep its
+ * `customer_id`. A customer with a subscription that is not cancelled cannot be deleted (400 invalid_state naming
+ * it): the subscription would go on renewing for nobody; cancel it first.
+ */
+export async function deleteCustomer(merchant: Merchant, customerId: string) {
+  const owner = ownerOf(merchant);
+  if (!(await customers.getCustomer(owner, customerId))) throw new NotFound();
+  const [open] = await subscriptions.openSubscriptionsOf(owner, customerId);
+  if (open) {
+    throw new InvalidState(
+      undefined,
+      `the customer has ${open.status === 'active' ? 'an' : 'a'} ${open.status.replace('_', ' ')} subscription (${open.id}); cancel it first`,
+    );
+  }
+  if (!(await customers.deleteCustomer(owner, customerId))) throw new NotFound();
+  return { id: customerId, object: 'customer' as const, deleted: true as const };
 }
 
 export async function listCustomers(merchant: Merchant, page: PageQuery) {

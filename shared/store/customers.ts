@@ -1,8 +1,8 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import { assignments, ownerCondition } from './expressions.ts';
-import { conditionalUpdate, type Created, createOrFind, db, TABLE } from './client.ts';
+import { conditionalUpdate, conditionalWrite, type Created, createOrFind, db, TABLE } from './client.ts';
 import { Int, nullable, recordReader, StringMap, Text } from './item-schemas.ts';
 import { customerKeys, type Owner, ownedBy } from './keys.ts';
 import { writeShards } from './write-shards.ts';
@@ -128,6 +128,25 @@ export async function updateCustomer(owner: Owner, customerId: string, changes: 
     }),
   );
   return updated && customerOf(updated);
+}
+
+/**
+ * Deletes the owner's customer, and with its item its list and e-mail index entries (and its card on file); false
+ * when it does not exist or is another merchant's or mode's.
+ */
+export async function deleteCustomer(owner: Owner, customerId: string): Promise<boolean> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const owned = ownerCondition(owner, names, values);
+  return conditionalWrite(
+    new DeleteCommand({
+      TableName: TABLE,
+      Key: customerKeys.item(customerId),
+      ConditionExpression: `attribute_exists(pk) AND ${owned}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    }),
+  );
 }
 
 /** The id and card on file of an owner's customer with this (lowercase) e-mail, if any. */

@@ -139,6 +139,22 @@ export async function getSubscription(owner: Owner, subscriptionId: string): Pro
   return ownedBy(subscription, owner) ? subscription : undefined;
 }
 
+/**
+ * The customer's subscriptions that are not cancelled (id and status), read from the owner's list with a filter:
+ * what keeps a customer from being deleted.
+ */
+export async function openSubscriptionsOf(owner: Owner, customerId: string): Promise<Pick<SubscriptionRecord, 'id' | 'status'>[]> {
+  const items = await queryAll({
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    FilterExpression: 'customer_id = :customer AND #status <> :cancelled',
+    ProjectionExpression: 'id, #status',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':pk': subscriptionKeys.listPartition(owner), ':customer': customerId, ':cancelled': 'cancelled' },
+  });
+  return items.map((item) => ({ id: String(item.id), status: item.status as SubscriptionStatus }));
+}
+
 export interface SubscriptionFilters {
   status?: SubscriptionStatus;
   customer_id?: string;

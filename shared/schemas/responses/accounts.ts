@@ -60,3 +60,5 @@ export const Customer = v.object({
 });
 
 export const CustomerList = list(Customer);
+
+export const DeletedCustomer = v.object({ id: Id('customer'), object: v.literal('customer'), deleted: v.literal(true) });
