@@ -108,6 +108,8 @@ export const catalog: readonly FunctionSpec[] = [
 
   http('POST', '/api/webhooks/configure', 'webhooks/configure', 'Configure a webhook endpoint'),
   http('GET', '/api/webhooks', 'webhooks/list', 'List webhook endpoints'),
+  http('GET', '/api/webhooks/{id}', 'webhooks/get', 'Retrieve a webhook endpoint'),
+  http('PUT', '/api/webhooks/{id}', 'webhooks/update', 'Update a webhook endpoint (url, events, status)'),
   http('DELETE', '/api/webhooks/{id}', 'webhooks/delete', 'Delete a webhook endpoint'),
   http('GET', '/api/webhooks/events', 'webhooks/events', 'List webhook events and their delivery'),
   // Delivers synchronously: up to the 15 s delivery timeout, within API Gateway's 29 s.

@@ -91,6 +91,10 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
     'Adds an endpoint that receives the events named (or `*`), signed per Standard Webhooks. The `secret` (`whsec_…`) ' +
     'is shown in this response only. Private, link-local and metadata addresses are refused. At most 16 endpoints.',
   'webhooks/list': 'Lists webhook endpoints, without their secrets.',
+  'webhooks/get': 'Retrieves a webhook endpoint, without its secret.',
+  'webhooks/update':
+    'Changes the fields sent (`url`, `events`, `status` `active|disabled`); the others keep their values. A new `url` ' +
+    'is checked as on configure. `active` also resumes an endpoint disabled after it answered 410 Gone.',
   'webhooks/delete': 'Deletes a webhook endpoint: no further event is delivered to it.',
   'webhooks/events':
     'Lists events, newest first, and whether each was delivered. Deliveries are at least once, retried with jitter for ' + 'up to 3 days.',
