@@ -111,6 +111,7 @@ export const catalog: readonly FunctionSpec[] = [
   http('GET', '/api/webhooks/{id}', 'webhooks/get', 'Retrieve a webhook endpoint'),
   http('PUT', '/api/webhooks/{id}', 'webhooks/update', 'Update a webhook endpoint (url, events, status)'),
   http('DELETE', '/api/webhooks/{id}', 'webhooks/delete', 'Delete a webhook endpoint'),
+  http('POST', '/api/webhooks/{id}/rotate-secret', 'webhooks/rotate-secret', 'Rotate the signing secret of a webhook endpoint'),
   http('GET', '/api/webhooks/events', 'webhooks/events', 'List webhook events and their delivery'),
   // Delivers synchronously: up to the 15 s delivery timeout, within API Gateway's 29 s.
   http('POST', '/api/webhooks/test', 'webhooks/test', 'Send a test event', 'merchant', { timeout: 20 }),

@@ -95,6 +95,10 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
   'webhooks/update':
     'Changes the fields sent (`url`, `events`, `status` `active|disabled`); the others keep their values. A new `url` ' +
     'is checked as on configure. `active` also resumes an endpoint disabled after it answered 410 Gone.',
+  'webhooks/rotate-secret':
+    'Gives the endpoint a new signing `secret` (`whsec_…`), shown in this response only. For 24 hours ' +
+    '(`previous_secret_expires_at`) every delivery carries two `v1,` signatures in `webhook-signature`, the new ' +
+    'secret’s and the old one’s, so a receiver verifying with either succeeds while it switches; then only the new one.',
   'webhooks/delete': 'Deletes a webhook endpoint: no further event is delivered to it.',
   'webhooks/events':
     'Lists events, newest first, and whether each was delivered. Deliveries are at least once, retried with jitter for ' + 'up to 3 days.',

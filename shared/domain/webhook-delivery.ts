@@ -36,14 +36,23 @@ const isSuccess = (status: number) => status >= 200 && status < 300;
  */
 export async function deliver(webhook: WebhookRecord, event: DomainEvent): Promise<WebhookHttpResult> {
   const payload = eventPayload(event);
-  const secret = await openSecret(webhook.secret_sealed, webhook.merchant_id, webhook.id);
-  const result = await postWebhook(new URL(webhook.url), payload, signatureHeaders(secret, event.id, payload, new Date(clock.now())), {
+  const at = new Date(clock.now());
+  const secrets = await signingSecrets(webhook, at);
+  const result = await postWebhook(new URL(webhook.url), payload, signatureHeaders(secrets, event.id, payload, at), {
     timeoutMs: DELIVERY_TIMEOUT_MS,
     allowLoopback: isLocal,
   });
   const outcome = isSuccess(result.status_code) ? 'delivered' : 'failed';
   await count('WebhookDeliveries', { mode: modeOf(webhook), endpoint: webhook.id, outcome });
   return result;
+}
+
+/** The secrets that sign at `at`: the endpoint's, and for 24 hours after a rotation the one before it too. */
+async function signingSecrets(webhook: WebhookRecord, at: Date): Promise<string[]> {
+  const sealed = [webhook.secret_sealed];
+  if (webhook.previous_secret_sealed && webhook.previous_secret_until && webhook.previous_secret_until > at.toISOString())
+    sealed.push(webhook.previous_secret_sealed);
+  return Promise.all(sealed.map((s) => openSecret(s, webhook.merchant_id, webhook.id)));
 }
 
 /** Handles one message of the events queue: a new event's first round, or a retry to one endpoint. */

@@ -97,6 +97,29 @@ export async function updateWebhook(merchant: Merchant, webhookId: string, input
   return getWebhook(merchant, webhookId);
 }
 
+/** How long the secret before a rotation keeps signing beside the new one. */
+export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Gives the endpoint a new signing secret, shown in this answer only. For 24 hours the old one keeps signing beside
+ * it (two `v1,` signatures in `webhook-signature`), so the merchant's receiver verifies with either while it switches;
+ * then only the new one signs. Rotating again within the 24 hours drops the oldest secret at once.
+ */
+export async function rotateWebhookSecret(merchant: Merchant, webhookId: string) {
+  const owner = ownerOf(merchant);
+  // a rotation that lands between our read and our write (another request's) makes us read again
+  for (let tries = 0; tries < 3; tries++) {
+    const current = await webhooks.getWebhook(owner, webhookId);
+    if (!current) throw missingWebhook(merchant, webhookId);
+    const secret = newWebhookSecret();
+    const now = clock.now();
+    const until = new Date(now + SECRET_OVERLAP_MS).toISOString();
+    const next = { secret_sealed: await sealSecret(secret, merchant.id, webhookId), until, updated_at: new Date(now).toISOString() };
+    if (await webhooks.rotateWebhookSecret(owner, current, next)) return { ...view(current), secret, previous_secret_expires_at: until };
+  }
+  throw new Error(`Webhook endpoint ${webhookId}: its secret kept changing while rotating it`);
+}
+
 /** The merchant's endpoints, newest first, in cursor pages like every list. */
 export async function listWebhooks(merchant: Merchant, page: PageQuery) {
   const result = await webhooks.webhookPage(ownerOf(merchant), page);

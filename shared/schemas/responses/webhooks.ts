@@ -28,6 +28,20 @@ export const NewWebhook = v.object({
   ),
 });
 
+/** An endpoint whose secret was rotated: the new `secret` is in this answer only. */
+export const RotatedWebhook = v.object({
+  ...webhookEntries,
+  secret: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^whsec_[A-Za-z0-9+/]{43}=$/),
+      v.description('The new signing secret, in this answer only: an idempotent replay of the rotation omits it.'),
+      v.examples(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw4eLcbQ9qB1c=']),
+    ),
+  ),
+  previous_secret_expires_at: v.pipe(Timestamp, v.description('until then the secret before this rotation keeps signing beside the new one')),
+});
+
 export const WebhookList = list(Webhook);
 
 export const DeletedWebhook = v.object({ id: Id('webhook'), object: v.literal('webhook'), deleted: v.literal(true) });
