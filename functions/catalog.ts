@@ -113,6 +113,8 @@ export const catalog: readonly FunctionSpec[] = [
   http('DELETE', '/api/webhooks/{id}', 'webhooks/delete', 'Delete a webhook endpoint'),
   http('POST', '/api/webhooks/{id}/rotate-secret', 'webhooks/rotate-secret', 'Rotate the signing secret of a webhook endpoint'),
   http('GET', '/api/webhooks/events', 'webhooks/events', 'List webhook events and their delivery'),
+  http('GET', '/api/events/{id}', 'events/get', 'Retrieve an event with its payload'),
+  http('POST', '/api/events/{id}/redeliver', 'events/redeliver', 'Send an event again', 'merchant', { sends: ['events'] }),
   // Delivers synchronously: up to the 15 s delivery timeout, within API Gateway's 29 s.
   http('POST', '/api/webhooks/test', 'webhooks/test', 'Send a test event', 'merchant', { timeout: 20 }),
 

@@ -102,6 +102,13 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
   'webhooks/delete': 'Deletes a webhook endpoint: no further event is delivered to it.',
   'webhooks/events':
     'Lists events, newest first, and whether each was delivered. Deliveries are at least once, retried with jitter for ' + 'up to 3 days.',
+  'events/get':
+    'Retrieves an event as listed, with the payload its endpoints receive (`data.object`) and how each endpoint’s ' +
+    'delivery went (`deliveries`). Events are kept 30 days.',
+  'events/redeliver':
+    'Queues the event again (same `webhook-id`, signed anew) to `webhook_id`, or to every active endpoint subscribed to ' +
+    'its type, and answers the endpoints queued. Each is delivered shortly and retried like any delivery. A disabled ' +
+    'endpoint answers 400 `invalid_state`; no endpoint, 400 `no_webhook_endpoint`.',
   'webhooks/test':
     'Delivers one sample event of the named type now to the newest matching endpoint (or `webhook_id`) and reports ' +
     'the answer: `delivered`, `status_code` (0 when unreachable) and `latency_ms`.',

@@ -9,7 +9,8 @@ import { postWebhook, type WebhookHttpResult } from '../webhooks/http-client.ts'
 import { openSecret } from '../webhooks/sealed-secret.ts';
 import { signatureHeaders } from '../webhooks/signing.ts';
 import { clock } from './clock.ts';
-import { type DomainEvent, type EventType, eventPayload } from './events.ts';
+import { subscribed } from './event-log.ts';
+import { type DomainEvent, eventPayload } from './events.ts';
 import { count } from '../metrics.ts';
 import { modeOf } from './connectors.ts';
 import { WEBHOOK_ENDPOINT } from './state-machines.ts';
@@ -24,9 +25,6 @@ export const retryPolicy = { baseMs: config.WEBHOOK_RETRY_BASE_MS, capMs: 12 * 6
 
 export const retryDelayMs = (attempt: number, random = Math.random): number =>
   Math.floor(random() * Math.min(retryPolicy.capMs, retryPolicy.baseMs * 2 ** attempt));
-
-const subscribed = (webhook: WebhookRecord, type: EventType) =>
-  webhook.status === 'active' && (webhook.events.includes('*') || webhook.events.includes(type));
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
 

@@ -131,7 +131,8 @@ export async function deleteWebhook(merchant: Merchant, webhookId: string) {
   return { id: webhookId, object: 'webhook' as const, deleted: true as const };
 }
 
-const deliveryView = (e: EventRecord) => ({
+/** An event as listed (GET /api/webhooks/events): its type and how its delivery went, without its payload. */
+export const listedEvent = (e: EventRecord) => ({
   id: e.id,
   object: 'webhook_event' as const,
   livemode: e.livemode,
@@ -146,7 +147,7 @@ const deliveryView = (e: EventRecord) => ({
 export async function listDeliveries(merchant: Merchant, query: v.InferOutput<typeof ListWebhookEventsQuery>) {
   const { limit, starting_after, ending_before, event, delivered } = query;
   const page = await eventsStore.listEvents(ownerOf(merchant), { event, delivered }, { limit, starting_after, ending_before });
-  return { object: 'list' as const, data: page.data.map(deliveryView), has_more: page.has_more };
+  return { object: 'list' as const, data: page.data.map(listedEvent), has_more: page.has_more };
 }
 
 /** A sample object per event family, so a test delivery looks like the real thing. */

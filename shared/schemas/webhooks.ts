@@ -23,10 +23,12 @@ export const UpdateWebhookBody = v.object({
   status: v.optional(v.picklist(['active', 'disabled'])),
 });
 
-export const TestWebhookBody = v.object({
-  event: EventName,
-  webhook_id: v.optional(v.pipe(v.string(), v.regex(idPattern('webhook'), 'a webhook id'))),
-});
+const WebhookId = v.pipe(v.string(), v.regex(idPattern('webhook'), 'a webhook id'));
+
+export const TestWebhookBody = v.object({ event: EventName, webhook_id: v.optional(WebhookId) });
+
+/** `POST /api/events/:id/redeliver`: to this endpoint, or (absent) to every active endpoint subscribed to the event. */
+export const RedeliverEventBody = v.object({ webhook_id: v.optional(WebhookId) });
 
 /** `GET /api/webhooks`: pagination only. */
 export const ListWebhooksQuery = listQuery('webhook');
