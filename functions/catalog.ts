@@ -110,8 +110,13 @@ export const catalog: readonly FunctionSpec[] = [
 
   http('POST', '/api/webhooks/configure', 'webhooks/configure', 'Configure a webhook endpoint'),
   http('GET', '/api/webhooks', 'webhooks/list', 'List webhook endpoints'),
+  http('GET', '/api/webhooks/{id}', 'webhooks/get', 'Retrieve a webhook endpoint'),
+  http('PUT', '/api/webhooks/{id}', 'webhooks/update', 'Update a webhook endpoint (url, events, status)'),
   http('DELETE', '/api/webhooks/{id}', 'webhooks/delete', 'Delete a webhook endpoint'),
+  http('POST', '/api/webhooks/{id}/rotate-secret', 'webhooks/rotate-secret', 'Rotate the signing secret of a webhook endpoint'),
   http('GET', '/api/webhooks/events', 'webhooks/events', 'List webhook events and their delivery'),
+  http('GET', '/api/events/{id}', 'events/get', 'Retrieve an event with its payload'),
+  http('POST', '/api/events/{id}/redeliver', 'events/redeliver', 'Send an event again', 'merchant', { sends: ['events'] }),
   // Delivers synchronously: up to the 15 s delivery timeout, within API Gateway's 29 s.
   http('POST', '/api/webhooks/test', 'webhooks/test', 'Send a test event', 'merchant', { timeout: 20 }),
 

@@ -17,7 +17,7 @@ import { createRoutingRule } from '../../shared/domain/routing-rules.ts';
 import { HOLD_DAYS, listSettlements, settleMerchant } from '../../shared/domain/settlements.ts';
 import { signedPdfUrl } from '../../shared/domain/signed-links.ts';
 import { createSubscription, pauseSubscription } from '../../shared/domain/subscriptions.ts';
-import { configureWebhook } from '../../shared/domain/webhooks.ts';
+import { configureWebhook, listDeliveries } from '../../shared/domain/webhooks.ts';
 import { listLocalOutbox } from '../../shared/messaging/local-outbox.ts';
 import { FAKE_CREDENTIALS } from '../../test/fakes/index.ts';
 import { stripeSignature } from '../../test/fakes/stripe/notifier.ts';
@@ -35,6 +35,8 @@ export interface FixtureObjects {
   pausedSubscriptionId: string;
   ruleId: string;
   webhookId: string;
+  /** the demo's newest event (its endpoint subscribes to every event, so it can be sent again) */
+  eventId: string;
   /** a Stripe test account connected through the local Stripe fake (its base URL must be set), and the key it takes */
   connectorId: string;
   /** a refund of 500 of the demo's captured payment */
@@ -111,6 +113,8 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
   const pdf = new URL(await signedPdfUrl(baseUrl, invoice.id));
   const otp = /\b(\d{6})\b/.exec(listLocalOutbox().find((m) => m.to === demo.email)?.text ?? '')?.[1];
   if (!otp) throw new Error('No sign-in code in the local outbox');
+  const [event] = (await listDeliveries(merchant, { limit: 1 })).data;
+  if (!event) throw new Error('The demo merchant has no event');
   return {
     deletableCustomerId: deletable.id,
     invoiceId: invoice.id,
@@ -120,6 +124,7 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     pausedSubscriptionId: paused.id,
     ruleId: rule.id,
     webhookId: webhook.id,
+    eventId: event.id,
     connectorId: connector.id,
     refundId: refund.refund_id,
     stripeFakeSecretKey: FAKE_CREDENTIALS.stripe.secret_key,

@@ -97,9 +97,24 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
     'Adds an endpoint that receives the events named (or `*`), signed per Standard Webhooks. The `secret` (`whsec_…`) ' +
     'is shown in this response only. Private, link-local and metadata addresses are refused. At most 16 endpoints.',
   'webhooks/list': 'Lists webhook endpoints, without their secrets.',
+  'webhooks/get': 'Retrieves a webhook endpoint, without its secret.',
+  'webhooks/update':
+    'Changes the fields sent (`url`, `events`, `status` `active|disabled`); the others keep their values. A new `url` ' +
+    'is checked as on configure. `active` also resumes an endpoint disabled after it answered 410 Gone.',
+  'webhooks/rotate-secret':
+    'Gives the endpoint a new signing `secret` (`whsec_…`), shown in this response only. For 24 hours ' +
+    '(`previous_secret_expires_at`) every delivery carries two `v1,` signatures in `webhook-signature`, the new ' +
+    'secret’s and the old one’s, so a receiver verifying with either succeeds while it switches; then only the new one.',
   'webhooks/delete': 'Deletes a webhook endpoint: no further event is delivered to it.',
   'webhooks/events':
     'Lists events, newest first, and whether each was delivered. Deliveries are at least once, retried with jitter for ' + 'up to 3 days.',
+  'events/get':
+    'Retrieves an event as listed, with the payload its endpoints receive (`data.object`) and how each endpoint’s ' +
+    'delivery went (`deliveries`). Events are kept 30 days.',
+  'events/redeliver':
+    'Queues the event again (same `webhook-id`, signed anew) to `webhook_id`, or to every active endpoint subscribed to ' +
+    'its type, and answers the endpoints queued. Each is delivered shortly and retried like any delivery. A disabled ' +
+    'endpoint answers 400 `invalid_state`; no endpoint, 400 `no_webhook_endpoint`.',
   'webhooks/test':
     'Delivers one sample event of the named type now to the newest matching endpoint (or `webhook_id`) and reports ' +
     'the answer: `delivered`, `status_code` (0 when unreachable) and `latency_ms`.',

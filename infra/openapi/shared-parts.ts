@@ -51,8 +51,8 @@ export const TAGS = [
   { name: 'Analytics', areas: ['analytics'], description: 'Volume, approval rate, revenue per day and provider performance over a window.' },
   {
     name: 'Webhooks',
-    areas: ['webhooks'],
-    description: 'Endpoints that receive every event signed per Standard Webhooks, the delivery log, and test sends.',
+    areas: ['webhooks', 'events'],
+    description: 'Endpoints that receive every event signed per Standard Webhooks, the delivery log, events and their redelivery, and test sends.',
   },
 ];
 
@@ -95,7 +95,7 @@ export const PARAMETERS = {
     in: 'header',
     required: true,
     description:
-      "`v1,` then the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the endpoint's `whsec_` secret (its base64 part decoded); several are separated by spaces. Verify with the `standardwebhooks` library.",
+      "`v1,` then the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the endpoint's `whsec_` secret (its base64 part decoded); several are separated by spaces (for 24 h after a rotation, the new secret's and the old one's). Verify with the `standardwebhooks` library.",
     schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$' },
     example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
   },

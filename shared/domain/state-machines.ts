@@ -128,9 +128,13 @@ export const TEST_CLOCK = {
 } as const satisfies StateMachine<TestClockState, string>;
 export type TestClockState = 'ready' | 'advancing';
 
-/** A webhook endpoint is disabled for good when it answers 410 Gone (deleting it is the merchant's). */
+/**
+ * A webhook endpoint is enabled and disabled by the merchant (PUT `status`), and disabled when it answers 410 Gone
+ * (`disable` then records why); deleting it is the merchant's.
+ */
 export const WEBHOOK_ENDPOINT = {
-  disable: { from: ['active'], to: 'disabled' },
+  enable: { from: ['active', 'disabled'], to: 'active' },
+  disable: { from: ['active', 'disabled'], to: 'disabled' },
 } as const satisfies StateMachine<WebhookEndpointState, string>;
 export type WebhookEndpointState = 'active' | 'disabled';
 

@@ -9,7 +9,8 @@ import { postWebhook, type WebhookHttpResult } from '../webhooks/http-client.ts'
 import { openSecret } from '../webhooks/sealed-secret.ts';
 import { signatureHeaders } from '../webhooks/signing.ts';
 import { clock } from './clock.ts';
-import { type DomainEvent, type EventType, eventPayload } from './events.ts';
+import { subscribed } from './event-log.ts';
+import { type DomainEvent, eventPayload } from './events.ts';
 import { count } from '../metrics.ts';
 import { modeOf } from './connectors.ts';
 import { WEBHOOK_ENDPOINT } from './state-machines.ts';
@@ -25,9 +26,6 @@ export const retryPolicy = { baseMs: config.WEBHOOK_RETRY_BASE_MS, capMs: 12 * 6
 export const retryDelayMs = (attempt: number, random = Math.random): number =>
   Math.floor(random() * Math.min(retryPolicy.capMs, retryPolicy.baseMs * 2 ** attempt));
 
-const subscribed = (webhook: WebhookRecord, type: EventType) =>
-  webhook.status === 'active' && (webhook.events.includes('*') || webhook.events.includes(type));
-
 const isSuccess = (status: number) => status >= 200 && status < 300;
 
 /**
@@ -36,14 +34,23 @@ const isSuccess = (status: number) => status >= 200 && status < 300;
  */
 export async function deliver(webhook: WebhookRecord, event: DomainEvent): Promise<WebhookHttpResult> {
   const payload = eventPayload(event);
-  const secret = await openSecret(webhook.secret_sealed, webhook.merchant_id, webhook.id);
-  const result = await postWebhook(new URL(webhook.url), payload, signatureHeaders(secret, event.id, payload, new Date(clock.now())), {
+  const at = new Date(clock.now());
+  const secrets = await signingSecrets(webhook, at);
+  const result = await postWebhook(new URL(webhook.url), payload, signatureHeaders(secrets, event.id, payload, at), {
     timeoutMs: DELIVERY_TIMEOUT_MS,
     allowLoopback: isLocal,
   });
   const outcome = isSuccess(result.status_code) ? 'delivered' : 'failed';
   await count('WebhookDeliveries', { mode: modeOf(webhook), endpoint: webhook.id, outcome });
   return result;
+}
+
+/** The secrets that sign at `at`: the endpoint's, and for 24 hours after a rotation the one before it too. */
+async function signingSecrets(webhook: WebhookRecord, at: Date): Promise<string[]> {
+  const sealed = [webhook.secret_sealed];
+  if (webhook.previous_secret_sealed && webhook.previous_secret_until && webhook.previous_secret_until > at.toISOString())
+    sealed.push(webhook.previous_secret_sealed);
+  return Promise.all(sealed.map((s) => openSecret(s, webhook.merchant_id, webhook.id)));
 }
 
 /** Handles one message of the events queue: a new event's first round, or a retry to one endpoint. */

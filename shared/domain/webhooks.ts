@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import type * as v from 'valibot';
 import { isLocal } from '../config.ts';
-import type { ConfigureWebhookBody, ListWebhookEventsQuery, TestWebhookBody } from '../schemas/webhooks.ts';
+import type { ConfigureWebhookBody, ListWebhookEventsQuery, TestWebhookBody, UpdateWebhookBody } from '../schemas/webhooks.ts';
 import * as eventsStore from '../store/events.ts';
 import type { EventRecord } from '../store/events.ts';
 import * as webhooks from '../store/webhooks.ts';
@@ -9,10 +9,12 @@ import type { WebhookRecord } from '../store/webhooks.ts';
 import type { PageQuery } from '../store/pagination.ts';
 import { type HostLookup, resolveAndCheck, validateWebhookUrl } from '../webhooks/ssrf.ts';
 import { newWebhookSecret, sealSecret } from '../webhooks/sealed-secret.ts';
+import { clock } from './clock.ts';
 import { BadRequest, NotFound } from './errors.ts';
 import { type EventType, newEvent } from './events.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { type Merchant, ownerOf } from './auth.ts';
+import { WEBHOOK_ENDPOINT } from './state-machines.ts';
 
 export const MAX_WEBHOOKS_PER_MERCHANT = 16;
 
@@ -41,19 +43,15 @@ const view = (w: WebhookRecord) => ({
  * secret is in this answer only.
  */
 export async function configureWebhook(merchant: Merchant, input: v.InferOutput<typeof ConfigureWebhookBody>, origin: Origin = freshOrigin()) {
-  const checked = validateWebhookUrl(input.url, { allowLoopbackHttp: isLocal });
-  if (!checked.ok) throw new BadRequest('url_not_allowed', 'url');
-  const resolved = await resolveAndCheck(checked.url.hostname, { allowLoopback: isLocal, lookup: lookupWithin(3_000) });
-  if (!resolved.ok) throw new BadRequest('url_not_allowed', 'url');
-
+  const url = await allowedUrl(input.url);
   const id = idFor('webhook', origin);
   const secret = newWebhookSecret();
   const webhook: WebhookRecord = {
     id,
     merchant_id: merchant.id,
     livemode: merchant.livemode,
-    url: checked.url.toString(),
-    events: input.events.includes('*') ? ['*'] : [...new Set(input.events)],
+    url,
+    events: eventsOf(input.events),
     status: 'active',
     secret_sealed: await sealSecret(secret, merchant.id, id),
     created_at: new Date(origin.at).toISOString(),
@@ -62,6 +60,64 @@ export async function configureWebhook(merchant: Merchant, input: v.InferOutput<
   if (!put) throw new BadRequest('too_many_webhooks', 'url');
   // a retried configure (same origin) answers the endpoint its first run registered; its secret is not shown again
   return put.created ? { ...view(webhook), secret } : view(put.record);
+}
+
+/** The URL as stored, once it passes the SSRF checks (literal address, then what its host resolves to now). */
+async function allowedUrl(url: string): Promise<string> {
+  const checked = validateWebhookUrl(url, { allowLoopbackHttp: isLocal });
+  if (!checked.ok) throw new BadRequest('url_not_allowed', 'url');
+  const resolved = await resolveAndCheck(checked.url.hostname, { allowLoopback: isLocal, lookup: lookupWithin(3_000) });
+  if (!resolved.ok) throw new BadRequest('url_not_allowed', 'url');
+  return checked.url.toString();
+}
+
+const eventsOf = (events: readonly (EventType | '*')[]): WebhookRecord['events'] => (events.includes('*') ? ['*'] : [...new Set(events)]);
+
+const modeName = (merchant: Merchant) => (merchant.livemode ? 'live' : 'test');
+const missingWebhook = (merchant: Merchant, id: string) => new NotFound(`no webhook endpoint ${id} in ${modeName(merchant)} mode`);
+
+/** One endpoint of the merchant in the request's mode (another merchant's or mode's answers 404), without its secret. */
+export async function getWebhook(merchant: Merchant, webhookId: string) {
+  const webhook = await webhooks.getWebhook(ownerOf(merchant), webhookId);
+  if (!webhook) throw missingWebhook(merchant, webhookId);
+  return view(webhook);
+}
+
+/**
+ * Changes `url` (checked like on configure), `events` and `status` (`active`|`disabled`: the merchant pauses and
+ * resumes deliveries, also to an endpoint disabled after a 410 Gone). Fields not given keep their value.
+ */
+export async function updateWebhook(merchant: Merchant, webhookId: string, input: v.InferOutput<typeof UpdateWebhookBody>) {
+  const owner = ownerOf(merchant);
+  const url = input.url === undefined ? undefined : await allowedUrl(input.url);
+  const move = input.status === 'disabled' ? WEBHOOK_ENDPOINT.disable : input.status === 'active' ? WEBHOOK_ENDPOINT.enable : undefined;
+  const changes = { url, events: input.events && eventsOf(input.events), updated_at: new Date(clock.now()).toISOString() };
+  const updated = await webhooks.updateWebhook(owner, webhookId, changes, move);
+  if (!updated) throw missingWebhook(merchant, webhookId);
+  return getWebhook(merchant, webhookId);
+}
+
+/** How long the secret before a rotation keeps signing beside the new one. */
+export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Gives the endpoint a new signing secret, shown in this answer only. For 24 hours the old one keeps signing beside
+ * it (two `v1,` signatures in `webhook-signature`), so the merchant's receiver verifies with either while it switches;
+ * then only the new one signs. Rotating again within the 24 hours drops the oldest secret at once.
+ */
+export async function rotateWebhookSecret(merchant: Merchant, webhookId: string) {
+  const owner = ownerOf(merchant);
+  // a rotation that lands between our read and our write (another request's) makes us read again
+  for (let tries = 0; tries < 3; tries++) {
+    const current = await webhooks.getWebhook(owner, webhookId);
+    if (!current) throw missingWebhook(merchant, webhookId);
+    const secret = newWebhookSecret();
+    const now = clock.now();
+    const until = new Date(now + SECRET_OVERLAP_MS).toISOString();
+    const next = { secret_sealed: await sealSecret(secret, merchant.id, webhookId), until, updated_at: new Date(now).toISOString() };
+    if (await webhooks.rotateWebhookSecret(owner, current, next)) return { ...view(current), secret, previous_secret_expires_at: until };
+  }
+  throw new Error(`Webhook endpoint ${webhookId}: its secret kept changing while rotating it`);
 }
 
 /** The merchant's endpoints, newest first, in cursor pages like every list. */
@@ -75,7 +131,8 @@ export async function deleteWebhook(merchant: Merchant, webhookId: string) {
   return { id: webhookId, object: 'webhook' as const, deleted: true as const };
 }
 
-const deliveryView = (e: EventRecord) => ({
+/** An event as listed (GET /api/webhooks/events): its type and how its delivery went, without its payload. */
+export const listedEvent = (e: EventRecord) => ({
   id: e.id,
   object: 'webhook_event' as const,
   livemode: e.livemode,
@@ -90,7 +147,7 @@ const deliveryView = (e: EventRecord) => ({
 export async function listDeliveries(merchant: Merchant, query: v.InferOutput<typeof ListWebhookEventsQuery>) {
   const { limit, starting_after, ending_before, event, delivered } = query;
   const page = await eventsStore.listEvents(ownerOf(merchant), { event, delivered }, { limit, starting_after, ending_before });
-  return { object: 'list' as const, data: page.data.map(deliveryView), has_more: page.has_more };
+  return { object: 'list' as const, data: page.data.map(listedEvent), has_more: page.has_more };
 }
 
 /** A sample object per event family, so a test delivery looks like the real thing. */

@@ -5,20 +5,30 @@ import { listQuery } from './common.ts';
 
 const EventName = v.picklist(EVENT_TYPES);
 
-export const ConfigureWebhookBody = v.object({
-  url: v.pipe(v.string(), v.minLength(1), v.maxLength(2048), v.examples(['https://shop.example.com/hooks'])),
-  events: v.pipe(
-    v.array(v.union([EventName, v.literal('*')])),
-    v.minLength(1),
-    v.maxLength(EVENT_TYPES.length + 1),
-    v.examples([['payment.succeeded', 'payment.failed']]),
-  ),
+const Url = v.pipe(v.string(), v.minLength(1), v.maxLength(2048), v.examples(['https://shop.example.com/hooks']));
+/** a picklist (not a union with `*`), so a wrong name is answered with the names allowed, in words */
+const Events = v.pipe(
+  v.array(v.picklist([...EVENT_TYPES, '*'])),
+  v.minLength(1),
+  v.maxLength(EVENT_TYPES.length + 1),
+  v.examples([['payment.succeeded', 'payment.failed']]),
+);
+
+export const ConfigureWebhookBody = v.object({ url: Url, events: Events });
+
+/** `PUT /api/webhooks/:id`: every field optional; a `url` is checked like on configure. */
+export const UpdateWebhookBody = v.object({
+  url: v.optional(Url),
+  events: v.optional(Events),
+  status: v.optional(v.picklist(['active', 'disabled'])),
 });
 
-export const TestWebhookBody = v.object({
-  event: EventName,
-  webhook_id: v.optional(v.pipe(v.string(), v.regex(idPattern('webhook'), 'a webhook id'))),
-});
+const WebhookId = v.pipe(v.string(), v.regex(idPattern('webhook'), 'a webhook id'));
+
+export const TestWebhookBody = v.object({ event: EventName, webhook_id: v.optional(WebhookId) });
+
+/** `POST /api/events/:id/redeliver`: to this endpoint, or (absent) to every active endpoint subscribed to the event. */
+export const RedeliverEventBody = v.object({ webhook_id: v.optional(WebhookId) });
 
 /** `GET /api/webhooks`: pagination only. */
 export const ListWebhooksQuery = listQuery('webhook');

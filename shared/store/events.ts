@@ -1,5 +1,5 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { type DomainEvent, EVENT_TYPES } from '../domain/events.ts';
 import { conditionalWrite, db, TABLE, ttl } from './client.ts';
@@ -31,6 +31,8 @@ export interface EventRef {
 }
 
 const objectIdOf = (event: DomainEvent): string => (typeof event.data.object.id === 'string' ? event.data.object.id : event.id);
+/** Where the event is stored, as a queue message names it. */
+export const refOf = (event: DomainEvent): EventRef => ({ event_id: event.id, object_id: objectIdOf(event) });
 const keyOf = (ref: EventRef) => eventKeys.item(ref.event_id, ref.object_id);
 
 /**
@@ -102,6 +104,25 @@ export async function getEvent(ref: EventRef): Promise<EventRecord | undefined> 
   return out.Item ? fromItem(out.Item) : undefined;
 }
 
+/**
+ * The owner's event by its id alone (the API's `evt_…`): found on the owner's list (gsi1, which holds merchant and
+ * mode), then read consistently, so its delivery state is current. Undefined for another owner's or an unknown id.
+ */
+export async function findEvent(owner: Owner, eventId: string): Promise<EventRecord | undefined> {
+  const { gsi1pk, gsi1sk } = eventKeys.list(owner, eventId);
+  const out = await db.send(
+    new QueryCommand({
+      TableName: TABLE,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
+      ExpressionAttributeValues: { ':pk': gsi1pk, ':sk': gsi1sk },
+      Limit: 1,
+    }),
+  );
+  const listed = out.Items?.[0];
+  return listed && getEvent(refOf(fromItem(listed)));
+}
+
 /** The event a record of the table's stream adds, if the record is a new event item; undefined for anything else. */
 export function addedEvent(image: Record<string, unknown>): (EventRef & Owner) | undefined {
   if (image.type !== 'event') return undefined;
@@ -130,35 +151,39 @@ export async function recordFanOut(ref: EventRef, endpoints: Record<string, Endp
   );
 }
 
-/** Counts one retry to one endpoint; a first 2xx lowers `pending`. */
+/**
+ * Counts one retry (or a redelivery the merchant asked for) to one endpoint; a first 2xx lowers `pending`. An
+ * endpoint outside the first round (a redelivery to an endpoint configured later) joins it: `targeted` grows. Before
+ * the first round is recorded there is nothing to count in: its own round will.
+ */
 export async function recordRetry(ref: EventRef, webhookId: string, statusCode: number, delivered: boolean): Promise<void> {
-  const names = { '#w': webhookId };
-  const common = {
-    TableName: TABLE,
-    Key: keyOf(ref),
-    ExpressionAttributeNames: names,
-  };
-  if (delivered) {
-    // refused: a 2xx to this endpoint was already counted
-    await conditionalWrite(
+  const update = (UpdateExpression: string, ConditionExpression: string, values: Record<string, unknown>) =>
+    conditionalWrite(
       new UpdateCommand({
-        ...common,
-        UpdateExpression:
-          'SET endpoints.#w.delivered = :true, endpoints.#w.last_status_code = :code, endpoints.#w.attempts = endpoints.#w.attempts + :one, last_status_code = :code ADD attempts :one, pending :minus',
-        ConditionExpression: 'endpoints.#w.delivered = :false',
-        ExpressionAttributeValues: { ':true': true, ':false': false, ':code': statusCode, ':one': 1, ':minus': -1 },
+        TableName: TABLE,
+        Key: keyOf(ref),
+        UpdateExpression,
+        ConditionExpression,
+        ExpressionAttributeNames: { '#w': webhookId },
+        ExpressionAttributeValues: { ':code': statusCode, ':one': 1, ...values },
       }),
     );
-    return;
-  }
-  await db.send(
-    new UpdateCommand({
-      ...common,
-      UpdateExpression:
-        'SET endpoints.#w.last_status_code = :code, endpoints.#w.attempts = endpoints.#w.attempts + :one, last_status_code = :code ADD attempts :one',
-      ConditionExpression: 'attribute_exists(endpoints.#w)',
-      ExpressionAttributeValues: { ':code': statusCode, ':one': 1 },
-    }),
+  const counted =
+    'SET endpoints.#w.last_status_code = :code, endpoints.#w.attempts = endpoints.#w.attempts + :one, last_status_code = :code ADD attempts :one';
+  const recorded = delivered
+    ? // the first 2xx of this endpoint lowers `pending`; a later one only counts
+      (await update(
+        'SET endpoints.#w.delivered = :true, endpoints.#w.last_status_code = :code, endpoints.#w.attempts = endpoints.#w.attempts + :one, last_status_code = :code ADD attempts :one, pending :minus',
+        'endpoints.#w.delivered = :false',
+        { ':true': true, ':false': false, ':minus': -1 },
+      )) || (await update(counted, 'endpoints.#w.delivered = :true', { ':true': true }))
+    : await update(counted, 'attribute_exists(endpoints.#w)', {});
+  if (recorded) return;
+  // refused: no first round yet, or it was recorded meanwhile with this endpoint in it
+  await update(
+    'SET endpoints.#w = :entry, last_status_code = :code ADD targeted :one, attempts :one, pending :pending',
+    'attribute_exists(targeted) AND attribute_not_exists(endpoints.#w)',
+    { ':entry': { delivered, attempts: 1, last_status_code: statusCode }, ':pending': delivered ? 0 : 1 },
   );
 }
 

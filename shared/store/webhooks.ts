@@ -1,7 +1,8 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { EVENT_TYPES, type EventType } from '../domain/events.ts';
 import type { Transition } from '../domain/state-machines.ts';
-import type { Created } from './client.ts';
+import { type Created, db, TABLE } from './client.ts';
 import { commit } from './commit.ts';
 import { picklistOf, recordReader, Text } from './item-schemas.ts';
 import { type Owner, webhookKeys } from './keys.ts';
@@ -18,6 +19,9 @@ export interface WebhookRecord {
   status: 'active' | 'disabled';
   /** the `whsec_…` signing secret, sealed (shared/webhooks/sealed-secret.ts); shown in clear to the merchant once */
   secret_sealed: string;
+  /** after a rotation, the secret before it, sealed alike: it still signs beside the new one until `previous_secret_until` */
+  previous_secret_sealed?: string;
+  previous_secret_until?: string;
   created_at: string;
   disabled_reason?: string;
 }
@@ -34,6 +38,8 @@ const WebhookItem = v.object({
   events: v.array(v.picklist([...EVENT_TYPES, '*'])),
   status: picklistOf<WebhookRecord['status']>()(['active', 'disabled']),
   secret_sealed: Text,
+  previous_secret_sealed: v.optional(Text),
+  previous_secret_until: v.optional(Text),
   created_at: Text,
   disabled_reason: v.optional(Text),
 });
@@ -56,6 +62,62 @@ export async function listWebhooks(owner: Owner): Promise<WebhookRecord[]> {
 export async function webhookPage(owner: Owner, page: PageQuery): Promise<Page<WebhookRecord>> {
   const result = await listPage(merchantSet(webhookKeys, owner, { consistent: true }), page);
   return { data: result.data.map(webhookOf), has_more: result.has_more };
+}
+
+/** The owner's endpoint by id, read consistently; undefined when there is none (the key holds merchant and mode). */
+export async function getWebhook(owner: Owner, webhookId: string): Promise<WebhookRecord | undefined> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: webhookKeys.item(owner, webhookId), ConsistentRead: true }));
+  return out.Item ? webhookOf(out.Item) : undefined;
+}
+
+export interface WebhookChanges {
+  url?: string;
+  events?: WebhookRecord['events'];
+  updated_at: string;
+}
+
+/**
+ * Changes the endpoint's fields and, with `move`, its status (WEBHOOK_ENDPOINT `enable`/`disable`; enabling forgets
+ * why it was disabled). False when there is no such endpoint.
+ */
+export async function updateWebhook(owner: Owner, webhookId: string, changes: WebhookChanges, move?: Transition): Promise<boolean> {
+  const set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+  const target = { entity: 'webhook', id: webhookId, owner } as const;
+  const result = await commit({
+    writes: [
+      move
+        ? { move: target, transition: move, set, ...(move.to === 'active' ? { unset: ['disabled_reason'] } : {}) }
+        : { move: target, inStates: ['active', 'disabled'], set },
+    ],
+  });
+  return result === 'committed';
+}
+
+/**
+ * Replaces the signing secret: the current one becomes the previous one, signing beside the new one until `until`
+ * (a previous one still kept is dropped). Refused (false) when the endpoint is gone or was rotated meanwhile.
+ */
+export async function rotateWebhookSecret(
+  owner: Owner,
+  current: Pick<WebhookRecord, 'id' | 'secret_sealed' | 'status'>,
+  next: { secret_sealed: string; until: string; updated_at: string },
+): Promise<boolean> {
+  const result = await commit({
+    writes: [
+      {
+        move: { entity: 'webhook', id: current.id, owner },
+        inStates: ['active', 'disabled'],
+        expect: { secret_sealed: current.secret_sealed },
+        set: {
+          secret_sealed: next.secret_sealed,
+          previous_secret_sealed: current.secret_sealed,
+          previous_secret_until: next.until,
+          updated_at: next.updated_at,
+        },
+      },
+    ],
+  });
+  return result === 'committed';
 }
 
 /** Deletes the endpoint and lowers the count; false when there is no such endpoint. */

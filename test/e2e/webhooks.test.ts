@@ -9,7 +9,8 @@ import type { OpenApiDocument } from '../../infra/openapi/document.ts';
 
 /**
  * Webhooks as a merchant sees them, against `npm start` (its table-stream and queue pollers running): events of
- * real payments arrive signed, failures are retried with the same webhook-id, 410 disables the endpoint.
+ * real payments arrive signed, failures are retried with the same webhook-id, 410 disables the endpoint; an endpoint
+ * changed and its secret rotated, an event read and sent again.
  * Retries are made quick with WEBHOOK_RETRY_BASE_MS. Calls go through the typed client (checked against the document),
  * and every body received must match the `webhooks` section of the OpenAPI document the runtime serves.
  */
@@ -78,6 +79,42 @@ describe('webhook delivery from the local runtime', () => {
       expect(endpoint.status).toBe('disabled');
       const test = await api.POST('/api/webhooks/test', { body: { event: 'payment.succeeded' } });
       expect(test.response.status).toBe(400); // no active endpoint left
+    } finally {
+      await remove(webhookId);
+      await receiver.close();
+    }
+  });
+
+  it('changes an endpoint, rotates its secret (both verify), reads an event with its data and sends it again', async () => {
+    // Prepare: an endpoint for another event, then changed to take payments, with its secret rotated
+    const receiver = await startReceiver([200]);
+    const configured = await configure(receiver.url, ['*']);
+    const { id: webhookId, secret: oldSecret } = configured.data!;
+    try {
+      const changed = await api.PUT('/api/webhooks/{id}', { params: { path: { id: webhookId } }, body: { events: ['payment.succeeded'] } });
+      const rotated = await api.POST('/api/webhooks/{id}/rotate-secret', { params: { path: { id: webhookId } } });
+      const read = await api.GET('/api/webhooks/{id}', { params: { path: { id: webhookId } } });
+      // Act: a payment's event arrives; it is read back and sent again
+      const payment = await pay(2468);
+      await receiver.waitFor(1);
+      const eventId = receiver.received[0]!.headers['webhook-id'] as string;
+      const event = await api.GET('/api/events/{id}', { params: { path: { id: eventId } } });
+      const redelivered = await api.POST('/api/events/{id}/redeliver', { params: { path: { id: eventId } }, body: {} });
+      await receiver.waitFor(2);
+      // Assess
+      expect(changed.data).toMatchObject({ id: webhookId, events: ['payment.succeeded'], status: 'active' });
+      expect(read.data).toEqual(changed.data);
+      const newSecret = rotated.data!.secret!;
+      for (const delivery of receiver.received) {
+        matchesDocument(delivery.body);
+        expect(String(delivery.headers['webhook-signature']).split(' ')).toHaveLength(2);
+        for (const secret of [oldSecret!, newSecret]) {
+          expect(new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>)).toMatchObject({ id: eventId });
+        }
+      }
+      expect(receiver.received[1]!.headers['webhook-id']).toBe(eventId);
+      expect(event.data).toMatchObject({ id: eventId, event: 'payment.succeeded', data: { object: { id: payment.data!.id, amount: 2468 } } });
+      expect(redelivered.data).toEqual({ object: 'event_redelivery', event_id: eventId, livemode: false, webhook_ids: [webhookId] });
     } finally {
       await remove(webhookId);
       await receiver.close();

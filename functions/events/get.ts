@@ -1,0 +1,7 @@
+import { getEvent } from '../../shared/domain/event-log.ts';
+import { http } from '../../shared/http/index.ts';
+import { WebhookEventDetail } from '../../shared/schemas/responses/webhooks.ts';
+
+export const handler = http({ auth: 'merchant', params: { id: 'event' }, response: WebhookEventDetail }, async ({ merchant, params }) =>
+  getEvent(merchant, params.id),
+);

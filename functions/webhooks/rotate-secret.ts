@@ -1,0 +1,8 @@
+import { rotateWebhookSecret } from '../../shared/domain/webhooks.ts';
+import { http } from '../../shared/http/index.ts';
+import { RotatedWebhook } from '../../shared/schemas/responses/webhooks.ts';
+
+export const handler = http(
+  { auth: 'merchant', params: { id: 'webhook' }, idempotent: { withhold: ['secret'] }, response: RotatedWebhook },
+  async ({ merchant, params }) => rotateWebhookSecret(merchant, params.id),
+);
