@@ -81,7 +81,11 @@ export class Unauthorized extends AppError {
 }
 
 export class NotFound extends AppError {
-  constructor(reason?: string) {
+  /**
+   * `reason` names what was not found (`no payment pay_… in test mode`); without one, the chain names the object of
+   * the request's path (shared/http/validate.ts `pathIds`).
+   */
+  constructor(readonly reason?: string) {
     super(404, 'invalid_request_error', 'resource_missing', messageFor(404, reason));
   }
 }

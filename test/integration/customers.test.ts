@@ -63,7 +63,7 @@ describe('customers', () => {
     const read = await get(a.apiKey, b.customerId);
     const write = await update(a.apiKey, b.customerId, { name: 'Hijacked' });
     expect(read.status).toBe(404);
-    expect(read.body.error).toMatchObject({ type: 'invalid_request_error', message: 'Resource not found' });
+    expect(read.body.error).toMatchObject({ type: 'invalid_request_error', message: `Resource not found: no customer ${b.customerId} in test mode` });
     expect(write.status).toBe(404);
     expect((await get(b.apiKey, b.customerId)).body.name).toBe('Jane Doe');
   });

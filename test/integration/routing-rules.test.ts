@@ -171,7 +171,11 @@ describe('routing rules', () => {
     const ofB = await create(b.apiKey, eurToAdyen);
     const res = await update(a.apiKey, ofB.body.id, { name: 'Hijacked', status: 'disabled' });
     expect(res.status).toBe(404);
-    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'resource_missing', message: 'Resource not found' });
+    expect(res.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'resource_missing',
+      message: `Resource not found: no routing rule ${ofB.body.id} in test mode`,
+    });
     expect((await list(b.apiKey)).body.data).toEqual([ofB.body]);
     expect(activeRules((await readRoutingSetup(testOwner(a.merchantId), { rules: true })).rules)).toEqual([]);
   });
@@ -182,7 +186,7 @@ describe('routing rules', () => {
       const { apiKey } = await newMerchant();
       const res = await update(apiKey, id, { name: 'x' });
       expect(res.status).toBe(404);
-      expect(res.body.error.message).toBe('Resource not found');
+      expect(res.body.error.message).toBe(`Resource not found: no routing rule ${id} in test mode`);
     },
   );
 
