@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import * as v from 'valibot';
 import { BadRequest, NotFound } from '../domain/errors.ts';
 import { type Entity, ENTITY_NAMES, isId } from '../domain/ids.ts';
-import { issueReason } from './issue-reason.ts';
+import { isUnknownKey, issueReason } from '../schemas/issue-reason.ts';
 import { maybeStateOf, stateOf } from './types.ts';
 
 export type AnySchema = v.GenericSchema;
@@ -85,8 +85,15 @@ function rejectUnknown(names: readonly string[], known: readonly string[]): void
 function parse(schema: AnySchema, input: unknown): unknown {
   const result = v.safeParse(schema, input, { abortEarly: true });
   if (result.success) return result.output;
-  const issue = result.issues[0];
+  throw invalidParameter(schema, result.issues[0]);
+}
+
+/**
+ * The 400 of a failed validation: the field in `param`, the code of the fault (`parameter_missing`,
+ * `parameter_unknown` for a field a strict object does not take, else `parameter_invalid`) and the reason in words.
+ */
+export function invalidParameter(schema: AnySchema, issue: v.BaseIssue<unknown>): BadRequest {
   const param = v.getDotPath(issue) ?? undefined;
-  const missing = issue.received === 'undefined';
-  throw new BadRequest(missing ? 'parameter_missing' : 'parameter_invalid', param, issueReason(schema, issue, param));
+  const code = isUnknownKey(issue) ? 'parameter_unknown' : issue.received === 'undefined' ? 'parameter_missing' : 'parameter_invalid';
+  return new BadRequest(code, param, issueReason(schema, issue, param));
 }

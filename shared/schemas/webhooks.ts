@@ -8,7 +8,7 @@ const EventName = v.picklist(EVENT_TYPES);
 export const ConfigureWebhookBody = v.object({
   url: v.pipe(v.string(), v.minLength(1), v.maxLength(2048), v.examples(['https://shop.example.com/hooks'])),
   events: v.pipe(
-    v.array(v.union([EventName, v.literal('*')])),
+    v.array(v.union([EventName, v.literal('*')], `one of: ${EVENT_TYPES.join(', ')}, or *`)),
     v.minLength(1),
     v.maxLength(EVENT_TYPES.length + 1),
     v.examples([['payment.succeeded', 'payment.failed']]),

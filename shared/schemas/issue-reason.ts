@@ -1,22 +1,33 @@
 import type * as v from 'valibot';
 
 /**
- * The reason a developer can act on for a failed validation, as DECISIONS "Errors" shows it after the spec's text:
- * `amount must be an integer from 1 to 99999999`, `email is required`, `mode must be one of: live, test`.
+ * The reason a developer can act on for a failed validation, as DECISIONS "Wire conventions" shows it after the
+ * spec's text: `amount must be an integer from 1 to 99999999`, `email is required`, `mode must be one of: live, test`,
+ * `phone must be E.164: + then 8 to 15 digits`. It names the field and the rule in words, never a validator's
+ * internals (an expected type such as `never`, a regular expression) nor the value sent (it may be a card number).
  *
- * Built from the first valibot issue and the schema of the field it names: a message the schema's author wrote
- * (`v.check(…, 'an ISO 4217 currency code, any case')`) is shown as given; otherwise the field's type and the limits
- * of its pipe are described; and failing that, valibot's expected value. The value sent is never repeated.
+ * A schema states a rule in its message argument, written to follow `<field> must be`: `v.regex(…, 'E.164: + then 8
+ * to 15 digits')`; a message that starts with its own verb (`must …`, `is …`, `has …`) follows the field alone. A
+ * rule without a message is described from the field's schema (type, limits, options).
  */
 export function issueReason(schema: v.GenericSchema, issue: v.BaseIssue<unknown>, param: string | undefined): string {
   const field = param ?? 'the body';
   if (issue.received === 'undefined' && issue.kind === 'schema') return `${field} is required`;
-  if (!isDefaultMessage(issue.message)) return param ? `${param} must be valid (${issue.message})` : issue.message;
+  if (isUnknownKey(issue)) {
+    const known = Object.keys(schemaAt(schema, (issue.path ?? []).slice(0, -1))?.entries ?? {});
+    return `${field} is not a field this takes${known.length ? ` (it takes ${known.join(', ')})` : ''}`;
+  }
+  if (!isDefaultMessage(issue.message)) return param ? predicate(field, issue.message) : issue.message;
   const described = describe(schemaAt(schema, issue.path ?? []));
-  if (described) return `${field} must be ${described}`;
-  // Never the value received: it may be a card number (and 400 answers are kept with idempotency keys).
-  return issue.expected ? `${field} is invalid (expected ${issue.expected})` : `${field} is invalid`;
+  return described ? predicate(field, described) : `${field} is not valid here`;
 }
+
+/** Whether the issue is a field that a strict object does not take (valibot expects `never` there). */
+export const isUnknownKey = (issue: v.BaseIssue<unknown>): boolean => issue.kind === 'schema' && issue.expected === 'never';
+
+/** `<field> must be <rule>`, or `<field> <rule>` for a rule with its own verb. */
+const predicate = (field: string, rule: string) =>
+  /^(must|is|are|has|have|cannot|may)\b/.test(rule) ? `${field} ${rule}` : `${field} must be ${rule}`;
 
 /** valibot's own messages read `Invalid type: Expected number but received "1"` and the like. */
 const isDefaultMessage = (message: string) => /^Invalid [A-Za-z ]+: (Expected|Received) /.test(message);
@@ -24,6 +35,7 @@ const isDefaultMessage = (message: string) => /^Invalid [A-Za-z ]+: (Expected|Re
 interface SchemaLike {
   kind?: string;
   type: string;
+  message?: unknown;
   entries?: Record<string, SchemaLike>;
   wrapped?: SchemaLike;
   item?: SchemaLike;
@@ -32,7 +44,7 @@ interface SchemaLike {
   literal?: unknown;
   pipe?: ReadonlyArray<PipeItem>;
 }
-type PipeItem = { kind: string; type: string; requirement?: unknown; pipe?: ReadonlyArray<PipeItem> };
+type PipeItem = { kind: string; type: string; requirement?: unknown; message?: unknown; pipe?: ReadonlyArray<PipeItem> };
 
 /** The actions of a pipe, those of piped schemas it starts from included (`v.pipe(Name, v.examples(…))`). */
 const actionsOf = (pipe: ReadonlyArray<PipeItem> = []): PipeItem[] =>
@@ -59,14 +71,25 @@ function unwrap(schema: SchemaLike | undefined): SchemaLike | undefined {
   return schema;
 }
 
+/** The rule a schema's author wrote on the field (a format's or a check's message), if any. */
+function statedRule(schema: SchemaLike): string | undefined {
+  if (typeof schema.message === 'string') return schema.message;
+  const stated = actionsOf(schema.pipe).find(
+    (a) => ['regex', 'check', 'custom', 'raw_check', 'iso_timestamp'].includes(a.type) && typeof a.message === 'string',
+  );
+  return stated?.message as string | undefined;
+}
+
 /** `an integer from 1 to 99999999`, `a string of 1 to 200 characters`, `one of: live, test`, or undefined. */
 function describe(schema: SchemaLike | undefined): string | undefined {
   if (!schema) return undefined;
+  const stated = statedRule(schema);
+  if (stated) return stated;
   const actions = actionsOf(schema.pipe);
   const requirement = (type: string) => actions.find((a) => a.type === type)?.requirement;
   const range = (unit = '') => {
     const [min, max, exact] = unit
-      ? [requirement('min_length'), requirement('max_length'), requirement('length')]
+      ? [requirement('min_length') ?? (actions.some((a) => a.type === 'non_empty') ? 1 : undefined), requirement('max_length'), requirement('length')]
       : [requirement('min_value'), requirement('max_value'), undefined];
     if (exact !== undefined) return ` of exactly ${String(exact)}${unit}`;
     if (min !== undefined && max !== undefined)
@@ -80,7 +103,7 @@ function describe(schema: SchemaLike | undefined): string | undefined {
       return `${actions.some((a) => a.type === 'integer') ? 'an integer' : 'a number'}${range()}`;
     case 'string':
       if (actions.some((a) => a.type === 'email')) return 'a valid e-mail address';
-      // a format or check of its own cannot be put in words here (valibot's expected value says it instead)
+      // a format without words of its own cannot be put in words here
       if (actions.some((a) => ['regex', 'check', 'custom', 'raw_check'].includes(a.type))) return undefined;
       return `a string${range(' characters')}`;
     case 'boolean':
@@ -91,6 +114,8 @@ function describe(schema: SchemaLike | undefined): string | undefined {
       return JSON.stringify(schema.literal);
     case 'array':
       return `an array${range(' items')}`;
+    case 'record':
+      return 'an object';
     case 'object':
     case 'strict_object':
     case 'loose_object':
