@@ -18,7 +18,10 @@ export function issueReason(schema: v.GenericSchema, issue: v.BaseIssue<unknown>
     return `${field} is not a field this takes${known.length ? ` (it takes ${known.join(', ')})` : ''}`;
   }
   if (!isDefaultMessage(issue.message)) return param ? predicate(field, issue.message) : issue.message;
-  const described = describe(schemaAt(schema, issue.path ?? []));
+  const at = schemaAt(schema, issue.path ?? []);
+  // a format whose schema states no rule in words (every request schema does: test/unit/error-messages.test.ts)
+  if (issue.kind === 'validation' && FORMATS.includes(issue.type) && !(at && statedRule(at))) return `${field} has the wrong format`;
+  const described = describe(at);
   return described ? predicate(field, described) : `${field} is not valid here`;
 }
 
@@ -26,8 +29,8 @@ export function issueReason(schema: v.GenericSchema, issue: v.BaseIssue<unknown>
 export const isUnknownKey = (issue: v.BaseIssue<unknown>): boolean => issue.kind === 'schema' && issue.expected === 'never';
 
 /** `<field> must be <rule>`, or `<field> <rule>` for a rule with its own verb. */
-const predicate = (field: string, rule: string) =>
-  /^(must|is|are|has|have|cannot|may)\b/.test(rule) ? `${field} ${rule}` : `${field} must be ${rule}`;
+const hasVerb = (rule: string) => /^(must|is|are|has|have|cannot|may)\b/.test(rule);
+const predicate = (field: string, rule: string) => (hasVerb(rule) ? `${field} ${rule}` : `${field} must be ${rule}`);
 
 /** valibot's own messages read `Invalid type: Expected number but received "1"` and the like. */
 const isDefaultMessage = (message: string) => /^Invalid [A-Za-z ]+: (Expected|Received) /.test(message);
@@ -71,13 +74,20 @@ function unwrap(schema: SchemaLike | undefined): SchemaLike | undefined {
   return schema;
 }
 
-/** The rule a schema's author wrote on the field (a format's or a check's message), if any. */
+const FORMATS = ['regex', 'check', 'custom', 'raw_check', 'iso_timestamp'];
+
+/**
+ * The rule a schema's author wrote on the field as what a value must be (a format's or a check's message: `E.164: +
+ * then 8 to 15 digits`), if any; a message with its own verb (`must have no spaces`) tells one rule, not the field's.
+ */
 function statedRule(schema: SchemaLike): string | undefined {
-  if (typeof schema.message === 'string') return schema.message;
-  const stated = actionsOf(schema.pipe).find(
-    (a) => ['regex', 'check', 'custom', 'raw_check', 'iso_timestamp'].includes(a.type) && typeof a.message === 'string',
-  );
-  return stated?.message as string | undefined;
+  const stated = [
+    schema.message,
+    ...actionsOf(schema.pipe)
+      .filter((a) => FORMATS.includes(a.type))
+      .map((a) => a.message),
+  ];
+  return stated.find((m): m is string => typeof m === 'string' && !hasVerb(m));
 }
 
 /** `an integer from 1 to 99999999`, `a string of 1 to 200 characters`, `one of: live, test`, or undefined. */
@@ -87,15 +97,16 @@ function describe(schema: SchemaLike | undefined): string | undefined {
   if (stated) return stated;
   const actions = actionsOf(schema.pipe);
   const requirement = (type: string) => actions.find((a) => a.type === type)?.requirement;
-  const range = (unit = '') => {
-    const [min, max, exact] = unit
+  const range = (units = '') => {
+    const unit = (n: unknown) => (n === 1 ? units.replace(/s$/, '') : units);
+    const [min, max, exact] = units
       ? [requirement('min_length') ?? (actions.some((a) => a.type === 'non_empty') ? 1 : undefined), requirement('max_length'), requirement('length')]
       : [requirement('min_value'), requirement('max_value'), undefined];
-    if (exact !== undefined) return ` of exactly ${String(exact)}${unit}`;
+    if (exact !== undefined) return ` of exactly ${String(exact)}${unit(exact)}`;
     if (min !== undefined && max !== undefined)
-      return unit ? ` of ${String(min)} to ${String(max)}${unit}` : ` from ${String(min)} to ${String(max)}`;
-    if (min !== undefined) return ` of at least ${String(min)}${unit}`;
-    if (max !== undefined) return ` of at most ${String(max)}${unit}`;
+      return units ? ` of ${String(min)} to ${String(max)}${unit(max)}` : ` from ${String(min)} to ${String(max)}`;
+    if (min !== undefined) return ` of at least ${String(min)}${unit(min)}`;
+    if (max !== undefined) return ` of at most ${String(max)}${unit(max)}`;
     return '';
   };
   switch (schema.type) {
@@ -103,8 +114,6 @@ function describe(schema: SchemaLike | undefined): string | undefined {
       return `${actions.some((a) => a.type === 'integer') ? 'an integer' : 'a number'}${range()}`;
     case 'string':
       if (actions.some((a) => a.type === 'email')) return 'a valid e-mail address';
-      // a format without words of its own cannot be put in words here
-      if (actions.some((a) => ['regex', 'check', 'custom', 'raw_check'].includes(a.type))) return undefined;
       return `a string${range(' characters')}`;
     case 'boolean':
       return 'true or false';
