@@ -56,7 +56,8 @@ export const OPERATION_IN_PROGRESS = 'Operation in progress';
 export const messageFor = (status: keyof typeof MESSAGES, reason?: string): string => (reason ? `${MESSAGES[status]}: ${reason}` : MESSAGES[status]);
 
 export class BadRequest extends AppError {
-  constructor(code = 'invalid_request', param?: string, reason?: string) {
+  /** `code`: one DECISIONS names ("Wire conventions"); the general `parameter_invalid` unless a client acts otherwise */
+  constructor(code = 'parameter_invalid', param?: string, reason?: string) {
     super(400, 'invalid_request_error', code, messageFor(400, reason), param ? { param } : {});
   }
 }
