@@ -40,9 +40,12 @@ export const pathIds = (params: Record<string, Entity>): MiddlewareObj<APIGatewa
 /** Objects of the merchant whatever the mode (a key of either mode, the merchant itself): a 404 names no mode. */
 const MODELESS: ReadonlySet<Entity> = new Set(['apiKey', 'merchant', 'otpRequest']);
 
-/** `no payment pay_… in test mode` (without the mode where no merchant is signed in); a long id is cut. */
+/**
+ * `no payment pay_… in test mode` (without the mode where no merchant is signed in). An id is shown as sent when it
+ * is a plain token (`pay_…`, `not-an-id`), not when it holds anything else a client may have put in a path.
+ */
 export function notFoundReason(entity: Entity, id: string, livemode: boolean | undefined): string {
-  const shown = id.length > 64 ? `${id.slice(0, 64)}…` : id === '' ? '(none)' : id;
+  const shown = /^[A-Za-z0-9_-]{1,64}$/.test(id) ? id : 'with the id given';
   const mode = livemode === undefined || MODELESS.has(entity) ? '' : ` in ${livemode ? 'live' : 'test'} mode`;
   return `no ${ENTITY_NAMES[entity]} ${shown}${mode}`;
 }

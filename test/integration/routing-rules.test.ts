@@ -187,7 +187,7 @@ describe('routing rules', () => {
       const { apiKey } = await newMerchant();
       const res = await update(apiKey, id, { name: 'x' });
       expect(res.status).toBe(404);
-      expect(res.body.error.message).toBe(`Resource not found: no routing rule ${id} in test mode`);
+      expect(res.body.error.message).toBe(`Resource not found: no routing rule ${id === '%00' ? 'with the id given' : id} in test mode`);
     },
   );
 
