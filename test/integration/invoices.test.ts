@@ -648,7 +648,8 @@ describe('the cloud messaging adapters', () => {
     await expect(sender.send({ channel: 'whatsapp', ...message })).rejects.toBeInstanceOf(ChannelNotConfigured);
     await expect(sender.send({ channel: 'whatsapp', ...message })).rejects.toMatchObject({
       status: 400,
-      code: 'channel_not_configured',
+      code: 'parameter_invalid',
+      message: 'Invalid request body: channel is not available in this deployment: choose another channel',
       details: { param: 'channel' },
     });
   });
