@@ -106,7 +106,9 @@ export const catalog: readonly FunctionSpec[] = [
   http('POST', '/api/routing/simulate', 'routing/simulate', 'Simulate the routing of a payment'),
   http('GET', '/api/routing/rules', 'routing/rules/list', 'List routing rules'),
   http('POST', '/api/routing/rules', 'routing/rules/create', 'Create a routing rule'),
+  http('GET', '/api/routing/rules/{id}', 'routing/rules/get', 'Retrieve a routing rule'),
   http('PUT', '/api/routing/rules/{id}', 'routing/rules/update', 'Update a routing rule'),
+  http('DELETE', '/api/routing/rules/{id}', 'routing/rules/delete', 'Delete a routing rule (it no longer routes)'),
 
   http('POST', '/api/webhooks/configure', 'webhooks/configure', 'Configure a webhook endpoint'),
   http('GET', '/api/webhooks', 'webhooks/list', 'List webhook endpoints'),

@@ -91,7 +91,11 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
   'routing/rules/create':
     'Creates an active routing rule. Rules are evaluated before smart scoring; a matching `fixed` rule uses only its ' +
     'provider, a `smart` one puts its provider first and keeps failover.',
+  'routing/rules/get': 'Retrieves a routing rule, active or disabled.',
   'routing/rules/update': 'Changes the fields sent (`name`, `priority`, `conditions`, `provider`, `strategy`, `status`).',
+  'routing/rules/delete':
+    'Deletes a routing rule for good: routing no longer reads it, lists no longer show it, and it answers 404 from then ' +
+    'on. Setting `status` to `disabled` instead keeps it for later.',
 
   'webhooks/configure':
     'Adds an endpoint that receives the events named (or `*`), signed per Standard Webhooks. The `secret` (`whsec_…`) ' +

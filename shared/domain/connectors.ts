@@ -9,6 +9,7 @@ import * as routingStats from '../store/routing-stats.ts';
 import type { ProviderStats } from '../store/routing-stats.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { isoNow } from './clock.ts';
+import { isUnknownKey, issueReason } from '../schemas/issue-reason.ts';
 import { BadRequest, NotFound } from './errors.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { CONNECTOR, transition } from './state-machines.ts';
@@ -45,10 +46,14 @@ const view = (c: ShownConnector, baseUrl: string) => ({
 async function checkedCredentials(provider: ProviderName, raw: unknown, mode: Mode) {
   const module = await providerModule(provider);
   const parsed = v.safeParse(module.credentialsSchema, raw);
+  // A credential of the wrong shape is a bad field like any other (DECISIONS "Wire conventions"); one the provider
+  // refuses is connector_verification_failed (below).
   if (!parsed.success) {
     const issue = parsed.issues[0];
     const path = v.getDotPath(issue);
-    throw new BadRequest('invalid_request', path ? `credentials.${path}` : 'credentials', `credentials${path ? `.${path}` : ''}: ${issue.message}`);
+    const param = path ? `credentials.${path}` : 'credentials';
+    const code = isUnknownKey(issue) ? 'parameter_unknown' : issue.received === 'undefined' ? 'parameter_missing' : 'parameter_invalid';
+    throw new BadRequest(code, param, issueReason(module.credentialsSchema, issue, param));
   }
   const credentials = parsed.output;
   const mismatch = module.modeMismatch(credentials, mode);

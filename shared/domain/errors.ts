@@ -56,7 +56,8 @@ export const OPERATION_IN_PROGRESS = 'Operation in progress';
 export const messageFor = (status: keyof typeof MESSAGES, reason?: string): string => (reason ? `${MESSAGES[status]}: ${reason}` : MESSAGES[status]);
 
 export class BadRequest extends AppError {
-  constructor(code = 'invalid_request', param?: string, reason?: string) {
+  /** `code`: one DECISIONS names ("Wire conventions"); the general `parameter_invalid` unless a client acts otherwise */
+  constructor(code = 'parameter_invalid', param?: string, reason?: string) {
     super(400, 'invalid_request_error', code, messageFor(400, reason), param ? { param } : {});
   }
 }
@@ -81,7 +82,11 @@ export class Unauthorized extends AppError {
 }
 
 export class NotFound extends AppError {
-  constructor(reason?: string) {
+  /**
+   * `reason` names what was not found (`no payment pay_… in test mode`); without one, the chain names the object of
+   * the request's path (shared/http/validate.ts `pathIds`).
+   */
+  constructor(readonly reason?: string) {
     super(404, 'invalid_request_error', 'resource_missing', messageFor(404, reason));
   }
 }

@@ -25,6 +25,27 @@ export const PREFIXES = {
 
 export type Entity = keyof typeof PREFIXES;
 
+/** What each entity is called in messages: `no routing rule rul_… in test mode`, `the id of a routing rule`. */
+export const ENTITY_NAMES: Record<Entity, string> = {
+  payment: 'payment',
+  refund: 'refund',
+  subscription: 'subscription',
+  invoice: 'invoice',
+  rule: 'routing rule',
+  customer: 'customer',
+  settlement: 'settlement',
+  webhook: 'webhook endpoint',
+  event: 'event',
+  apiKey: 'API key',
+  merchant: 'merchant',
+  otpRequest: 'sign-in code request',
+  operation: 'operation',
+  attempt: 'attempt',
+  connector: 'connector',
+  dispute: 'dispute',
+  testClock: 'test clock',
+};
+
 /** Ids carry the creation time (the clock's), so a time range of a list is a key range. */
 export const newId = (entity: Entity, time = clock.now()): string => `${PREFIXES[entity]}_${ulid(time).toLowerCase()}`;
 

@@ -85,6 +85,18 @@ export async function updateRoutingRule(merchant: Merchant, ruleId: string, chan
   return view(rule);
 }
 
+export async function getRoutingRule(merchant: Merchant, ruleId: string): Promise<RoutingRule> {
+  const rule = await routingRules.getRoutingRule(ownerOf(merchant), ruleId);
+  if (!rule) throw new NotFound();
+  return view(rule);
+}
+
+/** Deletes the rule for good: it no longer routes, is no longer listed, and frees its place under the cap. */
+export async function deleteRoutingRule(merchant: Merchant, ruleId: string) {
+  if (!(await routingRules.deleteRoutingRule(ownerOf(merchant), ruleId))) throw new NotFound();
+  return { id: ruleId, object: 'routing_rule' as const, deleted: true as const };
+}
+
 /**
  * The merchant's rules, active and disabled, newest first like every list (cursor pages); each carries the
  * `priority` that orders evaluation (lowest first, then oldest first).

@@ -155,7 +155,10 @@ export const CONNECTOR = {
 } as const satisfies StateMachine<ConnectorState, string>;
 export type ConnectorState = 'active' | 'disabled' | 'deleted';
 
-/** A routing rule is enabled and disabled by the merchant; only active rules are matched. */
+/**
+ * A routing rule is enabled and disabled by the merchant; only active rules are matched. A delete (from any state)
+ * removes the rule and its routing copies for good: it has no state to move to.
+ */
 export const ROUTING_RULE = {
   enable: { from: ['active', 'disabled'], to: 'active' },
   disable: { from: ['active', 'disabled'], to: 'disabled' },

@@ -7,7 +7,7 @@ import { stateOf } from './types.ts';
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /**
- * Deepest nesting of objects and arrays a body may have. Deeper bodies are refused (400 `invalid_body`) before they
+ * Deepest nesting of objects and arrays a body may have. Deeper bodies are refused (400 `parameter_invalid`) before they
  * are parsed: JSON.parse with a reviver (Middy's parser uses one), JSON.stringify, the idempotency hash and loggers
  * all recurse, and a body nested 5,000 deep overflows their stack (a 500). No request schema comes near this depth.
  */
@@ -80,7 +80,7 @@ function pathOfKey(body: unknown, key: string): string | undefined {
  * Parses a JSON object body with `@middy/http-json-body-parser` (which decodes base64 bodies, checks the content
  * type, and refuses `__proto__` keys), around the rules it does not know: an absent or empty body is `{}` (the
  * schema then decides what is missing) whatever its content type; a body over 64 KB is `body_too_large` and one
- * nested too deep `invalid_body`, both checked before parsing; a body that is not an object is `invalid_body`.
+ * nested too deep `parameter_invalid`, both checked before parsing; a body that is not an object is `parameter_invalid`.
  * Every refusal is a 400 with its own code.
  */
 export const jsonBody = (): MiddlewareObj<APIGatewayProxyEvent> => {
@@ -99,7 +99,7 @@ export const jsonBody = (): MiddlewareObj<APIGatewayProxyEvent> => {
         throw new BadRequest('body_too_large', undefined, `the body is ${bytes} bytes; the limit is ${MAX_BODY_BYTES} bytes (64 KB)`);
       }
       if (nestsDeeperThan(raw, MAX_BODY_DEPTH))
-        throw new BadRequest('invalid_body', undefined, `objects and arrays may nest at most ${MAX_BODY_DEPTH} levels deep`);
+        throw new BadRequest('parameter_invalid', undefined, `objects and arrays may nest at most ${MAX_BODY_DEPTH} levels deep`);
       try {
         parser.before!(request);
       } catch (e) {
@@ -109,7 +109,7 @@ export const jsonBody = (): MiddlewareObj<APIGatewayProxyEvent> => {
       const parsed: unknown = event.body;
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
         throw new BadRequest(
-          'invalid_body',
+          'parameter_invalid',
           undefined,
           `the body must be a JSON object, not ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`}`,
         );

@@ -1,7 +1,7 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { Merchant } from '../domain/auth.ts';
-import type { Origin } from '../domain/ids.ts';
+import type { Entity, Origin } from '../domain/ids.ts';
 
 export type { Merchant };
 
@@ -21,6 +21,8 @@ export interface RequestState {
   body: unknown;
   query: unknown;
   params: Record<string, string>;
+  /** the object the path names (its entity and the id as sent): what a 404 says was not found */
+  pathTarget?: { entity: Entity; id: string };
   /** where this API is reached, e.g. `https://abc.execute-api.eu-west-1.amazonaws.com/v1` or `http://localhost:3000` */
   baseUrl: string;
   /** ids and creation time of what the request creates (the same on an idempotent retry) */

@@ -2,9 +2,9 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import * as v from 'valibot';
 import { BadRequest, NotFound } from '../domain/errors.ts';
-import { type Entity, isId } from '../domain/ids.ts';
-import { issueReason } from './issue-reason.ts';
-import { stateOf } from './types.ts';
+import { type Entity, ENTITY_NAMES, isId } from '../domain/ids.ts';
+import { isUnknownKey, issueReason } from '../schemas/issue-reason.ts';
+import { maybeStateOf, stateOf } from './types.ts';
 
 export type AnySchema = v.GenericSchema;
 
@@ -17,18 +17,38 @@ export interface ValidateOptions {
 
 /**
  * Path ids: each parameter must be an id of its entity; a malformed id answers 404 like a missing one. Runs before
- * the body is read, so a wrong id is a 404 whatever the body holds.
+ * the body is read, so a wrong id is a 404 whatever the body holds. A 404 of the request (here or from its use case)
+ * names what was not found, the same for a missing id and another merchant's: `no payment pay_… in test mode`.
  */
 export const pathIds = (params: Record<string, Entity>): MiddlewareObj<APIGatewayProxyEvent> => ({
   before: (request) => {
     const state = stateOf(request);
     for (const [name, entity] of Object.entries(params)) {
       const value = request.event.pathParameters?.[name];
+      state.pathTarget = { entity, id: value ?? '' };
       if (!isId(entity, value)) throw new NotFound();
       state.params[name] = value;
     }
   },
+  onError: (request) => {
+    const target = maybeStateOf(request)?.pathTarget;
+    if (!target || !(request.error instanceof NotFound) || request.error.reason) return;
+    request.error = new NotFound(notFoundReason(target.entity, target.id, maybeStateOf(request)?.merchant?.livemode));
+  },
 });
+
+/** Objects of the merchant whatever the mode (a key of either mode, the merchant itself): a 404 names no mode. */
+const MODELESS: ReadonlySet<Entity> = new Set(['apiKey', 'merchant', 'otpRequest']);
+
+/**
+ * `no payment pay_… in test mode` (without the mode where no merchant is signed in). An id is shown as sent when it
+ * is a plain token (`pay_…`, `not-an-id`), not when it holds anything else a client may have put in a path.
+ */
+export function notFoundReason(entity: Entity, id: string, livemode: boolean | undefined): string {
+  const shown = /^[A-Za-z0-9_-]{1,64}$/.test(id) ? id : 'with the id given';
+  const mode = livemode === undefined || MODELESS.has(entity) ? '' : ` in ${livemode ? 'live' : 'test'} mode`;
+  return `no ${ENTITY_NAMES[entity]} ${shown}${mode}`;
+}
 
 /**
  * Validates body and query with valibot; the first issue names the offending field in `param` and the message says why.
@@ -68,8 +88,15 @@ function rejectUnknown(names: readonly string[], known: readonly string[]): void
 function parse(schema: AnySchema, input: unknown): unknown {
   const result = v.safeParse(schema, input, { abortEarly: true });
   if (result.success) return result.output;
-  const issue = result.issues[0];
+  throw invalidParameter(schema, result.issues[0]);
+}
+
+/**
+ * The 400 of a failed validation: the field in `param`, the code of the fault (`parameter_missing`,
+ * `parameter_unknown` for a field a strict object does not take, else `parameter_invalid`) and the reason in words.
+ */
+export function invalidParameter(schema: AnySchema, issue: v.BaseIssue<unknown>): BadRequest {
   const param = v.getDotPath(issue) ?? undefined;
-  const missing = issue.received === 'undefined';
-  throw new BadRequest(missing ? 'parameter_missing' : 'parameter_invalid', param, issueReason(schema, issue, param));
+  const code = isUnknownKey(issue) ? 'parameter_unknown' : issue.received === 'undefined' ? 'parameter_missing' : 'parameter_invalid';
+  return new BadRequest(code, param, issueReason(schema, issue, param));
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Config, config, isLocal } from '../config.ts';
 import { isoNow } from '../domain/clock.ts';
-import { AppError, MESSAGES } from '../domain/errors.ts';
+import { AppError, messageFor } from '../domain/errors.ts';
 import { addToLocalOutbox } from './local-outbox.ts';
 import { onFirstUse } from '../first-use.ts';
 import { traced } from '../tracer.ts';
@@ -28,10 +28,15 @@ export interface MessageSender {
   send(message: TextMessage): Promise<void>;
 }
 
-/** The channel exists in the API but this deployment has no sender for it: the merchant can choose another channel. */
+/**
+ * The channel exists in the API but this deployment has no sender for it: the merchant can choose another channel.
+ * A bad value of a field like any other (`parameter_invalid`, DECISIONS "Wire conventions").
+ */
 export class ChannelNotConfigured extends AppError {
   constructor() {
-    super(400, 'invalid_request_error', 'channel_not_configured', MESSAGES[400], { param: 'channel' });
+    super(400, 'invalid_request_error', 'parameter_invalid', messageFor(400, 'channel is not available in this deployment: choose another channel'), {
+      param: 'channel',
+    });
   }
 }
 

@@ -6,5 +6,5 @@ export const RequestOtpBody = v.object({ email: Email });
 
 export const VerifyOtpBody = v.object({
   request_id: v.pipe(v.string(), v.regex(idPattern('otpRequest'), 'the request_id from request-otp'), v.examples([exampleId('otpRequest')])),
-  otp: v.pipe(v.string(), v.regex(/^\d{6}$/), v.examples(['123456'])),
+  otp: v.pipe(v.string(), v.regex(/^\d{6}$/, '6 digits'), v.examples(['123456'])),
 });

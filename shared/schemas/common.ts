@@ -1,10 +1,10 @@
 import * as v from 'valibot';
-import { type Entity, idPattern } from '../domain/ids.ts';
+import { type Entity, ENTITY_NAMES, idPattern } from '../domain/ids.ts';
 
 export const Email = v.pipe(v.string(), v.trim(), v.maxLength(254), v.email(), v.toLowerCase(), v.examples(['jane@example.com']));
 
 /** E.164: `+` then 8–15 digits. */
-export const Phone = v.pipe(v.string(), v.regex(/^\+[1-9]\d{7,14}$/), v.examples(['+14155550123']));
+export const Phone = v.pipe(v.string(), v.regex(/^\+[1-9]\d{7,14}$/, 'E.164: + then 8 to 15 digits'), v.examples(['+14155550123']));
 
 export const Name = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200));
 
@@ -17,20 +17,20 @@ const isMetadataValue = (value: unknown) => typeof value === 'string' && value.l
  * the document shows is stated in `v.metadata`, since a custom check cannot be converted.
  */
 export const Metadata = v.pipe(
-  v.custom<Record<string, string>>((m) => typeof m === 'object' && m !== null && !Array.isArray(m), 'metadata must be an object'),
+  v.custom<Record<string, string>>((m) => typeof m === 'object' && m !== null && !Array.isArray(m), 'an object of string values'),
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const input = dataset.value;
     for (const [key, value] of Object.entries(input)) {
       if (isMetadataKey(key) && isMetadataValue(value)) continue;
       addIssue({
-        message: isMetadataKey(key) ? 'a metadata value is a string of at most 500 characters' : 'a metadata key has 1–40 characters',
+        message: isMetadataKey(key) ? 'a string of at most 500 characters' : 'a key of 1 to 40 characters (not __proto__)',
         path: [{ type: 'object', origin: isMetadataKey(key) ? 'value' : 'key', input, key, value }],
       });
       return;
     }
   }),
-  v.check((m) => Object.keys(m).length <= 50, 'at most 50 metadata keys'),
+  v.check((m) => Object.keys(m).length <= 50, 'an object of at most 50 keys'),
   v.metadata({
     type: 'object',
     maxProperties: 50,
@@ -40,9 +40,9 @@ export const Metadata = v.pipe(
   v.examples([{ order_id: '1042' }]),
 );
 
-const Limit = v.pipe(v.string(), v.regex(/^\d{1,3}$/), v.transform(Number), v.integer(), v.minValue(1), v.maxValue(100));
+const Limit = v.pipe(v.string(), v.regex(/^\d{1,3}$/, 'an integer from 1 to 100'), v.transform(Number), v.integer(), v.minValue(1), v.maxValue(100));
 
-const cursor = (entity: Entity) => v.optional(v.pipe(v.string(), v.regex(idPattern(entity), `the id of a ${entity}`)));
+const cursor = (entity: Entity) => v.optional(v.pipe(v.string(), v.regex(idPattern(entity), `the id of a ${ENTITY_NAMES[entity]}`)));
 
 /** Pagination query entries: `limit` (1–100, default 10), `starting_after` / `ending_before` (ids of the entity). */
 export const pageEntries = (entity: Entity) => ({

@@ -20,7 +20,7 @@ export const TaxRate = v.pipe(
 /** `YYYY-MM-DD`, a real calendar date (no Feb 30). */
 export const CalendarDate = v.pipe(
   v.string(),
-  v.regex(/^\d{4}-\d{2}-\d{2}$/),
+  v.regex(/^\d{4}-\d{2}-\d{2}$/, 'a date YYYY-MM-DD'),
   v.check((s) => {
     const date = new Date(`${s}T00:00:00Z`);
     return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === s;

@@ -21,8 +21,8 @@ export const Currency = v.pipe(
 
 const CardNumber = v.pipe(
   v.string(),
-  v.regex(/^\d{12,19}$/),
-  v.check(luhnValid, 'passes the Luhn check'),
+  v.regex(/^\d{12,19}$/, 'a card number of 12 to 19 digits'),
+  v.check(luhnValid, 'a card number that passes the Luhn check'),
   v.examples([SANDBOX_APPROVED_CARD.number]),
 );
 
@@ -45,10 +45,10 @@ const Card = v.pipe(
     number: CardNumber,
     exp_month: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(12), v.examples([12])),
     exp_year: ExpYear,
-    cvc: v.pipe(v.string(), v.regex(/^\d{3,4}$/), v.examples(['123'])),
+    cvc: v.pipe(v.string(), v.regex(/^\d{3,4}$/, '3 or 4 digits'), v.examples(['123'])),
   }),
   v.forward(
-    v.check((card) => notExpired(card), 'the card has not expired'),
+    v.check((card) => notExpired(card), 'must not be past: the card has expired'),
     ['exp_year'],
   ),
 );

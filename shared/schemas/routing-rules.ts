@@ -78,7 +78,7 @@ function normalizeValue(field: RuleField, operator: RuleOperator, value: string)
 export const RuleCondition = v.pipe(
   v.object({
     field: v.pipe(
-      v.custom<RuleField>(isRuleField, 'unknown condition field'),
+      v.custom<RuleField>(isRuleField, `one of: ${RULE_BASE_FIELDS.join(', ')}, or metadata.<key>`),
       // what JSON Schema (the OpenAPI document) says of it
       v.metadata({
         anyOf: [
@@ -93,14 +93,14 @@ export const RuleCondition = v.pipe(
   v.forward(
     v.check(
       (c) => operatorFits(c.field, c.operator),
-      'the operator fits the field: the numeric ones for amount only, contains for customer_email_domain and metadata.<key>',
+      'an operator that fits the field: the numeric ones for amount only, contains for customer_email_domain and metadata.<key>',
     ),
     ['operator'],
   ),
   v.forward(
     v.check(
       (c) => normalizeValue(c.field, c.operator, c.value) !== undefined,
-      'the value fits the field: amount digits, currency 3 letters, card_bin 6-8 digits, a card brand; in/not_in take a comma list',
+      'a value that fits the field: amount digits, currency 3 letters, card_bin 6 to 8 digits, a card brand; in and not_in take a comma list',
     ),
     ['value'],
   ),

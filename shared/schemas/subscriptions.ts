@@ -15,8 +15,8 @@ const CalendarDate = v.pipe(v.string(), v.check(isCalendarDate, 'a real calendar
 /** Today (UTC) or later, at most a year ahead. */
 const StartDate = v.pipe(
   CalendarDate,
-  v.check((d) => d >= utcDate(clock.now()), 'today (UTC) or later'),
-  v.check((d) => d <= addDays(utcDate(clock.now()), MAX_START_DAYS_AHEAD), 'at most 366 days ahead'),
+  v.check((d) => d >= utcDate(clock.now()), 'a date from today (UTC) on'),
+  v.check((d) => d <= addDays(utcDate(clock.now()), MAX_START_DAYS_AHEAD), 'a date at most 366 days ahead'),
 );
 
 const Plan = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200), v.examples(['Pro monthly']));
@@ -38,7 +38,7 @@ export const CreateSubscriptionBody = v.pipe(
     v.partialCheck(
       [['interval'], ['interval_count']],
       (s) => s.interval_count <= MAX_INTERVAL_COUNT[s.interval],
-      'at most a year per period: 365 days, 52 weeks, 12 months or 1 year',
+      'must keep a period to a year at most: 365 days, 52 weeks, 12 months or 1 year',
     ),
     ['interval_count'],
   ),

@@ -6,7 +6,7 @@ import { listQuery, Name } from './common.ts';
 const FrozenTime = v.pipe(
   v.string(),
   v.isoTimestamp('an ISO 8601 timestamp'),
-  v.check((t) => /(Z|[+-]00:?00)$/.test(t), 'in UTC (ending in Z)'),
+  v.check((t) => /(Z|[+-]00:?00)$/.test(t), 'a time in UTC (ending in Z)'),
   v.examples(['2027-01-31T00:00:00Z']),
 );
 

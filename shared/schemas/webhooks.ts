@@ -8,7 +8,7 @@ const EventName = v.picklist(EVENT_TYPES);
 const Url = v.pipe(v.string(), v.minLength(1), v.maxLength(2048), v.examples(['https://shop.example.com/hooks']));
 /** a picklist (not a union with `*`), so a wrong name is answered with the names allowed, in words */
 const Events = v.pipe(
-  v.array(v.picklist([...EVENT_TYPES, '*'])),
+  v.array(v.picklist([...EVENT_TYPES, '*'], `one of: ${EVENT_TYPES.join(', ')}, or *`)),
   v.minLength(1),
   v.maxLength(EVENT_TYPES.length + 1),
   v.examples([['payment.succeeded', 'payment.failed']]),

@@ -98,14 +98,18 @@ export async function putWithinMerchantCap<T>(
   return result.existing && { created: false, record: read(result.existing) };
 }
 
-/** Deletes an item of a capped set and lowers its count on the profile, in one transaction; false when there is none. */
-export async function deleteWithinMerchantCap(owner: Owner, countName: string, key: Key): Promise<boolean> {
+/**
+ * Deletes an item of a capped set and lowers its count on the profile, in one transaction; false when there is none.
+ * `copies`: what else goes with the item (its routing copies, routing-copies.ts).
+ */
+export async function deleteWithinMerchantCap(owner: Owner, countName: string, key: Key, copies: TransactItem[] = []): Promise<boolean> {
   const count = capCountOf(owner, countName);
   const merchantId = owner.merchant_id;
   return conditionalWrite(
     new TransactWriteCommand({
       TransactItems: [
         { Delete: { TableName: TABLE, Key: key, ConditionExpression: 'attribute_exists(pk)' } },
+        ...copies,
         {
           Update: {
             TableName: TABLE,

@@ -26,6 +26,10 @@ function copyBody(item: Item): Item {
 export const copyPuts = (owner: Owner, key: Key, item: Item): TransactItem[] =>
   COPIES.map((copy) => ({ Put: { TableName: TABLE, Item: { ...copyBody(item), ...routingCopyKeys.of(owner, copy, key.sk) } } }));
 
+/** Deletes of the copies of an item that goes (`key`: the item's own key), for the transaction that deletes it. */
+export const copyDeletes = (owner: Owner, key: Key): TransactItem[] =>
+  COPIES.map((copy) => ({ Delete: { TableName: TABLE, Key: routingCopyKeys.of(owner, copy, key.sk) } }));
+
 /** DynamoDB refuses an empty map of names or values. */
 const orNone = <T>(entries: Record<string, T>) => (Object.keys(entries).length > 0 ? entries : undefined);
 

@@ -7,9 +7,9 @@ import { assignments, statusIn } from './expressions.ts';
 import { conditionalWrite, type Created, db, TABLE } from './client.ts';
 import { Int, picklistOf, recordReader, Text } from './item-schemas.ts';
 import { type Owner, routingRuleKeys } from './keys.ts';
-import { putWithinMerchantCap } from './merchants.ts';
+import { deleteWithinMerchantCap, putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
-import { copyPuts, updateWithCopies } from './routing-copies.ts';
+import { copyDeletes, copyPuts, updateWithCopies } from './routing-copies.ts';
 
 export interface RoutingRuleRecord {
   id: string;
@@ -53,7 +53,7 @@ export type RoutingRuleChanges = Partial<Pick<RoutingRuleRecord, 'name' | 'strat
 /**
  * Writes a new rule, with its routing copies, unless the merchant already has `max` (counted as `rule_count` on its
  * profile, in the same transaction); undefined then. A rule already stored under this id (a retried create) is
- * answered as it is. Rules are never deleted; a future delete must lower `rule_count` in the same way.
+ * answered as it is. A delete (deleteRoutingRule) lowers `rule_count` in the same way.
  */
 export async function putRoutingRule(rule: RoutingRuleRecord, max: number): Promise<Created<RoutingRuleRecord> | undefined> {
   const key = routingRuleKeys.item(rule, rule.id);
@@ -87,6 +87,21 @@ export async function updateRoutingRule(
   if (!updated) return undefined;
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: key, ConsistentRead: true }));
   return out.Item && routingRuleOf(out.Item);
+}
+
+/** The owner's rule by id, read consistently; undefined when there is none (the key holds the merchant and mode). */
+export async function getRoutingRule(owner: Owner, ruleId: string): Promise<RoutingRuleRecord | undefined> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: routingRuleKeys.item(owner, ruleId), ConsistentRead: true }));
+  return out.Item && routingRuleOf(out.Item);
+}
+
+/**
+ * Deletes the owner's rule for good, with its routing copies (so routing no longer reads it), and frees its place under
+ * the cap, in one transaction; false when there is none.
+ */
+export async function deleteRoutingRule(owner: Owner, ruleId: string): Promise<boolean> {
+  const key = routingRuleKeys.item(owner, ruleId);
+  return deleteWithinMerchantCap(owner, 'rule_count', key, copyDeletes(owner, key));
 }
 
 const existingIn = (states: readonly string[]) => {

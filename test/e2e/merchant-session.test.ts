@@ -68,7 +68,11 @@ describe('a merchant session over HTTP', () => {
     const foreign = await api(a.apiKey).GET('/api/customers/{id}', { params: { path: { id: b.customerId } } });
     expect(malformed.response.status).toBe(404);
     expect(foreign.response.status).toBe(404);
-    expect(foreign.error!.error).toMatchObject({ type: 'invalid_request_error', message: 'Resource not found' });
+    expect(foreign.error!.error).toMatchObject({
+      type: 'invalid_request_error',
+      message: `Resource not found: no customer ${b.customerId} in test mode`,
+    });
+    expect(malformed.error!.error.message).toBe('Resource not found: no customer not-an-id in test mode');
   });
 
   it('creates, captures and refunds a payment, and routes /api/payments/list before /api/payments/{id}', async () => {

@@ -155,7 +155,7 @@ describe('API keys', () => {
     expect((await revoke(a.apiKey, newId('customer'))).status).toBe(404);
     const foreign = await revoke(a.apiKey, b.apiKeyId);
     expect(foreign.status).toBe(404);
-    expect(foreign.body.error).toMatchObject({ type: 'invalid_request_error', message: 'Resource not found' });
+    expect(foreign.body.error).toMatchObject({ type: 'invalid_request_error', message: `Resource not found: no API key ${b.apiKeyId}` });
     expect((await callWith(b.apiKey)).status).toBe(200);
   });
 

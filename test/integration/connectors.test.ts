@@ -82,15 +82,43 @@ describe('connecting an account', () => {
   });
 
   it.each([
-    ['a missing field', { provider: 'stripe', credentials: {} }, 'credentials.secret_key'],
-    ['a field of the wrong type', { provider: 'adyen', credentials: { api_key: 5, merchant_account: 'M' } }, 'credentials.api_key'],
-    ['an unknown provider', { provider: 'paypal', credentials: {} }, 'provider'],
-    ['no credentials', { provider: 'braintree' }, 'credentials'],
-  ])('answers 400 naming the field for %s', async (_case, body, param) => {
+    ['a missing field', { provider: 'stripe', credentials: {} }, 'parameter_missing', 'credentials.secret_key', 'credentials.secret_key is required'],
+    [
+      'a key of the wrong shape',
+      { provider: 'stripe', credentials: { secret_key: 'pk_test_123' } },
+      'parameter_invalid',
+      'credentials.secret_key',
+      'credentials.secret_key must be a Stripe secret or restricted key (sk_test_…, rk_live_…)',
+    ],
+    [
+      'a field of the wrong type',
+      { provider: 'adyen', credentials: { api_key: 5, merchant_account: 'M' } },
+      'parameter_invalid',
+      'credentials.api_key',
+      'credentials.api_key must be a string of 20 to 1000 characters',
+    ],
+    [
+      'an unknown field',
+      { provider: 'adyen', credentials: { api_key: 'AQE'.padEnd(30, 'x'), merchant_account: 'M', apikey: 'x' } },
+      'parameter_unknown',
+      'credentials.apikey',
+      expect.stringMatching(/^credentials\.apikey is not a field this takes \(it takes api_key, merchant_account, /),
+    ],
+    [
+      'an unknown provider',
+      { provider: 'paypal', credentials: {} },
+      'parameter_invalid',
+      'provider',
+      'provider must be one of: stripe, adyen, braintree',
+    ],
+    ['no credentials', { provider: 'braintree' }, 'parameter_missing', 'credentials', 'credentials is required'],
+  ])('answers 400 naming the field and the rule for %s', async (_case, body, code, param, reason) => {
     const { apiKey } = await newMerchant();
     const res = await call.create(apiKey, body);
     expect(res.status).toBe(400);
-    expect(res.body.error.param).toBe(param);
+    const message = typeof reason === 'string' ? `Invalid request body: ${reason}` : expect.stringMatching(/^Invalid request body: /);
+    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code, param, message });
+    if (typeof reason !== 'string') expect(res.body.error.message.replace('Invalid request body: ', '')).toEqual(reason);
   });
 
   it('refuses a live Stripe key on a test-mode connector', async () => {

@@ -63,7 +63,7 @@ describe('customers', () => {
     const read = await get(a.apiKey, b.customerId);
     const write = await update(a.apiKey, b.customerId, { name: 'Hijacked' });
     expect(read.status).toBe(404);
-    expect(read.body.error).toMatchObject({ type: 'invalid_request_error', message: 'Resource not found' });
+    expect(read.body.error).toMatchObject({ type: 'invalid_request_error', message: `Resource not found: no customer ${b.customerId} in test mode` });
     expect(write.status).toBe(404);
     expect((await get(b.apiKey, b.customerId)).body.name).toBe('Jane Doe');
   });
@@ -149,9 +149,9 @@ describe('request bodies', () => {
 
   it.each([
     ['malformed JSON', '{"email": ', undefined, 'invalid_json'],
-    ['a JSON array', '[{"email":"a@b.co"}]', undefined, 'invalid_body'],
-    ['a JSON string', '"a@b.co"', undefined, 'invalid_body'],
-    ['JSON null', 'null', undefined, 'invalid_body'],
+    ['a JSON array', '[{"email":"a@b.co"}]', undefined, 'parameter_invalid'],
+    ['a JSON string', '"a@b.co"', undefined, 'parameter_invalid'],
+    ['JSON null', 'null', undefined, 'parameter_invalid'],
     ['a form body', 'email=a%40b.co', { 'Content-Type': 'application/x-www-form-urlencoded' }, 'invalid_content_type'],
     ['no Content-Type', '{"email":"a@b.co"}', {}, 'invalid_content_type'],
     ['a body over 64 KB', JSON.stringify({ email: 'a@b.co', name: 'x'.repeat(70_000) }), undefined, 'body_too_large'],

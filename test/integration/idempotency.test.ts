@@ -157,7 +157,7 @@ describe('deeply nested bodies on an idempotent create', () => {
     ['an array nested 10,000 deep in a field', `{"email":"deep@example.com","extra":${deepArray(10_000)}}`],
     ['a top-level object nested 10,000 deep', deepObject(10_000)],
     ['a top-level array nested 10,000 deep', deepArray(10_000)],
-  ])('answers %s with 400 invalid_body, never 500', async (_, body) => {
+  ])('answers %s with 400 parameter_invalid, never 500', async (_, body) => {
     // Prepare
     const { apiKey } = await newMerchant();
     const event = apiEvent({
@@ -170,7 +170,7 @@ describe('deeply nested bodies on an idempotent create', () => {
     const res = await invokeHttp(createCustomer, event);
     // Assess
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_body' });
+    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'parameter_invalid' });
     expect(res.body.error.message).toMatch(/^Invalid request body/);
   });
 

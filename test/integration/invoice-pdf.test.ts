@@ -57,7 +57,7 @@ async function expectNotFound(url: string) {
   expect(JSON.parse(res.bytes.toString('utf8')).error).toMatchObject({
     type: 'invalid_request_error',
     code: 'resource_missing',
-    message: 'Resource not found',
+    message: expect.stringMatching(/^Resource not found: no invoice \S+$/),
   });
 }
 

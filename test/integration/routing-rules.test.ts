@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { handler as createKey } from '../../functions/api-keys/create.ts';
 import { handler as listRules } from '../../functions/routing/rules/list.ts';
 import { activeRules } from '../../shared/domain/routing-rules.ts';
 import { readRoutingSetup } from '../../shared/store/routing-setup.ts';
 import { apiEvent, invokeHttp, type Json } from '../support/lambda.ts';
-import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
+import { bearer, newMerchant, sessionOf, testOwner } from '../support/merchant.ts';
 import { rules } from '../support/rules.ts';
 
-const { create, update } = rules;
+const { create, update, get, remove } = rules;
 const list = (key: string, query?: Record<string, string>) =>
   invokeHttp(listRules, apiEvent({ method: 'GET', path: '/api/routing/rules', headers: bearer(key), query }));
 
@@ -171,7 +172,11 @@ describe('routing rules', () => {
     const ofB = await create(b.apiKey, eurToAdyen);
     const res = await update(a.apiKey, ofB.body.id, { name: 'Hijacked', status: 'disabled' });
     expect(res.status).toBe(404);
-    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'resource_missing', message: 'Resource not found' });
+    expect(res.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'resource_missing',
+      message: `Resource not found: no routing rule ${ofB.body.id} in test mode`,
+    });
     expect((await list(b.apiKey)).body.data).toEqual([ofB.body]);
     expect(activeRules((await readRoutingSetup(testOwner(a.merchantId), { rules: true })).rules)).toEqual([]);
   });
@@ -182,7 +187,7 @@ describe('routing rules', () => {
       const { apiKey } = await newMerchant();
       const res = await update(apiKey, id, { name: 'x' });
       expect(res.status).toBe(404);
-      expect(res.body.error.message).toBe('Resource not found');
+      expect(res.body.error.message).toBe(`Resource not found: no routing rule ${id === '%00' ? 'with the id given' : id} in test mode`);
     },
   );
 
@@ -191,6 +196,97 @@ describe('routing rules', () => {
     const bad = await list('sk_test_nope');
     expect(res.status).toBe(401);
     expect(bad.status).toBe(401);
+  });
+});
+
+/** A live key of the merchant, made signed in (a test key cannot make one). */
+const liveKeyOf = async (merchantId: string): Promise<string> =>
+  (
+    await invokeHttp(
+      createKey,
+      apiEvent({ method: 'POST', path: '/api/api-keys', headers: bearer(await sessionOf(merchantId)), body: { name: 'live', mode: 'live' } }),
+    )
+  ).body.key;
+
+describe('one routing rule: retrieve and delete', () => {
+  it('retrieves a rule as created, and as changed', async () => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    const made = await create(apiKey, eurToAdyen);
+    // Act
+    const first = await get(apiKey, made.body.id);
+    await update(apiKey, made.body.id, { status: 'disabled', priority: 3 });
+    const changed = await get(apiKey, made.body.id);
+    // Assess
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual(made.body);
+    expect(changed.body).toEqual({ ...made.body, status: 'disabled', priority: 3 });
+  });
+
+  it('deletes a rule: it no longer routes, is no longer listed or found, and frees its place under the cap', async () => {
+    // Prepare
+    const { apiKey, merchantId } = await newMerchant();
+    const kept = await create(apiKey, { ...eurToAdyen, name: 'kept' });
+    const gone = await create(apiKey, { ...eurToAdyen, name: 'gone', priority: 1 });
+    // Act
+    const res = await remove(apiKey, gone.body.id);
+    const again = await remove(apiKey, gone.body.id);
+    const found = await get(apiKey, gone.body.id);
+    const changed = await update(apiKey, gone.body.id, { name: 'back' });
+    const active = activeRules((await readRoutingSetup(testOwner(merchantId), { rules: true })).rules);
+    // Assess
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: gone.body.id, object: 'routing_rule', deleted: true });
+    expect(again.status).toBe(404);
+    expect(found.status).toBe(404);
+    expect(found.body.error).toMatchObject({ code: 'resource_missing', message: `Resource not found: no routing rule ${gone.body.id} in test mode` });
+    expect(changed.status).toBe(404);
+    expect(active.map((r) => r.id)).toEqual([kept.body.id]);
+    expect(ids(await list(apiKey))).toEqual([kept.body.id]);
+  });
+
+  it('counts a deleted rule no more against the 50', async () => {
+    // Prepare: 50 rules, then one deleted
+    const { apiKey } = await newMerchant();
+    const made: string[] = [];
+    for (let i = 0; i < 50; i++) made.push((await create(apiKey, { ...eurToAdyen, name: `rule ${i}` })).body.id);
+    // Act
+    await remove(apiKey, made[7]!);
+    const next = await create(apiKey, { ...eurToAdyen, name: 'in its place' });
+    const over = await create(apiKey, { ...eurToAdyen, name: 'one too many' });
+    // Assess
+    expect(next.status).toBe(200);
+    expect(over.body.error.code).toBe('too_many_rules');
+  });
+
+  it("answers 404 to another merchant's or the other mode's rule, with the text of a missing one, and leaves it", async () => {
+    // Prepare
+    const a = await newMerchant();
+    const b = await newMerchant();
+    const ofB = await create(b.apiKey, eurToAdyen);
+    const liveKey = await liveKeyOf(b.merchantId);
+    // Act
+    const answers = [
+      await get(a.apiKey, ofB.body.id),
+      await remove(a.apiKey, ofB.body.id),
+      await get(liveKey, ofB.body.id),
+      await remove(liveKey, ofB.body.id),
+    ];
+    // Assess
+    for (const res of answers) {
+      expect(res.status).toBe(404);
+      expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'resource_missing' });
+    }
+    expect(answers[0]!.body.error.message).toBe(`Resource not found: no routing rule ${ofB.body.id} in test mode`);
+    expect(answers[2]!.body.error.message).toBe(`Resource not found: no routing rule ${ofB.body.id} in live mode`);
+    expect((await get(b.apiKey, ofB.body.id)).body).toEqual(ofB.body);
+    expect(ids(await list(b.apiKey))).toEqual([ofB.body.id]);
+  });
+
+  it.each(['rul_123', 'cus_01jdxq3m5n6p7r8s9t0v1w2x3y', 'RUL_01JDXQ3M5N6P7R8S9T0V1W2X3Y', '%00'])('answers 404 to the id %s', async (id) => {
+    const { apiKey } = await newMerchant();
+    expect((await get(apiKey, id)).status).toBe(404);
+    expect((await remove(apiKey, id)).status).toBe(404);
   });
 });
 

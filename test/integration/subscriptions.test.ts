@@ -361,7 +361,7 @@ describe('pause, resume, cancel', () => {
       for (const action of ['pause', 'resume', 'cancel'] as const) {
         const res = await call[action](a.apiKey, id);
         expect(res.status).toBe(404);
-        expect(res.body.error).toMatchObject({ message: 'Resource not found' });
+        expect(res.body.error).toMatchObject({ message: `Resource not found: no subscription ${id} in test mode` });
       }
     }
     expect((await call.list(b.apiKey)).body.data[0].status).toBe('active');

@@ -1,4 +1,6 @@
 import { handler as createRule } from '../../functions/routing/rules/create.ts';
+import { handler as deleteRule } from '../../functions/routing/rules/delete.ts';
+import { handler as getRule } from '../../functions/routing/rules/get.ts';
 import { handler as updateRule } from '../../functions/routing/rules/update.ts';
 import { apiEvent, invokeHttp } from './lambda.ts';
 import { bearer } from './merchant.ts';
@@ -19,4 +21,6 @@ export const rules = {
         body,
       }),
     ),
+  get: (key: string, id: string) => invokeHttp(getRule, apiEvent({ method: 'GET', path: `/api/routing/rules/${id}`, headers: bearer(key) })),
+  remove: (key: string, id: string) => invokeHttp(deleteRule, apiEvent({ method: 'DELETE', path: `/api/routing/rules/${id}`, headers: bearer(key) })),
 };

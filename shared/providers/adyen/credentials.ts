@@ -7,21 +7,15 @@ export const AdyenCredentialsSchema = v.strictObject({
   api_key: v.pipe(
     v.string(),
     v.trim(),
-    v.nonEmpty('api_key is required'),
-    v.regex(/^\S+$/, 'api_key has no spaces'),
-    v.minLength(20, 'api_key is too short for an Adyen API key'),
+    v.nonEmpty('is required'),
+    v.regex(/^\S+$/, 'must have no spaces'),
+    v.minLength(20, 'is too short for an Adyen API key'),
     v.maxLength(1000),
   ),
-  merchant_account: v.pipe(
-    v.string(),
-    v.trim(),
-    v.nonEmpty('merchant_account is required'),
-    v.regex(/^\S+$/, 'merchant_account has no spaces'),
-    v.maxLength(80),
-  ),
+  merchant_account: v.pipe(v.string(), v.trim(), v.nonEmpty('is required'), v.regex(/^\S+$/, 'must have no spaces'), v.maxLength(80)),
   /** the webhook HMAC key (hex), for verifying Adyen's notifications */
-  hmac_key: v.optional(v.pipe(v.string(), v.trim(), v.regex(/^(?:[0-9A-Fa-f]{2})+$/, 'hmac_key is a hexadecimal key'))),
+  hmac_key: v.optional(v.pipe(v.string(), v.trim(), v.regex(/^(?:[0-9A-Fa-f]{2})+$/, 'a hexadecimal key'))),
   /** the live endpoint prefix from the Customer Area (Developers > API URLs), e.g. `1797a841fbb37ca7-AdyenDemo` */
-  live_url_prefix: v.optional(v.pipe(v.string(), v.trim(), v.regex(LIVE_URL_PREFIX, 'live_url_prefix is like 1797a841fbb37ca7-AdyenDemo'))),
+  live_url_prefix: v.optional(v.pipe(v.string(), v.trim(), v.regex(LIVE_URL_PREFIX, 'a prefix like 1797a841fbb37ca7-AdyenDemo'))),
 });
 export type AdyenCredentials = v.InferOutput<typeof AdyenCredentialsSchema>;

@@ -11,12 +11,24 @@ const ERROR_TYPES = [
   'api_error',
 ] as const satisfies readonly ErrorType[];
 
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+/** A message starts with the spec's text of its status (429's with the endpoint's limit), then `: ` and a reason. */
+const MESSAGE_PATTERN = new RegExp(
+  `^(${[...Object.values(MESSAGES), OPERATION_IN_PROGRESS].map((text) => escape(text).replace('100', '\\d+')).join('|')})(: .+)?$`,
+);
+
 /** The one error shape (DECISIONS.md "Wire conventions"), rendered by shared/http/error-mapper.ts. */
 export const ErrorBody = v.object({
   error: v.object({
     type: v.picklist(ERROR_TYPES),
     code: v.pipe(v.string(), v.description('machine-readable, e.g. parameter_invalid, invalid_state, card_declined')),
-    message: v.picklist([...Object.values(MESSAGES), OPERATION_IN_PROGRESS]),
+    message: v.pipe(
+      v.string(),
+      v.regex(MESSAGE_PATTERN),
+      v.description(
+        "the spec's text for the status, then `: ` and the reason where one is known, e.g. `Resource not found: no payment pay_… in test mode`",
+      ),
+    ),
     param: v.optional(v.pipe(v.string(), v.description('the offending field (dot path) or header'))),
     decline_code: v.optional(v.pipe(v.string(), v.examples(['insufficient_funds']))),
     payment_id: v.optional(Id('payment')),

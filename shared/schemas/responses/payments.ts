@@ -127,3 +127,4 @@ export const RoutingRule = v.object({
 });
 
 export const RoutingRuleList = list(RoutingRule);
+export const DeletedRoutingRule = v.object({ id: Id('rule'), object: v.literal('routing_rule'), deleted: v.literal(true) });

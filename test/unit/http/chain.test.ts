@@ -104,7 +104,7 @@ describe('the HTTP chain', () => {
 });
 
 describe('deeply nested bodies', () => {
-  it('refuses a body nested deeper than the limit with 400 invalid_body, without a key too', async () => {
+  it('refuses a body nested deeper than the limit with 400 parameter_invalid, without a key too', async () => {
     // Prepare
     const handler = http({ auth: 'public', body: Body }, async ({ body }) => body);
     const deep = `{"amount":1,"x":${'['.repeat(65)}${']'.repeat(65)}}`;
@@ -112,7 +112,7 @@ describe('deeply nested bodies', () => {
     const res = await invokeHttp(handler, apiEvent({ method: 'POST', path: '/x', body: deep, headers: { 'Content-Type': 'application/json' } }));
     // Assess
     expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('invalid_body');
+    expect(res.body.error.code).toBe('parameter_invalid');
   });
 
   it('does not count brackets inside strings, escaped quotes included', async () => {
@@ -166,8 +166,8 @@ describe('JSON bodies', () => {
       'Invalid request body: Content-Type must be application/json, not application/x-www-form-urlencoded',
     ],
     ['no Content-Type', '{"amount":1}', {}, 'invalid_content_type', undefined, 'Invalid request body: Content-Type must be application/json'],
-    ['an array', '[1]', undefined, 'invalid_body', undefined, 'Invalid request body: the body must be a JSON object, not an array'],
-    ['null', 'null', undefined, 'invalid_body', undefined, 'Invalid request body: the body must be a JSON object, not null'],
+    ['an array', '[1]', undefined, 'parameter_invalid', undefined, 'Invalid request body: the body must be a JSON object, not an array'],
+    ['null', 'null', undefined, 'parameter_invalid', undefined, 'Invalid request body: the body must be a JSON object, not null'],
     [
       'a __proto__ key',
       '{"meta":{"__proto__":{"admin":true}}}',
@@ -211,7 +211,7 @@ describe('validation messages', () => {
     [{ amount: 0 }, 'parameter_invalid', 'amount', 'Invalid request body: amount must be an integer from 1 to 99999999'],
     [{ amount: 'ten' }, 'parameter_invalid', 'amount', 'Invalid request body: amount must be an integer from 1 to 99999999'],
     [{ amount: 5, mode: 'prod' }, 'parameter_invalid', 'mode', 'Invalid request body: mode must be one of: live, test'],
-    [{ amount: 5, code: 'Y1' }, 'parameter_invalid', 'code', 'Invalid request body: code must be valid (a code starting with X)'],
+    [{ amount: 5, code: 'Y1' }, 'parameter_invalid', 'code', 'Invalid request body: code must be a code starting with X'],
   ])('answers %o with the field and what it must be', async (body, code, param, message) => {
     // Act
     const res = await invokeHttp(handler, apiEvent({ method: 'POST', path: '/x', body }));
@@ -228,7 +228,7 @@ describe('validation messages', () => {
     const res = await invokeHttp(cards, apiEvent({ method: 'POST', path: '/x', body: { number: '4242 4242 4242 4242' } }));
     // Assess
     expect(res.status).toBe(400);
-    expect(res.body.error.message).toMatch(/^Invalid request body: number is invalid/);
+    expect(res.body.error.message).toBe('Invalid request body: number has the wrong format');
     expect(res.rawBody).not.toContain('4242');
   });
 });
