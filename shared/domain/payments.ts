@@ -15,7 +15,17 @@ import { type Merchant, ownerOf } from './auth.ts';
 import { cardBrand, cardFingerprint, type StoredCard } from './cards.ts';
 import { clock, isoNow } from './clock.ts';
 import { connectorForOperation, connectorForTarget, activeConnectors, describeTarget, modeOf, type RouteTarget, routeTargets } from './connectors.ts';
-import { BadRequest, Declined, OperationInProgress, OutcomeUnknown, ProvidersUnavailable, ResourceMissing } from './errors.ts';
+import {
+  BadRequest,
+  CaptureFailed,
+  Declined,
+  OperationInProgress,
+  OutcomeUnknown,
+  ProviderRefused,
+  ProvidersUnavailable,
+  ResourceMissing,
+} from './errors.ts';
+import { capturePayment } from './payment-lifecycle.ts';
 import { newEvent } from './events.ts';
 import { type ChangeSource, historyEntry } from './timeline-entries.ts';
 import * as inbound from '../store/inbound.ts';
@@ -62,6 +72,7 @@ export const paymentView = (p: PaymentRecord) => ({
     card: { brand: p.card.brand, last4: p.card.last4, exp_month: p.card.exp_month, exp_year: p.card.exp_year },
   },
   customer_id: p.customer_id,
+  capture_method: p.capture_method ?? ('manual' as const),
   customer: p.customer,
   description: p.description,
   metadata: p.metadata,
@@ -223,6 +234,8 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     customer: input.customer ?? (customer?.email ? { email: customer.email } : null),
     customer_email: customerEmail ?? null,
     customer_id: customer?.id ?? null,
+    // stored only when automatic: a manual create's item stays as it was (same size, same write units)
+    ...(input.capture_method === 'automatic' ? { capture_method: 'automatic' as const } : {}),
     description: input.description ?? null,
     metadata: input.metadata ?? {},
     risk_score: risk.score,
@@ -252,7 +265,24 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     (target, softFailures) => decision(withFailover(route, softFailures, target), target, started),
     customer?.card_on_file,
   );
-  return payment ? answerFor(payment) : answerRetried(merchant, input, origin);
+  if (!payment) return answerRetried(merchant, input, origin);
+  const answer = answerFor(payment);
+  return payment.capture_method === 'automatic' ? captureAtOnce(merchant, payment.id, origin) : answer;
+}
+
+/**
+ * An automatic payment's capture, right after its authorization, through the capture path (its operation's id is
+ * the request's, so a retried create resumes or replays the same capture, never a second one).
+ */
+async function captureAtOnce(merchant: Merchant, paymentId: string, origin: Origin): Promise<PaymentView> {
+  try {
+    return await capturePayment(merchant, paymentId, {}, origin);
+  } catch (error) {
+    // An error, not a 200 `succeeded` (read as paid by many): the money is held, not taken. The error names the
+    // payment, so the merchant captures or voids it; a retry with the same key tries the same capture again.
+    if (error instanceof ProviderRefused || error instanceof ProvidersUnavailable) throw new CaptureFailed(paymentId, error);
+    throw error;
+  }
 }
 
 /** The customer the create links: by `customer_id` (undefined when not the merchant's, of this mode), else by e-mail. */
@@ -274,7 +304,9 @@ async function answerRetried(merchant: Merchant, input: CreatePaymentInput, orig
   const earlier = await payments.getStoredPayment(ownerOf(merchant), idFor('payment', origin));
   if (!earlier) throw new OperationInProgress(1);
   if ((await resolveAuthorization(earlier, 'request')) === 'absent') return createPayment(merchant, input, origin);
-  return answerOf(ownerOf(merchant), earlier.id);
+  const answer = await answerOf(ownerOf(merchant), earlier.id);
+  // Authorized but not captured yet (the first run stopped between the two): the capture runs now, once.
+  return answer.status === 'succeeded' && earlier.capture_method === 'automatic' ? captureAtOnce(merchant, earlier.id, origin) : answer;
 }
 
 /** The create's answer: the payment (200) or its decline (402). */

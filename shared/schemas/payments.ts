@@ -77,6 +77,14 @@ export const CreatePaymentBody = v.object({
       v.examples([exampleId('customer')]),
     ),
   ),
+  capture_method: v.optional(
+    v.pipe(
+      v.picklist(['manual', 'automatic']),
+      v.description('`manual`: authorized (`succeeded`), captured later; `automatic`: captured at once (`captured`)'),
+      v.examples(['automatic' as const]),
+    ),
+    'manual',
+  ),
 });
 
 /** Same as a create, but card secrets are not needed: only what routing reads (number for brand and BIN). */
