@@ -43,6 +43,7 @@ export async function createDemoMerchant(email = DEMO_EMAIL, options = { payment
       amount: 2500,
       currency: 'USD',
       routing: 'smart',
+      capture_method: 'manual',
       payment_method: { type: 'card', card: { ...SANDBOX_APPROVED_CARD } },
       customer: { email: customer.email },
     });

@@ -166,6 +166,28 @@ export class ProviderRefused extends AppError {
   }
 }
 
+/**
+ * An automatic payment was authorized but its capture failed (the provider refused it, or could not be reached):
+ * the payment stays `succeeded` (authorized, funds held, nothing captured). A refusal answers 400 `provider_refused`,
+ * an unreachable provider 500; either names the payment to capture or void.
+ */
+export class CaptureFailed extends AppError {
+  constructor(paymentId: string, cause: ProviderRefused | ProvidersUnavailable) {
+    const refused = cause instanceof ProviderRefused;
+    const why = refused ? cause.message.replace(`${MESSAGES[400]}: `, '') : 'the provider could not be reached';
+    const reason = `payment ${paymentId} is authorized (succeeded) but not captured: ${why}; capture it with POST /api/payments/${paymentId}/capture, or void it`;
+    super(
+      refused ? 400 : 500,
+      refused ? 'invalid_request_error' : 'api_error',
+      refused ? 'provider_refused' : 'capture_failed',
+      messageFor(refused ? 400 : 500, reason),
+      {
+        payment_id: paymentId,
+      },
+    );
+  }
+}
+
 /** No provider could process the payment (all down or failing): nothing was charged. */
 export class ProvidersUnavailable extends AppError {
   override readonly nothingCommitted = true;

@@ -15,7 +15,17 @@ import { type Merchant, ownerOf } from './auth.ts';
 import { cardBrand, cardFingerprint, type StoredCard } from './cards.ts';
 import { clock, isoNow } from './clock.ts';
 import { connectorForOperation, connectorForTarget, activeConnectors, describeTarget, modeOf, type RouteTarget, routeTargets } from './connectors.ts';
-import { BadRequest, Declined, OperationInProgress, OutcomeUnknown, ProvidersUnavailable } from './errors.ts';
+import {
+  BadRequest,
+  CaptureFailed,
+  Declined,
+  OperationInProgress,
+  OutcomeUnknown,
+  ProviderRefused,
+  ProvidersUnavailable,
+  ResourceMissing,
+} from './errors.ts';
+import { capturePayment } from './payment-lifecycle.ts';
 import { newEvent } from './events.ts';
 import { type ChangeSource, historyEntry } from './timeline-entries.ts';
 import * as inbound from '../store/inbound.ts';
@@ -62,6 +72,7 @@ export const paymentView = (p: PaymentRecord) => ({
     card: { brand: p.card.brand, last4: p.card.last4, exp_month: p.card.exp_month, exp_year: p.card.exp_year },
   },
   customer_id: p.customer_id,
+  capture_method: p.capture_method ?? ('manual' as const),
   customer: p.customer,
   description: p.description,
   metadata: p.metadata,
@@ -70,12 +81,12 @@ export const paymentView = (p: PaymentRecord) => ({
 });
 export type PaymentView = ReturnType<typeof paymentView>;
 
-const factsOf = (input: SimulateRouteInput, cardNumber: string | undefined): PaymentFacts => ({
+const factsOf = (input: SimulateRouteInput, cardNumber: string | undefined, customerEmail: string | undefined): PaymentFacts => ({
   currency: input.currency,
   amount: input.amount,
   card_brand: cardNumber ? cardBrand(cardNumber) : undefined,
   card_bin: cardNumber?.slice(0, 8),
-  customer_email_domain: input.customer?.email?.split('@')[1],
+  customer_email_domain: customerEmail?.split('@')[1],
   metadata: input.metadata ?? {},
 });
 
@@ -83,15 +94,27 @@ const factsOf = (input: SimulateRouteInput, cardNumber: string | undefined): Pay
  * The route: providers ordered by the strategy, then each provider's connector accounts of the payment's mode (or,
  * in test mode, its sandbox). Live mode with no eligible account answers 400 `connector_missing`.
  */
-async function plan(merchant: Merchant, input: SimulateRouteInput, cardNumber: string | undefined, { simulation = false } = {}) {
+async function plan(
+  merchant: Merchant,
+  input: SimulateRouteInput,
+  cardNumber: string | undefined,
+  {
+    simulation = false,
+    customerEmail = Promise.resolve(input.customer?.email),
+  }: { simulation?: boolean; customerEmail?: Promise<string | undefined> } = {},
+) {
   const owner = ownerOf(merchant);
-  // a forced provider consults no rule, so its payment reads none
-  const [setup, stats] = await Promise.all([routingSetup.readRoutingSetup(owner, { rules: !forcedProvider(input.routing) }), recentStats(owner)]);
+  // a forced provider consults no rule, so its payment reads none; the customer's e-mail (read beside) feeds the rules
+  const [setup, stats, email] = await Promise.all([
+    routingSetup.readRoutingSetup(owner, { rules: !forcedProvider(input.routing) }),
+    recentStats(owner),
+    customerEmail,
+  ]);
   const rules = activeRules(setup.rules);
   const accounts = activeConnectors(setup.connectors);
   const providers = planRoute({
     choice: input.routing,
-    facts: factsOf(input, cardNumber),
+    facts: factsOf(input, cardNumber, email),
     rules,
     stats: stats.providers,
     random: chance.random,
@@ -159,7 +182,9 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
   const createdAt = origin.at;
   const id = idFor('payment', origin);
   annotate({ payment: id });
-  const customerEmail = input.customer?.email;
+  if (input.customer_id !== undefined && input.customer !== undefined) {
+    throw new BadRequest('parameter_invalid', 'customer_id', 'give customer_id or customer, not both');
+  }
   const stored: StoredCard = {
     brand: cardBrand(card.number),
     last4: card.number.slice(-4),
@@ -172,9 +197,11 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
   // latency instead of four. A refused request answers 429 whatever they found, and takes its velocity count back.
   const countedAt = clock.now();
   const velocity = velocityStore.countCardAttempt(stored.fingerprint, countedAt);
+  // The customer: named by id (its e-mail then feeds routing and risk), or found by the e-mail given, if any.
+  const linked = linkedCustomer(merchant, input);
   const decided = Promise.all([
-    plan(merchant, input, card.number),
-    customerEmail ? customers.findCustomerByEmail(ownerOf(merchant), customerEmail) : Promise.resolve(undefined),
+    plan(merchant, input, card.number, { customerEmail: linked.then((c) => c?.email ?? input.customer?.email) }),
+    linked,
     velocity,
   ]);
   decided.catch(() => undefined);
@@ -183,6 +210,11 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     throw refusal;
   });
   const [{ route, stats }, customer, cardAttemptsThisHour] = await decided;
+  if (input.customer_id !== undefined && !customer) {
+    await velocityStore.uncountCardAttempt(stored.fingerprint, countedAt).catch(() => undefined);
+    throw new ResourceMissing('customer_id', `no customer ${input.customer_id} in ${modeOf(merchant)} mode`);
+  }
+  const customerEmail = customer?.email ?? input.customer?.email;
   const risk = assessRisk({
     cardNumber: card.number,
     currency: input.currency,
@@ -199,9 +231,11 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     amount: input.amount,
     currency: input.currency,
     card: stored,
-    customer: input.customer ?? null,
+    customer: input.customer ?? (customer?.email ? { email: customer.email } : null),
     customer_email: customerEmail ?? null,
     customer_id: customer?.id ?? null,
+    // stored only when automatic: a manual create's item stays as it was (same size, same write units)
+    ...(input.capture_method === 'automatic' ? { capture_method: 'automatic' as const } : {}),
     description: input.description ?? null,
     metadata: input.metadata ?? {},
     risk_score: risk.score,
@@ -231,7 +265,34 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     (target, softFailures) => decision(withFailover(route, softFailures, target), target, started),
     customer?.card_on_file,
   );
-  return payment ? answerFor(payment) : answerRetried(merchant, input, origin);
+  if (!payment) return answerRetried(merchant, input, origin);
+  const answer = answerFor(payment);
+  return payment.capture_method === 'automatic' ? captureAtOnce(merchant, payment.id, origin) : answer;
+}
+
+/**
+ * An automatic payment's capture, right after its authorization, through the capture path (its operation's id is
+ * the request's, so a retried create resumes or replays the same capture, never a second one).
+ */
+async function captureAtOnce(merchant: Merchant, paymentId: string, origin: Origin): Promise<PaymentView> {
+  try {
+    return await capturePayment(merchant, paymentId, {}, origin);
+  } catch (error) {
+    // An error, not a 200 `succeeded` (read as paid by many): the money is held, not taken. The error names the
+    // payment, so the merchant captures or voids it; a retry with the same key tries the same capture again.
+    if (error instanceof ProviderRefused || error instanceof ProvidersUnavailable) throw new CaptureFailed(paymentId, error);
+    throw error;
+  }
+}
+
+/** The customer the create links: by `customer_id` (undefined when not the merchant's, of this mode), else by e-mail. */
+async function linkedCustomer(
+  merchant: Merchant,
+  input: CreatePaymentInput,
+): Promise<(Pick<customers.CustomerRecord, 'id' | 'card_on_file'> & { email?: string }) | undefined> {
+  if (input.customer_id !== undefined) return customers.getCustomer(ownerOf(merchant), input.customer_id);
+  const email = input.customer?.email;
+  return email ? customers.findCustomerByEmail(ownerOf(merchant), email) : undefined;
 }
 
 /**
@@ -243,7 +304,9 @@ async function answerRetried(merchant: Merchant, input: CreatePaymentInput, orig
   const earlier = await payments.getStoredPayment(ownerOf(merchant), idFor('payment', origin));
   if (!earlier) throw new OperationInProgress(1);
   if ((await resolveAuthorization(earlier, 'request')) === 'absent') return createPayment(merchant, input, origin);
-  return answerOf(ownerOf(merchant), earlier.id);
+  const answer = await answerOf(ownerOf(merchant), earlier.id);
+  // Authorized but not captured yet (the first run stopped between the two): the capture runs now, once.
+  return answer.status === 'succeeded' && earlier.capture_method === 'automatic' ? captureAtOnce(merchant, earlier.id, origin) : answer;
 }
 
 /** The create's answer: the payment (200) or its decline (402). */

@@ -5,7 +5,7 @@ import { isCurrency } from '../domain/currency.ts';
 import { ROUTING_CHOICES } from '../domain/routing.ts';
 import { SANDBOX_APPROVED_CARD } from '../providers/test-cards.ts';
 import { PROVIDERS } from '../providers/types.ts';
-import { idPattern } from '../domain/ids.ts';
+import { exampleId, idPattern } from '../domain/ids.ts';
 import { Email, listQuery, Metadata, Name, Phone } from './common.ts';
 
 export const Amount = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(99_999_999), v.examples([4999]));
@@ -67,6 +67,24 @@ const paymentEntries = {
 export const CreatePaymentBody = v.object({
   ...paymentEntries,
   payment_method: v.object({ type: v.literal('card'), card: Card }),
+  // Any string: an id that is not one of the merchant's customers of this mode (whatever its shape) is `resource_missing`.
+  customer_id: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1),
+      v.maxLength(255),
+      v.description("one of the merchant's customers, instead of `customer`: the payment is linked to it"),
+      v.examples([exampleId('customer')]),
+    ),
+  ),
+  capture_method: v.optional(
+    v.pipe(
+      v.picklist(['manual', 'automatic']),
+      v.description('`manual`: authorized (`succeeded`), captured later; `automatic`: captured at once (`captured`)'),
+      v.examples(['automatic' as const]),
+    ),
+    'manual',
+  ),
 });
 
 /** Same as a create, but card secrets are not needed: only what routing reads (number for brand and BIN). */

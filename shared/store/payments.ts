@@ -67,6 +67,8 @@ export interface PaymentRecord {
   customer: { email?: string; name?: string; phone?: string } | null;
   customer_email: string | null;
   customer_id: string | null;
+  /** `automatic`: its create captures it once authorized (absent: `manual`, the default; stored only when automatic) */
+  capture_method?: 'automatic';
   description: string | null;
   metadata: Record<string, string>;
   routing_decision: RoutingDecision | null;
@@ -189,6 +191,7 @@ const PaymentItem = v.object({
   customer: nullOrAbsent(v.object({ email: v.optional(Text), name: v.optional(Text), phone: v.optional(Text) })),
   customer_email: nullOrAbsent(Text),
   customer_id: nullOrAbsent(Text),
+  capture_method: v.optional(v.literal('automatic')),
   description: nullOrAbsent(Text),
   metadata: StringMap,
   routing_decision: nullOrAbsent(

@@ -56,6 +56,12 @@ const FLOWS: Record<string, Flow> = {
     request: (m, _id, h) => payments.create(m.apiKey, paymentBody({}, '4242424242424242'), h),
     status: 'succeeded',
   },
+  // authorized then captured by the create itself: a run stopped between the two is captured once by its retry
+  'automatic create': {
+    prepare: async () => undefined,
+    request: (m, _id, h) => payments.create(m.apiKey, paymentBody({ capture_method: 'automatic' }, '4242424242424242'), h),
+    status: 'captured',
+  },
   capture: { prepare: authorized, request: (m, id, h) => payments.capture(m.apiKey, id!, { amount: 2000 }, h), status: 'captured' },
   void: { prepare: authorized, request: (m, id, h) => payments.void(m.apiKey, id!, h), status: 'voided' },
   refund: { prepare: captured, request: (m, id, h) => payments.refund(m.apiKey, id!, { amount: 1000 }, h), status: 'refunded' },

@@ -56,6 +56,7 @@ const paymentEntries = {
     }),
   }),
   customer_id: v.nullable(Id('customer')),
+  capture_method: v.pipe(v.picklist(['manual', 'automatic']), v.description('`automatic`: captured by its create')),
   customer: v.nullable(v.object({ email: v.optional(Email), name: v.optional(v.string()), phone: v.optional(Phone) })),
   description: v.nullable(v.string()),
   metadata: Metadata,
