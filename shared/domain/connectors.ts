@@ -40,6 +40,7 @@ const view = (c: ShownConnector, baseUrl: string) => ({
   webhook_url: `${baseUrl}/api/connectors/${c.id}/webhooks`,
   created_at: c.created_at,
   livemode: c.mode === 'live',
+  metadata: c.metadata ?? {},
 });
 
 /** The credentials as the provider's module reads them: a 400 naming the field otherwise, then verified at the provider. */
@@ -90,6 +91,7 @@ export async function createConnector(
     credentials_hint: checked.hint,
     created_at: now,
     updated_at: now,
+    metadata: input.metadata ?? {},
   };
   const put = await connectorsStore.putConnector(record, MAX_CONNECTORS_PER_MERCHANT);
   if (!put) throw new BadRequest('too_many_connectors', 'provider', `a merchant may connect at most ${MAX_CONNECTORS_PER_MERCHANT} accounts`);
@@ -122,6 +124,7 @@ export async function updateConnector(merchant: Merchant, id: string, input: v.I
     label: input.label,
     credentials_sealed: checked && (await checked.sealedFor(merchant.id, id)),
     credentials_hint: checked?.hint,
+    metadata: input.metadata,
     updated_at: isoNow(),
   };
   const updated = await connectorsStore.updateConnector(ownerOf(merchant), id, changes, move);

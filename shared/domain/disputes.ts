@@ -38,6 +38,9 @@ export const disputeObject = (d: StoredDispute) => ({
   evidence_due_by: d.evidence_due_by,
   created_at: d.created_at,
   livemode: d.livemode,
+  // DECISIONS "Lists": returned on disputes too. A dispute is opened by the provider and its evidence body holds only
+  // the text forwarded to it, so nothing sets a dispute's metadata yet: always {}.
+  metadata: {} as Record<string, string>,
 });
 
 export async function getDispute(merchant: Merchant, id: string) {

@@ -231,6 +231,8 @@ async function reserveAndRefund(
     reason: body.reason ?? null,
     provider_reference: null,
     created_at: isoNow(),
+    // An empty map is not stored, so a refund without metadata writes the item it always did.
+    ...(body.metadata && Object.keys(body.metadata).length > 0 ? { metadata: body.metadata } : {}),
     op,
   };
   const reservation: Change = {

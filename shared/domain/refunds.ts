@@ -20,6 +20,7 @@ export const refundObject = (r: StoredRefund) => ({
   failure_reason: r.failure_reason ?? null,
   created_at: r.created_at,
   livemode: r.livemode,
+  metadata: r.metadata ?? {},
 });
 
 export async function getRefund(merchant: Merchant, refundId: string) {

@@ -35,6 +35,7 @@ const view = (w: WebhookRecord) => ({
   events: w.events,
   status: w.status,
   created_at: w.created_at,
+  metadata: w.metadata ?? {},
 });
 
 /**
@@ -55,6 +56,8 @@ export async function configureWebhook(merchant: Merchant, input: v.InferOutput<
     status: 'active',
     secret_sealed: await sealSecret(secret, merchant.id, id),
     created_at: new Date(origin.at).toISOString(),
+    // an empty map is not stored (every delivery reads the merchant's endpoints)
+    ...(input.metadata && Object.keys(input.metadata).length > 0 ? { metadata: input.metadata } : {}),
   };
   const put = await webhooks.putWebhook(webhook, MAX_WEBHOOKS_PER_MERCHANT);
   if (!put) throw new BadRequest('too_many_webhooks', 'url');
@@ -84,14 +87,19 @@ export async function getWebhook(merchant: Merchant, webhookId: string) {
 }
 
 /**
- * Changes `url` (checked like on configure), `events` and `status` (`active`|`disabled`: the merchant pauses and
+ * Changes `url` (checked like on configure), `events`, `metadata` (replaced whole) and `status` (`active`|`disabled`: the merchant pauses and
  * resumes deliveries, also to an endpoint disabled after a 410 Gone). Fields not given keep their value.
  */
 export async function updateWebhook(merchant: Merchant, webhookId: string, input: v.InferOutput<typeof UpdateWebhookBody>) {
   const owner = ownerOf(merchant);
   const url = input.url === undefined ? undefined : await allowedUrl(input.url);
   const move = input.status === 'disabled' ? WEBHOOK_ENDPOINT.disable : input.status === 'active' ? WEBHOOK_ENDPOINT.enable : undefined;
-  const changes = { url, events: input.events && eventsOf(input.events), updated_at: new Date(clock.now()).toISOString() };
+  const changes = {
+    url,
+    events: input.events && eventsOf(input.events),
+    metadata: input.metadata,
+    updated_at: new Date(clock.now()).toISOString(),
+  };
   const updated = await webhooks.updateWebhook(owner, webhookId, changes, move);
   if (!updated) throw missingWebhook(merchant, webhookId);
   return getWebhook(merchant, webhookId);

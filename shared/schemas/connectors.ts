@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { PROVIDERS } from '../providers/types.ts';
-import { listQuery } from './common.ts';
+import { listQuery, Metadata } from './common.ts';
 
 /**
  * Connector account bodies (DECISIONS "Providers, connector accounts and routing"). `credentials` is an object whose
@@ -20,12 +20,15 @@ export const CreateConnectorBody = v.object({
   provider: v.picklist(PROVIDERS),
   credentials: Credentials,
   label: v.optional(Label),
+  metadata: v.optional(Metadata),
 });
 
 export const UpdateConnectorBody = v.object({
   label: v.optional(Label),
   credentials: v.optional(Credentials),
   status: v.optional(v.picklist(['active', 'disabled'])),
+  /** replaces the metadata as a whole */
+  metadata: v.optional(Metadata),
 });
 
 export const ListConnectorsQuery = listQuery('connector');

@@ -109,6 +109,8 @@ export const CaptureBody = v.object({ amount: v.optional(Amount) });
 export const RefundBody = v.object({
   amount: v.optional(Amount),
   reason: v.optional(v.pipe(v.picklist(['requested_by_customer', 'duplicate', 'fraudulent']), v.examples(['requested_by_customer' as const]))),
+  /** the refund's own; the payment's metadata is unchanged */
+  metadata: v.optional(Metadata),
 });
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { EVENT_TYPES } from '../domain/events.ts';
 import { idPattern } from '../domain/ids.ts';
-import { listQuery } from './common.ts';
+import { listQuery, Metadata } from './common.ts';
 
 const EventName = v.picklist(EVENT_TYPES);
 
@@ -14,13 +14,15 @@ const Events = v.pipe(
   v.examples([['payment.succeeded', 'payment.failed']]),
 );
 
-export const ConfigureWebhookBody = v.object({ url: Url, events: Events });
+export const ConfigureWebhookBody = v.object({ url: Url, events: Events, metadata: v.optional(Metadata) });
 
 /** `PUT /api/webhooks/:id`: every field optional; a `url` is checked like on configure. */
 export const UpdateWebhookBody = v.object({
   url: v.optional(Url),
   events: v.optional(Events),
   status: v.optional(v.picklist(['active', 'disabled'])),
+  /** replaces the metadata as a whole */
+  metadata: v.optional(Metadata),
 });
 
 const WebhookId = v.pipe(v.string(), v.regex(idPattern('webhook'), 'a webhook id'));

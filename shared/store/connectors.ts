@@ -4,7 +4,7 @@ import type { Transition } from '../domain/state-machines.ts';
 import { PROVIDERS } from '../providers/types.ts';
 import { conditionalWrite, type Created, db, TABLE } from './client.ts';
 import { assignments, statusIn } from './expressions.ts';
-import { recordReader } from './item-schemas.ts';
+import { recordReader, StringMap } from './item-schemas.ts';
 import { connectorKeys, merchantKeys, type Owner } from './keys.ts';
 import { capCountOf, putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
@@ -26,9 +26,16 @@ const ConnectorItem = v.object({
   credentials_hint: v.string(),
   created_at: v.string(),
   updated_at: v.string(),
+  /** only on the item, never on its routing copies (routing does not read it), and not stored when empty */
+  metadata: v.optional(StringMap),
 });
 export type ConnectorRecord = v.InferOutput<typeof ConnectorItem>;
-export type ConnectorChanges = Partial<Pick<ConnectorRecord, 'label' | 'credentials_sealed' | 'credentials_hint' | 'updated_at'>>;
+export type ConnectorChanges = Partial<Pick<ConnectorRecord, 'label' | 'credentials_sealed' | 'credentials_hint' | 'updated_at' | 'metadata'>>;
+
+/** A connector as its routing copies hold it: without its metadata, so that routing reads no more than it did. */
+const routingBody = <T extends { metadata?: unknown }>({ metadata: _metadata, ...item }: T): Omit<T, 'metadata'> => item;
+/** An empty metadata is not stored. */
+const storedMetadata = (metadata: Record<string, string> | undefined) => (metadata && Object.keys(metadata).length > 0 ? metadata : undefined);
 /** A transition of CONNECTOR, or (no `to`) the states a change of fields alone may be made in. */
 export type ConnectorMove = Pick<Transition, 'from'> & { to?: string };
 
@@ -66,9 +73,13 @@ export async function putConnector(connector: ConnectorRecord, max: number): Pro
     { owner, count: 'connector_count', max },
     key,
     'connector',
-    { ...connector, ...connectorKeys.byId(connector.id) },
+    {
+      ...routingBody(connector),
+      ...(storedMetadata(connector.metadata) ? { metadata: connector.metadata } : {}),
+      ...connectorKeys.byId(connector.id),
+    },
     connectorOf,
-    (item) => copyPuts(owner, key, item),
+    (item) => copyPuts(owner, key, routingBody(item)),
   );
   return put && { created: put.created, record: connectorOf(put.record) };
 }
@@ -130,21 +141,29 @@ export async function connectorPage(owner: Owner, page: PageQuery): Promise<Page
  * the move's states (the key holds the merchant and mode).
  */
 export async function updateConnector(owner: Owner, id: string, changes: ConnectorChanges, move: ConnectorMove): Promise<ShownConnector | undefined> {
+  const { metadata, ...shared } = changes;
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets = assignments(
-    Object.entries({ ...changes, status: move.to }).filter(([, value]) => value !== undefined),
+    Object.entries({ ...shared, status: move.to }).filter(([, value]) => value !== undefined),
     names,
     values,
   );
+  const set = { expression: `SET ${sets.join(', ')}`, names, values };
+  // metadata changes the item alone: set when not empty, removed when emptied
+  const itemSet =
+    metadata === undefined
+      ? set
+      : storedMetadata(metadata)
+        ? {
+            expression: `${set.expression}, #metadata = :metadata`,
+            names: { ...names, '#metadata': 'metadata' },
+            values: { ...values, ':metadata': metadata },
+          }
+        : { expression: `${set.expression} REMOVE #metadata`, names: { ...names, '#metadata': 'metadata' }, values };
   const updated = await conditionalWrite(
     new TransactWriteCommand({
-      TransactItems: updateWithCopies(
-        owner,
-        connectorKeys.item(owner, id),
-        { expression: `SET ${sets.join(', ')}`, names, values },
-        changeable(owner, move),
-      ),
+      TransactItems: updateWithCopies(owner, connectorKeys.item(owner, id), set, changeable(owner, move), itemSet),
     }),
   );
   return updated ? getShownConnector(owner, id) : undefined;

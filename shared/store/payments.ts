@@ -118,6 +118,8 @@ export interface RefundRecord {
   reason: string | null;
   provider_reference: string | null;
   created_at: string;
+  /** not stored when empty (a refund's item stays at its size without metadata); read back as `{}` */
+  metadata?: Record<string, string>;
 }
 
 /** The payment as stored: a `processing` one (its authorization running) is not shown by the API. */
@@ -223,6 +225,7 @@ const RefundItem = v.object({
   reason: nullable(Text),
   provider_reference: nullable(Text),
   created_at: Text,
+  metadata: v.optional(StringMap),
   history: v.optional(v.array(HistoryItem)),
   op: v.optional(PaymentOperationItem),
 });

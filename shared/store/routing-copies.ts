@@ -35,20 +35,24 @@ const orNone = <T>(entries: Record<string, T>) => (Object.keys(entries).length >
 
 /**
  * The update (`set`) of an existing item under its `condition`, and the same update on each of its copies, which only
- * need to exist: for the transaction that changes the item.
+ * need to exist: for the transaction that changes the item. `itemSet`, when given, is the item's own update instead
+ * (`set` and fields routing never reads, such as `metadata`, which the copies do not hold).
  */
-export function updateWithCopies(owner: Owner, key: Key, set: Expression, condition: Expression): TransactItem[] {
-  const update = (target: Key, when: Expression) => ({
+export function updateWithCopies(owner: Owner, key: Key, set: Expression, condition: Expression, itemSet: Expression = set): TransactItem[] {
+  const update = (target: Key, change: Expression, when: Expression) => ({
     Update: {
       TableName: TABLE,
       Key: target,
-      UpdateExpression: set.expression,
+      UpdateExpression: change.expression,
       ConditionExpression: when.expression,
-      ExpressionAttributeNames: orNone({ ...set.names, ...when.names }),
-      ExpressionAttributeValues: orNone({ ...set.values, ...when.values }),
+      ExpressionAttributeNames: orNone({ ...change.names, ...when.names }),
+      ExpressionAttributeValues: orNone({ ...change.values, ...when.values }),
     },
   });
-  return [update(key, condition), ...COPIES.map((copy) => update(routingCopyKeys.of(owner, copy, key.sk), { expression: 'attribute_exists(pk)' }))];
+  return [
+    update(key, itemSet, condition),
+    ...COPIES.map((copy) => update(routingCopyKeys.of(owner, copy, key.sk), set, { expression: 'attribute_exists(pk)' })),
+  ];
 }
 
 /**

@@ -4,7 +4,7 @@ import { EVENT_TYPES, type EventType } from '../domain/events.ts';
 import type { Transition } from '../domain/state-machines.ts';
 import { type Created, db, TABLE } from './client.ts';
 import { commit } from './commit.ts';
-import { picklistOf, recordReader, Text } from './item-schemas.ts';
+import { picklistOf, recordReader, StringMap, Text } from './item-schemas.ts';
 import { type Owner, webhookKeys } from './keys.ts';
 import { deleteWithinMerchantCap, putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
@@ -24,6 +24,8 @@ export interface WebhookRecord {
   previous_secret_until?: string;
   created_at: string;
   disabled_reason?: string;
+  /** not stored when empty; read back as `{}` */
+  metadata?: Record<string, string>;
 }
 
 /**
@@ -42,6 +44,7 @@ const WebhookItem = v.object({
   previous_secret_until: v.optional(Text),
   created_at: Text,
   disabled_reason: v.optional(Text),
+  metadata: v.optional(StringMap),
 });
 const webhookOf: (item: Record<string, unknown>) => WebhookRecord = recordReader('webhook endpoint', WebhookItem);
 
@@ -73,6 +76,8 @@ export async function getWebhook(owner: Owner, webhookId: string): Promise<Webho
 export interface WebhookChanges {
   url?: string;
   events?: WebhookRecord['events'];
+  /** replaces the metadata whole; an empty one is removed from the item */
+  metadata?: Record<string, string>;
   updated_at: string;
 }
 
@@ -81,13 +86,15 @@ export interface WebhookChanges {
  * why it was disabled). False when there is no such endpoint.
  */
 export async function updateWebhook(owner: Owner, webhookId: string, changes: WebhookChanges, move?: Transition): Promise<boolean> {
-  const set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+  const emptied = changes.metadata !== undefined && Object.keys(changes.metadata).length === 0;
+  const set = Object.fromEntries(Object.entries(changes).filter(([name, value]) => value !== undefined && !(name === 'metadata' && emptied)));
+  const unset = [...(move?.to === 'active' ? ['disabled_reason'] : []), ...(emptied ? ['metadata'] : [])];
   const target = { entity: 'webhook', id: webhookId, owner } as const;
   const result = await commit({
     writes: [
       move
-        ? { move: target, transition: move, set, ...(move.to === 'active' ? { unset: ['disabled_reason'] } : {}) }
-        : { move: target, inStates: ['active', 'disabled'], set },
+        ? { move: target, transition: move, set, ...(unset.length > 0 ? { unset } : {}) }
+        : { move: target, inStates: ['active', 'disabled'], set, ...(unset.length > 0 ? { unset } : {}) },
     ],
   });
   return result === 'committed';

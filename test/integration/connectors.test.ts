@@ -9,6 +9,7 @@ import { STRIPE_FAKE_LIVE_KEY } from '../fakes/stripe/server.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant, sessionOf } from '../support/merchant.ts';
+import { BAD_METADATA, FULL_METADATA } from '../support/metadata.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
 import { config } from '../../shared/config.ts';
 
@@ -65,6 +66,7 @@ describe('connecting an account', () => {
       webhook_url: expect.stringMatching(new RegExp(`/api/connectors/${res.body.id}/webhooks$`)),
       created_at: expect.any(String),
       livemode: false,
+      metadata: {},
     });
     for (const secret of Object.values(credentials).filter((s) => typeof s === 'string' && s.length > 8)) expect(res.rawBody).not.toContain(secret);
     expect(fakes[provider].requests.some((r) => r.operation === 'verify')).toBe(true);
@@ -146,6 +148,51 @@ describe('connecting an account', () => {
     expect((await call.remove(apiKey, testOne.id)).body).toEqual({ id: testOne.id, object: 'connector', deleted: true });
     expect((await call.get(apiKey, testOne.id)).status).toBe(404);
     expect((await call.remove(apiKey, testOne.id)).status).toBe(404);
+  });
+});
+
+describe('a connector’s metadata', () => {
+  it('is kept on create, shown by get and list, replaced whole by an update, kept by one without it, and emptied by {}', async () => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    const created = (await call.create(apiKey, { provider: 'stripe', credentials: fakes.credentials.stripe, metadata: { team: 'eu' } })).body;
+    // Assess: create → get and list
+    expect(created.metadata).toEqual({ team: 'eu' });
+    expect((await call.get(apiKey, created.id)).body.metadata).toEqual({ team: 'eu' });
+    expect((await call.list(apiKey)).body.data[0].metadata).toEqual({ team: 'eu' });
+    // Act + Assess: an update replaces it, one without it keeps it, {} empties it
+    expect((await call.update(apiKey, created.id, { metadata: FULL_METADATA })).body.metadata).toEqual(FULL_METADATA);
+    expect((await call.get(apiKey, created.id)).body.metadata).toEqual(FULL_METADATA);
+    expect((await call.update(apiKey, created.id, { label: 'Main' })).body).toMatchObject({ label: 'Main', metadata: FULL_METADATA });
+    expect((await call.update(apiKey, created.id, { metadata: {} })).body.metadata).toEqual({});
+    expect((await call.get(apiKey, created.id)).body).toMatchObject({ label: 'Main', metadata: {} });
+  });
+
+  it('does not keep a connector with metadata out of routing', async () => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    const connector = (await call.create(apiKey, { provider: 'stripe', credentials: fakes.credentials.stripe, metadata: FULL_METADATA })).body;
+    // Act
+    const paid = await payments.create(apiKey, paymentBody({ routing: 'stripe' }, CARDS.approved));
+    // Assess
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({ status: 'succeeded', provider: 'stripe', connector_id: connector.id });
+  });
+
+  it.each(BAD_METADATA)('answers metadata of %s with 400 parameter_invalid naming metadata, on create and update', async (_case, metadata) => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    const existing = (await call.create(apiKey, { provider: 'stripe', credentials: fakes.credentials.stripe, metadata: { a: 'b' } })).body;
+    // Act
+    const created = await call.create(apiKey, { provider: 'adyen', credentials: fakes.credentials.adyen, metadata });
+    const updated = await call.update(apiKey, existing.id, { metadata });
+    // Assess
+    for (const res of [created, updated]) {
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'parameter_invalid' });
+      expect(res.body.error.param.split('.')[0]).toBe('metadata');
+    }
+    expect((await call.list(apiKey)).body.data.map((c: { id: string; metadata: object }) => [c.id, c.metadata])).toEqual([[existing.id, { a: 'b' }]]);
   });
 });
 

@@ -30,6 +30,7 @@ const messagingSettings = (over: Partial<MessagingSettings>): MessagingSettings 
 import { getEvent } from '../../shared/store/events.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant, testActor } from '../support/merchant.ts';
+import { BAD_METADATA, FULL_METADATA } from '../support/metadata.ts';
 
 const BASE_URL = 'http://localhost:3000';
 
@@ -104,6 +105,7 @@ describe('creating an invoice', () => {
       sent_to: null,
       paid_at: null,
       subscription_id: null,
+      metadata: {},
     });
     const [, expires] = PDF_URL(res.body.id).exec(res.body.pdf_url)!;
     const inSevenDays = Math.floor(clock.now() / 1000) + 7 * 86_400;
@@ -146,6 +148,35 @@ describe('creating an invoice', () => {
     const res = await invoices.create(apiKey, invoiceBody(customerId, overrides));
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ type: 'invalid_request_error', message: expect.stringMatching(/^Invalid request body: ./), param });
+  });
+
+  it('keeps its metadata, shown by get and list; none given reads {}', async () => {
+    // Prepare
+    const { apiKey, customerId } = await newMerchant();
+    // Act
+    const small = (await invoices.create(apiKey, invoiceBody(customerId, { metadata: { order_id: '1042' } }))).body;
+    const full = (await invoices.create(apiKey, invoiceBody(customerId, { metadata: FULL_METADATA }))).body;
+    const none = (await invoices.create(apiKey, invoiceBody(customerId))).body;
+    // Assess
+    expect([small.metadata, full.metadata, none.metadata]).toEqual([{ order_id: '1042' }, FULL_METADATA, {}]);
+    expect((await invoices.get(apiKey, small.id)).body.metadata).toEqual({ order_id: '1042' });
+    expect((await invoices.get(apiKey, full.id)).body.metadata).toEqual(FULL_METADATA);
+    expect((await invoices.get(apiKey, none.id)).body.metadata).toEqual({});
+    const listed = (await invoices.list(apiKey)).body.data.map((i: { id: string; metadata: object }) => [i.id, i.metadata]);
+    expect(listed).toEqual([
+      [none.id, {}],
+      [full.id, FULL_METADATA],
+      [small.id, { order_id: '1042' }],
+    ]);
+  });
+
+  it.each(BAD_METADATA)('answers metadata of %s with 400 parameter_invalid naming metadata, and creates nothing', async (_case, metadata) => {
+    const { apiKey, customerId } = await newMerchant();
+    const res = await invoices.create(apiKey, invoiceBody(customerId, { metadata }));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'parameter_invalid' });
+    expect(res.body.error.param.split('.')[0]).toBe('metadata');
+    expect((await invoices.list(apiKey)).body.data).toEqual([]);
   });
 
   it('accepts free items and the limits themselves', async () => {

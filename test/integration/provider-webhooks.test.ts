@@ -161,6 +161,7 @@ describe.each(PROVIDERS)('%s notifications', (provider) => {
         currency: 'USD',
         reason: 'fraudulent',
         status: 'needs_response',
+        metadata: {},
       }),
     ]);
     expect(debited).toBe(0);

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handler as createKey } from '../../functions/api-keys/create.ts';
 import { handler as configure } from '../../functions/webhooks/configure.ts';
 import { handler as get } from '../../functions/webhooks/get.ts';
+import { handler as list } from '../../functions/webhooks/list.ts';
 import { handler as rotate } from '../../functions/webhooks/rotate-secret.ts';
 import { handler as test } from '../../functions/webhooks/test.ts';
 import { handler as update } from '../../functions/webhooks/update.ts';
@@ -16,6 +17,7 @@ import { db, TABLE } from '../../shared/store/client.ts';
 import { webhookKeys } from '../../shared/store/keys.ts';
 import { apiEvent, fakeContext, invokeHttp, queueEvent } from '../support/lambda.ts';
 import { bearer, newMerchant, sessionOf, testOwner } from '../support/merchant.ts';
+import { BAD_METADATA, FULL_METADATA } from '../support/metadata.ts';
 import { paymentBody, payments } from '../support/payments.ts';
 import { type ReceivedWebhook, startReceiver } from '../support/receiver.ts';
 import { streamEvents } from '../support/stream.ts';
@@ -30,6 +32,7 @@ const call = {
   rotate: (key: string, id: string, headers: Record<string, string> = {}) =>
     invokeHttp(rotate, apiEvent({ method: 'POST', path: `/api/webhooks/${id}/rotate-secret`, headers: { ...bearer(key), ...headers } })),
   test: (key: string, body: unknown) => invokeHttp(test, apiEvent({ method: 'POST', path: '/api/webhooks/test', headers: bearer(key), body })),
+  list: (key: string) => invokeHttp(list, apiEvent({ method: 'GET', path: '/api/webhooks', headers: bearer(key) })),
 };
 
 const realNow = clock.now;
@@ -62,6 +65,47 @@ const liveKeyOf = async (merchantId: string): Promise<string> => {
   return made.body.key as string;
 };
 
+describe('an endpoint’s metadata', () => {
+  it('is kept on configure, shown by get and list, replaced whole by PUT, kept by a PUT without it, emptied by {}', async () => {
+    // Prepare
+    const { apiKey, merchantId } = await newMerchant();
+    const made = await call.configure(apiKey, { url: 'http://127.0.0.1:9/hooks', events: ['*'], metadata: { team: 'ops' } });
+    const plain = await call.configure(apiKey, { url: 'http://127.0.0.1:9/other', events: ['*'] });
+    const storedOf = async (id: string) =>
+      (await db.send(new GetCommand({ TableName: TABLE, Key: webhookKeys.item(testOwner(merchantId), id) }))).Item!;
+    // Assess: configure → get and list; an endpoint without metadata reads {} and stores none
+    expect(made.body.metadata).toEqual({ team: 'ops' });
+    expect((await call.get(apiKey, made.body.id)).body.metadata).toEqual({ team: 'ops' });
+    expect((await call.list(apiKey)).body.data.map((w: { metadata: object }) => w.metadata)).toEqual([{}, { team: 'ops' }]);
+    expect(plain.body.metadata).toEqual({});
+    expect(await storedOf(plain.body.id)).not.toHaveProperty('metadata');
+    // Act + Assess: PUT replaces it, one without it keeps it, {} empties it (and removes it from the item)
+    expect((await call.update(apiKey, made.body.id, { metadata: FULL_METADATA })).body.metadata).toEqual(FULL_METADATA);
+    expect((await call.update(apiKey, made.body.id, { status: 'disabled' })).body).toMatchObject({ status: 'disabled', metadata: FULL_METADATA });
+    expect((await call.update(apiKey, made.body.id, { status: 'active', metadata: {} })).body).toMatchObject({ status: 'active', metadata: {} });
+    expect((await call.get(apiKey, made.body.id)).body.metadata).toEqual({});
+    expect(await storedOf(made.body.id)).not.toHaveProperty('metadata');
+  });
+
+  it.each(BAD_METADATA)('answers metadata of %s with 400 parameter_invalid naming metadata, on configure and PUT', async (_case, metadata) => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    const made = await call.configure(apiKey, { url: 'http://127.0.0.1:9/hooks', events: ['*'], metadata: { a: 'b' } });
+    // Act
+    const configured = await call.configure(apiKey, { url: 'http://127.0.0.1:9/two', events: ['*'], metadata });
+    const updated = await call.update(apiKey, made.body.id, { metadata });
+    // Assess
+    for (const res of [configured, updated]) {
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'parameter_invalid' });
+      expect(res.body.error.param.split('.')[0]).toBe('metadata');
+    }
+    expect((await call.list(apiKey)).body.data.map((w: { id: string; metadata: object }) => [w.id, w.metadata])).toEqual([
+      [made.body.id, { a: 'b' }],
+    ]);
+  });
+});
+
 describe('GET /api/webhooks/:id', () => {
   it('answers the endpoint as listed, without its secret', async () => {
     // Prepare
@@ -79,6 +123,7 @@ describe('GET /api/webhooks/:id', () => {
       events: ['payment.succeeded'],
       status: 'active',
       created_at: made.body.created_at,
+      metadata: {},
     });
   });
 

@@ -71,6 +71,7 @@ describe('webhook endpoints', () => {
         events: made.body.events,
         status: 'active',
         created_at: made.body.created_at,
+        metadata: {},
       },
     ]);
     expect(removed.status).toBe(200);

@@ -1,7 +1,7 @@
 /** Connector accounts as the API returns them (shared/domain/connectors.ts): never their credentials. */
 import * as v from 'valibot';
 import { PROVIDERS } from '../../providers/types.ts';
-import { Id, list, Livemode, Timestamp } from './common.ts';
+import { Id, list, Livemode, Metadata, Timestamp } from './common.ts';
 
 export const Connector = v.object({
   id: Id('connector'),
@@ -14,6 +14,7 @@ export const Connector = v.object({
   webhook_url: v.pipe(v.string(), v.url(), v.description("paste into the provider's dashboard to send this account's notifications here")),
   created_at: Timestamp,
   livemode: Livemode,
+  metadata: Metadata,
 });
 
 export const ConnectorList = list(Connector);

@@ -1,7 +1,7 @@
 /** Disputes and a payment's timeline as the API returns them (shared/domain/disputes.ts, timeline.ts). */
 import * as v from 'valibot';
 import { DISPUTE_REASONS, PROVIDERS } from '../../providers/types.ts';
-import { Amount, Currency, Id, list, Livemode, Timestamp } from './common.ts';
+import { Amount, Currency, Id, list, Livemode, Metadata, Timestamp } from './common.ts';
 
 export const Dispute = v.object({
   id: Id('dispute'),
@@ -17,6 +17,7 @@ export const Dispute = v.object({
   evidence_due_by: v.pipe(v.nullable(Timestamp), v.description('when the provider needs the evidence by')),
   created_at: Timestamp,
   livemode: Livemode,
+  metadata: v.pipe(Metadata, v.description('always {} for now: a dispute is opened by the provider, and no request sets it')),
 });
 
 export const DisputeList = list(Dispute);

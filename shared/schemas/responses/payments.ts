@@ -98,6 +98,7 @@ export const RefundObject = v.object({
   failure_reason: v.nullable(v.string()),
   created_at: Timestamp,
   livemode: Livemode,
+  metadata: Metadata,
 });
 
 export const RefundList = list(RefundObject);

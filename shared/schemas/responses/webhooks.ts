@@ -1,7 +1,7 @@
 /** Webhook endpoints, the delivery log and test deliveries as the API returns them (shared/domain/webhooks.ts). */
 import * as v from 'valibot';
 import { EVENT_TYPES } from '../../domain/events.ts';
-import { Count, Id, list, Livemode, Timestamp } from './common.ts';
+import { Count, Id, list, Livemode, Metadata, Timestamp } from './common.ts';
 
 const webhookEntries = {
   id: Id('webhook'),
@@ -11,6 +11,7 @@ const webhookEntries = {
   events: v.array(v.union([v.picklist(EVENT_TYPES), v.literal('*')])),
   status: v.picklist(['active', 'disabled']),
   created_at: Timestamp,
+  metadata: Metadata,
 };
 
 export const Webhook = v.object(webhookEntries);
