@@ -167,24 +167,20 @@ export class ProviderRefused extends AppError {
 }
 
 /**
- * An automatic payment was authorized but its capture failed (the provider refused it, or could not be reached):
- * the payment stays `succeeded` (authorized, funds held, nothing captured). A refusal answers 400 `provider_refused`,
- * an unreachable provider 500; either names the payment to capture or void.
+ * An automatic payment was authorized but not captured: the payment stays `succeeded` (funds held). The provider
+ * refused the capture (400 `provider_refused`: capture or void it), or could not be reached (500
+ * `provider_outcome_unknown`: the capture stays begun and is tried again by a retry or the reconciler).
  */
 export class CaptureFailed extends AppError {
-  constructor(paymentId: string, cause: ProviderRefused | ProvidersUnavailable) {
+  constructor(paymentId: string, cause: ProviderRefused | OutcomeUnknown) {
     const refused = cause instanceof ProviderRefused;
-    const why = refused ? cause.message.replace(`${MESSAGES[400]}: `, '') : 'the provider could not be reached';
-    const reason = `payment ${paymentId} is authorized (succeeded) but not captured: ${why}; capture it with POST /api/payments/${paymentId}/capture, or void it`;
-    super(
-      refused ? 400 : 500,
-      refused ? 'invalid_request_error' : 'api_error',
-      refused ? 'provider_refused' : 'capture_failed',
-      messageFor(refused ? 400 : 500, reason),
-      {
-        payment_id: paymentId,
-      },
-    );
+    const what = `payment ${paymentId} is authorized (succeeded) but not captured`;
+    const reason = refused
+      ? `${what}: ${cause.message.replace(`${MESSAGES[400]}: `, '')}; capture it with POST /api/payments/${paymentId}/capture, or void it`
+      : `${what} yet: the provider could not be reached; retry with the same Idempotency-Key, or the reconciler captures it within minutes`;
+    const status = refused ? 400 : 500;
+    const code = refused ? 'provider_refused' : 'provider_outcome_unknown';
+    super(status, refused ? 'invalid_request_error' : 'api_error', code, messageFor(status, reason), { payment_id: paymentId });
   }
 }
 

@@ -267,20 +267,36 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
   );
   if (!payment) return answerRetried(merchant, input, origin);
   const answer = answerFor(payment);
-  return payment.capture_method === 'automatic' ? captureAtOnce(merchant, payment.id, origin) : answer;
+  return payment.capture_method === 'automatic' ? captureAtOnce(payment) : answer;
 }
 
+/** Where the automatic capture's operation id comes from: the payment, so every run that carries it out asks once. */
+const automaticCaptureOrigin = (payment: PaymentRecord): Origin => ({ at: Date.parse(payment.created_at), seed: `${payment.id}#automatic-capture` });
+
 /**
- * An automatic payment's capture, right after its authorization, through the capture path (its operation's id is
- * the request's, so a retried create resumes or replays the same capture, never a second one).
+ * The automatic capture, written with the authorization with its lease already ended: the create takes it over at
+ * once, and if the create dies first, the reconciler does.
  */
-async function captureAtOnce(merchant: Merchant, paymentId: string, origin: Origin): Promise<PaymentView> {
+const automaticCapture = (payment: PaymentRecord): Operation => ({
+  id: idFor('operation', automaticCaptureOrigin(payment)),
+  kind: 'capture',
+  lease_until: clock.now() - 1,
+  provider: payment.provider!,
+  ...(payment.connector_id ? { connector_id: payment.connector_id } : {}),
+  reference: payment.provider_reference!,
+  amount: payment.amount,
+  currency: payment.currency,
+});
+
+/** An automatic payment's capture, right after its authorization: the operation its authorization left, carried out. */
+async function captureAtOnce(payment: PaymentRecord): Promise<PaymentView> {
+  const merchant: Merchant = { id: payment.merchant_id, livemode: payment.livemode, credential: 'api_key' };
   try {
-    return await capturePayment(merchant, paymentId, {}, origin);
+    return await capturePayment(merchant, payment.id, {}, automaticCaptureOrigin(payment));
   } catch (error) {
-    // An error, not a 200 `succeeded` (read as paid by many): the money is held, not taken. The error names the
-    // payment, so the merchant captures or voids it; a retry with the same key tries the same capture again.
-    if (error instanceof ProviderRefused || error instanceof ProvidersUnavailable) throw new CaptureFailed(paymentId, error);
+    // An error, not a 200 `succeeded` (read as paid by many): the money is held, not taken, and the error names the
+    // payment. A retry with the same key carries out the same capture.
+    if (error instanceof ProviderRefused || error instanceof OutcomeUnknown) throw new CaptureFailed(payment.id, error);
     throw error;
   }
 }
@@ -306,7 +322,7 @@ async function answerRetried(merchant: Merchant, input: CreatePaymentInput, orig
   if ((await resolveAuthorization(earlier, 'request')) === 'absent') return createPayment(merchant, input, origin);
   const answer = await answerOf(ownerOf(merchant), earlier.id);
   // Authorized but not captured yet (the first run stopped between the two): the capture runs now, once.
-  return answer.status === 'succeeded' && earlier.capture_method === 'automatic' ? captureAtOnce(merchant, earlier.id, origin) : answer;
+  return answer.status === 'succeeded' && earlier.capture_method === 'automatic' ? captureAtOnce(earlier as PaymentRecord) : answer;
 }
 
 /** The create's answer: the payment (200) or its decline (402). */
@@ -511,7 +527,11 @@ async function finishCreate(
         transition: PAYMENT[succeeded ? 'authorize' : 'decline'],
         set: fields,
         append: { history: [historyEntry(event.type, source, payment.provider_reference)] },
-        operation: keepOperation ? undefined : { finish: op.id },
+        operation: keepOperation
+          ? undefined
+          : succeeded && payment.capture_method === 'automatic'
+            ? { replace: op.id, with: automaticCapture(payment) }
+            : { finish: op.id },
       },
       // What the provider's notifications name (its reference) leads back to this payment.
       ...(succeeded && payment.connector_id && payment.provider_reference

@@ -100,8 +100,8 @@ describe('capture_method automatic', () => {
     const first = await payments.create(merchant.apiKey, body, headers);
     // Assess: 500 naming the payment, which is authorized (succeeded) and holds the money, nothing captured
     expect(first.status).toBe(500);
-    expect(first.body.error).toMatchObject({ code: 'capture_failed', payment_id: expect.stringMatching(/^pay_/) });
-    expect(first.body.error.message).toMatch(/is authorized \(succeeded\) but not captured/);
+    expect(first.body.error).toMatchObject({ code: 'provider_outcome_unknown', payment_id: expect.stringMatching(/^pay_/) });
+    expect(first.body.error.message).toMatch(/is authorized \(succeeded\) but not captured yet: the provider could not be reached/);
     const id = first.body.error.payment_id as string;
     expect(await storedPayment(merchant.merchantId, id)).toMatchObject({ status: 'succeeded', amount_captured: 0 });
     expect(heldFor(id)).toMatchObject([{ state: 'authorized', captured: 0 }]);
