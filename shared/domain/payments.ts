@@ -137,7 +137,14 @@ export type Route = RoutePlan & { targets: RouteTarget[] };
 /** The decision a payment would get, charging nothing and counting nothing. */
 export async function simulateRoute(merchant: Merchant, input: SimulateRouteInput) {
   const started = performance.now();
-  const { route } = await plan(merchant, input, input.payment_method?.card?.number, { simulation: true });
+  const { route } = await plan(merchant, input, input.payment_method?.card?.number, {
+    simulation: true,
+    customerEmail: linkedCustomer(merchant, input).then((customer) => {
+      if (input.customer_id !== undefined && !customer)
+        throw new ResourceMissing('customer_id', `no customer ${input.customer_id} in ${modeOf(merchant)} mode`);
+      return customer?.email ?? input.customer?.email;
+    }),
+  });
   return {
     object: 'routing_simulation' as const,
     provider: route.targets[0]?.provider ?? null,
@@ -304,7 +311,7 @@ async function captureAtOnce(payment: PaymentRecord): Promise<PaymentView> {
 /** The customer the create links: by `customer_id` (undefined when not the merchant's, of this mode), else by e-mail. */
 async function linkedCustomer(
   merchant: Merchant,
-  input: CreatePaymentInput,
+  input: Pick<CreatePaymentInput, 'customer_id' | 'customer'>,
 ): Promise<(Pick<customers.CustomerRecord, 'id' | 'card_on_file'> & { email?: string }) | undefined> {
   if (input.customer_id !== undefined) return customers.getCustomer(ownerOf(merchant), input.customer_id);
   const email = input.customer?.email;

@@ -55,6 +55,17 @@ const Card = v.pipe(
 
 const Customer = v.object({ email: v.optional(Email), name: v.optional(Name), phone: v.optional(Phone) });
 
+// Any string: an id that is not one of the merchant's customers of this mode (whatever its shape) is `resource_missing`.
+const CustomerId = v.optional(
+  v.pipe(
+    v.string(),
+    v.minLength(1),
+    v.maxLength(255),
+    v.description("one of the merchant's customers, instead of `customer`: the payment is linked to it"),
+    v.examples([exampleId('customer')]),
+  ),
+);
+
 const paymentEntries = {
   amount: Amount,
   currency: Currency,
@@ -67,16 +78,7 @@ const paymentEntries = {
 export const CreatePaymentBody = v.object({
   ...paymentEntries,
   payment_method: v.object({ type: v.literal('card'), card: Card }),
-  // Any string: an id that is not one of the merchant's customers of this mode (whatever its shape) is `resource_missing`.
-  customer_id: v.optional(
-    v.pipe(
-      v.string(),
-      v.minLength(1),
-      v.maxLength(255),
-      v.description("one of the merchant's customers, instead of `customer`: the payment is linked to it"),
-      v.examples([exampleId('customer')]),
-    ),
-  ),
+  customer_id: CustomerId,
   capture_method: v.optional(
     v.pipe(
       v.picklist(['manual', 'automatic']),
@@ -90,6 +92,7 @@ export const CreatePaymentBody = v.object({
 /** Same as a create, but card secrets are not needed: only what routing reads (number for brand and BIN). */
 export const SimulateRouteBody = v.object({
   ...paymentEntries,
+  customer_id: CustomerId,
   payment_method: v.optional(
     v.object({
       type: v.literal('card'),

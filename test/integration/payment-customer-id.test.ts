@@ -3,6 +3,7 @@ import { createCustomer } from '../../shared/domain/customers.ts';
 import { getCustomer } from '../../shared/store/customers.ts';
 import { newMerchant, testOwner } from '../support/merchant.ts';
 import { paymentBody, payments } from '../support/payments.ts';
+import { rules } from '../support/rules.ts';
 
 /** `customer_id` instead of `customer{}` (DECISIONS "Payments"): the payment is linked to that customer. */
 describe('a payment naming its customer by id', () => {
@@ -56,5 +57,32 @@ describe('a payment naming its customer by id', () => {
       expect(res.body.error, customerId).toMatchObject({ code: 'resource_missing', param: 'customer_id' });
     }
     expect((await payments.list(apiKey)).body.total).toBe(0);
+  });
+});
+
+describe('a routing simulation naming its customer by id', () => {
+  it("routes by the customer's e-mail domain, and answers 400 resource_missing for a customer that is not the merchant's", async () => {
+    // Prepare: a rule for the customer's domain (jane@example.com) sends payments to Adyen
+    const { apiKey, customerId } = await newMerchant();
+    const other = await newMerchant();
+    const rule = await rules.create(apiKey, {
+      name: 'Example to Adyen',
+      provider: 'adyen',
+      conditions: [{ field: 'customer_email_domain', operator: 'equals', value: 'example.com' }],
+    });
+    expect(rule.status, rule.rawBody).toBe(200);
+
+    // Act
+    const named = await payments.simulate(apiKey, { amount: 2500, currency: 'usd', customer_id: customerId });
+    const anonymous = await payments.simulate(apiKey, { amount: 2500, currency: 'usd' });
+    const foreign = await payments.simulate(apiKey, { amount: 2500, currency: 'usd', customer_id: other.customerId });
+
+    // Assess
+    expect(named.status, named.rawBody).toBe(200);
+    expect(named.body.provider).toBe('adyen');
+    expect(named.body.routing_decision.reason).toMatch(/Example to Adyen/);
+    expect(anonymous.body.routing_decision.reason).not.toMatch(/Example to Adyen/);
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error).toMatchObject({ code: 'resource_missing', param: 'customer_id' });
   });
 });
