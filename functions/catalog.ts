@@ -72,6 +72,12 @@ export const catalog: readonly FunctionSpec[] = [
   http('PUT', '/api/customers/{id}', 'customers/update', 'Update a customer'),
   http('DELETE', '/api/customers/{id}', 'customers/delete', 'Delete a customer'),
 
+  http('POST', '/api/payment_methods', 'payment-methods/create', 'Save a card as a payment method (secret or publishable key)', 'publishable'),
+  http('GET', '/api/payment_methods', 'payment-methods/list', "List a customer's payment methods"),
+  http('GET', '/api/payment_methods/{id}', 'payment-methods/get', 'Retrieve a payment method'),
+  http('POST', '/api/payment_methods/{id}/attach', 'payment-methods/attach', 'Attach a payment method to a customer'),
+  http('POST', '/api/payment_methods/{id}/detach', 'payment-methods/detach', 'Detach a payment method from its customer'),
+
   http('POST', '/api/payments/create', 'payments/create', 'Create (authorize) a payment'),
   http('GET', '/api/payments/list', 'payments/list', 'List payments'),
   http('GET', '/api/payments/{id}', 'payments/get', 'Retrieve a payment'),

@@ -1,3 +1,4 @@
+import { authenticated } from '../../shared/http/types.ts';
 import { AssetHashType, Duration, type ILocalBundling, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
@@ -67,7 +68,7 @@ export const API_KEY_PARTITIONS = ['APIKEY#*', 'MER#*'];
 
 export const tableAccessOf = (spec: FunctionSpec): TableAccess => {
   if (spec.trigger.type === 'http' && spec.trigger.method === 'GET') {
-    return spec.trigger.auth === 'merchant' ? 'read-and-touch' : 'read';
+    return authenticated(spec.trigger.auth) ? 'read-and-touch' : 'read';
   }
   return spec.readsOnly ? 'read' : 'read-write';
 };

@@ -23,6 +23,7 @@ import { FAKE_CREDENTIALS } from '../../test/fakes/index.ts';
 import { stripeSignature } from '../../test/fakes/stripe/notifier.ts';
 import { openTestDispute } from '../../shared/domain/disputes.ts';
 import { createTestClock } from '../../shared/domain/test-clocks.ts';
+import { createPaymentMethod } from '../../shared/domain/payment-methods.ts';
 
 export interface FixtureObjects {
   /** a customer with no subscription (to delete) */
@@ -54,6 +55,9 @@ export interface FixtureObjects {
   deletedTestClockId: string;
   otpRequestId: string;
   otp: string;
+  /** a card saved for the demo customer (to read and detach), and one saved for nobody (to attach) */
+  paymentMethodId: string;
+  loosePaymentMethodId: string;
 }
 
 /** Creates them for the demo merchant (made with its payments: the captured one is what the settlement carries). */
@@ -85,6 +89,11 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     configureWebhook(merchant, { url: 'http://127.0.0.1:9/hooks', events: ['*'] }),
     requestOtp(demo.email),
     createConnector(merchant, { provider: 'stripe', credentials: FAKE_CREDENTIALS.stripe, label: 'Stripe fake' }, baseUrl),
+  ]);
+  const card = (number: string) => ({ type: 'card' as const, card: { number, exp_month: 12, exp_year: 2030, cvc: '123' } });
+  const [saved, loose] = await Promise.all([
+    createPaymentMethod(merchant, { ...card('5555555555554444'), customer_id: demo.customerId }),
+    createPaymentMethod(merchant, card('4000056655665556')),
   ]);
   const [testClock, doomedClock] = await Promise.all(
     ['Fixture clock', 'Clock to delete'].map((name) => createTestClock(merchant, { frozen_time: '2027-01-01T00:00:00Z', name })),
@@ -137,5 +146,7 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     deletedTestClockId: doomedClock!.id,
     otpRequestId: otpRequest.request_id,
     otp,
+    paymentMethodId: saved.id,
+    loosePaymentMethodId: loose.id,
   };
 }

@@ -22,6 +22,17 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
   'customers/create':
     'Creates a customer of the credential’s mode. A payment whose `customer.email` matches is linked to it. In test ' +
     'mode, `test_clock` binds the customer and its subscriptions to a test clock.',
+  'payment-methods/create':
+    'Saves a card: the number and CVC go to the vault (the CVC until the first payment or an hour), never to this ' +
+    'service’s main table, logs or answers. With a publishable key (`pk_…`, from a shopper’s browser) this is the only ' +
+    'call allowed, limited to 30 a minute per key and client IP. The same number saved again for the same customer ' +
+    'answers the same `pm_` with its expiry updated.',
+  'payment-methods/list': 'Lists the payment methods attached to `customer_id`, newest first.',
+  'payment-methods/get': 'Retrieves a payment method: brand, last 4, expiry and fingerprint, never the number.',
+  'payment-methods/attach':
+    'Attaches a payment method to a customer; the customer’s first becomes its `default_payment_method`. One ' +
+    'attached to another customer must be detached first (400 `invalid_state`).',
+  'payment-methods/detach': 'Detaches a payment method from its customer; it stays usable by id.',
   'customers/list': 'Lists customers, newest first.',
   'customers/get': 'Retrieves a customer.',
   'customers/update': 'Changes the fields sent (`name`, `phone`, `email`, `metadata`); the others keep their values.',

@@ -1,3 +1,4 @@
+import { authenticated } from '../../shared/http/types.ts';
 /**
  * The OpenAPI 3.1 document, generated from the function catalog (method, path, auth, summary) and what each handler
  * declares (`http({ body, query, params, response, … })`). Only prose is written by hand: each operation's description
@@ -131,7 +132,7 @@ function operation(spec: HttpFunctionSpec, handler: HttpHandler['options'], ctx:
       example: exampleId(entity),
     })),
     ...queryParameters(handler.query),
-    ...(handler.idempotent && auth === 'merchant' ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+    ...(handler.idempotent && authenticated(auth) ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
   ];
   const body = handler.body && jsonSchemaOf(handler.body, ctx.bodies);
   return {

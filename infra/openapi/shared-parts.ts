@@ -22,6 +22,11 @@ export const TAGS = [
     description: 'Authorize (create), capture, void and refund card payments; list them with filters.',
   },
   {
+    name: 'Payment methods',
+    areas: ['payment-methods'],
+    description: 'Saved cards (`pm_…`): the number lives only in the vault; a publishable key may create them from a browser.',
+  },
+  {
     name: 'Connectors',
     areas: ['connectors'],
     description: "The merchant's own Stripe, Adyen and Braintree accounts: credentials verified and stored sealed, never shown again.",

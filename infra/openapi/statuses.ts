@@ -1,3 +1,4 @@
+import { authenticated } from '../../shared/http/types.ts';
 import type { HttpHandler } from '../../shared/http/index.ts';
 
 /**
@@ -10,9 +11,9 @@ import type { HttpHandler } from '../../shared/http/index.ts';
  */
 export function errorStatuses(options: HttpHandler['options']): number[] {
   const statuses = new Set([400, ...(options.errors ?? [])]);
-  if (options.auth === 'merchant') statuses.add(401);
+  if (authenticated(options.auth)) statuses.add(401);
   if (options.params && Object.keys(options.params).length > 0) statuses.add(404);
-  if (options.idempotent && options.auth === 'merchant') statuses.add(409);
+  if (options.idempotent && authenticated(options.auth)) statuses.add(409);
   if (options.rateLimit) statuses.add(429);
   return [...statuses].sort((a, b) => a - b);
 }

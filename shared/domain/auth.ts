@@ -1,5 +1,5 @@
 import { clock, isoNow } from './clock.ts';
-import { API_KEY_PREFIX, SESSION_PREFIX, sha256 } from './credentials.ts';
+import { API_KEY_PREFIX, KEY_PREFIX, PUBLISHABLE_KEY_PREFIX, SESSION_PREFIX, sha256 } from './credentials.ts';
 import { BadRequest, Unauthorized } from './errors.ts';
 import * as apiKeys from '../store/api-keys.ts';
 import * as sessions from '../store/sessions.ts';
@@ -7,7 +7,10 @@ import type { Owner } from '../store/keys.ts';
 
 export interface Merchant {
   id: string;
-  credential: 'api_key' | 'session';
+  /** `publishable`: a `pk_` key, which may only create payment methods (and load the hosted pages) */
+  credential: 'api_key' | 'publishable' | 'session';
+  /** the API key's id, when the credential is one (a publishable key's requests are limited per key and client IP) */
+  apiKeyId?: string;
   /** an API key's mode; a sign-in session acts in test mode unless the request says `Livemode: true` */
   livemode: boolean;
 }
@@ -22,7 +25,8 @@ const LAST_USED_EVERY_MS = 60_000;
 export async function authenticate(credential: string | undefined, livemodeHeader?: string): Promise<Merchant> {
   const asked = livemodeHeader === undefined ? undefined : parseLivemode(livemodeHeader);
   if (!credential) throw new Unauthorized();
-  if (credential.startsWith(API_KEY_PREFIX.live) || credential.startsWith(API_KEY_PREFIX.test)) {
+  const prefixes = [API_KEY_PREFIX.live, API_KEY_PREFIX.test, PUBLISHABLE_KEY_PREFIX.live, PUBLISHABLE_KEY_PREFIX.test];
+  if (prefixes.some((prefix) => credential.startsWith(prefix))) {
     const hash = sha256(credential);
     const key = await apiKeys.getApiKeyByHash(hash);
     if (!key || key.status !== 'active') throw new Unauthorized();
@@ -30,9 +34,13 @@ export async function authenticate(credential: string | undefined, livemodeHeade
     if (!key.last_used || key.last_used < cutoff) await apiKeys.touchApiKey(hash, key, isoNow(), cutoff);
     const livemode = key.mode === 'live';
     if (asked !== undefined && asked !== livemode) {
-      throw new BadRequest('parameter_invalid', 'Livemode', `an ${API_KEY_PREFIX[key.mode]} key acts in ${key.mode} mode; drop the Livemode header`);
+      throw new BadRequest(
+        'parameter_invalid',
+        'Livemode',
+        `an ${KEY_PREFIX[key.key_type][key.mode]} key acts in ${key.mode} mode; drop the Livemode header`,
+      );
     }
-    return { id: key.merchant_id, credential: 'api_key', livemode };
+    return { id: key.merchant_id, credential: key.key_type === 'publishable' ? 'publishable' : 'api_key', apiKeyId: key.key_id, livemode };
   }
   if (credential.startsWith(SESSION_PREFIX)) {
     const session = await sessions.getSession(sha256(credential));

@@ -14,10 +14,14 @@ export function randomBase62(bytes = 32): string {
 }
 
 export type KeyMode = 'live' | 'test';
+export type KeyType = 'secret' | 'publishable';
 export const API_KEY_PREFIX: Record<KeyMode, string> = { live: 'sk_live_', test: 'sk_test_' };
+/** Publishable keys are public by design: they may only create payment methods and load the hosted pages. */
+export const PUBLISHABLE_KEY_PREFIX: Record<KeyMode, string> = { live: 'pk_live_', test: 'pk_test_' };
+export const KEY_PREFIX: Record<KeyType, Record<KeyMode, string>> = { secret: API_KEY_PREFIX, publishable: PUBLISHABLE_KEY_PREFIX };
 export const SESSION_PREFIX = 'sess_';
 
-export const newApiKey = (mode: KeyMode): string => API_KEY_PREFIX[mode] + randomBase62();
+export const newApiKey = (mode: KeyMode, type: KeyType = 'secret'): string => KEY_PREFIX[type][mode] + randomBase62();
 export const newSessionToken = (): string => SESSION_PREFIX + randomBase62();
 
 /** Credentials are stored only as their SHA-256: high-entropy secrets need no slow hash. */

@@ -2,7 +2,8 @@ import * as customers from '../store/customers.ts';
 import * as subscriptions from '../store/subscriptions.ts';
 import type { CustomerChanges, CustomerRecord } from '../store/customers.ts';
 import type { PageQuery } from '../store/pagination.ts';
-import { InvalidState, NotFound } from './errors.ts';
+import { InvalidState, NotFound, ResourceMissing } from './errors.ts';
+import * as paymentMethods from '../store/payment-methods.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { bindToClock } from './clock-binding.ts';
@@ -16,6 +17,7 @@ const view = (c: CustomerRecord) => ({
   name: c.name,
   phone: c.phone,
   metadata: c.metadata,
+  default_payment_method: c.default_payment_method ?? null,
   created_at: c.created_at,
 });
 
@@ -51,6 +53,10 @@ export async function getCustomer(merchant: Merchant, customerId: string) {
 }
 
 export async function updateCustomer(merchant: Merchant, customerId: string, changes: CustomerChanges) {
+  const chosen = changes.default_payment_method;
+  if (chosen && (await paymentMethods.getPaymentMethod(ownerOf(merchant), chosen))?.customer_id !== customerId) {
+    throw new ResourceMissing('default_payment_method', `no payment method ${chosen} attached to customer ${customerId}`);
+  }
   const customer = await customers.updateCustomer(ownerOf(merchant), customerId, changes);
   if (!customer) throw new NotFound();
   return view(customer);

@@ -14,6 +14,8 @@ export interface DemoMerchant {
   email: string;
   apiKey: string;
   apiKeyId: string;
+  /** a `pk_test_` key, for the hosted card fields, when asked for */
+  publishableKey?: string;
   customerId: string;
   /** an authorized payment (capture or void it) and a captured one (refund it), when asked for */
   paymentId?: string;
@@ -27,15 +29,28 @@ export interface DemoMerchant {
  * The local runtime's ready-to-use merchant: a fresh `sk_test_` key (printed at each start), a customer and,
  * unless told otherwise, two sandbox payments to capture, void or refund.
  */
-export async function createDemoMerchant(email = DEMO_EMAIL, options = { payments: true }): Promise<DemoMerchant> {
+export async function createDemoMerchant(
+  email = DEMO_EMAIL,
+  options: { payments: boolean; publishableKey?: boolean } = { payments: true, publishableKey: true },
+): Promise<DemoMerchant> {
   const merchant = await merchants.findOrCreateMerchant(email);
-  const key = await createApiKey(merchant.id, { name: 'Local demo key', mode: 'test' });
+  const [key, publishable] = await Promise.all([
+    createApiKey(merchant.id, { name: 'Local demo key', mode: 'test' }),
+    options.publishableKey ? createApiKey(merchant.id, { name: 'Local demo checkout', mode: 'test', type: 'publishable' }) : undefined,
+  ]);
   if (!key.key) throw new Error('The demo key was not issued'); // a fresh origin always issues one
   const actor: Merchant = { id: merchant.id, credential: 'api_key', livemode: false };
   // With `npm start -- --persist` the merchant survives restarts: keep its first customer instead of adding more.
   const [existing] = (await listCustomers(actor, { limit: 1 })).data;
   const customer = existing ?? (await createCustomer(actor, { email: 'jane@example.com', name: 'Jane Doe', phone: '+14155550123' }));
-  const demo: DemoMerchant = { merchantId: merchant.id, email, apiKey: key.key, apiKeyId: key.id, customerId: customer.id };
+  const demo: DemoMerchant = {
+    merchantId: merchant.id,
+    email,
+    apiKey: key.key,
+    apiKeyId: key.id,
+    ...(publishable?.key ? { publishableKey: publishable.key } : {}),
+    customerId: customer.id,
+  };
   if (!options.payments) return demo;
 
   const pay = () =>

@@ -21,6 +21,7 @@ export const PREFIXES = {
   connector: 'con',
   dispute: 'dis',
   testClock: 'clk',
+  paymentMethod: 'pm',
 } as const;
 
 export type Entity = keyof typeof PREFIXES;
@@ -43,6 +44,7 @@ export const ENTITY_NAMES: Record<Entity, string> = {
   attempt: 'attempt',
   connector: 'connector',
   dispute: 'dispute',
+  paymentMethod: 'payment method',
   testClock: 'test clock',
 };
 

@@ -15,7 +15,7 @@ import { FileBody, fileResponse, jsonResponse } from './response.ts';
 
 export { FileBody };
 import { requestContext } from './request-context.ts';
-import { type Auth, type Merchant, stateOfContext, stateToContext } from './types.ts';
+import { type Auth, authenticated, type Merchant, stateOfContext, stateToContext } from './types.ts';
 import { type AnySchema, pathIds, validate } from './validate.ts';
 import { traceInvocation } from '../tracer.ts';
 
@@ -46,7 +46,7 @@ export interface HttpOptions<A extends Auth, B, Q, P extends Record<string, Enti
 }
 
 export interface HttpInput<A extends Auth, B, Q, P> {
-  merchant: A extends 'merchant' ? Merchant : undefined;
+  merchant: A extends 'merchant' | 'publishable' ? Merchant : undefined;
   body: Out<B>;
   query: Out<Q>;
   params: { [K in keyof P]: string };
@@ -84,13 +84,14 @@ export function http<
     .use(requestContext())
     .use(httpHeaderNormalizer())
     .use(errorMapper());
-  if (options.auth === 'merchant') chain.use(authenticate());
-  if (options.rateLimit) chain.use(rateLimit(options.rateLimit, { replaysFree: Boolean(options.idempotent) && options.auth === 'merchant' }));
+  const merchantOnly = authenticated(options.auth);
+  if (merchantOnly) chain.use(authenticate({ publishable: options.auth === 'publishable' }));
+  if (options.rateLimit) chain.use(rateLimit(options.rateLimit, { replaysFree: Boolean(options.idempotent) && merchantOnly }));
   if (options.params) chain.use(pathIds(options.params));
-  const strictQuery = options.auth === 'merchant';
+  const strictQuery = merchantOnly;
   if (options.rawBody) chain.use(rawBody()).use(validate({ query: options.query, strictQuery }));
   else chain.use(jsonBody()).use(validate({ body: options.body, query: options.query, strictQuery }));
-  if (options.idempotent && options.auth === 'merchant') chain.use(idempotency(options.idempotent === true ? {} : options.idempotent));
+  if (options.idempotent && merchantOnly) chain.use(idempotency(options.idempotent === true ? {} : options.idempotent));
   if (options.rateLimit?.concurrent) chain.use(admission());
   chain.use(stateToContext());
 

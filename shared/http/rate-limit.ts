@@ -4,14 +4,17 @@ import { clock } from '../domain/clock.ts';
 import { AppError, RateLimited } from '../domain/errors.ts';
 import * as keys from '../store/keys.ts';
 import * as rateLimits from '../store/rate-limits.ts';
-import { maybeStateOf, stateOf } from './types.ts';
+import { maybeStateOf, type RequestState, stateOf } from './types.ts';
 
 export interface RateLimitOptions {
   /** names the counter, e.g. `payments-create` */
   name: string;
   limit: number;
-  /** whose requests are counted together */
-  per: 'ip' | 'merchant';
+  /**
+   * whose requests are counted together; `publishable key and ip`: a publishable key's from one client IP (card
+   * testing through a shop's page), while requests with a secret key or session are not counted by this limit
+   */
+  per: 'ip' | 'merchant' | 'publishable key and ip';
   /** requests one window key may take (tests lower it to see a split window at work) */
   perKey?: number;
   /**
@@ -38,7 +41,8 @@ export const rateLimit = (options: RateLimitOptions, { replaysFree = false } = {
   return {
     before: async (request) => {
       const state = stateOf(request);
-      const subject = options.per === 'ip' ? state.sourceIp : state.merchant!.id;
+      const subject = subjectOf(options.per, state);
+      if (subject === undefined) return;
       const now = clock.now();
       const { windowEnd, headers } = windowOf(options.limit, now);
       const windowStart = windowEnd - WINDOW_MS;
@@ -82,6 +86,12 @@ export const rateLimit = (options: RateLimitOptions, { replaysFree = false } = {
     },
   };
 };
+
+function subjectOf(per: RateLimitOptions['per'], state: RequestState): string | undefined {
+  if (per === 'ip') return state.sourceIp;
+  if (per === 'merchant') return state.merchant!.id;
+  return state.merchant!.credential === 'publishable' ? `${state.merchant!.apiKeyId}@${state.sourceIp}` : undefined;
+}
 
 function windowOf(limit: number, now: number) {
   const windowEnd = now - (now % WINDOW_MS) + WINDOW_MS;

@@ -5,8 +5,14 @@ import type { Entity, Origin } from '../domain/ids.ts';
 
 export type { Merchant };
 
-/** Who may call an endpoint: anyone, or a merchant with an API key or session token. */
-export type Auth = 'public' | 'merchant';
+/**
+ * Who may call an endpoint: anyone; a merchant with a secret API key or session token; or (`publishable`) also a
+ * publishable key, which may only create payment methods.
+ */
+export type Auth = 'public' | 'merchant' | 'publishable';
+
+/** An endpoint that needs a merchant's credential. */
+export const authenticated = (auth: Auth): auth is 'merchant' | 'publishable' => auth !== 'public';
 
 /** What the chain learns about a request on its way to the handler. */
 export interface RequestState {

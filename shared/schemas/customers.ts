@@ -16,6 +16,9 @@ export const CreateCustomerBody = v.object({
 });
 
 export const UpdateCustomerBody = v.object({
+  default_payment_method: v.optional(
+    v.pipe(v.string(), v.minLength(1), v.maxLength(255), v.description('one of the payment methods attached to the customer')),
+  ),
   email: v.optional(Email),
   name: v.optional(CustomerName),
   phone: v.optional(Phone),

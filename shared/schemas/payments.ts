@@ -19,7 +19,7 @@ export const Currency = v.pipe(
   v.examples(['eur']),
 );
 
-const CardNumber = v.pipe(
+export const CardNumber = v.pipe(
   v.string(),
   v.regex(/^\d{12,19}$/, 'a card number of 12 to 19 digits'),
   v.check(luhnValid, 'a card number that passes the Luhn check'),
@@ -27,7 +27,7 @@ const CardNumber = v.pipe(
 );
 
 /** 4 digits, or 2 read as 20YY. */
-const ExpYear = v.pipe(
+export const ExpYear = v.pipe(
   v.number(),
   v.integer(),
   v.check((y) => (y >= 0 && y <= 99) || (y >= 1000 && y <= 9999), 'a 2- or 4-digit year'),
@@ -35,7 +35,7 @@ const ExpYear = v.pipe(
   v.examples([2030]),
 );
 
-const notExpired = (card: { exp_month: number; exp_year: number }) => {
+export const notExpired = (card: { exp_month: number; exp_year: number }) => {
   const now = new Date(clock.now());
   return card.exp_year * 12 + card.exp_month >= now.getUTCFullYear() * 12 + now.getUTCMonth() + 1;
 };

@@ -1,6 +1,6 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import type { KeyMode } from '../domain/credentials.ts';
+import type { KeyMode, KeyType } from '../domain/credentials.ts';
 import type { Transition } from '../domain/state-machines.ts';
 import { conditionalWrite, type Created, createOrFind, db, TABLE } from './client.ts';
 import { nullable, picklistOf, recordReader, Text } from './item-schemas.ts';
@@ -13,12 +13,15 @@ export interface ApiKeyRecord {
   merchant_id: string;
   name: string;
   mode: KeyMode;
+  key_type: KeyType;
   prefix: string;
   last4: string;
   status: 'active' | 'revoked';
   created_at: string;
   last_used: string | null;
   key_hash: string;
+  /** a publishable key itself (public by design, listed in full); a secret key is kept only as its hash */
+  publishable_key?: string;
 }
 
 /** What authentication reads: one consistent GetItem of a copy of the key's hash item (keys.ts `API_KEY_HASH_COPIES`). */
@@ -26,30 +29,35 @@ export interface ApiKeyAuthRecord {
   merchant_id: string;
   key_id: string;
   mode: KeyMode;
+  key_type: KeyType;
   status: 'active' | 'revoked';
   last_used: string | null;
 }
 
 /** The two items of a key as the table holds them, checked when read back (see item-schemas.ts). */
 const Mode = picklistOf<KeyMode>()(['live', 'test']);
+const Type = picklistOf<KeyType>()(['secret', 'publishable']);
 const KeyStatus = picklistOf<ApiKeyRecord['status']>()(['active', 'revoked']);
 const ApiKeyItem = v.object({
   id: Text,
   merchant_id: Text,
   name: Text,
   mode: Mode,
+  key_type: Type,
   prefix: Text,
   last4: Text,
   status: KeyStatus,
   created_at: Text,
   last_used: nullable(Text),
   key_hash: Text,
+  publishable_key: v.optional(Text),
 });
 /** `last_used` is written null with the key. */
 const ApiKeyAuthItem = v.object({
   merchant_id: Text,
   key_id: Text,
   mode: Mode,
+  key_type: Type,
   status: KeyStatus,
   last_used: nullable(Text),
 });
@@ -60,6 +68,7 @@ const authOf = (key: ApiKeyRecord): ApiKeyAuthRecord => ({
   merchant_id: key.merchant_id,
   key_id: key.id,
   mode: key.mode,
+  key_type: key.key_type,
   status: key.status,
   last_used: key.last_used,
 });

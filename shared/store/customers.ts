@@ -21,6 +21,8 @@ export interface CustomerRecord {
   created_at: string;
   /** the card of the customer's latest successful payment, as a provider token (never the number) */
   card_on_file?: CardOnFile | null;
+  /** the payment method charged by default: the first attached, unless changed */
+  default_payment_method?: string | null;
 }
 
 export interface CardOnFile {
@@ -50,6 +52,7 @@ const CustomerItem = v.object({
   phone: nullable(Text),
   metadata: StringMap,
   created_at: Text,
+  default_payment_method: v.optional(nullable(Text), null),
   card_on_file: v.optional(
     nullable(
       v.object({
@@ -81,7 +84,7 @@ export const cardOnFileUpdate = (customerId: string, card: CardOnFile) => ({
   },
 });
 
-export type CustomerChanges = Partial<Pick<CustomerRecord, 'email' | 'name' | 'phone' | 'metadata'>>;
+export type CustomerChanges = Partial<Pick<CustomerRecord, 'email' | 'name' | 'phone' | 'metadata' | 'default_payment_method'>>;
 
 /** Writes a new customer; a customer already stored under its id (a retried create of the merchant) is answered. */
 export async function putCustomer(customer: CustomerRecord): Promise<Created<CustomerRecord>> {

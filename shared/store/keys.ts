@@ -59,6 +59,9 @@
  * | idempotency record                    | pk = IDEM#<scope>#<key>, sk = IDEM                    | table |
  * | rate-limit window (one key, or shard) | pk = RATE#<limit>#<subject>#<window>[#<n>], sk = RATE | table |
  * | operations whose lease ended (reconc.)| gsi2pk = LEASE#<shard>, gsi2sk < <now iso>           | gsi2  |
+ * | payment method by id                  | pk = PM#<pm>, sk = PM                                 | table |
+ * | customer's payment methods, newest first | gsi1pk = CUS#<cus>#PM, gsi1sk <pm> (desc)           | gsi1  |
+ * | customer's payment method of one card | pk = PMCARD#<cus>#<fingerprint>, sk = PMCARD          | table |
  *
  * Unbounded entities (customers, payments, invoices, events) get their own partition and are listed through gsi1;
  * small per-merchant sets (API keys, rules, webhooks, connectors) live under MER#<mer> or MER#<own>. `<own>` is the
@@ -132,6 +135,15 @@ export const writeShardKeys = {
   floor: (): Key => ({ pk: 'TABLE', sk: 'WRITE_SHARDS' }),
   /** the same for the counter cells */
   counterFloor: (): Key => ({ pk: 'TABLE', sk: 'COUNTER_SHARDS' }),
+};
+
+export const paymentMethodKeys = {
+  item: (paymentMethodId: string): Key => ({ pk: `PM#${paymentMethodId}`, sk: 'PM' }),
+  /** the list entry of a payment method attached to a customer */
+  byCustomer: (customerId: string, paymentMethodId: string) => ({ gsi1pk: `CUS#${customerId}#PM`, gsi1sk: paymentMethodId }),
+  customerList: (customerId: string) => ({ gsi1pk: `CUS#${customerId}#PM` }),
+  /** one payment method per customer and card number (its fingerprint): the same card saved again finds it */
+  customerCard: (customerId: string, fingerprint: string): Key => ({ pk: `PMCARD#${customerId}#${fingerprint}`, sk: 'PMCARD' }),
 };
 
 export const customerKeys = {

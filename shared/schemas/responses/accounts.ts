@@ -17,11 +17,19 @@ export const Session = v.object({
   merchant_id: Id('merchant'),
 });
 
+const PublishableKey = v.pipe(
+  v.string(),
+  v.regex(/^pk_(live|test)_[0-9A-Za-z]{43}$/),
+  v.description('a publishable key, in full: public by design'),
+  v.examples(['pk_test_7Hq2mL9vT4kR1pZ8wN3bC6yF0hJ5dG2sA4eU7iO1qW3']),
+);
+
 const apiKeyEntries = {
   id: Id('apiKey'),
   object: v.literal('api_key'),
+  type: v.picklist(['secret', 'publishable']),
   name: v.pipe(v.string(), v.examples(['Checkout server'])),
-  prefix: v.pipe(v.string(), v.regex(/^sk_(live|test)_$/), v.examples(['sk_test_'])),
+  prefix: v.pipe(v.string(), v.regex(/^[sp]k_(live|test)_$/), v.examples(['sk_test_'])),
   last4: v.pipe(v.string(), v.length(4), v.examples(['x9Qa'])),
   mode: v.picklist(['live', 'test']),
   status: v.picklist(['active', 'revoked']),
@@ -29,19 +37,22 @@ const apiKeyEntries = {
   last_used: v.nullable(Timestamp),
 };
 
-/** A key as listed: identified by `prefix` and `last4`, never the key itself. */
-export const ApiKey = v.object(apiKeyEntries);
+/** A key as listed: a secret key by `prefix` and `last4`, never the key itself; a publishable key in full. */
+export const ApiKey = v.object({ ...apiKeyEntries, key: v.optional(PublishableKey) });
 
 /** A new key: the full `key` is in this answer only. */
 export const NewApiKey = v.object({
   ...apiKeyEntries,
   key: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^sk_(live|test)_[0-9A-Za-z]{43}$/),
-      v.description('The full key, in this answer only: it is stored as a hash, so an idempotent replay of the create omits it.'),
-      v.examples(['sk_test_4eC39HqLyjWDarjtT1zdp7dcXz81Kf0pLm3Rt7Ux9Qa']),
-    ),
+    v.union([
+      v.pipe(
+        v.string(),
+        v.regex(/^sk_(live|test)_[0-9A-Za-z]{43}$/),
+        v.description('A secret key, in this answer only: it is stored as a hash, so an idempotent replay of the create omits it.'),
+        v.examples(['sk_test_4eC39HqLyjWDarjtT1zdp7dcXz81Kf0pLm3Rt7Ux9Qa']),
+      ),
+      PublishableKey,
+    ]),
   ),
 });
 
@@ -56,6 +67,7 @@ export const Customer = v.object({
   name: v.nullable(v.pipe(v.string(), v.examples(['Jane Doe']))),
   phone: v.nullable(Phone),
   metadata: Metadata,
+  default_payment_method: v.pipe(v.nullable(Id('paymentMethod')), v.description('charged by default: the first attached, unless changed')),
   created_at: Timestamp,
 });
 

@@ -1,0 +1,16 @@
+import { createPaymentMethod } from '../../shared/domain/payment-methods.ts';
+import { http } from '../../shared/http/index.ts';
+import { CreatePaymentMethodBody } from '../../shared/schemas/payment-methods.ts';
+import { PaymentMethod } from '../../shared/schemas/responses/payment-methods.ts';
+
+/** The one endpoint a publishable key may call: a shopper's browser saves a card (limited per key and client IP). */
+export const handler = http(
+  {
+    auth: 'publishable',
+    body: CreatePaymentMethodBody,
+    idempotent: true,
+    rateLimit: { name: 'payment-methods-create', limit: 30, per: 'publishable key and ip' },
+    response: PaymentMethod,
+  },
+  async ({ merchant, body, origin }) => createPaymentMethod(merchant, body, origin),
+);

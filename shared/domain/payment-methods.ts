@@ -1,0 +1,123 @@
+import * as customers from '../store/customers.ts';
+import type { PageQuery } from '../store/pagination.ts';
+import * as paymentMethods from '../store/payment-methods.ts';
+import type { BillingDetails, PaymentMethodRecord } from '../store/payment-methods.ts';
+import { scopeOf } from '../store/keys.ts';
+import * as vault from '../store/vault.ts';
+import { appSecret } from '../secrets.ts';
+import { type Merchant, ownerOf } from './auth.ts';
+import { cardBrand } from './cards.ts';
+import { hmac } from './credentials.ts';
+import { InvalidState, NotFound, ResourceMissing } from './errors.ts';
+import { freshOrigin, idFor, type Origin } from './ids.ts';
+import { modeOf } from './connectors.ts';
+
+export interface NewPaymentMethod {
+  type: 'card';
+  card: { number: string; exp_month: number; exp_year: number; cvc?: string };
+  customer_id?: string;
+  billing_details?: BillingDetails;
+}
+
+/** What a payment method shows: never the number, never a provider's token. */
+export const paymentMethodView = (pm: PaymentMethodRecord) => ({
+  id: pm.id,
+  object: 'payment_method' as const,
+  type: 'card' as const,
+  card: { brand: pm.card.brand, last4: pm.card.last4, exp_month: pm.card.exp_month, exp_year: pm.card.exp_year, fingerprint: pm.card.fingerprint },
+  billing_details: pm.billing_details,
+  customer_id: pm.customer_id,
+  created_at: pm.created_at,
+  livemode: pm.livemode,
+});
+
+/** The same number gives the same fingerprint within one merchant and mode, and another one anywhere else. */
+const fingerprintOf = async (merchant: Merchant, number: string) =>
+  hmac(await appSecret(), `pm:${scopeOf(ownerOf(merchant))}:${number}`).slice(0, 16);
+
+/**
+ * Saves a card: the number (and CVC) into the vault, what may be shown into the main table. The same number saved
+ * again for the same customer answers the payment method saved first, with the new expiry. A retried create (same
+ * origin) answers what its first run saved.
+ */
+export async function createPaymentMethod(merchant: Merchant, input: NewPaymentMethod, origin: Origin = freshOrigin()) {
+  const owner = ownerOf(merchant);
+  if (input.customer_id !== undefined && !(await customers.getCustomer(owner, input.customer_id))) {
+    throw new ResourceMissing('customer_id', `no customer ${input.customer_id} in ${modeOf(merchant)} mode`);
+  }
+  const { number, exp_month, exp_year, cvc } = input.card;
+  const record: PaymentMethodRecord = {
+    id: idFor('paymentMethod', origin),
+    merchant_id: merchant.id,
+    livemode: merchant.livemode,
+    customer_id: input.customer_id ?? null,
+    card: {
+      brand: cardBrand(number),
+      last4: number.slice(-4),
+      bin: number.slice(0, 6),
+      exp_month,
+      exp_year,
+      fingerprint: await fingerprintOf(merchant, number),
+    },
+    billing_details: input.billing_details ?? null,
+    tokens: {},
+    created_at: new Date(origin.at).toISOString(),
+  };
+  const saved = record.customer_id ? await paymentMethods.findCustomerCard(record.customer_id, record.card.fingerprint) : undefined;
+  const id = saved ?? record.id;
+  // The vault first: a payment method is never stored without its card (a card whose save failed after is never read).
+  await vault.putCard(owner, id, { number, exp_month, exp_year, ...(cvc ? { cvc } : {}) });
+  if (saved) return savedAgain(merchant, saved, input);
+  const put = await paymentMethods.putPaymentMethod(record);
+  if (put === 'created') return paymentMethodView(record);
+  if (put === 'exists') return getPaymentMethod(merchant, record.id);
+  // saved by a concurrent request meanwhile: that one is the customer's, with this card's expiry
+  const winner = await paymentMethods.findCustomerCard(record.customer_id!, record.card.fingerprint);
+  if (!winner) throw new InvalidState(undefined, 'the card was saved and removed meanwhile; save it again');
+  await vault.putCard(owner, winner, { number, exp_month, exp_year, ...(cvc ? { cvc } : {}) });
+  return savedAgain(merchant, winner, input);
+}
+
+async function savedAgain(merchant: Merchant, id: string, input: NewPaymentMethod) {
+  await paymentMethods.updateCard(id, input.card, input.billing_details ?? null);
+  return getPaymentMethod(merchant, id);
+}
+
+/** The merchant's payment method of this mode, or 404. */
+export async function loadPaymentMethod(merchant: Merchant, id: string): Promise<PaymentMethodRecord> {
+  const pm = await paymentMethods.getPaymentMethod(ownerOf(merchant), id);
+  if (!pm) throw new NotFound();
+  return pm;
+}
+
+export const getPaymentMethod = async (merchant: Merchant, id: string) => paymentMethodView(await loadPaymentMethod(merchant, id));
+
+/** The customer's payment methods, newest first (another merchant's or mode's customer: 400 resource_missing). */
+export async function listPaymentMethods(merchant: Merchant, query: PageQuery & { customer_id: string }) {
+  if (!(await customers.getCustomer(ownerOf(merchant), query.customer_id))) {
+    throw new ResourceMissing('customer_id', `no customer ${query.customer_id} in ${modeOf(merchant)} mode`);
+  }
+  const page = await paymentMethods.listByCustomer(query.customer_id, query);
+  return { object: 'list' as const, data: page.data.map(paymentMethodView), has_more: page.has_more };
+}
+
+/** Attaches a payment method to a customer; attaching it again to the same one changes nothing. */
+export async function attachPaymentMethod(merchant: Merchant, id: string, customerId: string) {
+  const pm = await loadPaymentMethod(merchant, id);
+  if (!(await customers.getCustomer(ownerOf(merchant), customerId))) {
+    throw new ResourceMissing('customer_id', `no customer ${customerId} in ${modeOf(merchant)} mode`);
+  }
+  if (pm.customer_id === customerId) return paymentMethodView(pm);
+  if (pm.customer_id || !(await paymentMethods.attach(pm, customerId))) {
+    const now = await loadPaymentMethod(merchant, id);
+    if (now.customer_id === customerId) return paymentMethodView(now);
+    throw new InvalidState(undefined, `the payment method is attached to customer ${now.customer_id}; detach it first`);
+  }
+  return getPaymentMethod(merchant, id);
+}
+
+/** Detaches a payment method from its customer (it stays usable by id); detaching it again changes nothing. */
+export async function detachPaymentMethod(merchant: Merchant, id: string) {
+  await paymentMethods.detach(await loadPaymentMethod(merchant, id));
+  return getPaymentMethod(merchant, id);
+}

@@ -1,0 +1,223 @@
+import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { PROVIDERS, type ProviderName } from '../providers/types.ts';
+import { db, isConditionFailure, sendConditional, TABLE } from './client.ts';
+import { Int, nullable, recordReader, Text } from './item-schemas.ts';
+import { customerKeys, type Owner, ownedBy, paymentMethodKeys } from './keys.ts';
+import { listPage, type Page, type PageQuery } from './pagination.ts';
+
+/** A saved card: what may be shown of it, and the reusable token each connector account issued for it. */
+export interface PaymentMethodRecord {
+  id: string;
+  merchant_id: string;
+  livemode: boolean;
+  customer_id: string | null;
+  card: { brand: string; last4: string; bin: string; exp_month: number; exp_year: number; fingerprint: string };
+  billing_details: BillingDetails | null;
+  /** by account (`accountOf`): the token that account issued, and the network's id of the first authorization there */
+  tokens: Record<string, ConnectorToken>;
+  created_at: string;
+}
+
+export interface BillingDetails {
+  name?: string;
+  email?: string;
+  address?: { country?: string; postal_code?: string };
+}
+
+export interface ConnectorToken {
+  provider: ProviderName;
+  /** null: the built-in sandbox of that provider */
+  connector_id: string | null;
+  token: string;
+  network_transaction_id: string | null;
+}
+
+/** The key of a connector account in `tokens`: its id, or the provider's name for its sandbox. */
+export const accountOf = (target: { provider: string; connector_id?: string | null }): string => target.connector_id ?? target.provider;
+
+const PaymentMethodItem = v.object({
+  id: Text,
+  merchant_id: Text,
+  livemode: v.boolean(),
+  customer_id: nullable(Text),
+  card: v.object({ brand: Text, last4: Text, bin: Text, exp_month: Int, exp_year: Int, fingerprint: Text }),
+  billing_details: nullable(
+    v.object({
+      name: v.optional(Text),
+      email: v.optional(Text),
+      address: v.optional(v.object({ country: v.optional(Text), postal_code: v.optional(Text) })),
+    }),
+  ),
+  tokens: v.record(
+    Text,
+    v.object({ provider: v.picklist(PROVIDERS), connector_id: nullable(Text), token: Text, network_transaction_id: nullable(Text) }),
+  ),
+  created_at: Text,
+});
+const paymentMethodOf: (item: Record<string, unknown>) => PaymentMethodRecord = recordReader('payment method', PaymentMethodItem);
+
+/** The owner's payment method, or undefined (another owner's answers as absent). */
+export async function getPaymentMethod(owner: Owner, id: string): Promise<PaymentMethodRecord | undefined> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: paymentMethodKeys.item(id), ConsistentRead: true }));
+  const record = out.Item && paymentMethodOf(out.Item);
+  return ownedBy(record, owner) ? record : undefined;
+}
+
+/** The id of the customer's payment method of this card (by fingerprint), if one was saved. */
+export async function findCustomerCard(customerId: string, fingerprint: string): Promise<string | undefined> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: paymentMethodKeys.customerCard(customerId, fingerprint), ConsistentRead: true }));
+  return out.Item ? String(out.Item.payment_method_id) : undefined;
+}
+
+const listed = (record: PaymentMethodRecord) => (record.customer_id ? paymentMethodKeys.byCustomer(record.customer_id, record.id) : {});
+
+/** The claim of one card per customer: written with the payment method, it makes a second save of the card find the first. */
+const cardClaim = (customerId: string, record: PaymentMethodRecord) => ({
+  Put: {
+    TableName: TABLE,
+    Item: { ...paymentMethodKeys.customerCard(customerId, record.card.fingerprint), type: 'payment_method_card', payment_method_id: record.id },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
+});
+
+/** The customer's first payment method becomes its default (a default already set stays). */
+const defaultFor = (customerId: string, paymentMethodId: string) => ({
+  Update: {
+    TableName: TABLE,
+    Key: customerKeys.item(customerId),
+    UpdateExpression: 'SET default_payment_method = if_not_exists(default_payment_method, :pm)',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: { ':pm': paymentMethodId },
+  },
+});
+
+/**
+ * Stores a new payment method; with a customer, with the customer's claim on the card and as its default if it has
+ * none. `taken`: the customer has a payment method of this card already (nothing written); `exists`: this id is
+ * stored (a retried create).
+ */
+export async function putPaymentMethod(record: PaymentMethodRecord): Promise<'created' | 'taken' | 'exists'> {
+  const put = {
+    Put: {
+      TableName: TABLE,
+      Item: { ...paymentMethodKeys.item(record.id), ...listed(record), type: 'payment_method', ...record },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+  const items = record.customer_id ? [put, cardClaim(record.customer_id, record), defaultFor(record.customer_id, record.id)] : [put];
+  try {
+    await db.send(new TransactWriteCommand({ TransactItems: items }));
+    return 'created';
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const [pm, claim] = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
+    if (pm?.Code === 'ConditionalCheckFailed') return 'exists';
+    if (claim?.Code === 'ConditionalCheckFailed') return 'taken';
+    throw error;
+  }
+}
+
+/** A card saved again: its new expiry (and billing details, when given) on the payment method. */
+export async function updateCard(id: string, card: { exp_month: number; exp_year: number }, billing: BillingDetails | null): Promise<void> {
+  await db.send(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: paymentMethodKeys.item(id),
+      UpdateExpression: `SET card.exp_month = :m, card.exp_year = :y${billing ? ', billing_details = :b' : ''}`,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':m': card.exp_month, ':y': card.exp_year, ...(billing ? { ':b': billing } : {}) },
+    }),
+  );
+}
+
+/** Attaches a detached payment method to the customer (listed under it; its default if it has none). False: not detached. */
+export async function attach(record: PaymentMethodRecord, customerId: string): Promise<boolean> {
+  const entry = paymentMethodKeys.byCustomer(customerId, record.id);
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: TABLE,
+              Key: paymentMethodKeys.item(record.id),
+              UpdateExpression: 'SET customer_id = :c, gsi1pk = :g1, gsi1sk = :s1',
+              ConditionExpression: 'attribute_exists(pk) AND customer_id = :none',
+              ExpressionAttributeValues: { ':c': customerId, ':g1': entry.gsi1pk, ':s1': entry.gsi1sk, ':none': null },
+            },
+          },
+          defaultFor(customerId, record.id),
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Detaches the payment method from its customer: no longer listed, no longer the customer's default, and its card
+ * claim released (a later save of the card makes a new one). Idempotent.
+ */
+export async function detach(record: PaymentMethodRecord): Promise<void> {
+  const customerId = record.customer_id;
+  if (!customerId) return;
+  await sendConditional(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: paymentMethodKeys.item(record.id),
+      UpdateExpression: 'SET customer_id = :none REMOVE gsi1pk, gsi1sk',
+      ConditionExpression: 'customer_id = :c',
+      ExpressionAttributeValues: { ':none': null, ':c': customerId },
+    }),
+  );
+  await sendConditional(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: customerKeys.item(customerId),
+      UpdateExpression: 'REMOVE default_payment_method',
+      ConditionExpression: 'default_payment_method = :pm',
+      ExpressionAttributeValues: { ':pm': record.id },
+    }),
+  );
+  await sendConditional(
+    new DeleteCommand({
+      TableName: TABLE,
+      Key: paymentMethodKeys.customerCard(customerId, record.card.fingerprint),
+      ConditionExpression: 'payment_method_id = :pm',
+      ExpressionAttributeValues: { ':pm': record.id },
+    }),
+  );
+}
+
+/** Keeps the token an account issued for the card (the first use there wins; a later one changes nothing). */
+export async function keepToken(id: string, account: string, token: ConnectorToken): Promise<void> {
+  await sendConditional(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: paymentMethodKeys.item(id),
+      UpdateExpression: 'SET tokens.#account = :token',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(tokens.#account)',
+      ExpressionAttributeNames: { '#account': account },
+      ExpressionAttributeValues: { ':token': token },
+    }),
+  );
+}
+
+/** A page of the customer's payment methods, newest first. */
+export async function listByCustomer(customerId: string, page: PageQuery): Promise<Page<PaymentMethodRecord>> {
+  const partition = paymentMethodKeys.customerList(customerId);
+  const result = await listPage(
+    {
+      index: 'gsi1',
+      partition: { name: 'gsi1pk', value: partition.gsi1pk },
+      sortKey: { name: 'gsi1sk' },
+      cursorKey: (id) => ({ ...paymentMethodKeys.item(id), ...paymentMethodKeys.byCustomer(customerId, id) }),
+    },
+    page,
+  );
+  return { data: result.data.map(paymentMethodOf), has_more: result.has_more };
+}

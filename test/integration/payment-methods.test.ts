@@ -1,0 +1,201 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { handler as updateCustomer } from '../../functions/customers/update.ts';
+import { handler as getCustomer } from '../../functions/customers/get.ts';
+import { handler as listKeys } from '../../functions/api-keys/list.ts';
+import { clock } from '../../shared/domain/clock.ts';
+import { createCustomer } from '../../shared/domain/customers.ts';
+import { db, TABLE } from '../../shared/store/client.ts';
+import { apiEvent, invokeHttp } from '../support/lambda.ts';
+import { bearer, newMerchant, testActor } from '../support/merchant.ts';
+import { freshCard } from '../support/payments.ts';
+import { cardBody, paymentMethods, publishableKeyOf } from '../support/payment-methods.ts';
+
+/** Every item of the main table that mentions `text` anywhere (its JSON). */
+async function itemsHolding(text: string): Promise<unknown[]> {
+  const found: unknown[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(new ScanCommand({ TableName: TABLE, ExclusiveStartKey: start }));
+    found.push(...(page.Items ?? []).filter((item) => JSON.stringify(item).includes(text)));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return found;
+}
+
+describe('publishable keys', () => {
+  it('are created on request, start pk_test_, and are listed in full', async () => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    // Act
+    const key = await publishableKeyOf(apiKey);
+    const listed = await invokeHttp(listKeys, apiEvent({ method: 'GET', path: '/api/api-keys', headers: bearer(apiKey) }));
+    // Assess
+    expect(key).toMatch(/^pk_test_[0-9A-Za-z]{43}$/);
+    expect(listed.body.data).toContainEqual(expect.objectContaining({ type: 'publishable', key, prefix: 'pk_test_' }));
+    expect(listed.body.data.find((k: { type: string }) => k.type === 'secret')).not.toHaveProperty('key');
+  });
+
+  it('may create payment methods and nothing else: 401 naming why on reading one', async () => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    const publishable = await publishableKeyOf(apiKey);
+    const created = await paymentMethods.create(publishable, cardBody(freshCard()));
+    // Act
+    const read = await paymentMethods.get(publishable, created.body.id);
+    // Assess
+    expect(created.status, created.rawBody).toBe(200);
+    expect(read.status).toBe(401);
+    expect(read.body.error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' });
+    expect(read.body.error.message).toBe('Invalid API key: a publishable key can only create payment methods');
+  });
+
+  it('limits payment-method creates to 30 a minute per key and client IP; a secret key is not limited by it', async () => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    const publishable = await publishableKeyOf(apiKey);
+    const save = (key: string, ip: string) => paymentMethods.create(key, cardBody(freshCard()), {}, ip);
+    // Act, with the clock inside one window (15 s from its start)
+    const realNow = clock.now;
+    clock.now = () => Math.floor(realNow() / 60_000) * 60_000 + 15_000;
+    const [first, over, otherIp, server] = await (async () => {
+      const within = await Promise.all(Array.from({ length: 30 }, () => save(publishable, '198.51.100.7')));
+      return [within, await save(publishable, '198.51.100.7'), await save(publishable, '198.51.100.8'), await save(apiKey, '198.51.100.7')] as const;
+    })().finally(() => {
+      clock.now = realNow;
+    });
+    // Assess
+    expect(first.map((r) => r.status)).toEqual(Array(30).fill(200));
+    expect(over.status).toBe(429);
+    expect(over.body.error.type).toBe('rate_limit_error');
+    expect(otherIp.status).toBe(200);
+    expect(server.status).toBe(200);
+  });
+});
+
+describe('payment methods', () => {
+  it('save a card: brand, last4, expiry and fingerprint shown, the number in no answer and no main-table item', async () => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    const publishable = await publishableKeyOf(apiKey);
+    const number = freshCard();
+    // Act
+    const created = await paymentMethods.create(publishable, cardBody(number, { billing_details: { name: 'Jane Doe', address: { country: 'de' } } }));
+    const read = await paymentMethods.get(apiKey, created.body.id);
+    // Assess
+    expect(created.status, created.rawBody).toBe(200);
+    expect(created.body).toMatchObject({
+      id: expect.stringMatching(/^pm_[0-9a-z]{26}$/),
+      object: 'payment_method',
+      type: 'card',
+      card: { brand: 'visa', last4: number.slice(-4), exp_month: 12, exp_year: 2034, fingerprint: expect.any(String) },
+      billing_details: { name: 'Jane Doe', address: { country: 'DE' } },
+      customer_id: null,
+      livemode: false,
+    });
+    expect(read.body).toEqual(created.body);
+    expect(created.rawBody).not.toContain(number);
+    expect(await itemsHolding(number)).toEqual([]);
+    expect(await itemsHolding(number.slice(0, 12))).toEqual([]);
+  });
+
+  it('fingerprint: the same for one number within a merchant, another across merchants', async () => {
+    // Prepare
+    const [one, other] = await Promise.all([newMerchant(), newMerchant()]);
+    const number = freshCard();
+    // Act
+    const [a, b, c] = await Promise.all([
+      paymentMethods.create(one.apiKey, cardBody(number)),
+      paymentMethods.create(one.apiKey, cardBody(number)),
+      paymentMethods.create(other.apiKey, cardBody(number)),
+    ]);
+    // Assess
+    expect(a.body.id).not.toBe(b.body.id);
+    expect(a.body.card.fingerprint).toBe(b.body.card.fingerprint);
+    expect(c.body.card.fingerprint).not.toBe(a.body.card.fingerprint);
+  });
+
+  it('the same number saved again for the same customer answers the same pm_ with its new expiry', async () => {
+    // Prepare
+    const { apiKey, customerId } = await newMerchant();
+    const number = freshCard();
+    const first = await paymentMethods.create(apiKey, cardBody(number, { customer_id: customerId }));
+    // Act
+    const again = await paymentMethods.create(apiKey, {
+      ...cardBody(number, { customer_id: customerId }),
+      card: { number, exp_month: 3, exp_year: 2036 },
+    });
+    // Assess
+    expect(again.status, again.rawBody).toBe(200);
+    expect(again.body.id).toBe(first.body.id);
+    expect(again.body.card).toMatchObject({ exp_month: 3, exp_year: 2036 });
+    const listed = await paymentMethods.list(apiKey, { customer_id: customerId });
+    expect(listed.body.data.map((pm: { id: string }) => pm.id)).toEqual([first.body.id]);
+  });
+
+  it("list a customer's cards newest first; attach, detach and the customer's default follow", async () => {
+    // Prepare
+    const { apiKey, customerId } = await newMerchant();
+    const saved = await paymentMethods.create(apiKey, cardBody(freshCard(), { customer_id: customerId }));
+    const loose = await paymentMethods.create(apiKey, cardBody(freshCard()));
+    const customer = () => invokeHttp(getCustomer, apiEvent({ method: 'GET', path: `/api/customers/${customerId}`, headers: bearer(apiKey) }));
+    expect((await customer()).body.default_payment_method).toBe(saved.body.id);
+
+    // Act: attach the loose one and make it the default
+    const attached = await paymentMethods.attach(apiKey, loose.body.id, customerId);
+    const chosen = await invokeHttp(
+      updateCustomer,
+      apiEvent({ method: 'PUT', path: `/api/customers/${customerId}`, headers: bearer(apiKey), body: { default_payment_method: loose.body.id } }),
+    );
+    // Assess
+    expect(attached.body.customer_id).toBe(customerId);
+    expect(chosen.body.default_payment_method).toBe(loose.body.id);
+    expect((await paymentMethods.list(apiKey, { customer_id: customerId })).body.data.map((pm: { id: string }) => pm.id)).toEqual([
+      loose.body.id,
+      saved.body.id,
+    ]);
+
+    // Act: detach the default
+    const detached = await paymentMethods.detach(apiKey, loose.body.id);
+    // Assess: still readable, no longer listed, no longer the default
+    expect(detached.body.customer_id).toBeNull();
+    expect((await paymentMethods.get(apiKey, loose.body.id)).status).toBe(200);
+    expect((await paymentMethods.list(apiKey, { customer_id: customerId })).body.data.map((pm: { id: string }) => pm.id)).toEqual([saved.body.id]);
+    expect((await customer()).body.default_payment_method).toBeNull();
+  });
+
+  it('one attached to another customer must be detached first: 400 invalid_state', async () => {
+    // Prepare
+    const { apiKey, customerId, merchantId } = await newMerchant();
+    const second = await createCustomer(testActor(merchantId), { email: 'second@example.com' });
+    const pm = await paymentMethods.create(apiKey, cardBody(freshCard(), { customer_id: customerId }));
+    // Act
+    const res = await paymentMethods.attach(apiKey, pm.body.id, second.id);
+    // Assess
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_state' });
+    expect(res.body.error.message).toMatch(/detach it first/);
+  });
+
+  it("another merchant's payment method is 404, its customer resource_missing; bad cards are 400 naming the field", async () => {
+    // Prepare
+    const [mine, theirs] = await Promise.all([newMerchant(), newMerchant()]);
+    const pm = await paymentMethods.create(theirs.apiKey, cardBody(freshCard()));
+    // Act
+    const read = await paymentMethods.get(mine.apiKey, pm.body.id);
+    const attach = await paymentMethods.attach(theirs.apiKey, pm.body.id, mine.customerId);
+    const forCustomer = await paymentMethods.create(mine.apiKey, cardBody(freshCard(), { customer_id: theirs.customerId }));
+    const list = await paymentMethods.list(mine.apiKey, { customer_id: theirs.customerId });
+    const luhn = await paymentMethods.create(mine.apiKey, cardBody('4242424242424241'));
+    const expired = await paymentMethods.create(mine.apiKey, {
+      ...cardBody(freshCard()),
+      card: { number: freshCard(), exp_month: 1, exp_year: 2020 },
+    });
+    // Assess
+    expect(read.status).toBe(404);
+    expect(read.body.error.message).toBe(`Resource not found: no payment method ${pm.body.id} in test mode`);
+    for (const res of [attach, forCustomer, list]) expect(res.body.error).toMatchObject({ code: 'resource_missing', param: 'customer_id' });
+    expect(luhn.body.error).toMatchObject({ code: 'parameter_invalid', param: 'card.number' });
+    expect(expired.body.error).toMatchObject({ code: 'parameter_invalid', param: 'card.exp_year' });
+  });
+});
