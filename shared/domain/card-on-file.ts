@@ -58,14 +58,14 @@ export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCha
   const payment = await authorizePayment(
     base,
     [target],
-    { providerToken: card.provider_token },
+    () => ({ providerToken: card.provider_token }),
     () => ({
       strategy: 'card_on_file',
       reason: `The customer's card on file is a token of ${describeTarget(target)}, so the charge goes there only.`,
       alternatives_considered: [],
       latency_ms: Math.round(performance.now() - started),
     }),
-    card,
+    { onFile: card },
   );
   if (!payment) throw new OperationInProgress(1);
   if (payment.status !== 'succeeded') throw new Declined(payment.decline_code ?? 'generic_decline', id);

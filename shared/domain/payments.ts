@@ -6,7 +6,9 @@ import { count } from '../metrics.ts';
 import { appSecret } from '../secrets.ts';
 import * as customers from '../store/customers.ts';
 import type { CardOnFile } from '../store/customers.ts';
+import type { TransactItem } from '../store/client.ts';
 import { type Change, commit, type Operation } from '../store/commit.ts';
+import { cardToCharge, forgetUsedCvc, methodAt, tokenKept } from './saved-cards.ts';
 import * as payments from '../store/payments.ts';
 import type { PaymentAttempt, PaymentRecord, RoutingDecision, StoredPayment } from '../store/payments.ts';
 import * as velocityStore from '../store/velocity.ts';
@@ -68,6 +70,7 @@ export const paymentView = (p: PaymentRecord) => ({
     created_at: a.created_at,
   })),
   payment_method: {
+    id: p.payment_method_id ?? null,
     type: 'card' as const,
     card: { brand: p.card.brand, last4: p.card.last4, exp_month: p.card.exp_month, exp_year: p.card.exp_year },
   },
@@ -184,7 +187,11 @@ function decision(route: Route, chosen: RouteTarget | undefined, started: number
 /** `admitted`: the rate limit's verdict, counted while the reads run; nothing but the card's velocity is written before it. */
 export async function createPayment(merchant: Merchant, input: CreatePaymentInput, origin: Origin = freshOrigin(), admitted = Promise.resolve()) {
   const started = performance.now();
-  const { card } = input.payment_method;
+  const charged = await cardToCharge(merchant, input.payment_method, input.customer_id);
+  const { card, paymentMethod } = charged;
+  // A saved card's customer is the payment's, unless the create names one.
+  if (paymentMethod?.customer_id && input.customer_id === undefined && input.customer === undefined)
+    input = { ...input, customer_id: paymentMethod.customer_id };
   // One instant for the id (a ULID, which orders lists) and created_at, however long routing and the provider take.
   const createdAt = origin.at;
   const id = idFor('payment', origin);
@@ -207,7 +214,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
   // The customer: named by id (its e-mail then feeds routing and risk), or found by the e-mail given, if any.
   const linked = linkedCustomer(merchant, input);
   const decided = Promise.all([
-    plan(merchant, input, card.number, { customerEmail: linked.then((c) => c?.email ?? input.customer?.email) }),
+    plan(merchant, { ...input, payment_method: undefined }, card.number, { customerEmail: linked.then((c) => c?.email ?? input.customer?.email) }),
     linked,
     velocity,
   ]);
@@ -238,6 +245,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     amount: input.amount,
     currency: input.currency,
     card: stored,
+    ...(paymentMethod ? { payment_method_id: paymentMethod.id } : {}),
     customer: input.customer ?? (customer?.email ? { email: customer.email } : null),
     customer_email: customerEmail ?? null,
     customer_id: customer?.id ?? null,
@@ -268,10 +276,10 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
   const payment = await authorizePayment(
     base,
     route.targets,
-    { card },
+    (target) => methodAt(charged, target),
     (target, softFailures) => decision(withFailover(route, softFailures, target), target, started),
-    customer?.card_on_file,
-  );
+    { onFile: customer?.card_on_file, kept: (target, result) => tokenKept(charged, target, result) },
+  ).finally(() => forgetUsedCvc(merchant, charged));
   if (!payment) return answerRetried(merchant, input, origin);
   const answer = answerFor(payment);
   return payment.capture_method === 'automatic' ? captureAtOnce(payment) : answer;
@@ -347,9 +355,9 @@ function answerFor(payment: PaymentRecord): PaymentView {
 export async function authorizePayment(
   base: PaymentRecord,
   targets: readonly RouteTarget[],
-  method: Pick<AuthorizeRequest, 'card' | 'providerToken'>,
+  methodAt: (target: RouteTarget) => Pick<AuthorizeRequest, 'card' | 'providerToken'>,
   describe: (target: RouteTarget, softFailures: readonly SoftFailureSeen[]) => RoutingDecision,
-  onFile?: CardOnFile | null,
+  { onFile, kept = () => [] }: { onFile?: CardOnFile | null; kept?: (target: RouteTarget, result: AuthorizeResult) => TransactItem[] } = {},
 ): Promise<PaymentRecord | undefined> {
   const tried: Promise<void>[] = [];
   const attempts: AttemptOutcome[] = [];
@@ -388,6 +396,7 @@ export async function authorizePayment(
         start: { op: next, begin, refused: async () => (first ? 'taken' : Promise.reject(new OperationInProgress(1))) },
         call: async (attempt) => {
           const connector = await connectorForTarget(base, target);
+          const method = methodAt(target);
           const request: AuthorizeRequest = {
             ...method,
             paymentId: base.id,
@@ -395,7 +404,9 @@ export async function authorizePayment(
             amount: base.amount,
             currency: base.currency,
             attempt: index + 1,
-            ...(method.card && base.customer_id ? { storeFor: { customerReference: base.customer_id, email: base.customer_email } } : {}),
+            ...(method.card && (base.customer_id || base.payment_method_id)
+              ? { storeFor: { customerReference: base.customer_id ?? base.payment_method_id!, email: base.customer_email } }
+              : {}),
           };
           const result = await authorizeWithin(connector, request);
           return result.outcome === 'unknown' ? resolveUnknown(connector, request, result.latencyMs) : result;
@@ -444,7 +455,7 @@ export async function authorizePayment(
                   provider_token: result.providerToken || null,
                   routing_decision,
                 };
-          await finishCreate(payment, attempt, attempts, { onFile });
+          await finishCreate(payment, attempt, attempts, { onFile, also: kept(target, result) });
           return payment;
         },
       });
@@ -506,7 +517,12 @@ async function finishCreate(
   payment: PaymentRecord,
   op: Operation,
   attempts: readonly AttemptOutcome[],
-  { keepOperation = false, source = sourceOf(payment), onFile }: { keepOperation?: boolean; source?: ChangeSource; onFile?: CardOnFile | null } = {},
+  {
+    keepOperation = false,
+    source = sourceOf(payment),
+    onFile,
+    also = [],
+  }: { keepOperation?: boolean; source?: ChangeSource; onFile?: CardOnFile | null; also?: readonly TransactItem[] } = {},
 ): Promise<void> {
   const succeeded = payment.status === 'succeeded';
   const event = newEvent(payment, succeeded ? 'payment.succeeded' : 'payment.failed', paymentView(payment));
@@ -546,7 +562,12 @@ async function finishCreate(
         : []),
     ],
     events: [event],
-    counters: [...cardOnFile, ...ledger.authorizationCounters(payment, attempts), ...payments.paymentCountChange(payment, null, payment.status)],
+    counters: [
+      ...cardOnFile,
+      ...also,
+      ...ledger.authorizationCounters(payment, attempts),
+      ...payments.paymentCountChange(payment, null, payment.status),
+    ],
   });
   if (result === 'refused') throw new OperationInProgress(1);
 }

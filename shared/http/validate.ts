@@ -88,7 +88,16 @@ function rejectUnknown(names: readonly string[], known: readonly string[]): void
 function parse(schema: AnySchema, input: unknown): unknown {
   const result = v.safeParse(schema, input, { abortEarly: true });
   if (result.success) return result.output;
-  throw invalidParameter(schema, result.issues[0]);
+  throw invalidParameter(schema, chosenOption(result.issues[0]));
+}
+
+/**
+ * A union given an object of one option's shape (`payment_method` as a card, not a `pm_` id) answers that option's
+ * own issue (`payment_method.card.number`), not the union's.
+ */
+function chosenOption(issue: v.BaseIssue<unknown>): v.BaseIssue<unknown> {
+  const nested = issue.type === 'union' ? issue.issues?.find((i) => i.path?.length) : undefined;
+  return nested ? { ...nested, path: [...(issue.path ?? []), ...nested.path!] as typeof nested.path } : issue;
 }
 
 /**

@@ -30,6 +30,8 @@ export interface SandboxAuthorization {
   state: 'authorized' | 'captured' | 'voided';
   captured: number;
   refunded: number;
+  /** what paid: a card (with its CVC or without), or a token the sandbox issued */
+  paidWith: 'card and cvc' | 'card' | 'token';
 }
 
 /**
@@ -150,6 +152,7 @@ export class SandboxConnector implements Connector {
       state: 'authorized',
       captured: 0,
       refunded: 0,
+      paidWith: request.providerToken ? 'token' : request.card?.cvc ? 'card and cvc' : 'card',
     });
     return {
       outcome: 'approved',

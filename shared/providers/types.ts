@@ -7,7 +7,8 @@ export interface CardInput {
   number: string;
   exp_month: number;
   exp_year: number;
-  cvc: string;
+  /** absent for a saved card whose CVC is no longer kept (the vault keeps it until the first authorization or an hour) */
+  cvc?: string;
 }
 
 export interface AuthorizeRequest {
@@ -50,6 +51,8 @@ export type AuthorizeResult =
       outcome: 'approved';
       reference: string;
       /** a reusable card-on-file token, when the card was stored (storeFor) */ providerToken?: string;
+      /** the card network's id of this authorization, when the provider gives it (for later merchant-initiated charges) */
+      networkTransactionId?: string;
       latencyMs: number;
     }
   | { outcome: 'declined'; declineCode: string; latencyMs: number }

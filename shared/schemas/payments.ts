@@ -77,7 +77,13 @@ const paymentEntries = {
 
 export const CreatePaymentBody = v.object({
   ...paymentEntries,
-  payment_method: v.object({ type: v.literal('card'), card: Card }),
+  payment_method: v.union(
+    [
+      v.pipe(v.string(), v.regex(idPattern('paymentMethod'), 'a saved payment method id, pm_…'), v.examples([exampleId('paymentMethod')])),
+      v.object({ type: v.literal('card'), card: Card }),
+    ],
+    'a saved payment method id (pm_…), or {type: "card", card: {number, exp_month, exp_year, cvc}}',
+  ),
   customer_id: CustomerId,
   capture_method: v.optional(
     v.pipe(

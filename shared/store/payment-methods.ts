@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
-import { db, isConditionFailure, sendConditional, TABLE } from './client.ts';
+import { db, isConditionFailure, sendConditional, TABLE, type TransactItem } from './client.ts';
 import { Int, nullable, recordReader, Text } from './item-schemas.ts';
 import { customerKeys, type Owner, ownedBy, paymentMethodKeys } from './keys.ts';
 import { listPage, type Page, type PageQuery } from './pagination.ts';
@@ -193,19 +193,16 @@ export async function detach(record: PaymentMethodRecord): Promise<void> {
   );
 }
 
-/** Keeps the token an account issued for the card (the first use there wins; a later one changes nothing). */
-export async function keepToken(id: string, account: string, token: ConnectorToken): Promise<void> {
-  await sendConditional(
-    new UpdateCommand({
-      TableName: TABLE,
-      Key: paymentMethodKeys.item(id),
-      UpdateExpression: 'SET tokens.#account = :token',
-      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(tokens.#account)',
-      ExpressionAttributeNames: { '#account': account },
-      ExpressionAttributeValues: { ':token': token },
-    }),
-  );
-}
+/** The token an account issued for the card, kept (a token kept first stays): goes in the payment's transaction. */
+export const tokenWrite = (id: string, account: string, token: ConnectorToken): TransactItem => ({
+  Update: {
+    TableName: TABLE,
+    Key: paymentMethodKeys.item(id),
+    UpdateExpression: 'SET tokens.#account = if_not_exists(tokens.#account, :token)',
+    ExpressionAttributeNames: { '#account': account },
+    ExpressionAttributeValues: { ':token': token },
+  },
+});
 
 /** A page of the customer's payment methods, newest first. */
 export async function listByCustomer(customerId: string, page: PageQuery): Promise<Page<PaymentMethodRecord>> {

@@ -64,6 +64,8 @@ export interface PaymentRecord {
   /** the provider's reusable card-on-file token (never card data) */
   provider_token: string | null;
   card: StoredCard;
+  /** the saved payment method charged (absent: a card sent with the create) */
+  payment_method_id?: string;
   customer: { email?: string; name?: string; phone?: string } | null;
   customer_email: string | null;
   customer_id: string | null;
@@ -190,6 +192,7 @@ const PaymentItem = v.object({
     exp_year: Int,
     fingerprint: Text,
   }),
+  payment_method_id: v.optional(Text),
   customer: nullOrAbsent(v.object({ email: v.optional(Text), name: v.optional(Text), phone: v.optional(Text) })),
   customer_email: nullOrAbsent(Text),
   customer_id: nullOrAbsent(Text),

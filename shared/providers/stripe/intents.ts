@@ -6,7 +6,7 @@ import { mapStripeFailure } from './errors.ts';
 
 /** Raw card data in `payment_method_data` (needs raw card data access on the account, so the SDK's types omit it). */
 export type IntentParams = Stripe.PaymentIntentCreateParams & {
-  payment_method_data?: { type: 'card'; card: { number: string; exp_month: number; exp_year: number; cvc: string } };
+  payment_method_data?: { type: 'card'; card: { number: string; exp_month: number; exp_year: number; cvc?: string } };
 };
 
 const idOf = (value: string | { id: string } | null | undefined) => (typeof value === 'string' ? value : value?.id);

@@ -47,6 +47,7 @@ const paymentEntries = {
     v.description('every authorization attempt, oldest first; its id is the idempotency key the provider received'),
   ),
   payment_method: v.object({
+    id: v.pipe(v.nullable(Id('paymentMethod')), v.description('the saved payment method charged; null for a card sent with the create')),
     type: v.literal('card'),
     card: v.object({
       brand: v.picklist(CARD_BRANDS),

@@ -1,0 +1,54 @@
+import type { AuthorizeRequest, AuthorizeResult, CardInput } from '../providers/index.ts';
+import type { TransactItem } from '../store/client.ts';
+import * as paymentMethods from '../store/payment-methods.ts';
+import type { PaymentMethodRecord } from '../store/payment-methods.ts';
+import * as vault from '../store/vault.ts';
+import { type Merchant, ownerOf } from './auth.ts';
+import { modeOf, type RouteTarget } from './connectors.ts';
+import { BadRequest, ResourceMissing } from './errors.ts';
+
+/** The card a create charges: the one sent with it, or a saved payment method's (its number read from the vault). */
+export interface CardToCharge {
+  card: CardInput;
+  paymentMethod?: PaymentMethodRecord;
+}
+
+export async function cardToCharge(merchant: Merchant, method: string | { card: CardInput }, customerId?: string): Promise<CardToCharge> {
+  if (typeof method !== 'string') return { card: method.card };
+  const owner = ownerOf(merchant);
+  const [pm, vaulted] = await Promise.all([paymentMethods.getPaymentMethod(owner, method), vault.readCard(owner, method)]);
+  if (!pm || !vaulted) throw new ResourceMissing('payment_method', `no payment method ${method} in ${modeOf(merchant)} mode`);
+  if (customerId !== undefined && pm.customer_id !== null && pm.customer_id !== customerId) {
+    throw new BadRequest('parameter_invalid', 'payment_method', `payment method ${pm.id} belongs to customer ${pm.customer_id}, not ${customerId}`);
+  }
+  const { number, cvc } = vaulted;
+  return { card: { number, exp_month: pm.card.exp_month, exp_year: pm.card.exp_year, ...(cvc ? { cvc } : {}) }, paymentMethod: pm };
+}
+
+const accountOfTarget = (target: RouteTarget) => paymentMethods.accountOf({ provider: target.provider, connector_id: target.connectorId });
+
+/** How an attempt pays at `target`: the token that account issued for the saved card, else the card itself. */
+export function methodAt(charged: CardToCharge, target: RouteTarget): Pick<AuthorizeRequest, 'card' | 'providerToken'> {
+  const token = charged.paymentMethod?.tokens[accountOfTarget(target)];
+  return token ? { providerToken: token.token } : { card: charged.card };
+}
+
+/** A saved card approved at an account that holds no token for it yet: that account's token, kept with the payment. */
+export function tokenKept(charged: CardToCharge, target: RouteTarget, result: AuthorizeResult): TransactItem[] {
+  const pm = charged.paymentMethod;
+  const account = accountOfTarget(target);
+  if (!pm || result.outcome !== 'approved' || !result.providerToken || pm.tokens[account]) return [];
+  return [
+    paymentMethods.tokenWrite(pm.id, account, {
+      provider: target.provider,
+      connector_id: target.connectorId,
+      token: result.providerToken,
+      network_transaction_id: result.networkTransactionId ?? null,
+    }),
+  ];
+}
+
+/** The CVC is kept only until the first authorization with it (PCI DSS 3.3.1), whatever its outcome. */
+export async function forgetUsedCvc(merchant: Merchant, charged: CardToCharge): Promise<void> {
+  if (charged.paymentMethod && charged.card.cvc) await vault.forgetCvc(ownerOf(merchant), charged.paymentMethod.id);
+}
