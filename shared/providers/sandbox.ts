@@ -51,6 +51,9 @@ class ConnectionDropped extends Error {}
 const pause = (ms: number, signal?: AbortSignal) => (ms > 0 ? sleep(ms, undefined, { signal }) : Promise.resolve());
 
 const referenceFor = (provider: ProviderName, key: string) => `${provider}_ch_${createHash('sha256').update(key).digest('hex').slice(0, 24)}`;
+/** A card network's id for an approval, 15 digits like a Visa Transaction ID (derived from the key: stable on replay). */
+const networkIdFor = (provider: ProviderName, key: string) =>
+  String(BigInt(`0x${createHash('sha256').update(`${provider} network ${key}`).digest('hex').slice(0, 15)}`) % 10n ** 15n).padStart(15, '0');
 
 export class SandboxConnector implements Connector {
   constructor(readonly name: ProviderName) {}
@@ -76,7 +79,9 @@ export class SandboxConnector implements Connector {
     const answer = sandboxBooks.answers.get(`${this.name} authorize ${idempotencyKey}`) as AuthorizeResult | undefined;
     if (answer?.outcome === 'approved') {
       const held = sandboxBooks.authorizations.get(answer.reference);
-      return held?.state === 'voided' ? { found: 'none' } : { found: 'authorized', reference: answer.reference, providerToken: answer.providerToken };
+      if (held?.state === 'voided') return { found: 'none' };
+      const { reference, providerToken, networkTransactionId } = answer;
+      return { found: 'authorized', reference, providerToken, networkTransactionId };
     }
     if (answer?.outcome === 'declined') return { found: 'declined', declineCode: answer.declineCode };
     return { found: 'none' };
@@ -136,7 +141,10 @@ export class SandboxConnector implements Connector {
     return [];
   }
 
-  /** The card's answer, and the authorization it leaves held when approved. */
+  /**
+   * The card's answer, and the authorization it leaves held when approved. A merchant-initiated charge of a raw card
+   * comes without a CVC and is answered like any other: the test cards decide.
+   */
   private decide(request: AuthorizeRequest): AuthorizeResult {
     if (request.providerToken?.includes(DECLINING_TOKEN)) return { outcome: 'declined', declineCode: 'generic_decline', latencyMs: 0 };
     const behaviour = request.card ? TEST_CARDS[request.card.number] : undefined;
@@ -159,6 +167,7 @@ export class SandboxConnector implements Connector {
       reference,
       // A reusable card-on-file token, as a provider's vault issues it (no card data in it).
       providerToken: request.providerToken ?? `tok_${this.name}${marker}${randomBytes(12).toString('hex')}`,
+      networkTransactionId: networkIdFor(this.name, request.idempotencyKey),
       latencyMs: 0,
     };
   }

@@ -7,8 +7,19 @@ export interface CardInput {
   number: string;
   exp_month: number;
   exp_year: number;
-  /** absent for a saved card whose CVC is no longer kept (the vault keeps it until the first authorization or an hour) */
+  /** absent on a merchant-initiated charge of a vaulted card (a CVC is never kept); never sent on one anyway */
   cvc?: string;
+}
+
+/**
+ * A charge the merchant starts without the cardholder (a renewal, a retry at another account): the card's earlier
+ * customer-initiated authorization is named by its network transaction id, so the issuer sees the stored-credential
+ * series. `recurringModel` (default `subscription`) is the series' kind: fixed schedule, or unscheduled charges.
+ */
+export interface MerchantInitiation {
+  type: 'merchant';
+  networkTransactionId?: string;
+  recurringModel?: 'subscription' | 'unscheduled';
 }
 
 export interface AuthorizeRequest {
@@ -29,6 +40,13 @@ export interface AuthorizeRequest {
    * charge is merchant-initiated on that stored card (Stripe `off_session`, Adyen `ContAuth` + `Subscription`).
    */
   storeFor?: { customerReference: string; email?: string | null };
+  /**
+   * Absent: customer-initiated (as before). `merchant` with a raw `card`: the vault's number charged at an account
+   * that holds no token for it, off-session, with the network transaction id and no CVC (Stripe `off_session` +
+   * `mit_exemption`, Adyen `ContAuth` + `networkTxReference`, Braintree external vault + `paymentInitiator`). May
+   * be combined with `storeFor`, so the account keeps its own token for next time.
+   */
+  initiator?: MerchantInitiation;
   /** 1 for the first provider tried, 2 for the first failover, … */
   attempt: number;
   /**
@@ -51,7 +69,7 @@ export type AuthorizeResult =
       outcome: 'approved';
       reference: string;
       /** a reusable card-on-file token, when the card was stored (storeFor) */ providerToken?: string;
-      /** the card network's id of this authorization, when the provider gives it (for later merchant-initiated charges) */
+      /** the card network's id of this authorization (Visa Transaction ID, Mastercard Trace ID), when the provider gives it */
       networkTransactionId?: string;
       latencyMs: number;
     }
@@ -72,7 +90,7 @@ export type OperationResult =
 
 /** What the provider holds under one of our idempotency keys. */
 export type LookupResult =
-  | { found: 'authorized'; reference: string; providerToken?: string }
+  | { found: 'authorized'; reference: string; providerToken?: string; networkTransactionId?: string }
   | { found: 'declined'; declineCode: string }
   | { found: 'none' }
   | { found: 'unknown' };

@@ -330,7 +330,12 @@ describe('Adyen outcome unknown, resolved', () => {
     // Then
     expect(result.outcome).toBe('unknown');
     const [hold] = holdsUnder(request.idempotencyKey);
-    expect(found).toEqual({ found: 'authorized', reference: hold!.reference, providerToken: '' });
+    expect(found).toEqual({
+      found: 'authorized',
+      reference: hold!.reference,
+      providerToken: '',
+      networkTransactionId: expect.stringMatching(/^\d{15}$/),
+    });
     expect(holdsUnder(request.idempotencyKey)).toHaveLength(1);
     expect(callsUnder(request.idempotencyKey).map((c) => c.operation)).toEqual(['authorize', 'lookup']);
   });

@@ -194,7 +194,7 @@ describe('authorize', () => {
     const [held] = fake.holds().filter((h) => h.idempotencyKey === attempt.idempotencyKey);
     expect(held).toMatchObject({ state: 'authorized' });
     // And a look-up finds it, by replaying the request and by reading the list
-    const found = { found: 'authorized', reference: held!.reference, providerToken: '' };
+    const found = { found: 'authorized', reference: held!.reference, providerToken: '', networkTransactionId: expect.stringMatching(/^\d{15}$/) };
     expect(await stripe.lookup(attempt.idempotencyKey, undefined, attempt)).toEqual(found);
     expect(await stripe.lookup(attempt.idempotencyKey)).toEqual(found);
     // And a reversal cancels it: nothing stays authorized

@@ -178,6 +178,39 @@ describe('SandboxConnector.authorize', () => {
     });
   });
 
+  describe('network transaction id and merchant-initiated charges', () => {
+    const merchantCharge = (number: string): Partial<AuthorizeRequest> => ({
+      card: { number, exp_month: 12, exp_year: 2034 },
+      initiator: { type: 'merchant', networkTransactionId: '483297104628113' },
+    });
+
+    it('an approval carries a 15-digit network transaction id, which a look-up keeps', async () => {
+      // Prepare
+      const key = randomUUID();
+      const connector = connectorFor('adyen');
+      // Act
+      const result = await authorize('adyen', '4242424242424242', { idempotencyKey: key });
+      const found = await connector.lookup(key);
+      // Assess
+      expect(result).toMatchObject({ outcome: 'approved', networkTransactionId: expect.stringMatching(/^\d{15}$/) });
+      expect(found).toMatchObject({ found: 'authorized', networkTransactionId: (result as { networkTransactionId: string }).networkTransactionId });
+    });
+
+    it.each(PROVIDERS)('%s approves a merchant-initiated charge of an approving card without a CVC', async (provider) => {
+      // Act
+      const result = await authorize(provider, SANDBOX_APPROVED_CARD.number, merchantCharge(SANDBOX_APPROVED_CARD.number));
+      // Assess
+      expect(result).toMatchObject({ outcome: 'approved', networkTransactionId: expect.stringMatching(/^\d{15}$/) });
+    });
+
+    it('a merchant-initiated charge of a declining card is declined as a customer-initiated one is', async () => {
+      // Act
+      const result = await authorize('stripe', '4000000000009995', merchantCharge('4000000000009995'));
+      // Assess
+      expect(result).toMatchObject({ outcome: 'declined', declineCode: 'insufficient_funds' });
+    });
+  });
+
   describe('outages (sandboxSettings.down)', () => {
     it('a provider that is down answers a soft provider_down; the others are unaffected', async () => {
       // Prepare

@@ -15,7 +15,8 @@ import type { AdyenCredentials } from './credentials.ts';
 import { mapPaymentResult } from './errors.ts';
 import { paymentRequest, tokenOf } from './payments.ts';
 
-type PaymentOutcome = { approved: { reference: string; providerToken: string } } | { failure: MappedFailure; answered: boolean };
+type PaymentOutcome =
+  { approved: { reference: string; providerToken: string; networkTransactionId?: string } } | { failure: MappedFailure; answered: boolean };
 
 export class AdyenConnector implements Connector {
   readonly name = 'adyen' as const;
@@ -123,7 +124,10 @@ export class AdyenConnector implements Connector {
     const result = mapPaymentResult({ ...answer.data, refusalReasonRaw: answer.data.additionalData?.refusalReasonRaw });
     if (result !== 'approved') return { failure: result, answered: true };
     if (!answer.data.pspReference) return { failure: { declineCode: 'processing_error', class: 'unknown' }, answered: false };
-    return { approved: { reference: answer.data.pspReference, providerToken: tokenOf(request, body.request, answer.data) } };
+    // Returned when the account asks for it (Customer Area: Developers → Additional data → network transaction reference).
+    const networkTransactionId = answer.data.additionalData?.networkTxReference;
+    const approved = { reference: answer.data.pspReference, providerToken: tokenOf(request, body.request, answer.data) };
+    return { approved: networkTransactionId ? { ...approved, networkTransactionId } : approved };
   }
 }
 

@@ -22,19 +22,28 @@ export function parseProviderToken(token: string): { storedPaymentMethodId: stri
   return { storedPaymentMethodId: token.slice(0, at), shopperReference: token.slice(at + 1) };
 }
 
-/** The /payments body: a raw card (stored for later when `storeFor` asks), or a charge on a stored card. */
+/**
+ * The /payments body: a raw card (stored for later when `storeFor` asks; merchant-initiated with the network's id
+ * when `initiator` says so), or a charge on a stored card.
+ */
 export function paymentRequest(request: AuthorizeRequest, merchantAccount: string): { request: PaymentRequest } | { failure: MappedFailure } {
   const value = adyenValue(request.amount, request.currency);
   // Not expressible in Adyen's minor units (e.g. IDR with cents): not the card's answer; another provider may take it.
   if (value === undefined) return { failure: { declineCode: 'processing_error', class: 'soft' } };
+  const merchant = request.initiator?.type === 'merchant' ? request.initiator : undefined;
+  const additionalData: Record<string, string> = { manualCapture: 'true' };
+  // A raw card's earlier authorization (its network's id): how the issuer links this charge to the series.
+  if (merchant?.networkTransactionId && !request.providerToken) additionalData.networkTxReference = merchant.networkTransactionId;
   const base = {
     merchantAccount,
     amount: { currency: request.currency.toUpperCase(), value },
     reference: adyenKey(request.idempotencyKey),
     returnUrl: RETURN_URL,
-    additionalData: { manualCapture: 'true' },
+    additionalData,
     metadata: { paymentId: request.paymentId, attempt: String(request.attempt) },
   } satisfies Partial<PaymentRequest>;
+  const recurringProcessingModel: PaymentRequest['recurringProcessingModel'] =
+    merchant?.recurringModel === 'unscheduled' ? 'UnscheduledCardOnFile' : 'Subscription';
   if (request.providerToken) {
     const token = parseProviderToken(request.providerToken);
     if (!token) return { failure: { declineCode: 'invalid_account', class: 'hard' } };
@@ -44,7 +53,7 @@ export function paymentRequest(request: AuthorizeRequest, merchantAccount: strin
         paymentMethod: { type: 'scheme', storedPaymentMethodId: token.storedPaymentMethodId },
         shopperReference: token.shopperReference,
         shopperInteraction: 'ContAuth',
-        recurringProcessingModel: 'Subscription',
+        recurringProcessingModel,
       },
     };
   }
@@ -59,6 +68,9 @@ export function paymentRequest(request: AuthorizeRequest, merchantAccount: strin
         ...(request.storeFor.email ? { shopperEmail: request.storeFor.email } : {}),
       }
     : {};
+  // Merchant-initiated: the card on file charged without the shopper (ContAuth), never with a CVC.
+  const initiated = merchant ? { shopperInteraction: 'ContAuth' as const, recurringProcessingModel } : {};
+  const cvc = !merchant && card.cvc ? { cvc: card.cvc } : {};
   return {
     request: {
       ...base,
@@ -67,11 +79,12 @@ export function paymentRequest(request: AuthorizeRequest, merchantAccount: strin
         number: card.number,
         expiryMonth: String(card.exp_month).padStart(2, '0'),
         expiryYear: String(card.exp_year < 100 ? 2000 + card.exp_year : card.exp_year),
-        cvc: card.cvc,
+        ...cvc,
       },
       // Server to server: no shopper to take through 3D Secure.
       authenticationData: { attemptAuthentication: 'never' },
       ...stored,
+      ...initiated,
     },
   };
 }

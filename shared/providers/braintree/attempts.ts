@@ -2,7 +2,7 @@ import { providerDeadlines } from '../deadlines.ts';
 import { failedOperation } from '../failures.ts';
 import type { LookupResult, OperationResult } from '../types.ts';
 import type { Endpoint } from './client.ts';
-import { mostTelling, reverseTransaction, searchByOrderId, transactionState, vaultedToken } from './transactions.ts';
+import { mostTelling, networkIdOf, reverseTransaction, searchByOrderId, transactionState, vaultedToken } from './transactions.ts';
 
 /** Braintree keeps working on a request for up to 60 s after the client gave up ("gateway timeout"). */
 export const GATEWAY_TIMEOUT_MS = 60_000;
@@ -24,7 +24,7 @@ export async function lookupAttempt(endpoint: Endpoint, idempotencyKey: string, 
   const tx = mostTelling(found.data);
   if (!tx) return { found: 'none' };
   const state = transactionState(tx);
-  if (state.kind === 'held') return { found: 'authorized', reference: tx.id, providerToken: vaultedToken(tx) };
+  if (state.kind === 'held') return { found: 'authorized', reference: tx.id, providerToken: vaultedToken(tx), ...networkIdOf(tx) };
   if (state.kind === 'pending') return { found: 'unknown' };
   if (state.kind === 'failed' && state.failure.class === 'hard') return { found: 'declined', declineCode: state.failure.declineCode };
   // A soft failure or a voided authorization: nothing is held under the key.

@@ -20,12 +20,21 @@ import type {
 } from '../types.ts';
 import { braintreeAmount, sameAmount } from './amounts.ts';
 import { inFlight, lookupAttempt, reverseAttempt } from './attempts.ts';
+import { authorizationCall } from './authorization.ts';
 import { transactionChanges } from './changes.ts';
 import { type Endpoint, endpointFor, post } from './client.ts';
 import type { BraintreeCredentials } from './credentials.ts';
 import { Failure, MerchantAccounts } from './merchant-accounts.ts';
-import { AUTHORIZE_PAYMENT_METHOD, CAPTURE_TRANSACTION, REFUND_TRANSACTION, TOKENIZE_CREDIT_CARD } from './queries.ts';
-import { failedCall, readTransaction, reverseTransaction, transactionState, vaultedToken, type WireTransaction } from './transactions.ts';
+import { CAPTURE_TRANSACTION, REFUND_TRANSACTION, TOKENIZE_CREDIT_CARD } from './queries.ts';
+import {
+  failedCall,
+  networkIdOf,
+  readTransaction,
+  reverseTransaction,
+  transactionState,
+  vaultedToken,
+  type WireTransaction,
+} from './transactions.ts';
 
 export class BraintreeConnector implements Connector {
   readonly name = 'braintree' as const;
@@ -58,13 +67,15 @@ export class BraintreeConnector implements Connector {
     if (!paymentMethodId) {
       if (!request.card) throw new Error('authorize needs a card or a providerToken');
       const { number, exp_month, exp_year, cvc } = request.card;
+      // Never a CVV on a merchant-initiated charge: the cardholder is not there to give one.
+      const cvv = cvc && request.initiator?.type !== 'merchant' ? { cvv: cvc } : {};
       const tokenized = await post<{ tokenizeCreditCard: { paymentMethod: { id: string } | null } }>(
         this.endpoint,
         TOKENIZE_CREDIT_CARD,
         {
           input: {
             clientMutationId: key,
-            creditCard: { number, expirationMonth: String(exp_month).padStart(2, '0'), expirationYear: String(exp_year), cvv: cvc },
+            creditCard: { number, expirationMonth: String(exp_month).padStart(2, '0'), expirationYear: String(exp_year), ...cvv },
           },
         },
         signal,
@@ -81,27 +92,19 @@ export class BraintreeConnector implements Connector {
 
     const transaction: Record<string, unknown> = { amount, orderId: key };
     if (merchantAccountId) transaction.merchantAccountId = merchantAccountId;
-    if (request.providerToken) {
-      // A charge on the card on file, initiated by the merchant (a renewal).
-      transaction.paymentInitiator = 'RECURRING';
-    } else if (request.storeFor) {
-      // The first of a series, by the customer; the card is vaulted only if the authorization succeeds.
-      transaction.paymentInitiator = 'RECURRING_FIRST';
-      transaction.vaultPaymentMethodAfterTransacting = { when: 'ON_SUCCESSFUL_TRANSACTION' };
-      if (request.storeFor.email) transaction.customerDetails = { email: request.storeFor.email };
-    }
+    const call = authorizationCall(request, paymentMethodId, transaction);
     // The deadline passed before the money call: nothing was sent under the key.
     if (signal.aborted) return { outcome: 'unknown', latencyMs: latencyMs() };
     inFlight.set(key, Date.now());
-    const answer = await post<{ authorizePaymentMethod: { transaction: WireTransaction | null } }>(
+    const answer = await post<Record<string, { transaction: WireTransaction | null } | undefined>>(
       this.endpoint,
-      AUTHORIZE_PAYMENT_METHOD,
-      { input: { clientMutationId: key, paymentMethodId, transaction } },
+      call.document,
+      { input: call.input },
       signal,
     );
     if (answer.ok || answer.failure.class !== 'unknown') inFlight.delete(key);
     if (!answer.ok) return failedAuthorization(answer.failure, latencyMs());
-    const tx = answer.data.authorizePaymentMethod.transaction;
+    const tx = answer.data[call.field]?.transaction;
     if (!tx) return { outcome: 'unknown', latencyMs: latencyMs() };
     const state = transactionState(tx);
     if (state.kind === 'failed') return failedAuthorization(state.failure, latencyMs());
@@ -112,7 +115,13 @@ export class BraintreeConnector implements Connector {
       const voided = await reverseTransaction(this.endpoint, tx.id, key);
       return voided.ok ? soft('processing_error') : { outcome: 'declined', declineCode: 'currency_not_supported', latencyMs: latencyMs() };
     }
-    return { outcome: 'approved', reference: tx.id, providerToken: request.providerToken ?? vaultedToken(tx), latencyMs: latencyMs() };
+    return {
+      outcome: 'approved',
+      reference: tx.id,
+      providerToken: request.providerToken ?? vaultedToken(tx),
+      ...networkIdOf(tx),
+      latencyMs: latencyMs(),
+    };
   }
 
   /** Braintree keeps no answer per key, so a replay would be a second authorization: the search by key answers. */

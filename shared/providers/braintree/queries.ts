@@ -5,7 +5,10 @@
  * Deprecated fields are not used (`processorResponse` on Transaction: the status events carry it).
  */
 
-/** What the connector reads of every transaction: enough to resolve its state, its decline and its card on file. */
+/**
+ * What the connector reads of every transaction: enough to resolve its state, its decline, its card on file and the
+ * card network's id of the authorization.
+ */
 const TRANSACTION_FIELDS = /* GraphQL */ `
   fragment TransactionFields on Transaction {
     id
@@ -19,6 +22,11 @@ const TRANSACTION_FIELDS = /* GraphQL */ `
     paymentMethod {
       id
       usage
+    }
+    paymentMethodSnapshot {
+      ... on CreditCardTransactionDetails {
+        networkTransactionId
+      }
     }
     statusHistory {
       status
@@ -127,6 +135,23 @@ export const TOKENIZE_CREDIT_CARD = /* GraphQL */ `
 export const AUTHORIZE_PAYMENT_METHOD = /* GraphQL */ `
   mutation AuthorizePaymentMethod($input: AuthorizePaymentMethodInput!) {
     authorizePaymentMethod(input: $input) {
+      clientMutationId
+      transaction {
+        ...TransactionFields
+      }
+    }
+  }
+  ${TRANSACTION_FIELDS}
+`;
+
+/**
+ * authorize, step 2 of a merchant-initiated charge of a raw card (kept in our vault, not Braintree's): the same
+ * authorization with `options.externalVault` (VAULTED, the series' first network transaction id), so Braintree flags
+ * it as a stored-credential charge.
+ */
+export const AUTHORIZE_CREDIT_CARD = /* GraphQL */ `
+  mutation AuthorizeCreditCard($input: AuthorizeCreditCardInput!) {
+    authorizeCreditCard(input: $input) {
       clientMutationId
       transaction {
         ...TransactionFields
@@ -335,6 +360,7 @@ export const DOCUMENTS = {
   DEFAULT_MERCHANT_ACCOUNT,
   TOKENIZE_CREDIT_CARD,
   AUTHORIZE_PAYMENT_METHOD,
+  AUTHORIZE_CREDIT_CARD,
   SEARCH_BY_ORDER_ID,
   TRANSACTION_BY_ID,
   CAPTURE_TRANSACTION,

@@ -13,6 +13,7 @@ export interface WireTransaction {
   merchantAccountId?: string | null;
   amount?: { value?: string | null; currencyCode?: string | null } | null;
   paymentMethod?: { id: string; usage?: string | null } | null;
+  paymentMethodSnapshot?: { networkTransactionId?: string | null } | null;
   statusHistory?: Array<{
     status?: string | null;
     gatewayRejectionReason?: string | null;
@@ -50,6 +51,12 @@ export function transactionState(tx: WireTransaction): TransactionState {
 
 /** The card on file a transaction leaves: its multi-use (vaulted) payment method, or nothing. */
 export const vaultedToken = (tx: WireTransaction): string => (tx.paymentMethod?.usage === 'MULTI_USE' ? tx.paymentMethod.id : '');
+
+/** The card network's id of the authorization (a card transaction's `networkTransactionId`), when Braintree gives it. */
+export const networkIdOf = (tx: WireTransaction): { networkTransactionId?: string } => {
+  const id = tx.paymentMethodSnapshot?.networkTransactionId;
+  return id ? { networkTransactionId: id } : {};
+};
 
 /** Which transaction under one key counts: one that holds money, else a decline, else any. */
 export function mostTelling(transactions: WireTransaction[]): WireTransaction | undefined {

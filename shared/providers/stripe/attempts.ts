@@ -23,7 +23,11 @@ export async function findIntent(stripe: Stripe, key: string, signal?: AbortSign
   let startingAfter: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
     const listed = await send(
-      () => stripe.paymentIntents.list({ created: { gte: since }, limit: 100, starting_after: startingAfter }, { timeout }),
+      () =>
+        stripe.paymentIntents.list(
+          { created: { gte: since }, limit: 100, starting_after: startingAfter, expand: ['data.latest_charge'] },
+          { timeout },
+        ),
       signal,
     );
     if (!listed.ok) return listed;
@@ -31,7 +35,7 @@ export async function findIntent(stripe: Stripe, key: string, signal?: AbortSign
     if (found) return { ok: true, value: found };
     if (!listed.value.has_more) {
       const query = `metadata['attempt_id']:'${key.replace(/['\\]/g, '\\$&')}'`;
-      const searched = await send(() => stripe.paymentIntents.search({ query, limit: 10 }, { timeout }), signal);
+      const searched = await send(() => stripe.paymentIntents.search({ query, limit: 10, expand: ['data.latest_charge'] }, { timeout }), signal);
       return searched.ok ? { ok: true, value: searched.value.data[0] } : searched;
     }
     startingAfter = listed.value.data.at(-1)?.id;

@@ -108,6 +108,8 @@ export class StripeConnector implements Connector {
       capture_method: 'manual',
       allowed_payment_method_types: ['card'],
       metadata: { payment_id: request.paymentId, attempt_id: request.idempotencyKey },
+      // The charge, for its network transaction id (payment_method_details.card.network_transaction_id).
+      expand: ['latest_charge'],
     };
     if (request.providerToken) {
       const stored = parseToken(request.providerToken);
@@ -115,9 +117,18 @@ export class StripeConnector implements Connector {
       Object.assign(params, stored, { off_session: true });
     } else if (request.card) {
       const { number, exp_month, exp_year, cvc } = request.card;
-      params.payment_method_data = { type: 'card', card: { number, exp_month, exp_year, cvc } };
-      // No cardholder is there to complete 3-D Secure: Stripe declines (authentication_required) instead of waiting.
-      params.error_on_requires_action = true;
+      const initiator = request.initiator;
+      if (initiator?.type === 'merchant') {
+        // Off-session: Stripe declines (authentication_required) rather than ask for 3-D Secure; never a CVC.
+        params.payment_method_data = { type: 'card', card: { number, exp_month, exp_year } };
+        params.off_session = true;
+        const network_transaction_id = initiator.networkTransactionId;
+        if (network_transaction_id) params.payment_method_options = { card: { mit_exemption: { network_transaction_id } } };
+      } else {
+        params.payment_method_data = { type: 'card', card: { number, exp_month, exp_year, ...(cvc ? { cvc } : {}) } };
+        // No cardholder is there to complete 3-D Secure: Stripe declines (authentication_required) instead of waiting.
+        params.error_on_requires_action = true;
+      }
       if (request.storeFor) {
         const customer = await this.customerFor(request.storeFor, request.idempotencyKey, signal);
         if (!customer.ok) return customer;

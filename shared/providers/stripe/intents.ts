@@ -4,9 +4,14 @@ import type { AuthorizeResult, LookupResult } from '../types.ts';
 import type { Sent } from './client.ts';
 import { mapStripeFailure } from './errors.ts';
 
-/** Raw card data in `payment_method_data` (needs raw card data access on the account, so the SDK's types omit it). */
+/**
+ * Raw card data in `payment_method_data` (needs raw card data access on the account, so the SDK's types omit it), and
+ * the network transaction id of a merchant-initiated charge, `payment_method_options.card.mit_exemption` (a gated
+ * feature: neither the pinned SDK's types nor Stripe's fixtures have it).
+ */
 export type IntentParams = Stripe.PaymentIntentCreateParams & {
   payment_method_data?: { type: 'card'; card: { number: string; exp_month: number; exp_year: number; cvc?: string } };
+  payment_method_options?: { card?: { mit_exemption?: { network_transaction_id: string } } };
 };
 
 const idOf = (value: string | { id: string } | null | undefined) => (typeof value === 'string' ? value : value?.id);
@@ -26,12 +31,20 @@ export function parseToken(token: string): { customer: string; payment_method: s
   return customer?.startsWith('cus_') && method?.startsWith('pm_') && rest.length === 0 ? { customer, payment_method: method } : undefined;
 }
 
+/** The card network's id of the PaymentIntent's charge, when `latest_charge` was expanded and the network gave one. */
+export function networkIdOf(intent: Stripe.PaymentIntent): string | undefined {
+  const charge = typeof intent.latest_charge === 'object' ? intent.latest_charge : undefined;
+  return charge?.payment_method_details?.card?.network_transaction_id ?? undefined;
+}
+
 /** What a PaymentIntent made under our key holds. */
 export function foundIn(intent: Stripe.PaymentIntent): LookupResult {
   switch (intent.status) {
     case 'requires_capture':
-    case 'succeeded':
-      return { found: 'authorized', reference: intent.id, providerToken: tokenOf(intent) };
+    case 'succeeded': {
+      const networkTransactionId = networkIdOf(intent);
+      return { found: 'authorized', reference: intent.id, providerToken: tokenOf(intent), ...(networkTransactionId ? { networkTransactionId } : {}) };
+    }
     case 'requires_action':
       // 3-D Secure asked for: no cardholder is present to complete it, so it is the card's answer.
       return { found: 'declined', declineCode: 'authentication_required' };
@@ -52,7 +65,10 @@ export function foundIn(intent: Stripe.PaymentIntent): LookupResult {
 export function authorizeAnswer(sent: Sent<Stripe.PaymentIntent>, latencyMs: number): AuthorizeResult {
   if (!sent.ok) return failedAuthorization(sent.failure, latencyMs);
   const found = foundIn(sent.value);
-  if (found.found === 'authorized') return { outcome: 'approved', reference: found.reference, providerToken: found.providerToken, latencyMs };
+  if (found.found === 'authorized') {
+    const { reference, providerToken, networkTransactionId } = found;
+    return { outcome: 'approved', reference, providerToken, ...(networkTransactionId ? { networkTransactionId } : {}), latencyMs };
+  }
   if (found.found === 'declined') return { outcome: 'declined', declineCode: found.declineCode, latencyMs };
   if (found.found === 'none') return { outcome: 'soft_failure', reason: 'processing_error', latencyMs };
   return { outcome: 'unknown', latencyMs };

@@ -122,6 +122,25 @@ function routeOf(method: string | undefined, pathname: string): Route | undefine
   return { path: `/payments/{paymentPspReference}/${kind}`, operation, psp: decodeURIComponent(psp) };
 }
 
+/**
+ * What the contract says of `additionalData.networkTxReference` (AdditionalDataCommon), checked: it links a
+ * merchant-initiated charge of a card Adyen did not tokenize to its series, so it comes with a raw card, `ContAuth`
+ * and `Subscription` or `UnscheduledCardOnFile`.
+ */
+function merchantInitiationProblem(request: {
+  paymentMethod: { number?: string };
+  additionalData?: Record<string, string>;
+  shopperInteraction?: string;
+  recurringProcessingModel?: string;
+}): string | undefined {
+  if (request.additionalData?.networkTxReference === undefined) return undefined;
+  if (!request.paymentMethod.number) return 'networkTxReference is for card details not tokenized with Adyen';
+  const model = request.recurringProcessingModel ?? '';
+  if (request.shopperInteraction !== 'ContAuth' || !['Subscription', 'UnscheduledCardOnFile'].includes(model))
+    return 'networkTxReference needs shopperInteraction ContAuth and recurringProcessingModel Subscription or UnscheduledCardOnFile';
+  return undefined;
+}
+
 /** A refund the fake carried out, until it fails at settlement. */
 interface Refund {
   reference: string;
@@ -212,6 +231,7 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
       metadata?: Record<string, string>;
       shopperReference?: string;
       shopperInteraction?: string;
+      recurringProcessingModel?: string;
       storePaymentMethod?: boolean;
     };
     const { merchantAccount, reference, amount, paymentMethod } = request;
@@ -230,6 +250,8 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
     if (decline) return refused(refusalOfCode(decline));
     if ((paymentMethod.storedPaymentMethodId || request.storePaymentMethod) && !request.shopperReference)
       return serviceError(422, '000', 'Recurring payments require a shopperReference', 'validation');
+    const merchantInitiation = merchantInitiationProblem(request);
+    if (merchantInitiation) return serviceError(422, '000', merchantInitiation, 'validation');
 
     let number: string;
     let tokenization: Record<string, string> = {};
@@ -294,7 +316,13 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
         merchantReference: reference,
         amount,
         paymentMethod: { type: 'scheme', brand: brandOf(number) },
-        additionalData: { authCode: String(100000 + (randomBytes(3).readUIntBE(0, 3) % 900000)), refusalReasonRaw: 'AUTHORISED', ...tokenization },
+        additionalData: {
+          authCode: String(100000 + (randomBytes(3).readUIntBE(0, 3) % 900000)),
+          refusalReasonRaw: 'AUTHORISED',
+          // As an account that asked for it in its Customer Area (Developers → Additional data).
+          networkTxReference: Array.from(randomBytes(15), (byte) => byte % 10).join(''),
+          ...tokenization,
+        },
       },
     };
   }

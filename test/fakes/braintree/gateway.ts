@@ -77,6 +77,8 @@ interface TransactionRecord {
   paymentMethod: PaymentMethodRecord;
   vaulted?: PaymentMethodRecord;
   paymentInitiator: string | null;
+  /** the card network's id of the authorization (CreditCardTransactionDetails.networkTransactionId) */
+  networkTransactionId: string | null;
   /** oldest first (the schema answers newest first) */
   history: StatusEvent[];
   refunds: RefundRecord[];
@@ -220,58 +222,8 @@ export class FakeGateway {
       this.paymentMethods.set(method.id, method);
       return { clientMutationId: input.clientMutationId ?? null, paymentMethod: this.paymentMethodView(method) };
     },
-    authorizePaymentMethod: ({ input }: { input: AuthorizeInput }, ctx: CallContext) => {
-      ctx.idempotencyKey ??= input.transaction.orderId ?? undefined;
-      const method = this.paymentMethods.get(input.paymentMethodId);
-      if (!method || method.merchantId !== ctx.merchant.id) throw invalid('Unknown or expired payment method ID.', '91565', 'paymentMethodId');
-      if (method.consumed) throw invalid('Cannot use a single-use payment method more than once.', '93107', 'paymentMethodId');
-      const account = input.transaction.merchantAccountId
-        ? ctx.merchant.accounts.find((a) => a.id === input.transaction.merchantAccountId)
-        : ctx.merchant.accounts.find((a) => a.isDefault);
-      if (!account || (account.status ?? 'ACTIVE') !== 'ACTIVE')
-        throw invalid('Merchant account ID is invalid.', '91577', 'transaction', 'merchantAccountId');
-      const amount = minorUnits(input.transaction.amount, account.currency);
-      if (amount <= 0) throw invalid('Amount must be greater than zero.', '81531', 'transaction', 'amount');
-
-      const merchantInitiated = method.usage === 'MULTI_USE';
-      const answer: BraintreeAnswer = ctx.decline
-        ? answerFor(ctx.decline)
-        : merchantInitiated && method.laterChargesDecline
-          ? answerFor(LATER_CHARGES_DECLINE_CODE)
-          : method.answer;
-      if (method.usage === 'SINGLE_USE') method.consumed = true;
-      const tx: TransactionRecord = {
-        ...newId('transaction'),
-        merchantId: ctx.merchant.id,
-        orderId: input.transaction.orderId ?? null,
-        status: answer.status,
-        merchantAccountId: account.id,
-        currency: account.currency,
-        authorized: answer.status === 'AUTHORIZED' ? amount : 0,
-        captured: 0,
-        paymentMethod: method,
-        paymentInitiator: input.transaction.paymentInitiator ?? null,
-        history: [],
-        refunds: [],
-        disputes: [],
-        createdAt: now(),
-      };
-      tx.history.push(this.event(tx, answer, amount));
-      const when = input.transaction.vaultPaymentMethodAfterTransacting?.when;
-      if (method.usage === 'SINGLE_USE' && (when === 'ALWAYS' || (when === 'ON_SUCCESSFUL_TRANSACTION' && answer.status === 'AUTHORIZED'))) {
-        tx.vaulted = {
-          ...method,
-          ...newId('paymentmethod_cc'),
-          usage: 'MULTI_USE',
-          consumed: false,
-          customerId: input.transaction.customerId ?? newId('customer').id,
-          createdAt: now(),
-        };
-        this.paymentMethods.set(tx.vaulted.id, tx.vaulted);
-      }
-      this.transactions.set(tx.id, tx);
-      return { clientMutationId: input.clientMutationId ?? null, transaction: this.transactionView(tx) };
-    },
+    authorizePaymentMethod: ({ input }: { input: AuthorizeInput }, ctx: CallContext) => this.authorize(input, ctx),
+    authorizeCreditCard: ({ input }: { input: AuthorizeInput }, ctx: CallContext) => this.authorize(input, ctx),
     captureTransaction: ({ input }: { input: CaptureInput }, ctx: CallContext) => {
       ctx.idempotencyKey ??= input.clientMutationId ?? undefined;
       const tx = this.transactionOf(input.transactionId, ctx);
@@ -339,6 +291,62 @@ export class FakeGateway {
       return { clientMutationId: input.clientMutationId ?? null, dispute: this.disputeView(dispute) };
     },
   };
+
+  /** An authorization (authorizePaymentMethod, or authorizeCreditCard with its external-vault options). */
+  private authorize(input: AuthorizeInput, ctx: CallContext) {
+    ctx.idempotencyKey ??= input.transaction.orderId ?? undefined;
+    const method = this.paymentMethods.get(input.paymentMethodId);
+    if (!method || method.merchantId !== ctx.merchant.id) throw invalid('Unknown or expired payment method ID.', '91565', 'paymentMethodId');
+    if (method.consumed) throw invalid('Cannot use a single-use payment method more than once.', '93107', 'paymentMethodId');
+    const account = input.transaction.merchantAccountId
+      ? ctx.merchant.accounts.find((a) => a.id === input.transaction.merchantAccountId)
+      : ctx.merchant.accounts.find((a) => a.isDefault);
+    if (!account || (account.status ?? 'ACTIVE') !== 'ACTIVE')
+      throw invalid('Merchant account ID is invalid.', '91577', 'transaction', 'merchantAccountId');
+    const amount = minorUnits(input.transaction.amount, account.currency);
+    if (amount <= 0) throw invalid('Amount must be greater than zero.', '81531', 'transaction', 'amount');
+    externalVaultProblem(input, method);
+
+    const merchantInitiated = method.usage === 'MULTI_USE';
+    const answer: BraintreeAnswer = ctx.decline
+      ? answerFor(ctx.decline)
+      : merchantInitiated && method.laterChargesDecline
+        ? answerFor(LATER_CHARGES_DECLINE_CODE)
+        : method.answer;
+    if (method.usage === 'SINGLE_USE') method.consumed = true;
+    const tx: TransactionRecord = {
+      ...newId('transaction'),
+      merchantId: ctx.merchant.id,
+      orderId: input.transaction.orderId ?? null,
+      status: answer.status,
+      merchantAccountId: account.id,
+      currency: account.currency,
+      authorized: answer.status === 'AUTHORIZED' ? amount : 0,
+      captured: 0,
+      paymentMethod: method,
+      paymentInitiator: input.transaction.paymentInitiator ?? null,
+      networkTransactionId: answer.status === 'AUTHORIZED' ? Array.from(randomBytes(15), (byte) => byte % 10).join('') : null,
+      history: [],
+      refunds: [],
+      disputes: [],
+      createdAt: now(),
+    };
+    tx.history.push(this.event(tx, answer, amount));
+    const when = input.transaction.vaultPaymentMethodAfterTransacting?.when;
+    if (method.usage === 'SINGLE_USE' && (when === 'ALWAYS' || (when === 'ON_SUCCESSFUL_TRANSACTION' && answer.status === 'AUTHORIZED'))) {
+      tx.vaulted = {
+        ...method,
+        ...newId('paymentmethod_cc'),
+        usage: 'MULTI_USE',
+        consumed: false,
+        customerId: input.transaction.customerId ?? newId('customer').id,
+        createdAt: now(),
+      };
+      this.paymentMethods.set(tx.vaulted.id, tx.vaulted);
+    }
+    this.transactions.set(tx.id, tx);
+    return { clientMutationId: input.clientMutationId ?? null, transaction: this.transactionView(tx) };
+  }
 
   /** The settlement batch runs for one captured transaction or refund (its `transaction_settled` notification follows). */
   settle(id: string): void {
@@ -634,7 +642,11 @@ export class FakeGateway {
         : tx.paymentMethod.usage === 'MULTI_USE'
           ? this.paymentMethodView(tx.paymentMethod)
           : null,
-      paymentMethodSnapshot: { __typename: 'CreditCardDetails', last4: tx.paymentMethod.last4, brandCode: 'VISA' },
+      paymentMethodSnapshot: {
+        __typename: 'CreditCardTransactionDetails',
+        creditCard: { __typename: 'CreditCardDetails', last4: tx.paymentMethod.last4, brandCode: 'VISA' },
+        networkTransactionId: tx.networkTransactionId,
+      },
       statusHistory: [...tx.history].reverse().map((e) => ({ ...e })),
       refunds: tx.refunds.map((r) => this.refundView(r)),
       disputes: tx.disputes.map((d) => this.disputeView(d)),
@@ -687,6 +699,8 @@ interface TokenizeInput {
 interface AuthorizeInput {
   clientMutationId?: string | null;
   paymentMethodId: string;
+  /** authorizeCreditCard only (CreditCardTransactionOptionsInput) */
+  options?: { externalVault?: { status: string; verifyingNetworkTransactionId?: string | null } | null } | null;
   transaction: {
     amount: string;
     orderId?: string | null;
@@ -706,6 +720,27 @@ interface RefundInput {
   clientMutationId?: string | null;
   transactionId: string;
   refund?: { amount?: string | null; orderId?: string | null } | null;
+}
+
+/** The initiators of a charge the cardholder is not part of (PaymentInitiator). */
+const MERCHANT_INITIATED = new Set(['RECURRING', 'UNSCHEDULED', 'INSTALLMENT']);
+
+/**
+ * What TransactionExternalVaultOptionsInput's description asks, checked: not on a Braintree multi-use payment
+ * method; no `verifyingNetworkTransactionId` with WILL_VAULT, nor on a VAULTED card the customer charges directly.
+ */
+function externalVaultProblem(input: AuthorizeInput, method: PaymentMethodRecord): void {
+  const vault = input.options?.externalVault;
+  if (!vault) return;
+  const path = ['input', 'options', 'externalVault'];
+  if (method.usage === 'MULTI_USE')
+    throw new BraintreeError('External vault options are not for payment methods vaulted at Braintree.', 'VALIDATION', undefined, path);
+  if (!vault.verifyingNetworkTransactionId) return;
+  if (vault.status !== 'VAULTED' || !MERCHANT_INITIATED.has(input.transaction.paymentInitiator ?? ''))
+    throw new BraintreeError('verifyingNetworkTransactionId is only for a VAULTED card charged by the merchant.', 'VALIDATION', undefined, [
+      ...path,
+      'verifyingNetworkTransactionId',
+    ]);
 }
 
 function connection<T>(nodes: T[]) {

@@ -58,6 +58,7 @@ const ROOT_FIELDS: Readonly<Record<string, { operation: FakeOperation; faultable
   // Tokenizing is the first step of an authorization but moves no money: faults meet the authorization itself.
   tokenizeCreditCard: { operation: 'authorize', faultable: false },
   authorizePaymentMethod: { operation: 'authorize', faultable: true },
+  authorizeCreditCard: { operation: 'authorize', faultable: true },
   search: { operation: 'lookup', faultable: true },
   node: { operation: 'lookup', faultable: true },
   captureTransaction: { operation: 'capture', faultable: true },

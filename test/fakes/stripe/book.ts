@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { cardBrand, luhnValid } from '../../../shared/domain/cards.ts';
 import { TEST_CARDS } from '../../../shared/providers/test-cards.ts';
 import type { FakeHold } from '../types.ts';
@@ -13,6 +13,28 @@ const THREE_DECIMAL = new Set(['bhd', 'jod', 'kwd', 'omr', 'tnd']);
 const CANCELABLE = new Set(['requires_payment_method', 'requires_capture', 'requires_confirmation', 'requires_action', 'processing']);
 const CANCELLATION_REASONS = new Set(['duplicate', 'fraudulent', 'requested_by_customer', 'abandoned']);
 const now = () => Math.floor(Date.now() / 1000);
+/** A card network's id for an authorization: 15 digits, like a Visa Transaction ID. */
+const networkTransactionId = () => Array.from(randomBytes(15), (byte) => byte % 10).join('');
+
+/**
+ * Whether a PaymentIntent create is off-session (merchant-initiated), or Stripe's refusal of its parameters:
+ * `off_session` and `error_on_requires_action` only with `confirm=true` (the SDK's types say so), and the fake's own
+ * rule that a `mit_exemption` (a gated field, absent from the SDK and the fixtures) names a network transaction id
+ * and comes only with an off-session payment.
+ */
+function merchantInitiation(form: Form): boolean | Answer {
+  const confirmed = text(form, 'confirm') === 'true';
+  const offSession = text(form, 'off_session') === 'true';
+  for (const param of ['off_session', 'error_on_requires_action'])
+    if (text(form, param) === 'true' && !confirmed) return badParam(param, `${param} can only be used with confirm=true.`);
+  const exemption = form.payment_method_options === undefined ? undefined : nested(nested(form, 'payment_method_options'), 'card').mit_exemption;
+  if (exemption === undefined) return offSession;
+  const id = typeof exemption === 'object' && !Array.isArray(exemption) ? text(exemption, 'network_transaction_id') : undefined;
+  const param = 'payment_method_options[card][mit_exemption]';
+  if (!id || Object.keys(exemption).length !== 1) return badParam(param, 'mit_exemption takes one network_transaction_id.');
+  if (!offSession) return badParam(param, 'mit_exemption applies to merchant-initiated (off_session) payments only.');
+  return offSession;
+}
 
 /** Sends the account's event `type` about `object` to its webhook endpoint. */
 export type Notify = (type: string, object: StripeObject) => void;
@@ -36,6 +58,8 @@ export class StripeBook implements Payments {
   private readonly methods = new Map<string, StripeObject>();
   private readonly cardNumbers = new Map<string, string>();
   private readonly customers = new Map<string, StripeObject>();
+  /** the card network's id of each approved PaymentIntent's charge */
+  private readonly networkIds = new Map<string, string>();
 
   constructor(
     private readonly searchLagMs: number,
@@ -78,14 +102,32 @@ export class StripeBook implements Payments {
       metadata: intent.metadata,
       payment_intent: intentId,
       payment_method: intent.payment_method,
+      payment_method_details: this.cardDetails(intentId, String(intent.payment_method)),
       refunded: captured > 0 && refunded >= captured,
       refunds: list(`/v1/charges/${id}/refunds`, this.refunds.of(intentId), false),
       status: 'succeeded',
     });
   }
 
+  /** The Charge's `payment_method_details`: Stripe's card example with this card and its network transaction id. */
+  private cardDetails(intentId: string, methodId: string): StripeObject {
+    const example = fixture('charge', {}).payment_method_details as { card: StripeObject };
+    const card = (this.methods.get(methodId)?.card ?? {}) as StripeObject;
+    const { brand, exp_month, exp_year, last4, fingerprint } = card;
+    return {
+      type: 'card',
+      card: {
+        ...example.card,
+        ...{ brand, exp_month, exp_year, last4, fingerprint, network: brand, wallet: null },
+        network_transaction_id: this.networkIds.get(intentId) ?? null,
+      },
+    };
+  }
+
   /** `POST /v1/payment_intents`; confirmed at once with `confirm=true`, following the sandbox's test cards. */
   createIntent(form: Form, context: { livemode: boolean; idempotencyKey?: string; decline?: string }): Answer {
+    const initiation = merchantInitiation(form);
+    if (typeof initiation !== 'boolean') return initiation;
     const amount = Number(text(form, 'amount'));
     const currency = text(form, 'currency') ?? '';
     if (!Number.isInteger(amount) || amount < 1) return badParam('amount', 'Invalid positive integer');
@@ -155,6 +197,7 @@ export class StripeBook implements Payments {
       latest_charge: newId('ch'),
     });
     if (customer && intent.setup_future_usage) method.customer = customer;
+    this.networkIds.set(id, networkTransactionId());
     const hold: FakeHold = { reference: id, idempotencyKey: context.idempotencyKey, amount, currency, state: 'authorized', captured: 0, refunded: 0 };
     if (captured) Object.assign(hold, { state: 'captured', captured: amount });
     this.holds.set(id, hold);

@@ -7,6 +7,7 @@ import type { FakeDispute, FakeHold, FakeOperation, FakeRequest, FakeServer } fr
 import { type Answer, FakeControlError } from './answers.ts';
 import { StripeBook } from './book.ts';
 import { control } from './control.ts';
+import { expanded, expansionProblem, expansionsOf } from './expand.ts';
 import { type Form, parseForm, text } from './form.ts';
 import { StripeNotifier } from './notifier.ts';
 import { cardError, errorBody, type StripeObject, statusError } from './objects.ts';
@@ -162,10 +163,15 @@ export async function startStripeFake(options: { port?: number; searchLagMs?: nu
     if (fault?.kind === 'decline' && !route.createsIntent) return answer(res, { status: 402, body: errorBody(cardError(fault.code)) });
     const decline = fault?.kind === 'decline' ? fault.code : undefined;
     const livemode = key.startsWith('sk_live_');
-    const result = idempotent(key, `${method} ${url.pathname}`, idempotencyKey, form, () =>
-      route.run(book, form, { livemode, idempotencyKey, decline }),
+    const result = idempotent(
+      key,
+      `${method} ${url.pathname}`,
+      idempotencyKey,
+      form,
+      () => expansionProblem(method, url.pathname, form) ?? route.run(book, form, { livemode, idempotencyKey, decline }),
     );
-    faults.deliver(fault, req, () => answer(res, result, result.replayed));
+    const body = result.status === 200 ? expanded(result.body, expansionsOf(form), (id) => book.charge(id)) : result.body;
+    faults.deliver(fault, req, () => answer(res, { status: result.status, body }, result.replayed));
   }
 
   /** The book holding `has`, for the control calls that name an object of either account. */
