@@ -7,7 +7,11 @@ import { Declined, OperationInProgress, OutcomeUnknown, ResourceMissing } from '
 import { newId } from './ids.ts';
 import { describeTarget } from './connectors.ts';
 import { capturePayment } from './payment-lifecycle.ts';
-import { authorizePayment, paymentView, resolveAuthorization } from './payments.ts';
+import { authorizePayment, paymentView, resolveAuthorization, routeSavedCard, storedCardOf } from './payments.ts';
+import { cardToCharge, offSessionAt, tokenKept } from './saved-cards.ts';
+import type { AuthorizeResult } from '../providers/index.ts';
+import type { CustomerRecord } from '../store/customers.ts';
+import type { RouteTarget } from './connectors.ts';
 
 export interface StoredCardCharge {
   customerId: string;
@@ -17,6 +21,8 @@ export interface StoredCardCharge {
   metadata?: Record<string, string>;
   /** the payment's id, chosen by the caller to charge again after a crash (the provider's idempotency key) */
   paymentId?: string;
+  /** the saved card to charge (default: the customer's default payment method, else its card on file) */
+  paymentMethodId?: string | null;
 }
 
 /**
@@ -27,9 +33,7 @@ export interface StoredCardCharge {
 export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCharge) {
   const started = performance.now();
   const customer = await customers.getCustomer(ownerOf(merchant), charge.customerId);
-  const card = customer?.card_on_file;
-  if (!customer || !card) throw new ResourceMissing('customer_id');
-
+  if (!customer) throw new ResourceMissing('customer_id');
   const id = charge.paymentId ?? newId('payment');
   // Charged before under this id (a renewal run that died): what the first run left is resolved and used.
   const earlier = charge.paymentId ? await payments.getStoredPayment(ownerOf(merchant), id) : undefined;
@@ -38,6 +42,10 @@ export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCha
     if (resolved === 'pending') throw new OutcomeUnknown(id);
     if (resolved === 'settled') return settled(merchant, id);
   }
+  const paymentMethodId = charge.paymentMethodId ?? customer.default_payment_method;
+  if (paymentMethodId) return chargeSavedCard(merchant, customer, { ...charge, paymentMethodId }, id);
+  const card = customer.card_on_file;
+  if (!card) throw new ResourceMissing('customer_id');
   const base = payments.newPaymentRecord({
     id,
     merchant_id: merchant.id,
@@ -67,6 +75,36 @@ export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCha
     }),
     { onFile: card },
   );
+  if (!payment) throw new OperationInProgress(1);
+  if (payment.status !== 'succeeded') throw new Declined(payment.decline_code ?? 'generic_decline', id);
+  return capturePayment(merchant, id, {});
+}
+
+/**
+ * Charges a saved card off-session and captures it: routed like any payment, merchant-initiated at every account
+ * (its token there, or the vault's number with the network transaction id of the card's first authorization), so
+ * a card saved at Stripe can renew through Adyen. The first approval at an account keeps that account's token.
+ */
+async function chargeSavedCard(merchant: Merchant, customer: CustomerRecord, charge: StoredCardCharge & { paymentMethodId: string }, id: string) {
+  const charged = await cardToCharge(merchant, charge.paymentMethodId);
+  const { targets, describe } = await routeSavedCard(merchant, charge, charged.card.number);
+  const base = payments.newPaymentRecord({
+    id,
+    merchant_id: merchant.id,
+    livemode: merchant.livemode,
+    amount: charge.amount,
+    currency: charge.currency,
+    card: await storedCardOf(charged.card),
+    payment_method_id: charge.paymentMethodId,
+    customer: { email: customer.email },
+    customer_email: customer.email,
+    customer_id: customer.id,
+    description: charge.description ?? null,
+    metadata: charge.metadata ?? {},
+    created_at: isoNow(),
+  });
+  const kept = (target: RouteTarget, result: AuthorizeResult) => tokenKept(charged, target, result);
+  const payment = await authorizePayment(base, targets, (target) => offSessionAt(charged, target), describe, { kept });
   if (!payment) throw new OperationInProgress(1);
   if (payment.status !== 'succeeded') throw new Declined(payment.decline_code ?? 'generic_decline', id);
   return capturePayment(merchant, id, {});

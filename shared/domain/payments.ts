@@ -1,5 +1,13 @@
 import type * as v from 'valibot';
-import { type AuthorizeRequest, type AuthorizeResult, authorizeWithin, type Connector, lookupWithin, type ProviderName } from '../providers/index.ts';
+import {
+  type AuthorizeRequest,
+  type AuthorizeResult,
+  authorizeWithin,
+  type CardInput,
+  type Connector,
+  lookupWithin,
+  type ProviderName,
+} from '../providers/index.ts';
 import type { CreatePaymentBody, SimulateRouteBody } from '../schemas/payments.ts';
 import { logger } from '../logger.ts';
 import { count } from '../metrics.ts';
@@ -155,6 +163,24 @@ export async function simulateRoute(merchant: Merchant, input: SimulateRouteInpu
   };
 }
 
+/** What a payment keeps of its card: brand, last4, BIN, expiry and an HMAC fingerprint (card velocity, across merchants). */
+export const storedCardOf = async (card: Pick<CardInput, 'number' | 'exp_month' | 'exp_year'>): Promise<StoredCard> => ({
+  brand: cardBrand(card.number),
+  last4: card.number.slice(-4),
+  bin: card.number.slice(0, 6),
+  exp_month: card.exp_month,
+  exp_year: card.exp_year,
+  fingerprint: cardFingerprint(await appSecret(), card.number),
+});
+
+/** An off-session charge of a saved card (a renewal) is routed as a create is (smart), with its decision. */
+export async function routeSavedCard(merchant: Merchant, charge: { amount: number; currency: string }, cardNumber: string) {
+  const started = performance.now();
+  const { route } = await plan(merchant, { ...charge, routing: 'smart' }, cardNumber);
+  const describe = (target: RouteTarget, softFailures: readonly SoftFailureSeen[]) => decision(withFailover(route, softFailures, target), target, started);
+  return { targets: route.targets, describe };
+}
+
 /** A soft failure on the way: the target that answered it, and why. */
 interface SoftFailureSeen {
   target: RouteTarget;
@@ -199,14 +225,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
   if (input.customer_id !== undefined && input.customer !== undefined) {
     throw new BadRequest('parameter_invalid', 'customer_id', 'give customer_id or customer, not both');
   }
-  const stored: StoredCard = {
-    brand: cardBrand(card.number),
-    last4: card.number.slice(-4),
-    bin: card.number.slice(0, 6),
-    exp_month: card.exp_month,
-    exp_year: card.exp_year,
-    fingerprint: cardFingerprint(await appSecret(), card.number),
-  };
+  const stored = await storedCardOf(card);
   // The reads (and the velocity count) a decision needs, at once and beside the rate limit's count: one round trip of
   // latency instead of four. A refused request answers 429 whatever they found, and takes its velocity count back.
   const countedAt = clock.now();
@@ -355,7 +374,7 @@ function answerFor(payment: PaymentRecord): PaymentView {
 export async function authorizePayment(
   base: PaymentRecord,
   targets: readonly RouteTarget[],
-  methodAt: (target: RouteTarget) => Pick<AuthorizeRequest, 'card' | 'providerToken'>,
+  methodAt: (target: RouteTarget) => Pick<AuthorizeRequest, 'card' | 'providerToken' | 'initiator'>,
   describe: (target: RouteTarget, softFailures: readonly SoftFailureSeen[]) => RoutingDecision,
   { onFile, kept = () => [] }: { onFile?: CardOnFile | null; kept?: (target: RouteTarget, result: AuthorizeResult) => TransactItem[] } = {},
 ): Promise<PaymentRecord | undefined> {
@@ -505,7 +524,10 @@ const finishAttempt = (p: StoredPayment, id: string, move: keyof typeof ATTEMPT,
 async function resolveUnknown(connector: Connector, request: AuthorizeRequest, latencyMs: number): Promise<AuthorizeResult> {
   const key = request.idempotencyKey;
   const found = await lookupWithin(connector, key, request);
-  if (found.found === 'authorized') return { outcome: 'approved', reference: found.reference, providerToken: found.providerToken, latencyMs };
+  if (found.found === 'authorized') {
+    const { reference, providerToken, networkTransactionId } = found;
+    return { outcome: 'approved', reference, providerToken, networkTransactionId, latencyMs };
+  }
   if (found.found === 'declined') return { outcome: 'declined', declineCode: found.declineCode, latencyMs };
   // Nothing found yet: the key is closed at the provider (cancelling anything that lands later) before failing over.
   if (found.found === 'none' && (await connector.reverse(key)).ok) return { outcome: 'soft_failure', reason: 'timeout', latencyMs };

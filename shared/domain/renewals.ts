@@ -185,6 +185,7 @@ async function chargePeriod(subscription: SubscriptionRecord, period: PeriodReco
   try {
     const payment = await chargeCardOnFile(actorOf(subscription), {
       customerId: subscription.customer_id,
+      paymentMethodId: subscription.payment_method,
       amount: subscription.amount,
       currency: subscription.currency,
       description: `${subscription.plan} (${period.period_start})`,

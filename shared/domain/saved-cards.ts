@@ -33,6 +33,19 @@ export function methodAt(charged: CardToCharge, target: RouteTarget): Pick<Autho
   return token ? { providerToken: token.token } : { card: charged.card };
 }
 
+/**
+ * How an off-session charge (a renewal) pays at `target`: merchant-initiated, naming the network transaction id of
+ * the card's first authorization; with that account's token, or else the vault's card without a CVC.
+ */
+export function offSessionAt(charged: CardToCharge, target: RouteTarget): Pick<AuthorizeRequest, 'card' | 'providerToken' | 'initiator'> {
+  const tokens = Object.values(charged.paymentMethod?.tokens ?? {});
+  const token = charged.paymentMethod?.tokens[accountOfTarget(target)];
+  const networkTransactionId = token?.network_transaction_id ?? tokens.find((t) => t.network_transaction_id)?.network_transaction_id;
+  const initiator = { type: 'merchant' as const, ...(networkTransactionId ? { networkTransactionId } : {}) };
+  const { cvc: _cvc, ...card } = charged.card;
+  return token ? { providerToken: token.token, initiator } : { card, initiator };
+}
+
 /** A saved card approved at an account that holds no token for it yet: that account's token, kept with the payment. */
 export function tokenKept(charged: CardToCharge, target: RouteTarget, result: AuthorizeResult): TransactItem[] {
   const pm = charged.paymentMethod;

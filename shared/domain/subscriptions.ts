@@ -2,6 +2,7 @@ import type * as v from 'valibot';
 import type { CreateSubscriptionBody, ListSubscriptionsQuery, UpdateSubscriptionBody } from '../schemas/subscriptions.ts';
 import { commit } from '../store/commit.ts';
 import * as customers from '../store/customers.ts';
+import * as paymentMethods from '../store/payment-methods.ts';
 import * as subscriptions from '../store/subscriptions.ts';
 import type { SubscriptionRecord } from '../store/subscriptions.ts';
 import { type Merchant, ownerOf } from './auth.ts';
@@ -25,6 +26,7 @@ export const subscriptionView = (s: SubscriptionRecord) => ({
   object: 'subscription' as const,
   status: s.status,
   customer_id: s.customer_id,
+  payment_method: s.payment_method,
   plan: s.plan,
   amount: s.amount,
   currency: s.currency,
@@ -58,6 +60,7 @@ type CreateInput = v.InferOutput<typeof CreateSubscriptionBody>;
 export async function createSubscription(merchant: Merchant, input: CreateInput, origin: Origin = freshOrigin()) {
   const customer = isId('customer', input.customer_id) ? await customers.getCustomer(ownerOf(merchant), input.customer_id) : undefined;
   if (!customer) throw new ResourceMissing('customer_id');
+  if (input.payment_method) await requireCustomersCard(merchant, input.payment_method, input.customer_id);
   // a customer on a test clock subscribes at the clock's time, and renews as the clock advances
   const at = (await clockTimeOf(customer.test_clock)) ?? origin.at;
   const start = input.start_date ?? utcDate(at);
@@ -68,6 +71,7 @@ export async function createSubscription(merchant: Merchant, input: CreateInput,
     livemode: merchant.livemode,
     test_clock: customer.test_clock ?? null,
     customer_id: input.customer_id,
+    payment_method: input.payment_method ?? null,
     plan: input.plan,
     amount: input.amount,
     currency: input.currency,
@@ -120,6 +124,7 @@ export async function updateSubscription(merchant: Merchant, subscriptionId: str
     }
   };
   changeable(subscription);
+  if (input.payment_method) await requireCustomersCard(merchant, input.payment_method, subscription.customer_id);
   const changes = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
   const write = subscriptions.subscriptionChange(subscription, SUBSCRIPTION_CHANGEABLE, { ...changes, updated_at: isoNow() });
   if ((await commit({ writes: [write] })) === 'refused') {
@@ -128,6 +133,14 @@ export async function updateSubscription(merchant: Merchant, subscriptionId: str
   }
   // read again: a renewal may have moved the subscription meanwhile (it changes other fields than these)
   return subscriptionView(await load(merchant, subscriptionId));
+}
+
+/** A subscription charges a card saved for its customer (a card of nobody's, or of another customer: 400 naming it). */
+async function requireCustomersCard(merchant: Merchant, paymentMethodId: string, customerId: string): Promise<void> {
+  const pm = await paymentMethods.getPaymentMethod(ownerOf(merchant), paymentMethodId);
+  if (pm?.customer_id !== customerId) {
+    throw new ResourceMissing('payment_method', `no payment method ${paymentMethodId} attached to customer ${customerId}`);
+  }
 }
 
 async function load(merchant: Merchant, subscriptionId: string): Promise<SubscriptionRecord> {

@@ -19,12 +19,21 @@ const StartDate = v.pipe(
   v.check((d) => d <= addDays(utcDate(clock.now()), MAX_START_DAYS_AHEAD), 'a date at most 366 days ahead'),
 );
 
+const PaymentMethodId = v.pipe(
+  v.string(),
+  v.minLength(1),
+  v.maxLength(64),
+  v.description("a card saved for the customer (pm_…) that renewals charge; default: the customer's default payment method"),
+  v.examples([exampleId('paymentMethod')]),
+);
+
 const Plan = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200), v.examples(['Pro monthly']));
 
 export const CreateSubscriptionBody = v.pipe(
   v.object({
     // Any string: an id that is not the merchant's customer (whatever its shape) answers resource_missing.
     customer_id: v.pipe(v.string(), v.minLength(1), v.maxLength(64), v.examples([exampleId('customer')])),
+    payment_method: v.optional(PaymentMethodId),
     plan: Plan,
     amount: Amount,
     currency: Currency,
@@ -46,6 +55,7 @@ export const CreateSubscriptionBody = v.pipe(
 
 /** The terms a merchant may change: they apply from the next period (the next renewal bills them). */
 export const UpdateSubscriptionBody = v.object({
+  payment_method: v.optional(PaymentMethodId),
   plan: v.optional(Plan),
   amount: v.optional(Amount),
   /** replaces the metadata as a whole */

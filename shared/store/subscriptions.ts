@@ -20,6 +20,8 @@ export interface SubscriptionRecord {
   /** the test clock of its customer: it renews on the clock's time, when the clock advances */
   test_clock?: string | null;
   customer_id: string;
+  /** the saved card renewals charge (null: the customer's default payment method, else its card on file) */
+  payment_method: string | null;
   plan: string;
   amount: number;
   currency: string;
@@ -107,6 +109,7 @@ const SubscriptionItem = v.object({
   livemode: v.boolean(),
   test_clock: v.optional(nullable(Text)),
   customer_id: Text,
+  payment_method: v.optional(nullable(Text), null),
   plan: Text,
   amount: Int,
   currency: Text,

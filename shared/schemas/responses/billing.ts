@@ -10,6 +10,7 @@ export const Subscription = v.object({
   object: v.literal('subscription'),
   status: v.picklist(SUBSCRIPTION_STATUSES),
   customer_id: Id('customer'),
+  payment_method: v.pipe(v.nullable(Id('paymentMethod')), v.description("the saved card renewals charge; null: the customer's default")),
   plan: v.pipe(v.string(), v.examples(['Pro monthly'])),
   amount: Amount,
   currency: Currency,
