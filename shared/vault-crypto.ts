@@ -17,8 +17,6 @@ import { config } from './config.ts';
  */
 export type VaultContext = Record<string, string>;
 
-const { encrypt, decrypt } = buildClient(CommitmentPolicy.REQUIRE_ENCRYPT_REQUIRE_DECRYPT);
-
 /** The local key file: 32 random bytes, base64 (infra/local/vault-key.ts writes it). */
 export const readVaultKeyFile = (path: string): Uint8Array => {
   const key = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
@@ -27,8 +25,10 @@ export const readVaultKeyFile = (path: string): Uint8Array => {
   return new Uint8Array(key);
 };
 
+const { encrypt, decrypt } = buildClient(CommitmentPolicy.REQUIRE_ENCRYPT_REQUIRE_DECRYPT);
+
 let keyring: KeyringNode | undefined;
-const vaultKeyring = (): KeyringNode => {
+function vaultKeyring(): KeyringNode {
   if (keyring) return keyring;
   if (config.VAULT_KMS_KEY_ARN) {
     keyring = new KmsKeyringNode({ generatorKeyId: config.VAULT_KMS_KEY_ARN });
@@ -43,7 +43,7 @@ const vaultKeyring = (): KeyringNode => {
     throw new Error('This function may not use the card vault (no VAULT_KMS_KEY_ARN or VAULT_KEY_FILE)');
   }
   return keyring;
-};
+}
 
 /** Seals `plaintext` under `context`: the Encryption SDK's message (header with the context, wrapped data key, body). */
 export async function seal(plaintext: string, context: VaultContext): Promise<Uint8Array> {
