@@ -40,6 +40,11 @@ export interface FunctionSpec {
   sends?: readonly Sendable[];
   /** a worker that only reads the table (a GET's access follows from its method) */
   readsOnly?: true;
+  /**
+   * the card vault (shared/store/vault.ts): `encrypt` may seal and store cards, `decrypt` may also read and open them
+   * (the only functions that may see a card number). CDK grants exactly this; test/infra/vault.test.ts lists them.
+   */
+  vault?: 'encrypt' | 'decrypt';
 }
 
 const API: Pick<FunctionSpec, 'memory' | 'timeout'> = { memory: 512, timeout: 10 };
@@ -50,7 +55,7 @@ const http = (
   name: string,
   summary: string,
   auth: Auth = 'merchant',
-  limits: Partial<typeof API> & Pick<FunctionSpec, 'sends'> = {},
+  limits: Partial<typeof API> & Pick<FunctionSpec, 'sends' | 'vault'> = {},
 ): FunctionSpec => ({
   name,
   trigger: { type: 'http', method, path, auth, summary },

@@ -7,6 +7,7 @@ import type { AppApi } from './constructs/api.ts';
 import { ApiRoutes } from './constructs/api-routes.ts';
 import { ApiStage } from './constructs/api-stage.ts';
 import { type AppFunction, AppFunctions, type FunctionDefaults } from './constructs/functions.ts';
+import { Vault } from './constructs/vault.ts';
 import { ApiFirewall } from './constructs/waf.ts';
 import { API_PREFIX } from './areas.ts';
 
@@ -87,5 +88,18 @@ export class ApiStageStack extends NestedStack {
       ...logs,
     });
     new ApiFirewall(this, 'Firewall', { stage: this.stage.stage, rateLimitPer5Minutes: props.wafRateLimitPer5Minutes, ...logs });
+  }
+}
+
+/**
+ * The card vault (its KMS key and table) in a stack of its own, so what holds card numbers is deployed, reviewed and
+ * audited apart from everything else. Both are retained when the stack is deleted.
+ */
+export class VaultStack extends NestedStack {
+  readonly vault: Vault;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id, { description: 'Payment orchestration: the card vault (KMS key and table)' });
+    this.vault = new Vault(this, 'Vault');
   }
 }

@@ -11,7 +11,7 @@ import { Observability } from './constructs/observability.ts';
 import { AppQueues } from './constructs/queues.ts';
 import { AppSecret } from './constructs/secret.ts';
 import { AppTable } from './constructs/table.ts';
-import { ApiAreaStack, ApiStageStack, WorkersStack } from './nested-stacks.ts';
+import { ApiAreaStack, ApiStageStack, VaultStack, WorkersStack } from './nested-stacks.ts';
 import { type AppSettings, defaultSettings } from './settings.ts';
 
 export { type AppSettings, defaultSettings, settingsFromContext } from './settings.ts';
@@ -25,8 +25,9 @@ export interface PaymentOrchestrationStackProps extends StackProps {
 /**
  * The whole deployment, one deploy unit: this stack holds what is stateful or shared (KMS key, table, secret, queues,
  * SES identity, the REST API with `/api`, alarms, dashboard) and nests the rest, so no stack nears CloudFormation's 500
- * resources (`areas.ts`): `Api<Area>` per API area, `Workers` (queue and schedule functions) and `ApiStage` (deployment,
- * stage and WAF, after every area). The table, key and secret are retained on delete.
+ * resources (`areas.ts`): `Api<Area>` per API area, `Workers` (queue and schedule functions), `ApiStage` (deployment,
+ * stage and WAF, after every area) and `Vault` (the card vault's key and table). The tables, keys and secret are
+ * retained on delete.
  */
 export class PaymentOrchestrationStack extends Stack {
   readonly settings: AppSettings;
@@ -34,6 +35,7 @@ export class PaymentOrchestrationStack extends Stack {
   readonly queues: AppQueues;
   readonly secret: ISecret;
   readonly api: AppApi;
+  readonly vaultStack: VaultStack;
   readonly areaStacks: readonly ApiAreaStack[];
   readonly workersStack: WorkersStack;
   readonly stageStack: ApiStageStack;
@@ -53,6 +55,7 @@ export class PaymentOrchestrationStack extends Stack {
     const { secret } = new AppSecret(this, 'AppSecret', { key });
     this.secret = secret;
     this.queues = new AppQueues(this, 'Queues');
+    this.vaultStack = new VaultStack(this, 'Vault');
     const otpEmail = new OtpEmail(this, 'OtpEmail', {
       senderAddress: settings.otpSenderEmail,
       createIdentity: settings.createSesIdentity,
@@ -62,6 +65,7 @@ export class PaymentOrchestrationStack extends Stack {
       table: this.table.table,
       secret,
       queues: this.queues,
+      vault: this.vaultStack.vault,
       otpEmail,
       messaging: settings.messaging,
       serviceName: settings.serviceName,

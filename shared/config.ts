@@ -79,6 +79,11 @@ const ConfigSchema = v.object({
     '',
   ),
   SANDBOX_FAULTS: namedValues(v.picklist(SANDBOX_FAULTS)),
+  /** the card vault's table (shared/store/vault.ts), set only for the functions the catalog lets use the vault */
+  VAULT_TABLE: v.optional(v.pipe(v.string(), v.minLength(1))),
+  /** the vault's KMS key (cloud), or a file holding a raw AES-256 key, base64 (locally and in tests): one of them */
+  VAULT_KMS_KEY_ARN: v.optional(v.pipe(v.string(), v.regex(/^arn:aws[\w-]*:kms:/))),
+  VAULT_KEY_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
 });
 
 export type Config = v.InferOutput<typeof ConfigSchema>;
@@ -91,6 +96,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const config = result.output;
   if (!config.APP_SECRET && !config.APP_SECRET_ARN) throw new Error('Invalid configuration: APP_SECRET or APP_SECRET_ARN is required');
+  if (config.VAULT_TABLE && !config.VAULT_KMS_KEY_ARN === !config.VAULT_KEY_FILE) {
+    throw new Error('Invalid configuration: VAULT_TABLE needs exactly one of VAULT_KMS_KEY_ARN and VAULT_KEY_FILE');
+  }
+  if (config.VAULT_KEY_FILE && config.APP_ENV !== 'local') throw new Error('Invalid configuration: VAULT_KEY_FILE is for APP_ENV=local only');
   return config;
 }
 

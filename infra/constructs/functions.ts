@@ -27,6 +27,7 @@ import type { Config } from '../../shared/config.ts';
 import { tableDefinition } from '../../shared/store/table-definition.ts';
 import type { OtpEmail } from './email.ts';
 import type { AppQueue, AppQueues } from './queues.ts';
+import type { Vault } from './vault.ts';
 import { METRICS_NAMESPACE } from '../../shared/metrics.ts';
 import { bundleFunction, PROJECT_ROOT } from '../bundle.ts';
 
@@ -72,6 +73,12 @@ export const tableAccessOf = (spec: FunctionSpec): TableAccess => {
   }
   return spec.readsOnly ? 'read' : 'read-write';
 };
+
+/** The vault table's actions: `encrypt` functions write (a card's put, a CVC's delete); `decrypt` ones also read. */
+export const VAULT_WRITES = ['dynamodb:PutItem', 'dynamodb:DeleteItem'];
+export const VAULT_READS = ['dynamodb:GetItem', 'dynamodb:Query'];
+/** What DynamoDB does with the vault key for whoever reads or writes the table (its at-rest encryption), and only that. */
+export const VAULT_TABLE_KEY_USE = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey', 'kms:DescribeKey'];
 
 /** Queues a function may send to: the ones it `sends` to (a change's events reach `events` through the table's stream). */
 export const queuesSentToBy = (spec: FunctionSpec): readonly QueueName[] =>
@@ -231,6 +238,31 @@ export class AppFunction extends Construct {
     this.function.addEnvironment(env('APP_SECRET_ARN'), secret.secretArn);
   }
 
+  /**
+   * `VAULT_TABLE`, `VAULT_KMS_KEY_ARN` and what `access` allows: `encrypt` seals and stores cards (the Encryption SDK
+   * asks KMS for a data key, `kms:GenerateDataKey`), `decrypt` also reads and opens them (`kms:Decrypt`, called
+   * directly). DynamoDB's own use of the key for the table at rest is granted apart, through DynamoDB only
+   * (`kms:ViaService`), so it opens no card.
+   */
+  useVault({ table, key }: Vault, access: 'encrypt' | 'decrypt'): void {
+    const decrypts = access === 'decrypt';
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: [...VAULT_WRITES, ...(decrypts ? VAULT_READS : [])], resources: [table.tableArn] }),
+    );
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['kms:GenerateDataKey', ...(decrypts ? ['kms:Decrypt'] : [])], resources: [key.keyArn] }),
+    );
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: VAULT_TABLE_KEY_USE,
+        resources: [key.keyArn],
+        conditions: { StringEquals: { 'kms:ViaService': `dynamodb.${Stack.of(this).region}.amazonaws.com` } },
+      }),
+    );
+    this.function.addEnvironment(env('VAULT_TABLE'), table.tableName);
+    this.function.addEnvironment(env('VAULT_KMS_KEY_ARN'), key.keyArn);
+  }
+
   /** The queue's `envVar` (its URL) and permission to send to it. */
   sendTo({ queue, definition }: AppQueue): void {
     queue.grantSendMessages(this.function);
@@ -290,6 +322,7 @@ export interface FunctionDefaults extends Omit<AppFunctionProps, 'spec'> {
   queues: AppQueues;
   otpEmail: OtpEmail;
   messaging: MessagingSettings;
+  vault: Vault;
 }
 
 export interface AppFunctionsProps extends FunctionDefaults {
@@ -306,7 +339,7 @@ export class AppFunctions extends Construct {
 
   constructor(scope: Construct, id: string, props: AppFunctionsProps) {
     super(scope, id);
-    const { specs, table, secret, queues, otpEmail, messaging, ...defaults } = props;
+    const { specs, table, secret, queues, otpEmail, messaging, vault, ...defaults } = props;
 
     const ids = new Map<string, string>();
     this.all = specs.map((spec) => {
@@ -321,6 +354,7 @@ export class AppFunctions extends Construct {
       for (const queue of queuesSentToBy(spec)) fn.sendTo(queues.get(queue));
       if (spec.sends?.includes('email')) fn.sendEmailFrom(otpEmail);
       if (spec.sends?.includes('messages')) fn.sendMessages(messaging);
+      if (spec.vault) fn.useVault(vault, spec.vault);
       this.addTrigger(fn, queues, table);
       return fn;
     });

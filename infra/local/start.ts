@@ -4,7 +4,7 @@
  * keeps DynamoDB's data under .data/dynamodb. Ctrl-C / SIGTERM stop everything and exit 0. If DynamoDB Local or the SQS
  * server dies on its own, everything stops and it exits 1: a silent restart would bring an empty in-memory database back.
  */
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { catalog } from '../../functions/catalog.ts';
 import { startGateway, type Gateway } from './gateway.ts';
 import { projectRoot } from './lambda.ts';
@@ -133,6 +133,7 @@ try {
         `  Docs           ${gateway.url}/docs   (OpenAPI: ${gateway.url}/api/openapi.json)`,
         `  Outbox         ${gateway.url}/_local/outbox   (OTP e-mails and other sent messages)`,
         `  DynamoDB Local ${stack.dynamo.endpoint}   table ${stack.tableName}, ${persist ? 'persisted in .data/dynamodb' : 'in memory'} (pid ${stack.dynamo.pid})`,
+        `  Card vault     table ${stack.vaultTableName}, raw AES key in ${relative(projectRoot, stack.env.VAULT_KEY_FILE ?? '')} (0600, kept)`,
         `  SQS            ${stack.sqs.endpoint}   queues ${queues}`,
         `  Workers        ${[...pollers.names, ...streams.names, ...timers.names].join(', ') || 'none in the catalog yet'}`,
         line,

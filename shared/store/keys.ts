@@ -1,5 +1,6 @@
 /**
- * Every key string of the single table is built here and nowhere else.
+ * Every key string of the single table is built here and nowhere else (the card vault, a table of its own, builds its
+ * keys in vault.ts).
  *
  * Access patterns
  * | pattern                               | key condition                                         | index |

@@ -12,3 +12,13 @@ export const tableDefinition = {
 } as const;
 
 export type IndexName = (typeof tableDefinition.indexes)[number]['name'];
+
+/**
+ * The card vault's own table (shared/store/vault.ts): cards and, for at most an hour, CVCs, sealed with the AWS
+ * Encryption SDK. No index, no stream: nothing lists cards, and nothing about them leaves the table.
+ */
+export const vaultTableDefinition = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  timeToLiveAttribute: 'expires_at',
+} as const;

@@ -59,7 +59,8 @@ export function mergedTemplate(root: Stack): Template {
   };
   for (const [id, resource] of Object.entries(rootTemplate.Resources)) add(id, replace(resource, readOutput) as Resource);
   for (const [id, { template }] of nestedById) {
-    const given = (rootTemplate.Resources[id]!.Properties?.Parameters ?? {}) as Record<string, unknown>;
+    // what the root passes, with another nested stack's outputs read (the vault's key and table reach functions so)
+    const given = replace(rootTemplate.Resources[id]!.Properties?.Parameters ?? {}, readOutput) as Record<string, unknown>;
     const readParameter = (o: Record<string, unknown>) => (typeof o.Ref === 'string' && o.Ref in given ? given[o.Ref] : undefined);
     for (const [nestedId, resource] of Object.entries(template.Resources)) add(nestedId, replace(resource, readParameter) as Resource);
   }

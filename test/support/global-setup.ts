@@ -2,6 +2,9 @@
  * Vitest global setup: DynamoDB Local + local SQS start ONCE per run, with the table and queues created, and the
  * handlers' environment is handed to the test workers (`inject('localEnv')`, copied into process.env by env.ts).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startLocalStack } from '../../infra/local/services.ts';
 
@@ -13,12 +16,15 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const stack = await startLocalStack({ tableName: 'payments-test', logLevel: 'WARN' });
+  // The vault's key file (a raw AES key) is made for this run alone and removed with it.
+  const keyDir = mkdtempSync(join(tmpdir(), 'payments-vault-'));
+  const stack = await startLocalStack({ tableName: 'payments-test', vaultKeyFile: join(keyDir, 'vault.key'), logLevel: 'WARN' });
   console.log(
     `[global-setup] DynamoDB Local ${stack.dynamo.endpoint} (pid ${stack.dynamo.pid}, up in ${stack.dynamo.startupMs} ms), SQS ${stack.sqs.endpoint}`,
   );
   project.provide('localEnv', stack.env);
   return async () => {
     await stack.stop();
+    rmSync(keyDir, { recursive: true, force: true });
   };
 }

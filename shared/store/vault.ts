@@ -1,0 +1,98 @@
+import { DeleteCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.ts';
+import { clock } from '../domain/clock.ts';
+import type { VaultContext } from '../vault-crypto.ts';
+import { db, type TransactItem, ttl } from './client.ts';
+import { type Key, type Owner, scopeOf } from './keys.ts';
+
+/**
+ * The card vault: DynamoDB access to its own table, the only module that reads or writes it. Keys live here, not in
+ * keys.ts, since they are another table's:
+ * | pattern                               | key                                                   |
+ * |---------------------------------------|-------------------------------------------------------|
+ * | a pm's card (number, expiry), sealed  | pk = CARD#<own>#<pm>, sk = CARD                       |
+ * | its CVC, sealed, at most one hour     | pk = CARD#<own>#<pm>, sk = CVC (TTL expires_at)       |
+ * | both at once (read)                   | pk = CARD#<own>#<pm>                                  |
+ */
+export interface VaultCard {
+  number: string;
+  exp_month: number;
+  exp_year: number;
+}
+
+/** PCI DSS 3.3.1: the CVC is kept until the first authorization with it, and never longer than this. */
+export const CVC_KEEP_MS = 60 * 60_000;
+
+const vaultKeys = {
+  partition: (owner: Owner, paymentMethodId: string): string => `CARD#${scopeOf(owner)}#${paymentMethodId}`,
+  card: (owner: Owner, paymentMethodId: string): Key => ({ pk: vaultKeys.partition(owner, paymentMethodId), sk: 'CARD' }),
+  cvc: (owner: Owner, paymentMethodId: string): Key => ({ pk: vaultKeys.partition(owner, paymentMethodId), sk: 'CVC' }),
+};
+
+/** The Encryption SDK takes a few hundred ms to load: read on first use, not at every cold start of a vault user. */
+const sealing = () => import('../vault-crypto.ts');
+
+const vaultTable = (): string => {
+  if (!config.VAULT_TABLE) throw new Error('This function may not use the card vault (no VAULT_TABLE)');
+  return config.VAULT_TABLE;
+};
+
+/** What a sealed value belongs to; `part` keeps a sealed CVC from being read as a card and the other way round. */
+const contextOf = (owner: Owner, paymentMethodId: string, part: 'card' | 'cvc'): VaultContext => ({
+  merchant_id: owner.merchant_id,
+  livemode: String(owner.livemode),
+  payment_method_id: paymentMethodId,
+  part,
+});
+
+/** Seals the card (number and expiry) under the merchant and pm id; the CVC, when given, sealed apart, kept ≤ 1 hour. Replaces what was there. */
+export async function putCard(owner: Owner, paymentMethodId: string, card: VaultCard & { cvc?: string }): Promise<void> {
+  const TableName = vaultTable();
+  const { seal } = await sealing();
+  const { number, exp_month, exp_year, cvc } = card;
+  const sealedCard = await seal(JSON.stringify({ number, exp_month, exp_year }), contextOf(owner, paymentMethodId, 'card'));
+  const cvcWrite: TransactItem =
+    cvc === undefined
+      ? { Delete: { TableName, Key: vaultKeys.cvc(owner, paymentMethodId) } }
+      : {
+          Put: {
+            TableName,
+            Item: {
+              ...vaultKeys.cvc(owner, paymentMethodId),
+              sealed: await seal(cvc, contextOf(owner, paymentMethodId, 'cvc')),
+              expires_at: ttl(clock.now() + CVC_KEEP_MS),
+            },
+          },
+        };
+  await db.send(
+    new TransactWriteCommand({
+      TransactItems: [{ Put: { TableName, Item: { ...vaultKeys.card(owner, paymentMethodId), sealed: sealedCard } } }, cvcWrite],
+    }),
+  );
+}
+
+/** The card, with its CVC only while kept (not used, not older than one hour); undefined when the vault holds none. */
+export async function readCard(owner: Owner, paymentMethodId: string): Promise<(VaultCard & { cvc?: string }) | undefined> {
+  const out = await db.send(
+    new QueryCommand({
+      TableName: vaultTable(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': vaultKeys.partition(owner, paymentMethodId) },
+      ConsistentRead: true,
+    }),
+  );
+  const items = out.Items ?? [];
+  const { open } = await sealing();
+  const cardItem = items.find((item) => item.sk === 'CARD');
+  if (!cardItem) return undefined;
+  const card = JSON.parse(await open(cardItem.sealed as Uint8Array, contextOf(owner, paymentMethodId, 'card'))) as VaultCard;
+  const cvcItem = items.find((item) => item.sk === 'CVC');
+  // TTL deletes lazily (within days): an item past its time is as good as gone.
+  if (!cvcItem || Number(cvcItem.expires_at) * 1000 <= clock.now()) return card;
+  return { ...card, cvc: await open(cvcItem.sealed as Uint8Array, contextOf(owner, paymentMethodId, 'cvc')) };
+}
+
+/** Deletes the CVC (after the first authorization with it). Idempotent. */
+export async function forgetCvc(owner: Owner, paymentMethodId: string): Promise<void> {
+  await db.send(new DeleteCommand({ TableName: vaultTable(), Key: vaultKeys.cvc(owner, paymentMethodId) }));
+}

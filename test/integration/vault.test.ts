@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, describe, expect, it } from 'vitest';
+import { config } from '../../shared/config.ts';
+import { db } from '../../shared/store/client.ts';
+import type { Owner } from '../../shared/store/keys.ts';
+import { CVC_KEEP_MS, forgetCvc, putCard, readCard } from '../../shared/store/vault.ts';
+import { moveClock, resetClock } from '../support/faults.ts';
+
+/* The card vault's store (shared/store/vault.ts) against its own table in DynamoDB Local, sealed with a raw AES key. */
+
+const VAULT = config.VAULT_TABLE!;
+const NUMBER = '4000056655665556';
+const CVC = '8317';
+const CARD = { number: NUMBER, exp_month: 7, exp_year: 2031 };
+
+const newOwner = (livemode = false): Owner => ({ merchant_id: `mer_${randomUUID()}`, livemode });
+const newPm = () => `pm_${randomUUID()}`;
+
+/** The vault's items of one merchant, as DynamoDB holds them. */
+const rawItemsOf = async (owner: Owner) =>
+  (
+    await db.send(
+      new ScanCommand({ TableName: VAULT, FilterExpression: 'contains(pk, :mer)', ExpressionAttributeValues: { ':mer': owner.merchant_id } }),
+    )
+  ).Items ?? [];
+
+/** Copies a pm's vault items, as they are, under another owner or pm id (what a bug or an attacker with write access could do). */
+async function copyItems(from: { owner: Owner; pm: string }, to: { owner: Owner; pm: string }): Promise<void> {
+  const scope = (owner: Owner) => (owner.livemode ? owner.merchant_id : `${owner.merchant_id}:test`);
+  for (const item of await rawItemsOf(from.owner)) {
+    if (item.pk !== `CARD#${scope(from.owner)}#${from.pm}`) continue;
+    await db.send(new PutCommand({ TableName: VAULT, Item: { ...item, pk: `CARD#${scope(to.owner)}#${to.pm}` } }));
+  }
+}
+
+afterEach(() => resetClock());
+
+describe('card vault', () => {
+  it('gives back the card and its CVC as saved', async () => {
+    // Prepare
+    const owner = newOwner();
+    const pm = newPm();
+    // Act
+    await putCard(owner, pm, { ...CARD, cvc: CVC });
+    // Assess
+    expect(await readCard(owner, pm)).toEqual({ ...CARD, cvc: CVC });
+  });
+
+  it('holds neither the number nor the CVC in clear, in any attribute', async () => {
+    // Prepare
+    const owner = newOwner();
+    const pm = newPm();
+    // Act
+    await putCard(owner, pm, { ...CARD, cvc: CVC });
+    // Assess: every attribute, binary ones read as text too
+    const items = await rawItemsOf(owner);
+    expect(items.map((item) => item.sk).sort()).toEqual(['CARD', 'CVC']);
+    const text = items
+      .flatMap((item) =>
+        Object.values(item).map((value) => (value instanceof Uint8Array ? Buffer.from(value).toString('latin1') : JSON.stringify(value))),
+      )
+      .join('\n');
+    expect(text).not.toContain(NUMBER);
+    expect(text).not.toContain(NUMBER.slice(0, 12));
+    expect(text).not.toContain(CVC);
+  });
+
+  it('answers undefined for a pm it holds no card for, and for another merchant or mode asking by the same pm id', async () => {
+    // Prepare
+    const owner = newOwner();
+    const pm = newPm();
+    await putCard(owner, pm, { ...CARD, cvc: CVC });
+    // Act
+    const unknown = await readCard(owner, newPm());
+    const otherMerchant = await readCard(newOwner(), pm);
+    const otherMode = await readCard({ ...owner, livemode: true }, pm);
+    // Assess
+    expect([unknown, otherMerchant, otherMode]).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('refuses to open a sealed card moved under another pm id, merchant or mode', async () => {
+    // Prepare
+    const owner = newOwner();
+    const pm = newPm();
+    await putCard(owner, pm, { ...CARD, cvc: CVC });
+    const targets = [
+      { owner, pm: newPm() },
+      { owner: newOwner(), pm },
+      { owner: { ...owner, livemode: true }, pm: newPm() },
+    ];
+    for (const target of targets) await copyItems({ owner, pm }, target);
+    // Act
+    const reads = await Promise.allSettled(targets.map((target) => readCard(target.owner, target.pm)));
+    // Assess
+    const reasons = reads.map((read) => (read.status === 'rejected' ? String(read.reason) : 'opened'));
+    expect(reasons).toEqual(Array(3).fill(expect.stringMatching(/sealed under another encryption context/)));
+    expect(await readCard(owner, pm)).toEqual({ ...CARD, cvc: CVC });
+  });
+
+  it('forgets the CVC when told, and again without complaint, keeping the card', async () => {
+    // Prepare
+    const owner = newOwner();
+    const pm = newPm();
+    await putCard(owner, pm, { ...CARD, cvc: CVC });
+    // Act
+    await forgetCvc(owner, pm);
+    await forgetCvc(owner, pm);
+    // Assess
+    expect(await readCard(owner, pm)).toEqual(CARD);
+    expect((await rawItemsOf(owner)).map((item) => item.sk)).toEqual(['CARD']);
+  });
+
+  it('keeps the CVC for one hour at most, even before TTL deletes it', async () => {
+    // Prepare
+    const owner = newOwner();
+    const pm = newPm();
+    await putCard(owner, pm, { ...CARD, cvc: CVC });
+    // Act
+    moveClock(CVC_KEEP_MS - 60_000);
+    const withinTheHour = await readCard(owner, pm);
+    moveClock(60_000);
+    const afterTheHour = await readCard(owner, pm);
+    // Assess
+    expect(withinTheHour).toEqual({ ...CARD, cvc: CVC });
+    expect(afterTheHour).toEqual(CARD);
+    const cvcItem = (await rawItemsOf(owner)).find((item) => item.sk === 'CVC');
+    expect(Number(cvcItem?.expires_at) * 1000).toBeLessThanOrEqual(Date.now() + CVC_KEEP_MS);
+  });
+
+  it('replaces the card when saved again: the new expiry, and no CVC when none was given', async () => {
+    // Prepare
+    const owner = newOwner();
+    const pm = newPm();
+    await putCard(owner, pm, { ...CARD, cvc: CVC });
+    // Act
+    await putCard(owner, pm, { ...CARD, exp_year: 2033 });
+    // Assess
+    expect(await readCard(owner, pm)).toEqual({ ...CARD, exp_year: 2033 });
+  });
+});
