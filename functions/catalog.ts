@@ -77,13 +77,15 @@ export const catalog: readonly FunctionSpec[] = [
   http('PUT', '/api/customers/{id}', 'customers/update', 'Update a customer'),
   http('DELETE', '/api/customers/{id}', 'customers/delete', 'Delete a customer'),
 
-  http('POST', '/api/payment_methods', 'payment-methods/create', 'Save a card as a payment method (secret or publishable key)', 'publishable'),
+  http('POST', '/api/payment_methods', 'payment-methods/create', 'Save a card as a payment method (secret or publishable key)', 'publishable', {
+    vault: 'encrypt',
+  }),
   http('GET', '/api/payment_methods', 'payment-methods/list', "List a customer's payment methods"),
   http('GET', '/api/payment_methods/{id}', 'payment-methods/get', 'Retrieve a payment method'),
   http('POST', '/api/payment_methods/{id}/attach', 'payment-methods/attach', 'Attach a payment method to a customer'),
   http('POST', '/api/payment_methods/{id}/detach', 'payment-methods/detach', 'Detach a payment method from its customer'),
 
-  http('POST', '/api/payments/create', 'payments/create', 'Create (authorize) a payment'),
+  http('POST', '/api/payments/create', 'payments/create', 'Create (authorize) a payment', 'merchant', { vault: 'decrypt' }),
   http('GET', '/api/payments/list', 'payments/list', 'List payments'),
   http('GET', '/api/payments/{id}', 'payments/get', 'Retrieve a payment'),
   http('PUT', '/api/payments/{id}', 'payments/update', 'Update a payment (description, metadata)'),
@@ -192,8 +194,22 @@ export const catalog: readonly FunctionSpec[] = [
     sends: ['renewals'],
     readsOnly: true,
   },
-  { name: 'workers/renewal', trigger: { type: 'queue', queue: 'renewals', batchSize: 5 }, memory: 512, timeout: 30, sends: ['email'] },
-  { name: 'workers/test-clock-advance', trigger: { type: 'queue', queue: 'clocks', batchSize: 1 }, memory: 512, timeout: 300, sends: ['email'] },
+  {
+    name: 'workers/renewal',
+    trigger: { type: 'queue', queue: 'renewals', batchSize: 5 },
+    memory: 512,
+    timeout: 30,
+    sends: ['email'],
+    vault: 'decrypt',
+  },
+  {
+    name: 'workers/test-clock-advance',
+    trigger: { type: 'queue', queue: 'clocks', batchSize: 1 },
+    memory: 512,
+    timeout: 300,
+    sends: ['email'],
+    vault: 'decrypt',
+  },
   {
     name: 'workers/daily-settlement',
     trigger: { type: 'schedule', expression: 'cron(0 2 * * ? *)', everyMinutesLocally: 5 },

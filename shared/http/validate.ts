@@ -88,7 +88,7 @@ function rejectUnknown(names: readonly string[], known: readonly string[]): void
 function parse(schema: AnySchema, input: unknown): unknown {
   const result = v.safeParse(schema, input, { abortEarly: true });
   if (result.success) return result.output;
-  throw invalidParameter(schema, chosenOption(result.issues[0]));
+  throw invalidParameter(schema, result.issues[0]);
 }
 
 /**
@@ -104,7 +104,8 @@ function chosenOption(issue: v.BaseIssue<unknown>): v.BaseIssue<unknown> {
  * The 400 of a failed validation: the field in `param`, the code of the fault (`parameter_missing`,
  * `parameter_unknown` for a field a strict object does not take, else `parameter_invalid`) and the reason in words.
  */
-export function invalidParameter(schema: AnySchema, issue: v.BaseIssue<unknown>): BadRequest {
+export function invalidParameter(schema: AnySchema, given: v.BaseIssue<unknown>): BadRequest {
+  const issue = chosenOption(given);
   const param = v.getDotPath(issue) ?? undefined;
   const code = isUnknownKey(issue) ? 'parameter_unknown' : issue.received === 'undefined' ? 'parameter_missing' : 'parameter_invalid';
   return new BadRequest(code, param, issueReason(schema, issue, param));

@@ -32,6 +32,8 @@ export interface SandboxAuthorization {
   refunded: number;
   /** what paid: a card (with its CVC or without), or a token the sandbox issued */
   paidWith: 'card and cvc' | 'card' | 'token';
+  /** a merchant-initiated charge names the network transaction id of the card's first authorization, if known */
+  initiator: { type: 'customer' } | { type: 'merchant'; networkTransactionId: string | null };
 }
 
 /**
@@ -161,6 +163,7 @@ export class SandboxConnector implements Connector {
       captured: 0,
       refunded: 0,
       paidWith: request.providerToken ? 'token' : request.card?.cvc ? 'card and cvc' : 'card',
+      initiator: request.initiator ? { type: 'merchant', networkTransactionId: request.initiator.networkTransactionId ?? null } : { type: 'customer' },
     });
     return {
       outcome: 'approved',

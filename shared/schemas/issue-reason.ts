@@ -60,6 +60,9 @@ function schemaAt(root: v.GenericSchema, path: readonly v.IssuePathItem[]): Sche
   let schema: SchemaLike | undefined = unwrap(root as unknown as SchemaLike);
   for (const item of path) {
     if (!schema) return undefined;
+    // a union (an id, or an object): the option whose object has the field
+    if (schema.type === 'union') schema = (schema.options as SchemaLike[]).map(unwrap).find((option) => option?.entries?.[String(item.key)]);
+    if (!schema) return undefined;
     if (schema.entries && item.type === 'object') schema = schema.entries[String(item.key)];
     else if (schema.item && item.type === 'array') schema = schema.item;
     else if (schema.value && item.type === 'object' && item.origin === 'value') schema = schema.value;
