@@ -83,7 +83,7 @@ export function http<
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(requestContext())
     .use(httpHeaderNormalizer())
-    .use(errorMapper());
+    .use(errorMapper({ page: options.file?.startsWith('text/') }));
   if (options.auth === 'merchant') chain.use(authenticate());
   if (options.rateLimit) chain.use(rateLimit(options.rateLimit, { replaysFree: Boolean(options.idempotent) && options.auth === 'merchant' }));
   if (options.params) chain.use(pathIds(options.params));
