@@ -71,6 +71,13 @@ export const catalog: readonly FunctionSpec[] = [
   http('POST', '/api/api-keys', 'api-keys/create', 'Create an API key'),
   http('PUT', '/api/api-keys/{id}/revoke', 'api-keys/revoke', 'Revoke an API key'),
 
+  http('GET', '/api/settings', 'settings/get', 'Retrieve the settings (checkout origins)'),
+  http('PUT', '/api/settings', 'settings/update', 'Update the settings (checkout origins)'),
+  // Pages and scripts for shoppers' browsers (HTML and JS, not JSON): the card fields a merchant's checkout frames.
+  http('GET', '/hosted/card-fields.js', 'hosted/card-fields-script', 'The script a checkout page includes to mount the card fields', 'public'),
+  http('GET', '/hosted/card-fields', 'hosted/card-fields', 'The card fields page (framed by a checkout origin)', 'public'),
+  http('GET', '/hosted/card-fields-frame.js', 'hosted/card-fields-frame-script', "The card fields page's own script", 'public'),
+
   http('POST', '/api/customers', 'customers/create', 'Create a customer'),
   http('GET', '/api/customers', 'customers/list', 'List customers'),
   http('GET', '/api/customers/{id}', 'customers/get', 'Retrieve a customer'),

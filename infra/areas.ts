@@ -8,11 +8,16 @@ import { constructIdOf } from './constructs/functions.ts';
  * change to `infra/`. Queue and schedule functions are the `Workers` stack.
  */
 export const API_PREFIX = '/api';
+/** The pages and scripts for shoppers' browsers (hosted card fields): one area, `hosted`, beside the API's. */
+export const HOSTED_PREFIX = '/hosted';
+/** The top-level resources every route lies below. */
+export const PATH_PREFIXES = [API_PREFIX, HOSTED_PREFIX] as const;
 
 export const areaOf = (spec: HttpFunctionSpec): string => {
   const [prefix, area] = spec.trigger.path.split('/').filter(Boolean);
+  if (`/${prefix}` === HOSTED_PREFIX && area) return 'hosted';
   if (`/${prefix}` !== API_PREFIX || !area || !/^[A-Za-z0-9._-]+$/.test(area)) {
-    throw new Error(`${spec.name}: an HTTP path starts with ${API_PREFIX}/<area>, got ${spec.trigger.path}`);
+    throw new Error(`${spec.name}: an HTTP path starts with ${API_PREFIX}/<area> or ${HOSTED_PREFIX}/, got ${spec.trigger.path}`);
   }
   return area;
 };

@@ -9,7 +9,7 @@ import { ApiStage } from './constructs/api-stage.ts';
 import { type AppFunction, AppFunctions, type FunctionDefaults } from './constructs/functions.ts';
 import { Vault } from './constructs/vault.ts';
 import { ApiFirewall } from './constructs/waf.ts';
-import { API_PREFIX } from './areas.ts';
+import { API_PREFIX, HOSTED_PREFIX } from './areas.ts';
 
 /*
  * The nested stacks of `PaymentOrchestrationStack` (see `areas.ts` for how the catalog splits). Each reaches the
@@ -30,7 +30,7 @@ export class ApiAreaStack extends NestedStack {
   readonly functions: readonly AppFunction[];
 
   constructor(scope: Construct, id: string, props: ApiAreaStackProps) {
-    super(scope, id, { description: `Payment orchestration API: ${API_PREFIX}/${props.area}` });
+    super(scope, id, { description: `Payment orchestration API: ${props.area === 'hosted' ? HOSTED_PREFIX : `${API_PREFIX}/${props.area}`}` });
     const functions = new AppFunctions(this, 'Functions', { specs: props.specs, ...props.functionDefaults });
     this.functions = functions.all;
     new ApiRoutes(this, 'Routes', { api: props.api, functions: functions.httpFunctions(), stageName: props.stageName });

@@ -3,7 +3,7 @@ import { AwsIntegration, type IResource, Resource } from 'aws-cdk-lib/aws-apigat
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import type { HttpFunctionSpec } from '../../functions/catalog.ts';
-import { API_PREFIX } from '../areas.ts';
+import { PATH_PREFIXES } from '../areas.ts';
 import type { AppApi } from './api.ts';
 import type { AppFunction } from './functions.ts';
 
@@ -30,12 +30,21 @@ export class ApiRoutes extends Construct {
     super(scope, id);
     this.props = props;
     // `/api` as seen from this stack: what is added below it is created here.
-    const prefix = Resource.fromResourceAttributes(this, 'Prefix', {
-      restApi: props.api.api,
-      resourceId: props.api.prefix.resourceId,
-      path: props.api.prefix.path,
-    });
-    for (const fn of props.functions) this.addRoute(prefix, fn);
+    const roots = new Map<string, IResource>();
+    const rootOf = (prefix: string): IResource => {
+      const root = props.api.roots.get(prefix)!;
+      if (!roots.has(prefix)) {
+        // as seen from this stack: what is added below it is created here
+        const id = `Prefix${prefix === '/api' ? '' : prefix.slice(1)}`;
+        roots.set(prefix, Resource.fromResourceAttributes(this, id, { restApi: props.api.api, resourceId: root.resourceId, path: root.path }));
+      }
+      return roots.get(prefix)!;
+    };
+    for (const fn of props.functions) {
+      const prefix = PATH_PREFIXES.find((p) => fn.spec.trigger.path.startsWith(`${p}/`));
+      if (!prefix) throw new Error(`${fn.spec.trigger.method} ${fn.spec.trigger.path}: not below ${PATH_PREFIXES.join(' or ')}`);
+      this.addRoute(rootOf(prefix), prefix, fn);
+    }
 
     Validations.of(this).acknowledge(
       {
@@ -52,12 +61,11 @@ export class ApiRoutes extends Construct {
     );
   }
 
-  private addRoute(prefix: IResource, fn: AppFunction & { spec: HttpFunctionSpec }): void {
+  private addRoute(root: IResource, prefix: string, fn: AppFunction & { spec: HttpFunctionSpec }): void {
     const { method, path } = fn.spec.trigger;
-    if (!path.startsWith(`${API_PREFIX}/`)) throw new Error(`${method} ${path}: not below ${API_PREFIX}`);
-    let resource = prefix;
+    let resource = root;
     const params: string[] = [];
-    for (const segment of path.slice(API_PREFIX.length).split('/').filter(Boolean)) {
+    for (const segment of path.slice(prefix.length).split('/').filter(Boolean)) {
       const param = PARAM.exec(segment)?.[1];
       if (param) {
         params.push(param);

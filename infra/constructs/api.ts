@@ -2,17 +2,17 @@ import { Stack, Validations } from 'aws-cdk-lib';
 import { EndpointType, type RequestValidator, type Resource, ResponseType, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
 import { MESSAGES } from '../../shared/domain/errors.ts';
-import { API_PREFIX } from '../areas.ts';
+import { PATH_PREFIXES } from '../areas.ts';
 
 /**
- * The REST API itself, shared by every area's nested stack: the API, its `/api` resource, the request validator and
+ * The REST API itself, shared by every area's nested stack: the API, its `/api` and `/hosted` resources, the request validator and
  * API Gateway's own errors in the app's error shape. Routes are added by each area's stack (`ApiRoutes`), the
  * deployment and stage by the stage stack (`ApiStage`): a CloudFormation stack holds 500 resources at most.
  */
 export class AppApi extends Construct {
   readonly api: RestApi;
-  /** `/api`: the parent of every area's resources. */
-  readonly prefix: Resource;
+  /** `/api` and `/hosted`: the parents of every area's resources, by prefix. */
+  readonly roots: ReadonlyMap<string, Resource>;
   /**
    * Bodies, queries and path values are validated by the handlers (valibot) so that every 400 has the app's error
    * shape and the DECISIONS.md codes; API Gateway only checks that declared path parameters are present.
@@ -34,7 +34,7 @@ export class AppApi extends Construct {
       // The stage stack deploys the API once every area's methods exist (`ApiStage`).
       deploy: false,
     });
-    this.prefix = this.api.root.addResource(API_PREFIX.slice(1));
+    this.roots = new Map(PATH_PREFIXES.map((prefix) => [prefix, this.api.root.addResource(prefix.slice(1))]));
     this.validator = this.api.addRequestValidator('PathParameters', {
       validateRequestParameters: true,
       validateRequestBody: false,

@@ -1,7 +1,7 @@
 /**
  * What the event fixtures point at, beyond the demo merchant's key, customer and payments: a customer to delete, an
  * invoice (with a signed PDF link), a subscription, a routing rule, a webhook endpoint, a connector account, a refund, two disputes, a signed provider
- * notification, a settlement and a sign-in code. `npm run invoke`
+ * notification, a settlement, a sign-in code and a checkout origin. `npm run invoke`
  * and the catalog test fill the fixtures' placeholders with these, so every fixture answers as in real use.
  */
 import { type Merchant, ownerOf } from '../../shared/domain/auth.ts';
@@ -24,6 +24,7 @@ import { stripeSignature } from '../../test/fakes/stripe/notifier.ts';
 import { openTestDispute } from '../../shared/domain/disputes.ts';
 import { createTestClock } from '../../shared/domain/test-clocks.ts';
 import { createPaymentMethod } from '../../shared/domain/payment-methods.ts';
+import { changeSettings } from '../../shared/domain/settings.ts';
 
 export interface FixtureObjects {
   /** a customer with no subscription (to delete) */
@@ -58,6 +59,8 @@ export interface FixtureObjects {
   /** a card saved for the demo customer (to read and detach), and one saved for nobody (to attach) */
   paymentMethodId: string;
   loosePaymentMethodId: string;
+  /** the origin the demo's test-mode checkout_origins allow to frame the hosted card fields */
+  checkoutOrigin: string;
 }
 
 /** Creates them for the demo merchant (made with its payments: the captured one is what the settlement carries). */
@@ -99,6 +102,7 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     ['Fixture clock', 'Clock to delete'].map((name) => createTestClock(merchant, { frozen_time: '2027-01-01T00:00:00Z', name })),
   );
   const refund = await refundPayment(merchant, demo.capturedPaymentId!, { amount: 500 });
+  const [checkoutOrigin] = (await changeSettings(merchant, { checkout_origins: ['https://shop.example'] })).checkout_origins;
   const deletable = await createCustomer(merchant, { email: `leaving+${demo.merchantId}@example.com`, name: 'Leaving soon' });
   const stripeWebhookBody = JSON.stringify({
     id: 'evt_1FixtureCustomerCreated',
@@ -148,5 +152,6 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     otp,
     paymentMethodId: saved.id,
     loosePaymentMethodId: loose.id,
+    checkoutOrigin: checkoutOrigin!,
   };
 }

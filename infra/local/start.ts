@@ -1,6 +1,7 @@
 /**
  * `npm start`: the whole API on a laptop (DynamoDB Local, local SQS, the HTTP gateway on PORT, default 3000, queue and
- * stream pollers, schedule timers, the provider fakes and a demo merchant with a test API key); `npm start -- --persist`
+ * stream pollers, schedule timers, the provider fakes, a demo merchant with a test API key and its shop's checkout page on
+ * DEMO_PORT, default 3001); `npm start -- --persist`
  * keeps DynamoDB's data under .data/dynamodb. Ctrl-C / SIGTERM stop everything and exit 0. If DynamoDB Local or the SQS
  * server dies on its own, everything stops and it exits 1: a silent restart would bring an empty in-memory database back.
  */
@@ -12,9 +13,11 @@ import { FakePortInUse, portSetting, providerFakeSettings, runProviderFakes, typ
 import { startLocalStack, type LocalStack } from './services.ts';
 import { startQueuePollers, startScheduleTimers, type Workers } from './workers.ts';
 import { startStreamPollers } from './stream.ts';
+import { type DemoCheckout, startDemoCheckout } from './demo-checkout/server.ts';
 
 const persist = process.argv.includes('--persist');
 const port = setting(() => portSetting('PORT', process.env.PORT, 3000));
+const demoPort = setting(() => portSetting('DEMO_PORT', process.env.DEMO_PORT, 3001));
 const logLevel = setting(() => parseLogLevel(process.env.LOG_LEVEL));
 const fakeSettings = setting(() => providerFakeSettings(process.env));
 const started = Date.now();
@@ -25,6 +28,7 @@ let gateway: Gateway | undefined;
 let pollers: Workers | undefined;
 let timers: Workers | undefined;
 let streams: Workers | undefined;
+let shop: DemoCheckout | undefined;
 let shuttingDown = false;
 let shutdownStarted = 0;
 
@@ -44,7 +48,7 @@ async function shutdown(reason: string, exitCode: number): Promise<never | void>
     console.error('Shutdown took too long; forcing exit.');
     process.exit(1);
   }, 15_000).unref();
-  await Promise.allSettled([gateway?.close(), pollers?.stop(), streams?.stop(), timers?.stop(), fakes?.close()]);
+  await Promise.allSettled([gateway?.close(), shop?.close(), pollers?.stop(), streams?.stop(), timers?.stop(), fakes?.close()]);
   await stack?.stop().catch((err: unknown) => console.error('Stopping local services failed:', err));
   console.log('Stopped.');
   process.exit(exitCode);
@@ -115,6 +119,12 @@ try {
 
   const { createDemoMerchant } = await import('../../shared/domain/demo.ts');
   const demo = await createDemoMerchant();
+  // The demo merchant's shop on its own origin, allowed to frame the card fields (its checkout_origins).
+  if (demo.publishableKey) {
+    shop = await startDemoCheckout({ port: demoPort, apiUrl: gateway.url, publishableKey: demo.publishableKey, secretKey: demo.apiKey });
+    const { changeSettings } = await import('../../shared/domain/settings.ts');
+    await changeSettings({ id: demo.merchantId, credential: 'api_key', livemode: false }, { checkout_origins: [shop.url] });
+  }
 
   const httpCount = catalog.filter((f) => f.trigger.type === 'http').length;
   const queues = Object.entries(stack.queueUrls)
@@ -140,6 +150,8 @@ try {
         `  Demo merchant  ${demo.merchantId} (${demo.email})`,
         `  Test API key   ${demo.apiKey}`,
         '',
+        `  Demo checkout  ${shop ? `${shop.url}   (a shop page: card fields → pm_ → the shop's server charges it)` : 'off (no publishable key)'}`,
+        '',
         `  curl -s ${gateway.url}/api/customers -H "Authorization: Bearer ${demo.apiKey}"`,
         line,
         ...providerFakes,
@@ -153,7 +165,7 @@ try {
     const { portVar, port: taken } = err.fake;
     console.error(`${err.message} Stop what is using it or pick another: ${portVar}=${taken + 10} npm start (or PROVIDER_FAKES=off npm start)`);
   } else if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-    console.error(`Port ${port} is in use. Stop what is using it or pick another: PORT=3001 npm start`);
+    console.error(`Port ${port} or ${demoPort} is in use. Stop what is using it or pick others: PORT=3100 DEMO_PORT=3101 npm start`);
   } else {
     console.error('Local runtime failed to start:', err);
   }

@@ -19,6 +19,21 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
     'store it now. An API key may create keys of its own mode only.',
   'api-keys/revoke': 'Revokes a key: it answers 401 from the next request on. Revoking a revoked key answers 200.',
 
+  'settings/get': 'Retrieves the settings of the mode the credential acts in. A merchant who never set any has no checkout origin.',
+  'settings/update':
+    'Replaces the fields sent. `checkout_origins` lists the origins (`https://shop.example`, at most 20; `http://` only for ' +
+    'localhost, 127.0.0.1 or [::1]) whose pages may frame the hosted card fields of this mode; stored as browsers send ' +
+    'them (lowercase, no default port, no trailing slash). A secret key or a session token only.',
+  'hosted/card-fields-script':
+    'JavaScript for the merchant’s checkout page: `CardFields.mount(selector, {key})` frames the card fields and answers ' +
+    '`{ready, submit()}`; `submit()` resolves with the new payment method (`{id, card}`), never the card number. See docs/checkout.md.',
+  'hosted/card-fields':
+    'The page the script frames: number, expiry and CVC checked as the shopper types, sent straight to ' +
+    '`POST /api/payment_methods` with the publishable `key`. Its `Content-Security-Policy: frame-ancestors` is the ' +
+    'checkout origins of the key’s merchant and mode; an `origin` that is not one of them, or an unknown or revoked key, ' +
+    'answers an error page.',
+  'hosted/card-fields-frame-script': 'The card fields page’s script (served apart: the page allows no inline script).',
+
   'customers/create':
     'Creates a customer of the credential’s mode. A payment whose `customer.email` matches is linked to it. In test ' +
     'mode, `test_clock` binds the customer and its subscriptions to a test clock.',

@@ -15,6 +15,11 @@ export const SERVERS = [
 export const TAGS = [
   { name: 'Authentication', areas: ['auth'], description: 'Sign in with a one-time code sent by e-mail; the token works like an API key for 24 h.' },
   { name: 'API keys', areas: ['api-keys'], description: '`sk_live_…` and `sk_test_…` keys; the full key is shown once, at creation.' },
+  {
+    name: 'Settings and hosted pages',
+    areas: ['settings', 'hosted'],
+    description: 'Checkout origins, and the card fields a checkout page frames so that card numbers never reach the merchant.',
+  },
   { name: 'Customers', areas: ['customers'], description: 'The people who pay; a payment whose `customer.email` matches is linked.' },
   {
     name: 'Payments',

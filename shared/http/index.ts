@@ -83,7 +83,7 @@ export function http<
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(requestContext())
     .use(httpHeaderNormalizer())
-    .use(errorMapper());
+    .use(errorMapper({ page: options.file?.startsWith('text/') }));
   const merchantOnly = authenticated(options.auth);
   if (merchantOnly) chain.use(authenticate({ publishable: options.auth === 'publishable' }));
   if (options.rateLimit) chain.use(rateLimit(options.rateLimit, { replaysFree: Boolean(options.idempotent) && merchantOnly }));

@@ -35,6 +35,7 @@
  * | event (record + delivery log), by object| pk = EVT#<object id>, sk = EVT#<evt>                 | table |
  * | merchant's events, newest first       | gsi1pk = MER#<own>#EVT#<0..19>, gsi1sk <evt>           | gsi1  |
  * | merchant's webhook endpoints          | pk = MER#<own>, sk begins_with WHK# (+ webhook_count) | table |
+ * | merchant's settings (checkout origins) | pk = MER#<own>, sk = SETTINGS                         | table |
  * | merchant's connector accounts         | pk = MER#<own>, sk begins_with CON# (+ connector_count)| table |
  * | connector account by id               | pk = MER#<own>, sk = CON#<con>                        | table |
  * | what routing reads (accounts + rules) | pk = MER#<own>#ROUTING#<0..3> (one copy, whole)       | table |
@@ -259,6 +260,11 @@ export const routingCopyKeys = {
   /** the copy of an item of the owner's partition (a connector account or a rule): the same sort key */
   of: (owner: Owner, copy: number, sk: string): Key => ({ pk: routingCopyPartition(owner, copy), sk }),
   partition: routingCopyPartition,
+};
+
+/** A merchant's settings in one mode (checkout origins the hosted card fields may be framed by). */
+export const settingsKeys = {
+  item: (owner: Owner): Key => ({ pk: `MER#${scopeOf(owner)}`, sk: 'SETTINGS' }),
 };
 
 export const connectorKeys = {

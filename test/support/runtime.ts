@@ -57,7 +57,7 @@ export async function startRuntimeProcess(options: RuntimeProcessOptions = {}): 
   const notInherited =
     /^(VITEST|TEST$|NODE_ENV$|APP_|TABLE_NAME$|AWS_|POWERTOOLS_|LOG_LEVEL$|.*_QUEUE_URL$|STRIPE_API_BASE_URL$|ADYEN_CHECKOUT_BASE_URL$|BRAINTREE_GATEWAY_URL$|PROVIDER_FAKES$|.*_FAKE_PORT$)/;
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !notInherited.test(k)) env[k] = v;
-  const freePorts = { PORT: '0', STRIPE_FAKE_PORT: '0', ADYEN_FAKE_PORT: '0', BRAINTREE_FAKE_PORT: '0' };
+  const freePorts = { PORT: '0', DEMO_PORT: '0', STRIPE_FAKE_PORT: '0', ADYEN_FAKE_PORT: '0', BRAINTREE_FAKE_PORT: '0' };
   Object.assign(env, freePorts, { NO_COLOR: '1' }, options.env);
 
   const child = spawn(cmd!, args, { cwd: projectRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });

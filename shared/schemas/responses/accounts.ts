@@ -74,3 +74,14 @@ export const Customer = v.object({
 export const CustomerList = list(Customer);
 
 export const DeletedCustomer = v.object({ id: Id('customer'), object: v.literal('customer'), deleted: v.literal(true) });
+
+export const Settings = v.object({
+  object: v.literal('settings'),
+  livemode: Livemode,
+  checkout_origins: v.pipe(
+    v.array(v.string()),
+    v.description('origins whose pages may frame the hosted card fields, as browsers send them'),
+    v.examples([['https://shop.example']]),
+  ),
+  updated_at: v.pipe(v.nullable(Timestamp), v.description('null until the first change')),
+});

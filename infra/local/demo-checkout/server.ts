@@ -1,0 +1,129 @@
+/**
+ * The demo merchant's shop, on an origin of its own (`npm start` serves it on DEMO_PORT, default 3001): a checkout
+ * page that mounts the hosted card fields with the merchant's publishable key, and the merchant's "server" route,
+ * `POST /pay`, which charges the `pm_` the page hands it with the secret key. It shows a merchant's side of the
+ * integration, and the browser tests assert what it sees (never a card number).
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface DemoCheckoutOptions {
+  /** 0 = any free port */
+  port: number;
+  /** the API's base URL, e.g. `http://localhost:3000` */
+  apiUrl: string;
+  publishableKey: string;
+  secretKey: string;
+  /** sees every request the shop's server receives and makes, with the answers (for the browser tests) */
+  record?: (exchange: Exchange) => void;
+}
+
+export interface Exchange {
+  direction: 'received' | 'sent';
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  status: number;
+  answer: string;
+}
+
+export interface DemoCheckout {
+  /** `http://localhost:<port>`: the origin to allow in the demo merchant's checkout_origins */
+  url: string;
+  close(): Promise<void>;
+}
+
+const file = (name: string) => readFileSync(new URL(`./${name}`, import.meta.url), 'utf8');
+const DEMO_AMOUNT = 2500;
+
+export async function startDemoCheckout(options: DemoCheckoutOptions): Promise<DemoCheckout> {
+  const api = new URL(options.apiUrl).origin;
+  const page = file('shop.html')
+    .replaceAll('{{API}}', options.apiUrl.replace(/\/$/, ''))
+    .replaceAll('{{KEY}}', encodeURIComponent(options.publishableKey));
+  const statics: Record<string, [string, string]> = {
+    '/': ['text/html; charset=utf-8', page],
+    '/shop.js': ['text/javascript; charset=utf-8', file('shop.js')],
+    '/shop.css': ['text/css; charset=utf-8', file('shop.css')],
+  };
+  // The merchant's own policy: its scripts and the API's card fields script, the fields' frame, nothing else.
+  const csp = `default-src 'self'; script-src 'self' ${api}; frame-src ${api}; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
+
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((err: unknown) => {
+      console.error('[demo checkout]', err);
+      if (!res.headersSent) answer(res, 500, 'application/json', JSON.stringify({ message: 'The shop failed' }));
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await text(req);
+    const path = (req.url ?? '/').split('?')[0]!;
+    const reply = (status: number, type: string, content: string) => {
+      options.record?.({
+        direction: 'received',
+        method: req.method ?? 'GET',
+        url: req.url ?? '/',
+        headers: req.headers,
+        body,
+        status,
+        answer: content,
+      });
+      answer(res, status, type, content, csp);
+    };
+    const asset = req.method === 'GET' ? statics[path] : undefined;
+    if (asset) return reply(200, asset[0], asset[1]);
+    if (req.method !== 'POST' || path !== '/pay') return reply(404, 'application/json', JSON.stringify({ message: 'Not found' }));
+    const paymentMethod = (JSON.parse(body || '{}') as { payment_method?: unknown }).payment_method;
+    if (typeof paymentMethod !== 'string') return reply(400, 'application/json', JSON.stringify({ message: 'payment_method is required' }));
+    const charge = await chargeCard(paymentMethod);
+    reply(charge.status === 200 ? 200 : 402, 'application/json', JSON.stringify(charge.view));
+  }
+
+  /** The merchant's server side: a payment of the `pm_` with the secret key (the card number is never here). */
+  async function chargeCard(paymentMethod: string): Promise<{ status: number; view: Record<string, unknown> }> {
+    const url = `${options.apiUrl}/api/payments/create`;
+    const headers = { Authorization: `Bearer ${options.secretKey}`, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() };
+    const body = JSON.stringify({ amount: DEMO_AMOUNT, currency: 'USD', payment_method: paymentMethod, description: 'Demo T-shirt' });
+    const res = await fetch(url, { method: 'POST', headers, body });
+    const answered = await res.text();
+    options.record?.({ direction: 'sent', method: 'POST', url, headers, body, status: res.status, answer: answered });
+    const payment = JSON.parse(answered) as { id?: string; status?: string; error?: { message?: string } };
+    if (res.status !== 200) return { status: res.status, view: { message: payment.error?.message ?? 'The payment failed' } };
+    return { status: 200, view: { id: payment.id, status: payment.status } };
+  }
+
+  await new Promise<void>((ready, fail) => {
+    server.once('error', fail);
+    server.listen(options.port, '127.0.0.1', () => {
+      server.off('error', fail);
+      ready();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://localhost:${port}`,
+    close: () =>
+      new Promise<void>((closed) => {
+        server.close(() => closed());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function answer(res: ServerResponse, status: number, type: string, content: string, csp?: string): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', type);
+  if (csp) res.setHeader('Content-Security-Policy', csp);
+  res.setHeader('Content-Length', Buffer.byteLength(content));
+  res.end(content);
+}
+
+async function text(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}

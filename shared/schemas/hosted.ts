@@ -1,0 +1,21 @@
+import * as v from 'valibot';
+
+const PublishableKey = v.pipe(
+  v.string(),
+  v.regex(/^pk_(live|test)_[0-9A-Za-z]{1,100}$/, 'a publishable key (pk_test_… or pk_live_…)'),
+  v.examples(['pk_test_4eC39HqLyjWDarjtT1zdp7dcXz81Kf0pLm3Rt7Ux9Qa']),
+);
+
+/** `GET /hosted/card-fields`: the key, and the origin of the page that frames the fields (where they post to). */
+export const CardFieldsQuery = v.object({
+  key: PublishableKey,
+  origin: v.pipe(
+    v.string(),
+    v.maxLength(300),
+    v.description('the framing page’s origin, one of its checkout origins'),
+    v.examples(['https://shop.example']),
+  ),
+});
+
+/** `GET /hosted/card-fields.js`: the key may be given here instead of to `CardFields.mount`. */
+export const CardFieldsScriptQuery = v.object({ key: v.optional(PublishableKey) });

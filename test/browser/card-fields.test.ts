@@ -1,0 +1,181 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Page, Request } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Gateway } from '../../infra/local/gateway.ts';
+import { type DemoCheckout, type Exchange, startDemoCheckout } from '../../infra/local/demo-checkout/server.ts';
+import { type Chromium, launchChromium } from '../support/browser.ts';
+import { bearer, newMerchant } from '../support/merchant.ts';
+import { startTestGateway } from '../support/runtime.ts';
+
+const CARD = '4242424242424242';
+
+/** A merchant with a publishable key whose checkout origin is its own demo shop, served beside the API. */
+async function shop(gateway: Gateway, exchanges: Exchange[] = []) {
+  const { apiKey } = await newMerchant();
+  const created = await fetch(`${gateway.url}/api/api-keys`, {
+    method: 'POST',
+    headers: { ...bearer(apiKey), 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'Checkout page', mode: 'test', type: 'publishable' }),
+  });
+  const { key } = (await created.json()) as { key: string };
+  const checkout = await startDemoCheckout({
+    port: 0,
+    apiUrl: gateway.url,
+    publishableKey: key,
+    secretKey: apiKey,
+    record: (e) => exchanges.push(e),
+  });
+  const settings = await fetch(`${gateway.url}/api/settings`, {
+    method: 'PUT',
+    headers: { ...bearer(apiKey), 'Content-Type': 'application/json' },
+    body: JSON.stringify({ checkout_origins: [checkout.url] }),
+  });
+  expect(settings.status).toBe(200);
+  return { checkout, publishableKey: key };
+}
+
+/** The card fields frame of the page, once its form is there. */
+const fieldsOf = (page: Page) => page.frameLocator('iframe[title="Card details"]');
+
+describe('hosted card fields in Chromium', () => {
+  let gateway: Gateway;
+  let chromium: Chromium;
+  const closing: Array<DemoCheckout | Server> = [];
+  beforeAll(async () => {
+    [gateway, chromium] = await Promise.all([startTestGateway(), launchChromium()]);
+  });
+  afterEach(async () => {
+    await Promise.all(chromium.context.pages().map((p) => p.close()));
+    await Promise.all(
+      closing.splice(0).map((s) => {
+        if ('url' in s) return s.close();
+        s.closeAllConnections();
+        return new Promise((done) => s.close(done));
+      }),
+    );
+  });
+  afterAll(async () => {
+    await Promise.all([gateway?.close(), chromium?.close()]);
+  });
+
+  it('takes a card typed by a shopper; the shop gets a pm_ by postMessage, charges it, and never sees the number', async () => {
+    // Prepare: the shop's page and server, every request the page makes and every message it receives recorded
+    const exchanges: Exchange[] = [];
+    const { checkout } = await shop(gateway, exchanges);
+    closing.push(checkout);
+    const page = await chromium.context.newPage();
+    const pageRequests: Request[] = [];
+    const frameRequests: Request[] = [];
+    page.on('request', (r) => (r.frame() === page.mainFrame() ? pageRequests : frameRequests).push(r));
+    await page.addInitScript(() => {
+      if (window !== window.top) return;
+      const seen: unknown[] = [];
+      Object.assign(window, { seenMessages: seen });
+      window.addEventListener('message', (e) => seen.push({ origin: e.origin, data: e.data }));
+    });
+    await page.goto(checkout.url);
+    // Act: the shopper types with the keyboard only, tabs to Pay and presses Enter
+    await fieldsOf(page).locator('#number').focus();
+    await page.keyboard.type(CARD);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('1234');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('123');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    // Assess: paid, with the pm_ the frame posted to the page's exact origin
+    await expect.poll(() => page.locator('#result').getAttribute('data-outcome'), { timeout: 15_000 }).toBe('paid');
+    expect(await page.locator('#result').textContent()).toMatch(/^Paid: pay_[0-9a-z]{26} is (succeeded|authorized)\.$/);
+    const messages = (
+      await page.evaluate(() => (window as unknown as { seenMessages: { origin: string; data: { type: string } }[] }).seenMessages)
+    ).filter((m) => m.data.type === 'payment_method');
+    expect(messages).toEqual([
+      {
+        origin: new URL(gateway.url).origin,
+        data: {
+          type: 'payment_method',
+          payment_method: { id: expect.stringMatching(/^pm_/), card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2034 } },
+        },
+      },
+    ]);
+    // Assess: the number went from the frame to the API alone; the shop's page and server never carried it
+    expect(frameRequests.some((r) => r.url().endsWith('/api/payment_methods') && r.postData()?.includes(CARD))).toBe(true);
+    const pageTraffic = await Promise.all(
+      pageRequests.map(async (r) => [r.url(), JSON.stringify(await r.allHeaders()), r.postData() ?? ''].join('\n')),
+    );
+    const serverTraffic = exchanges.map((e) => JSON.stringify(e));
+    expect(pageRequests.map((r) => new URL(r.url()).pathname)).toEqual(expect.arrayContaining(['/', '/hosted/card-fields.js', '/shop.js', '/pay']));
+    expect(serverTraffic.some((e) => e.includes('/api/payments/create'))).toBe(true);
+    for (const traffic of [...pageTraffic, ...serverTraffic, JSON.stringify(messages)]) expect(traffic).not.toContain(CARD);
+  });
+
+  it('shows a number that fails the Luhn check as an error, the field aria-invalid, as the shopper types', async () => {
+    // Prepare
+    const { checkout } = await shop(gateway);
+    closing.push(checkout);
+    const page = await chromium.context.newPage();
+    await page.goto(checkout.url);
+    const fields = fieldsOf(page);
+    // Act
+    await fields.locator('#number').focus();
+    await page.keyboard.type('4242424242424241');
+    // Assess: announced (aria-live) and tied to the field (aria-describedby)
+    const number = fields.locator('#number');
+    await expect.poll(() => number.getAttribute('aria-invalid')).toBe('true');
+    expect(await fields.locator('#number-error').textContent()).toBe('The card number is not valid: check it for a typo.');
+    expect(await fields.locator('#number-error').getAttribute('aria-live')).toBe('polite');
+    expect(await number.getAttribute('aria-describedby')).toBe('number-error');
+    expect(await fields.locator('#brand').textContent()).toBe('Visa');
+    // Act + Assess: the last digit corrected, the error goes
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type('2');
+    await expect.poll(() => number.getAttribute('aria-invalid')).toBe('false');
+    expect(await fields.locator('#number-error').textContent()).toBe('');
+    expect(await number.inputValue()).toBe('4242 4242 4242 4242');
+  });
+
+  it('shows an expired date and a short CVC as errors when the shopper leaves the field', async () => {
+    // Prepare
+    const { checkout } = await shop(gateway);
+    closing.push(checkout);
+    const page = await chromium.context.newPage();
+    await page.goto(checkout.url);
+    const fields = fieldsOf(page);
+    // Act: an American Express number (CVC of 4), last year's date, a CVC of 3
+    await fields.locator('#number').focus();
+    await page.keyboard.type('378282246310005');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(`12${String((new Date().getFullYear() - 1) % 100).padStart(2, '0')}`);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('123');
+    await page.keyboard.press('Tab');
+    // Assess
+    await expect.poll(() => fields.locator('#cvc').getAttribute('aria-invalid')).toBe('true');
+    expect(await fields.locator('#expiry-error').textContent()).toBe('The card has expired.');
+    expect(await fields.locator('#cvc-error').textContent()).toBe('The security code has 4 digits.');
+    expect(await fields.locator('#number').getAttribute('aria-invalid')).toBe('false');
+  });
+
+  it('cannot be framed by a page of another origin, even one that names an allowed origin', async () => {
+    // Prepare: a page on an origin the merchant did not list, framing the fields with the shop's origin
+    const { checkout, publishableKey } = await shop(gateway);
+    closing.push(checkout);
+    const src = `${gateway.url}/hosted/card-fields?key=${publishableKey}&origin=${encodeURIComponent(checkout.url)}`;
+    const other = createServer((_req, res) =>
+      res.end(`<!doctype html><title>Another site</title><iframe title="Card details" src="${src}"></iframe>`),
+    );
+    closing.push(other);
+    await new Promise<void>((ready) => other.listen(0, '127.0.0.1', ready));
+    const page = await chromium.context.newPage();
+    // Act
+    const framed = page.waitForResponse((r) => r.url() === src);
+    const refused = page.waitForEvent('console', (m) => m.text().includes('frame-ancestors'));
+    await page.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}/`);
+    // Assess: the API answered, with the shop alone as an ancestor, and Chromium refused to show it here
+    expect((await (await framed).allHeaders())['content-security-policy']).toContain(`frame-ancestors ${checkout.url};`.slice(0, -1));
+    expect((await refused).text()).toContain(`violates the following Content Security Policy directive: "frame-ancestors ${checkout.url}"`);
+    const frame = page.frames().find((f) => f !== page.mainFrame())!;
+    expect(await frame.locator('#number').count()).toBe(0);
+  });
+});
