@@ -41,7 +41,7 @@ describe('the function catalog', () => {
 
   it.each(httpFunctions().map((f) => [f.name, f] as const))('%s answers its fixture with a 200, as documented', async (_name, spec) => {
     // Prepare: the fixture's placeholders filled with a fresh merchant and its objects, as `npm run invoke` does
-    const demo = await newMerchant({ payments: true });
+    const demo = await newMerchant({ payments: true, publishableKey: true });
     const { event, missing } = readFixture<APIGatewayProxyEvent>(defaultFixturePath(spec), {
       ...placeholdersFrom(demo),
       ...placeholdersFrom(await createFixtureObjects(demo)),
