@@ -177,7 +177,8 @@ export const storedCardOf = async (card: Pick<CardInput, 'number' | 'exp_month' 
 export async function routeSavedCard(merchant: Merchant, charge: { amount: number; currency: string }, cardNumber: string) {
   const started = performance.now();
   const { route } = await plan(merchant, { ...charge, routing: 'smart' }, cardNumber);
-  const describe = (target: RouteTarget, softFailures: readonly SoftFailureSeen[]) => decision(withFailover(route, softFailures, target), target, started);
+  const describe = (target: RouteTarget, softFailures: readonly SoftFailureSeen[]) =>
+    decision(withFailover(route, softFailures, target), target, started);
   return { targets: route.targets, describe };
 }
 

@@ -163,7 +163,9 @@ export class SandboxConnector implements Connector {
       captured: 0,
       refunded: 0,
       paidWith: request.providerToken ? 'token' : request.card?.cvc ? 'card and cvc' : 'card',
-      initiator: request.initiator ? { type: 'merchant', networkTransactionId: request.initiator.networkTransactionId ?? null } : { type: 'customer' },
+      initiator: request.initiator
+        ? { type: 'merchant', networkTransactionId: request.initiator.networkTransactionId ?? null }
+        : { type: 'customer' },
     });
     return {
       outcome: 'approved',

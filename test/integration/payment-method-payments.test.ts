@@ -34,7 +34,12 @@ describe('a payment with a saved payment method (pm_)', () => {
     expect(heldFor(first.body.id)).toMatchObject([{ paidWith: 'card and cvc' }]);
     expect(heldFor(second.body.id)).toMatchObject([{ paidWith: 'token' }]);
     expect((await getPaymentMethod(testOwner(merchantId), pm.id))?.tokens).toEqual({
-      stripe: { provider: 'stripe', connector_id: null, token: expect.stringMatching(/^tok_stripe/), network_transaction_id: expect.stringMatching(/^\d{15}$/) },
+      stripe: {
+        provider: 'stripe',
+        connector_id: null,
+        token: expect.stringMatching(/^tok_stripe/),
+        network_transaction_id: expect.stringMatching(/^\d{15}$/),
+      },
     });
     const kept = await vault.readCard(testOwner(merchantId), pm.id);
     expect(kept).toMatchObject({ number: expect.any(String) });
