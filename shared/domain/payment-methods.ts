@@ -40,7 +40,11 @@ const fingerprintOf = async (merchant: Merchant, number: string) =>
  * again for the same customer answers the payment method saved first, with the new expiry. A retried create (same
  * origin) answers what its first run saved.
  */
-export async function createPaymentMethod(merchant: Merchant, input: NewPaymentMethod, origin: Origin = freshOrigin()) {
+export const createPaymentMethod = async (merchant: Merchant, input: NewPaymentMethod, origin: Origin = freshOrigin()) =>
+  paymentMethodView(await savePaymentMethod(merchant, input, origin));
+
+/** {@link createPaymentMethod}, answering the stored record. */
+export async function savePaymentMethod(merchant: Merchant, input: NewPaymentMethod, origin: Origin = freshOrigin()): Promise<PaymentMethodRecord> {
   const owner = ownerOf(merchant);
   if (input.customer_id !== undefined && !(await customers.getCustomer(owner, input.customer_id))) {
     throw new ResourceMissing('customer_id', `no customer ${input.customer_id} in ${modeOf(merchant)} mode`);
@@ -69,8 +73,8 @@ export async function createPaymentMethod(merchant: Merchant, input: NewPaymentM
   await vault.putCard(owner, id, { number, exp_month, exp_year, ...(cvc ? { cvc } : {}) });
   if (saved) return savedAgain(merchant, saved, input);
   const put = await paymentMethods.putPaymentMethod(record);
-  if (put === 'created') return paymentMethodView(record);
-  if (put === 'exists') return getPaymentMethod(merchant, record.id);
+  if (put === 'created') return record;
+  if (put === 'exists') return loadPaymentMethod(merchant, record.id);
   // saved by a concurrent request meanwhile: that one is the customer's, with this card's expiry
   const winner = await paymentMethods.findCustomerCard(record.customer_id!, record.card.fingerprint);
   if (!winner) throw new InvalidState(undefined, 'the card was saved and removed meanwhile; save it again');
@@ -80,7 +84,7 @@ export async function createPaymentMethod(merchant: Merchant, input: NewPaymentM
 
 async function savedAgain(merchant: Merchant, id: string, input: NewPaymentMethod) {
   await paymentMethods.updateCard(id, input.card, input.billing_details ?? null);
-  return getPaymentMethod(merchant, id);
+  return loadPaymentMethod(merchant, id);
 }
 
 /** The merchant's payment method of this mode, or 404. */

@@ -16,7 +16,7 @@ import * as customers from '../store/customers.ts';
 import type { CardOnFile } from '../store/customers.ts';
 import type { TransactItem } from '../store/client.ts';
 import { type Change, commit, type Operation } from '../store/commit.ts';
-import { cardToCharge, forgetUsedCvc, methodAt, tokenKept } from './saved-cards.ts';
+import { cardToCharge, cardToSave, dropDeclinedSave, forgetUsedCvc, methodAt, tokenKept } from './saved-cards.ts';
 import * as payments from '../store/payments.ts';
 import type { PaymentAttempt, PaymentRecord, RoutingDecision, StoredPayment } from '../store/payments.ts';
 import * as velocityStore from '../store/velocity.ts';
@@ -214,7 +214,10 @@ function decision(route: Route, chosen: RouteTarget | undefined, started: number
 /** `admitted`: the rate limit's verdict, counted while the reads run; nothing but the card's velocity is written before it. */
 export async function createPayment(merchant: Merchant, input: CreatePaymentInput, origin: Origin = freshOrigin(), admitted = Promise.resolve()) {
   const started = performance.now();
-  const charged = await cardToCharge(merchant, input.payment_method, input.customer_id);
+  const charged =
+    input.setup_future_usage && typeof input.payment_method !== 'string'
+      ? await cardToSave(merchant, input.payment_method.card, input.customer_id, origin)
+      : await cardToCharge(merchant, input.payment_method, input.customer_id);
   const { card, paymentMethod } = charged;
   // A saved card's customer is the payment's, unless the create names one.
   if (paymentMethod?.customer_id && input.customer_id === undefined && input.customer === undefined)
@@ -300,6 +303,7 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     (target, softFailures) => decision(withFailover(route, softFailures, target), target, started),
     { onFile: customer?.card_on_file, kept: (target, result) => tokenKept(charged, target, result) },
   ).finally(() => forgetUsedCvc(merchant, charged));
+  await dropDeclinedSave(merchant, charged, payment);
   if (!payment) return answerRetried(merchant, input, origin);
   const answer = answerFor(payment);
   return payment.capture_method === 'automatic' ? captureAtOnce(payment) : answer;

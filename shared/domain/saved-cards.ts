@@ -6,11 +6,31 @@ import * as vault from '../store/vault.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { modeOf, type RouteTarget } from './connectors.ts';
 import { BadRequest, ResourceMissing } from './errors.ts';
+import type { Origin } from './ids.ts';
+import { detachPaymentMethod, savePaymentMethod } from './payment-methods.ts';
 
 /** The card a create charges: the one sent with it, or a saved payment method's (its number read from the vault). */
 export interface CardToCharge {
   card: CardInput;
   paymentMethod?: PaymentMethodRecord;
+  /** saved by this create (`setup_future_usage`) */
+  saved?: true;
+}
+
+/**
+ * A card sent with a create that asks to keep it (`setup_future_usage`): saved as a payment method first (for the
+ * create's customer, if named), then charged as one, so the approving account's token is kept on it.
+ */
+export async function cardToSave(merchant: Merchant, card: CardInput, customerId: string | undefined, origin: Origin): Promise<CardToCharge> {
+  const paymentMethod = await savePaymentMethod(merchant, { type: 'card', card, ...(customerId ? { customer_id: customerId } : {}) }, origin);
+  // the customer's card saved before (by an earlier request) is charged as it is, and never dropped
+  const savedNow = paymentMethod.created_at === new Date(origin.at).toISOString();
+  return { card, paymentMethod, ...(savedNow ? { saved: true as const } : {}) };
+}
+
+/** A kept card whose payment was declined is not offered again: detached from its customer (still readable by id). */
+export async function dropDeclinedSave(merchant: Merchant, charged: CardToCharge, payment: { status: string } | undefined): Promise<void> {
+  if (charged.saved && payment?.status === 'failed' && charged.paymentMethod) await detachPaymentMethod(merchant, charged.paymentMethod.id);
 }
 
 export async function cardToCharge(merchant: Merchant, method: string | { card: CardInput }, customerId?: string): Promise<CardToCharge> {

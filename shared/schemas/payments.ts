@@ -85,6 +85,14 @@ export const CreatePaymentBody = v.object({
     'a saved payment method id (pm_…), or {type: "card", card: {number, exp_month, exp_year, cvc}}',
   ),
   customer_id: CustomerId,
+  setup_future_usage: v.optional(
+    v.pipe(
+      v.picklist(['off_session', 'on_session']),
+      v.description(
+        'keep the card for later charges: it is saved as a payment method (pm_…, shown on the payment) for the customer, and the account that approves it keeps its token',
+      ),
+    ),
+  ),
   capture_method: v.optional(
     v.pipe(
       v.picklist(['manual', 'automatic']),

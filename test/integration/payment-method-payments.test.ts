@@ -92,3 +92,43 @@ describe('a payment with a saved payment method (pm_)', () => {
     expect(res.body.error.message).toMatch(/Luhn/);
   });
 });
+
+describe('setup_future_usage on a create with a card', () => {
+  it("saves the card as a pm_ for the customer, shown on the payment, with the approving account's token; the next charge uses it", async () => {
+    // Prepare
+    const { apiKey, customerId, merchantId } = await newMerchant();
+    const number = freshCard();
+    const body = { amount: 2500, currency: 'usd', routing: 'stripe', customer_id: customerId, setup_future_usage: 'off_session' };
+    // Act
+    const res = await payments.create(apiKey, {
+      ...body,
+      payment_method: { type: 'card', card: { number, exp_month: 12, exp_year: 2034, cvc: '123' } },
+    });
+    // Assess
+    expect(res.status, res.rawBody).toBe(200);
+    const pmId = res.body.payment_method.id as string;
+    expect(pmId).toMatch(/^pm_/);
+    const listed = await paymentMethods.list(apiKey, { customer_id: customerId });
+    expect(listed.body.data).toMatchObject([{ id: pmId, card: { last4: number.slice(-4) } }]);
+    expect(Object.keys((await getPaymentMethod(testOwner(merchantId), pmId))!.tokens)).toEqual(['stripe']);
+    const next = await charge(apiKey, pmId);
+    expect(heldFor(next.body.id)).toMatchObject([{ paidWith: 'token' }]);
+  });
+
+  it('a declined payment leaves no card offered to the customer', async () => {
+    // Prepare
+    const { apiKey, customerId } = await newMerchant();
+    const card = { number: '4000000000000002', exp_month: 12, exp_year: 2034, cvc: '123' };
+    // Act
+    const res = await payments.create(apiKey, {
+      amount: 2500,
+      currency: 'usd',
+      customer_id: customerId,
+      setup_future_usage: 'on_session',
+      payment_method: { type: 'card', card },
+    });
+    // Assess
+    expect(res.status).toBe(402);
+    expect((await paymentMethods.list(apiKey, { customer_id: customerId })).body.data).toEqual([]);
+  });
+});
