@@ -109,6 +109,7 @@ const subscription = (id: string, merchantId: string) => ({
   merchant_id: merchantId,
   livemode: false,
   customer_id: newId('customer'),
+  payment_method: null,
   plan: 'Pro',
   amount: 1000,
   currency: 'EUR',
@@ -300,6 +301,7 @@ const cases: Record<string, Case> = {
         merchant_id: merchantId,
         name: 'CI',
         mode: 'test',
+        key_type: 'secret',
         prefix: 'sk_test_',
         last4: 'abcd',
         status: 'expired',
@@ -317,7 +319,7 @@ const cases: Record<string, Case> = {
     prepare: async () => {
       const [hash, keyId] = [randomUUID(), newId('apiKey')];
       for (const copy of hashCopies)
-        await put({ ...apiKeyKeys.byHash(hash, copy), type: 'api_key_hash', key_id: keyId, mode: 'test', status: 'active', last_used: null });
+        await put({ ...apiKeyKeys.byHash(hash, copy), type: 'api_key_hash', key_id: keyId, mode: 'test', key_type: 'secret', status: 'active', last_used: null });
       return () => getApiKeyByHash(hash);
     },
   },
@@ -453,6 +455,7 @@ describe('records read from the table are parsed by their schemas at the store b
         merchant_id: merchantId,
         key_id: keyId,
         mode: 'live',
+        key_type: 'secret',
         status: 'active',
         last_used: null,
       });

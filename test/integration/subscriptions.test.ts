@@ -73,6 +73,7 @@ describe('POST /api/subscriptions', () => {
       object: 'subscription',
       status: 'active',
       customer_id: customerId,
+      payment_method: null,
       plan: 'Pro monthly',
       amount: 2900,
       currency: 'EUR',
