@@ -83,7 +83,8 @@ export function http<
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(requestContext())
     .use(httpHeaderNormalizer())
-    .use(errorMapper({ page: options.file?.startsWith('text/') }));
+    // a shopper-facing answer (the hosted pages and their scripts) gets its errors as a page too
+    .use(errorMapper({ page: options.file === 'text/html' || options.file === 'text/javascript' }));
   const merchantOnly = authenticated(options.auth);
   if (merchantOnly) chain.use(authenticate({ publishable: options.auth === 'publishable' }));
   if (options.rateLimit) chain.use(rateLimit(options.rateLimit, { replaysFree: Boolean(options.idempotent) && merchantOnly }));

@@ -43,6 +43,7 @@ describe('customers', () => {
       name: 'Ada Lovelace',
       phone: '+442071234567',
       metadata: { crm: '7' },
+      default_payment_method: null,
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
     });
     expect(read.body).toEqual(created.body);
