@@ -392,6 +392,14 @@ function problemWith(res: RawResponse): string | undefined {
   if (res.status >= 500) return `status ${res.status}: ${res.body.toString('utf8').slice(0, 300)}`;
   if (res.status < 400) return undefined;
   const requestId = res.headers['request-id'];
+  // a hosted page's error is a page for the shopper: with the request id and a CSP, and no validator internals
+  if (String(res.headers['content-type']).startsWith('text/html')) {
+    const text = res.body.toString('utf8');
+    if (!requestId) return `error page without a Request-Id header: ${text.slice(0, 300)}`;
+    if (!res.headers['content-security-policy']) return `error page without a Content-Security-Policy: ${text.slice(0, 300)}`;
+    if (/\(expected |: Expected .+ but received /.test(text)) return `validator internals in the page: ${text.slice(0, 300)}`;
+    return undefined;
+  }
   const error = (res.json as { error?: Record<string, unknown> } | undefined)?.error;
   if (!error) return `status ${res.status} without an error object: ${res.body.toString('utf8').slice(0, 300)}`;
   if (!ERROR_TYPES.includes(error.type as string)) return `unknown error type ${JSON.stringify(error.type)}`;

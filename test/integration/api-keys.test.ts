@@ -67,6 +67,7 @@ describe('API keys', () => {
     expect(res.body.data[0]).toEqual({
       id: made.body.id,
       object: 'api_key',
+      type: 'secret',
       name: 'Reporting',
       prefix: 'sk_test_',
       last4: made.body.last4,

@@ -319,7 +319,15 @@ const cases: Record<string, Case> = {
     prepare: async () => {
       const [hash, keyId] = [randomUUID(), newId('apiKey')];
       for (const copy of hashCopies)
-        await put({ ...apiKeyKeys.byHash(hash, copy), type: 'api_key_hash', key_id: keyId, mode: 'test', key_type: 'secret', status: 'active', last_used: null });
+        await put({
+          ...apiKeyKeys.byHash(hash, copy),
+          type: 'api_key_hash',
+          key_id: keyId,
+          mode: 'test',
+          key_type: 'secret',
+          status: 'active',
+          last_used: null,
+        });
       return () => getApiKeyByHash(hash);
     },
   },
