@@ -3,7 +3,7 @@ import { config } from '../../shared/config.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import { getPaymentMethod } from '../../shared/store/payment-methods.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
-import { connect, merchantIn, type Mode, type Provider, PROVIDERS, receivedBy } from '../support/connected-accounts.ts';
+import { connect, liveKeyOf, merchantIn, type Mode, type Provider, PROVIDERS, receivedBy } from '../support/connected-accounts.ts';
 import type { Json } from '../support/lambda.ts';
 import { cardBody, paymentMethods, publishableKeyOf } from '../support/payment-methods.ts';
 import { freshCard, payments } from '../support/payments.ts';
@@ -154,8 +154,7 @@ describe('a saved card across modes', () => {
   it('a pk_test_ card is no payment method for a live key, nor a pk_live_ card for a test key: 400 resource_missing', async () => {
     // Prepare: one merchant, a live Stripe account, a card saved in each mode
     const test = await merchantIn('test');
-    const { createApiKey } = await import('../../shared/domain/api-keys.ts');
-    const liveKey = (await createApiKey(test.merchantId, { name: 'live', mode: 'live' })).key;
+    const liveKey = await liveKeyOf(test.merchantId);
     await connect(liveKey, 'stripe', 'live');
     const testCard = (await paymentMethods.create(await publishableKeyOf(test.secretKey), cardBody(freshCard()))).body;
     const liveCard = (await paymentMethods.create(await publishableKeyOf(liveKey), cardBody(freshCard()))).body;

@@ -27,18 +27,24 @@ export function credentialsFor(provider: Provider, mode: Mode): Record<string, u
 export async function merchantIn(mode: Mode) {
   const { apiKey, merchantId, customerId } = await newMerchant();
   if (mode === 'test') return { merchantId, secretKey: apiKey, customerId, owner: { merchant_id: merchantId, livemode: false } as Owner };
-  const session = await sessionOf(merchantId);
-  const key = await invokeHttp(
-    createKey,
-    apiEvent({ method: 'POST', path: '/api/api-keys', headers: bearer(session), body: { name: 'live', mode: 'live' } }),
-  );
-  const secretKey: string = key.body.key;
+  const secretKey = await liveKeyOf(merchantId);
   const customer = await invokeHttp(
     createCustomer,
     apiEvent({ method: 'POST', path: '/api/customers', headers: bearer(secretKey), body: { email: 'jane@example.com', name: 'Jane Doe' } }),
   );
   if (customer.status !== 200) throw new Error(`live customer not created: ${customer.rawBody}`);
   return { merchantId, secretKey, customerId: customer.body.id as string, owner: { merchant_id: merchantId, livemode: true } as Owner };
+}
+
+/** A live secret key of the merchant, made signed in (a test key cannot make one). */
+export async function liveKeyOf(merchantId: string): Promise<string> {
+  const session = await sessionOf(merchantId);
+  const key = await invokeHttp(
+    createKey,
+    apiEvent({ method: 'POST', path: '/api/api-keys', headers: bearer(session), body: { name: 'live', mode: 'live' } }),
+  );
+  if (key.status !== 200) throw new Error(`live key not created: ${key.rawBody}`);
+  return key.body.key;
 }
 
 /** Connects the provider's fake as an account of the key's mode; its connector id. */
