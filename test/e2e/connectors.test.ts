@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_CREDENTIALS } from '../fakes/index.ts';
+import { STRIPE_FAKE_LIVE_KEY } from '../fakes/stripe/server.ts';
 import { DEMO_EMAIL } from '../../shared/domain/demo.ts';
 import type { Json } from '../support/lambda.ts';
 import { RuntimeExited, startRuntimeProcess, type RuntimeProcess } from '../support/runtime.ts';
@@ -14,6 +15,7 @@ import { RuntimeExited, startRuntimeProcess, type RuntimeProcess } from '../supp
  */
 const SECRETS = [
   FAKE_CREDENTIALS.stripe.secret_key,
+  STRIPE_FAKE_LIVE_KEY,
   FAKE_CREDENTIALS.adyen.api_key,
   FAKE_CREDENTIALS.braintree.public_key,
   FAKE_CREDENTIALS.braintree.private_key,
@@ -35,6 +37,8 @@ describe('npm start with the provider fakes', () => {
   /** every answer's body, as received */
   const answers: string[] = [];
   const connectors = {} as Record<Provider, { id: string; label: string }>;
+  /** the demo merchant's live key, made signed in */
+  let liveKey = '';
 
   /** A request to the runtime, as curl would send it. */
   async function call(method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}) {
@@ -154,6 +158,26 @@ describe('npm start with the provider fakes', () => {
     expect(voided.body).toMatchObject({ status: 'voided', connector_id: braintree.id });
   });
 
+  it('charges a card saved with a publishable key by its pm_ at a connected account, again there, and at another account', async () => {
+    // Prepare: the checkout page's publishable key saves the card (the hosted card fields' request)
+    const { stripe, adyen } = connectors;
+    const publishable = await call('POST', '/api/api-keys', runtime.apiKey, { name: 'Checkout page', type: 'publishable' });
+    const saved = await call('POST', '/api/payment_methods', publishable.body.key, card('4242424242424242'));
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    const charge = (routing: Provider) =>
+      call('POST', '/api/payments/create', runtime.apiKey, { amount: 2100, currency: 'eur', routing, payment_method: saved.body.id });
+    // Act
+    const first = await charge('stripe');
+    const read = await call('GET', `/api/payments/${first.body.id}`, runtime.apiKey);
+    const again = await charge('stripe');
+    const elsewhere = await charge('adyen');
+    // Assess
+    expect(first.body).toMatchObject({ status: 'succeeded', connector_id: stripe.id, payment_method: { id: saved.body.id } });
+    expect(read.body).toEqual(first.body);
+    expect(again.body).toMatchObject({ status: 'succeeded', connector_id: stripe.id });
+    expect(elsewhere.body).toMatchObject({ status: 'succeeded', connector_id: adyen.id });
+  });
+
   it('answers a live key with no live account 400 connector_missing: test accounts and the sandbox never serve live mode', async () => {
     // Signed in as the demo merchant (the code from the local outbox): a test key cannot make a live key
     const requested = await fetch(`${runtime.url}/api/auth/request-otp`, {
@@ -170,12 +194,33 @@ describe('npm start with the provider fakes', () => {
     }).then((res) => res.json() as Promise<Json>);
     const created = await call('POST', '/api/api-keys', signedIn.token, { name: 'Live checkout', mode: 'live' });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
-    const liveKey: string = created.body.key;
+    liveKey = created.body.key;
     const listed = await call('GET', '/api/connectors', liveKey);
     const paid = await call('POST', '/api/payments/create', liveKey, { amount: 4999, currency: 'eur', payment_method: card('4242424242424242') });
     expect(listed.body.data).toEqual([]);
     expect(paid.status).toBe(400);
     expect(paid.body.error).toMatchObject({ code: 'connector_missing', param: 'routing' });
+  });
+
+  it('with a live account connected, a card saved with a pk_live_ key is charged by pm_; a test pm_ is missing in live mode', async () => {
+    // Prepare: the Stripe fake connected as a live account; a live publishable key; a card saved in each mode
+    const live = await call('POST', '/api/connectors', liveKey, { provider: 'stripe', credentials: { secret_key: STRIPE_FAKE_LIVE_KEY } });
+    const publishable = await call('POST', '/api/api-keys', liveKey, { name: 'Live checkout page', type: 'publishable' });
+    const testPublishable = await call('POST', '/api/api-keys', runtime.apiKey, { name: 'Test checkout page', type: 'publishable' });
+    const saved = await call('POST', '/api/payment_methods', publishable.body.key, card('4242424242424242'));
+    const testSaved = await call('POST', '/api/payment_methods', testPublishable.body.key, card('4242424242424242'));
+    // Act
+    const paid = await call('POST', '/api/payments/create', liveKey, { amount: 2100, currency: 'eur', payment_method: saved.body.id });
+    const read = await call('GET', `/api/payments/${paid.body.id}`, liveKey);
+    const testCardLive = await call('POST', '/api/payments/create', liveKey, { amount: 2100, currency: 'eur', payment_method: testSaved.body.id });
+    // Assess
+    expect(live.body).toMatchObject({ mode: 'live', livemode: true });
+    expect(publishable.body.key).toMatch(/^pk_live_/);
+    expect(saved.body).toMatchObject({ id: expect.stringMatching(/^pm_/), livemode: true });
+    expect(paid.body).toMatchObject({ status: 'succeeded', provider: 'stripe', connector_id: live.body.id, livemode: true });
+    expect(read.body).toEqual(paid.body);
+    expect(testCardLive.status).toBe(400);
+    expect(testCardLive.body.error).toMatchObject({ code: 'resource_missing', param: 'payment_method' });
   });
 
   /** A fake's origin, as the banner prints it. */
