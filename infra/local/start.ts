@@ -149,6 +149,7 @@ try {
         line,
         `  Demo merchant  ${demo.merchantId} (${demo.email})`,
         `  Test API key   ${demo.apiKey}`,
+        `  Publishable    ${demo.publishableKey ?? 'none'}   (may only save cards: POST /api/payment_methods)`,
         '',
         `  Demo checkout  ${shop ? `${shop.url}   (a shop page: card fields → pm_ → the shop's server charges it)` : 'off (no publishable key)'}`,
         '',
