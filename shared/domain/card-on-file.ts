@@ -66,7 +66,8 @@ export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCha
   const payment = await authorizePayment(
     base,
     [target],
-    () => ({ providerToken: card.provider_token }),
+    // A renewal without the shopper: merchant-initiated (the card on file keeps no network transaction id).
+    () => ({ providerToken: card.provider_token, initiator: { type: 'merchant' } }),
     () => ({
       strategy: 'card_on_file',
       reason: `The customer's card on file is a token of ${describeTarget(target)}, so the charge goes there only.`,

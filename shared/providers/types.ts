@@ -34,17 +34,18 @@ export interface AuthorizeRequest {
   /** …a card on file: a token this provider issued for an earlier payment */
   providerToken?: string;
   /**
-   * With a new card: keep it at the provider for later merchant-initiated charges of this customer (renewals); the
+   * With a new card: keep it at the provider for this customer's later charges (renewals, next payments); the
    * approved answer's `providerToken` is then reusable (Stripe customer + PaymentMethod with `setup_future_usage`,
-   * Adyen `storePaymentMethod` + `shopperReference`, Braintree vaulted payment method). With `providerToken`: the
-   * charge is merchant-initiated on that stored card (Stripe `off_session`, Adyen `ContAuth` + `Subscription`).
+   * Adyen `storePaymentMethod` + `shopperReference`, Braintree vaulted payment method).
    */
   storeFor?: { customerReference: string; email?: string | null };
   /**
-   * Absent: customer-initiated (as before). `merchant` with a raw `card`: the vault's number charged at an account
-   * that holds no token for it, off-session, with the network transaction id and no CVC (Stripe `off_session` +
-   * `mit_exemption`, Adyen `ContAuth` + `networkTxReference`, Braintree external vault + `paymentInitiator`). May
-   * be combined with `storeFor`, so the account keeps its own token for next time.
+   * Absent: customer-initiated, also with `providerToken` (the shopper pays with the stored card: Stripe without
+   * `off_session`, Adyen `Ecommerce` + `CardOnFile`, Braintree no `paymentInitiator`). `merchant` with `providerToken`:
+   * the stored card charged without the shopper (Stripe `off_session`, Adyen `ContAuth`, Braintree `RECURRING`).
+   * `merchant` with a raw `card`: the vault's number at an account holding no token for it, off-session, with the
+   * network transaction id and no CVC (Stripe `mit_exemption`, Adyen `networkTxReference`, Braintree external vault).
+   * May be combined with `storeFor`, so the account keeps its own token for next time.
    */
   initiator?: MerchantInitiation;
   /** 1 for the first provider tried, 2 for the first failover, … */

@@ -110,11 +110,14 @@ describe('merchant-initiated charge of a raw card', () => {
     const renewal = merchantCharge({ storeFor: { customerReference: `cus_${randomUUID()}` } });
     // Act
     const kept = approved(await adyen.authorize(renewal));
-    const next = approved(await adyen.authorize(request({ providerToken: kept.providerToken })));
-    // Assess
+    const nextRenewal = request({ providerToken: kept.providerToken, initiator: { type: 'merchant', networkTransactionId: EARLIER_ID } });
+    const next = approved(await adyen.authorize(nextRenewal));
+    // Assess: the stored payment method names the series at Adyen, so no networkTxReference goes with it
     expect(sentUnder(renewal.idempotencyKey)).toMatchObject({ storePaymentMethod: true, shopperInteraction: 'ContAuth' });
     expect(kept.providerToken).toMatch(/^\w+:cus_/);
     expect(next.providerToken).toBe(kept.providerToken);
+    expect(sentUnder(nextRenewal.idempotencyKey)).toMatchObject({ shopperInteraction: 'ContAuth', recurringProcessingModel: 'Subscription' });
+    expect(sentUnder(nextRenewal.idempotencyKey)).not.toHaveProperty('additionalData.networkTxReference');
   });
 
   it.each([
@@ -174,5 +177,51 @@ describe('the fake checks networkTxReference as the contract describes it', () =
     // Assess
     expect(response.status).toBe(422);
     expect(await response.json()).toMatchObject({ errorType: 'validation', message: expect.stringMatching(/networkTxReference/) });
+  });
+});
+
+describe('the fake checks how a charge of stored details is flagged', () => {
+  /** A card stored at the fake for a new shopper: its stored payment method id and shopper reference. */
+  async function storedCard() {
+    const kept = approved(
+      await adyen.authorize(request({ card: { ...vaulted(), cvc: '737' }, storeFor: { customerReference: `cus_${randomUUID()}` } })),
+    );
+    const [storedPaymentMethodId, shopperReference] = kept.providerToken!.split(':');
+    return { paymentMethod: { type: 'scheme', storedPaymentMethodId }, shopperReference };
+  }
+  const pay = (body: Record<string, unknown>) =>
+    fetch(`${fake.url}/v72/payments`, {
+      method: 'POST',
+      headers: { 'x-api-key': ADYEN_FAKE_API_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        merchantAccount: ADYEN_FAKE_MERCHANT_ACCOUNT,
+        amount: { currency: 'EUR', value: 100 },
+        reference: randomUUID(),
+        returnUrl: 'https://no-redirect.invalid/adyen',
+        ...body,
+      }),
+    });
+
+  it.each([
+    ['the shopper (Ecommerce + CardOnFile)', { shopperInteraction: 'Ecommerce', recurringProcessingModel: 'CardOnFile' }],
+    ['the merchant (ContAuth + Subscription)', { shopperInteraction: 'ContAuth', recurringProcessingModel: 'Subscription' }],
+  ])('authorises a charge by %s', async (_case, flags) => {
+    // Act
+    const response = await pay({ ...(await storedCard()), ...flags });
+    // Assess
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ resultCode: 'Authorised' });
+  });
+
+  it.each([
+    ['without a recurringProcessingModel', { shopperInteraction: 'Ecommerce' }, /recurringProcessingModel is required/],
+    ['ContAuth without a recurringProcessingModel', { shopperInteraction: 'ContAuth' }, /ContAuth needs a recurringProcessingModel/],
+    ['Ecommerce with Subscription', { shopperInteraction: 'Ecommerce', recurringProcessingModel: 'Subscription' }, /CardOnFile, not Subscription/],
+  ])('refuses one %s (422)', async (_case, flags, message) => {
+    // Act
+    const response = await pay({ ...(await storedCard()), ...flags });
+    // Assess
+    expect(response.status).toBe(422);
+    expect(await response.json()).toMatchObject({ errorType: 'validation', message: expect.stringMatching(message) });
   });
 });

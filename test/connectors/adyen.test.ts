@@ -584,7 +584,7 @@ describe('Adyen stored cards', () => {
     // When
     const stored = await adyen.authorize(first);
     const token = stored.outcome === 'approved' ? (stored.providerToken ?? '') : '';
-    const renewal = authorization(APPROVED_CARD, { card: undefined, providerToken: token, amount: 1200 });
+    const renewal = authorization(APPROVED_CARD, { card: undefined, providerToken: token, amount: 1200, initiator: { type: 'merchant' } });
     const charged = await adyen.authorize(renewal);
     // Then
     expect(parseProviderToken(token)).toEqual({
@@ -609,14 +609,38 @@ describe('Adyen stored cards', () => {
     expect(holdsUnder(renewal.idempotencyKey)).toEqual([expect.objectContaining({ state: 'authorized', amount: 1200 })]);
   });
 
-  it('4000000000000341 is stored and approved, but later charges on it are declined', async () => {
+  it("charges the stored card as the shopper's own card-on-file payment when no initiator is given", async () => {
+    // Given a card stored for a customer
+    const customerReference = `cus_${randomUUID()}`;
+    const { providerToken } = await authorized({ storeFor: { customerReference } });
+    const next = authorization(APPROVED_CARD, { card: undefined, providerToken, amount: 900 });
+    // When the shopper pays with it again
+    const charged = await adyen.authorize(next);
+    // Then it is Ecommerce + CardOnFile on the stored payment method, 3D Secure not attempted, and approved
+    expect(charged).toMatchObject({ outcome: 'approved', providerToken });
+    const sent = callsUnder(next.idempotencyKey)[0]!.body as Record<string, unknown>;
+    expect(sent).toMatchObject({
+      paymentMethod: { type: 'scheme', storedPaymentMethodId: parseProviderToken(providerToken!)!.storedPaymentMethodId },
+      shopperReference: customerReference,
+      shopperInteraction: 'Ecommerce',
+      recurringProcessingModel: 'CardOnFile',
+      authenticationData: { attemptAuthentication: 'never' },
+    });
+    expect(sent).not.toHaveProperty('additionalData.networkTxReference');
+    expect(holdsUnder(next.idempotencyKey)).toEqual([expect.objectContaining({ state: 'authorized', amount: 900 })]);
+  });
+
+  it.each([
+    ['merchant-initiated', { type: 'merchant' } as const],
+    ['customer-initiated', undefined],
+  ])('4000000000000341 is stored and approved, but a later %s charge on it is declined', async (_kind, initiator) => {
     // Given
     const first = authorization(CHARGES_FAIL_LATER_CARD, { storeFor: { customerReference: `cus_${randomUUID()}` } });
     const stored = await adyen.authorize(first);
     expect(stored.outcome).toBe('approved');
     // When
     const later = await adyen.authorize(
-      authorization(APPROVED_CARD, { card: undefined, providerToken: stored.outcome === 'approved' ? stored.providerToken : '' }),
+      authorization(APPROVED_CARD, { card: undefined, providerToken: stored.outcome === 'approved' ? stored.providerToken : '', initiator }),
     );
     // Then
     expect(later).toMatchObject({ outcome: 'declined', declineCode: 'generic_decline' });

@@ -91,7 +91,7 @@ describe('merchant-initiated charge of a raw card', () => {
     const renewal = merchantCharge({ storeFor: { customerReference: `cus_${randomUUID()}`, email: 'mit@example.com' } });
     // Act
     const kept = approved(await braintree.authorize(renewal));
-    const nextRenewal = request({ providerToken: kept.providerToken });
+    const nextRenewal = request({ providerToken: kept.providerToken, initiator: { type: 'merchant', networkTransactionId: EARLIER_ID } });
     const next = approved(await braintree.authorize(nextRenewal));
     // Assess
     expect(kept.providerToken).toBeTruthy();
@@ -99,7 +99,12 @@ describe('merchant-initiated charge of a raw card', () => {
       transaction: { paymentInitiator: 'RECURRING', vaultPaymentMethodAfterTransacting: { when: 'ON_SUCCESSFUL_TRANSACTION' } },
     });
     expect(next.providerToken).toBe(kept.providerToken);
-    expect(inputOf('authorizePaymentMethod', nextRenewal.idempotencyKey)).toMatchObject({ paymentMethodId: kept.providerToken });
+    // …as a recurring charge of Braintree's own vaulted method: no external vault, so no network id to name
+    expect(inputOf('authorizePaymentMethod', nextRenewal.idempotencyKey)).toMatchObject({
+      paymentMethodId: kept.providerToken,
+      transaction: { paymentInitiator: 'RECURRING' },
+    });
+    expect(inputOf('authorizePaymentMethod', nextRenewal.idempotencyKey)).not.toHaveProperty('options');
   });
 
   it.each([

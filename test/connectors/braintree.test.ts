@@ -329,7 +329,7 @@ describe('Braintree connector: card on file', () => {
       customerDetails: { email: 'renewals@example.com' },
     });
     // When a renewal charges the token (no card)
-    const renewal = attempt({ card: undefined, providerToken: initial.providerToken, amount: 2500 });
+    const renewal = attempt({ card: undefined, providerToken: initial.providerToken, amount: 2500, initiator: { type: 'merchant' } });
     const renewed = await approved(renewal);
     // Then it is a recurring merchant-initiated authorization on that payment method, with no new tokenization
     const sent = variables(calls('authorizePaymentMethod', renewal.idempotencyKey)[0]).input;
@@ -341,14 +341,33 @@ describe('Braintree connector: card on file', () => {
     expect(await braintree.lookup(first.idempotencyKey)).toMatchObject({ found: 'authorized', providerToken: initial.providerToken });
   });
 
-  it('card 4000000000000341 is vaulted and approved once, but later recurring charges decline', async () => {
+  it("the shopper's next payment on the vaulted payment method is customer-initiated: no paymentInitiator", async () => {
+    // Given a card vaulted with a first payment
+    const initial = await approved(attempt({ storeFor: { customerReference: `cus_${randomUUID()}` } }));
+    const next = attempt({ card: undefined, providerToken: initial.providerToken, amount: 1800 });
+    // When the shopper pays with it again
+    const charged = await approved(next);
+    // Then the vaulted payment method is authorized with no initiator (the schema's customer-initiated ecommerce)
+    const sent = variables(calls('authorizePaymentMethod', next.idempotencyKey)[0]).input;
+    expect(sent.paymentMethodId).toBe(initial.providerToken);
+    expect(sent.transaction).toMatchObject({ amount: '18.00' });
+    expect(sent.transaction).not.toHaveProperty('paymentInitiator');
+    expect(sent).not.toHaveProperty('options');
+    expect(charged.providerToken).toBe(initial.providerToken);
+    expect(holdOf(charged.reference)).toMatchObject({ amount: 1800, state: 'authorized' });
+  });
+
+  it.each([
+    ['merchant-initiated', { type: 'merchant' } as const],
+    ['customer-initiated', undefined],
+  ])('card 4000000000000341 is vaulted and approved once, but a later %s charge declines', async (_kind, initiator) => {
     // Given the first payment with the "charges fail later" card, kept on file
     const initial = await approved(attempt({ card: card('4000000000000341'), storeFor: { customerReference: `cus_${randomUUID()}` } }));
     expect(initial.providerToken).not.toBe('');
-    // When a renewal charges the vaulted card
-    const renewal = await braintree.authorize(attempt({ card: undefined, providerToken: initial.providerToken }));
+    // When a later charge uses the vaulted card
+    const later = await braintree.authorize(attempt({ card: undefined, providerToken: initial.providerToken, initiator }));
     // Then it is declined for good
-    expect(renewal).toMatchObject({ outcome: 'declined', declineCode: 'generic_decline' });
+    expect(later).toMatchObject({ outcome: 'declined', declineCode: 'generic_decline' });
   });
 
   it('does not vault a declined card', async () => {

@@ -99,11 +99,17 @@ describe('merchant-initiated charge of a raw card', () => {
     const renewal = merchantCharge({ storeFor: { customerReference: `cus_${randomUUID()}`, email: 'mit@example.com' } });
     // Act
     const kept = approved(await stripe.authorize(renewal));
-    const next = approved(await stripe.authorize(request({ providerToken: kept.providerToken })));
-    // Assess
+    const nextRenewal = request({
+      providerToken: kept.providerToken,
+      initiator: { type: 'merchant', networkTransactionId: kept.networkTransactionId },
+    });
+    const next = approved(await stripe.authorize(nextRenewal));
+    // Assess: the token names the series at Stripe, so no mit_exemption goes with it
     expect(kept.providerToken).toMatch(/^cus_\w+\|pm_\w+$/);
     expect(createUnder(renewal.idempotencyKey)).toMatchObject({ off_session: 'true', setup_future_usage: 'off_session' });
     expect(next.providerToken).toBe(kept.providerToken);
+    expect(createUnder(nextRenewal.idempotencyKey)).toMatchObject({ off_session: 'true', payment_method: kept.providerToken!.split('|')[1] });
+    expect(createUnder(nextRenewal.idempotencyKey)).not.toHaveProperty('payment_method_options');
   });
 
   it.each([

@@ -282,7 +282,7 @@ describe('amounts in Stripe units', () => {
 });
 
 describe('cards on file', () => {
-  it('keeps the card for a customer, then charges it off-session with the token', async () => {
+  it('keeps the card for a customer, then a renewal charges it off-session with the token', async () => {
     // Given a first payment that keeps the card for our customer
     const customerReference = `cus_${randomUUID()}`;
     const first = request({ storeFor: { customerReference, email: 'jane@example.com' } });
@@ -290,8 +290,8 @@ describe('cards on file', () => {
     expect(kept.providerToken).toMatch(/^cus_\w+\|pm_\w+$/);
     const [customer, paymentMethod] = kept.providerToken!.split('|');
     expect(callsUnder(first.idempotencyKey)[0]?.body).toMatchObject({ customer, setup_future_usage: 'off_session' });
-    // When a renewal charges the token
-    const renewal = request({ card: undefined, providerToken: kept.providerToken });
+    // When a renewal charges the token, merchant-initiated
+    const renewal = request({ card: undefined, providerToken: kept.providerToken, initiator: { type: 'merchant' } });
     const charged = approved(await stripe.authorize(renewal));
     // Then it was a merchant-initiated charge of that customer's card, under the renewal's own key
     expect(charged.providerToken).toBe(kept.providerToken);
@@ -301,6 +301,7 @@ describe('cards on file', () => {
       off_session: 'true',
       confirm: 'true',
     });
+    expect(callsUnder(renewal.idempotencyKey)[0]?.body).not.toHaveProperty('error_on_requires_action');
     // And a second card kept for the same customer reuses its Stripe Customer
     const again = approved(await stripe.authorize(request({ storeFor: { customerReference, email: 'jane@example.com' } })));
     expect(again.providerToken!.split('|')[0]).toBe(customer);
@@ -310,12 +311,30 @@ describe('cards on file', () => {
     ]);
   });
 
-  it('4000000000000341 is kept and approved, but later off-session charges decline', async () => {
+  it("the shopper's next payment with the token is customer-initiated: confirmed on-session, never waiting for 3-D Secure", async () => {
+    // Prepare
+    const kept = approved(await stripe.authorize(request({ storeFor: { customerReference: `cus_${randomUUID()}` } })));
+    const [customer, paymentMethod] = kept.providerToken!.split('|');
+    const next = request({ card: undefined, providerToken: kept.providerToken });
+    // Act
+    const charged = approved(await stripe.authorize(next));
+    // Assess
+    const sent = callsUnder(next.idempotencyKey)[0]?.body;
+    expect(sent).toMatchObject({ customer, payment_method: paymentMethod, confirm: 'true', error_on_requires_action: 'true' });
+    expect(sent).not.toHaveProperty('off_session');
+    expect(sent).not.toHaveProperty('payment_method_data');
+    expect(holdOf(charged.reference)).toMatchObject({ state: 'authorized', amount: 5000 });
+  });
+
+  it.each([
+    ['merchant-initiated', { type: 'merchant' } as const],
+    ['customer-initiated', undefined],
+  ])('4000000000000341 is kept and approved, but a later %s charge declines', async (_kind, initiator) => {
     const kept = approved(
       await stripe.authorize(request({ card: card('4000000000000341'), storeFor: { customerReference: `cus_${randomUUID()}` } })),
     );
-    const renewal = await stripe.authorize(request({ card: undefined, providerToken: kept.providerToken }));
-    expect(renewal).toMatchObject({ outcome: 'declined', declineCode: 'generic_decline' });
+    const later = await stripe.authorize(request({ card: undefined, providerToken: kept.providerToken, initiator }));
+    expect(later).toMatchObject({ outcome: 'declined', declineCode: 'generic_decline' });
   });
 
   it('refuses a token that is not a Stripe card-on-file token without a call', async () => {

@@ -23,6 +23,7 @@ import { renewalsQueue } from '../../shared/domain/renewals.ts';
 import { emailSender } from '../../shared/messaging/email.ts';
 import { eventsQueue, type EventsMessage } from '../../shared/events/queue.ts';
 import { listLocalOutbox } from '../../shared/messaging/local-outbox.ts';
+import { sandboxBooks } from '../../shared/providers/sandbox.ts';
 import type { RenewalMessageBody } from '../../shared/schemas/subscriptions.ts';
 import { getCustomer } from '../../shared/store/customers.ts';
 import { listEvents } from '../../shared/store/events.ts';
@@ -171,6 +172,9 @@ describe('renewing a period', () => {
       expect(charges).toEqual([
         expect.objectContaining({ status: 'captured', amount: 450, amount_captured: 450, currency: 'USD', customer_id: customerId }),
       ]);
+      // …with the card-on-file token, merchant-initiated: the customer is not there
+      const held = [...sandboxBooks.authorizations.values()].filter((a) => a.paymentId === charges[0]!.id);
+      expect(held).toMatchObject([{ paidWith: 'token', initiator: { type: 'merchant', networkTransactionId: null } }]);
       const invoices = await invoicesOf(merchantId);
       expect(invoices).toEqual([
         expect.objectContaining({

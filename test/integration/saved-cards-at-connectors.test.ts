@@ -41,6 +41,19 @@ const TOKEN_CHARGE: Record<Provider, (token: string, sent: Json, mutation?: stri
   },
 };
 
+/** A payment the shopper makes with the account's token, flagged customer-initiated in the provider's wire fields. */
+const CUSTOMER_INITIATED: Record<Provider, (sent: Json) => void> = {
+  stripe: (sent) => {
+    expect(sent).toMatchObject({ confirm: 'true', error_on_requires_action: 'true' });
+    expect(sent.off_session).toBeUndefined();
+  },
+  adyen: (sent) => expect(sent).toMatchObject({ shopperInteraction: 'Ecommerce', recurringProcessingModel: 'CardOnFile' }),
+  braintree: (sent) => {
+    expect(sent.transaction).toBeDefined();
+    expect(sent.transaction.paymentInitiator).toBeUndefined();
+  },
+};
+
 /** How a first payment asks the account to keep the card for the customer, in the provider's wire fields. */
 const KEEP_CARD: Record<Provider, (customerId: string) => Json> = {
   stripe: () => ({ setup_future_usage: 'off_session', customer: expect.stringMatching(/^cus_/) }),
@@ -103,20 +116,22 @@ describe.each(['test', 'live'] as Mode[])('a saved card at connected accounts in
         network_transaction_id: expect.stringMatching(/^\d{15}$/),
       });
 
-      // Assess: what each fake received — the card and CVC first, then the token alone, elsewhere the card without CVC
+      // Assess: what each fake received — the card and CVC first, then the token alone (the shopper's own charge),
+      // elsewhere the card without CVC
       const sent = (res: { body: Json }, at: Provider) => receivedBy(fakes, at, res.body.attempts[0].id);
       expect(sent(first, provider)).toMatchObject({ numberLast4: number.slice(-4), cvc: true, body: KEEP_CARD[provider](customerId) });
       const withToken = sent(second, provider);
       expect(withToken).toMatchObject({ numberLast4: undefined, cvc: false });
       expect(JSON.stringify(withToken.body)).not.toContain(number);
       TOKEN_CHARGE[provider](tokens[home]!.token, withToken.body, withToken.mutation);
+      CUSTOMER_INITIATED[provider](withToken.body);
       expect(sent(other, anotherThan(provider))).toMatchObject({ numberLast4: number.slice(-4), cvc: false });
     },
   );
 });
 
 describe('a saved card of no customer', () => {
-  it.each(PROVIDERS)('%s: is kept under the pm_ id, and its next payment there pays with the token', async (provider) => {
+  it.each(PROVIDERS)('%s: is kept under the pm_ id, and its next payment there pays with the token, customer-initiated', async (provider) => {
     // Prepare
     const { secretKey, owner } = await merchantIn('test');
     const account = await connect(secretKey, provider, 'test');
@@ -131,6 +146,7 @@ describe('a saved card of no customer', () => {
     const withToken = receivedBy(fakes, provider, second.body.attempts[0].id);
     expect(withToken.numberLast4).toBeUndefined();
     TOKEN_CHARGE[provider](token, withToken.body, withToken.mutation);
+    CUSTOMER_INITIATED[provider](withToken.body);
   });
 });
 

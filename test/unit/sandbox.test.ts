@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { luhnValid } from '../../shared/domain/cards.ts';
-import { SandboxConnector, sandboxSettings } from '../../shared/providers/sandbox.ts';
+import { SandboxConnector, sandboxBooks, sandboxSettings } from '../../shared/providers/sandbox.ts';
 import { SANDBOX_APPROVED_CARD, TEST_CARDS } from '../../shared/providers/test-cards.ts';
 import { type AuthorizeRequest, type AuthorizeResult, type Connector, PROVIDERS, type ProviderName } from '../../shared/providers/types.ts';
 
@@ -201,6 +201,18 @@ describe('SandboxConnector.authorize', () => {
       const result = await authorize(provider, SANDBOX_APPROVED_CARD.number, merchantCharge(SANDBOX_APPROVED_CARD.number));
       // Assess
       expect(result).toMatchObject({ outcome: 'approved', networkTransactionId: expect.stringMatching(/^\d{15}$/) });
+    });
+
+    it.each([
+      ['customer-initiated without an initiator', undefined, { type: 'customer' }],
+      ['merchant-initiated when it says so', { type: 'merchant' } as const, { type: 'merchant', networkTransactionId: null }],
+    ])('a token charge is %s', async (_case, initiator, recorded) => {
+      // Act
+      const result = await authorize('braintree', '', { card: undefined, providerToken: `tok_braintree_${randomUUID()}`, initiator });
+      // Assess
+      expect(result.outcome).toBe('approved');
+      const held = sandboxBooks.authorizations.get((result as { reference: string }).reference);
+      expect(held).toMatchObject({ paidWith: 'token', initiator: recorded });
     });
 
     it('a merchant-initiated charge of a declining card is declined as a customer-initiated one is', async () => {

@@ -12,6 +12,9 @@ type PaymentResponse = components['schemas']['PaymentResponse'];
  */
 const RETURN_URL = 'https://no-redirect.invalid/adyen';
 
+/** Server to server: no shopper to take through 3D Secure. */
+const NO_3DS = { attemptAuthentication: 'never' } as const;
+
 const TOKEN_SEPARATOR = ':';
 /** The provider token of a stored card: Adyen's stored payment method id and the shopper reference it belongs to. */
 export const providerTokenOf = (storedPaymentMethodId: string, shopperReference: string) =>
@@ -24,7 +27,7 @@ export function parseProviderToken(token: string): { storedPaymentMethodId: stri
 
 /**
  * The /payments body: a raw card (stored for later when `storeFor` asks; merchant-initiated with the network's id
- * when `initiator` says so), or a charge on a stored card.
+ * when `initiator` says so), or a charge on a stored card (the shopper's, or the merchant's when `initiator` says so).
  */
 export function paymentRequest(request: AuthorizeRequest, merchantAccount: string): { request: PaymentRequest } | { failure: MappedFailure } {
   const value = adyenValue(request.amount, request.currency);
@@ -47,13 +50,16 @@ export function paymentRequest(request: AuthorizeRequest, merchantAccount: strin
   if (request.providerToken) {
     const token = parseProviderToken(request.providerToken);
     if (!token) return { failure: { declineCode: 'invalid_account', class: 'hard' } };
+    // The merchant's charge without the shopper (ContAuth), or the shopper paying with the card kept (CardOnFile).
+    const initiated = merchant
+      ? { shopperInteraction: 'ContAuth' as const, recurringProcessingModel }
+      : { shopperInteraction: 'Ecommerce' as const, recurringProcessingModel: 'CardOnFile' as const, authenticationData: NO_3DS };
     return {
       request: {
         ...base,
         paymentMethod: { type: 'scheme', storedPaymentMethodId: token.storedPaymentMethodId },
         shopperReference: token.shopperReference,
-        shopperInteraction: 'ContAuth',
-        recurringProcessingModel,
+        ...initiated,
       },
     };
   }
@@ -81,8 +87,7 @@ export function paymentRequest(request: AuthorizeRequest, merchantAccount: strin
         expiryYear: String(card.exp_year < 100 ? 2000 + card.exp_year : card.exp_year),
         ...cvc,
       },
-      // Server to server: no shopper to take through 3D Secure.
-      authenticationData: { attemptAuthentication: 'never' },
+      authenticationData: NO_3DS,
       ...stored,
       ...initiated,
     },

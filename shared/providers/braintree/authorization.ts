@@ -9,9 +9,10 @@ export interface AuthorizationCall {
 }
 
 /**
- * How an authorization is flagged: a vaulted token is charged by the merchant (`RECURRING`, or `UNSCHEDULED`); the
- * first charge of a card kept here is the customer's (`RECURRING_FIRST`, vaulted on success); a raw card charged by
- * the merchant is one kept in an external vault (ours), named by the series' first network transaction id.
+ * How an authorization is flagged: a vaulted token is charged by the shopper (no `paymentInitiator`) or by the
+ * merchant (`RECURRING`, or `UNSCHEDULED`); the first charge of a card kept here is the customer's (`RECURRING_FIRST`,
+ * vaulted on success); a raw card charged by the merchant is one kept in an external vault (ours), named by the
+ * series' first network transaction id.
  */
 export function authorizationCall(request: AuthorizeRequest, paymentMethodId: string, transaction: Record<string, unknown>): AuthorizationCall {
   const key = request.idempotencyKey;
@@ -19,7 +20,8 @@ export function authorizationCall(request: AuthorizeRequest, paymentMethodId: st
   const initiated = merchant?.recurringModel === 'unscheduled' ? 'UNSCHEDULED' : 'RECURRING';
   const input: Record<string, unknown> = { clientMutationId: key, paymentMethodId, transaction };
   if (request.providerToken) {
-    transaction.paymentInitiator = initiated;
+    // The shopper's own charge of a vaulted card carries no initiator (the schema's customer-initiated ecommerce).
+    if (merchant) transaction.paymentInitiator = initiated;
     return { document: AUTHORIZE_PAYMENT_METHOD, field: 'authorizePaymentMethod', input };
   }
   if (request.storeFor) {

@@ -114,7 +114,10 @@ export class StripeConnector implements Connector {
     if (request.providerToken) {
       const stored = parseToken(request.providerToken);
       if (!stored) return notSent('not a Stripe card-on-file token');
-      Object.assign(params, stored, { off_session: true });
+      Object.assign(params, stored);
+      // The shopper's own charge of the saved card (customer-initiated), unless the merchant says it starts it.
+      if (request.initiator?.type === 'merchant') params.off_session = true;
+      else params.error_on_requires_action = true;
     } else if (request.card) {
       const { number, exp_month, exp_year, cvc } = request.card;
       const initiator = request.initiator;

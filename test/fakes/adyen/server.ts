@@ -141,6 +141,25 @@ function merchantInitiationProblem(request: {
   return undefined;
 }
 
+/**
+ * How a charge on stored details is flagged, checked: `recurringProcessingModel` is required with them (the
+ * contract says so) and with `ContAuth`; the shopper present (`Ecommerce`, the default) pays `CardOnFile`, since
+ * `Subscription` and `UnscheduledCardOnFile` are the merchant's charges (`ContAuth`, Adyen's token guide).
+ */
+function storedChargeProblem(request: {
+  paymentMethod: { storedPaymentMethodId?: string };
+  shopperInteraction?: string;
+  recurringProcessingModel?: string;
+}): string | undefined {
+  const model = request.recurringProcessingModel;
+  if (request.shopperInteraction === 'ContAuth' && !model) return 'shopperInteraction ContAuth needs a recurringProcessingModel';
+  if (!request.paymentMethod.storedPaymentMethodId) return undefined;
+  if (!model) return 'recurringProcessingModel is required when using stored payment details';
+  const interaction = request.shopperInteraction ?? 'Ecommerce';
+  if (interaction === 'Ecommerce' && model !== 'CardOnFile') return `stored details paid by the shopper (Ecommerce) are CardOnFile, not ${model}`;
+  return undefined;
+}
+
 /** A refund the fake carried out, until it fails at settlement. */
 interface Refund {
   reference: string;
@@ -250,8 +269,8 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
     if (decline) return refused(refusalOfCode(decline));
     if ((paymentMethod.storedPaymentMethodId || request.storePaymentMethod) && !request.shopperReference)
       return serviceError(422, '000', 'Recurring payments require a shopperReference', 'validation');
-    const merchantInitiation = merchantInitiationProblem(request);
-    if (merchantInitiation) return serviceError(422, '000', merchantInitiation, 'validation');
+    const flagging = merchantInitiationProblem(request) ?? storedChargeProblem(request);
+    if (flagging) return serviceError(422, '000', flagging, 'validation');
 
     let number: string;
     let tokenization: Record<string, string> = {};
@@ -259,7 +278,7 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
       const card = storedCards.get(paymentMethod.storedPaymentMethodId);
       if (!card || card.merchantAccount !== merchantAccount || card.shopperReference !== request.shopperReference)
         return serviceError(422, '803', 'PaymentDetail not found', 'validation');
-      if (card.laterChargesDecline && request.shopperInteraction === 'ContAuth') return refused(LATER_CHARGE_REFUSAL);
+      if (card.laterChargesDecline) return refused(LATER_CHARGE_REFUSAL);
       number = card.number;
     } else if (paymentMethod.number) {
       number = paymentMethod.number;

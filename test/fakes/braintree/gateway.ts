@@ -307,10 +307,10 @@ export class FakeGateway {
     if (amount <= 0) throw invalid('Amount must be greater than zero.', '81531', 'transaction', 'amount');
     externalVaultProblem(input, method);
 
-    const merchantInitiated = method.usage === 'MULTI_USE';
+    const vaultedCharge = method.usage === 'MULTI_USE';
     const answer: BraintreeAnswer = ctx.decline
       ? answerFor(ctx.decline)
-      : merchantInitiated && method.laterChargesDecline
+      : vaultedCharge && method.laterChargesDecline
         ? answerFor(LATER_CHARGES_DECLINE_CODE)
         : method.answer;
     if (method.usage === 'SINGLE_USE') method.consumed = true;
