@@ -12,16 +12,21 @@ import { printedOutput, sentMessages, stillRunning } from '../support/leak-captu
 const capture = inject('leakCapture');
 if (!capture) throw new Error('The card scan reads what the integration project left: run both, e.g. `npx vitest run`.');
 const db = dynamoClient(capture.dynamoEndpoint);
+const SEGMENTS = 4;
 
+/** Every item, in four parallel segments (a whole suite's table holds tens of thousands). */
 async function everyItem(TableName: string): Promise<Record<string, AttributeValue>[]> {
-  const items: Record<string, AttributeValue>[] = [];
-  let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await db.send(new ScanCommand({ TableName, ExclusiveStartKey }));
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
+  const segment = async (Segment: number) => {
+    const items: Record<string, AttributeValue>[] = [];
+    let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
+    do {
+      const page = await db.send(new ScanCommand({ TableName, ExclusiveStartKey, Segment, TotalSegments: SEGMENTS }));
+      items.push(...(page.Items ?? []));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return items;
+  };
+  return (await Promise.all(Array.from({ length: SEGMENTS }, (_, i) => segment(i)))).flat();
 }
 
 /** One line per card number found, masked, and where. */
@@ -35,7 +40,7 @@ const asJson = (text: string): unknown => {
   }
 };
 
-describe('card data after the whole suite', () => {
+describe('card data after the whole suite', { timeout: 120_000 }, () => {
   it('is scanned after every integration test file has finished', () => {
     // Assess
     expect(stillRunning(capture.dir)).toEqual([]);
