@@ -21,12 +21,23 @@ const NETWORK_ID_FIELD = /("(?:network_transaction_id|networkTransactionId|netwo
  * The digit strings of `text` that could be a card number, 13–19 digits: every run of digits on its own, and runs of
  * groups joined by one kind of separator (space or dash) the way cards are printed (4-4-4-4, 4-6-5): a first group
  * of 4 digits, the others of 3–6. A longer run of digits holds no card number: its slices are not searched.
+ * With `tokensOnly`, a group glued to a letter (a hex hash, a UUID, an id) or after a decimal point (the digits of a
+ * `Math.random()` in a test's idempotency key) is not one: a card number stands apart from letters.
  */
-function candidates(text: string): string[] {
+function candidates(text: string, tokensOnly: boolean): string[] {
   const found: string[] = [];
-  for (const run of text.match(/\d+(?:[ -]\d+)*/g) ?? []) {
-    const groups = run.split(/[ -]/);
-    const separators = run.replace(/\d/g, '');
+  for (const match of text.matchAll(/\d+(?:[ -]\d+)*/g)) {
+    let groups = match[0].split(/[ -]/);
+    let separators = match[0].replace(/\d/g, '');
+    const end = match.index + match[0].length;
+    if (tokensOnly && /(\p{L}|\d\.)$/u.test(text.slice(Math.max(0, match.index - 2), match.index))) {
+      groups = groups.slice(1);
+      separators = separators.slice(1);
+    }
+    if (tokensOnly && /^(\p{L}|\.\d)/u.test(text.slice(end, end + 2))) {
+      groups = groups.slice(0, -1);
+      separators = separators.slice(0, -1);
+    }
     for (const group of groups) if (group.length >= 13 && group.length <= 19) found.push(group);
     for (let first = 0; first < groups.length; first++) {
       if (groups[first]!.length !== 4) continue;
@@ -45,10 +56,10 @@ function candidates(text: string): string[] {
 
 /** Card numbers in `text`: Luhn-valid candidates with a brand's prefix. */
 export const cardNumbersIn = (text: string): string[] =>
-  candidates(text.replace(NETWORK_ID_FIELD, '$1network id"')).filter((digits) => hasBrandPrefix(digits) && luhnValid(digits));
+  candidates(text.replace(NETWORK_ID_FIELD, '$1network id"'), true).filter((digits) => hasBrandPrefix(digits) && luhnValid(digits));
 
-/** Any Luhn-valid run of 13–19 digits, brand or not: what the vault must never hold in clear. */
-export const luhnRunsIn = (text: string): string[] => candidates(text).filter(luhnValid);
+/** Any Luhn-valid run of 13–19 digits, brand or not, glued to letters or not: what the vault must never hold in clear. */
+export const luhnRunsIn = (text: string): string[] => candidates(text, false).filter(luhnValid);
 
 /** A number as a failure may print it: its first 6 and last 4 digits, as PCI DSS allows. */
 export const masked = (digits: string): string => `${digits.slice(0, 6)}${'•'.repeat(digits.length - 10)}${digits.slice(-4)}`;
