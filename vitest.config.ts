@@ -10,12 +10,16 @@ export default defineConfig({
     // The e2e test starts `npm start` (a JVM among other things) in a hook.
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
-    // `vitest run` runs both; `npm run test:unit` (`--project unit`) runs the pure tests without starting anything.
+    // `vitest run` runs all three; `npm run test:unit` (`--project unit`) runs the pure tests without starting anything.
+    // The card scan reads what every integration file left behind, so it runs in a later group (`groupOrder`), while
+    // the local services still run (their teardown comes at the very end). Not group 0: with one worker, vitest runs
+    // the files of group 0 last of all. A teardown that throws fails the run too, but only after a green summary.
     projects: [
       {
         extends: true,
         test: {
           name: 'unit',
+          sequence: { groupOrder: 1 },
           include: ['test/unit/**/*.test.ts'],
           // Pure tests: no DynamoDB Local, no SQS; only the environment shared/config.ts checks at import.
           setupFiles: ['test/support/unit-env.ts'],
@@ -25,11 +29,20 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
+          sequence: { groupOrder: 1 },
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/unit/**'],
+          exclude: [...configDefaults.exclude, 'test/unit/**', 'test/card-scan/**'],
           // DynamoDB Local + local SQS, started once per run; env handed to every worker before handlers are imported.
           globalSetup: ['test/support/global-setup.ts'],
           setupFiles: ['test/support/env.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'card-scan',
+          sequence: { groupOrder: 2 },
+          include: ['test/card-scan/**/*.test.ts'],
         },
       },
     ],

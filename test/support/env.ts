@@ -2,6 +2,14 @@
  * Vitest setup file (runs in each test worker before the test module is imported): puts the local services'
  * environment into process.env, so handler modules (shared/config.ts reads env at import) see it.
  */
-import { inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
+import { captureOutput, markRunning } from './leak-capture.ts';
 
 Object.assign(process.env, inject('localEnv'));
+
+// What the file prints, and that it runs, for the leak scan after the suite (test/card-scan).
+const { dir } = inject('leakCapture');
+captureOutput(dir);
+let done = () => {};
+beforeAll(() => void (done = markRunning(dir, expect.getState().testPath ?? `a test file of worker ${process.pid}`)));
+afterAll(() => done());

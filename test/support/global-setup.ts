@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startLocalStack } from '../../infra/local/services.ts';
+import { recordSqsSends } from './leak-capture.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -18,13 +19,19 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // The vault's key file (a raw AES key) is made for this run alone and removed with it.
   const keyDir = mkdtempSync(join(tmpdir(), 'payments-vault-'));
+  const leakDir = mkdtempSync(join(tmpdir(), 'payments-leak-capture-'));
   const stack = await startLocalStack({ tableName: 'payments-test', vaultKeyFile: join(keyDir, 'vault.key'), logLevel: 'WARN' });
   console.log(
     `[global-setup] DynamoDB Local ${stack.dynamo.endpoint} (pid ${stack.dynamo.pid}, up in ${stack.dynamo.startupMs} ms), SQS ${stack.sqs.endpoint}`,
   );
   project.provide('localEnv', stack.env);
+  // For the leak scan: given to the root project, every project sees it, the card-scan project (vitest.config.ts) too.
+  recordSqsSends(stack.sqs.server, leakDir);
+  const { tableName, vaultTableName } = stack;
+  project.vitest.getRootProject().provide('leakCapture', { dir: leakDir, dynamoEndpoint: stack.dynamo.endpoint, tableName, vaultTableName });
   return async () => {
     await stack.stop();
     rmSync(keyDir, { recursive: true, force: true });
+    rmSync(leakDir, { recursive: true, force: true });
   };
 }

@@ -11,6 +11,8 @@ import { readFileSync } from 'node:fs';
 import { catalog } from '../../functions/catalog.ts';
 import { startGateway, type Gateway } from '../../infra/local/gateway.ts';
 import { projectRoot } from '../../infra/local/lambda.ts';
+import { inject } from 'vitest';
+import { keepOutput } from './leak-capture.ts';
 
 /** In-process gateway on a free port (process.env already holds the services' env, see env.ts). */
 export function startTestGateway(): Promise<Gateway> {
@@ -63,7 +65,9 @@ export async function startRuntimeProcess(options: RuntimeProcessOptions = {}): 
   const child = spawn(cmd!, args, { cwd: projectRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const waiters = new Set<() => void>();
+  const { dir: leakCaptureDir } = inject('leakCapture');
   const onData = (chunk: Buffer) => {
+    keepOutput(leakCaptureDir, chunk);
     output += chunk.toString();
     for (const w of waiters) w();
   };

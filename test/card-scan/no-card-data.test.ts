@@ -1,0 +1,92 @@
+/**
+ * After the whole suite (this project runs last, see vitest.config.ts): no card number in the main table, a queue
+ * message, a log line or a local e-mail; the vault holds none in clear (DECISIONS "Payments", "the vault").
+ * Webhook payloads are the events' stored payloads (domain/events.ts `eventPayload`): the table scan covers them.
+ */
+import { type AttributeValue, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { describe, expect, inject, it } from 'vitest';
+import { dynamoClient } from '../../infra/local/services.ts';
+import { cardFieldsIn, cardNumbersIn, luhnRunsIn, masked, readableItem } from '../support/card-numbers.ts';
+import { printedOutput, sentMessages, stillRunning } from '../support/leak-capture.ts';
+
+const capture = inject('leakCapture');
+if (!capture) throw new Error('The card scan reads what the integration project left: run both, e.g. `npx vitest run`.');
+const db = dynamoClient(capture.dynamoEndpoint);
+const SEGMENTS = 4;
+
+/** Every item, in four parallel segments (a whole suite's table holds tens of thousands). */
+async function everyItem(TableName: string): Promise<Record<string, AttributeValue>[]> {
+  const segment = async (Segment: number) => {
+    const items: Record<string, AttributeValue>[] = [];
+    let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
+    do {
+      const page = await db.send(new ScanCommand({ TableName, ExclusiveStartKey, Segment, TotalSegments: SEGMENTS }));
+      items.push(...(page.Items ?? []));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return items;
+  };
+  return (await Promise.all(Array.from({ length: SEGMENTS }, (_, i) => segment(i)))).flat();
+}
+
+/** One line per card number found, masked, and where. */
+const cardsIn = (where: string, text: string): string[] => cardNumbersIn(text).map((n) => `${masked(n)} in ${where}`);
+
+const asJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
+
+describe('card data after the whole suite', { timeout: 120_000 }, () => {
+  it('is scanned after every integration test file has finished', () => {
+    // Assess
+    expect(stillRunning(capture.dir)).toEqual([]);
+  });
+
+  it('is in no main-table item, and no item has a field named like a CVC or a card number holding digits', async () => {
+    // Act
+    const items = (await everyItem(capture.tableName)).map(readableItem);
+
+    // Assess
+    const key = (item: Record<string, unknown>) => `${String(item.pk)} / ${String(item.sk)}`;
+    expect(items.length).toBeGreaterThan(0);
+    expect(items.flatMap((item) => cardsIn(key(item), JSON.stringify(item)))).toEqual([]);
+    expect(items.flatMap((item) => cardFieldsIn(item).map((field) => `${field} of ${key(item)}`))).toEqual([]);
+  });
+
+  it('is in no message sent to a queue or a dead-letter queue', () => {
+    // Act: what was sent, so also what consumers deleted and what SQS moved to a dead-letter queue
+    const messages = sentMessages(capture.dir);
+
+    // Assess
+    expect(messages.flatMap((body, i) => cardsIn(`message ${i + 1} of ${messages.length}`, body))).toEqual([]);
+    expect(messages.flatMap((body, i) => cardFieldsIn(asJson(body)).map((field) => `${field} of message ${i + 1}`))).toEqual([]);
+  });
+
+  it('is in no log line, local e-mail or message, nor in what the local runtime printed', () => {
+    // Act
+    const outputs = printedOutput(capture.dir);
+
+    // Assess
+    const found = outputs.flatMap(({ file, text }) =>
+      text.split('\n').flatMap((line, i) => cardsIn(`${file} line ${i + 1}: ${line.replace(/\d(?:[ -]?\d){5,}/g, '…').slice(0, 120)}`, line)),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('is not held in clear by the vault', async () => {
+    // Act
+    const items = await everyItem(capture.vaultTableName);
+
+    // Assess: any Luhn-valid run at all, in every attribute, sealed bytes read as they are and decoded
+    const raw = (item: Record<string, AttributeValue>) =>
+      Object.values(item).map((value) => (value.B ? Buffer.from(value.B).toString('latin1') : JSON.stringify(value)));
+    const found = items.flatMap((item) =>
+      [JSON.stringify(readableItem(item)), ...raw(item)].flatMap((text) => luhnRunsIn(text).map((n) => `${masked(n)} in ${item.pk?.S}`)),
+    );
+    expect(found).toEqual([]);
+  });
+});
