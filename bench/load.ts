@@ -67,18 +67,17 @@ async function run(url: string, phase: Phase): Promise<LoadResult> {
 }
 
 /**
- * Fresh pay_/evt_/pm_ ids and card fingerprints in a recorded call, so a replayed conditional Put creates a new item
- * as the original did; one `ids` map per replayed operation, so its later calls (the commit after the operation's
- * begin) find that item. The vault's calls (unconditional, and binary) are replayed as recorded.
+ * Fresh pay_/evt_ ids in a recorded call, so a replayed conditional Put creates a new item as the original did (with
+ * `paymentMethods`, pm_ ids and card fingerprints too: the replay saves a new one; else a pm_ named is the one saved);
+ * one `ids` map per replayed operation, so its later calls (the commit after the operation's begin) find that item.
+ * The vault's calls (unconditional, and binary) are replayed as recorded.
  */
-const freshIds = (call: Call, ids: Map<string, string>): Call => {
+const freshIds = (call: Call, ids: Map<string, string>, paymentMethods: boolean): Call => {
   if (call.vault) return call;
+  const kinds = paymentMethods ? /\b(pay|evt|pm)_[0-9a-z]{26}(?![0-9a-z])/g : /\b(pay|evt)_[0-9a-z]{26}(?![0-9a-z])/g;
   const fresh = (length: number, digits: string) => Array.from({ length }, () => digits[Math.floor(Math.random() * digits.length)]).join('');
   const json = JSON.stringify(call.input)
-    .replace(
-      /\b(pay|evt|pm)_[0-9a-z]{26}(?![0-9a-z])/g,
-      (old, kind: string) => ids.get(old) ?? (ids.set(old, `${kind}_${fresh(26, '0123456789abcdefghjkmnpqrstvwxyz')}`), ids.get(old)!),
-    )
+    .replace(kinds, (old, kind: string) => ids.get(old) ?? (ids.set(old, `${kind}_${fresh(26, '0123456789abcdefghjkmnpqrstvwxyz')}`), ids.get(old)!))
     .replace(
       /(?<=PMCARD#cus_[0-9a-z]{26}#|"fingerprint":\{"S":")[0-9a-f]{16}\b/g,
       (old) => ids.get(old) ?? (ids.set(old, fresh(16, '0123456789abcdef')), ids.get(old)!),
@@ -87,12 +86,12 @@ const freshIds = (call: Call, ids: Map<string, string>): Call => {
 };
 
 /** `runs` sequential replays of `calls` (one after the other, as the operation has to wait for each): ms of each. */
-export async function replaySequence(calls: Call[], runs: number): Promise<number[]> {
+export async function replaySequence(calls: Call[], runs: number, paymentMethods = false): Promise<number[]> {
   const totals: number[] = [];
   for (let i = 0; i < runs; i++) {
     let total = 0;
     const ids = new Map<string, string>();
-    for (const call of calls) total += await replay(freshIds(call, ids));
+    for (const call of calls) total += await replay(freshIds(call, ids, paymentMethods));
     totals.push(total);
   }
   return totals;

@@ -143,10 +143,10 @@ async function measure() {
         const calls = unavoidable[kind];
         const parts = [];
         for (let i = 0; i < PARTS; i++) {
-          replays[kind].push(...(await replaySequence(calls, REPLAYS)));
+          replays[kind].push(...(await replaySequence(calls, REPLAYS, kind === 'save')));
           parts.push(await load[kind]({ ...phase, seconds: SECONDS / PARTS }));
         }
-        replays[kind].push(...(await replaySequence(calls, REPLAYS)));
+        replays[kind].push(...(await replaySequence(calls, REPLAYS, kind === 'save')));
         runs.push({ kind, ...merge(parts) });
       }
     }
