@@ -10,6 +10,7 @@ import { handler as deliveryWorker } from '../functions/workers/webhook-delivery
 import { eventsQueue, type EventsMessage } from '../shared/events/queue.ts';
 import { apiEvent, fakeContext, invokeHttp, type HttpResult } from '../test/support/lambda.ts';
 import { bearer, newMerchant } from '../test/support/merchant.ts';
+import { cardBody, paymentMethods, publishableKeyOf } from '../test/support/payment-methods.ts';
 import { freshCard, paymentBody, payments } from '../test/support/payments.ts';
 import { startReceiver } from '../test/support/receiver.ts';
 import { streamEvents } from '../test/support/stream.ts';
@@ -22,12 +23,22 @@ import { itemBytes } from './model.ts';
 
 /** The default create: smart routing (which evaluates the merchant's rules, read with its accounts in one query whatever the routing), a new card. */
 export const SMART_ROUTED_CREATE = 'payment create, smart routing, a new card put on file';
+/** A shopper's browser saving a card with the merchant's publishable key, for a customer (the vault's units apart). */
+export const PM_CREATE = 'payment method create, for a customer';
+/** A create charging a customer's saved card again: its token at the account, no CVC left. */
+export const PM_CHARGE = 'payment create with pm_, charged again';
+/** The first charge of a saved card: the vault's CVC used and forgotten, the account's token kept with the commit. */
+export const PM_FIRST_CHARGE = 'payment create with pm_, its first charge';
 
 export interface OperationCapacity {
   operation: string;
   requests: number;
+  /** the main table's units */
   rcu: number;
   wcu: number;
+  /** the card vault's units, counted apart */
+  vaultRcu: number;
+  vaultWcu: number;
   /** e.g. `UpdateItem RATE 1W` */
   calls: string[];
 }
@@ -37,13 +48,20 @@ const ok = (res: HttpResult): HttpResult => {
   return res;
 };
 
-const summarize = (operation: string, calls: Call[]): OperationCapacity => ({
-  operation,
-  requests: calls.length,
-  rcu: calls.reduce((s, c) => s + c.rcu, 0),
-  wcu: calls.reduce((s, c) => s + c.wcu, 0),
-  calls: calls.map((c) => `${c.command} ${c.keys.join(',')} ${c.wcu ? `${c.wcu}W` : `${c.rcu}R`}`),
-});
+const units = (calls: Call[], unit: 'rcu' | 'wcu') => calls.reduce((s, c) => s + c[unit], 0);
+const summarize = (operation: string, calls: Call[]): OperationCapacity => {
+  const main = calls.filter((c) => !c.vault);
+  const vault = calls.filter((c) => c.vault);
+  return {
+    operation,
+    requests: calls.length,
+    rcu: units(main, 'rcu'),
+    wcu: units(main, 'wcu'),
+    vaultRcu: units(vault, 'rcu'),
+    vaultWcu: units(vault, 'wcu'),
+    calls: calls.map((c) => `${c.command} ${c.vault ? 'vault:' : ''}${c.keys.join(',')} ${c.wcu ? `${c.wcu}W` : `${c.rcu}R`}`),
+  };
+};
 
 const RUNS = 3;
 const wcu = (calls: Call[]) => calls.reduce((s, c) => s + c.wcu, 0);
@@ -78,6 +96,10 @@ export interface CapacityResult {
   operations: OperationCapacity[];
   /** the recorded calls of one steady-state create, for the round-trip replay */
   createCalls: Call[];
+  /** the recorded calls of a payment method create and of the creates charging one, likewise */
+  pmCreateCalls: Call[];
+  pmChargeCalls: Call[];
+  pmFirstChargeCalls: Call[];
   getCalls: Call[];
   /** a created payment's item as its commit left it */
   committedPaymentBytes: number;
@@ -109,6 +131,9 @@ export async function benchCapacity(): Promise<CapacityResult> {
     summarize('payment capture', await steady(async () => ok(await payments.capture(apiKey, toCapture.pop()!)))),
     summarize('payment refund', await steady(async () => ok(await payments.refund(apiKey, toRefund.pop()!, { amount: 500 })))),
   ];
+
+  const saved = await savedCards(apiKey, customerId);
+  operations.push(...saved.operations);
 
   const due = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
   const invoice = {
@@ -162,5 +187,31 @@ export async function benchCapacity(): Promise<CapacityResult> {
     eventsQueue.send = realSend;
     await receiver.close();
   }
-  return { operations, createCalls, getCalls, committedPaymentBytes };
+  return { operations, createCalls, getCalls, committedPaymentBytes, ...saved.calls };
+}
+
+/**
+ * Saved cards: payment methods saved with the merchant's publishable key (the endpoint allows 30 a minute per key
+ * and IP; this makes 14), and creates charging a customer's saved card (`payment_method: "pm_…"`, naming its
+ * provider as the usual create does), the first time and again.
+ */
+async function savedCards(apiKey: string, customerId: string) {
+  const publishable = await publishableKeyOf(apiKey);
+  const save = async (body: Record<string, unknown> = {}) =>
+    ok(await paymentMethods.create(publishable, cardBody(freshCard(), body))).body.id as string;
+  const charge = async (pm: string) => ok(await payments.create(apiKey, { amount: 2500, currency: 'usd', payment_method: pm, routing: 'stripe' }));
+  const unused = await Promise.all(Array.from({ length: RUNS + 1 }, () => save({ customer_id: customerId })));
+  const chargedBefore = await save({ customer_id: customerId });
+  const pmCreateCalls = await steady(() => save({ customer_id: customerId }));
+  const pmChargeCalls = await steady(() => charge(chargedBefore));
+  const pmFirstChargeCalls = await steady(() => charge(unused.pop()!));
+  return {
+    operations: [
+      summarize('payment method create', await steady(() => save())),
+      summarize(PM_CREATE, pmCreateCalls),
+      summarize(PM_CHARGE, pmChargeCalls),
+      summarize(PM_FIRST_CHARGE, pmFirstChargeCalls),
+    ],
+    calls: { pmCreateCalls, pmChargeCalls, pmFirstChargeCalls },
+  };
 }

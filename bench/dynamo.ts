@@ -12,6 +12,8 @@ export interface Call {
   input: Record<string, unknown>;
   /** partition key prefixes touched, e.g. `PAY`, `RATE` */
   keys: string[];
+  /** the card vault's table (its units are counted apart from the main table's) */
+  vault: boolean;
   rcu: number;
   wcu: number;
   ms: number;
@@ -40,7 +42,15 @@ db.middlewareStack.add(
       // A replay is a new request: it must not carry the recorded transaction's idempotency token.
       delete input.ClientRequestToken;
       const write = WRITES.has(command);
-      recording.push({ command, input, keys: keyPrefixes(input), rcu: write ? 0 : Math.max(units, minimumRead(input)), wcu: write ? units : 0, ms });
+      recording.push({
+        command,
+        input,
+        keys: keyPrefixes(input),
+        vault: tableOf(input) === process.env.VAULT_TABLE,
+        rcu: write ? 0 : Math.max(units, minimumRead(input)),
+        wcu: write ? units : 0,
+        ms,
+      });
     }
     return result;
   },
@@ -53,6 +63,12 @@ db.middlewareStack.add(
  * matches nothing (a merchant's rules when it has none, an empty counter shard); the service bills the minimum.
  */
 const minimumRead = (input: Record<string, unknown>): number => (input.ConsistentRead ? 1 : 0.5);
+
+/** The table a request names (a transaction's first item's; the vault's transactions write the vault alone). */
+function tableOf(input: Record<string, unknown>): unknown {
+  const items = input.TransactItems as Record<string, { TableName?: string }>[] | undefined;
+  return input.TableName ?? (items?.[0] && Object.values(items[0])[0]?.TableName);
+}
 
 /** `PAY` for `pk = PAY#…`; a query names its index and the key value's prefix, e.g. `gsi1:MER`. */
 function keyPrefixes(input: Record<string, unknown>): string[] {

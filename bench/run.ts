@@ -28,6 +28,9 @@ const GET = [
   { rate: 20, connections: 1 },
   { rate: 200, connections: 10 },
 ];
+/** saved cards, on their own: a payment method saved (for a customer), a create charging one for the first time */
+const SAVE = [{ rate: 20, connections: 1 }];
+const CHARGE = [{ rate: 20, connections: 1 }];
 const TARGETS = {
   initRatio: 1.3,
   createLatencyRatio: 1.3,
@@ -105,18 +108,34 @@ async function measure() {
     (c) => c.keys[0] === 'APIKEY' || c.keys[0] === 'RATE' || (c.wcu > 0 && c.keys.includes('PAY')),
   );
   const unavoidableGet = capacity.getCalls;
+  // A payment method: authenticate, count it against the key's limit (the customer's reads beside it), seal the card
+  // into the vault (its card and CVC at once: one of them stands for that round trip), then store the payment method
+  // (never one without its card).
+  const unavoidableSave = capacity.pmCreateCalls.filter(
+    (c, i, calls) => c.keys[0] === 'APIKEY' || c.keys[0] === 'RATE' || (c.wcu > 0 && (!c.vault || calls.findIndex((d) => d.vault) === i)),
+  );
+  // A create charging a saved card: authenticate, read the payment method and the vault's card (beside the rate
+  // window), then the reads and the velocity count that need the card's number, begin, commit (the token kept in it).
+  const unavoidableCharge = capacity.pmFirstChargeCalls.filter(
+    (c) => ['APIKEY', 'RATE', 'VEL'].includes(c.keys[0]!) || (c.wcu > 0 && c.keys.includes('PAY')),
+  );
   const reader = await newMerchant({ payments: true });
+  // a part of a phase lasts at least a second (autocannon's least duration)
+  const total = (phases: typeof CREATE) => phases.reduce((n, p) => n + p.rate * Math.max(SECONDS, p.connections === 1 ? PARTS : 1), 0);
   const load = await startLoad(
-    CREATE.reduce((n, p) => n + p.rate * SECONDS, 0),
+    { creates: total(CREATE), saves: total(SAVE), charges: total(CHARGE) },
     [reader.paymentId!, reader.capturedPaymentId!],
     reader.apiKey,
   );
+  const unavoidable = { create: unavoidableCreate, get: unavoidableGet, save: unavoidableSave, charge: unavoidableCharge };
   const runs = [];
-  const replays = { create: [] as number[], get: [] as number[] };
+  const replays = { create: [] as number[], get: [] as number[], save: [] as number[], charge: [] as number[] };
   try {
     for (const [kind, phases] of [
       ['create', CREATE],
       ['get', GET],
+      ['save', SAVE],
+      ['charge', CHARGE],
     ] as const) {
       for (const phase of phases) {
         log(`load ${kind} at ${phase.rate}/s over ${phase.connections} connection(s) for ${SECONDS} s`);
@@ -125,36 +144,38 @@ async function measure() {
           continue;
         }
         // the run the round trips are compared with: replays before, between and after its parts
-        const calls = kind === 'create' ? unavoidableCreate : unavoidableGet;
+        const calls = unavoidable[kind];
         const parts = [];
         for (let i = 0; i < PARTS; i++) {
-          replays[kind].push(...(await replaySequence(calls, REPLAYS)));
+          replays[kind].push(...(await replaySequence(calls, REPLAYS, kind === 'save')));
           parts.push(await load[kind]({ ...phase, seconds: SECONDS / PARTS }));
         }
-        replays[kind].push(...(await replaySequence(calls, REPLAYS)));
+        replays[kind].push(...(await replaySequence(calls, REPLAYS, kind === 'save')));
         runs.push({ kind, ...merge(parts) });
       }
     }
   } finally {
     await load.close();
   }
-  return { capacity, history, raised, unavoidableCreate, unavoidableGet, runs, replays };
+  return { capacity, history, raised, unavoidable, runs, replays };
 }
 
-const { capacity, history, raised, unavoidableCreate, unavoidableGet, runs, replays } = await onLocalStack();
-const { SMART_ROUTED_CREATE } = await import('./capacity.ts');
-const roundTrips = {
-  create: {
-    calls: unavoidableCreate.map((c) => `${c.command} ${c.keys.join(',')}`),
-    replays: replays.create.length,
-    p50Ms: percentile(replays.create, 50),
-  },
-  get: { calls: unavoidableGet.map((c) => `${c.command} ${c.keys.join(',')}`), replays: replays.get.length, p50Ms: percentile(replays.get, 50) },
-};
+const { capacity, history, raised, unavoidable, runs, replays } = await onLocalStack();
+const { SMART_ROUTED_CREATE, PM_CREATE, PM_CHARGE, PM_FIRST_CHARGE } = await import('./capacity.ts');
+const KINDS = ['create', 'get', 'save', 'charge'] as const;
+const roundTripsOf = (kind: (typeof KINDS)[number]) => ({
+  calls: unavoidable[kind].map((c) => `${c.command} ${c.vault ? 'vault:' : ''}${c.keys.join(',')}`),
+  replays: replays[kind].length,
+  p50Ms: percentile(replays[kind], 50),
+});
+const roundTrips = Object.fromEntries(KINDS.map((k) => [k, roundTripsOf(k)])) as Record<(typeof KINDS)[number], ReturnType<typeof roundTripsOf>>;
 const single = (kind: string) => runs.find((r) => r.kind === kind && r.connections === 1)!;
-const latencyRatio = { create: single('create').p50 / roundTrips.create.p50Ms, get: single('get').p50 / roundTrips.get.p50Ms };
+const latencyRatio = Object.fromEntries(KINDS.map((k) => [k, single(k).p50 / roundTrips[k].p50Ms])) as Record<(typeof KINDS)[number], number>;
 const operation = (name: string) => capacity.operations.find((o) => o.operation === name)!;
 const create = operation('payment create');
+const pmCreate = operation(PM_CREATE);
+const pmCharge = operation(PM_CHARGE);
+const pmFirstCharge = operation(PM_FIRST_CHARGE);
 const smartRoutedCreate = operation(SMART_ROUTED_CREATE);
 const capture = operation('payment capture');
 const refund = operation('payment refund');
@@ -241,13 +262,13 @@ table(
 );
 table(
   "DynamoDB per operation (DynamoDB Local, ReturnConsumedCapacity TOTAL, warm container, median of 3; a read at least the service's minimum, 0.5 RCU or 1 when consistent, where DynamoDB Local reports 0 for a query that matches nothing)",
-  ['operation', 'requests', 'RCU', 'WCU', 'calls'],
-  capacity.operations.map((o) => [o.operation, o.requests, o.rcu, o.wcu, o.calls.join('; ')]),
+  ['operation', 'requests', 'RCU', 'WCU', 'vault RCU', 'vault WCU', 'calls'],
+  capacity.operations.map((o) => [o.operation, o.requests, o.rcu, o.wcu, o.vaultRcu, o.vaultWcu, o.calls.join('; ')]),
 );
 table(
   `Fixed-rate load through the local gateway (${SECONDS} s each)`,
-  ['endpoint', 'rate/s', 'conns', 'sent', 'ok', 'errors', 'ok/s', 'p50 ms', 'p99 ms'],
-  runs.map((r) => [r.name, r.rate, r.connections, r.sent, r.ok, r.errors, fixed(r.ok / r.seconds), fixed(r.p50), fixed(r.p99)]),
+  ['endpoint', 'rate/s', 'conns', 'sent', 'ok', 'errors', 'ok/s', 'p50 ms', 'p95 ms', 'p99 ms'],
+  runs.map((r) => [r.name, r.rate, r.connections, r.sent, r.ok, r.errors, fixed(r.ok / r.seconds), fixed(r.p50), fixed(r.p95), fixed(r.p99)]),
 );
 table(
   `A list page (limit 10) with ${HISTORY.toLocaleString('en')} payments in the merchant's history (made in ${fixed(history.seedSeconds, 0)} s)`,
@@ -268,8 +289,8 @@ table(
 table(
   'Unavoidable DynamoDB round trips (replayed in sequence on DynamoDB Local)',
   ['operation', 'round trips', 'p50 ms', 'operation p50 ms', 'ratio'],
-  (['create', 'get'] as const).map((k) => [
-    k,
+  KINDS.map((k) => [
+    { create: 'create', get: 'get', save: 'payment method create', charge: 'create with pm_ (first charge)' }[k],
     roundTrips[k].calls.join(' → '),
     fixed(roundTrips[k].p50Ms),
     fixed(single(k).p50),
@@ -319,6 +340,22 @@ table(
 const headline = {
   create: { wcu: create.wcu, rcu: create.rcu, rcu_smart_routing: smartRoutedCreate.rcu, p50_ratio: Number(latencyRatio.create.toFixed(3)) },
   capture: { wcu: capture.wcu },
+  /** saved cards: the main table's units, the vault's apart */
+  payment_method_create: {
+    wcu: pmCreate.wcu,
+    rcu: pmCreate.rcu,
+    vault_wcu: pmCreate.vaultWcu,
+    vault_rcu: pmCreate.vaultRcu,
+    p50_ratio: Number(latencyRatio.save.toFixed(3)),
+  },
+  create_with_pm: {
+    wcu: pmCharge.wcu,
+    rcu: pmCharge.rcu,
+    vault_wcu: pmCharge.vaultWcu,
+    vault_rcu: pmCharge.vaultRcu,
+    first_charge: { wcu: pmFirstCharge.wcu, rcu: pmFirstCharge.rcu, vault_wcu: pmFirstCharge.vaultWcu, vault_rcu: pmFirstCharge.vaultRcu },
+    p50_ratio_first_charge: Number(latencyRatio.charge.toFixed(3)),
+  },
   refund: { wcu: refund.wcu, rcu: refund.rcu },
   init: {
     worst_ratio: Number(worstInit.ratio.toFixed(3)),

@@ -9,8 +9,8 @@ export const handler = http(
     auth: 'publishable',
     body: CreatePaymentMethodBody,
     idempotent: true,
-    rateLimit: { name: 'payment-methods-create', limit: 30, per: 'publishable key and ip' },
+    rateLimit: { name: 'payment-methods-create', limit: 30, per: 'publishable key and ip', concurrent: true },
     response: PaymentMethod,
   },
-  async ({ merchant, body, origin }) => createPaymentMethod(merchant, body, origin),
+  async ({ merchant, body, origin, admitted }) => createPaymentMethod(merchant, body, origin, admitted),
 );

@@ -38,36 +38,43 @@ const fingerprintOf = async (merchant: Merchant, number: string) =>
 /**
  * Saves a card: the number (and CVC) into the vault, what may be shown into the main table. The same number saved
  * again for the same customer answers the payment method saved first, with the new expiry. A retried create (same
- * origin) answers what its first run saved.
+ * origin) answers what its first run saved. `admitted`: the rate limit's verdict, counted while the reads run.
  */
-export const createPaymentMethod = async (merchant: Merchant, input: NewPaymentMethod, origin: Origin = freshOrigin()) =>
-  paymentMethodView(await savePaymentMethod(merchant, input, origin));
+export const createPaymentMethod = async (
+  merchant: Merchant,
+  input: NewPaymentMethod,
+  origin: Origin = freshOrigin(),
+  admitted = Promise.resolve(),
+) => paymentMethodView(await savePaymentMethod(merchant, input, origin, admitted));
 
 /** {@link createPaymentMethod}, answering the stored record. */
-export async function savePaymentMethod(merchant: Merchant, input: NewPaymentMethod, origin: Origin = freshOrigin()): Promise<PaymentMethodRecord> {
+export async function savePaymentMethod(
+  merchant: Merchant,
+  input: NewPaymentMethod,
+  origin: Origin = freshOrigin(),
+  admitted = Promise.resolve(),
+): Promise<PaymentMethodRecord> {
   const owner = ownerOf(merchant);
-  if (input.customer_id !== undefined && !(await customers.getCustomer(owner, input.customer_id))) {
-    throw new ResourceMissing('customer_id', `no customer ${input.customer_id} in ${modeOf(merchant)} mode`);
-  }
   const { number, exp_month, exp_year, cvc } = input.card;
+  const fingerprint = await fingerprintOf(merchant, number);
+  const customerId = input.customer_id;
+  // The customer and its earlier save of this card, read at once (beside the rate limit's count): nothing is written before its verdict.
+  const [customer, saved] = await Promise.all([
+    customerId === undefined ? undefined : customers.getCustomer(owner, customerId),
+    customerId === undefined ? undefined : paymentMethods.findCustomerCard(customerId, fingerprint),
+  ]);
+  await admitted;
+  if (customerId !== undefined && !customer) throw new ResourceMissing('customer_id', `no customer ${customerId} in ${modeOf(merchant)} mode`);
   const record: PaymentMethodRecord = {
     id: idFor('paymentMethod', origin),
     merchant_id: merchant.id,
     livemode: merchant.livemode,
-    customer_id: input.customer_id ?? null,
-    card: {
-      brand: cardBrand(number),
-      last4: number.slice(-4),
-      bin: number.slice(0, 6),
-      exp_month,
-      exp_year,
-      fingerprint: await fingerprintOf(merchant, number),
-    },
+    customer_id: customerId ?? null,
+    card: { brand: cardBrand(number), last4: number.slice(-4), bin: number.slice(0, 6), exp_month, exp_year, fingerprint },
     billing_details: input.billing_details ?? null,
     tokens: {},
     created_at: new Date(origin.at).toISOString(),
   };
-  const saved = record.customer_id ? await paymentMethods.findCustomerCard(record.customer_id, record.card.fingerprint) : undefined;
   const id = saved ?? record.id;
   // The vault first: a payment method is never stored without its card (a card whose save failed after is never read).
   await vault.putCard(owner, id, { number, exp_month, exp_year, ...(cvc ? { cvc } : {}) });

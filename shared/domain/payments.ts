@@ -296,13 +296,20 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     return answerFor(declined);
   }
 
+  // A saved card's CVC is forgotten as soon as a provider has answered (beside the commit), at the latest before the
+  // create answers; its failure still fails the create, through the `finally` below.
+  let forgetting: Promise<void> | undefined;
+  const forget = () => {
+    if (!forgetting) (forgetting = forgetUsedCvc(merchant, charged)).catch(() => undefined);
+    return forgetting;
+  };
   const payment = await authorizePayment(
     base,
     route.targets,
     (target) => methodAt(charged, target),
     (target, softFailures) => decision(withFailover(route, softFailures, target), target, started),
-    { onFile: customer?.card_on_file, kept: (target, result) => tokenKept(charged, target, result) },
-  ).finally(() => forgetUsedCvc(merchant, charged));
+    { onFile: customer?.card_on_file, kept: (target, result) => tokenKept(charged, target, result), answered: forget },
+  ).finally(forget);
   await dropDeclinedSave(merchant, charged, payment);
   if (!payment) return answerRetried(merchant, input, origin);
   const answer = answerFor(payment);
@@ -381,7 +388,16 @@ export async function authorizePayment(
   targets: readonly RouteTarget[],
   methodAt: (target: RouteTarget) => Pick<AuthorizeRequest, 'card' | 'providerToken' | 'initiator'>,
   describe: (target: RouteTarget, softFailures: readonly SoftFailureSeen[]) => RoutingDecision,
-  { onFile, kept = () => [] }: { onFile?: CardOnFile | null; kept?: (target: RouteTarget, result: AuthorizeResult) => TransactItem[] } = {},
+  {
+    onFile,
+    kept = () => [],
+    answered = () => undefined,
+  }: {
+    onFile?: CardOnFile | null;
+    kept?: (target: RouteTarget, result: AuthorizeResult) => TransactItem[];
+    /** called as each attempt's answer is recorded, before its commit */
+    answered?: () => void;
+  } = {},
 ): Promise<PaymentRecord | undefined> {
   const tried: Promise<void>[] = [];
   const attempts: AttemptOutcome[] = [];
@@ -436,6 +452,7 @@ export async function authorizePayment(
           return result.outcome === 'unknown' ? resolveUnknown(connector, request, result.latencyMs) : result;
         },
         record: async (result, attempt) => {
+          answered();
           attempts.push({ provider, approved: result.outcome === 'approved', latencyMs: result.latencyMs });
           await countAttemptOutcome(base, provider, result, index < targets.length - 1);
           trail.push({

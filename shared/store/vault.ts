@@ -1,8 +1,8 @@
-import { DeleteCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import { clock } from '../domain/clock.ts';
 import type { VaultContext } from '../vault-crypto.ts';
-import { db, type TransactItem, ttl } from './client.ts';
+import { db, ttl } from './client.ts';
 import { type Key, type Owner, scopeOf } from './keys.ts';
 
 /**
@@ -51,24 +51,22 @@ export async function putCard(owner: Owner, paymentMethodId: string, card: Vault
   const { seal } = await sealing();
   const { number, exp_month, exp_year, cvc } = card;
   const sealedCard = await seal(JSON.stringify({ number, exp_month, exp_year }), contextOf(owner, paymentMethodId, 'card'));
-  const cvcWrite: TransactItem =
+  const cvcItem =
     cvc === undefined
-      ? { Delete: { TableName, Key: vaultKeys.cvc(owner, paymentMethodId) } }
+      ? undefined
       : {
-          Put: {
-            TableName,
-            Item: {
-              ...vaultKeys.cvc(owner, paymentMethodId),
-              sealed: await seal(cvc, contextOf(owner, paymentMethodId, 'cvc')),
-              expires_at: ttl(clock.now() + CVC_KEEP_MS),
-            },
-          },
+          ...vaultKeys.cvc(owner, paymentMethodId),
+          sealed: await seal(cvc, contextOf(owner, paymentMethodId, 'cvc')),
+          expires_at: ttl(clock.now() + CVC_KEEP_MS),
         };
-  await db.send(
-    new TransactWriteCommand({
-      TransactItems: [{ Put: { TableName, Item: { ...vaultKeys.card(owner, paymentMethodId), sealed: sealedCard } } }, cvcWrite],
-    }),
-  );
+  // Two writes at once, not a transaction (half the units): if one fails the save fails and no payment method names
+  // the card yet; a retry writes both again. A CVC left behind is the same card's and expires within the hour.
+  await Promise.all([
+    db.send(new PutCommand({ TableName, Item: { ...vaultKeys.card(owner, paymentMethodId), sealed: sealedCard } })),
+    cvcItem
+      ? db.send(new PutCommand({ TableName, Item: cvcItem }))
+      : db.send(new DeleteCommand({ TableName, Key: vaultKeys.cvc(owner, paymentMethodId) })),
+  ]);
 }
 
 /** The card, with its CVC only while kept (not used, not older than one hour); undefined when the vault holds none. */

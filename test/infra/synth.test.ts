@@ -29,7 +29,11 @@ const LOADED_ON_FIRST_USE = {
   'pdf-lib': '%PDF-',
   // the X-Ray SDK under Powertools Tracer: loaded by the first sampled invocation (shared/tracer.ts)
   'aws-xray-sdk-core': 'AWS_XRAY_DAEMON_ADDRESS',
+  // the Encryption SDK (the card vault): loaded by the first seal or open (shared/store/vault.ts)
+  '@aws-crypto/client-node': 'aws-crypto-public-key',
 };
+/** A command only DynamoDB's aggregated client holds: the Encryption SDK's CommonJS entry brought it into every cold start. */
+const AGGREGATED_DYNAMODB_CLIENT = 'CreateBackup';
 
 describe('cdk synth', () => {
   it('builds every catalog function into a complete ESM bundle that reads no provider SDK, no X-Ray SDK and no ES facade of node:http at init, and every stack under 350 resources, offline, with cdk-nag passing', () => {
@@ -55,6 +59,7 @@ describe('cdk synth', () => {
         // node:http is taken as CommonJS: Node's ES facade of it loads undici at every cold start (infra/shims/node-http.cjs)
         expect(code, `${asset}/${file} imports node:http as an ES module`).not.toMatch(/(?:from|import)\s*["'](?:node:)?http["']/);
         for (const [name, marker] of Object.entries(LOADED_ON_FIRST_USE)) if (code.includes(marker)) lazyFound.add(name);
+        expect(code.includes(AGGREGATED_DYNAMODB_CLIENT), `${asset}/${file} holds the aggregated DynamoDB client`).toBe(false);
       }
       // a cold start reads no provider SDK, no PDF library and no X-Ray SDK
       for (const file of readAtInit(join(dir, 'index.mjs'))) {
