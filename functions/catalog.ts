@@ -77,6 +77,10 @@ export const catalog: readonly FunctionSpec[] = [
   http('GET', '/hosted/card-fields.js', 'hosted/card-fields-script', 'The script a checkout page includes to mount the card fields', 'public'),
   http('GET', '/hosted/card-fields', 'hosted/card-fields', 'The card fields page (framed by a checkout origin)', 'public'),
   http('GET', '/hosted/card-fields-frame.js', 'hosted/card-fields-frame-script', "The card fields page's own script", 'public'),
+  http('GET', '/hosted/3ds/{id}', 'hosted/3ds-hand-off', "A payment's 3-D Secure hand-off: the shopper on to the provider", 'public'),
+  http('GET', '/hosted/3ds/return/{id}', 'hosted/3ds-return', 'Where the provider brings the shopper back after 3-D Secure', 'public'),
+  http('GET', '/hosted/3ds/sandbox', 'hosted/3ds-sandbox', "The sandbox issuer's 3-D Secure challenge page", 'public'),
+  http('GET', '/hosted/3ds/sandbox/answer', 'hosted/3ds-sandbox-answer', "The shopper's answer to the sandbox challenge", 'public'),
 
   http('POST', '/api/customers', 'customers/create', 'Create a customer'),
   http('GET', '/api/customers', 'customers/list', 'List customers'),

@@ -13,5 +13,5 @@ export const handler = http(
     response: Payment,
     errors: [402, 500],
   },
-  async ({ merchant, body, origin, admitted }) => createPayment(merchant, body, origin, admitted),
+  async ({ merchant, body, origin, admitted, baseUrl }) => createPayment(merchant, body, origin, admitted, baseUrl),
 );

@@ -27,6 +27,14 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
   'hosted/card-fields-script':
     'JavaScript for the merchant’s checkout page: `CardFields.mount(selector, {key})` frames the card fields and answers ' +
     '`{ready, submit()}`; `submit()` resolves with the new payment method (`{id, card}`), never the card number. See docs/checkout.md.',
+  'hosted/3ds-hand-off':
+    'The `next_action.redirect_to_url.url` of a `requires_action` payment (signed): sends the shopper on to the ' +
+    'provider’s authentication (a redirect, or a form to post), or, once the payment is decided, back to `return_url`.',
+  'hosted/3ds-return':
+    'The provider brings the shopper back here: the payment is finished at the provider once (a second return, or one ' +
+    'after a void, changes nothing), then the shopper is sent to the payment’s `return_url` with `payment_id`.',
+  'hosted/3ds-sandbox': 'Test mode’s built-in issuer asking the shopper to authenticate: a Pass and a Fail button.',
+  'hosted/3ds-sandbox-answer': 'The shopper’s answer on the sandbox challenge page, taken back to this service’s return page.',
   'hosted/card-fields':
     'The page the script frames: number, expiry and CVC checked as the shopper types, sent straight to ' +
     '`POST /api/payment_methods` with the publishable `key`. Its `Content-Security-Policy: frame-ancestors` is the ' +

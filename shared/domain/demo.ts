@@ -59,6 +59,7 @@ export async function createDemoMerchant(
       currency: 'USD',
       routing: 'smart',
       capture_method: 'manual',
+      three_d_secure: 'automatic',
       payment_method: { type: 'card', card: { ...SANDBOX_APPROVED_CARD } },
       customer: { email: customer.email },
     });

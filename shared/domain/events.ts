@@ -5,6 +5,7 @@ import { newId } from './ids.ts';
 /** Every event a merchant can subscribe to (DECISIONS.md "Webhooks"). */
 export const EVENT_TYPES = [
   'payment.succeeded',
+  'payment.requires_action',
   'payment.failed',
   'payment.captured',
   'payment.voided',

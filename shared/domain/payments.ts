@@ -1,6 +1,7 @@
 import type * as v from 'valibot';
 import {
   type AuthorizeRequest,
+  type ShopperAction,
   type AuthorizeResult,
   authorizeWithin,
   type CardInput,
@@ -9,6 +10,7 @@ import {
   type ProviderName,
 } from '../providers/index.ts';
 import type { CreatePaymentBody, SimulateRouteBody } from '../schemas/payments.ts';
+import { config } from '../config.ts';
 import { logger } from '../logger.ts';
 import { count } from '../metrics.ts';
 import { appSecret } from '../secrets.ts';
@@ -40,6 +42,7 @@ import { newEvent } from './events.ts';
 import { type ChangeSource, historyEntry } from './timeline-entries.ts';
 import * as inbound from '../store/inbound.ts';
 import { freshOrigin, idFor, newId, type Origin } from './ids.ts';
+import { handOffSignature } from './signed-links.ts';
 import { leaseFromNow, runOperation } from './operations.ts';
 import * as ledger from '../store/ledger.ts';
 import type { AttemptOutcome } from '../store/ledger.ts';
@@ -83,6 +86,8 @@ export const paymentView = (p: PaymentRecord) => ({
     card: { brand: p.card.brand, last4: p.card.last4, exp_month: p.card.exp_month, exp_year: p.card.exp_year },
   },
   customer_id: p.customer_id,
+  next_action: p.status === 'requires_action' ? (p.next_action ?? null) : null,
+  three_d_secure: p.three_d_secure ?? null,
   capture_method: p.capture_method ?? ('manual' as const),
   customer: p.customer,
   description: p.description,
@@ -212,7 +217,16 @@ function decision(route: Route, chosen: RouteTarget | undefined, started: number
  * a retry or the reconciler resolves what a dead run left with the provider before anything is tried again.
  */
 /** `admitted`: the rate limit's verdict, counted while the reads run; nothing but the card's velocity is written before it. */
-export async function createPayment(merchant: Merchant, input: CreatePaymentInput, origin: Origin = freshOrigin(), admitted = Promise.resolve()) {
+export async function createPayment(
+  merchant: Merchant,
+  input: CreatePaymentInput,
+  origin: Origin = freshOrigin(),
+  admitted = Promise.resolve(),
+  baseUrl = config.PUBLIC_API_URL ?? '',
+) {
+  if (input.three_d_secure === 'required' && input.return_url === undefined) {
+    throw new BadRequest('parameter_missing', 'return_url', 'return_url is required with three_d_secure: required (where the shopper comes back to)');
+  }
   const started = performance.now();
   const charged =
     input.setup_future_usage && typeof input.payment_method !== 'string'
@@ -269,6 +283,8 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     currency: input.currency,
     card: stored,
     ...(paymentMethod ? { payment_method_id: paymentMethod.id } : {}),
+    ...(input.return_url ? { return_url: input.return_url } : {}),
+    ...(input.three_d_secure === 'required' ? { three_d_secure_mode: 'required' as const } : {}),
     customer: input.customer ?? (customer?.email ? { email: customer.email } : null),
     customer_email: customerEmail ?? null,
     customer_id: customer?.id ?? null,
@@ -308,7 +324,14 @@ export async function createPayment(merchant: Merchant, input: CreatePaymentInpu
     route.targets,
     (target) => methodAt(charged, target),
     (target, softFailures) => decision(withFailover(route, softFailures, target), target, started),
-    { onFile: customer?.card_on_file, kept: (target, result) => tokenKept(charged, target, result), answered: forget },
+    {
+      onFile: customer?.card_on_file,
+      kept: (target, result) => tokenKept(charged, target, result),
+      answered: forget,
+      ...(input.return_url
+        ? { authentication: await shopperAuthentication(id, input.return_url, input.three_d_secure === 'required', baseUrl) }
+        : {}),
+    },
   ).finally(forget);
   await dropDeclinedSave(merchant, charged, payment);
   if (!payment) return answerRetried(merchant, input, origin);
@@ -392,11 +415,14 @@ export async function authorizePayment(
     onFile,
     kept = () => [],
     answered = () => undefined,
+    authentication,
   }: {
     onFile?: CardOnFile | null;
     kept?: (target: RouteTarget, result: AuthorizeResult) => TransactItem[];
     /** called as each attempt's answer is recorded, before its commit */
     answered?: () => void;
+    /** the shopper is present and may authenticate (3-D Secure) */
+    authentication?: ShopperAuthentication;
   } = {},
 ): Promise<PaymentRecord | undefined> {
   const tried: Promise<void>[] = [];
@@ -444,6 +470,7 @@ export async function authorizePayment(
             amount: base.amount,
             currency: base.currency,
             attempt: index + 1,
+            ...(authentication ? { authentication: { returnUrl: authentication.providerReturnUrl, required: authentication.required } } : {}),
             ...(method.card && (base.customer_id || base.payment_method_id)
               ? { storeFor: { customerReference: base.customer_id ?? base.payment_method_id!, email: base.customer_email } }
               : {}),
@@ -476,6 +503,11 @@ export async function authorizePayment(
           }
           const routing_decision = describe(target, softFailures);
           const connector_id = target.connectorId;
+          if (result.outcome === 'requires_action') {
+            // The shopper must authenticate: no failover from here on (DECISIONS "3-D Secure").
+            const waiting = { ...base, provider, connector_id, routing_decision, attempts: trail, provider_reference: result.reference };
+            return awaitShopper(waiting, attempt, result.action, authentication!);
+          }
           if (result.outcome === 'unknown') {
             // Neither answered nor found: the attempt may hold an authorization nobody can confirm now. The payment is
             // recorded failed with the operation still on it; the reconciler reverses whatever the provider holds.
@@ -494,6 +526,7 @@ export async function authorizePayment(
                   connector_id,
                   provider_reference: result.reference,
                   provider_token: result.providerToken || null,
+                  ...(result.threeDSecure ? { three_d_secure: result.threeDSecure } : {}),
                   routing_decision,
                 };
           await finishCreate(payment, attempt, attempts, { onFile, also: kept(target, result) });
@@ -513,6 +546,64 @@ export async function authorizePayment(
   throw new ProvidersUnavailable(`no provider could take the payment (${failed}); nothing was charged`);
 }
 
+/** Where the shopper comes back to (the provider's return, then the merchant's), and whether to ask for authentication. */
+export interface ShopperAuthentication {
+  providerReturnUrl: string;
+  nextActionUrl: string;
+  returnUrl: string;
+  required: boolean;
+}
+
+/** The create's authentication links: our hand-off (signed) and return pages for the payment, and the merchant's return. */
+async function shopperAuthentication(paymentId: string, returnUrl: string, required: boolean, baseUrl: string): Promise<ShopperAuthentication> {
+  const base = baseUrl.replace(/\/+$/, '');
+  return {
+    nextActionUrl: `${base}/hosted/3ds/${paymentId}?signature=${await handOffSignature(paymentId)}`,
+    providerReturnUrl: `${base}/hosted/3ds/return/${paymentId}`,
+    returnUrl,
+    required,
+  };
+}
+
+/** How long a shopper may take to authenticate before the reconciler cancels the payment (DECISIONS "3-D Secure"). */
+export const AUTHENTICATION_WINDOW_MS = 60 * 60_000;
+
+/**
+ * The issuer asks the shopper to authenticate: the payment waits `requires_action`, its attempt's operation becomes
+ * the shopper's authentication (leased for the hour they have), and the create answers the next action.
+ */
+async function awaitShopper(payment: PaymentRecord, attempt: Operation, action: ShopperAction, authentication: ShopperAuthentication) {
+  const waiting: PaymentRecord = {
+    ...payment,
+    status: 'requires_action',
+    provider_action: action,
+    next_action: { type: 'redirect_to_url', redirect_to_url: { url: authentication.nextActionUrl, return_url: authentication.returnUrl } },
+  };
+  const authenticating: Operation = {
+    ...attempt,
+    kind: 'authenticate',
+    lease_until: clock.now() + AUTHENTICATION_WINDOW_MS,
+    reference: payment.provider_reference!,
+  };
+  const event = newEvent(waiting, 'payment.requires_action', paymentView(waiting));
+  const { status: _status, history: _history, ...fields } = waiting;
+  const result = await commit({
+    writes: [
+      {
+        move: payments.paymentTarget(waiting),
+        transition: PAYMENT.requireAction,
+        set: fields,
+        append: { history: [historyEntry(event.type, sourceOf(waiting), waiting.provider_reference)] },
+        operation: { replace: attempt.id, with: authenticating },
+      },
+    ],
+    events: [event],
+    counters: payments.paymentCountChange(waiting, null, 'requires_action'),
+  });
+  if (result === 'refused') throw new OperationInProgress(1);
+  return waiting;
+}
+
 /** An attempt as business metrics: its outcome, a decline's code, a failover to the next target, an unknown outcome. */
 async function countAttemptOutcome(payment: PaymentRecord, provider: string, result: AuthorizeResult, more: boolean): Promise<void> {
   const mode = modeOf(payment);
@@ -525,15 +616,17 @@ async function countAttemptOutcome(payment: PaymentRecord, provider: string, res
 
 /** An attempt's move (ATTEMPT) from its connector's answer (a soft failure after a reversal: its key is closed). */
 const attemptMoveOf = (result: AuthorizeResult): keyof typeof ATTEMPT =>
-  result.outcome === 'approved'
-    ? 'authorize'
-    : result.outcome === 'declined'
-      ? 'decline'
-      : result.outcome === 'unknown'
-        ? 'answerLost'
-        : result.reason === 'timeout'
-          ? 'reverse'
-          : 'fail';
+  result.outcome === 'requires_action'
+    ? 'challenge'
+    : result.outcome === 'approved'
+      ? 'authorize'
+      : result.outcome === 'declined'
+        ? 'decline'
+        : result.outcome === 'unknown'
+          ? 'answerLost'
+          : result.reason === 'timeout'
+            ? 'reverse'
+            : 'fail';
 
 /** The payment's attempts with the one of `id` moved along ATTEMPT. */
 const finishAttempt = (p: StoredPayment, id: string, move: keyof typeof ATTEMPT, declineCode: string | null = null): PaymentAttempt[] =>
@@ -566,9 +659,18 @@ async function finishCreate(
     source = sourceOf(payment),
     onFile,
     also = [],
-  }: { keepOperation?: boolean; source?: ChangeSource; onFile?: CardOnFile | null; also?: readonly TransactItem[] } = {},
+    after,
+  }: {
+    keepOperation?: boolean;
+    source?: ChangeSource;
+    onFile?: CardOnFile | null;
+    also?: readonly TransactItem[];
+    /** the shopper's authentication ended it (`requires_action` before), not the create */
+    after?: 'requires_action';
+  } = {},
 ): Promise<void> {
   const succeeded = payment.status === 'succeeded';
+  const move = after ? (succeeded ? 'authenticate' : 'failAuthentication') : succeeded ? 'authorize' : 'decline';
   const event = newEvent(payment, succeeded ? 'payment.succeeded' : 'payment.failed', paymentView(payment));
   const { card } = payment;
   const cardOnFile =
@@ -591,7 +693,7 @@ async function finishCreate(
     writes: [
       {
         move: payments.paymentTarget(payment),
-        transition: PAYMENT[succeeded ? 'authorize' : 'decline'],
+        transition: PAYMENT[move],
         set: fields,
         append: { history: [historyEntry(event.type, source, payment.provider_reference)] },
         operation: keepOperation
@@ -610,10 +712,65 @@ async function finishCreate(
       ...cardOnFile,
       ...also,
       ...ledger.authorizationCounters(payment, attempts),
-      ...payments.paymentCountChange(payment, null, payment.status),
+      ...payments.paymentCountChange(payment, after ?? null, payment.status),
     ],
   });
   if (result === 'refused') throw new OperationInProgress(1);
+}
+
+/**
+ * The shopper came back from authenticating (or the reconciler asks after the hour): the provider is asked what it
+ * holds, under a new key per try, and the payment is recorded succeeded or failed, once. A second return meanwhile
+ * changes nothing (its take of the operation is refused); still waiting: the shopper's hour goes on.
+ */
+export async function finishAuthentication(payment: StoredPayment, returned: Record<string, string>, by: ChangeSource = 'api'): Promise<void> {
+  // the shopper's hour is over (the reconciler): what the provider still holds undecided is cancelled there
+  const abandoned = by === 'reconciler';
+  const waiting = payment.op;
+  if (payment.status !== 'requires_action' || waiting?.kind !== 'authenticate') return;
+  const asking: Operation = { ...waiting, id: newId('operation'), lease_until: leaseFromNow() };
+  const target = payments.paymentTarget(payment);
+  await runOperation<AuthorizeResult, void>({
+    start: {
+      op: asking,
+      begin: { writes: [{ move: target, inStates: ['requires_action'], operation: { replace: waiting.id, with: asking } }] },
+      refused: async () => undefined,
+    },
+    call: async (op) => {
+      const connector = await connectorForOperation(payment, op);
+      const result = await connector.completeAuthentication(op.reference!, returned, op.id);
+      if (!abandoned || result.outcome === 'approved' || result.outcome === 'declined') return result;
+      const cancelled = await connector.void(op.reference!, `${op.id}_cancel`);
+      return cancelled.ok ? ({ outcome: 'declined', declineCode: 'authentication_required', latencyMs: 0 } as const) : result;
+    },
+    record: async (result, op) => {
+      const { op: _op, last_operation: _last, ...record } = payment;
+      const held = (record.attempts ?? []).find((a) => a.status === 'requires_action');
+      const attempt = { provider: op.provider as ProviderName, approved: result.outcome === 'approved', latencyMs: result.latencyMs };
+      if (result.outcome === 'approved') {
+        const authorized: PaymentRecord = {
+          ...(record as PaymentRecord),
+          status: 'succeeded',
+          provider_reference: result.reference,
+          provider_token: result.providerToken || null,
+          ...(result.threeDSecure ? { three_d_secure: result.threeDSecure } : {}),
+          attempts: held ? finishAttempt(payment, held.id, 'authorize') : record.attempts,
+        };
+        return finishCreate(authorized, op, [attempt], { source: by, after: 'requires_action' });
+      }
+      if (result.outcome === 'declined') {
+        const declined: PaymentRecord = {
+          ...(record as PaymentRecord),
+          status: 'failed',
+          decline_code: result.declineCode,
+          attempts: held ? finishAttempt(payment, held.id, 'decline', result.declineCode) : record.attempts,
+        };
+        return finishCreate(declined, op, [attempt], { source: by, after: 'requires_action' });
+      }
+      // Still waiting, or the provider could not say: the shopper's hour goes on (the reconciler asks again after it).
+      await commit({ writes: [{ move: target, operation: { replace: op.id, with: waiting } }] });
+    },
+  });
 }
 
 /**

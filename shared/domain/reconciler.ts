@@ -10,7 +10,7 @@ import { clock } from './clock.ts';
 import { reconcileInvoiceSend } from './invoice-delivery.ts';
 import { reconcilePaymentOperation, reconcileRefundOperation } from './payment-lifecycle.ts';
 import { awaiting } from './operations.ts';
-import { resolveAuthorization } from './payments.ts';
+import { finishAuthentication, resolveAuthorization } from './payments.ts';
 import { resumeStalledAdvances } from './test-clocks.ts';
 import { count } from '../metrics.ts';
 
@@ -61,6 +61,7 @@ async function finishLeased(leased: Leased): Promise<true> {
   if (leased.entity === 'refund') await reconcileRefundOperation(leased.refund);
   else if (leased.entity === 'invoice') await reconcileInvoiceSend(leased.invoice);
   else if (leased.entity === 'dispute') await reconcileDisputeOperation(leased.dispute);
+  else if (leased.payment.op.kind === 'authenticate') await finishAuthentication(leased.payment, {}, 'reconciler');
   else if (leased.payment.op.kind === 'authorize') {
     if ((await resolveAuthorization(leased.payment, 'reconciler')) === 'pending') throw new Error('authorization still unknown');
   } else await reconcilePaymentOperation(leased.payment);

@@ -41,3 +41,10 @@ export async function verifyPdfLink(invoiceId: string, query: LinkQuery): Promis
   const authentic = constantTimeEqual(expected, signature);
   return authentic && Number(expires) > nowSeconds();
 }
+
+/** The 3-D Secure hand-off link of a payment (`/hosted/3ds/pay_…?signature=…`): signed, so nobody else's id works. */
+export const handOffSignature = async (paymentId: string): Promise<string> => hmac(await appSecret(), `3ds:${paymentId}`);
+
+export async function verifyHandOff(paymentId: string, signature: string | undefined): Promise<boolean> {
+  return typeof signature === 'string' && /^[0-9a-f]{64}$/.test(signature) && constantTimeEqual(await handOffSignature(paymentId), signature);
+}

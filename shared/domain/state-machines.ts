@@ -21,8 +21,14 @@ export type StateMachine<S extends string, O extends string> = { readonly [op in
 export const PAYMENT = {
   authorize: { from: ['processing'], to: 'succeeded', event: 'payment.succeeded' },
   decline: { from: ['processing'], to: 'failed', event: 'payment.failed' },
+  /** the issuer asks the shopper to authenticate (3-D Secure): the create answers with the shopper's next action */
+  requireAction: { from: ['processing'], to: 'requires_action', event: 'payment.requires_action' },
+  /** the shopper came back authenticated and the provider authorized */
+  authenticate: { from: ['requires_action'], to: 'succeeded', event: 'payment.succeeded' },
+  /** the shopper failed or abandoned the authentication, or the issuer declined after it */
+  failAuthentication: { from: ['requires_action'], to: 'failed', event: 'payment.failed' },
   capture: { from: ['succeeded'], to: 'captured', event: 'payment.captured' },
-  void: { from: ['succeeded'], to: 'voided', event: 'payment.voided' },
+  void: { from: ['succeeded', 'requires_action'], to: 'voided', event: 'payment.voided' },
   refund: { from: ['captured', 'refunded'], to: 'refunded', event: 'payment.refunded' },
   /** the provider refused the only refund: the payment is captured again */
   restore: { from: ['refunded'], to: 'captured' },
@@ -30,7 +36,7 @@ export const PAYMENT = {
   captureFail: { from: ['captured'], to: 'succeeded', event: 'payment.capture_failed' },
 } as const satisfies StateMachine<PaymentStatus, string>;
 /** `processing`: stored while its authorization runs, invisible to the API (a payment's other statuses are shown). */
-export type PaymentStatus = 'processing' | 'succeeded' | 'failed' | 'captured' | 'voided' | 'refunded';
+export type PaymentStatus = 'processing' | 'requires_action' | 'succeeded' | 'failed' | 'captured' | 'voided' | 'refunded';
 
 /** A refund holds its amount on the payment while `pending` (reserved before the provider is asked). */
 export const REFUND = {
@@ -104,13 +110,14 @@ export type PeriodState = 'open' | 'charging' | 'settled' | 'failed';
  * soft failure after a reversal is `reversed` (its key is closed).
  */
 export const ATTEMPT = {
-  authorize: { from: ['pending', 'unknown'], to: 'authorized' },
-  decline: { from: ['pending', 'unknown'], to: 'declined' },
+  challenge: { from: ['pending', 'unknown'], to: 'requires_action' },
+  authorize: { from: ['pending', 'unknown', 'requires_action'], to: 'authorized' },
+  decline: { from: ['pending', 'unknown', 'requires_action'], to: 'declined' },
   fail: { from: ['pending', 'unknown'], to: 'failed' },
   reverse: { from: ['pending', 'unknown'], to: 'reversed' },
   answerLost: { from: ['pending'], to: 'unknown' },
 } as const satisfies StateMachine<AttemptState, string>;
-export type AttemptState = 'pending' | 'authorized' | 'declined' | 'failed' | 'unknown' | 'reversed';
+export type AttemptState = 'pending' | 'requires_action' | 'authorized' | 'declined' | 'failed' | 'unknown' | 'reversed';
 
 /** A settlement is made `pending` by the daily job, with its arrival date, and paid once that date has come. */
 export const SETTLEMENT = {

@@ -11,9 +11,9 @@ import { idempotency } from './idempotency.ts';
 import { jsonBody } from './json-body.ts';
 import { rawBody } from './raw-body.ts';
 import { admission, rateLimit, type RateLimitOptions } from './rate-limit.ts';
-import { FileBody, fileResponse, jsonResponse } from './response.ts';
+import { FileBody, fileResponse, jsonResponse, Redirect, redirectResponse } from './response.ts';
 
-export { FileBody };
+export { FileBody, Redirect };
 import { requestContext } from './request-context.ts';
 import { type Auth, authenticated, type Merchant, stateOfContext, stateToContext } from './types.ts';
 import { type AnySchema, pathIds, validate } from './validate.ts';
@@ -110,6 +110,7 @@ export function http<
       raw: { headers: event.headers ?? {}, body: typeof state.rawBody === 'string' ? state.rawBody : '' },
       admitted: state.admission ?? Promise.resolve(),
     });
+    if (result instanceof Redirect) return redirectResponse(state, result);
     return result instanceof FileBody ? fileResponse(state, result) : jsonResponse(state, 200, result);
   });
   return Object.assign(handler, { options });

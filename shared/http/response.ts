@@ -28,6 +28,25 @@ export class FileBody {
   ) {}
 }
 
+/** A shopper sent on with `303 See Other` (the hosted 3-D Secure pages), never cached. */
+export class Redirect {
+  constructor(readonly location: string) {}
+}
+
+export function redirectResponse(state: RequestState, redirect: Redirect): APIGatewayProxyResult {
+  return {
+    statusCode: 303,
+    headers: {
+      Location: redirect.location,
+      'Cache-Control': 'no-store',
+      'Referrer-Policy': 'no-referrer',
+      'Request-Id': state.requestId,
+      ...state.responseHeaders,
+    },
+    body: '',
+  };
+}
+
 /** A file answer: base64 for API Gateway (whose binary media types let it through as bytes). */
 export function fileResponse(state: RequestState, file: FileBody): APIGatewayProxyResult {
   return {

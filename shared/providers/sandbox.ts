@@ -2,8 +2,17 @@ import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { config, type SANDBOX_FAULTS } from '../config.ts';
 import { providerDeadlines } from './deadlines.ts';
-import { TEST_CARDS } from './test-cards.ts';
-import type { AuthorizeRequest, AuthorizeResult, Connector, LookupResult, OperationResult, ProviderChange, ProviderName } from './types.ts';
+import { AUTHENTICATION_CARDS, TEST_CARDS } from './test-cards.ts';
+import type {
+  AuthorizeRequest,
+  AuthorizeResult,
+  Connector,
+  LookupResult,
+  OperationResult,
+  ProviderChange,
+  ProviderName,
+  ThreeDSecureResult,
+} from './types.ts';
 
 const DECLINING_TOKEN = '_declines_';
 
@@ -45,6 +54,8 @@ export const sandboxBooks = {
   answers: new Map<string, unknown>(),
   /** every money call that reached a provider: `<provider> <operation> <idempotency key>` */
   calls: [] as string[],
+  /** authorizations waiting for the shopper's authentication, by reference */
+  challenges: new Map<string, { paymentId: string; amount: number }>(),
 };
 
 class ConnectionDropped extends Error {}
@@ -149,6 +160,10 @@ export class SandboxConnector implements Connector {
    */
   private decide(request: AuthorizeRequest): AuthorizeResult {
     if (request.providerToken?.includes(DECLINING_TOKEN)) return { outcome: 'declined', declineCode: 'generic_decline', latencyMs: 0 };
+    const authentication = request.card && !request.initiator ? AUTHENTICATION_CARDS[request.card.number] : undefined;
+    const challenge = authentication && !('none' in authentication) && (authentication.challenge || request.authentication?.required);
+    if (challenge && !request.authentication) return { outcome: 'declined', declineCode: 'authentication_required', latencyMs: 0 };
+    if (challenge && request.authentication) return this.challenge(request, authentication.afterPass);
     const behaviour = request.card ? TEST_CARDS[request.card.number] : undefined;
     if (behaviour && 'decline' in behaviour) return { outcome: 'declined', declineCode: behaviour.decline, latencyMs: 0 };
     if (behaviour && 'soft' in behaviour && request.attempt === 1) return { outcome: 'soft_failure', reason: 'processing_error', latencyMs: 0 };
@@ -167,14 +182,56 @@ export class SandboxConnector implements Connector {
         ? { type: 'merchant', networkTransactionId: request.initiator.networkTransactionId ?? null }
         : { type: 'customer' },
     });
+    const frictionless: ThreeDSecureResult =
+      authentication && 'none' in authentication
+        ? { version: null, flow: 'frictionless', result: 'not_supported', eci: null, liability_shift: false }
+        : { version: '2.2.0', flow: 'frictionless', result: 'authenticated', eci: '05', liability_shift: true };
     return {
       outcome: 'approved',
       reference,
       // A reusable card-on-file token, as a provider's vault issues it (no card data in it).
       providerToken: request.providerToken ?? `tok_${this.name}${marker}${randomBytes(12).toString('hex')}`,
       networkTransactionId: networkIdFor(this.name, request.idempotencyKey),
+      ...(request.authentication ? { threeDSecure: frictionless } : {}),
       latencyMs: 0,
     };
+  }
+
+  /**
+   * The issuer asks the shopper: the sandbox's own challenge page (served by this service under /hosted/3ds/sandbox,
+   * beside the return URL) and, once passed, what the card then answers; both are in the reference, so any process
+   * can finish it.
+   */
+  private challenge(request: AuthorizeRequest, afterPass: 'approve' | 'decline'): AuthorizeResult {
+    const reference = `${referenceFor(this.name, request.idempotencyKey)}_3ds_${afterPass}`;
+    const { returnUrl } = request.authentication!;
+    const base = returnUrl.slice(0, returnUrl.indexOf('/hosted/'));
+    const url = `${base}/hosted/3ds/sandbox?${new URLSearchParams({ return_url: returnUrl })}`;
+    sandboxBooks.challenges.set(reference, { paymentId: request.paymentId, amount: request.amount });
+    return { outcome: 'requires_action', reference, action: { url, method: 'GET' }, latencyMs: 0 };
+  }
+
+  /** The shopper came back from the sandbox's challenge page: `sandbox_authentication` is `passed` or `failed`. */
+  async completeAuthentication(reference: string, returned: Record<string, string>, idempotencyKey: string): Promise<AuthorizeResult> {
+    if (await this.roundTrip()) return { outcome: 'soft_failure', reason: 'provider_down', latencyMs: 0 };
+    return this.once(`complete ${idempotencyKey}`, (): AuthorizeResult => {
+      if (returned.sandbox_authentication !== 'passed') return { outcome: 'declined', declineCode: 'authentication_required', latencyMs: 0 };
+      if (reference.endsWith('_3ds_decline')) return { outcome: 'declined', declineCode: 'generic_decline', latencyMs: 0 };
+      const asked = sandboxBooks.challenges.get(reference);
+      sandboxBooks.authorizations.set(reference, {
+        provider: this.name,
+        paymentId: asked?.paymentId ?? reference,
+        reference,
+        amount: asked?.amount ?? 0,
+        state: 'authorized',
+        captured: 0,
+        refunded: 0,
+        paidWith: 'card and cvc',
+        initiator: { type: 'customer' },
+      });
+      const threeDSecure: ThreeDSecureResult = { version: '2.2.0', flow: 'challenge', result: 'authenticated', eci: '05', liability_shift: true };
+      return { outcome: 'approved', reference, threeDSecure, networkTransactionId: networkIdFor(this.name, idempotencyKey), latencyMs: 0 };
+    });
   }
 
   private async operation(call: string, effect: () => OperationResult, { latency = true } = {}): Promise<OperationResult> {

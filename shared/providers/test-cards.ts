@@ -16,5 +16,18 @@ export const TEST_CARDS: Readonly<Record<string, { decline: string } | { soft: '
     '4000000000000341': { laterChargesDecline: true },
   };
 
+/**
+ * Stripe's 3-D Secure test cards (DECISIONS "3-D Secure"): whether the issuer asks the shopper to authenticate, and
+ * what it answers once the shopper passed. Any other card authenticates frictionless when asked to; 378282246310005
+ * has no 3-D Secure at all.
+ */
+export const AUTHENTICATION_CARDS: Readonly<Record<string, { challenge: boolean; afterPass: 'approve' | 'decline' } | { none: true }>> = {
+  '4000002760003184': { challenge: true, afterPass: 'approve' },
+  '4000000000003220': { challenge: true, afterPass: 'approve' },
+  '4000008400001629': { challenge: true, afterPass: 'decline' },
+  '4000000000003055': { challenge: false, afterPass: 'approve' },
+  '378282246310005': { none: true },
+};
+
 /** A card every sandbox provider approves (Stripe's 4242… test card), for demos and fixtures. */
 export const SANDBOX_APPROVED_CARD = { number: '4242424242424242', exp_month: 12, exp_year: 2034, cvc: '123' } as const;

@@ -19,3 +19,15 @@ export const CardFieldsQuery = v.object({
 
 /** `GET /hosted/card-fields.js`: the key may be given here instead of to `CardFields.mount`. */
 export const CardFieldsScriptQuery = v.object({ key: v.optional(PublishableKey) });
+
+/** `GET /hosted/3ds/pay_…`: the hand-off link's signature. */
+export const HandOffQuery = v.object({ signature: v.optional(v.pipe(v.string(), v.maxLength(128))) });
+
+/** `GET /hosted/3ds/return/pay_…`: whatever the provider's redirect carries (Stripe `payment_intent`, Adyen `redirectResult`, …). */
+export const ReturnQuery = v.looseObject({});
+
+const ReturnUrl = v.pipe(v.string(), v.maxLength(2048), v.description("this service's 3-D Secure return page of the payment"));
+
+export const SandboxChallengeQuery = v.object({ return_url: ReturnUrl });
+
+export const SandboxAnswerQuery = v.object({ return_url: ReturnUrl, answer: v.picklist(['passed', 'failed']) });

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { config } from '../config.ts';
 import { clock } from '../domain/clock.ts';
 import { luhnValid } from '../domain/cards.ts';
 import { isCurrency } from '../domain/currency.ts';
@@ -53,6 +54,14 @@ const Card = v.pipe(
   ),
 );
 
+/** Where a shopper may be sent back to: https, or http to a loopback host when running locally. */
+function isReturnUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  return url.protocol === 'https:' || (url.protocol === 'http:' && loopback && config.APP_ENV === 'local');
+}
+
 const Customer = v.object({ email: v.optional(Email), name: v.optional(Name), phone: v.optional(Phone) });
 
 // Any string: an id that is not one of the merchant's customers of this mode (whatever its shape) is `resource_missing`.
@@ -85,6 +94,24 @@ export const CreatePaymentBody = v.object({
     'a saved payment method id (pm_…), or {type: "card", card: {number, exp_month, exp_year, cvc}}',
   ),
   customer_id: CustomerId,
+  three_d_secure: v.optional(
+    v.pipe(
+      v.picklist(['automatic', 'required']),
+      v.description('`automatic`: the shopper authenticates when the issuer asks; `required`: always (needs `return_url`)'),
+    ),
+    'automatic',
+  ),
+  return_url: v.optional(
+    v.pipe(
+      v.string(),
+      v.maxLength(2048),
+      v.check(isReturnUrl, 'an https URL (http only to localhost locally)'),
+      v.description(
+        'where the shopper comes back to after authenticating (3-D Secure), with `payment_id`; without it a payment that needs authentication is declined `authentication_required`',
+      ),
+      v.examples(['https://shop.example/checkout/done']),
+    ),
+  ),
   setup_future_usage: v.optional(
     v.pipe(
       v.picklist(['off_session', 'on_session']),
@@ -143,7 +170,7 @@ const createdBound = (end: boolean) =>
   );
 
 export const ListPaymentsQuery = listQuery('payment', {
-  status: v.optional(v.picklist(['succeeded', 'captured', 'voided', 'refunded', 'failed'])),
+  status: v.optional(v.picklist(['requires_action', 'succeeded', 'captured', 'voided', 'refunded', 'failed'])),
   currency: v.optional(Currency),
   provider: v.optional(v.picklist(PROVIDERS)),
   customer_email: v.optional(Email),

@@ -79,7 +79,8 @@ export interface Operation {
    */
   awaiting?: boolean;
 }
-export type OperationKind = 'authorize' | 'capture' | 'void' | 'refund' | 'invoice_send' | 'dispute_evidence' | 'dispute_accept';
+/** `authenticate`: the shopper is authenticating at the provider (its lease: how long they may take) */
+export type OperationKind = 'authorize' | 'authenticate' | 'capture' | 'void' | 'refund' | 'invoice_send' | 'dispute_evidence' | 'dispute_accept';
 
 export interface Create {
   create: Target;

@@ -4,7 +4,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { CardBrand, StoredCard } from '../domain/cards.ts';
 import type { AppliedStrategy } from '../domain/routing.ts';
 import type { AttemptState, PaymentStatus } from '../domain/state-machines.ts';
-import { PROVIDERS, type ProviderName } from '../providers/types.ts';
+import { PROVIDERS, type ProviderName, type ShopperAction, type ThreeDSecureResult } from '../providers/types.ts';
 import { db, TABLE, type TransactItem } from './client.ts';
 import { counterAdd, readCells } from './counters.ts';
 import type { Move, Operation, Target } from './commit.ts';
@@ -66,6 +66,15 @@ export interface PaymentRecord {
   card: StoredCard;
   /** the saved payment method charged (absent: a card sent with the create) */
   payment_method_id?: string;
+  /** 3-D Secure: `required` asks for it even when the issuer does not (stored only then) */
+  three_d_secure_mode?: 'required';
+  /** where the shopper goes back to after authenticating (stored only when the create gave one) */
+  return_url?: string;
+  /** while `requires_action`: where this service sends the shopper (ours, signed) and where the provider wants them */
+  next_action?: { type: 'redirect_to_url'; redirect_to_url: { url: string; return_url: string } };
+  provider_action?: ShopperAction;
+  /** the outcome of the shopper's authentication, once there was one */
+  three_d_secure?: ThreeDSecureResult;
   customer: { email?: string; name?: string; phone?: string } | null;
   customer_email: string | null;
   customer_id: string | null;
@@ -161,10 +170,10 @@ export const refundTarget = (r: Pick<RefundRecord, 'id' | 'payment_id' | 'mercha
 });
 
 /** Payments and refunds as the table holds them, checked when read back (see item-schemas.ts). */
-const PaymentOperationItem = operationItem(['authorize', 'capture', 'void', 'refund']);
+const PaymentOperationItem = operationItem(['authorize', 'authenticate', 'capture', 'void', 'refund']);
 const AttemptItem = v.object({
   id: Text,
-  status: picklistOf<AttemptState>()(['pending', 'authorized', 'declined', 'failed', 'unknown', 'reversed']),
+  status: picklistOf<AttemptState>()(['pending', 'requires_action', 'authorized', 'declined', 'failed', 'unknown', 'reversed']),
   provider: v.picklist(PROVIDERS),
   connector_id: nullable(Text),
   decline_code: nullable(Text),
@@ -175,7 +184,7 @@ const PaymentItem = v.object({
   id: Text,
   merchant_id: Text,
   livemode: v.boolean(),
-  status: picklistOf<PaymentStatus>()(['processing', 'succeeded', 'captured', 'voided', 'refunded', 'failed']),
+  status: picklistOf<PaymentStatus>()(['processing', 'requires_action', 'succeeded', 'captured', 'voided', 'refunded', 'failed']),
   amount: Int,
   currency: Text,
   amount_captured: Int,
@@ -193,6 +202,19 @@ const PaymentItem = v.object({
     fingerprint: Text,
   }),
   payment_method_id: v.optional(Text),
+  three_d_secure_mode: v.optional(v.literal('required')),
+  return_url: v.optional(Text),
+  next_action: v.optional(v.object({ type: v.literal('redirect_to_url'), redirect_to_url: v.object({ url: Text, return_url: Text }) })),
+  provider_action: v.optional(v.object({ url: Text, method: v.picklist(['GET', 'POST']), data: v.optional(StringMap) })),
+  three_d_secure: v.optional(
+    v.object({
+      version: nullable(Text),
+      flow: v.picklist(['challenge', 'frictionless']),
+      result: v.picklist(['authenticated', 'attempted', 'failed', 'exempted', 'not_supported']),
+      eci: nullable(Text),
+      liability_shift: v.boolean(),
+    }),
+  ),
   customer: nullOrAbsent(v.object({ email: v.optional(Text), name: v.optional(Text), phone: v.optional(Text) })),
   customer_email: nullOrAbsent(Text),
   customer_id: nullOrAbsent(Text),
@@ -235,7 +257,7 @@ const RefundItem = v.object({
 /** A listed payment: never `processing` (a payment is listed once its authorization ended, see store/commit.ts). */
 const ListedPaymentItem = v.object({
   ...PaymentItem.entries,
-  status: picklistOf<PaymentRecord['status']>()(['succeeded', 'captured', 'voided', 'refunded', 'failed']),
+  status: picklistOf<PaymentRecord['status']>()(['requires_action', 'succeeded', 'captured', 'voided', 'refunded', 'failed']),
 });
 const readPayment: (item: Record<string, unknown>) => StoredPayment = recordReader('payment', PaymentItem);
 const readListedPayment: (item: Record<string, unknown>) => PaymentRecord = recordReader('payment', ListedPaymentItem);

@@ -107,6 +107,11 @@ export class AdyenConnector implements Connector {
     return answer.ok ? failedOperation(unreceived(answer)) : operationFailure(answer);
   }
 
+  /** (3-D Secure redirects: the provider's part comes with its connector; until then nothing can be finished here) */
+  async completeAuthentication(): Promise<AuthorizeResult> {
+    return { outcome: 'soft_failure', reason: 'processing_error', latencyMs: 0 };
+  }
+
   /** Checkout cannot be asked about modifications or disputes: Adyen's retried notifications stand in for it. */
   async changesOf(): Promise<ProviderChange[] | undefined> {
     return undefined;

@@ -124,6 +124,11 @@ export class BraintreeConnector implements Connector {
     };
   }
 
+  /** Braintree authenticates in its own client SDK, never by redirect: it is not routed a payment that must authenticate. */
+  async completeAuthentication(): Promise<AuthorizeResult> {
+    return { outcome: 'soft_failure', reason: 'processing_error', latencyMs: 0 };
+  }
+
   /** Braintree keeps no answer per key, so a replay would be a second authorization: the search by key answers. */
   lookup(idempotencyKey: string, signal?: AbortSignal): Promise<LookupResult> {
     return lookupAttempt(this.endpoint, idempotencyKey, signal);

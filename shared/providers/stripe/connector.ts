@@ -72,6 +72,11 @@ export class StripeConnector implements Connector {
     return operationFailure(sent);
   }
 
+  /** (3-D Secure redirects: the provider's part comes with its connector; until then nothing can be finished here) */
+  async completeAuthentication(): Promise<AuthorizeResult> {
+    return { outcome: 'soft_failure', reason: 'processing_error', latencyMs: 0 };
+  }
+
   /**
    * A refund tagged `metadata.refund_id` (our id, also the key). Stripe answers `pending` (or `requires_action`)
    * when the card network confirms later; a `failed` or `canceled` refund is refused with Stripe's reason.

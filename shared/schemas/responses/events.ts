@@ -51,6 +51,10 @@ export interface EventDefinition {
 /** Every event type (the compiler requires each one), with its trigger and object. */
 export const EVENTS: Record<EventType, EventDefinition> = {
   'payment.succeeded': { trigger: 'A payment was authorized (status `succeeded`): it can be captured or voided.', object: PaymentEventObject },
+  'payment.requires_action': {
+    trigger: 'A payment needs the shopper to authenticate (3-D Secure, status `requires_action`): send them to `next_action.redirect_to_url.url`.',
+    object: PaymentEventObject,
+  },
   'payment.failed': { trigger: 'A payment was declined (status `failed`, with its `decline_code`).', object: PaymentEventObject },
   'payment.captured': { trigger: 'An authorized payment was captured.', object: PaymentEventObject },
   'payment.voided': { trigger: 'An authorized payment was voided: its authorization is released.', object: PaymentEventObject },

@@ -19,7 +19,7 @@ export const RoutingDecision = v.object({
 const paymentEntries = {
   id: Id('payment'),
   object: v.literal('payment'),
-  status: v.picklist(['succeeded', 'captured', 'voided', 'refunded', 'failed']),
+  status: v.picklist(['requires_action', 'succeeded', 'captured', 'voided', 'refunded', 'failed']),
   amount: Amount,
   currency: Currency,
   amount_captured: v.pipe(Amount, v.examples([0])),
@@ -36,7 +36,7 @@ const paymentEntries = {
     v.array(
       v.object({
         id: Id('attempt'),
-        status: v.picklist(['pending', 'authorized', 'declined', 'failed', 'unknown', 'reversed']),
+        status: v.picklist(['pending', 'requires_action', 'authorized', 'declined', 'failed', 'unknown', 'reversed']),
         provider: Provider,
         connector_id: v.nullable(Id('connector')),
         decline_code: v.nullable(v.string()),
@@ -57,6 +57,22 @@ const paymentEntries = {
     }),
   }),
   customer_id: v.nullable(Id('customer')),
+  next_action: v.pipe(
+    v.nullable(v.object({ type: v.literal('redirect_to_url'), redirect_to_url: v.object({ url: v.string(), return_url: v.string() }) })),
+    v.description('while `requires_action`: send the shopper to `redirect_to_url.url`; they come back to `return_url` with `payment_id`'),
+  ),
+  three_d_secure: v.pipe(
+    v.nullable(
+      v.object({
+        version: v.nullable(v.string()),
+        flow: v.picklist(['challenge', 'frictionless']),
+        result: v.picklist(['authenticated', 'attempted', 'failed', 'exempted', 'not_supported']),
+        eci: v.nullable(v.string()),
+        liability_shift: v.boolean(),
+      }),
+    ),
+    v.description("the shopper's 3-D Secure authentication, once there was one"),
+  ),
   capture_method: v.pipe(v.picklist(['manual', 'automatic']), v.description('`automatic`: captured by its create')),
   customer: v.nullable(v.object({ email: v.optional(Email), name: v.optional(v.string()), phone: v.optional(Phone) })),
   description: v.nullable(v.string()),

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { handler as handOff } from '../../functions/hosted/3ds-hand-off.ts';
+import { handler as returned } from '../../functions/hosted/3ds-return.ts';
+import { handler as sandboxAnswer } from '../../functions/hosted/3ds-sandbox-answer.ts';
+import type { HttpHandler } from '../../shared/http/index.ts';
+import { clock } from '../../shared/domain/clock.ts';
+import { reconcile } from '../../shared/domain/reconciler.ts';
+import { sandboxBooks } from '../../shared/providers/sandbox.ts';
+import { apiEvent, invokeHttp } from '../support/lambda.ts';
+import { newMerchant } from '../support/merchant.ts';
+import { payments } from '../support/payments.ts';
+
+const RETURN_URL = 'https://shop.example/checkout/done?order=42';
+const heldFor = (paymentId: string) => [...sandboxBooks.authorizations.values()].filter((a) => a.paymentId === paymentId);
+
+const pay = (key: string, number: string, extra: Record<string, unknown> = {}) =>
+  payments.create(key, {
+    amount: 2500,
+    currency: 'eur',
+    routing: 'stripe',
+    return_url: RETURN_URL,
+    payment_method: { type: 'card', card: { number, exp_month: 12, exp_year: 2034, cvc: '123' } },
+    ...extra,
+  });
+
+/** Follows one hosted step as the shopper's browser would: answers the 303's Location. */
+async function follow(handler: HttpHandler, url: string): Promise<string> {
+  const { pathname, search } = new URL(url);
+  const res = await invokeHttp(handler, apiEvent({ path: `${pathname.replace(/^\/v1/, '')}${search}` }));
+  expect(res.status, res.rawBody).toBe(303);
+  return res.headers.location as string;
+}
+
+/** The shopper through the sandbox issuer's challenge: hand-off → challenge page → answer → the return page's URL. */
+async function challenge(nextActionUrl: string, answer: 'passed' | 'failed'): Promise<string> {
+  const challengePage = new URL(await follow(handOff, nextActionUrl));
+  expect(challengePage.pathname).toMatch(/\/hosted\/3ds\/sandbox$/);
+  const answerUrl = new URL('answer', challengePage);
+  answerUrl.search = new URLSearchParams({ return_url: challengePage.searchParams.get('return_url')!, answer }).toString();
+  return follow(sandboxAnswer, answerUrl.toString());
+}
+
+describe('3-D Secure at the sandbox', () => {
+  it('a challenge passed: requires_action with a next action, then succeeded with the result, the shopper back at the merchant', async () => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    // Act
+    const created = await pay(apiKey, '4000000000003220');
+    // Assess: waiting for the shopper
+    expect(created.status, created.rawBody).toBe(200);
+    expect(created.body).toMatchObject({
+      status: 'requires_action',
+      next_action: {
+        type: 'redirect_to_url',
+        redirect_to_url: { url: expect.stringContaining(`/hosted/3ds/${created.body.id}?signature=`), return_url: RETURN_URL },
+      },
+      three_d_secure: null,
+    });
+    expect(heldFor(created.body.id)).toEqual([]);
+
+    // Act: the shopper passes and comes back
+    const back = await follow(returned, await challenge(created.body.next_action.redirect_to_url.url, 'passed'));
+    // Assess
+    expect(back).toBe(`https://shop.example/checkout/done?order=42&payment_id=${created.body.id}`);
+    const payment = (await payments.get(apiKey, created.body.id)).body;
+    expect(payment).toMatchObject({
+      status: 'succeeded',
+      next_action: null,
+      three_d_secure: { flow: 'challenge', result: 'authenticated', eci: '05', liability_shift: true },
+    });
+    expect(heldFor(created.body.id)).toMatchObject([{ state: 'authorized', amount: 2500 }]);
+  });
+
+  it('a challenge failed: failed authentication_required, nothing held; a second return changes nothing', async () => {
+    const { apiKey } = await newMerchant();
+    const created = await pay(apiKey, '4000002760003184');
+    const returnPage = await challenge(created.body.next_action.redirect_to_url.url, 'failed');
+    await follow(returned, returnPage);
+    await follow(returned, returnPage.replace('failed', 'passed'));
+    const payment = (await payments.get(apiKey, created.body.id)).body;
+    expect(payment).toMatchObject({ status: 'failed', decline_code: 'authentication_required' });
+    expect(heldFor(created.body.id)).toEqual([]);
+  });
+
+  it('two returns at once authorize once', async () => {
+    const { apiKey } = await newMerchant();
+    const created = await pay(apiKey, '4000000000003220');
+    const returnPage = await challenge(created.body.next_action.redirect_to_url.url, 'passed');
+    const [a, b] = await Promise.all([follow(returned, returnPage), follow(returned, returnPage)]);
+    expect(a).toBe(b);
+    expect((await payments.get(apiKey, created.body.id)).body.status).toBe('succeeded');
+    expect(heldFor(created.body.id)).toHaveLength(1);
+  });
+
+  it('frictionless: succeeded at once with the result; without return_url a challenging card declines as before', async () => {
+    const { apiKey } = await newMerchant();
+    const frictionless = await pay(apiKey, '4000000000003055');
+    expect(frictionless.body).toMatchObject({ status: 'succeeded', three_d_secure: { flow: 'frictionless', result: 'authenticated' } });
+    const without = await payments.create(apiKey, {
+      amount: 2500,
+      currency: 'eur',
+      routing: 'stripe',
+      payment_method: { type: 'card', card: { number: '4000000000003220', exp_month: 12, exp_year: 2034, cvc: '123' } },
+    });
+    expect(without.status).toBe(402);
+    expect(without.body.error.decline_code).toBe('authentication_required');
+  });
+
+  it('a challenge abandoned for an hour is cancelled by the reconciler: failed authentication_required', async () => {
+    const { apiKey } = await newMerchant();
+    const created = await pay(apiKey, '4000000000003220');
+    const realNow = clock.now;
+    clock.now = () => realNow() + 61 * 60_000;
+    try {
+      await reconcile();
+    } finally {
+      clock.now = realNow;
+    }
+    expect((await payments.get(apiKey, created.body.id)).body).toMatchObject({ status: 'failed', decline_code: 'authentication_required' });
+  });
+
+  it('a forged or missing hand-off signature answers 404', async () => {
+    const { apiKey } = await newMerchant();
+    const created = await pay(apiKey, '4000000000003220');
+    const res = await invokeHttp(handOff, apiEvent({ path: `/hosted/3ds/${created.body.id}?signature=${'0'.repeat(64)}` }));
+    expect(res.status).toBe(404);
+  });
+});
