@@ -4,7 +4,7 @@ import { TEST_CARDS } from '../../../shared/providers/test-cards.ts';
 import type { FakeHold } from '../types.ts';
 import { type Answer, badParam, missing, ok, refused } from './answers.ts';
 import { CHALLENGE_PATH, type Challenge, type Challenges } from './challenge.ts';
-import { authenticationStep, declineAfterAuthentication, merchantInitiation, threeDSecureRecord } from './confirmation.ts';
+import { authenticationFailure, authenticationStep, declineAfterAuthentication, merchantInitiation, threeDSecureRecord } from './confirmation.ts';
 import { StripeDisputes } from './disputes.ts';
 import { type Form, nested, text } from './form.ts';
 import { cardError, errorBody, fixture, list, newId, type StripeObject } from './objects.ts';
@@ -178,7 +178,11 @@ export class StripeBook implements Payments, Challenges {
     const step = authenticationStep(number, form, initiation);
     if (step.kind === 'decline') return this.decline(intent, method, 'authentication_required');
     if (step.kind === 'challenge')
-      return this.challengeFor(intent, method, { returnUrl: text(form, 'return_url'), stored: Boolean(stored), ...context });
+      return this.challengeFor(intent, method, {
+        returnUrl: text(form, 'return_url'),
+        stored: Boolean(stored),
+        idempotencyKey: context.idempotencyKey,
+      });
     return this.charged(intent, method, Boolean(stored), context.idempotencyKey, step.threeDSecure);
   }
 
@@ -217,18 +221,7 @@ export class StripeBook implements Payments, Challenges {
       this.charged(intent, method, challenge.stored, challenge.idempotencyKey, record);
       return;
     }
-    Object.assign(intent, {
-      status: 'requires_payment_method',
-      payment_method: null,
-      last_payment_error: {
-        type: 'card_error',
-        code: 'payment_intent_authentication_failure',
-        doc_url: 'https://docs.stripe.com/error-codes/payment-intent-authentication-failure',
-        message:
-          'The provided PaymentMethod has failed authentication. You can provide payment_method_data or a new PaymentMethod to attempt to fulfill this PaymentIntent again.',
-        payment_method: method,
-      },
-    });
+    Object.assign(intent, { status: 'requires_payment_method', payment_method: null, last_payment_error: authenticationFailure(method) });
   }
 
   /** The card declines: the PaymentIntent wants another card, and the 402 is saved under the key. */

@@ -84,3 +84,13 @@ export function threeDSecureRecord(number: string, flow: 'challenge' | 'friction
     version: '2.2.0',
   };
 }
+
+/** The PaymentIntent's `last_payment_error` once the shopper failed the challenge (Stripe's words). */
+export const authenticationFailure = (method: StripeObject): StripeObject => ({
+  type: 'card_error',
+  code: 'payment_intent_authentication_failure',
+  doc_url: 'https://docs.stripe.com/error-codes/payment-intent-authentication-failure',
+  message:
+    'The provided PaymentMethod has failed authentication. You can provide payment_method_data or a new PaymentMethod to attempt to fulfill this PaymentIntent again.',
+  payment_method: method,
+});

@@ -89,8 +89,9 @@ const idempotencyError = (message: string): Answer => ({ status: 400, body: erro
 
 /**
  * A local Stripe: Stripe's form-encoded requests and JSON answers (shaped from Stripe's fixtures), Bearer keys,
- * Idempotency-Key replays, state (PaymentIntents, refunds, disputes, Customers), the sandbox's test cards, injected
- * faults, and signed webhook events for every change. `searchLagMs` is how long a PaymentIntent takes to become
+ * Idempotency-Key replays, state (PaymentIntents, refunds, disputes, Customers), the sandbox's test cards and Stripe's
+ * 3-D Secure ones (with the challenge page Stripe hosts, `challenge.ts`), injected faults, and signed webhook events
+ * for every change. `searchLagMs` is how long a PaymentIntent takes to become
  * searchable (Stripe: "less than a minute"); `notificationDelayMs` how long after a change its events are sent.
  */
 export async function startStripeFake(options: { port?: number; searchLagMs?: number; notificationDelayMs?: number } = {}): Promise<StripeFake> {
