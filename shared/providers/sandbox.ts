@@ -75,10 +75,10 @@ export class SandboxConnector implements Connector {
     }
   }
 
-  /** A look-up is a quick read: it takes no configured latency (a slow authorization can still be looked up). */
   // 3-D Secure stub: the main session replaces it
   completeAuthentication = async (): Promise<AuthorizeResult> => ({ outcome: 'soft_failure', reason: 'processing_error', latencyMs: 0 });
 
+  /** A look-up is a quick read: it takes no configured latency (a slow authorization can still be looked up). */
   async lookup(idempotencyKey: string): Promise<LookupResult> {
     if (sandboxSettings.down.has(this.name)) return { found: 'unknown' };
     const answer = sandboxBooks.answers.get(`${this.name} authorize ${idempotencyKey}`) as AuthorizeResult | undefined;

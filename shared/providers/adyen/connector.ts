@@ -35,15 +35,15 @@ export class AdyenConnector implements Connector {
     return failedAuthorization(outcome.failure, latencyMs());
   }
 
+  // 3-D Secure stub: the Adyen session replaces it
+  completeAuthentication = async (): Promise<AuthorizeResult> => ({ outcome: 'soft_failure', reason: 'processing_error', latencyMs: 0 });
+
   /**
    * With `replay`: the identical /payments request under the same Idempotency-Key, so Adyen answers what it stored for
    * the key. An authorization found is used; a refusal is a decline; an Adyen answer that holds nothing (result
    * `Error`, the request refused as invalid) is `none`; anything else (no answer, still in progress) stays unknown.
    * Without `replay` Checkout offers no strongly consistent read by our reference: `unknown`.
    */
-  // 3-D Secure stub: the Adyen session replaces it
-  completeAuthentication = async (): Promise<AuthorizeResult> => ({ outcome: 'soft_failure', reason: 'processing_error', latencyMs: 0 });
-
   async lookup(idempotencyKey: string, signal?: AbortSignal, replay?: AuthorizeRequest): Promise<LookupResult> {
     if (!replay) return { found: 'unknown' };
     const outcome = await this.pay({ ...replay, idempotencyKey }, within(providerDeadlines.lookupMs, signal));

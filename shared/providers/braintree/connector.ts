@@ -124,10 +124,10 @@ export class BraintreeConnector implements Connector {
     };
   }
 
-  /** Braintree keeps no answer per key, so a replay would be a second authorization: the search by key answers. */
   // 3-D Secure stub: final (DECISIONS: no payment that must authenticate is routed to Braintree)
   completeAuthentication = async (): Promise<AuthorizeResult> => ({ outcome: 'soft_failure', reason: 'processing_error', latencyMs: 0 });
 
+  /** Braintree keeps no answer per key, so a replay would be a second authorization: the search by key answers. */
   lookup(idempotencyKey: string, signal?: AbortSignal): Promise<LookupResult> {
     return lookupAttempt(this.endpoint, idempotencyKey, signal);
   }
