@@ -94,6 +94,7 @@ export type AuthorizeResult =
       /** a reusable card-on-file token, when the card was stored (storeFor) */ providerToken?: string;
       /** the card network's id of this authorization (Visa Transaction ID, Mastercard Trace ID), when the provider gives it */
       networkTransactionId?: string;
+      /** a frictionless or challenged authentication */
       threeDSecure?: ThreeDSecureResult;
       latencyMs: number;
     }
@@ -135,6 +136,13 @@ export interface Connector {
    */
   lookup(idempotencyKey: string, signal?: AbortSignal, replay?: AuthorizeRequest): Promise<LookupResult>;
   /**
+   * After the shopper came back from authenticating (`returned`: the query or form fields the provider's redirect
+   * carried), what the provider says of the authorization `reference` now, under `idempotencyKey` (asking again
+   * changes nothing): approved (with `threeDSecure`), declined (`authentication_required` when the shopper failed or
+   * abandoned it), still `requires_action`, or a soft failure/unknown when the provider could not be asked.
+   */
+  completeAuthentication(reference: string, returned: Record<string, string>, idempotencyKey: string, signal?: AbortSignal): Promise<AuthorizeResult>;
+  /**
    * Cancels whatever the authorization under `idempotencyKey` holds, and makes sure a request under that key still
    * in flight can no longer authorize (ok: nothing is or will be held under it).
    */
@@ -153,13 +161,6 @@ export interface Connector {
    * Checkout API has no read; its notifications are retried instead) or did not answer.
    */
   changesOf(reference: string, signal?: AbortSignal): Promise<ProviderChange[] | undefined>;
-  /**
-   * After the shopper came back from authenticating (`returned`: the query or form fields the provider's redirect
-   * carried), what the provider says of the authorization `reference` now, under `idempotencyKey` (asking again
-   * changes nothing): approved (with `threeDSecure`), declined (`authentication_required` when the shopper failed or
-   * abandoned it), still `requires_action`, or a soft failure/unknown when the provider could not be asked.
-   */
-  completeAuthentication(reference: string, returned: Record<string, string>, idempotencyKey: string, signal?: AbortSignal): Promise<AuthorizeResult>;
 }
 
 /** A provider's dispute actions for one connector account, each under our idempotency key. */

@@ -35,6 +35,7 @@ export class AdyenConnector implements Connector {
     return failedAuthorization(outcome.failure, latencyMs());
   }
 
+
   /**
    * With `replay`: the identical /payments request under the same Idempotency-Key, so Adyen answers what it stored for
    * the key. An authorization found is used; a refusal is a decline; an Adyen answer that holds nothing (result

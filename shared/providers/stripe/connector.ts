@@ -53,6 +53,20 @@ export class StripeConnector implements Connector {
     return found.value ? foundIn(found.value) : { found: 'none' };
   }
 
+  /**
+   * The PaymentIntent as Stripe holds it now: after the challenge Stripe authorizes (or declines) on its own. The
+   * redirect's fields (`payment_intent`, `payment_intent_client_secret`) came through the shopper's browser, so they
+   * are not trusted: `reference` is ours. A read, so no key is sent; asking again answers the same.
+   */
+  async completeAuthentication(reference: string, _returned: Record<string, string>, _key: string, signal?: AbortSignal): Promise<AuthorizeResult> {
+    const started = performance.now();
+    const sent = await send(() => this.stripe.paymentIntents.retrieve(reference, { expand: ['latest_charge'] }, { timeout }), signal);
+    const latencyMs = Math.ceil(performance.now() - started);
+    // Canceled while the shopper was away (abandoned, voided): the authentication never completed.
+    if (sent.ok && sent.value.status === 'canceled') return { outcome: 'declined', declineCode: 'authentication_required', latencyMs };
+    return authorizeAnswer(sent, latencyMs);
+  }
+
   reverse(idempotencyKey: string): Promise<OperationResult> {
     return reverseAttempt(this.stripe, idempotencyKey);
   }
@@ -70,11 +84,6 @@ export class StripeConnector implements Connector {
     const sent = await send(() => this.stripe.paymentIntents.cancel(reference, {}, { idempotencyKey, timeout }));
     if (sent.ok || alreadyCanceled(sent.error)) return { ok: true, reference };
     return operationFailure(sent);
-  }
-
-  /** (3-D Secure redirects: the provider's part comes with its connector; until then nothing can be finished here) */
-  async completeAuthentication(): Promise<AuthorizeResult> {
-    return { outcome: 'soft_failure', reason: 'processing_error', latencyMs: 0 };
   }
 
   /**
@@ -122,7 +131,7 @@ export class StripeConnector implements Connector {
       Object.assign(params, stored);
       // The shopper's own charge of the saved card (customer-initiated), unless the merchant says it starts it.
       if (request.initiator?.type === 'merchant') params.off_session = true;
-      else params.error_on_requires_action = true;
+      else shopperPresent(params, request.authentication);
     } else if (request.card) {
       const { number, exp_month, exp_year, cvc } = request.card;
       const initiator = request.initiator;
@@ -134,8 +143,7 @@ export class StripeConnector implements Connector {
         if (network_transaction_id) params.payment_method_options = { card: { mit_exemption: { network_transaction_id } } };
       } else {
         params.payment_method_data = { type: 'card', card: { number, exp_month, exp_year, ...(cvc ? { cvc } : {}) } };
-        // No cardholder is there to complete 3-D Secure: Stripe declines (authentication_required) instead of waiting.
-        params.error_on_requires_action = true;
+        shopperPresent(params, request.authentication);
       }
       if (request.storeFor) {
         const customer = await this.customerFor(request.storeFor, request.idempotencyKey, signal);
@@ -170,6 +178,20 @@ export class StripeConnector implements Connector {
     );
     return created.ok ? { ok: true, value: created.value.id } : created;
   }
+}
+
+/**
+ * A charge with the shopper present. With `authentication`, Stripe may send them to 3-D Secure and bring them back to
+ * `returnUrl` (`required`: ask even when the issuer does not); without it no one can complete a challenge, so Stripe
+ * declines (`authentication_required`) instead of waiting.
+ */
+function shopperPresent(params: IntentParams, authentication: AuthorizeRequest['authentication']): void {
+  if (!authentication) {
+    params.error_on_requires_action = true;
+    return;
+  }
+  params.return_url = authentication.returnUrl;
+  params.payment_method_options = { card: { request_three_d_secure: authentication.required ? 'any' : 'automatic' } };
 }
 
 /** A failed action: Stripe's refusal in its words, else the error map's class. */

@@ -3,6 +3,7 @@ import { failedAuthorization } from '../failures.ts';
 import type { AuthorizeResult, LookupResult } from '../types.ts';
 import type { Sent } from './client.ts';
 import { mapStripeFailure } from './errors.ts';
+import { AUTHENTICATION_FAILURE, shopperActionOf, threeDSecureOf } from './three-d-secure.ts';
 
 /**
  * Raw card data in `payment_method_data` (needs raw card data access on the account, so the SDK's types omit it), and
@@ -11,7 +12,9 @@ import { mapStripeFailure } from './errors.ts';
  */
 export type IntentParams = Stripe.PaymentIntentCreateParams & {
   payment_method_data?: { type: 'card'; card: { number: string; exp_month: number; exp_year: number; cvc?: string } };
-  payment_method_options?: { card?: { mit_exemption?: { network_transaction_id: string } } };
+  payment_method_options?: {
+    card?: { mit_exemption?: { network_transaction_id: string }; request_three_d_secure?: 'any' | 'automatic' };
+  };
 };
 
 const idOf = (value: string | { id: string } | null | undefined) => (typeof value === 'string' ? value : value?.id);
@@ -50,6 +53,7 @@ export function foundIn(intent: Stripe.PaymentIntent): LookupResult {
       return { found: 'declined', declineCode: 'authentication_required' };
     case 'requires_payment_method': {
       const error = intent.last_payment_error;
+      if (error?.code === AUTHENTICATION_FAILURE) return { found: 'declined', declineCode: 'authentication_required' };
       const mapped = error && mapStripeFailure({ type: error.type, code: error.code, declineCode: error.decline_code });
       return mapped?.class === 'hard' ? { found: 'declined', declineCode: mapped.declineCode } : { found: 'none' };
     }
@@ -61,13 +65,26 @@ export function foundIn(intent: Stripe.PaymentIntent): LookupResult {
   }
 }
 
-/** An authorization's answer: the PaymentIntent Stripe made, or its error classed by the error map. */
+/**
+ * An authorization's answer: the PaymentIntent Stripe made, or its error classed by the error map. A PaymentIntent
+ * waiting for the shopper at a redirect (only when the request allowed it: `authentication`) asks for that action.
+ */
 export function authorizeAnswer(sent: Sent<Stripe.PaymentIntent>, latencyMs: number): AuthorizeResult {
   if (!sent.ok) return failedAuthorization(sent.failure, latencyMs);
+  const action = sent.value.status === 'requires_action' ? shopperActionOf(sent.value) : undefined;
+  if (action) return { outcome: 'requires_action', reference: sent.value.id, action, latencyMs };
   const found = foundIn(sent.value);
   if (found.found === 'authorized') {
     const { reference, providerToken, networkTransactionId } = found;
-    return { outcome: 'approved', reference, providerToken, ...(networkTransactionId ? { networkTransactionId } : {}), latencyMs };
+    const threeDSecure = threeDSecureOf(sent.value);
+    return {
+      outcome: 'approved',
+      reference,
+      providerToken,
+      ...(networkTransactionId ? { networkTransactionId } : {}),
+      ...(threeDSecure ? { threeDSecure } : {}),
+      latencyMs,
+    };
   }
   if (found.found === 'declined') return { outcome: 'declined', declineCode: found.declineCode, latencyMs };
   if (found.found === 'none') return { outcome: 'soft_failure', reason: 'processing_error', latencyMs };

@@ -3,6 +3,8 @@ import { cardBrand, luhnValid } from '../../../shared/domain/cards.ts';
 import { TEST_CARDS } from '../../../shared/providers/test-cards.ts';
 import type { FakeHold } from '../types.ts';
 import { type Answer, badParam, missing, ok, refused } from './answers.ts';
+import { CHALLENGE_PATH, type Challenge, type Challenges } from './challenge.ts';
+import { authenticationFailure, authenticationStep, declineAfterAuthentication, merchantInitiation, threeDSecureRecord } from './confirmation.ts';
 import { StripeDisputes } from './disputes.ts';
 import { type Form, nested, text } from './form.ts';
 import { cardError, errorBody, fixture, list, newId, type StripeObject } from './objects.ts';
@@ -15,26 +17,6 @@ const CANCELLATION_REASONS = new Set(['duplicate', 'fraudulent', 'requested_by_c
 const now = () => Math.floor(Date.now() / 1000);
 /** A card network's id for an authorization: 15 digits, like a Visa Transaction ID. */
 const networkTransactionId = () => Array.from(randomBytes(15), (byte) => byte % 10).join('');
-
-/**
- * Whether a PaymentIntent create is off-session (merchant-initiated), or Stripe's refusal of its parameters:
- * `off_session` and `error_on_requires_action` only with `confirm=true` (the SDK's types say so), and the fake's own
- * rule that a `mit_exemption` (a gated field, absent from the SDK and the fixtures) names a network transaction id
- * and comes only with an off-session payment.
- */
-function merchantInitiation(form: Form): boolean | Answer {
-  const confirmed = text(form, 'confirm') === 'true';
-  const offSession = text(form, 'off_session') === 'true';
-  for (const param of ['off_session', 'error_on_requires_action'])
-    if (text(form, param) === 'true' && !confirmed) return badParam(param, `${param} can only be used with confirm=true.`);
-  const exemption = form.payment_method_options === undefined ? undefined : nested(nested(form, 'payment_method_options'), 'card').mit_exemption;
-  if (exemption === undefined) return offSession;
-  const id = typeof exemption === 'object' && !Array.isArray(exemption) ? text(exemption, 'network_transaction_id') : undefined;
-  const param = 'payment_method_options[card][mit_exemption]';
-  if (!id || Object.keys(exemption).length !== 1) return badParam(param, 'mit_exemption takes one network_transaction_id.');
-  if (!offSession) return badParam(param, 'mit_exemption applies to merchant-initiated (off_session) payments only.');
-  return offSession;
-}
 
 /** Sends the account's event `type` about `object` to its webhook endpoint. */
 export type Notify = (type: string, object: StripeObject) => void;
@@ -49,8 +31,11 @@ export interface Payments {
   disputedNow(intentId: string): boolean;
 }
 
-/** One Stripe account's books: PaymentIntents, their PaymentMethods, Customers, refunds, disputes and the holds. */
-export class StripeBook implements Payments {
+/**
+ * One Stripe account's books: PaymentIntents, their PaymentMethods, Customers, refunds, disputes, the holds, and the
+ * 3-D Secure challenges its shoppers answer on the fake's hosted page (at `hostedOrigin()`).
+ */
+export class StripeBook implements Payments, Challenges {
   readonly holds = new Map<string, FakeHold>();
   readonly refunds: StripeRefunds;
   readonly disputes: StripeDisputes;
@@ -60,10 +45,14 @@ export class StripeBook implements Payments {
   private readonly customers = new Map<string, StripeObject>();
   /** the card network's id of each approved PaymentIntent's charge */
   private readonly networkIds = new Map<string, string>();
+  /** each charge's `three_d_secure` (absent: none ran) */
+  private readonly authentications = new Map<string, StripeObject>();
+  private readonly challenges = new Map<string, Challenge>();
 
   constructor(
     private readonly searchLagMs: number,
     private readonly notify: Notify,
+    private readonly hostedOrigin: () => string,
   ) {
     this.refunds = new StripeRefunds(this, notify);
     this.disputes = new StripeDisputes(this, notify);
@@ -120,6 +109,7 @@ export class StripeBook implements Payments {
         ...example.card,
         ...{ brand, exp_month, exp_year, last4, fingerprint, network: brand, wallet: null },
         network_transaction_id: this.networkIds.get(intentId) ?? null,
+        three_d_secure: this.authentications.get(intentId) ?? null,
       },
     };
   }
@@ -182,12 +172,72 @@ export class StripeBook implements Payments {
         code: 'payment_intent_unexpected_state',
         message: 'You cannot confirm this PaymentIntent because it’s missing a payment method.',
       });
-    const declined = context.decline ?? this.declineFor(String(method.id), Boolean(stored));
-    if (declined) {
-      const error = cardError(declined);
-      Object.assign(intent, { status: 'requires_payment_method', last_payment_error: { ...error, payment_method: method } });
-      return { status: 402, body: errorBody({ ...error, payment_intent: intent, payment_method: method }), saved: true };
+    const number = this.cardNumbers.get(String(method.id)) ?? '';
+    const early = context.decline ?? (luhnValid(number) ? undefined : 'incorrect_number');
+    if (early) return this.decline(intent, method, early);
+    const step = authenticationStep(number, form, initiation);
+    if (step.kind === 'decline') return this.decline(intent, method, 'authentication_required');
+    if (step.kind === 'challenge')
+      return this.challengeFor(intent, method, {
+        returnUrl: text(form, 'return_url'),
+        stored: Boolean(stored),
+        idempotencyKey: context.idempotencyKey,
+      });
+    return this.charged(intent, method, Boolean(stored), context.idempotencyKey, step.threeDSecure);
+  }
+
+  /** The PaymentIntent waits for the shopper: at the fake's challenge page with a `return_url`, else in Stripe.js. */
+  private challengeFor(intent: StripeObject, method: StripeObject, how: { returnUrl?: string; stored: boolean; idempotencyKey?: string }): Answer {
+    const { returnUrl, stored, idempotencyKey } = how;
+    const intentId = String(intent.id);
+    const source = newId('payatt');
+    const url = `${this.hostedOrigin()}${CHALLENGE_PATH}?payment_intent=${intentId}&source=${source}`;
+    const next_action = returnUrl
+      ? { type: 'redirect_to_url', redirect_to_url: { url, return_url: returnUrl } }
+      : { type: 'use_stripe_sdk', use_stripe_sdk: { type: 'three_d_secure_redirect', stripe_js: url, source } };
+    Object.assign(intent, { status: 'requires_action', next_action, payment_method: method.id });
+    if (returnUrl) this.challenges.set(intentId, { intentId, source, returnUrl, clientSecret: String(intent.client_secret), idempotencyKey, stored });
+    return ok(intent);
+  }
+
+  challenge(intentId: string): Challenge | undefined {
+    return this.challenges.get(intentId);
+  }
+
+  waiting(intentId: string): boolean {
+    return !this.challenges.get(intentId)?.decided && this.intents.get(intentId)?.status === 'requires_action';
+  }
+
+  /** The shopper passed (Stripe then authorizes, as confirmed) or failed (the PaymentIntent wants another card). */
+  decide(intentId: string, outcome: 'pass' | 'fail'): void {
+    const challenge = this.challenges.get(intentId);
+    const intent = this.intents.get(intentId);
+    const method = this.methods.get(String(intent?.payment_method));
+    if (!challenge || !intent || !method || !this.waiting(intentId)) return;
+    challenge.decided = outcome;
+    Object.assign(intent, { next_action: null });
+    if (outcome === 'pass') {
+      const record = threeDSecureRecord(this.cardNumbers.get(String(method.id)) ?? '', 'challenge');
+      this.charged(intent, method, challenge.stored, challenge.idempotencyKey, record);
+      return;
     }
+    Object.assign(intent, { status: 'requires_payment_method', payment_method: null, last_payment_error: authenticationFailure(method) });
+  }
+
+  /** The card declines: the PaymentIntent wants another card, and the 402 is saved under the key. */
+  private decline(intent: StripeObject, method: StripeObject, code: string): Answer {
+    const error = cardError(code);
+    Object.assign(intent, { status: 'requires_payment_method', last_payment_error: { ...error, payment_method: method } });
+    return { status: 402, body: errorBody({ ...error, payment_intent: intent, payment_method: method }), saved: true };
+  }
+
+  /** The issuer's answer to the charge, after any 3-D Secure (`threeDSecure`, on the charge). */
+  private charged(intent: StripeObject, method: StripeObject, stored: boolean, idempotencyKey?: string, threeDSecure?: StripeObject | null): Answer {
+    const id = String(intent.id);
+    const number = this.cardNumbers.get(String(method.id)) ?? '';
+    const declined = this.declineFor(String(method.id), stored) ?? declineAfterAuthentication(number);
+    if (declined) return this.decline(intent, method, declined);
+    const amount = Number(intent.amount);
     const captured = intent.capture_method !== 'manual';
     Object.assign(intent, {
       status: captured ? 'succeeded' : 'requires_capture',
@@ -196,9 +246,12 @@ export class StripeBook implements Payments {
       payment_method: method.id,
       latest_charge: newId('ch'),
     });
+    const customer = intent.customer ? String(intent.customer) : undefined;
     if (customer && intent.setup_future_usage) method.customer = customer;
     this.networkIds.set(id, networkTransactionId());
-    const hold: FakeHold = { reference: id, idempotencyKey: context.idempotencyKey, amount, currency, state: 'authorized', captured: 0, refunded: 0 };
+    if (threeDSecure) this.authentications.set(id, threeDSecure);
+    const currency = String(intent.currency);
+    const hold: FakeHold = { reference: id, idempotencyKey, amount, currency, state: 'authorized', captured: 0, refunded: 0 };
     if (captured) Object.assign(hold, { state: 'captured', captured: amount });
     this.holds.set(id, hold);
     return ok(intent);

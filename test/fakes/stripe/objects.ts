@@ -76,6 +76,14 @@ const DECLINE_MESSAGES: Record<string, string> = {
 
 export function cardError(declined: string): StripeErrorBody {
   if (CODE_ONLY[declined]) return { type: 'card_error', code: declined, message: CODE_ONLY[declined] };
+  // 3-D Secure needed and nobody to complete it (error_on_requires_action, off-session): its own code and decline code.
+  if (declined === 'authentication_required')
+    return {
+      type: 'card_error',
+      code: declined,
+      decline_code: declined,
+      message: 'Your card was declined. This transaction requires authentication.',
+    };
   return { type: 'card_error', code: 'card_declined', decline_code: declined, message: DECLINE_MESSAGES[declined] ?? 'Your card was declined.' };
 }
 

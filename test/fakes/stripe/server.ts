@@ -7,6 +7,7 @@ import type { FakeDispute, FakeHold, FakeOperation, FakeRequest, FakeServer } fr
 import { type Answer, FakeControlError } from './answers.ts';
 import { StripeBook } from './book.ts';
 import { control } from './control.ts';
+import { servePage } from './challenge.ts';
 import { expanded, expansionProblem, expansionsOf } from './expand.ts';
 import { type Form, parseForm, text } from './form.ts';
 import { StripeNotifier } from './notifier.ts';
@@ -88,20 +89,27 @@ const idempotencyError = (message: string): Answer => ({ status: 400, body: erro
 
 /**
  * A local Stripe: Stripe's form-encoded requests and JSON answers (shaped from Stripe's fixtures), Bearer keys,
- * Idempotency-Key replays, state (PaymentIntents, refunds, disputes, Customers), the sandbox's test cards, injected
- * faults, and signed webhook events for every change. `searchLagMs` is how long a PaymentIntent takes to become
+ * Idempotency-Key replays, state (PaymentIntents, refunds, disputes, Customers), the sandbox's test cards and Stripe's
+ * 3-D Secure ones (with the challenge page Stripe hosts, `challenge.ts`), injected faults, and signed webhook events
+ * for every change. `searchLagMs` is how long a PaymentIntent takes to become
  * searchable (Stripe: "less than a minute"); `notificationDelayMs` how long after a change its events are sent.
  */
 export async function startStripeFake(options: { port?: number; searchLagMs?: number; notificationDelayMs?: number } = {}): Promise<StripeFake> {
   const notifier = new StripeNotifier(STRIPE_FAKE_WEBHOOK_SECRET, options.notificationDelayMs ?? 0);
   const bookFor = (key: string) => {
     const livemode = key.startsWith('sk_live_');
-    return new StripeBook(options.searchLagMs ?? 60_000, (type, object) => notifier.emit(type, object, livemode));
+    return new StripeBook(
+      options.searchLagMs ?? 60_000,
+      (type, object) => notifier.emit(type, object, livemode),
+      () => origin,
+    );
   };
   const books = new Map<string, StripeBook>([STRIPE_FAKE_SECRET_KEY, STRIPE_FAKE_LIVE_KEY].map((key) => [key, bookFor(key)]));
   const saved = new Map<string, Saved>();
   const requests: StripeFakeRequest[] = [];
   const faults = new Faults();
+  /** the fake's own address, for the challenge pages it hosts (known once it listens) */
+  let origin = '';
 
   const answer = (res: ServerResponse, { status, body }: Pick<Answer, 'status' | 'body'>, replayed = false) => {
     if (res.destroyed) return;
@@ -137,6 +145,9 @@ export async function startStripeFake(options: { port?: number; searchLagMs?: nu
     const url = new URL(req.url ?? '/', 'http://stripe.fake');
     const method = req.method ?? 'GET';
     if (url.pathname.startsWith('/_fake/')) return control(controls, method, url.pathname, Buffer.concat(chunks).toString('utf8'), res);
+    // The shopper's browser at the 3-D Secure challenge (hooks.stripe.com at Stripe): no API key.
+    if (url.pathname.startsWith('/3d_secure_2/'))
+      return servePage((id) => [...books.values()].find((b) => b.challenge(id)), method, url, Buffer.concat(chunks).toString('utf8'), res);
     const form = parseForm(method === 'GET' ? url.search.slice(1) : Buffer.concat(chunks).toString('utf8'));
     const route = routeOf(method, url.pathname, form);
     const idempotencyKey = req.headers['idempotency-key'] as string | undefined;
@@ -192,10 +203,11 @@ export async function startStripeFake(options: { port?: number; searchLagMs?: nu
     handle(req, res).catch((error: unknown) => answer(res, { status: 500, body: errorBody({ type: 'api_error', message: String(error) }) }));
   });
   const port = await listen(server, options.port);
+  origin = `http://127.0.0.1:${port}`;
   const every = () => [...books.values()].flatMap((book) => [...book.holds.values()]);
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: origin,
     requests,
     inject: (operation, fault, times) => faults.inject(operation, fault, times),
     clearFaults: () => faults.clear(),
