@@ -60,6 +60,11 @@ const networkIdFor = (provider: ProviderName, key: string) =>
 export class SandboxConnector implements Connector {
   constructor(readonly name: ProviderName) {}
 
+  // Stub, replaced by the sandbox's 3-D Secure work (issue 37).
+  async completeAuthentication(): Promise<AuthorizeResult> {
+    return { outcome: 'soft_failure', reason: 'processing_error', latencyMs: 0 };
+  }
+
   async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
     const started = performance.now();
     // Rounded up: timers may fire a fraction of a millisecond early.

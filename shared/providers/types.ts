@@ -22,6 +22,22 @@ export interface MerchantInitiation {
   recurringModel?: 'subscription' | 'unscheduled';
 }
 
+/** Where a shopper who must authenticate is sent: a GET of `url`, or a POST of `data` (a form) to it. */
+export interface ShopperAction {
+  url: string;
+  method: 'GET' | 'POST';
+  data?: Record<string, string>;
+}
+
+/** A payment's 3-D Secure outcome, as DECISIONS "3-D Secure" records it. */
+export interface ThreeDSecureResult {
+  version: string | null;
+  flow: 'challenge' | 'frictionless';
+  result: 'authenticated' | 'attempted' | 'failed' | 'exempted' | 'not_supported';
+  eci: string | null;
+  liability_shift: boolean;
+}
+
 export interface AuthorizeRequest {
   /** our payment id (the provider's reference to our order) */
   paymentId: string;
@@ -48,6 +64,12 @@ export interface AuthorizeRequest {
    * May be combined with `storeFor`, so the account keeps its own token for next time.
    */
   initiator?: MerchantInitiation;
+  /**
+   * The shopper is present and may authenticate (3-D Secure): where the provider brings them back, and whether to ask
+   * for authentication even when the issuer does not (`required`). Without it, a payment that needs authentication
+   * is declined `authentication_required`, as before.
+   */
+  authentication?: { returnUrl: string; required: boolean };
   /** 1 for the first provider tried, 2 for the first failover, … */
   attempt: number;
   /**
@@ -72,11 +94,14 @@ export type AuthorizeResult =
       /** a reusable card-on-file token, when the card was stored (storeFor) */ providerToken?: string;
       /** the card network's id of this authorization (Visa Transaction ID, Mastercard Trace ID), when the provider gives it */
       networkTransactionId?: string;
+      /** a frictionless or challenged authentication */
+      threeDSecure?: ThreeDSecureResult;
       latencyMs: number;
     }
   | { outcome: 'declined'; declineCode: string; latencyMs: number }
   | { outcome: 'soft_failure'; reason: SoftFailure; latencyMs: number }
-  | { outcome: 'unknown'; latencyMs: number };
+  | { outcome: 'unknown'; latencyMs: number }
+  | { outcome: 'requires_action'; reference: string; action: ShopperAction; latencyMs: number };
 
 /**
  * A capture, void, refund or dispute action's answer. `pending`: the provider accepted it and reports the outcome
@@ -103,6 +128,13 @@ export type LookupResult =
 export interface Connector {
   readonly name: ProviderName;
   authorize(request: AuthorizeRequest): Promise<AuthorizeResult>;
+  /**
+   * After the shopper came back from authenticating (`returned`: the query or form fields the provider's redirect
+   * carried), what the provider says of the authorization `reference` now, under `idempotencyKey` (asking again
+   * changes nothing): approved (with `threeDSecure`), declined (`authentication_required` when the shopper failed or
+   * abandoned it), still `requires_action`, or a soft failure/unknown when the provider could not be asked.
+   */
+  completeAuthentication(reference: string, returned: Record<string, string>, idempotencyKey: string, signal?: AbortSignal): Promise<AuthorizeResult>;
   /**
    * The authorization made under `idempotencyKey`, if any: how an `unknown` authorization is resolved. `replay` is
    * the original request when the caller still has it (the create that saw the timeout): a provider that keeps

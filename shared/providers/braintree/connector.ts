@@ -49,6 +49,11 @@ export class BraintreeConnector implements Connector {
     this.merchantAccounts = new MerchantAccounts(credentials, this.endpoint);
   }
 
+  // Final: Braintree authenticates in its client SDK, so no payment that must authenticate is routed here (DECISIONS).
+  async completeAuthentication(): Promise<AuthorizeResult> {
+    return { outcome: 'soft_failure', reason: 'processing_error', latencyMs: 0 };
+  }
+
   async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
     const started = performance.now();
     const latencyMs = () => Math.ceil(performance.now() - started);

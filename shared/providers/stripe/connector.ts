@@ -27,6 +27,11 @@ export class StripeConnector implements Connector {
 
   constructor(private readonly stripe: Stripe) {}
 
+  // Stub, replaced by the Stripe 3-D Secure work (issue 37).
+  async completeAuthentication(): Promise<AuthorizeResult> {
+    return { outcome: 'soft_failure', reason: 'processing_error', latencyMs: 0 };
+  }
+
   async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
     const started = performance.now();
     const sent = await this.createIntent(request, request.signal);
