@@ -35,9 +35,7 @@ interface Approval {
   threeDSecure?: ThreeDSecureResult;
 }
 type PaymentOutcome =
-  | { approved: Approval }
-  | { redirect: { reference: string; action: ShopperAction } }
-  | { failure: MappedFailure; answered: boolean };
+  { approved: Approval } | { redirect: { reference: string; action: ShopperAction } } | { failure: MappedFailure; answered: boolean };
 
 export class AdyenConnector implements Connector {
   readonly name = 'adyen' as const;
@@ -63,7 +61,12 @@ export class AdyenConnector implements Connector {
    * another payment finishes nothing here; `Cancelled` (the payment was cancelled while the shopper was away) and a
    * refusal after the challenge are the card's answer.
    */
-  async completeAuthentication(reference: string, returned: Record<string, string>, idempotencyKey: string, signal?: AbortSignal): Promise<AuthorizeResult> {
+  async completeAuthentication(
+    reference: string,
+    returned: Record<string, string>,
+    idempotencyKey: string,
+    signal?: AbortSignal,
+  ): Promise<AuthorizeResult> {
     const started = performance.now();
     const latencyMs = () => Math.ceil(performance.now() - started);
     const { redirectResult } = returned;
