@@ -1,6 +1,6 @@
 /**
  * A local Adyen Checkout v72 (node:http) for connector tests and the local runtime: the calls our connector makes
- * (POST /v72/paymentMethods, /payments, /cancels, /payments/{psp}/captures|cancels|refunds), each request body checked
+ * (POST /v72/paymentMethods, /payments, /payments/details, /cancels, /payments/{psp}/captures|cancels|refunds), each request body checked
  * against the request schema of Adyen's published OpenAPI (refused with Adyen's 422 validation error when it does not
  * match) and each answer against the response schema before it is sent.
  *
@@ -17,7 +17,8 @@
  * (/cancels by our reference) is not notified: nothing of ours follows it.
  *
  * It also serves the Disputes API v30 calls the connector makes (under /ca/services/DisputeService/v30, checked
- * against that contract; disputes.ts), and the test's controls under /_fake/ (JSON in and out).
+ * against that contract; disputes.ts), 3-D Secure (three-ds.ts: `RedirectShopper`, the shopper's challenge pages under
+ * /checkoutshopper/, and POST /v72/payments/details), and the test's controls under /_fake/ (JSON in and out).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
