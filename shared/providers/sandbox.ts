@@ -86,7 +86,6 @@ export class SandboxConnector implements Connector {
     }
   }
 
-
   /** A look-up is a quick read: it takes no configured latency (a slow authorization can still be looked up). */
   async lookup(idempotencyKey: string): Promise<LookupResult> {
     if (sandboxSettings.down.has(this.name)) return { found: 'unknown' };

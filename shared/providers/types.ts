@@ -101,7 +101,8 @@ export type AuthorizeResult =
   | { outcome: 'requires_action'; reference: string; action: ShopperAction; latencyMs: number }
   | { outcome: 'declined'; declineCode: string; latencyMs: number }
   | { outcome: 'soft_failure'; reason: SoftFailure; latencyMs: number }
-  | { outcome: 'unknown'; latencyMs: number };
+  | { outcome: 'unknown'; latencyMs: number }
+  | { outcome: 'requires_action'; reference: string; action: ShopperAction; latencyMs: number };
 
 /**
  * A capture, void, refund or dispute action's answer. `pending`: the provider accepted it and reports the outcome
@@ -128,6 +129,13 @@ export type LookupResult =
 export interface Connector {
   readonly name: ProviderName;
   authorize(request: AuthorizeRequest): Promise<AuthorizeResult>;
+  /**
+   * After the shopper came back from authenticating (`returned`: the query or form fields the provider's redirect
+   * carried), what the provider says of the authorization `reference` now, under `idempotencyKey` (asking again
+   * changes nothing): approved (with `threeDSecure`), declined (`authentication_required` when the shopper failed or
+   * abandoned it), still `requires_action`, or a soft failure/unknown when the provider could not be asked.
+   */
+  completeAuthentication(reference: string, returned: Record<string, string>, idempotencyKey: string, signal?: AbortSignal): Promise<AuthorizeResult>;
   /**
    * The authorization made under `idempotencyKey`, if any: how an `unknown` authorization is resolved. `replay` is
    * the original request when the caller still has it (the create that saw the timeout): a provider that keeps

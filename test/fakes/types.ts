@@ -17,7 +17,9 @@ export type FakeOperation =
   /** the reads `changesOf` makes (a PaymentIntent with its refunds, a transaction, a dispute list) */
   | 'status'
   | 'dispute_evidence'
-  | 'dispute_accept';
+  | 'dispute_accept'
+  /** /payments/details after a 3-D Secure redirect, and its kind elsewhere */
+  | 'complete_authentication';
 
 export type FakeFault =
   /** answers as the provider does for a declined card, with this raw code of the provider's */

@@ -36,6 +36,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/payments/details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["post-payments-details"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cancels": {
         parameters: {
             query?: never;
@@ -259,6 +275,35 @@ export interface components {
             refusalReasonCode?: string;
             /** @enum {string} */
             resultCode?: "AuthenticationFinished" | "AuthenticationNotRequired" | "Authorised" | "Cancelled" | "ChallengeShopper" | "Error" | "IdentifyShopper" | "PartiallyAuthorised" | "Pending" | "PresentToShopper" | "Received" | "RedirectShopper" | "Refused" | "Success";
+            threeDS2ResponseData?: components["schemas"]["ThreeDS2ResponseData"];
+            threeDS2Result?: components["schemas"]["ThreeDS2Result"];
+            threeDSPaymentData?: string;
+        };
+        PaymentDetailsRequest: {
+            authenticationData?: components["schemas"]["DetailsRequestAuthenticationData"];
+            details: components["schemas"]["PaymentCompletionDetails"];
+            paymentData?: string;
+            /** @deprecated */
+            threeDSAuthenticationOnly?: boolean;
+        };
+        PaymentDetailsResponse: {
+            action?: components["schemas"]["CheckoutThreeDS2Action"];
+            additionalData?: {
+                [key: string]: string;
+            };
+            amount?: components["schemas"]["Amount"];
+            donationToken?: string;
+            fraudResult?: components["schemas"]["FraudResult"];
+            merchantReference?: string;
+            order?: components["schemas"]["CheckoutOrderResponse"];
+            paymentMethod?: components["schemas"]["ResponsePaymentMethod"];
+            paymentValidations?: components["schemas"]["PaymentValidationsResponse"];
+            pspReference?: string;
+            refusalReason?: string;
+            refusalReasonCode?: string;
+            /** @enum {string} */
+            resultCode?: "AuthenticationFinished" | "AuthenticationNotRequired" | "Authorised" | "Cancelled" | "ChallengeShopper" | "Error" | "IdentifyShopper" | "PartiallyAuthorised" | "Pending" | "PresentToShopper" | "Received" | "RedirectShopper" | "Refused" | "Success";
+            shopperLocale?: string;
             threeDS2ResponseData?: components["schemas"]["ThreeDS2ResponseData"];
             threeDS2Result?: components["schemas"]["ThreeDS2Result"];
             threeDSPaymentData?: string;
@@ -1713,6 +1758,32 @@ export interface components {
             transStatusReason?: string;
             whiteListStatus?: string;
         };
+        DetailsRequestAuthenticationData: {
+            /** @default false */
+            authenticationOnly?: boolean;
+        };
+        PaymentCompletionDetails: {
+            MD?: string;
+            PaReq?: string;
+            PaRes?: string;
+            authorization_token?: string;
+            billingToken?: string;
+            "cupsecureplus.smscode"?: string;
+            facilitatorAccessToken?: string;
+            oneTimePasscode?: string;
+            orderID?: string;
+            payerID?: string;
+            payload?: string;
+            paymentID?: string;
+            paymentStatus?: string;
+            redirectResult?: string;
+            resultCode?: string;
+            returnUrlQueryString?: string;
+            threeDSResult?: string;
+            "threeds2.challengeResult"?: string;
+            "threeds2.fingerprint"?: string;
+            vaultToken?: string;
+        };
         PaymentMethodUPIApps: {
             appIdentifierInfo?: components["schemas"]["AppIdentifierInfo"];
             id: string;
@@ -2125,6 +2196,73 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaymentResponse"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceError"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceError"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceError"];
+                };
+            };
+            422: {
+                headers: {
+                    "Idempotency-Key": components["headers"]["Idempotency-Key"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceError"];
+                };
+            };
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceError"];
+                };
+            };
+        };
+    };
+    "post-payments-details": {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PaymentDetailsRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "Idempotency-Key": components["headers"]["Idempotency-Key"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentDetailsResponse"];
                 };
             };
             400: {

@@ -3,20 +3,39 @@
  * each provider"). Our attempt id is the `reference` and `Idempotency-Key` of POST /payments (manual capture; `storeFor`
  * stores the card for `ContAuth` charges). lookup replays that request under the same key; reverse is the "technical
  * cancel" by reference. Captures, voids and refunds answer `received` (pending until the notification); a 422 is
- * `refused`. changesOf: none, as Checkout has no read API. Disputes and notifications: follow-up.ts.
+ * `refused`. changesOf: none, as Checkout has no read API. Disputes and notifications: follow-up.ts. 3-D Secure:
+ * a `RedirectShopper` answer sends the shopper on (three-ds.ts), and /payments/details with the `redirectResult` they
+ * come back with finishes the payment.
  */
 import { providerDeadlines } from '../deadlines.ts';
 import { failedAuthorization, failedOperation } from '../failures.ts';
 import { within } from '../transport.ts';
-import type { AuthorizeRequest, AuthorizeResult, Connector, LookupResult, MappedFailure, OperationResult, ProviderChange } from '../types.ts';
+import type {
+  AuthorizeRequest,
+  AuthorizeResult,
+  Connector,
+  LookupResult,
+  MappedFailure,
+  OperationResult,
+  ProviderChange,
+  ShopperAction,
+  ThreeDSecureResult,
+} from '../types.ts';
 import { adyenValue } from './amounts.ts';
 import { adyenKey, type Answer, type CheckoutClient, derivedKey, idempotent, operationFailure, send } from './client.ts';
 import type { AdyenCredentials } from './credentials.ts';
 import { mapPaymentResult } from './errors.ts';
-import { paymentRequest, tokenOf } from './payments.ts';
+import { paymentRequest, storedTokenOf, tokenOf } from './payments.ts';
+import { shopperActionOf, threeDSecureOf } from './three-ds.ts';
 
+interface Approval {
+  reference: string;
+  providerToken: string;
+  networkTransactionId?: string;
+  threeDSecure?: ThreeDSecureResult;
+}
 type PaymentOutcome =
-  { approved: { reference: string; providerToken: string; networkTransactionId?: string } } | { failure: MappedFailure; answered: boolean };
+  { approved: Approval } | { redirect: { reference: string; action: ShopperAction } } | { failure: MappedFailure; answered: boolean };
 
 export class AdyenConnector implements Connector {
   readonly name = 'adyen' as const;
@@ -32,9 +51,44 @@ export class AdyenConnector implements Connector {
     const latencyMs = () => Math.ceil(performance.now() - started);
     const outcome = await this.pay(request, within(providerDeadlines.authorizeMs, request.signal));
     if ('approved' in outcome) return { outcome: 'approved', ...outcome.approved, latencyMs: latencyMs() };
+    if ('redirect' in outcome) return { outcome: 'requires_action', ...outcome.redirect, latencyMs: latencyMs() };
     return failedAuthorization(outcome.failure, latencyMs());
   }
 
+  /**
+   * POST /payments/details with the `redirectResult` the shopper came back with, under a key derived from ours (Adyen's
+   * keys are unique across endpoints, so the attempt's own key would replay its /payments answer). A result of
+   * another payment finishes nothing here; `Cancelled` (the payment was cancelled while the shopper was away) and a
+   * refusal after the challenge are the card's answer.
+   */
+  async completeAuthentication(
+    reference: string,
+    returned: Record<string, string>,
+    idempotencyKey: string,
+    signal?: AbortSignal,
+  ): Promise<AuthorizeResult> {
+    const started = performance.now();
+    const latencyMs = () => Math.ceil(performance.now() - started);
+    const { redirectResult } = returned;
+    // Nothing to ask Adyen with (a return without Adyen's result): this payment is as it was.
+    if (!redirectResult) return { outcome: 'soft_failure', reason: 'processing_error', latencyMs: latencyMs() };
+    const answer = await send(
+      (s) =>
+        this.client.POST('/payments/details', {
+          params: { header: { 'Idempotency-Key': derivedKey(idempotencyKey, 'details') } },
+          body: { details: { redirectResult } },
+          signal: s,
+        }),
+      within(providerDeadlines.authorizeMs, signal),
+    );
+    if (!answer.ok) return failedAuthorization(answer.failure, latencyMs());
+    const { resultCode, pspReference, additionalData } = answer.data;
+    if (pspReference !== reference) return { outcome: 'soft_failure', reason: 'processing_error', latencyMs: latencyMs() };
+    if (resultCode === 'Cancelled') return { outcome: 'declined', declineCode: 'authentication_required', latencyMs: latencyMs() };
+    const result = mapPaymentResult({ ...answer.data, refusalReasonRaw: additionalData?.refusalReasonRaw });
+    if (result !== 'approved') return failedAuthorization(result, latencyMs());
+    return { outcome: 'approved', ...approval(reference, storedTokenOf(additionalData), additionalData, true), latencyMs: latencyMs() };
+  }
 
   /**
    * With `replay`: the identical /payments request under the same Idempotency-Key, so Adyen answers what it stored for
@@ -46,6 +100,8 @@ export class AdyenConnector implements Connector {
     if (!replay) return { found: 'unknown' };
     const outcome = await this.pay({ ...replay, idempotencyKey }, within(providerDeadlines.lookupMs, signal));
     if ('approved' in outcome) return { found: 'authorized', ...outcome.approved };
+    // Waiting for the shopper: nothing is authorized yet (`authorize` under the same key answers the action again).
+    if ('redirect' in outcome) return { found: 'unknown' };
     const { failure, answered } = outcome;
     if (failure.class === 'hard') return { found: 'declined', declineCode: failure.declineCode };
     if (answered && failure.class === 'soft') return { found: 'none' };
@@ -108,11 +164,6 @@ export class AdyenConnector implements Connector {
     return answer.ok ? failedOperation(unreceived(answer)) : operationFailure(answer);
   }
 
-  /** (3-D Secure redirects: the provider's part comes with its connector; until then nothing can be finished here) */
-  async completeAuthentication(): Promise<AuthorizeResult> {
-    return { outcome: 'soft_failure', reason: 'processing_error', latencyMs: 0 };
-  }
-
   /** Checkout cannot be asked about modifications or disputes: Adyen's retried notifications stand in for it. */
   async changesOf(): Promise<ProviderChange[] | undefined> {
     return undefined;
@@ -127,14 +178,21 @@ export class AdyenConnector implements Connector {
       signal,
     );
     if (!answer.ok) return { failure: answer.failure, answered: answer.status === 422 };
-    const result = mapPaymentResult({ ...answer.data, refusalReasonRaw: answer.data.additionalData?.refusalReasonRaw });
+    const { pspReference, additionalData, resultCode } = answer.data;
+    const action = request.authentication && resultCode === 'RedirectShopper' ? shopperActionOf(answer.data.action) : undefined;
+    if (action && pspReference) return { redirect: { reference: pspReference, action } };
+    const result = mapPaymentResult({ ...answer.data, refusalReasonRaw: additionalData?.refusalReasonRaw });
     if (result !== 'approved') return { failure: result, answered: true };
-    if (!answer.data.pspReference) return { failure: { declineCode: 'processing_error', class: 'unknown' }, answered: false };
-    // Returned when the account asks for it (Customer Area: Developers → Additional data → network transaction reference).
-    const networkTransactionId = answer.data.additionalData?.networkTxReference;
-    const approved = { reference: answer.data.pspReference, providerToken: tokenOf(request, body.request, answer.data) };
-    return { approved: networkTransactionId ? { ...approved, networkTransactionId } : approved };
+    if (!pspReference) return { failure: { declineCode: 'processing_error', class: 'unknown' }, answered: false };
+    return { approved: approval(pspReference, tokenOf(request, body.request, answer.data), additionalData, false) };
   }
+}
+
+/** An authorization's details: its network's id and 3DS outcome when Adyen returns them (Customer Area: Additional data). */
+function approval(reference: string, providerToken: string, data: Record<string, string> | undefined, challenged: boolean): Approval {
+  const networkTransactionId = data?.networkTxReference;
+  const threeDSecure = threeDSecureOf(data, challenged);
+  return { reference, providerToken, ...(networkTransactionId ? { networkTransactionId } : {}), ...(threeDSecure ? { threeDSecure } : {}) };
 }
 
 /**

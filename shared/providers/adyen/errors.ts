@@ -74,8 +74,8 @@ export const BLOCKED_CARD_RAW = rows([
 export const RESULT_CODES = rows([
   ['Error', 'an error while processing: nothing authorized', 'processing_error', 'soft'],
   ['Cancelled', 'cancelled before processing completed', 'generic_decline', 'hard'],
-  // We never redirect a shopper (a server-to-server card payment asks `attemptAuthentication: never`): a payment that
-  // still wants 3D Secure or another shopper action will never be authorized.
+  // A shopper action we do not perform: any, without `authentication` (`attemptAuthentication: never`), else the
+  // native 3DS2 ones (we ask for the redirect flow; a redirect is `requires_action`, connector.ts). Never authorized.
   ['RedirectShopper', 'the shopper must be redirected (3D Secure)', 'authentication_required', 'hard'],
   ['IdentifyShopper', '3D Secure 2 device fingerprint required', 'authentication_required', 'hard'],
   ['ChallengeShopper', '3D Secure 2 challenge required', 'authentication_required', 'hard'],

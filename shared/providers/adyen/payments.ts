@@ -2,18 +2,10 @@ import type { AuthorizeRequest, MappedFailure } from '../types.ts';
 import { adyenValue } from './amounts.ts';
 import type { components } from './checkout-v72.d.ts';
 import { adyenKey } from './client.ts';
+import { authenticationFields } from './three-ds.ts';
 
 type PaymentRequest = components['schemas']['PaymentRequest'];
 type PaymentResponse = components['schemas']['PaymentResponse'];
-
-/**
- * Adyen's `returnUrl` is required by the contract but only used to bring back a redirected shopper; this service
- * never redirects one (server-to-server, 3D Secure not attempted), so it points nowhere (RFC 2606 `.invalid`).
- */
-const RETURN_URL = 'https://no-redirect.invalid/adyen';
-
-/** Server to server: no shopper to take through 3D Secure. */
-const NO_3DS = { attemptAuthentication: 'never' } as const;
 
 const TOKEN_SEPARATOR = ':';
 /** The provider token of a stored card: Adyen's stored payment method id and the shopper reference it belongs to. */
@@ -28,6 +20,7 @@ export function parseProviderToken(token: string): { storedPaymentMethodId: stri
 /**
  * The /payments body: a raw card (stored for later when `storeFor` asks; merchant-initiated with the network's id
  * when `initiator` says so), or a charge on a stored card (the shopper's, or the merchant's when `initiator` says so).
+ * The shopper's payments may authenticate when `authentication` says so (three-ds.ts); the merchant's never do.
  */
 export function paymentRequest(request: AuthorizeRequest, merchantAccount: string): { request: PaymentRequest } | { failure: MappedFailure } {
   const value = adyenValue(request.amount, request.currency);
@@ -41,7 +34,7 @@ export function paymentRequest(request: AuthorizeRequest, merchantAccount: strin
     merchantAccount,
     amount: { currency: request.currency.toUpperCase(), value },
     reference: adyenKey(request.idempotencyKey),
-    returnUrl: RETURN_URL,
+    ...authenticationFields(request),
     additionalData,
     metadata: { paymentId: request.paymentId, attempt: String(request.attempt) },
   } satisfies Partial<PaymentRequest>;
@@ -53,7 +46,7 @@ export function paymentRequest(request: AuthorizeRequest, merchantAccount: strin
     // The merchant's charge without the shopper (ContAuth), or the shopper paying with the card kept (CardOnFile).
     const initiated = merchant
       ? { shopperInteraction: 'ContAuth' as const, recurringProcessingModel }
-      : { shopperInteraction: 'Ecommerce' as const, recurringProcessingModel: 'CardOnFile' as const, authenticationData: NO_3DS };
+      : { shopperInteraction: 'Ecommerce' as const, recurringProcessingModel: 'CardOnFile' as const };
     return {
       request: {
         ...base,
@@ -87,7 +80,6 @@ export function paymentRequest(request: AuthorizeRequest, merchantAccount: strin
         expiryYear: String(card.exp_year < 100 ? 2000 + card.exp_year : card.exp_year),
         ...cvc,
       },
-      authenticationData: NO_3DS,
       ...stored,
       ...initiated,
     },
@@ -100,8 +92,12 @@ export function paymentRequest(request: AuthorizeRequest, merchantAccount: strin
  */
 export function tokenOf(request: AuthorizeRequest, sent: PaymentRequest, answer: PaymentResponse): string {
   if (request.providerToken) return request.providerToken;
-  const data = answer.additionalData ?? {};
+  return sent.storePaymentMethod ? storedTokenOf(answer.additionalData, sent.shopperReference) : '';
+}
+
+/** The stored payment method an answer reports (also /payments/details after a challenge), or '' (none). */
+export function storedTokenOf(data: Record<string, string> = {}, shopperReference?: string): string {
   const id = data['tokenization.storedPaymentMethodId'] ?? data['recurring.recurringDetailReference'];
-  const shopper = data['tokenization.shopperReference'] ?? data['recurring.shopperReference'] ?? sent.shopperReference;
-  return sent.storePaymentMethod && id && shopper ? providerTokenOf(id, shopper) : '';
+  const shopper = data['tokenization.shopperReference'] ?? data['recurring.shopperReference'] ?? shopperReference;
+  return id && shopper ? providerTokenOf(id, shopper) : '';
 }

@@ -4,7 +4,7 @@
  * bodies of the operations our connector calls, and the slice of the document those operations need.
  *
  * Run directly (`npm run adyen:types`) it prints that slice, which openapi-typescript turns into
- * `shared/providers/adyen/checkout-v72.d.ts`: the six operations with every schema they reach, descriptions and
+ * `shared/providers/adyen/checkout-v72.d.ts`: the seven operations with every schema they reach, descriptions and
  * examples left out (they stay in the contract file).
  */
 import { readFileSync } from 'node:fs';
@@ -20,6 +20,7 @@ export const CONTRACT_FILE =
 export const CONTRACT_PATHS = [
   '/paymentMethods',
   '/payments',
+  '/payments/details',
   '/cancels',
   '/payments/{paymentPspReference}/captures',
   '/payments/{paymentPspReference}/cancels',

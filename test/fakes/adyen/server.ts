@@ -1,6 +1,6 @@
 /**
  * A local Adyen Checkout v72 (node:http) for connector tests and the local runtime: the calls our connector makes
- * (POST /v72/paymentMethods, /payments, /cancels, /payments/{psp}/captures|cancels|refunds), each request body checked
+ * (POST /v72/paymentMethods, /payments, /payments/details, /cancels, /payments/{psp}/captures|cancels|refunds), each request body checked
  * against the request schema of Adyen's published OpenAPI (refused with Adyen's 422 validation error when it does not
  * match) and each answer against the response schema before it is sent.
  *
@@ -17,7 +17,8 @@
  * (/cancels by our reference) is not notified: nothing of ours follows it.
  *
  * It also serves the Disputes API v30 calls the connector makes (under /ca/services/DisputeService/v30, checked
- * against that contract; disputes.ts), and the test's controls under /_fake/ (JSON in and out).
+ * against that contract; disputes.ts), 3-D Secure (three-ds.ts: `RedirectShopper`, the shopper's challenge pages under
+ * /checkoutshopper/, and POST /v72/payments/details), and the test's controls under /_fake/ (JSON in and out).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -28,6 +29,16 @@ import { type AdyenRefusal, behaviourOf, brandOf, LATER_CHARGE_REFUSAL, refusalO
 import { CONTRACT_PATHS, type ContractPath, requestProblem, responseProblem } from './contract.ts';
 import { AdyenDisputes } from './disputes.ts';
 import { ADYEN_FAKE_HMAC_KEY, AdyenNotifications } from './notifications.ts';
+import {
+  AdyenChallenges,
+  type AuthenticatingRequest,
+  authenticated,
+  authenticationOf,
+  CHALLENGE_PATHS,
+  challengePage,
+  failedChallenge,
+  returnTo,
+} from './three-ds.ts';
 import { DISPUTE_OPERATIONS, type DisputeOperation, disputeRequestProblem, disputeResponseProblem } from './other-contracts.ts';
 
 /** An API key the fake knows, and the merchant account it may act for (Adyen: a web service user's key). */
@@ -114,6 +125,7 @@ function routeOf(method: string | undefined, pathname: string): Route | undefine
   const path = pathname.slice(VERSION_PREFIX.length);
   if (path === '/paymentMethods') return { path, operation: 'verify' };
   if (path === '/payments') return { path, operation: 'authorize' };
+  if (path === '/payments/details') return { path, operation: 'complete_authentication' };
   if (path === '/cancels') return { path, operation: 'reverse' };
   const modification = /^\/payments\/([^/]+)\/(captures|cancels|refunds)$/.exec(path);
   if (!modification) return undefined;
@@ -160,6 +172,20 @@ function storedChargeProblem(request: {
   return undefined;
 }
 
+/** The /payments request fields the fake reads. */
+type PaymentBody = AuthenticatingRequest & {
+  merchantAccount: string;
+  reference: string;
+  amount: { currency: string; value: number };
+  paymentMethod: { number?: string; storedPaymentMethodId?: string };
+  additionalData?: Record<string, string>;
+  metadata?: Record<string, string>;
+  shopperReference?: string;
+  shopperInteraction?: string;
+  recurringProcessingModel?: string;
+  storePaymentMethod?: boolean;
+};
+
 /** A refund the fake carried out, until it fails at settlement. */
 interface Refund {
   reference: string;
@@ -189,6 +215,9 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
   const notifications = new AdyenNotifications(options.notificationDelayMs ?? 0, contractViolations);
   const disputes = new AdyenDisputes(notifications, newReference);
   const refunds = new Map<string, Refund>();
+  const challenges = new AdyenChallenges<Answer, PaymentBody>();
+  /** the fake's own origin, where its shopper pages are (known once it listens) */
+  let origin = '';
 
   /** The notification of a modification carried out on `hold` (success true: the fake settles every one). */
   const notifyModification = (eventCode: string, hold: Hold, pspReference: string, merchantReference: string | undefined, value: number) =>
@@ -240,22 +269,11 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
     return hold?.merchantAccount === merchantAccount ? hold : undefined;
   };
 
-  function authorize(body: Json, key: string | undefined, decline?: string): Answer {
-    const request = body as {
-      merchantAccount: string;
-      reference: string;
-      amount: { currency: string; value: number };
-      paymentMethod: { number?: string; storedPaymentMethodId?: string };
-      additionalData?: Record<string, string>;
-      metadata?: Record<string, string>;
-      shopperReference?: string;
-      shopperInteraction?: string;
-      recurringProcessingModel?: string;
-      storePaymentMethod?: boolean;
-    };
-    const { merchantAccount, reference, amount, paymentMethod } = request;
-    const pspReference = newReference();
-    const refused = (refusal: AdyenRefusal): Answer => ({
+  /** Adyen's `Refused` answer of a payment. */
+  const refusedAnswer = (pspReference: string, reference: string, refusal: AdyenRefusal, additionalData: Record<string, string> = {}): Answer => {
+    const raw = refusal.refusalReasonRaw ? { refusalReasonRaw: refusal.refusalReasonRaw } : {};
+    const data = { ...additionalData, ...raw };
+    return {
       status: 200,
       body: {
         pspReference,
@@ -263,9 +281,16 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
         merchantReference: reference,
         refusalReason: refusal.refusalReason,
         refusalReasonCode: refusal.refusalReasonCode,
-        ...(refusal.refusalReasonRaw ? { additionalData: { refusalReasonRaw: refusal.refusalReasonRaw } } : {}),
+        ...(Object.keys(data).length > 0 ? { additionalData: data } : {}),
       },
-    });
+    };
+  };
+
+  function authorize(body: Json, key: string | undefined, decline?: string): Answer {
+    const request = body as PaymentBody;
+    const { merchantAccount, reference, paymentMethod } = request;
+    const pspReference = newReference();
+    const refused = (refusal: AdyenRefusal) => refusedAnswer(pspReference, reference, refusal);
     if (decline) return refused(refusalOfCode(decline));
     if ((paymentMethod.storedPaymentMethodId || request.storePaymentMethod) && !request.shopperReference)
       return serviceError(422, '000', 'Recurring payments require a shopperReference', 'validation');
@@ -273,7 +298,6 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
     if (flagging) return serviceError(422, '000', flagging, 'validation');
 
     let number: string;
-    let tokenization: Record<string, string> = {};
     if (paymentMethod.storedPaymentMethodId) {
       const card = storedCards.get(paymentMethod.storedPaymentMethodId);
       if (!card || card.merchantAccount !== merchantAccount || card.shopperReference !== request.shopperReference)
@@ -289,27 +313,51 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
           status: 200,
           body: { pspReference, resultCode: 'Error', merchantReference: reference, refusalReason: 'Acquirer Error', refusalReasonCode: '4' },
         };
-      if (request.storePaymentMethod) {
-        const shopperReference = request.shopperReference!;
-        const existing = [...storedCards.values()].find(
-          (c) => c.merchantAccount === merchantAccount && c.shopperReference === shopperReference && c.number === number,
-        );
-        const card = existing ?? {
-          id: newReference(),
-          merchantAccount,
-          shopperReference,
-          number,
-          laterChargesDecline: behaviour.kind === 'approve' && behaviour.laterChargesDecline,
-        };
-        storedCards.set(card.id, card);
-        tokenization = {
-          'tokenization.storedPaymentMethodId': card.id,
-          'tokenization.shopperReference': shopperReference,
-          'tokenization.store.operationType': existing ? 'alreadyExisting' : 'created',
-        };
-      }
     } else {
       return serviceError(422, '000', 'paymentDetails not supplied', 'validation');
+    }
+
+    const authentication = authenticationOf(request, number, brandOf(number));
+    if (authentication.kind === 'invalid') return serviceError(422, '000', authentication.message, 'validation');
+    if (authentication.kind === 'refuse') return refused(refusalOfCode('38'));
+    if (authentication.kind === 'challenge') {
+      const action = challenges.start(origin, authentication.method, {
+        pspReference,
+        merchantAccount,
+        merchantReference: reference,
+        request,
+        idempotencyKey: key,
+        returnUrl: request.returnUrl,
+      });
+      return { status: 200, body: { pspReference, resultCode: 'RedirectShopper', merchantReference: reference, action } };
+    }
+    const threeDS = authentication.kind === 'frictionless' ? authentication.additionalData : {};
+    return authorised(request, number, pspReference, key, threeDS);
+  }
+
+  /** An authorization the fake grants: the card stored when asked, the hold kept, Adyen's `Authorised` answer. */
+  function authorised(request: PaymentBody, number: string, pspReference: string, key: string | undefined, threeDS: Record<string, string>): Answer {
+    const { merchantAccount, reference, amount, paymentMethod } = request;
+    let tokenization: Record<string, string> = {};
+    if (paymentMethod.number && request.storePaymentMethod) {
+      const behaviour = behaviourOf(number);
+      const shopperReference = request.shopperReference!;
+      const existing = [...storedCards.values()].find(
+        (c) => c.merchantAccount === merchantAccount && c.shopperReference === shopperReference && c.number === number,
+      );
+      const card = existing ?? {
+        id: newReference(),
+        merchantAccount,
+        shopperReference,
+        number,
+        laterChargesDecline: behaviour.kind === 'approve' && behaviour.laterChargesDecline,
+      };
+      storedCards.set(card.id, card);
+      tokenization = {
+        'tokenization.storedPaymentMethodId': card.id,
+        'tokenization.shopperReference': shopperReference,
+        'tokenization.store.operationType': existing ? 'alreadyExisting' : 'created',
+      };
     }
 
     // Without manualCapture the fake captures at once, as an account with immediate capture does.
@@ -341,6 +389,7 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
           // As an account that asked for it in its Customer Area (Developers → Additional data).
           networkTxReference: Array.from(randomBytes(15), (byte) => byte % 10).join(''),
           ...tokenization,
+          ...threeDS,
         },
       },
     };
@@ -356,12 +405,14 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
     if (route.operation === 'reverse') {
       const paymentReference = request.paymentReference!;
       cancelledReferences.add(`${merchantAccount}\n${paymentReference}`);
+      challenges.cancel(merchantAccount, { merchantReference: paymentReference });
       for (const hold of holds.values())
         if (hold.merchantAccount === merchantAccount && hold.merchantReference === paymentReference && hold.state === 'authorized')
           hold.state = 'voided';
       return { status: 201, body: { ...echo, paymentReference, status: 'received' } };
     }
     const hold = holdFor(merchantAccount, route.psp!);
+    if (!hold && route.operation === 'void') return cancelWaiting(merchantAccount, route.psp!, echo, request.reference);
     if (!hold) return REFUSED.unknownPayment();
     const modified = { ...echo, paymentPspReference: hold.reference, status: 'received' };
     if (route.operation === 'void') {
@@ -388,6 +439,59 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
     return { status: 201, body: { ...modified, amount } };
   }
 
+  /** A cancel of a payment still waiting for its shopper: /payments/details will answer `Cancelled`. */
+  function cancelWaiting(merchantAccount: string, psp: string, echo: Json & { pspReference: string }, reference?: string): Answer {
+    const [challenge] = challenges.cancel(merchantAccount, { pspReference: psp });
+    if (!challenge) return REFUSED.unknownPayment();
+    const { amount } = challenge.request;
+    notifications.send({
+      eventCode: 'CANCELLATION',
+      pspReference: echo.pspReference,
+      originalReference: psp,
+      merchantAccountCode: merchantAccount,
+      merchantReference: reference ?? challenge.merchantReference,
+      amount,
+      success: 'true',
+      paymentMethod: 'visa',
+    });
+    return { status: 201, body: { ...echo, paymentPspReference: psp, status: 'received' } };
+  }
+
+  /**
+   * /payments/details with a `redirectResult` the fake's challenge page gave: the challenge's outcome, decided once
+   * (the same answer for the same result again, under any key). A payment cancelled meanwhile is `Cancelled`.
+   */
+  function completeAuthentication(body: Json, merchantAccounts: ReadonlySet<string>): Answer {
+    const redirectResult = (body as { details: { redirectResult?: string } }).details.redirectResult;
+    const challenge = redirectResult ? challenges.redeemable(redirectResult) : undefined;
+    if (!challenge || !merchantAccounts.has(challenge.merchantAccount)) return serviceError(422, '000', 'Invalid redirectResult', 'validation');
+    if (challenge.answer) return challenge.answer;
+    const { request } = challenge;
+    const { pspReference, merchantReference } = challenge;
+    const number = request.paymentMethod.number ?? storedCards.get(request.paymentMethod.storedPaymentMethodId ?? '')?.number ?? '';
+    const brand = brandOf(number);
+    if (challenge.cancelled) challenge.answer = { status: 200, body: { pspReference, resultCode: 'Cancelled', merchantReference } };
+    else if (challenge.passed) challenge.answer = authorised(request, number, pspReference, challenge.idempotencyKey, authenticated(brand, 'C'));
+    else challenge.answer = refusedAnswer(pspReference, merchantReference, refusalOfCode('11'), failedChallenge(brand));
+    return challenge.answer;
+  }
+
+  /** The shopper's side of a challenge: Adyen's redirect (GET or POST form), the challenge page, the answer. */
+  function shopperPage(res: ServerResponse, method: string | undefined, pathname: string, query: URLSearchParams, text: string) {
+    const html = (status: number, page: string) => {
+      res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'" });
+      res.end(page);
+    };
+    const fields = method === 'POST' ? new URLSearchParams(text) : query;
+    const challenge = challenges.session(fields.get('MD') ?? '');
+    if (!challenge) return html(404, '<!doctype html><title>Not found</title><p>No such 3D Secure session.</p>');
+    if (pathname === CHALLENGE_PATHS.redirect && (method === 'GET' || method === 'POST')) return html(200, challengePage(challenge.session));
+    if (pathname !== CHALLENGE_PATHS.submit || method !== 'POST') return html(405, '<!doctype html><title>Not allowed</title>');
+    const redirectResult = challenges.answer(challenge, fields.get('password') ?? '', fields.get('outcome') ?? '');
+    res.writeHead(302, { location: returnTo(challenge.returnUrl, redirectResult) });
+    res.end();
+  }
+
   const checkoutCheck =
     (path: ContractPath): Check =>
     (status, body) =>
@@ -408,7 +512,8 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
-    const { pathname } = new URL(req.url ?? '/', 'http://adyen.fake');
+    const { pathname, searchParams } = new URL(req.url ?? '/', 'http://adyen.fake');
+    if (pathname.startsWith('/checkoutshopper/')) return shopperPage(res, req.method, pathname, searchParams, text);
     const route = routeOf(req.method, pathname);
     const keyHeader = req.headers['idempotency-key'];
     const key = typeof keyHeader === 'string' ? keyHeader : undefined;
@@ -454,6 +559,7 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
       const problem = requestProblem(route.path, body);
       const merchantAccount = (body as { merchantAccount?: unknown }).merchantAccount;
       if (problem) answer = serviceError(422, '702', `Structure ${problem}`, 'validation');
+      else if (route.operation === 'complete_authentication') answer = completeAuthentication(body as Json, merchantAccounts);
       else if (typeof merchantAccount !== 'string' || !merchantAccounts.has(merchantAccount))
         answer = serviceError(403, '901', 'Invalid Merchant Account', 'security');
       else {
@@ -542,6 +648,7 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
     });
   });
   const port = await listen(server, options.port);
+  origin = `http://127.0.0.1:${port}`;
 
   return {
     url: `http://127.0.0.1:${port}`,
