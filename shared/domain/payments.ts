@@ -168,6 +168,23 @@ export async function simulateRoute(merchant: Merchant, input: SimulateRouteInpu
   };
 }
 
+/**
+ * A payment that must authenticate goes only where the shopper can be redirected to: Braintree authenticates in its
+ * own client SDK (DECISIONS "3-D Secure"), so it is left out, and the reason says so.
+ */
+function redirectAuthenticating(route: Route): Route {
+  const targets = route.targets.filter((t) => t.provider !== 'braintree');
+  if (targets.length === route.targets.length) return route;
+  if (targets.length === 0) {
+    throw new BadRequest(
+      'parameter_invalid',
+      'three_d_secure',
+      'no connector account can take a payment that must authenticate: Braintree authenticates in its own client SDK, not by redirect',
+    );
+  }
+  return { ...route, targets, reason: `${route.reason} Braintree was left out: it authenticates in its own client SDK, not by redirect.` };
+}
+
 /** What a payment keeps of its card: brand, last4, BIN, expiry and an HMAC fingerprint (card velocity, across merchants). */
 export const storedCardOf = async (card: Pick<CardInput, 'number' | 'exp_month' | 'exp_year'>): Promise<StoredCard> => ({
   brand: cardBrand(card.number),
@@ -260,7 +277,8 @@ export async function createPayment(
     await velocity.then(() => velocityStore.uncountCardAttempt(stored.fingerprint, countedAt)).catch(() => undefined);
     throw refusal;
   });
-  const [{ route, stats }, customer, cardAttemptsThisHour] = await decided;
+  const [{ route: planned, stats }, customer, cardAttemptsThisHour] = await decided;
+  const route = input.three_d_secure === 'required' ? redirectAuthenticating(planned) : planned;
   if (input.customer_id !== undefined && !customer) {
     await velocityStore.uncountCardAttempt(stored.fingerprint, countedAt).catch(() => undefined);
     throw new ResourceMissing('customer_id', `no customer ${input.customer_id} in ${modeOf(merchant)} mode`);

@@ -126,3 +126,28 @@ describe('3-D Secure at the sandbox', () => {
     expect(res.status).toBe(404);
   });
 });
+
+describe('routing a payment that must authenticate', () => {
+  it('leaves Braintree out and says why; with Braintree alone answers 400 naming three_d_secure', async () => {
+    const { apiKey } = await newMerchant();
+    const required = { three_d_secure: 'required' };
+    const smart = await pay(apiKey, '4000000000003055', { ...required, routing: 'smart' });
+    expect(smart.status, smart.rawBody).toBe(200);
+    expect(smart.body.provider).not.toBe('braintree');
+    const forced = await pay(apiKey, '4000000000003055', { ...required, routing: 'braintree' });
+    expect(forced.status).toBe(400);
+    expect(forced.body.error).toMatchObject({ code: 'parameter_invalid', param: 'three_d_secure' });
+  });
+
+  it('three_d_secure required without return_url answers 400 naming return_url', async () => {
+    const { apiKey } = await newMerchant();
+    const res = await payments.create(apiKey, {
+      amount: 2500,
+      currency: 'eur',
+      three_d_secure: 'required',
+      payment_method: { type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2034, cvc: '123' } },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'parameter_missing', param: 'return_url' });
+  });
+});
