@@ -4,6 +4,6 @@ import { SandboxAnswerQuery } from '../../shared/schemas/hosted.ts';
 
 /** The shopper's answer on the sandbox challenge page: back to this service's return page with it. */
 export const handler = http(
-  { auth: 'public', query: SandboxAnswerQuery, file: 'text/html' },
+  { auth: 'public', query: SandboxAnswerQuery, file: 'text/html', redirects: true },
   async ({ query, baseUrl }) => new Redirect(sandboxChallengeReturn(baseUrl, query.return_url, query.answer)),
 );

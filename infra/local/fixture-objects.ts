@@ -24,6 +24,7 @@ import { stripeSignature } from '../../test/fakes/stripe/notifier.ts';
 import { openTestDispute } from '../../shared/domain/disputes.ts';
 import { createTestClock } from '../../shared/domain/test-clocks.ts';
 import { createPaymentMethod } from '../../shared/domain/payment-methods.ts';
+import { createPayment } from '../../shared/domain/payments.ts';
 import { changeSettings } from '../../shared/domain/settings.ts';
 
 export interface FixtureObjects {
@@ -59,6 +60,10 @@ export interface FixtureObjects {
   /** a card saved for the demo customer (to read and detach), and one saved for nobody (to attach) */
   paymentMethodId: string;
   loosePaymentMethodId: string;
+  /** a payment waiting for the shopper's 3-D Secure challenge (sandbox), its hand-off signature and its return page */
+  threeDsPaymentId: string;
+  handOffSignature: string;
+  threeDsReturnUrl: string;
   /** the origin the demo's test-mode checkout_origins allow to frame the hosted card fields */
   checkoutOrigin: string;
 }
@@ -93,6 +98,21 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     requestOtp(demo.email),
     createConnector(merchant, { provider: 'stripe', credentials: FAKE_CREDENTIALS.stripe, label: 'Stripe fake' }, baseUrl),
   ]);
+  const waiting = await createPayment(
+    merchant,
+    {
+      amount: 2500,
+      currency: 'EUR',
+      routing: 'stripe',
+      capture_method: 'manual',
+      three_d_secure: 'automatic',
+      return_url: 'https://shop.example/checkout/done',
+      payment_method: { type: 'card', card: { number: '4000000000003220', exp_month: 12, exp_year: 2034, cvc: '123' } },
+    },
+    undefined,
+    undefined,
+    baseUrl,
+  );
   const card = (number: string) => ({ type: 'card' as const, card: { number, exp_month: 12, exp_year: 2030, cvc: '123' } });
   const [saved, loose] = await Promise.all([
     createPaymentMethod(merchant, { ...card('5555555555554444'), customer_id: demo.customerId }),
@@ -152,6 +172,9 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     otp,
     paymentMethodId: saved.id,
     loosePaymentMethodId: loose.id,
+    threeDsPaymentId: waiting.id,
+    handOffSignature: new URL(waiting.next_action!.redirect_to_url.url).searchParams.get('signature')!,
+    threeDsReturnUrl: `${baseUrl}/hosted/3ds/return/${waiting.id}`,
     checkoutOrigin: checkoutOrigin!,
   };
 }

@@ -150,6 +150,9 @@ function operation(spec: HttpFunctionSpec, handler: HttpHandler['options'], ctx:
     }),
     responses: {
       '200': success(handler, ctx),
+      ...(handler.redirects && {
+        '303': { description: 'The shopper sent on', headers: { Location: { description: 'where to', schema: { type: 'string', format: 'uri' } } } },
+      }),
       ...Object.fromEntries(errorStatuses(handler).map((status) => [String(status), { $ref: `#/components/responses/${status}` }])),
     },
   };

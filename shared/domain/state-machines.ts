@@ -177,8 +177,16 @@ export type RoutingRuleState = 'active' | 'disabled';
  * needs to see each one whole.
  */
 export const MACHINES = {
-  payment: { table: PAYMENT, states: ['processing', 'requires_action', 'succeeded', 'failed', 'captured', 'voided', 'refunded'], initial: ['processing'] },
-  attempt: { table: ATTEMPT, states: ['pending', 'requires_action', 'authorized', 'declined', 'failed', 'unknown', 'reversed'], initial: ['pending'] },
+  payment: {
+    table: PAYMENT,
+    states: ['processing', 'requires_action', 'succeeded', 'failed', 'captured', 'voided', 'refunded'],
+    initial: ['processing'],
+  },
+  attempt: {
+    table: ATTEMPT,
+    states: ['pending', 'requires_action', 'authorized', 'declined', 'failed', 'unknown', 'reversed'],
+    initial: ['pending'],
+  },
   refund: { table: REFUND, states: ['pending', 'succeeded', 'failed'], initial: ['pending'] },
   dispute: {
     table: DISPUTE,

@@ -47,10 +47,11 @@ export async function shopperReturned(paymentId: string, returned: Record<string
  * The return URL must be one of ours (`/hosted/3ds/return/pay_…` under `baseUrl`): nobody is sent elsewhere.
  */
 export function sandboxChallengeReturn(baseUrl: string, returnUrl: string, answer?: 'passed' | 'failed'): string {
-  const ours = `${baseUrl.replace(/\/+$/, '')}/hosted/3ds/return/`;
-  const paymentId = returnUrl.startsWith(ours) ? returnUrl.slice(ours.length) : '';
-  if (!isId('payment', paymentId))
+  const url = URL.canParse(returnUrl) ? new URL(returnUrl) : undefined;
+  const page = /\/hosted\/3ds\/return\/([^/]+)$/.exec(url?.pathname ?? '');
+  if (!url || url.host !== new URL(baseUrl).host || url.search || !isId('payment', page?.[1])) {
     throw new BadRequest('parameter_invalid', 'return_url', "return_url must be this service's 3-D Secure return page");
+  }
   if (!answer) return returnUrl;
   return `${returnUrl}?${new URLSearchParams({ sandbox_authentication: answer })}`;
 }

@@ -43,6 +43,8 @@ export interface HttpOptions<A extends Auth, B, Q, P extends Record<string, Enti
   idempotent?: boolean | { withhold: readonly string[] };
   /** the body is not JSON: the function gets it as sent (`raw`), for a signature over its bytes */
   rawBody?: true;
+  /** a shopper-facing page that may send the shopper on (`Redirect`: 303 See Other) instead of answering 200 */
+  redirects?: true;
 }
 
 export interface HttpInput<A extends Auth, B, Q, P> {

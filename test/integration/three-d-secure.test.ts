@@ -4,7 +4,8 @@ import { handler as returned } from '../../functions/hosted/3ds-return.ts';
 import { handler as sandboxAnswer } from '../../functions/hosted/3ds-sandbox-answer.ts';
 import type { HttpHandler } from '../../shared/http/index.ts';
 import { clock } from '../../shared/domain/clock.ts';
-import { reconcile } from '../../shared/domain/reconciler.ts';
+import { reconcileLeased } from '../../shared/domain/reconciler.ts';
+import { expiredOperations } from '../../shared/store/payments.ts';
 import { sandboxBooks } from '../../shared/providers/sandbox.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { newMerchant } from '../support/merchant.ts';
@@ -112,7 +113,9 @@ describe('3-D Secure at the sandbox', () => {
     const realNow = clock.now;
     clock.now = () => realNow() + 61 * 60_000;
     try {
-      await reconcile();
+      const leased = (await expiredOperations(clock.now())).find((l) => l.entity === 'payment' && l.payment.id === created.body.id);
+      expect(leased).toBeDefined();
+      expect(await reconcileLeased(leased!)).toBe(true);
     } finally {
       clock.now = realNow;
     }
