@@ -90,6 +90,7 @@ async function move(current: StoredPayment & PaymentRecord, kind: 'capture' | 'v
   const opId = idFor('operation', origin);
   if (payment.last_operation === opId) return paymentView(payment);
   if (payment.op?.id === opId) return runPaymentOperation(payment, { op: payment.op, takeOver: payments.paymentTarget(payment) });
+  if (kind === 'void' && payment.status === 'requires_action' && payment.op?.kind === 'authenticate') return cancelAuthentication(payment, opId);
   if (payment.op && !payment.op.awaiting) payment = await finishStale(payment);
   const { from } = transition('payment', PAYMENT, kind, payment.status);
   if (amount !== undefined && amount > payment.amount) throw new BadRequest('amount_too_large', 'amount');
@@ -102,6 +103,19 @@ async function move(current: StoredPayment & PaymentRecord, kind: 'capture' | 'v
     throw new InvalidState(undefined, `the payment became ${now?.status} meanwhile`);
   };
   return runPaymentOperation(payment, { op, begin: beginOn(payments.paymentTarget(payment), op, { inStates: from }), refused });
+}
+
+/**
+ * A void while the shopper authenticates: the void takes the shopper's operation over (a return meanwhile finds it
+ * gone and changes nothing) and cancels the authorization at the provider.
+ */
+async function cancelAuthentication(payment: StoredPayment & PaymentRecord, opId: string) {
+  const op = operationOn(payment, opId, 'void', undefined);
+  const begin: Change = { writes: [{ move: payments.paymentTarget(payment), inStates: ['requires_action'], operation: { replace: payment.op!.id, with: op } }] };
+  const refused = async (): Promise<never> => {
+    throw new OperationInProgress(1);
+  };
+  return runPaymentOperation(payment, { op, begin, refused });
 }
 
 /**
@@ -165,7 +179,7 @@ async function recordPaymentOperation(payment: StoredPayment, op: Operation, res
     events: [event],
     counters: [
       ...(op.kind === 'capture' ? ledger.captureCounters(payment, payment.currency, op.amount!, ledger.dayOf(now)) : []),
-      ...payments.paymentCountChange(payment as PaymentRecord, 'succeeded', move.to),
+      ...payments.paymentCountChange(payment as PaymentRecord, payment.status as PaymentRecord['status'], move.to),
     ],
   });
   if (committed === 'refused') throw new OperationInProgress(1);

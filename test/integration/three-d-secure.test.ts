@@ -154,3 +154,22 @@ describe('routing a payment that must authenticate', () => {
     expect(res.body.error).toMatchObject({ code: 'parameter_missing', param: 'return_url' });
   });
 });
+
+describe('a void while the shopper authenticates', () => {
+  it('voids the payment; the shopper coming back afterwards changes nothing and is sent to the merchant', async () => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    const created = await pay(apiKey, '4000000000003220');
+    const returnPage = await challenge(created.body.next_action.redirect_to_url.url, 'passed');
+    // Act
+    const voided = await payments.void(apiKey, created.body.id);
+    const back = await follow(returned, returnPage);
+    // Assess
+    expect(voided.status, voided.rawBody).toBe(200);
+    expect(voided.body).toMatchObject({ status: 'voided', next_action: null });
+    expect(back).toContain(`payment_id=${created.body.id}`);
+    expect((await payments.get(apiKey, created.body.id)).body.status).toBe('voided');
+    expect(heldFor(created.body.id)).toEqual([]);
+    expect(await follow(handOff, created.body.next_action.redirect_to_url.url)).toContain(`payment_id=${created.body.id}`);
+  });
+});
