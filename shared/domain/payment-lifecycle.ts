@@ -111,7 +111,9 @@ async function move(current: StoredPayment & PaymentRecord, kind: 'capture' | 'v
  */
 async function cancelAuthentication(payment: StoredPayment & PaymentRecord, opId: string) {
   const op = operationOn(payment, opId, 'void', undefined);
-  const begin: Change = { writes: [{ move: payments.paymentTarget(payment), inStates: ['requires_action'], operation: { replace: payment.op!.id, with: op } }] };
+  const begin: Change = {
+    writes: [{ move: payments.paymentTarget(payment), inStates: ['requires_action'], operation: { replace: payment.op!.id, with: op } }],
+  };
   const refused = async (): Promise<never> => {
     throw new OperationInProgress(1);
   };
