@@ -1,16 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { handler as createSubscription } from '../../functions/subscriptions/create.ts';
-import { handler as renewalWorker } from '../../functions/workers/renewal.ts';
 import { config } from '../../shared/config.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import { getPaymentMethod } from '../../shared/store/payment-methods.ts';
 import { listPayments } from '../../shared/store/payments.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import { connect, merchantIn, type Mode, type Provider, receivedBy } from '../support/connected-accounts.ts';
-import { apiEvent, fakeContext, invokeHttp, type Json, queueEvent } from '../support/lambda.ts';
-import { bearer } from '../support/merchant.ts';
+import type { Json } from '../support/lambda.ts';
 import { cardBody, paymentMethods, publishableKeyOf } from '../support/payment-methods.ts';
 import { freshCard, payments } from '../support/payments.ts';
+import { renewOn, subscribe } from '../support/renewals.ts';
 import { rules } from '../support/rules.ts';
 
 /**
@@ -28,14 +26,6 @@ const realNow = clock.now;
 afterEach(() => {
   clock.now = realNow;
 });
-
-const subscribe = (key: string, body: unknown) =>
-  invokeHttp(createSubscription, apiEvent({ method: 'POST', path: '/api/subscriptions', headers: bearer(key), body }));
-const renewOn = async (date: string, subscriptionId: string) => {
-  const offset = Date.parse(`${date}T12:00:00.000Z`) - realNow();
-  clock.now = () => realNow() + offset;
-  await renewalWorker(queueEvent([JSON.stringify({ subscription_id: subscriptionId, period_start: date })], 'renewals'), fakeContext());
-};
 
 /** The merchant-initiated fields each provider takes with a raw card, naming the series' first network id. */
 const MIT_FIELDS: Record<Provider, (networkId: string) => Json> = {

@@ -1,15 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { handler as createSubscription } from '../../functions/subscriptions/create.ts';
 import { handler as updateSubscription } from '../../functions/subscriptions/update.ts';
-import { handler as renewalWorker } from '../../functions/workers/renewal.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import { sandboxBooks } from '../../shared/providers/sandbox.ts';
 import { getPaymentMethod } from '../../shared/store/payment-methods.ts';
 import { listPayments } from '../../shared/store/payments.ts';
-import { apiEvent, fakeContext, invokeHttp, queueEvent } from '../support/lambda.ts';
+import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { cardBody, paymentMethods, publishableKeyOf } from '../support/payment-methods.ts';
 import { freshCard, payments } from '../support/payments.ts';
+import { renewOn, subscribe } from '../support/renewals.ts';
 import { rules } from '../support/rules.ts';
 
 const realNow = clock.now;
@@ -17,13 +16,6 @@ afterEach(() => {
   clock.now = realNow;
 });
 
-const subscribe = (key: string, body: unknown) =>
-  invokeHttp(createSubscription, apiEvent({ method: 'POST', path: '/api/subscriptions', headers: bearer(key), body }));
-const renewOn = async (date: string, subscriptionId: string) => {
-  const offset = Date.parse(`${date}T12:00:00.000Z`) - realNow();
-  clock.now = () => realNow() + offset;
-  await renewalWorker(queueEvent([JSON.stringify({ subscription_id: subscriptionId, period_start: date })], 'renewals'), fakeContext());
-};
 const heldFor = (paymentId: string) => [...sandboxBooks.authorizations.values()].filter((a) => a.paymentId === paymentId);
 
 describe('a subscription on a saved card (pm_)', () => {
