@@ -25,6 +25,7 @@ import { openTestDispute } from '../../shared/domain/disputes.ts';
 import { createTestClock } from '../../shared/domain/test-clocks.ts';
 import { createPaymentMethod } from '../../shared/domain/payment-methods.ts';
 import { createPayment } from '../../shared/domain/payments.ts';
+import { handOffSignature } from '../../shared/domain/signed-links.ts';
 import { changeSettings } from '../../shared/domain/settings.ts';
 
 export interface FixtureObjects {
@@ -60,7 +61,10 @@ export interface FixtureObjects {
   /** a card saved for the demo customer (to read and detach), and one saved for nobody (to attach) */
   paymentMethodId: string;
   loosePaymentMethodId: string;
-  /** a payment waiting for the shopper's 3-D Secure challenge (sandbox), its hand-off signature and its return page */
+  /**
+   * a payment that authenticated (frictionless, sandbox) with a return URL, its hand-off signature and its return page:
+   * both send the shopper on to the merchant (none is left waiting, which a reconciler run would have to cancel)
+   */
   threeDsPaymentId: string;
   handOffSignature: string;
   threeDsReturnUrl: string;
@@ -98,7 +102,7 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     requestOtp(demo.email),
     createConnector(merchant, { provider: 'stripe', credentials: FAKE_CREDENTIALS.stripe, label: 'Stripe fake' }, baseUrl),
   ]);
-  const waiting = await createPayment(
+  const authenticated = await createPayment(
     merchant,
     {
       amount: 2500,
@@ -107,7 +111,7 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
       capture_method: 'manual',
       three_d_secure: 'automatic',
       return_url: 'https://shop.example/checkout/done',
-      payment_method: { type: 'card', card: { number: '4000000000003220', exp_month: 12, exp_year: 2034, cvc: '123' } },
+      payment_method: { type: 'card', card: { number: '4000000000003055', exp_month: 12, exp_year: 2034, cvc: '123' } },
     },
     undefined,
     undefined,
@@ -172,9 +176,9 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     otp,
     paymentMethodId: saved.id,
     loosePaymentMethodId: loose.id,
-    threeDsPaymentId: waiting.id,
-    handOffSignature: new URL(waiting.next_action!.redirect_to_url.url).searchParams.get('signature')!,
-    threeDsReturnUrl: `${baseUrl}/hosted/3ds/return/${waiting.id}`,
+    threeDsPaymentId: authenticated.id,
+    handOffSignature: await handOffSignature(authenticated.id),
+    threeDsReturnUrl: `${baseUrl}/hosted/3ds/return/${authenticated.id}`,
     checkoutOrigin: checkoutOrigin!,
   };
 }

@@ -127,6 +127,8 @@ describe('3-D Secure at the sandbox', () => {
     const created = await pay(apiKey, '4000000000003220');
     const res = await invokeHttp(handOff, apiEvent({ path: `/hosted/3ds/${created.body.id}?signature=${'0'.repeat(64)}` }));
     expect(res.status).toBe(404);
+    // none is left waiting for a reconciler run of another test to cancel
+    expect((await payments.void(apiKey, created.body.id)).body.status).toBe('voided');
   });
 });
 
