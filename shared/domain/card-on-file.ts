@@ -11,6 +11,7 @@ import { authorizePayment, paymentView, resolveAuthorization, routeSavedCard, st
 import { cardToCharge, offSessionAt, tokenKept } from './saved-cards.ts';
 import type { AuthorizeResult } from '../providers/index.ts';
 import type { CustomerRecord } from '../store/customers.ts';
+import type { PaymentRecord } from '../store/payments.ts';
 import type { RouteTarget } from './connectors.ts';
 
 export interface StoredCardCharge {
@@ -46,21 +47,10 @@ export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCha
   if (paymentMethodId) return chargeSavedCard(merchant, customer, { ...charge, paymentMethodId }, id);
   const card = customer.card_on_file;
   if (!card) throw new ResourceMissing('customer_id');
-  const base = payments.newPaymentRecord({
-    id,
-    merchant_id: merchant.id,
-    livemode: merchant.livemode,
-    amount: charge.amount,
-    currency: charge.currency,
+  const base = chargeRecord(merchant, customer, charge, id, {
     provider: card.provider,
     provider_token: card.provider_token,
     card: { brand: card.brand as CardBrand, last4: card.last4, bin: '', exp_month: card.exp_month, exp_year: card.exp_year, fingerprint: '' },
-    customer: { email: customer.email },
-    customer_email: customer.email,
-    customer_id: customer.id,
-    description: charge.description ?? null,
-    metadata: charge.metadata ?? {},
-    created_at: isoNow(),
   });
   const target = { provider: card.provider, connectorId: card.connector_id ?? null, label: null };
   const payment = await authorizePayment(
@@ -76,6 +66,34 @@ export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCha
     }),
     { onFile: card },
   );
+  return captureCharge(merchant, id, payment);
+}
+
+/** The payment of a charge without the shopper: the customer's, with what the charge says. */
+const chargeRecord = (
+  merchant: Merchant,
+  customer: CustomerRecord,
+  charge: StoredCardCharge,
+  id: string,
+  paid: Pick<PaymentRecord, 'card'> & Partial<PaymentRecord>,
+): PaymentRecord =>
+  payments.newPaymentRecord({
+    id,
+    merchant_id: merchant.id,
+    livemode: merchant.livemode,
+    amount: charge.amount,
+    currency: charge.currency,
+    customer: { email: customer.email },
+    customer_email: customer.email,
+    customer_id: customer.id,
+    description: charge.description ?? null,
+    metadata: charge.metadata ?? {},
+    created_at: isoNow(),
+    ...paid,
+  });
+
+/** An authorized charge is captured at once; a declined one is thrown as a decline. */
+async function captureCharge(merchant: Merchant, id: string, payment: PaymentRecord | undefined) {
   if (!payment) throw new OperationInProgress(1);
   if (payment.status !== 'succeeded') throw new Declined(payment.decline_code ?? 'generic_decline', id);
   return capturePayment(merchant, id, {});
@@ -89,26 +107,10 @@ export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCha
 async function chargeSavedCard(merchant: Merchant, customer: CustomerRecord, charge: StoredCardCharge & { paymentMethodId: string }, id: string) {
   const charged = await cardToCharge(merchant, charge.paymentMethodId);
   const { targets, describe } = await routeSavedCard(merchant, charge, charged.card.number);
-  const base = payments.newPaymentRecord({
-    id,
-    merchant_id: merchant.id,
-    livemode: merchant.livemode,
-    amount: charge.amount,
-    currency: charge.currency,
-    card: await storedCardOf(charged.card),
-    payment_method_id: charge.paymentMethodId,
-    customer: { email: customer.email },
-    customer_email: customer.email,
-    customer_id: customer.id,
-    description: charge.description ?? null,
-    metadata: charge.metadata ?? {},
-    created_at: isoNow(),
-  });
+  const base = chargeRecord(merchant, customer, charge, id, { card: await storedCardOf(charged.card), payment_method_id: charge.paymentMethodId });
   const kept = (target: RouteTarget, result: AuthorizeResult) => tokenKept(charged, target, result);
   const payment = await authorizePayment(base, targets, (target) => offSessionAt(charged, target), describe, { kept });
-  if (!payment) throw new OperationInProgress(1);
-  if (payment.status !== 'succeeded') throw new Declined(payment.decline_code ?? 'generic_decline', id);
-  return capturePayment(merchant, id, {});
+  return captureCharge(merchant, id, payment);
 }
 
 /** A charge recorded earlier: captured now if only authorized, declined if it failed. */
