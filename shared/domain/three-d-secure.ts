@@ -55,3 +55,14 @@ export function sandboxChallengeReturn(baseUrl: string, returnUrl: string, answe
   if (!answer) return returnUrl;
   return `${returnUrl}?${new URLSearchParams({ sandbox_authentication: answer })}`;
 }
+
+/**
+ * The sandbox challenge page's return (ours) and the merchant's origin the shopper ends at: the page's forms must be
+ * allowed to lead there (a browser checks `form-action` at every redirect after a form is sent).
+ */
+export async function sandboxChallenge(baseUrl: string, returnUrl: string): Promise<{ returnUrl: string; merchantOrigin: string }> {
+  const ours = sandboxChallengeReturn(baseUrl, returnUrl);
+  const payment = await payments.loadPayment(new URL(ours).pathname.split('/').pop()!);
+  if (!payment?.return_url) throw new NotFound();
+  return { returnUrl: ours, merchantOrigin: new URL(payment.return_url).origin };
+}

@@ -28,10 +28,13 @@ export function shopperStepAnswer(step: ShopperStep): Redirect | FileBody {
   return page('Confirm your payment', form, new URL(action.url).origin);
 }
 
-/** The sandbox issuer's challenge page: pass or fail, each a plain form (GET) back through the answer route. */
-export function sandboxChallengePage(returnUrl: string): FileBody {
+/**
+ * The sandbox issuer's challenge page: pass or fail, each a plain form (GET) back through the answer route, which
+ * leads (by redirects) to the merchant's origin.
+ */
+export function sandboxChallengePage({ returnUrl, merchantOrigin }: { returnUrl: string; merchantOrigin: string }): FileBody {
   const button = (answer: string, label: string) =>
-    `<form method="get" action="answer">${hidden({ return_url: returnUrl, answer })}<button type="submit">${label}</button></form>`;
+    `<form method="get" action="sandbox/answer">${hidden({ return_url: returnUrl, answer })}<button type="submit">${label}</button></form>`;
   const body = `<p>Sandbox issuer: this card asks you to authenticate the payment.</p>${button('passed', 'Pass')}${button('failed', 'Fail')}`;
-  return page('Authenticate (sandbox)', body, "'self'");
+  return page('Authenticate (sandbox)', body, `'self' ${merchantOrigin}`);
 }

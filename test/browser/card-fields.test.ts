@@ -1,42 +1,16 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Page, Request } from 'playwright-core';
+import type { Request } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../infra/local/gateway.ts';
-import { type DemoCheckout, type Exchange, startDemoCheckout } from '../../infra/local/demo-checkout/server.ts';
+import type { DemoCheckout, Exchange } from '../../infra/local/demo-checkout/server.ts';
 import { type Chromium, launchChromium } from '../support/browser.ts';
-import { bearer, newMerchant } from '../support/merchant.ts';
+import { fieldsOf, openShop, typeCardAndPay } from '../support/demo-shop.ts';
 import { startTestGateway } from '../support/runtime.ts';
 
 const CARD = '4242424242424242';
 
-/** A merchant with a publishable key whose checkout origin is its own demo shop, served beside the API. */
-async function shop(gateway: Gateway, exchanges: Exchange[] = []) {
-  const { apiKey } = await newMerchant();
-  const created = await fetch(`${gateway.url}/api/api-keys`, {
-    method: 'POST',
-    headers: { ...bearer(apiKey), 'Content-Type': 'application/json' },
-    body: JSON.stringify({ name: 'Checkout page', mode: 'test', type: 'publishable' }),
-  });
-  const { key } = (await created.json()) as { key: string };
-  const checkout = await startDemoCheckout({
-    port: 0,
-    apiUrl: gateway.url,
-    publishableKey: key,
-    secretKey: apiKey,
-    record: (e) => exchanges.push(e),
-  });
-  const settings = await fetch(`${gateway.url}/api/settings`, {
-    method: 'PUT',
-    headers: { ...bearer(apiKey), 'Content-Type': 'application/json' },
-    body: JSON.stringify({ checkout_origins: [checkout.url] }),
-  });
-  expect(settings.status).toBe(200);
-  return { checkout, publishableKey: key };
-}
-
-/** The card fields frame of the page, once its form is there. */
-const fieldsOf = (page: Page) => page.frameLocator('iframe[title="Card details"]');
+const shop = (gateway: Gateway, exchanges: Exchange[] = []) => openShop(gateway, { exchanges });
 
 describe('hosted card fields in Chromium', () => {
   let gateway: Gateway;
@@ -76,14 +50,7 @@ describe('hosted card fields in Chromium', () => {
     });
     await page.goto(checkout.url);
     // Act: the shopper types with the keyboard only, tabs to Pay and presses Enter
-    await fieldsOf(page).locator('#number').focus();
-    await page.keyboard.type(CARD);
-    await page.keyboard.press('Tab');
-    await page.keyboard.type('1234');
-    await page.keyboard.press('Tab');
-    await page.keyboard.type('123');
-    await page.keyboard.press('Tab');
-    await page.keyboard.press('Enter');
+    await typeCardAndPay(page, CARD);
     // Assess: paid, with the pm_ the frame posted to the page's exact origin
     await expect.poll(() => page.locator('#result').getAttribute('data-outcome'), { timeout: 15_000 }).toBe('paid');
     expect(await page.locator('#result').textContent()).toMatch(/^Paid: pay_[0-9a-z]{26} is (succeeded|authorized)\.$/);

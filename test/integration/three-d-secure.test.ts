@@ -36,7 +36,7 @@ async function follow(handler: HttpHandler, url: string): Promise<string> {
 async function challenge(nextActionUrl: string, answer: 'passed' | 'failed'): Promise<string> {
   const challengePage = new URL(await follow(handOff, nextActionUrl));
   expect(challengePage.pathname).toMatch(/\/hosted\/3ds\/sandbox$/);
-  const answerUrl = new URL('answer', challengePage);
+  const answerUrl = new URL('sandbox/answer', challengePage);
   answerUrl.search = new URLSearchParams({ return_url: challengePage.searchParams.get('return_url')!, answer }).toString();
   return follow(sandboxAnswer, answerUrl.toString());
 }

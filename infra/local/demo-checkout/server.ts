@@ -1,8 +1,10 @@
 /**
  * The demo merchant's shop, on an origin of its own (`npm start` serves it on DEMO_PORT, default 3001): a checkout
  * page that mounts the hosted card fields with the merchant's publishable key, and the merchant's "server" route,
- * `POST /pay`, which charges the `pm_` the page hands it with the secret key. It shows a merchant's side of the
- * integration, and the browser tests assert what it sees (never a card number).
+ * `POST /pay`, which charges the `pm_` the page hands it with the secret key. A card that asks for 3-D Secure sends
+ * the shopper through the payment's next action; they come back to `GET /done`, where the shop's server reads the
+ * payment. It shows a merchant's side of the integration, and the browser tests assert what it sees (never a card
+ * number).
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -16,6 +18,8 @@ export interface DemoCheckoutOptions {
   apiUrl: string;
   publishableKey: string;
   secretKey: string;
+  /** the payments' `routing` (default the merchant's: smart) */
+  routing?: string;
   /** sees every request the shop's server receives and makes, with the answers (for the browser tests) */
   record?: (exchange: Exchange) => void;
 }
@@ -39,6 +43,14 @@ export interface DemoCheckout {
 const file = (name: string) => readFileSync(new URL(`./${name}`, import.meta.url), 'utf8');
 const DEMO_AMOUNT = 2500;
 
+interface PaymentView {
+  id?: string;
+  status?: string;
+  decline_code?: string | null;
+  next_action?: { redirect_to_url: { url: string } } | null;
+  error?: { message?: string };
+}
+
 export async function startDemoCheckout(options: DemoCheckoutOptions): Promise<DemoCheckout> {
   const api = new URL(options.apiUrl).origin;
   const page = file('shop.html')
@@ -52,6 +64,7 @@ export async function startDemoCheckout(options: DemoCheckoutOptions): Promise<D
   // The merchant's own policy: its scripts and the API's card fields script, the fields' frame, nothing else.
   const csp = `default-src 'self'; script-src 'self' ${api}; frame-src ${api}; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
 
+  let shopUrl = '';
   const server = createServer((req, res) => {
     void handle(req, res).catch((err: unknown) => {
       console.error('[demo checkout]', err);
@@ -76,24 +89,43 @@ export async function startDemoCheckout(options: DemoCheckoutOptions): Promise<D
     };
     const asset = req.method === 'GET' ? statics[path] : undefined;
     if (asset) return reply(200, asset[0], asset[1]);
+    if (req.method === 'GET' && path === '/done') {
+      const paymentId = new URL(req.url ?? '/', 'http://shop.local').searchParams.get('payment_id') ?? '';
+      const result = /^pay_[0-9a-z]{26}$/.test(paymentId) ? outcomeOf(await callApi('GET', `/api/payments/${paymentId}`)) : undefined;
+      return reply(result ? 200 : 404, 'text/html; charset=utf-8', donePage(result ?? { paid: false, text: 'No such payment.' }));
+    }
     if (req.method !== 'POST' || path !== '/pay') return reply(404, 'application/json', JSON.stringify({ message: 'Not found' }));
     const paymentMethod = (JSON.parse(body || '{}') as { payment_method?: unknown }).payment_method;
     if (typeof paymentMethod !== 'string') return reply(400, 'application/json', JSON.stringify({ message: 'payment_method is required' }));
-    const charge = await chargeCard(paymentMethod);
+    const charge = await chargeCard(paymentMethod, `${shopUrl}/done`);
     reply(charge.status === 200 ? 200 : 402, 'application/json', JSON.stringify(charge.view));
   }
 
-  /** The merchant's server side: a payment of the `pm_` with the secret key (the card number is never here). */
-  async function chargeCard(paymentMethod: string): Promise<{ status: number; view: Record<string, unknown> }> {
-    const url = `${options.apiUrl}/api/payments/create`;
-    const headers = { Authorization: `Bearer ${options.secretKey}`, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() };
-    const body = JSON.stringify({ amount: DEMO_AMOUNT, currency: 'USD', payment_method: paymentMethod, description: 'Demo T-shirt' });
-    const res = await fetch(url, { method: 'POST', headers, body });
+  /**
+   * The merchant's server side: a payment of the `pm_` with the secret key (the card number is never here). When the
+   * issuer asks the shopper to authenticate, the page sends them to the payment's next action.
+   */
+  async function chargeCard(paymentMethod: string, returnUrl: string): Promise<{ status: number; view: Record<string, unknown> }> {
+    const request = { amount: DEMO_AMOUNT, currency: 'USD', payment_method: paymentMethod, description: 'Demo T-shirt', return_url: returnUrl };
+    const { status, payment } = await callApi('POST', '/api/payments/create', {
+      ...request,
+      ...(options.routing ? { routing: options.routing } : {}),
+    });
+    if (status !== 200) return { status, view: { message: payment.error?.message ?? 'The payment failed' } };
+    if (payment.status === 'requires_action')
+      return { status, view: { id: payment.id, status: payment.status, redirect_url: payment.next_action?.redirect_to_url.url } };
+    return { status: payment.status === 'failed' ? 402 : 200, view: { id: payment.id, status: payment.status, message: declined(payment) } };
+  }
+
+  async function callApi(method: 'GET' | 'POST', path: string, request?: Record<string, unknown>): Promise<{ status: number; payment: PaymentView }> {
+    const url = `${options.apiUrl}${path}`;
+    const headers: Record<string, string> = { Authorization: `Bearer ${options.secretKey}` };
+    if (request) Object.assign(headers, { 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() });
+    const body = request ? JSON.stringify(request) : '';
+    const res = await fetch(url, { method, headers, ...(request ? { body } : {}) });
     const answered = await res.text();
-    options.record?.({ direction: 'sent', method: 'POST', url, headers, body, status: res.status, answer: answered });
-    const payment = JSON.parse(answered) as { id?: string; status?: string; error?: { message?: string } };
-    if (res.status !== 200) return { status: res.status, view: { message: payment.error?.message ?? 'The payment failed' } };
-    return { status: 200, view: { id: payment.id, status: payment.status } };
+    options.record?.({ direction: 'sent', method, url, headers, body, status: res.status, answer: answered });
+    return { status: res.status, payment: JSON.parse(answered) as PaymentView };
   }
 
   await new Promise<void>((ready, fail) => {
@@ -103,9 +135,9 @@ export async function startDemoCheckout(options: DemoCheckoutOptions): Promise<D
       ready();
     });
   });
-  const { port } = server.address() as AddressInfo;
+  shopUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
   return {
-    url: `http://localhost:${port}`,
+    url: shopUrl,
     close: () =>
       new Promise<void>((closed) => {
         server.close(() => closed());
@@ -113,6 +145,22 @@ export async function startDemoCheckout(options: DemoCheckoutOptions): Promise<D
       }),
   };
 }
+
+const declined = (payment: PaymentView) => `${payment.id} is ${payment.status}${payment.decline_code ? ` (${payment.decline_code})` : ''}.`;
+
+/** What the shopper is told once back from their bank: the payment as the merchant's server read it. */
+function outcomeOf({ status, payment }: { status: number; payment: PaymentView }): { paid: boolean; text: string } | undefined {
+  if (status !== 200) return undefined;
+  const paid = payment.status === 'succeeded' || payment.status === 'authorized';
+  return { paid, text: paid ? `Paid: ${payment.id} is ${payment.status}.` : `Not paid: ${declined(payment)}` };
+}
+
+const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const donePage = (result: { paid: boolean; text: string }) =>
+  file('done.html')
+    .replace('{{OUTCOME}}', result.paid ? 'paid' : 'failed')
+    .replace('{{RESULT}}', escapeHtml(result.text));
 
 function answer(res: ServerResponse, status: number, type: string, content: string, csp?: string): void {
   res.statusCode = status;

@@ -1,5 +1,6 @@
-/* global document, fetch, CardFields */
-// The merchant's checkout script: the card fields save the card and hand back a pm_ id; the merchant's server charges it.
+/* global document, fetch, window, CardFields */
+// The merchant's checkout script: the card fields save the card and hand back a pm_ id; the merchant's server charges it
+// (and, when the card's bank asks for 3-D Secure, answers where to send the shopper).
 const form = document.getElementById('checkout');
 const result = document.getElementById('result');
 const pay = document.getElementById('pay');
@@ -13,6 +14,8 @@ async function charge(paymentMethod) {
     body: JSON.stringify({ payment_method: paymentMethod.id }),
   });
   const body = await res.json();
+  // The card's bank asks the shopper to authenticate: off to the payment's next action, back at /done.
+  if (body.redirect_url) return window.location.assign(body.redirect_url);
   result.textContent = res.ok ? `Paid: ${body.id} is ${body.status}.` : `Not paid: ${body.message}`;
   result.dataset.outcome = res.ok ? 'paid' : 'failed';
 }
