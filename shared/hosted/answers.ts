@@ -25,11 +25,11 @@ export const pageAnswer = (html: string, csp: string): FileBody =>
 const ERROR_CSS = 'body{font:16px/1.4 system-ui,sans-serif;margin:1rem;color:#7a1010}';
 
 /**
- * A hosted page's error (shared/http/error-mapper.ts): the message in a page without script, which any page may
- * frame, so that a developer sees why the card fields did not load where they should be.
+ * A hosted page's error (shared/http/error-mapper.ts), for the card fields and the shopper's pages alike: the message
+ * in a page without script, which any page may frame, so that a developer sees why the card fields did not load.
  */
 export function errorPage(message: string): { html: string; headers: Record<string, string> } {
-  const html = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Card fields unavailable</title><style>${ERROR_CSS}</style><p role="alert">${escapeHtml(message)}</p></html>`;
+  const html = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Payment page unavailable</title><style>${ERROR_CSS}</style><p role="alert">${escapeHtml(message)}</p></html>`;
   const csp = `default-src 'none'; style-src ${styleHash(ERROR_CSS)}; base-uri 'none'; form-action 'none'`;
   return { html, headers: { ...COMMON, 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': csp, 'Cache-Control': 'no-store' } };
 }

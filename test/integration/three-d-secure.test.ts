@@ -122,11 +122,16 @@ describe('3-D Secure at the sandbox', () => {
     expect((await payments.get(apiKey, created.body.id)).body).toMatchObject({ status: 'failed', decline_code: 'authentication_required' });
   });
 
-  it('a forged or missing hand-off signature answers 404', async () => {
+  it('a forged or missing hand-off signature answers 404, a page the shopper can read', async () => {
+    // Prepare
     const { apiKey } = await newMerchant();
     const created = await pay(apiKey, '4000000000003220');
+    // Act
     const res = await invokeHttp(handOff, apiEvent({ path: `/hosted/3ds/${created.body.id}?signature=${'0'.repeat(64)}` }));
+    // Assess
     expect(res.status).toBe(404);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.rawBody).toMatch(/<title>Payment page unavailable<\/title>.*<p role="alert">[^<]+<\/p>/);
     // none is left waiting for a reconciler run of another test to cancel
     expect((await payments.void(apiKey, created.body.id)).body.status).toBe('voided');
   });
