@@ -126,6 +126,14 @@ export const catalog: readonly FunctionSpec[] = [
   http('POST', '/api/disputes/{id}/evidence', 'disputes/evidence', 'Submit evidence for a dispute (forwarded to the provider)'),
   http('POST', '/api/disputes/{id}/accept', 'disputes/accept', 'Accept a dispute (not contested)'),
   http('POST', '/api/test_helpers/payments/{id}/dispute', 'test-helpers/dispute', 'Open a dispute on a captured test payment (test mode)'),
+  http(
+    'POST',
+    '/api/test_helpers/payment_methods/{id}/update',
+    'test-helpers/payment-method-update',
+    "Play the card networks' updater on a saved test card: a new expiry, or a new number (test mode)",
+    'merchant',
+    { vault: 'encrypt' },
+  ),
 
   http('POST', '/api/routing/simulate', 'routing/simulate', 'Simulate the routing of a payment'),
   http('GET', '/api/routing/rules', 'routing/rules/list', 'List routing rules'),

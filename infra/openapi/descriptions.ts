@@ -117,6 +117,10 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
   'test-helpers/dispute':
     'Test mode: opens a dispute on a captured payment the way its provider would (the sandbox, or the provider fake ' +
     'locally), so the whole dispute flow can be tried without a card network.',
+  'test-helpers/payment-method-update':
+    "Test mode: plays the card networks' account updater on a saved card: a new expiry, or a replacement number. The " +
+    'payment method shows the new expiry (and last four digits), `payment_method.updated` is sent, and the next charge ' +
+    'at any connector uses the new card; a subscription waiting for an updated card is charged by the next daily run.',
 
   'routing/simulate':
     'Answers the routing decision a payment with these fields would get now (rules, scores, alternatives), without ' +

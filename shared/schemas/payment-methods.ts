@@ -43,6 +43,19 @@ export const CreatePaymentMethodBody = v.object({
   ),
 });
 
+/** `POST /api/test_helpers/payment_methods/:id/update`: what the card networks' updater would report. */
+export const UpdateTestCardBody = v.pipe(
+  v.object({
+    exp_month: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(12), v.examples([3])),
+    exp_year: ExpYear,
+    number: v.optional(v.pipe(CardNumber, v.description("the replacement card's number, when the issuer replaced the card"))),
+  }),
+  v.forward(
+    v.check((card) => notExpired(card), 'must not be past: the card has expired'),
+    ['exp_year'],
+  ),
+);
+
 export const AttachPaymentMethodBody = v.object({ customer_id: CustomerId });
 
 export const ListPaymentMethodsQuery = listQuery('paymentMethod', { customer_id: CustomerId });

@@ -16,6 +16,7 @@ import {
   leaseKeys,
   type Owner,
   paymentKeys,
+  paymentMethodKeys,
   refundKeys,
   settlementKeys,
   shardOf,
@@ -49,6 +50,7 @@ export type Target =
   /** `owner` lists the clock for its merchant when it is created */
   | { entity: 'test_clock'; id: string; owner?: Owner }
   | { entity: 'webhook'; id: string; owner: Owner }
+  | { entity: 'payment_method'; id: string; owner: Owner }
   /** the owner's gapless invoice numbers: the last one given (see commitNumbered) */
   | { entity: 'invoice_counter'; owner: Owner };
 
@@ -275,6 +277,8 @@ export function keyOf(target: Target): Key {
       return testClockKeys.item(target.id);
     case 'webhook':
       return webhookKeys.item(target.owner, target.id);
+    case 'payment_method':
+      return paymentMethodKeys.item(target.id);
     case 'invoice_counter':
       return invoiceKeys.numberCounter(target.owner);
   }

@@ -8,6 +8,7 @@ import type { EventType } from '../../domain/events.ts';
 import { Id, Livemode, Timestamp } from './common.ts';
 import { Dispute } from './disputes.ts';
 import { Invoice, Subscription } from './billing.ts';
+import { PaymentMethod } from './payment-methods.ts';
 import { Payment, Refund, RefundObject } from './payments.ts';
 import { Settlement } from './reports.ts';
 import { TestClock } from './test-clocks.ts';
@@ -40,6 +41,7 @@ export const SubscriptionEventObject = withSequence(Subscription);
 export const InvoiceEventObject = withSequence(Invoice);
 export const SettlementEventObject = withSequence(Settlement);
 export const TestClockEventObject = withSequence(TestClock);
+export const PaymentMethodEventObject = withSequence(PaymentMethod);
 
 export interface EventDefinition {
   /** what makes the API send it */
@@ -98,6 +100,11 @@ export const EVENTS: Record<EventType, EventDefinition> = {
   'test_clock.ready': {
     trigger: 'A test clock finished advancing: every piece of work due up to its new time has run.',
     object: TestClockEventObject,
+  },
+  'payment_method.updated': {
+    trigger:
+      "A saved card changed: a provider's card updater (or, in test mode, `POST /api/test_helpers/payment_methods/:id/update`) gave a new expiry or number. The next charge at any connector uses it.",
+    object: PaymentMethodEventObject,
   },
 };
 
