@@ -1,5 +1,6 @@
 import { logger } from '../logger.ts';
-import type { InboundWebhook } from '../providers/types.ts';
+import type { InboundWebhook, ProviderCardUpdate } from '../providers/types.ts';
+import * as paymentMethods from '../store/payment-methods.ts';
 import * as connectors from '../store/connectors.ts';
 import * as inbound from '../store/inbound.ts';
 import * as payments from '../store/payments.ts';
@@ -7,6 +8,7 @@ import { clock } from './clock.ts';
 import { verifyInboundWebhook } from './follow-up.ts';
 import { BadRequest, NotFound } from './errors.ts';
 import { applyProviderChange } from './provider-changes.ts';
+import { updateSavedCard } from './card-updates.ts';
 
 /**
  * A provider's notifications for one connector account (`POST /api/connectors/:id/webhooks`, public): verified with
@@ -22,6 +24,7 @@ export async function receiveProviderWebhook(connectorId: string, request: Inbou
   if (!verified.ok) throw new BadRequest('webhook_verification_failed', undefined, verified.reason);
   let applied = 0;
   for (const notification of verified.notifications) {
+    if (notification.cardUpdate && (await applyCardUpdate(connector, notification.cardUpdate))) applied++;
     const change = notification.change;
     const ours = change && (await inbound.paymentIdByReference(connector.id, change.paymentReference));
     const payment = ours && (await payments.getStoredPayment(connectors.ownerOfConnector(connector), ours.paymentId));
@@ -31,4 +34,16 @@ export async function receiveProviderWebhook(connectorId: string, request: Inbou
   }
   logger.info('Provider notifications received', { connector_id: connector.id, notifications: verified.notifications.length, applied });
   return verified.acknowledgement;
+}
+
+/**
+ * A stored card the account's updater changed: our payment method it was tagged with, if that payment method holds
+ * this very token at this account (a tag alone proves nothing), takes the new expiry and last four digits.
+ */
+async function applyCardUpdate(connector: connectors.ConnectorRecord, update: ProviderCardUpdate): Promise<boolean> {
+  const pm = await paymentMethods.getPaymentMethod(connectors.ownerOfConnector(connector), update.paymentMethodId);
+  if (pm?.tokens[connector.id]?.token !== update.token) return false;
+  const { exp_month, exp_year, last4, brand } = update;
+  await updateSavedCard(pm, { exp_month, exp_year, ...(last4 ? { last4 } : {}), ...(brand ? { brand } : {}) });
+  return true;
 }

@@ -490,7 +490,13 @@ export async function authorizePayment(
             attempt: index + 1,
             ...(authentication ? { authentication: { returnUrl: authentication.providerReturnUrl, required: authentication.required } } : {}),
             ...(method.card && (base.customer_id || base.payment_method_id)
-              ? { storeFor: { customerReference: base.customer_id ?? base.payment_method_id!, email: base.customer_email } }
+              ? {
+                  storeFor: {
+                    customerReference: base.customer_id ?? base.payment_method_id!,
+                    email: base.customer_email,
+                    ...(base.payment_method_id ? { paymentMethodId: base.payment_method_id } : {}),
+                  },
+                }
               : {}),
           };
           const result = await authorizeWithin(connector, request);

@@ -54,7 +54,12 @@ export interface AuthorizeRequest {
    * approved answer's `providerToken` is then reusable (Stripe customer + PaymentMethod with `setup_future_usage`,
    * Adyen `storePaymentMethod` + `shopperReference`, Braintree vaulted payment method).
    */
-  storeFor?: { customerReference: string; email?: string | null };
+  storeFor?: {
+    customerReference: string;
+    email?: string | null;
+    /** our saved card (`pm_…`), tagged on the provider's copy where it can be, so its card updater's news finds it */
+    paymentMethodId?: string;
+  };
   /**
    * Absent: customer-initiated, also with `providerToken` (the shopper pays with the stored card: Stripe without
    * `off_session`, Adyen `Ecommerce` + `CardOnFile`, Braintree no `paymentInitiator`). `merchant` with `providerToken`:
@@ -258,6 +263,19 @@ export interface InboundNotification {
   occurredAt: string;
   /** null: an object or event type we do not follow (acknowledged and ignored) */
   change: ProviderChange | null;
+  /** the provider's card updater changed a stored card (Stripe `payment_method.automatically_updated`) */
+  cardUpdate?: ProviderCardUpdate;
+}
+
+/** A stored card the provider's updater changed: our `pm_` it was tagged with, the token it is, what changed. */
+export interface ProviderCardUpdate {
+  paymentMethodId: string;
+  /** the token as the connector issued it (`providerToken`) */
+  token: string;
+  exp_month: number;
+  exp_year: number;
+  last4?: string;
+  brand?: string;
 }
 
 /** The inbound webhook request as it arrived: raw body (signatures are over its exact bytes) and lower-cased headers. */

@@ -3,8 +3,10 @@ import { handler as updateCard } from '../../functions/test-helpers/payment-meth
 import { config } from '../../shared/config.ts';
 import { listEvents } from '../../shared/store/events.ts';
 import type { Owner } from '../../shared/store/keys.ts';
+import { getPaymentMethod } from '../../shared/store/payment-methods.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import { connect, merchantIn, receivedBy } from '../support/connected-accounts.ts';
+import { startInboundGateway } from '../support/inbound.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer } from '../support/merchant.ts';
 import { cardBody, paymentMethods } from '../support/payment-methods.ts';
@@ -15,11 +17,12 @@ import { freshCard, payments } from '../support/payments.ts';
  * card's new expiry or number is what the next charge sends, at an account holding no token for it (the vault's card).
  */
 let fakes: ProviderFakes;
+let inbound: Awaited<ReturnType<typeof startInboundGateway>>;
 beforeAll(async () => {
-  fakes = await startProviderFakes();
+  [fakes, inbound] = await Promise.all([startProviderFakes(), startInboundGateway()]);
   Object.assign(config, fakes.env);
 });
-afterAll(() => fakes.close());
+afterAll(() => Promise.all([fakes.close(), inbound.close()]));
 
 const update = (key: string, id: string, body: unknown) =>
   invokeHttp(updateCard, apiEvent({ method: 'POST', path: `/api/test_helpers/payment_methods/${id}/update`, headers: bearer(key), body }));
@@ -28,10 +31,10 @@ const updatesOf = async (owner: Owner) => (await listEvents(owner, { event: 'pay
 /** A merchant with its Stripe account connected and a card saved for its customer. */
 async function savedCard(number = freshCard()) {
   const { secretKey, customerId, owner } = await merchantIn('test');
-  await connect(secretKey, 'stripe', 'test');
+  const connectorId = await connect(secretKey, 'stripe', 'test');
   const saved = await paymentMethods.create(secretKey, cardBody(number, { customer_id: customerId }));
   expect(saved.status, saved.rawBody).toBe(200);
-  return { secretKey, owner, pm: saved.body as { id: string }, number };
+  return { secretKey, owner, connectorId, customerId, pm: saved.body as { id: string }, number };
 }
 
 describe('POST /api/test_helpers/payment_methods/:id/update', () => {
@@ -86,5 +89,39 @@ describe('POST /api/test_helpers/payment_methods/:id/update', () => {
     expect(unknown.status).toBe(404);
     expect(inLive.status).toBe(400);
     expect(inLive.body.error).toMatchObject({ code: 'livemode_not_allowed' });
+  });
+});
+
+describe("a provider's card updater through its webhooks", () => {
+  it("Stripe's payment_method.automatically_updated: the pm_ takes the new expiry and last four, the next charge elsewhere sends the new expiry", async () => {
+    // Prepare: the card charged once at Stripe (so Stripe keeps it, tagged with our pm_), Stripe's notifications on
+    const { secretKey, owner, connectorId, pm, number } = await savedCard();
+    fakes.stripe.notifications.register(inbound.urlFor(connectorId));
+    const first = await payments.create(secretKey, { amount: 1500, currency: 'eur', routing: 'stripe', payment_method: pm.id });
+    expect(first.body.status, first.rawBody).toBe('succeeded');
+    const [, stripeMethod] = (await getPaymentMethod(owner, pm.id))!.tokens[connectorId]!.token.split('|');
+    // Act: the network tells Stripe the card has a new expiry
+    fakes.stripe.updateCard(stripeMethod!, { exp_month: 8, exp_year: 2038 });
+    await fakes.stripe.notifications.idle();
+    const elsewhere = await payments.create(secretKey, { amount: 1500, currency: 'eur', routing: 'adyen', payment_method: pm.id });
+    // Assess
+    expect((await paymentMethods.get(secretKey, pm.id)).body.card).toMatchObject({ last4: number.slice(-4), exp_month: 8, exp_year: 2038 });
+    expect(await updatesOf(owner)).toMatchObject([{ data: { object: { id: pm.id, card: { exp_month: 8, exp_year: 2038 } } } }]);
+    expect(elsewhere.body).toMatchObject({ status: 'succeeded', payment_method: { card: { exp_month: 8, exp_year: 2038 } } });
+  });
+
+  it("ignores an update arriving at another merchant's account: its pm_ is not that merchant's", async () => {
+    // Prepare: a card of merchant B kept at Stripe; Stripe's notifications go to merchant A's connector
+    const [a, b] = await Promise.all([savedCard(), savedCard()]);
+    await payments.create(b.secretKey, { amount: 1500, currency: 'eur', routing: 'stripe', payment_method: b.pm.id });
+    const [, stripeMethod] = (await getPaymentMethod(b.owner, b.pm.id))!.tokens[b.connectorId]!.token.split('|');
+    fakes.stripe.notifications.register(inbound.urlFor(a.connectorId));
+    // Act
+    fakes.stripe.updateCard(stripeMethod!, { exp_month: 8, exp_year: 2038 });
+    await fakes.stripe.notifications.idle();
+    // Assess: the notification was accepted, and changed nothing anywhere
+    expect(fakes.stripe.notifications.all().at(-1)).toMatchObject({ type: 'payment_method.automatically_updated', status: 200 });
+    expect((await paymentMethods.get(b.secretKey, b.pm.id)).body.card).toMatchObject({ exp_month: 12, exp_year: 2034 });
+    expect([...(await updatesOf(a.owner)), ...(await updatesOf(b.owner))]).toEqual([]);
   });
 });

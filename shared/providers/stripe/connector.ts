@@ -149,6 +149,8 @@ export class StripeConnector implements Connector {
         const customer = await this.customerFor(request.storeFor, request.idempotencyKey, signal);
         if (!customer.ok) return customer;
         Object.assign(params, { customer: customer.value, setup_future_usage: 'off_session' });
+        const paymentMethodId = request.storeFor.paymentMethodId;
+        if (paymentMethodId) params.payment_method_data!.metadata = { payment_method_id: paymentMethodId };
       }
     } else return notSent('neither a card nor a token');
     return send(() => this.stripe.paymentIntents.create(params, { idempotencyKey: request.idempotencyKey }), signal);

@@ -26,8 +26,10 @@ const idOf = (value: string | { id: string } | null | undefined) => (typeof valu
 export function tokenOf(intent: Stripe.PaymentIntent): string {
   const customer = idOf(intent.customer);
   const method = idOf(intent.payment_method);
-  return customer && method ? `${customer}|${method}` : '';
+  return customer && method ? stripeTokenOf(customer, method) : '';
 }
+
+export const stripeTokenOf = (customer: string, paymentMethod: string): string => `${customer}|${paymentMethod}`;
 
 export function parseToken(token: string): { customer: string; payment_method: string } | undefined {
   const [customer, method, ...rest] = token.split('|');

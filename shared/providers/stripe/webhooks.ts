@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
-import type { InboundWebhook, WebhookVerification } from '../types.ts';
+import type { InboundWebhook, ProviderCardUpdate, WebhookVerification } from '../types.ts';
 import { eventChange, isoOf } from './changes.ts';
+import { stripeTokenOf } from './intents.ts';
 
 /** What Stripe expects back: any 2xx; its own examples answer this. */
 const ACKNOWLEDGEMENT = { contentType: 'application/json', body: '{"received":true}' };
@@ -28,9 +29,20 @@ export async function parseStripeWebhook(webhookSecret: string | undefined, requ
   if (typeof event?.id !== 'string' || typeof event.type !== 'string' || !event.data) return { ok: false, reason: 'signed, but not a Stripe event' };
   return {
     ok: true,
-    notifications: [{ eventId: event.id, occurredAt: isoOf(event.created), change: eventChange(event) }],
+    notifications: [{ eventId: event.id, occurredAt: isoOf(event.created), change: eventChange(event), ...cardUpdateOf(event) }],
     acknowledgement: ACKNOWLEDGEMENT,
   };
+}
+
+/** `payment_method.automatically_updated`: Stripe's card updater changed a card we stored, tagged with our `pm_`. */
+function cardUpdateOf(event: Stripe.Event): { cardUpdate: ProviderCardUpdate } | undefined {
+  if (event.type !== 'payment_method.automatically_updated') return undefined;
+  const method = event.data.object;
+  const paymentMethodId = method.metadata?.payment_method_id;
+  const customer = typeof method.customer === 'string' ? method.customer : method.customer?.id;
+  if (!paymentMethodId || !customer || !method.card) return undefined;
+  const { exp_month, exp_year, last4, brand } = method.card;
+  return { cardUpdate: { paymentMethodId, token: stripeTokenOf(customer, method.id), exp_month, exp_year, last4, brand } };
 }
 
 /** The SDK's reason without its advice on raw bodies. */

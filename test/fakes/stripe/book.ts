@@ -66,6 +66,26 @@ export class StripeBook implements Payments, Challenges {
     return this.holds.get(id);
   }
 
+  hasMethod(id: string): boolean {
+    return this.methods.has(id);
+  }
+
+  /**
+   * Stripe's card updater: the network reports a new expiry (or a replaced card, its new number) for a card kept for a
+   * Customer; the PaymentMethod changes in place and `payment_method.automatically_updated` is sent.
+   */
+  updateCard(id: string, update: { exp_month: number; exp_year: number; number?: string }): StripeObject {
+    const method = this.methods.get(id)!;
+    const card = method.card as StripeObject;
+    Object.assign(card, { exp_month: update.exp_month, exp_year: update.exp_year });
+    if (update.number) {
+      Object.assign(card, { last4: update.number.slice(-4), brand: cardBrand(update.number), display_brand: cardBrand(update.number) });
+      this.cardNumbers.set(id, update.number);
+    }
+    this.notify('payment_method.automatically_updated', method);
+    return method;
+  }
+
   disputedNow(intentId: string): boolean {
     return this.disputes.hasOpen(intentId);
   }
@@ -279,7 +299,7 @@ export class StripeBook implements Payments, Challenges {
       created: now(),
       customer: null,
       livemode,
-      metadata: {},
+      metadata: nested(data, 'metadata'),
       type: 'card',
       card: {
         ...(fixture('payment_method', {}).card as StripeObject),

@@ -7,6 +7,7 @@ export interface Controls {
   openDispute(paymentReference: string, reason?: string): string;
   closeDispute(disputeId: string, outcome: 'won' | 'lost'): void;
   failRefund(refundReference: string): void;
+  updateCard(paymentMethodId: string, update: { exp_month: number; exp_year: number; number?: string }): unknown;
 }
 
 const field = (body: Record<string, unknown>, name: string): string | undefined => (typeof body[name] === 'string' ? body[name] : undefined);
@@ -20,7 +21,8 @@ function required(body: Record<string, unknown>, name: string): string {
 /**
  * The fake's control endpoints (JSON in and out), how `npm start` users and the service's test helpers play the
  * card network: `POST /_fake/webhooks {url, secret?}`, `POST /_fake/disputes {reference, reason?}` → `{id}`,
- * `POST /_fake/disputes/:id/close {outcome}`, `POST /_fake/refunds/:id/fail`.
+ * `POST /_fake/disputes/:id/close {outcome}`, `POST /_fake/refunds/:id/fail`, and the card updater:
+ * `POST /_fake/payment_methods/:id/update {exp_month, exp_year, number?}` → the PaymentMethod.
  */
 export function control(controls: Controls, method: string, path: string, rawBody: string, res: ServerResponse): void {
   const reply = (status: number, body: unknown) => {
@@ -33,6 +35,7 @@ export function control(controls: Controls, method: string, path: string, rawBod
     const body = parsed as Record<string, unknown>;
     const closing = /^\/_fake\/disputes\/([^/]+)\/close$/.exec(path);
     const failing = /^\/_fake\/refunds\/([^/]+)\/fail$/.exec(path);
+    const updating = /^\/_fake\/payment_methods\/([^/]+)\/update$/.exec(path);
     if (method !== 'POST') throw new FakeControlError(`${method} ${path} is not a control endpoint`, 404);
     if (path === '/_fake/webhooks') {
       const url = required(body, 'url');
@@ -45,6 +48,14 @@ export function control(controls: Controls, method: string, path: string, rawBod
       if (outcome !== 'won' && outcome !== 'lost') throw new FakeControlError('outcome must be won or lost');
       controls.closeDispute(closing[1]!, outcome);
       return reply(200, { id: closing[1], status: outcome });
+    }
+    if (updating) {
+      const [exp_month, exp_year] = [Number(body.exp_month), Number(body.exp_year)];
+      if (!Number.isInteger(exp_month) || !Number.isInteger(exp_year)) throw new FakeControlError('exp_month and exp_year are required numbers');
+      return reply(
+        200,
+        controls.updateCard(updating[1]!, { exp_month, exp_year, ...(field(body, 'number') ? { number: field(body, 'number') } : {}) }),
+      );
     }
     if (failing) {
       controls.failRefund(failing[1]!);

@@ -34,6 +34,8 @@ export interface StripeFake extends FakeServer {
   refundsPending(on: boolean): void;
   /** A pending refund goes through (`refund.updated`, `charge.refunded`). */
   settleRefund(refundReference: string): void;
+  /** Stripe's card updater changes a kept PaymentMethod (`payment_method.automatically_updated`). */
+  updateCard(paymentMethodId: string, update: { exp_month: number; exp_year: number; number?: string }): unknown;
 }
 
 interface Route {
@@ -197,6 +199,8 @@ export async function startStripeFake(options: { port?: number; searchLagMs?: nu
       bookWith(`payment ${reference}`, (b) => b.intent(reference) !== undefined).disputes.open(reference, reason),
     closeDispute: (id: string, outcome: 'won' | 'lost') => bookWith(`dispute ${id}`, (b) => b.disputes.has(id)).disputes.decide(id, outcome),
     failRefund: (id: string) => bookWith(`refund ${id}`, (b) => b.refunds.has(id)).refunds.fail(id),
+    updateCard: (id: string, update: { exp_month: number; exp_year: number; number?: string }) =>
+      bookWith(`payment_method ${id}`, (b) => b.hasMethod(id)).updateCard(id, update),
   };
 
   const server = createServer((req, res) => {
