@@ -597,10 +597,12 @@ async function awaitShopper(payment: PaymentRecord, attempt: Operation, action: 
     provider_action: action,
     next_action: { type: 'redirect_to_url', redirect_to_url: { url: authentication.nextActionUrl, return_url: authentication.returnUrl } },
   };
+  const shopperUntil = clock.now() + AUTHENTICATION_WINDOW_MS;
   const authenticating: Operation = {
     ...attempt,
     kind: 'authenticate',
-    lease_until: clock.now() + AUTHENTICATION_WINDOW_MS,
+    lease_until: shopperUntil,
+    shopper_until: shopperUntil,
     reference: payment.provider_reference!,
   };
   const event = newEvent(waiting, 'payment.requires_action', paymentView(waiting));
@@ -742,11 +744,15 @@ async function finishCreate(
  * changes nothing (its take of the operation is refused); still waiting: the shopper's hour goes on.
  */
 export async function finishAuthentication(payment: StoredPayment, returned: Record<string, string>, by: ChangeSource = 'api'): Promise<void> {
-  // the shopper's hour is over (the reconciler): what the provider still holds undecided is cancelled there
-  const abandoned = by === 'reconciler';
   const waiting = payment.op;
-  if (payment.status !== 'requires_action' || waiting?.kind !== 'authenticate') return;
+  if (payment.status !== 'requires_action' || waiting?.kind !== 'authenticate' || askingProvider(payment)) return;
+  const shopperUntil = waiting.shopper_until ?? waiting.lease_until;
+  // the shopper's hour is over (the reconciler): what the provider still holds undecided is cancelled there
+  const abandoned = by === 'reconciler' && clock.now() >= shopperUntil;
   const asking: Operation = { ...waiting, id: newId('operation'), lease_until: leaseFromNow() };
+  // what is restored while still undecided: the shopper's operation, leased to the end of their hour
+  const held = (payment.attempts ?? []).find((a) => a.status === 'requires_action');
+  const stillWaiting: Operation = { ...waiting, id: held?.id ?? waiting.id, lease_until: shopperUntil };
   const target = payments.paymentTarget(payment);
   await runOperation<AuthorizeResult, void>({
     start: {
@@ -763,7 +769,6 @@ export async function finishAuthentication(payment: StoredPayment, returned: Rec
     },
     record: async (result, op) => {
       const { op: _op, last_operation: _last, ...record } = payment;
-      const held = (record.attempts ?? []).find((a) => a.status === 'requires_action');
       const attempt = { provider: op.provider as ProviderName, approved: result.outcome === 'approved', latencyMs: result.latencyMs };
       if (result.outcome === 'approved') {
         const authorized: PaymentRecord = {
@@ -786,10 +791,17 @@ export async function finishAuthentication(payment: StoredPayment, returned: Rec
         return finishCreate(declined, op, [attempt], { source: by, after: 'requires_action' });
       }
       // Still waiting, or the provider could not say: the shopper's hour goes on (the reconciler asks again after it).
-      await commit({ writes: [{ move: target, operation: { replace: op.id, with: waiting } }] });
+      await commit({ writes: [{ move: target, operation: { replace: op.id, with: stillWaiting } }] });
     },
   });
 }
+
+/**
+ * A return (or the reconciler) is asking the provider about the shopper's authentication: the payment's operation is
+ * not the shopper's own (its attempt's), and its lease runs. Nothing else takes it over meanwhile.
+ */
+export const askingProvider = (payment: StoredPayment): boolean =>
+  payment.op?.kind === 'authenticate' && !(payment.attempts ?? []).some((a) => a.id === payment.op!.id) && payment.op.lease_until >= clock.now();
 
 /**
  * The customer's card on file is already this payment's card, at the same account: the token it keeps charges that
