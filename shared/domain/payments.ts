@@ -616,6 +616,8 @@ async function awaitShopper(payment: PaymentRecord, attempt: Operation, action: 
         append: { history: [historyEntry(event.type, sourceOf(waiting), waiting.provider_reference)] },
         operation: { replace: attempt.id, with: authenticating },
       },
+      // a cancellation meanwhile is notified under the provider's reference (Adyen confirms a void only so)
+      ...(waiting.connector_id ? [inbound.paymentReferenceWrite(waiting.connector_id, waiting.provider_reference!, waiting)] : []),
     ],
     events: [event],
     counters: payments.paymentCountChange(waiting, null, 'requires_action'),
@@ -722,8 +724,9 @@ async function finishCreate(
             ? { replace: op.id, with: automaticCapture(payment) }
             : { finish: op.id },
       },
-      // What the provider's notifications name (its reference) leads back to this payment.
-      ...(succeeded && payment.connector_id && payment.provider_reference
+      // What the provider's notifications name (its reference) leads back to this payment (since awaitShopper when
+      // the shopper authenticated first).
+      ...(succeeded && !after && payment.connector_id && payment.provider_reference
         ? [inbound.paymentReferenceWrite(payment.connector_id, payment.provider_reference, payment)]
         : []),
     ],
