@@ -12,7 +12,7 @@ import { newEvent } from './events.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
 import * as ledger from '../store/ledger.ts';
 import { asRetried, awaiting, beginOn, giveUp, leaseFromNow, runOperation, type Start } from './operations.ts';
-import { paymentView, type PaymentView, resolveAuthorization } from './payments.ts';
+import { askingProvider, paymentView, type PaymentView, resolveAuthorization } from './payments.ts';
 import { PAYMENT, transition } from './state-machines.ts';
 import { confirmRefund, countRefund, failRefund, refundView } from './refund-outcomes.ts';
 import { type ChangeSource, historyEntry } from './timeline-entries.ts';
@@ -110,6 +110,7 @@ async function move(current: StoredPayment & PaymentRecord, kind: 'capture' | 'v
  * gone and changes nothing) and cancels the authorization at the provider.
  */
 async function cancelAuthentication(payment: StoredPayment & PaymentRecord, opId: string) {
+  if (askingProvider(payment)) throw new OperationInProgress((payment.op!.lease_until - clock.now()) / 1000);
   const op = operationOn(payment, opId, 'void', undefined);
   const begin: Change = {
     writes: [{ move: payments.paymentTarget(payment), inStates: ['requires_action'], operation: { replace: payment.op!.id, with: op } }],

@@ -18,7 +18,7 @@ import * as customers from '../store/customers.ts';
 import type { CardOnFile } from '../store/customers.ts';
 import type { TransactItem } from '../store/client.ts';
 import { type Change, commit, type Operation } from '../store/commit.ts';
-import { cardToCharge, cardToSave, dropDeclinedSave, forgetUsedCvc, methodAt, tokenKept } from './saved-cards.ts';
+import { cardToCharge, cardToSave, dropDeclinedSave, forgetUsedCvc, methodAt, tokenKept, tokenKeptAfterAuthentication } from './saved-cards.ts';
 import * as payments from '../store/payments.ts';
 import type { PaymentAttempt, PaymentRecord, RoutingDecision, StoredPayment } from '../store/payments.ts';
 import * as velocityStore from '../store/velocity.ts';
@@ -603,10 +603,12 @@ async function awaitShopper(payment: PaymentRecord, attempt: Operation, action: 
     provider_action: action,
     next_action: { type: 'redirect_to_url', redirect_to_url: { url: authentication.nextActionUrl, return_url: authentication.returnUrl } },
   };
+  const shopperUntil = clock.now() + AUTHENTICATION_WINDOW_MS;
   const authenticating: Operation = {
     ...attempt,
     kind: 'authenticate',
-    lease_until: clock.now() + AUTHENTICATION_WINDOW_MS,
+    lease_until: shopperUntil,
+    shopper_until: shopperUntil,
     reference: payment.provider_reference!,
   };
   const event = newEvent(waiting, 'payment.requires_action', paymentView(waiting));
@@ -620,6 +622,8 @@ async function awaitShopper(payment: PaymentRecord, attempt: Operation, action: 
         append: { history: [historyEntry(event.type, sourceOf(waiting), waiting.provider_reference)] },
         operation: { replace: attempt.id, with: authenticating },
       },
+      // a cancellation meanwhile is notified under the provider's reference (Adyen confirms a void only so)
+      ...(waiting.connector_id ? [inbound.paymentReferenceWrite(waiting.connector_id, waiting.provider_reference!, waiting)] : []),
     ],
     events: [event],
     counters: payments.paymentCountChange(waiting, null, 'requires_action'),
@@ -726,8 +730,9 @@ async function finishCreate(
             ? { replace: op.id, with: automaticCapture(payment) }
             : { finish: op.id },
       },
-      // What the provider's notifications name (its reference) leads back to this payment.
-      ...(succeeded && payment.connector_id && payment.provider_reference
+      // What the provider's notifications name (its reference) leads back to this payment (since awaitShopper when
+      // the shopper authenticated first).
+      ...(succeeded && !after && payment.connector_id && payment.provider_reference
         ? [inbound.paymentReferenceWrite(payment.connector_id, payment.provider_reference, payment)]
         : []),
     ],
@@ -748,11 +753,15 @@ async function finishCreate(
  * changes nothing (its take of the operation is refused); still waiting: the shopper's hour goes on.
  */
 export async function finishAuthentication(payment: StoredPayment, returned: Record<string, string>, by: ChangeSource = 'api'): Promise<void> {
-  // the shopper's hour is over (the reconciler): what the provider still holds undecided is cancelled there
-  const abandoned = by === 'reconciler';
   const waiting = payment.op;
-  if (payment.status !== 'requires_action' || waiting?.kind !== 'authenticate') return;
+  if (payment.status !== 'requires_action' || waiting?.kind !== 'authenticate' || askingProvider(payment)) return;
+  const shopperUntil = waiting.shopper_until ?? waiting.lease_until;
+  // the shopper's hour is over (the reconciler): what the provider still holds undecided is cancelled there
+  const abandoned = by === 'reconciler' && clock.now() >= shopperUntil;
   const asking: Operation = { ...waiting, id: newId('operation'), lease_until: leaseFromNow() };
+  // what is restored while still undecided: the shopper's operation, leased to the end of their hour
+  const held = (payment.attempts ?? []).find((a) => a.status === 'requires_action');
+  const stillWaiting: Operation = { ...waiting, id: held?.id ?? waiting.id, lease_until: shopperUntil };
   const target = payments.paymentTarget(payment);
   await runOperation<AuthorizeResult, void>({
     start: {
@@ -769,7 +778,6 @@ export async function finishAuthentication(payment: StoredPayment, returned: Rec
     },
     record: async (result, op) => {
       const { op: _op, last_operation: _last, ...record } = payment;
-      const held = (record.attempts ?? []).find((a) => a.status === 'requires_action');
       const attempt = { provider: op.provider as ProviderName, approved: result.outcome === 'approved', latencyMs: result.latencyMs };
       if (result.outcome === 'approved') {
         const authorized: PaymentRecord = {
@@ -780,7 +788,8 @@ export async function finishAuthentication(payment: StoredPayment, returned: Rec
           ...(result.threeDSecure ? { three_d_secure: result.threeDSecure } : {}),
           attempts: held ? finishAttempt(payment, held.id, 'authorize') : record.attempts,
         };
-        return finishCreate(authorized, op, [attempt], { source: by, after: 'requires_action' });
+        const also = tokenKeptAfterAuthentication(authorized, result);
+        return finishCreate(authorized, op, [attempt], { source: by, after: 'requires_action', also });
       }
       if (result.outcome === 'declined') {
         const declined: PaymentRecord = {
@@ -792,10 +801,17 @@ export async function finishAuthentication(payment: StoredPayment, returned: Rec
         return finishCreate(declined, op, [attempt], { source: by, after: 'requires_action' });
       }
       // Still waiting, or the provider could not say: the shopper's hour goes on (the reconciler asks again after it).
-      await commit({ writes: [{ move: target, operation: { replace: op.id, with: waiting } }] });
+      await commit({ writes: [{ move: target, operation: { replace: op.id, with: stillWaiting } }] });
     },
   });
 }
+
+/**
+ * A return (or the reconciler) is asking the provider about the shopper's authentication: the payment's operation is
+ * not the shopper's own (its attempt's), and its lease runs. Nothing else takes it over meanwhile.
+ */
+export const askingProvider = (payment: StoredPayment): boolean =>
+  payment.op?.kind === 'authenticate' && !(payment.attempts ?? []).some((a) => a.id === payment.op!.id) && payment.op.lease_until >= clock.now();
 
 /**
  * The customer's card on file is already this payment's card, at the same account: the token it keeps charges that

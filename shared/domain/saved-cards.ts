@@ -1,4 +1,4 @@
-import type { AuthorizeRequest, AuthorizeResult, CardInput } from '../providers/index.ts';
+import type { AuthorizeRequest, AuthorizeResult, CardInput, ProviderName } from '../providers/index.ts';
 import type { TransactItem } from '../store/client.ts';
 import * as paymentMethods from '../store/payment-methods.ts';
 import type { PaymentMethodRecord } from '../store/payment-methods.ts';
@@ -75,6 +75,25 @@ export function tokenKept(charged: CardToCharge, target: RouteTarget, result: Au
     paymentMethods.tokenWrite(pm.id, account, {
       provider: target.provider,
       connector_id: target.connectorId,
+      token: result.providerToken,
+      network_transaction_id: result.networkTransactionId ?? null,
+    }),
+  ];
+}
+
+/**
+ * A saved card's payment approved once the shopper authenticated (3-D Secure): the token the account issued, kept on
+ * the pm_ with the network transaction id, as `tokenKept` does for one approved at once (renewals name that id).
+ */
+export function tokenKeptAfterAuthentication(
+  payment: { payment_method_id?: string | null; provider?: string | null; connector_id?: string | null },
+  result: AuthorizeResult,
+): TransactItem[] {
+  if (!payment.payment_method_id || !payment.provider || result.outcome !== 'approved' || !result.providerToken) return [];
+  const at = { provider: payment.provider as ProviderName, connector_id: payment.connector_id ?? null };
+  return [
+    paymentMethods.tokenWrite(payment.payment_method_id, paymentMethods.accountOf(at), {
+      ...at,
       token: result.providerToken,
       network_transaction_id: result.networkTransactionId ?? null,
     }),

@@ -211,12 +211,36 @@ export class SandboxConnector implements Connector {
     return { outcome: 'requires_action', reference, action: { url, method: 'GET' }, latencyMs: 0 };
   }
 
-  /** The shopper came back from the sandbox's challenge page: `sandbox_authentication` is `passed` or `failed`. */
+  /**
+   * The shopper came back from the sandbox's challenge page: `sandbox_authentication` is `passed` or `failed`. A
+   * challenge finished already (an earlier return whose answer was lost) answers as it ended, whatever this return
+   * carries: the provider's state, as Stripe's PaymentIntent read gives it.
+   */
   async completeAuthentication(reference: string, returned: Record<string, string>, idempotencyKey: string): Promise<AuthorizeResult> {
     if (await this.roundTrip()) return { outcome: 'soft_failure', reason: 'provider_down', latencyMs: 0 };
-    return this.once(`complete ${idempotencyKey}`, (): AuthorizeResult => {
+    const result = this.once(`complete ${idempotencyKey}`, (): AuthorizeResult => {
+      const held = sandboxBooks.authorizations.get(reference);
+      if (held)
+        return held.state === 'voided'
+          ? { outcome: 'declined', declineCode: 'authentication_required', latencyMs: 0 }
+          : this.authenticated(reference);
+      // Asked without the challenge page's answer (the reconciler): the challenge is as it was, still undecided.
+      if (!returned.sandbox_authentication) return { outcome: 'soft_failure', reason: 'processing_error', latencyMs: 0 };
       if (returned.sandbox_authentication !== 'passed') return { outcome: 'declined', declineCode: 'authentication_required', latencyMs: 0 };
       if (reference.endsWith('_3ds_decline')) return { outcome: 'declined', declineCode: 'generic_decline', latencyMs: 0 };
+      return this.authenticated(reference);
+    });
+    try {
+      await this.answer(AbortSignal.timeout(providerDeadlines.authorizeMs));
+    } catch {
+      return { outcome: 'unknown', latencyMs: 0 };
+    }
+    return result;
+  }
+
+  /** The challenge passed: the authorization held under its reference, and the approval answered for it (once). */
+  private authenticated(reference: string): AuthorizeResult {
+    return this.once(`authenticated ${reference}`, (): AuthorizeResult => {
       const asked = sandboxBooks.challenges.get(reference);
       sandboxBooks.authorizations.set(reference, {
         provider: this.name,
@@ -230,7 +254,7 @@ export class SandboxConnector implements Connector {
         initiator: { type: 'customer' },
       });
       const threeDSecure: ThreeDSecureResult = { version: '2.2.0', flow: 'challenge', result: 'authenticated', eci: '05', liability_shift: true };
-      return { outcome: 'approved', reference, threeDSecure, networkTransactionId: networkIdFor(this.name, idempotencyKey), latencyMs: 0 };
+      return { outcome: 'approved', reference, threeDSecure, networkTransactionId: networkIdFor(this.name, reference), latencyMs: 0 };
     });
   }
 

@@ -80,6 +80,8 @@ export interface Operation {
    * operation stays on the item until a notification or the reconciler (at `lease_until`) settles it
    */
   awaiting?: boolean;
+  /** an `authenticate` operation's end of the shopper's hour (its lease is shorter while a return asks the provider) */
+  shopper_until?: number;
 }
 /** `authenticate`: the shopper is authenticating at the provider (its lease: how long they may take) */
 export type OperationKind = 'authorize' | 'authenticate' | 'capture' | 'void' | 'refund' | 'invoice_send' | 'dispute_evidence' | 'dispute_accept';

@@ -43,6 +43,7 @@ export const operationItem = <const K extends readonly OperationKind[]>(kinds: K
     channel: v.optional(Text),
     to: v.optional(Text),
     awaiting: v.optional(v.boolean()),
+    shopper_until: v.optional(Int),
   });
 
 /** One change in an item's `history` (its timeline): when, what, who said so, and the provider's reference. */
