@@ -18,7 +18,7 @@ import * as customers from '../store/customers.ts';
 import type { CardOnFile } from '../store/customers.ts';
 import type { TransactItem } from '../store/client.ts';
 import { type Change, commit, type Operation } from '../store/commit.ts';
-import { cardToCharge, cardToSave, dropDeclinedSave, forgetUsedCvc, methodAt, tokenKept, tokenKeptAfterAuthentication } from './saved-cards.ts';
+import { cardToCharge, cardToSave, dropDeclinedSave, forgetUsedCvc, methodAt, tokenKept, tokenKeptOnApproval } from './saved-cards.ts';
 import * as payments from '../store/payments.ts';
 import type { PaymentAttempt, PaymentRecord, RoutingDecision, StoredPayment } from '../store/payments.ts';
 import * as velocityStore from '../store/velocity.ts';
@@ -788,7 +788,7 @@ export async function finishAuthentication(payment: StoredPayment, returned: Rec
           ...(result.threeDSecure ? { three_d_secure: result.threeDSecure } : {}),
           attempts: held ? finishAttempt(payment, held.id, 'authorize') : record.attempts,
         };
-        const also = tokenKeptAfterAuthentication(authorized, result);
+        const also = tokenKeptOnApproval(authorized, result);
         return finishCreate(authorized, op, [attempt], { source: by, after: 'requires_action', also });
       }
       if (result.outcome === 'declined') {

@@ -69,23 +69,16 @@ export function offSessionAt(charged: CardToCharge, target: RouteTarget): Pick<A
 /** A saved card approved at an account that holds no token for it yet: that account's token, kept with the payment. */
 export function tokenKept(charged: CardToCharge, target: RouteTarget, result: AuthorizeResult): TransactItem[] {
   const pm = charged.paymentMethod;
-  const account = accountOfTarget(target);
-  if (!pm || result.outcome !== 'approved' || !result.providerToken || pm.tokens[account]) return [];
-  return [
-    paymentMethods.tokenWrite(pm.id, account, {
-      provider: target.provider,
-      connector_id: target.connectorId,
-      token: result.providerToken,
-      network_transaction_id: result.networkTransactionId ?? null,
-    }),
-  ];
+  if (!pm || pm.tokens[accountOfTarget(target)]) return [];
+  return tokenKeptOnApproval({ payment_method_id: pm.id, provider: target.provider, connector_id: target.connectorId }, result);
 }
 
 /**
- * A saved card's payment approved once the shopper authenticated (3-D Secure): the token the account issued, kept on
- * the pm_ with the network transaction id, as `tokenKept` does for one approved at once (renewals name that id).
+ * The token the approving account issued for the payment's saved card, with the network transaction id (renewals
+ * name it), kept on the pm_ in the payment's transaction; also when the shopper authenticated first (3-D Secure).
+ * A token kept before stays (`tokenWrite`).
  */
-export function tokenKeptAfterAuthentication(
+export function tokenKeptOnApproval(
   payment: { payment_method_id?: string | null; provider?: string | null; connector_id?: string | null },
   result: AuthorizeResult,
 ): TransactItem[] {
