@@ -18,6 +18,18 @@ export interface InvoiceItem {
   quantity: number;
 }
 
+/** One authorization attempt of a renewal charge of the invoice: where it went, how it ended, and why it was made. */
+export interface InvoicePaymentAttempt {
+  payment_id: string;
+  attempt_id: string;
+  provider: string;
+  connector_id: string | null;
+  status: string;
+  decline_code: string | null;
+  reason: string;
+  created_at: string;
+}
+
 export interface InvoiceRecord {
   id: string;
   merchant_id: string;
@@ -46,6 +58,11 @@ export interface InvoiceRecord {
   subscription_id: string | null;
   period_start: string | null;
   metadata: Record<string, string>;
+  /** a renewal's charge failed: the next retry's date (null: none scheduled) and why */
+  next_retry_at: string | null;
+  retry_reason: string | null;
+  /** the renewal charges' attempts, oldest first */
+  payment_attempts: InvoicePaymentAttempt[];
 }
 
 /** The invoice as stored: a send in flight holds it with its operation (see store/commit.ts). */
@@ -78,6 +95,23 @@ const InvoiceItem = v.object({
   subscription_id: nullable(Text),
   period_start: nullable(Text),
   metadata: StringMap,
+  next_retry_at: v.optional(nullable(Text), null),
+  retry_reason: v.optional(nullable(Text), null),
+  payment_attempts: v.optional(
+    v.array(
+      v.object({
+        payment_id: Text,
+        attempt_id: Text,
+        provider: Text,
+        connector_id: nullable(Text),
+        status: Text,
+        decline_code: nullable(Text),
+        reason: Text,
+        created_at: Text,
+      }),
+    ),
+    [],
+  ),
   op: v.optional(operationItem(['invoice_send'])),
 });
 export const invoiceOf: (item: Record<string, unknown>) => StoredInvoice = recordReader('invoice', InvoiceItem);
