@@ -12,6 +12,7 @@ import * as subscriptions from '../store/subscriptions.ts';
 import type { PeriodRecord, SubscriptionRecord } from '../store/subscriptions.ts';
 import type { Merchant } from './auth.ts';
 import { billingDateAfter, utcDate } from './billing-dates.ts';
+import { CardRetryCapReached } from './card-charge-cap.ts';
 import { chargeCardOnFile } from './card-on-file.ts';
 import { clock, isoNow } from './clock.ts';
 import { AppError } from './errors.ts';
@@ -194,9 +195,15 @@ async function chargePeriod(subscription: SubscriptionRecord, period: PeriodReco
       description: `${subscription.plan} (${period.period_start})`,
       metadata: { subscription_id: subscription.id, period_start: period.period_start, invoice_id: invoiceId },
       paymentId: period.payment_id,
+      renewal: { invoiceId, run: period.attempt, why: whyRuns(subscription, period) },
     });
     paymentId = payment.id;
   } catch (error) {
+    if (error instanceof CardRetryCapReached) {
+      const capped = { decline_code: CAPPED, capped_until: error.until };
+      await advance(period, 'fail', capped);
+      return recordDecline(subscription, { ...period, state: 'failed', ...capped });
+    }
     if (error instanceof AppError && error.code === 'card_declined') {
       const declineCode = error.details.decline_code ?? 'generic_decline';
       await advance(period, 'fail', { decline_code: declineCode, payment_id: error.details.payment_id });
@@ -211,6 +218,15 @@ async function chargePeriod(subscription: SubscriptionRecord, period: PeriodReco
   await advance(period, 'charged', { outcome: 'charged', payment_id: paymentId });
   return completeRenewal(subscription, { ...period, state: 'settled', outcome: 'charged', payment_id: paymentId });
 }
+
+/** A run's mark on its period when the card's retry cap let it send nothing (each failed run sets its own code). */
+const CAPPED = 'retry_cap_reached';
+
+/** Why a run of the period charges, in words: the renewal, or a retry and what scheduled it. */
+const whyRuns = (subscription: SubscriptionRecord, period: PeriodRecord): string =>
+  period.attempt === 0
+    ? `renewal of the period from ${period.period_start}`
+    : `retry ${period.attempt} of the period from ${period.period_start} (${subscription.retry_reason ?? 'scheduled'})`;
 
 /**
  * A run died while charging: the period is still `charging`, its lease ran out. The payment recorded under the
@@ -297,9 +313,10 @@ async function cancelAtPeriodEnd(subscription: SubscriptionRecord, message: Rene
 async function recordDecline(subscription: SubscriptionRecord, period: PeriodRecord): Promise<RenewalOutcome> {
   const message = { subscription_id: subscription.id, period_start: period.period_start, attempt: period.attempt };
   const firstTry = utcDate(Date.parse(period.created_at));
-  const recovery = period.capped_until
-    ? cappedRecovery(period.capped_until)
-    : recoveryAfter(period.decline_code ?? 'generic_decline', firstTry, today(), period.attempt);
+  const recovery =
+    period.decline_code === CAPPED && period.capped_until
+      ? cappedRecovery(period.capped_until)
+      : recoveryAfter(period.decline_code ?? 'generic_decline', firstTry, today(), period.attempt);
   const invoice = period.invoice_id ? await invoices.getInvoice(subscription, period.invoice_id) : undefined;
   const failure = { next_retry_at: recovery.retry_at, retry_reason: recovery.reason };
   const moved = await applyMove(

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import type { DomainEvent } from '../domain/events.ts';
 import type { InvoiceState } from '../domain/state-machines.ts';
 import { equalityFilter } from './expressions.ts';
-import { db, TABLE } from './client.ts';
+import { db, TABLE, type TransactItem } from './client.ts';
 import { commitNumbered, type Operation, type Target } from './commit.ts';
 import { Int, nullable, operationItem, picklistOf, recordReader, StringMap, Text } from './item-schemas.ts';
 import { invoiceKeys, merchantKeys, type Owner, ownedBy } from './keys.ts';
@@ -67,6 +67,17 @@ export interface InvoiceRecord {
 
 /** The invoice as stored: a send in flight holds it with its operation (see store/commit.ts). */
 export type StoredInvoice = InvoiceRecord & { op?: Operation };
+
+/** A renewal charge's attempts appended to its invoice, in the transaction that records the charge's outcome. */
+export const attemptsAppended = (invoiceId: string, attempts: readonly InvoicePaymentAttempt[]): TransactItem => ({
+  Update: {
+    TableName: TABLE,
+    Key: invoiceKeys.item(invoiceId),
+    UpdateExpression: 'SET payment_attempts = list_append(if_not_exists(payment_attempts, :none), :attempts)',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: { ':none': [], ':attempts': attempts },
+  },
+});
 
 /** The invoice as the table holds it, checked when read back (see item-schemas.ts). */
 const InvoiceItem = v.object({

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { advanceClockTo } from '../support/clocks.ts';
 import { newMerchant } from '../support/merchant.ts';
 import { DUE, read, subscribedOnCard } from '../support/recovery.ts';
+import { subscribe } from '../support/renewals.ts';
 
 /**
  * The retry policy by decline code (DECISIONS "Subscription recovery"), played on a test clock: a monthly subscription
@@ -51,5 +52,48 @@ describe('a declined renewal follows the retry policy of its decline code', () =
     expect(await read.invoice(apiKey, sub.latest_invoice)).toMatchObject({ next_retry_at: null, retry_reason: sub.retry_reason });
     const failed = await read.events(merchantId, 'invoice.payment_failed');
     expect(failed.map((e) => [e.data.object.id, e.data.object.next_retry_at])).toEqual([[sub.latest_invoice, null]]);
+  });
+});
+
+describe('the per-card retry cap', () => {
+  it('sends no more than 15 retries of one card in 30 days over every account: a renewal past it waits, then runs', async () => {
+    // Prepare: two subscriptions on one card the issuer declines (insufficient_funds); in test mode without connector
+    // accounts a run tries the three sandbox providers. The first one's runs retry it 14 times (its first try is free).
+    const { apiKey, merchantId } = await newMerchant();
+    const first = await subscribedOnCard(apiKey, '4000000000009995');
+    await advanceClockTo(apiKey, first.clockId, '2027-02-23T09:00:00Z');
+    const body = {
+      customer_id: first.customerId,
+      payment_method: first.paymentMethodId,
+      plan: 'Extra',
+      amount: 900,
+      currency: 'eur',
+      interval: 'month',
+    };
+    const second = (await subscribe(apiKey, body)).body;
+    expect(second.next_billing).toBe('2027-03-23');
+
+    // Act 1: to the second one's first retry, a day after its first try
+    await advanceClockTo(apiKey, first.clockId, '2027-03-24T09:00:00Z');
+
+    // Assess 1: the second one's first try used the one retry left; its retry sent nothing and waits for the window
+    const attempts = async (subscriptionId: string) => (await read.charges(merchantId, subscriptionId)).flatMap((c) => c.attempts ?? []);
+    expect(await attempts(first.subscriptionId)).toHaveLength(15);
+    const charges = await read.charges(merchantId, second.id);
+    expect(charges.map((c) => [c.created_at.slice(0, 10), c.attempts?.length])).toEqual([['2027-03-23', 2]]);
+    const waiting = await read.subscription(apiKey, second.id);
+    expect(waiting).toMatchObject({ status: 'past_due', retry_at: '2027-04-14', retry_reason: expect.stringContaining('nothing was sent') });
+    expect(await read.invoice(apiKey, waiting.latest_invoice)).toMatchObject({ next_retry_at: '2027-04-14', retry_reason: waiting.retry_reason });
+
+    // Act 2: to the day the oldest retries leave the window
+    await advanceClockTo(apiKey, first.clockId, '2027-04-14T09:00:00Z');
+
+    // Assess 2: it ran then, within what the window allows (2), and no retry of its schedule is left
+    const later = await read.charges(merchantId, second.id);
+    expect(later.map((c) => [c.created_at.slice(0, 10), c.attempts?.length])).toEqual([
+      ['2027-03-23', 2],
+      ['2027-04-14', 2],
+    ]);
+    expect(await read.subscription(apiKey, second.id)).toMatchObject({ status: 'past_due', retry_at: null });
   });
 });
