@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as timeline } from '../../functions/payments/timeline.ts';
+import { buildOpenApi } from '../../infra/openapi/document.ts';
 import { config } from '../../shared/config.ts';
+import { eventPayload } from '../../shared/domain/events.ts';
 import { chance } from '../../shared/domain/routing-context.ts';
 import { getPaymentMethod } from '../../shared/store/payment-methods.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
@@ -10,6 +12,7 @@ import { connect, receivedBy } from '../support/connected-accounts.ts';
 import { apiEvent, invokeHttp, type Json } from '../support/lambda.ts';
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { cardBody, paymentMethods, publishableKeyOf } from '../support/payment-methods.ts';
+import { payloadChecker, responseChecker } from '../support/openapi.ts';
 import { freshCard, payments } from '../support/payments.ts';
 import { DUE, read, SUBSCRIBED_AT } from '../support/recovery.ts';
 import { subscribe } from '../support/renewals.ts';
@@ -103,6 +106,9 @@ describe('a renewal the Stripe account fails is recovered at the Adyen account i
     // and so does the payment's timeline, as the schedule's doing
     const steps = (await invokeHttp(timeline, apiEvent({ method: 'GET', path: `/api/payments/${charge!.id}/timeline`, headers: bearer(apiKey) })))
       .body.data as Json[];
+    const check = responseChecker(await buildOpenApi());
+    expect(() => check('GET', '/api/invoices/{id}', 200, invoice)).not.toThrow();
+    expect(() => check('GET', '/api/payments/{id}/timeline', 200, { object: 'timeline', payment_id: charge!.id, data: steps })).not.toThrow();
     expect(steps.filter((s) => s.object === 'attempt').map((s) => [s.source, s.reason])).toEqual(
       invoice.payment_attempts.map((a: Json) => ['schedule', a.reason]),
     );
@@ -141,6 +147,8 @@ describe('the retry policy, on a provider’s own answers', () => {
     });
     const [failed] = await read.events(merchantId, 'invoice.payment_failed');
     expect(failed.data.object).toMatchObject({ id: declined.latest_invoice, next_retry_at: '2027-03-16', retry_reason: declined.retry_reason });
+    const document = await buildOpenApi();
+    expect(() => payloadChecker(document)(eventPayload(failed))).not.toThrow();
 
     // Act 2
     await advanceClockTo(apiKey, clockId, '2027-03-16T12:00:00Z');
@@ -149,6 +157,7 @@ describe('the retry policy, on a provider’s own answers', () => {
     expect(await read.subscription(apiKey, subscriptionId)).toMatchObject({ status: 'active', retry_at: null, retry_reason: null });
     const invoice = await read.invoice(apiKey, declined.latest_invoice);
     expect(invoice).toMatchObject({ status: 'paid', next_retry_at: null });
+    expect(() => responseChecker(document)('GET', '/api/invoices/{id}', 200, invoice)).not.toThrow();
     expect(invoice.payment_attempts.map((a: Json) => a.reason)).toEqual([
       expect.stringMatching(/^renewal of the period from 2027-03-15: tried first at stripe/),
       expect.stringMatching(/^retry 1 of the period from 2027-03-15 \(do_not_honor is not in the retry policy/),
