@@ -106,22 +106,19 @@ const InvoiceItem = v.object({
   subscription_id: nullable(Text),
   period_start: nullable(Text),
   metadata: StringMap,
-  next_retry_at: v.optional(nullable(Text), null),
-  retry_reason: v.optional(nullable(Text), null),
-  payment_attempts: v.optional(
-    v.array(
-      v.object({
-        payment_id: Text,
-        attempt_id: Text,
-        provider: Text,
-        connector_id: nullable(Text),
-        status: Text,
-        decline_code: nullable(Text),
-        reason: Text,
-        created_at: Text,
-      }),
-    ),
-    [],
+  next_retry_at: nullable(Text),
+  retry_reason: nullable(Text),
+  payment_attempts: v.array(
+    v.object({
+      payment_id: Text,
+      attempt_id: Text,
+      provider: Text,
+      connector_id: nullable(Text),
+      status: Text,
+      decline_code: nullable(Text),
+      reason: Text,
+      created_at: Text,
+    }),
   ),
   op: v.optional(operationItem(['invoice_send'])),
 });

@@ -123,7 +123,7 @@ const SubscriptionItem = v.object({
   next_billing: Text,
   retry_attempt: nullable(Int),
   retry_at: nullable(Text),
-  retry_reason: v.optional(nullable(Text), null),
+  retry_reason: nullable(Text),
   latest_invoice: nullable(Text),
   metadata: StringMap,
   cancel_at_period_end: v.boolean(),
