@@ -77,9 +77,10 @@ export function recoveryAfter(declineCode: string, firstTry: string, today: stri
   return { treatment, retry_at: addDays(firstTry, day), reason: `${soft}: retried on day ${day} after the first try` };
 }
 
-/** A run the card's charge cap put off (card-charge-cap.ts): nothing was sent; tried again once the cap allows. */
-export const cappedRecovery = (until: string): Recovery => ({
-  treatment: 'capped',
-  retry_at: until,
-  reason: `the card reached its limit of charge retries in 30 days (the card networks' rule), over every connector: nothing was sent; tried again on ${until}`,
-});
+/** A run the card's retry cap put off (card-charge-cap.ts): nothing was sent; tried again once the cap allows. */
+export function cappedRecovery(until: string, run: number): Recovery {
+  const capped = "the card reached its limit of retries in 30 days (the card networks' rule), over every connector: nothing was sent";
+  if (run + 1 >= MAX_RENEWAL_RUNS)
+    return { treatment: 'capped', retry_at: null, reason: `${capped}; the period ran ${MAX_RENEWAL_RUNS} times, so it is not tried again` };
+  return { treatment: 'capped', retry_at: until, reason: `${capped}; tried again on ${until}` };
+}

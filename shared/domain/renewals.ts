@@ -315,7 +315,7 @@ async function recordDecline(subscription: SubscriptionRecord, period: PeriodRec
   const firstTry = utcDate(Date.parse(period.created_at));
   const recovery =
     period.decline_code === CAPPED && period.capped_until
-      ? cappedRecovery(period.capped_until)
+      ? cappedRecovery(period.capped_until, period.attempt)
       : recoveryAfter(period.decline_code ?? 'generic_decline', firstTry, today(), period.attempt);
   const invoice = period.invoice_id ? await invoices.getInvoice(subscription, period.invoice_id) : undefined;
   const failure = { next_retry_at: recovery.retry_at, retry_reason: recovery.reason };

@@ -60,10 +60,11 @@ describe('the retry policy', () => {
   });
 
   it('puts a capped run off to the date the cap allows, whatever the code', () => {
-    expect(cappedRecovery('2027-04-14')).toMatchObject({
+    expect(cappedRecovery('2027-04-14', 2)).toMatchObject({
       treatment: 'capped',
       retry_at: '2027-04-14',
       reason: expect.stringContaining('nothing was sent'),
     });
+    expect(cappedRecovery('2027-04-14', 19)).toMatchObject({ retry_at: null, reason: expect.stringContaining('not tried again') });
   });
 });
