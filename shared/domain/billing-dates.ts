@@ -96,6 +96,3 @@ export const resumedNextBilling = (schedule: Schedule, nextBilling: string, toda
   const tomorrow = addDays(today, 1);
   return billingDateOnOrAfter(schedule, nextBilling > tomorrow ? nextBilling : tomorrow);
 };
-
-/** Days after a failed renewal's due date on which the charge is retried. */
-export const RETRY_DAYS = [1, 3, 5] as const;

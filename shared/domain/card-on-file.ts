@@ -1,8 +1,13 @@
 import * as customers from '../store/customers.ts';
+import * as invoices from '../store/invoices.ts';
+import type { PaymentMethodRecord } from '../store/payment-methods.ts';
+import { utcDate } from './billing-dates.ts';
+import { CardRetryCapReached, retryAllowance } from './card-charge-cap.ts';
+import { treatmentOf } from './recovery-policy.ts';
 import * as payments from '../store/payments.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import type { CardBrand } from './cards.ts';
-import { isoNow } from './clock.ts';
+import { businessNow, isoNow } from './clock.ts';
 import { Declined, OperationInProgress, OutcomeUnknown, ResourceMissing } from './errors.ts';
 import { newId } from './ids.ts';
 import { describeTarget } from './connectors.ts';
@@ -24,7 +29,40 @@ export interface StoredCardCharge {
   paymentId?: string;
   /** the saved card to charge (default: the customer's default payment method, else its card on file) */
   paymentMethodId?: string | null;
+  /** a subscription's renewal: its attempts keep their reasons on `invoiceId`; recovered as recovery-policy.ts says */
+  renewal?: RenewalCharge;
 }
+
+export interface RenewalCharge {
+  invoiceId: string;
+  /** the period's run: 0 for its first try, then the retries (which the card's cap counts) */
+  run: number;
+  /** why it runs, in words */
+  why: string;
+}
+
+/** The renewal options of an authorization: each attempt's reason, and its attempts appended to the invoice. */
+const renewalOptions = (renewal: RenewalCharge | undefined) =>
+  renewal
+    ? {
+        why: renewal.why,
+        recorded: (payment: PaymentRecord) => [
+          invoices.attemptsAppended(
+            renewal.invoiceId,
+            (payment.attempts ?? []).map((a) => ({
+              payment_id: payment.id,
+              attempt_id: a.id,
+              provider: a.provider,
+              connector_id: a.connector_id,
+              status: a.status,
+              decline_code: a.decline_code,
+              reason: a.reason ?? '',
+              created_at: a.created_at,
+            })),
+          ),
+        ],
+      }
+    : {};
 
 /**
  * Charges the customer's card on file and captures it: a provider token, at the provider that issued it (a token
@@ -64,7 +102,7 @@ export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCha
       alternatives_considered: [],
       latency_ms: Math.round(performance.now() - started),
     }),
-    { onFile: card },
+    { onFile: card, ...renewalOptions(charge.renewal) },
   );
   return captureCharge(merchant, id, payment);
 }
@@ -109,8 +147,28 @@ async function chargeSavedCard(merchant: Merchant, customer: CustomerRecord, cha
   const { targets, describe } = await routeSavedCard(merchant, charge, charged.card.number);
   const base = chargeRecord(merchant, customer, charge, id, { card: await storedCardOf(charged.card), payment_method_id: charge.paymentMethodId });
   const kept = (target: RouteTarget, result: AuthorizeResult) => tokenKept(charged, target, result);
-  const payment = await authorizePayment(base, targets, (target) => offSessionAt(charged, target), describe, { kept });
+  const { renewal } = charge;
+  const retries = renewal ? await retriesOf(merchant, charged.paymentMethod!, renewal.run) : undefined;
+  const payment = await authorizePayment(base, targets.slice(0, retries?.attempts), (target) => offSessionAt(charged, target), describe, {
+    kept,
+    ...renewalOptions(renewal),
+    ...(retries ? { counted: retries.counted, failoverOnDecline: (code: string) => treatmentOf(code) === 'soft' } : {}),
+  });
   return captureCharge(merchant, id, payment);
+}
+
+/**
+ * How many attempts a renewal's run may make under the card's retry cap (the period's first try is free), and the
+ * counter each retry writes; CardRetryCapReached when it may make none (nothing is sent).
+ */
+async function retriesOf(merchant: Merchant, pm: PaymentMethodRecord, run: number) {
+  const allowance = await retryAllowance(ownerOf(merchant), pm.card.fingerprint, utcDate(businessNow()));
+  const free = run === 0 ? 1 : 0;
+  if (free + allowance.remaining === 0) throw new CardRetryCapReached(allowance.until);
+  return {
+    attempts: free + allowance.remaining,
+    counted: (index: number) => (index < free ? [] : [allowance.counted()]),
+  };
 }
 
 /** A charge recorded earlier: captured now if only authorized, declined if it failed. */

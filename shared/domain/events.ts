@@ -19,6 +19,7 @@ export const EVENT_TYPES = [
   'invoice.created',
   'invoice.sent',
   'invoice.paid',
+  'invoice.payment_failed',
   'settlement.paid',
   'refund.failed',
   'payment.capture_failed',

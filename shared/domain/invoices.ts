@@ -7,7 +7,7 @@
 import * as v from 'valibot';
 import { config } from '../config.ts';
 import { CreateInvoiceBody, type ListInvoicesQuery } from '../schemas/invoices.ts';
-import { commit } from '../store/commit.ts';
+import { type Change, commit } from '../store/commit.ts';
 import * as customers from '../store/customers.ts';
 import * as invoices from '../store/invoices.ts';
 import type { InvoiceChannel, InvoiceRecord, InvoiceStatus, StoredInvoice } from '../store/invoices.ts';
@@ -70,6 +70,9 @@ const toView = (i: InvoiceRecord, pdfUrl: string | null): InvoiceView => ({
   subscription_id: i.subscription_id,
   period_start: i.period_start,
   metadata: i.metadata,
+  next_retry_at: i.next_retry_at,
+  retry_reason: i.retry_reason,
+  payment_attempts: i.payment_attempts,
 });
 
 /** A fresh signed link on every read: from the request's base URL, or the configured public one outside a request. */
@@ -135,6 +138,9 @@ export async function createInvoice(merchant: Merchant, input: NewInvoice, baseU
     subscription_id: input.subscription_id ?? null,
     period_start: input.period_start ?? null,
     metadata: body.metadata ?? {},
+    next_retry_at: null,
+    retry_reason: null,
+    payment_attempts: [],
   };
   const { invoice } = await invoices.insertNumberedInvoice(ownerOf(merchant), id, (sequence) => {
     const invoice: InvoiceRecord = { ...draft, number: invoiceNumber(sequence) };
@@ -203,6 +209,24 @@ export async function markInvoicePaid(
   baseUrl?: string,
 ): Promise<InvoiceView & { status: 'paid'; paid_at: string }> {
   const invoice = await load(ownerOf(merchant), invoiceId);
-  const changes = { paid_at: isoNow(), payment_id: paymentId ?? null };
+  const changes = { paid_at: isoNow(), payment_id: paymentId ?? null, next_retry_at: null, retry_reason: null };
   return (await move(invoice, 'markPaid', changes, await pdfUrlOf(invoice.id, baseUrl))) as InvoiceView & { status: 'paid'; paid_at: string };
+}
+
+/**
+ * A renewal's charge of the invoice failed: when it is tried again (null: not scheduled) and why, with
+ * `invoice.payment_failed`; a change for the subscription's own commit, so both say the same. A paid invoice is
+ * left alone (the merchant collected it meanwhile).
+ */
+export async function paymentFailedChange(
+  invoice: InvoiceRecord,
+  failure: Pick<InvoiceRecord, 'next_retry_at' | 'retry_reason'>,
+  baseUrl: string | undefined,
+): Promise<Partial<Pick<Change, 'writes' | 'events'>>> {
+  if (invoice.status === 'paid') return {};
+  const failed = { ...invoice, ...failure };
+  return {
+    writes: [{ move: invoices.invoiceTarget(invoice), inStates: ['draft', 'sent'], set: failure }],
+    events: [newEvent(invoice, 'invoice.payment_failed', { ...toView(failed, await pdfUrlOf(invoice.id, baseUrl)) })],
+  };
 }

@@ -19,6 +19,7 @@ import type { CardOnFile } from '../store/customers.ts';
 import type { TransactItem } from '../store/client.ts';
 import { type Change, commit, type Operation } from '../store/commit.ts';
 import { cardToCharge, cardToSave, dropDeclinedSave, forgetUsedCvc, methodAt, tokenKept, tokenKeptOnApproval } from './saved-cards.ts';
+import { attemptReason, type PassedOver } from './attempt-reasons.ts';
 import * as payments from '../store/payments.ts';
 import type { PaymentAttempt, PaymentRecord, RoutingDecision, StoredPayment } from '../store/payments.ts';
 import * as velocityStore from '../store/velocity.ts';
@@ -434,6 +435,10 @@ export async function authorizePayment(
     kept = () => [],
     answered = () => undefined,
     authentication,
+    counted = () => [],
+    failoverOnDecline = () => false,
+    recorded = () => [],
+    why,
   }: {
     onFile?: CardOnFile | null;
     kept?: (target: RouteTarget, result: AuthorizeResult) => TransactItem[];
@@ -441,9 +446,18 @@ export async function authorizePayment(
     answered?: () => void;
     /** the shopper is present and may authenticate (3-D Secure) */
     authentication?: ShopperAuthentication;
+    /** counter cells the attempt (by index) writes in its own transaction: refused, it is not made */
+    counted?: (index: number) => TransactItem[];
+    /** a decline with this code fails over to the next target too (a renewal's soft decline) */
+    failoverOnDecline?: (declineCode: string) => boolean;
+    /** items written with the payment's outcome (a renewal's attempts on its invoice) */
+    recorded?: (payment: PaymentRecord) => TransactItem[];
+    /** what made an off-session charge run: each attempt then keeps why it was made, there */
+    why?: string;
   } = {},
 ): Promise<PaymentRecord | undefined> {
   const tried: Promise<void>[] = [];
+  const passedOver: PassedOver[] = [];
   const attempts: AttemptOutcome[] = [];
   /** what the payment shows: every attempt, written pending before its call and finished after */
   const trail: PaymentAttempt[] = [];
@@ -452,6 +466,7 @@ export async function authorizePayment(
   try {
     for (const [index, target] of targets.entries()) {
       const { provider } = target;
+      const method = methodAt(target);
       const next: Operation = {
         // A fresh key per attempt, written before the call: a key closed at the provider (reversed after a lost
         // answer) is never used again, so a request that runs again after it was closed can still authorize.
@@ -470,17 +485,24 @@ export async function authorizePayment(
         decline_code: null,
         latency_ms: null,
         created_at: isoNow(),
+        // the reason is kept on a renewal's attempts only (an ordinary payment's decision says it, in fewer bytes)
+        ...(why ? { reason: attemptReason(target, passedOver.at(-1), method, why) } : {}),
       };
       // The first attempt creates the payment `processing` with its operation; a failover's replaces the one before.
       const begin: Change = op
-        ? { writes: [{ move: payments.paymentTarget(base), operation: { replace: op.id, with: next }, set: { attempts: [...trail, pending] } }] }
-        : { writes: [{ create: payments.paymentTarget(base), item: { ...base, status: 'processing', attempts: [pending] }, operation: next }] };
+        ? {
+            writes: [{ move: payments.paymentTarget(base), operation: { replace: op.id, with: next }, set: { attempts: [...trail, pending] } }],
+            counters: counted(index),
+          }
+        : {
+            writes: [{ create: payments.paymentTarget(base), item: { ...base, status: 'processing', attempts: [pending] }, operation: next }],
+            counters: counted(index),
+          };
       const first = !op;
       const step = await runOperation<AuthorizeResult, PaymentRecord | 'failover' | 'taken'>({
         start: { op: next, begin, refused: async () => (first ? 'taken' : Promise.reject(new OperationInProgress(1))) },
         call: async (attempt) => {
           const connector = await connectorForTarget(base, target);
-          const method = methodAt(target);
           const request: AuthorizeRequest = {
             ...method,
             paymentId: base.id,
@@ -521,8 +543,10 @@ export async function authorizePayment(
               currency: base.currency,
             }).catch((error: unknown) => logger.warn('Routing statistics not counted', { provider, error: (error as Error).message })),
           );
-          if (result.outcome === 'soft_failure') {
-            softFailures.push({ target, reason: result.reason });
+          const declinedSoftly = result.outcome === 'declined' && failoverOnDecline(result.declineCode) && index < targets.length - 1;
+          if (result.outcome === 'soft_failure' || declinedSoftly) {
+            softFailures.push({ target, reason: result.outcome === 'declined' ? `declined ${result.declineCode}` : result.reason });
+            passedOver.push({ target, result });
             return 'failover';
           }
           const routing_decision = describe(target, softFailures);
@@ -536,7 +560,7 @@ export async function authorizePayment(
             // Neither answered nor found: the attempt may hold an authorization nobody can confirm now. The payment is
             // recorded failed with the operation still on it; the reconciler reverses whatever the provider holds.
             const failed = { ...base, provider, connector_id, routing_decision, decline_code: 'processing_error', attempts: trail };
-            await finishCreate(failed, attempt, attempts, { keepOperation: true });
+            await finishCreate(failed, attempt, attempts, { keepOperation: true, also: recorded(failed) });
             throw new OutcomeUnknown(base.id);
           }
           const payment: PaymentRecord =
@@ -553,7 +577,7 @@ export async function authorizePayment(
                   ...(result.threeDSecure ? { three_d_secure: result.threeDSecure } : {}),
                   routing_decision,
                 };
-          await finishCreate(payment, attempt, attempts, { onFile, also: kept(target, result) });
+          await finishCreate(payment, attempt, attempts, { onFile, also: [...kept(target, result), ...recorded(payment)] });
           return payment;
         },
       });

@@ -11,14 +11,17 @@ import * as payments from '../store/payments.ts';
 import * as subscriptions from '../store/subscriptions.ts';
 import type { PeriodRecord, SubscriptionRecord } from '../store/subscriptions.ts';
 import type { Merchant } from './auth.ts';
-import { addDays, billingDateAfter, RETRY_DAYS } from './billing-dates.ts';
+import { billingDateAfter, utcDate } from './billing-dates.ts';
+import { CardRetryCapReached } from './card-charge-cap.ts';
 import { chargeCardOnFile } from './card-on-file.ts';
 import { clock, isoNow } from './clock.ts';
 import { AppError } from './errors.ts';
 import { sendInvoice } from './invoice-delivery.ts';
 import { newId } from './ids.ts';
 import { LEASE_MS } from './operations.ts';
-import { createInvoice, markInvoicePaid } from './invoices.ts';
+import { createInvoice, markInvoicePaid, paymentFailedChange } from './invoices.ts';
+import { sendHostedPaymentLink } from './payment-links.ts';
+import { cappedRecovery, recoveryAfter } from './recovery-policy.ts';
 import { capturePayment } from './payment-lifecycle.ts';
 import { PERIOD } from './state-machines.ts';
 import { applyMove, scheduleOf, today } from './subscriptions.ts';
@@ -29,8 +32,8 @@ import { modeOf } from './connectors.ts';
  * Renewals (docs/architecture.md "Subscriptions and invoices"): an hourly scanner reads the sparse renewal index and
  * enqueues one message per due subscription and period. The worker claims the period (a conditional write: a second
  * run finds it claimed and does nothing), creates its invoice, charges the card on file or e-mails the invoice, then
- * advances `next_billing`. A decline makes the subscription `past_due` with retries on days 1, 3 and 5; a period a
- * dead run left `charging` is finished by recoverCharge.
+ * advances `next_billing`. A decline makes the subscription `past_due`, retried or waiting as the retry policy says
+ * (recovery-policy.ts); a period a dead run left `charging` is finished by recoverCharge.
  */
 
 /** The send to the renewals queue: a seam tests replace to see what the scanner enqueues. */
@@ -163,7 +166,8 @@ async function renewClaimed(subscription: SubscriptionRecord, claimed: PeriodRec
   }
 
   const customer = await customers.getCustomer(subscription, subscription.customer_id);
-  if (!customer?.card_on_file) {
+  // a card to charge: the subscription's saved card, else the customer's default one, else its card on file
+  if (!subscription.payment_method && !customer?.default_payment_method && !customer?.card_on_file) {
     // Sent already by a run that died before recording it (or by the reconciler, finishing that run's send): not again.
     if (invoiceStatus !== 'sent') await sendInvoice(actorOf(subscription), invoiceId, 'email', baseUrl());
     if (!(await advance(period, 'settle', { outcome: 'invoice_sent' }))) return skip('claim_lost', message);
@@ -191,9 +195,15 @@ async function chargePeriod(subscription: SubscriptionRecord, period: PeriodReco
       description: `${subscription.plan} (${period.period_start})`,
       metadata: { subscription_id: subscription.id, period_start: period.period_start, invoice_id: invoiceId },
       paymentId: period.payment_id,
+      renewal: { invoiceId, run: period.attempt, why: whyRuns(subscription, period) },
     });
     paymentId = payment.id;
   } catch (error) {
+    if (error instanceof CardRetryCapReached) {
+      const capped = { decline_code: CAPPED, capped_until: error.until };
+      await advance(period, 'fail', capped);
+      return recordDecline(subscription, { ...period, state: 'failed', ...capped });
+    }
     if (error instanceof AppError && error.code === 'card_declined') {
       const declineCode = error.details.decline_code ?? 'generic_decline';
       await advance(period, 'fail', { decline_code: declineCode, payment_id: error.details.payment_id });
@@ -208,6 +218,15 @@ async function chargePeriod(subscription: SubscriptionRecord, period: PeriodReco
   await advance(period, 'charged', { outcome: 'charged', payment_id: paymentId });
   return completeRenewal(subscription, { ...period, state: 'settled', outcome: 'charged', payment_id: paymentId });
 }
+
+/** A run's mark on its period when the card's retry cap let it send nothing (each failed run sets its own code). */
+const CAPPED = 'retry_cap_reached';
+
+/** Why a run of the period charges, in words: the renewal, or a retry and what scheduled it. */
+const whyRuns = (subscription: SubscriptionRecord, period: PeriodRecord): string =>
+  period.attempt === 0
+    ? `renewal of the period from ${period.period_start}`
+    : `retry ${period.attempt} of the period from ${period.period_start} (${subscription.retry_reason ?? 'scheduled'})`;
 
 /**
  * A run died while charging: the period is still `charging`, its lease ran out. The payment recorded under the
@@ -264,6 +283,7 @@ async function completeRenewal(subscription: SubscriptionRecord, period: PeriodR
       next_billing: billingDateAfter(scheduleOf(subscription), period.period_start),
       retry_attempt: null,
       retry_at: null,
+      retry_reason: null,
       latest_invoice: period.invoice_id ?? subscription.latest_invoice,
     },
     { next_billing: period.period_start },
@@ -280,25 +300,38 @@ async function cancelAtPeriodEnd(subscription: SubscriptionRecord, message: Rene
   const moved = await applyMove(
     subscription,
     'cancel',
-    { cancelled_at: isoNow(), retry_attempt: null, retry_at: null },
+    { cancelled_at: isoNow(), retry_attempt: null, retry_at: null, retry_reason: null },
     { next_billing: message.period_start, cancel_at_period_end: true },
   );
   return moved ? 'cancelled' : skip('moved_meanwhile', message);
 }
 
-/** A declined attempt: past_due with the next retry scheduled (days 1, 3, 5 after the due date), or none after the last. */
+/**
+ * A declined run: past_due, with what the retry policy says comes next (recovery-policy.ts) on the subscription and
+ * its invoice, in one commit with `subscription.past_due` and `invoice.payment_failed`.
+ */
 async function recordDecline(subscription: SubscriptionRecord, period: PeriodRecord): Promise<RenewalOutcome> {
   const message = { subscription_id: subscription.id, period_start: period.period_start, attempt: period.attempt };
-  const retryDays = RETRY_DAYS[period.attempt];
+  const firstTry = utcDate(Date.parse(period.created_at));
+  const recovery =
+    period.decline_code === CAPPED && period.capped_until
+      ? cappedRecovery(period.capped_until, period.attempt)
+      : recoveryAfter(period.decline_code ?? 'generic_decline', firstTry, today(), period.attempt);
+  const invoice = period.invoice_id ? await invoices.getInvoice(subscription, period.invoice_id) : undefined;
+  const failure = { next_retry_at: recovery.retry_at, retry_reason: recovery.reason };
   const moved = await applyMove(
     subscription,
     period.attempt === 0 ? 'decline' : 'declineRetry',
     {
-      retry_attempt: retryDays === undefined ? null : period.attempt + 1,
-      retry_at: retryDays === undefined ? null : addDays(period.period_start, retryDays),
+      retry_attempt: recovery.retry_at === null ? null : period.attempt + 1,
+      retry_at: recovery.retry_at,
+      retry_reason: recovery.reason,
       latest_invoice: period.invoice_id ?? subscription.latest_invoice,
     },
     period.attempt === 0 ? { next_billing: period.period_start } : { next_billing: period.period_start, retry_attempt: period.attempt },
+    invoice ? await paymentFailedChange(invoice, failure, baseUrl()) : {},
   );
-  return moved ? 'past_due' : skip('moved_meanwhile', message);
+  if (!moved) return skip('moved_meanwhile', message);
+  if (recovery.treatment === 'wait_for_shopper' && invoice) await sendHostedPaymentLink(moved, invoice);
+  return 'past_due';
 }

@@ -1,6 +1,6 @@
 import type * as v from 'valibot';
 import type { CreateSubscriptionBody, ListSubscriptionsQuery, UpdateSubscriptionBody } from '../schemas/subscriptions.ts';
-import { commit } from '../store/commit.ts';
+import { type Change, commit } from '../store/commit.ts';
 import * as customers from '../store/customers.ts';
 import * as paymentMethods from '../store/payment-methods.ts';
 import * as subscriptions from '../store/subscriptions.ts';
@@ -35,6 +35,7 @@ export const subscriptionView = (s: SubscriptionRecord) => ({
   current_period_start: s.current_period_start,
   next_billing: s.next_billing,
   retry_at: s.retry_at,
+  retry_reason: s.retry_reason,
   latest_invoice: s.latest_invoice,
   metadata: s.metadata,
   cancel_at_period_end: s.cancel_at_period_end,
@@ -83,6 +84,7 @@ export async function createSubscription(merchant: Merchant, input: CreateInput,
     next_billing: firstBillingDate({ anchor: start, interval: input.interval, interval_count: input.interval_count }),
     retry_attempt: null,
     retry_at: null,
+    retry_reason: null,
     latest_invoice: null,
     metadata: input.metadata ?? {},
     cancel_at_period_end: false,
@@ -153,21 +155,23 @@ export type SubscriptionOperation = keyof typeof SUBSCRIPTION;
 
 /**
  * Applies `operation` of the SUBSCRIPTION table with `changes` (and its event) in one commit, on the condition that
- * the fields of `expect` still hold; then hands the event on. Undefined when the subscription's state does not allow
- * the move, or a racing move won.
+ * the fields of `expect` still hold, with the writes and events of `also` (the invoice a renewal failed). Undefined
+ * when the subscription's state does not allow the move, or a racing move won.
  */
 export async function applyMove(
   subscription: SubscriptionRecord,
   operation: SubscriptionOperation,
   changes: Partial<SubscriptionRecord>,
   expect?: Partial<Pick<SubscriptionRecord, 'next_billing' | 'retry_attempt' | 'cancel_at_period_end'>>,
+  also: Partial<Pick<Change, 'writes' | 'events'>> = {},
 ): Promise<SubscriptionRecord | undefined> {
   const step = SUBSCRIPTION[operation];
   if (!allows(SUBSCRIPTION, operation, subscription.status)) return undefined;
   const set = { ...changes, updated_at: isoNow() };
   const updated: SubscriptionRecord = { ...subscription, ...set, status: step.to };
   const event = newEvent(subscription, step.event, subscriptionView(updated));
-  if ((await commit({ writes: [subscriptions.subscriptionMove(subscription, step, set, expect)], events: [event] })) === 'refused') return undefined;
+  const writes = [subscriptions.subscriptionMove(subscription, step, set, expect), ...(also.writes ?? [])];
+  if ((await commit({ writes, events: [event, ...(also.events ?? [])] })) === 'refused') return undefined;
   return updated;
 }
 
@@ -202,4 +206,4 @@ export const resumeSubscription = (merchant: Merchant, subscriptionId: string) =
 
 /** active | paused | past_due → cancelled, for good: out of the renewal index, no retry runs any more. */
 export const cancelSubscription = (merchant: Merchant, subscriptionId: string) =>
-  move(merchant, subscriptionId, 'cancel', () => ({ changes: { cancelled_at: isoNow(), retry_attempt: null, retry_at: null } }));
+  move(merchant, subscriptionId, 'cancel', () => ({ changes: { cancelled_at: isoNow(), retry_attempt: null, retry_at: null, retry_reason: null } }));

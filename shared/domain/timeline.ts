@@ -26,12 +26,15 @@ export async function paymentTimeline(merchant: Merchant, paymentId: string) {
     disputesStore.disputesAndRefundsOf(paymentId),
   ]);
   if (!payment || payment.livemode !== merchant.livemode) throw new NotFound();
-  const source = payment.routing_decision?.strategy === 'card_on_file' ? 'schedule' : 'api';
+  // a renewal's charge: by card on file, or a saved card whose attempts keep their reasons
+  const renewal = payment.routing_decision?.strategy === 'card_on_file' || payment.attempts?.some((a) => a.reason);
+  const source = renewal ? 'schedule' : 'api';
   const entries = [
     entry('payment', payment.id, { at: payment.created_at, change: 'payment.created', source, reference: null }),
-    ...(payment.attempts ?? []).map((a) =>
-      entry('attempt', a.id, { at: a.created_at, change: `attempt.${a.status}`, source, reference: a.connector_id ?? a.provider }),
-    ),
+    ...(payment.attempts ?? []).map((a) => ({
+      ...entry('attempt', a.id, { at: a.created_at, change: `attempt.${a.status}`, source, reference: a.connector_id ?? a.provider }),
+      ...(a.reason ? { reason: a.reason } : {}),
+    })),
     ...(payment.history ?? []).map((h) => entry('payment', payment.id, h)),
     ...refunds
       .filter((r) => r.merchant_id === merchant.id)

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { addDays, INTERVALS, isCalendarDate, MAX_INTERVAL_COUNT, RETRY_DAYS, utcDate } from '../domain/billing-dates.ts';
+import { addDays, INTERVALS, isCalendarDate, MAX_INTERVAL_COUNT, utcDate } from '../domain/billing-dates.ts';
+import { MAX_RENEWAL_RUNS } from '../domain/recovery-policy.ts';
 import { clock } from '../domain/clock.ts';
 import { exampleId, idPattern } from '../domain/ids.ts';
 import { listQuery, Metadata } from './common.ts';
@@ -72,12 +73,12 @@ export const ListSubscriptionsQuery = listQuery('subscription', {
 
 /**
  * A message of the `renewals` queue: renew one period of one subscription. `attempt` 0 (or absent) is the renewal on
- * the due date; 1–3 are the retries of a declined charge on days 1, 3 and 5 after it.
+ * the due date; later ones are the retries recovery-policy.ts schedules after a decline.
  */
 export const RenewalMessage = v.object({
   subscription_id: v.pipe(v.string(), v.regex(idPattern('subscription'), 'a subscription id')),
   period_start: CalendarDate,
-  attempt: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(RETRY_DAYS.length)), 0),
+  attempt: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(MAX_RENEWAL_RUNS - 1)), 0),
 });
 export type RenewalMessage = v.InferOutput<typeof RenewalMessage>;
 /** As it travels: a first renewal's message carries no `attempt`. */

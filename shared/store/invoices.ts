@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import type { DomainEvent } from '../domain/events.ts';
 import type { InvoiceState } from '../domain/state-machines.ts';
 import { equalityFilter } from './expressions.ts';
-import { db, TABLE } from './client.ts';
+import { db, TABLE, type TransactItem } from './client.ts';
 import { commitNumbered, type Operation, type Target } from './commit.ts';
 import { Int, nullable, operationItem, picklistOf, recordReader, StringMap, Text } from './item-schemas.ts';
 import { invoiceKeys, merchantKeys, type Owner, ownedBy } from './keys.ts';
@@ -16,6 +16,18 @@ export interface InvoiceItem {
   name: string;
   amount: number;
   quantity: number;
+}
+
+/** One authorization attempt of a renewal charge of the invoice: where it went, how it ended, and why it was made. */
+export interface InvoicePaymentAttempt {
+  payment_id: string;
+  attempt_id: string;
+  provider: string;
+  connector_id: string | null;
+  status: string;
+  decline_code: string | null;
+  reason: string;
+  created_at: string;
 }
 
 export interface InvoiceRecord {
@@ -46,10 +58,26 @@ export interface InvoiceRecord {
   subscription_id: string | null;
   period_start: string | null;
   metadata: Record<string, string>;
+  /** a renewal's charge failed: the next retry's date (null: none scheduled) and why */
+  next_retry_at: string | null;
+  retry_reason: string | null;
+  /** the renewal charges' attempts, oldest first */
+  payment_attempts: InvoicePaymentAttempt[];
 }
 
 /** The invoice as stored: a send in flight holds it with its operation (see store/commit.ts). */
 export type StoredInvoice = InvoiceRecord & { op?: Operation };
+
+/** A renewal charge's attempts appended to its invoice, in the transaction that records the charge's outcome. */
+export const attemptsAppended = (invoiceId: string, attempts: readonly InvoicePaymentAttempt[]): TransactItem => ({
+  Update: {
+    TableName: TABLE,
+    Key: invoiceKeys.item(invoiceId),
+    UpdateExpression: 'SET payment_attempts = list_append(if_not_exists(payment_attempts, :none), :attempts)',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeValues: { ':none': [], ':attempts': attempts },
+  },
+});
 
 /** The invoice as the table holds it, checked when read back (see item-schemas.ts). */
 const InvoiceItem = v.object({
@@ -78,6 +106,20 @@ const InvoiceItem = v.object({
   subscription_id: nullable(Text),
   period_start: nullable(Text),
   metadata: StringMap,
+  next_retry_at: nullable(Text),
+  retry_reason: nullable(Text),
+  payment_attempts: v.array(
+    v.object({
+      payment_id: Text,
+      attempt_id: Text,
+      provider: Text,
+      connector_id: nullable(Text),
+      status: Text,
+      decline_code: nullable(Text),
+      reason: Text,
+      created_at: Text,
+    }),
+  ),
   op: v.optional(operationItem(['invoice_send'])),
 });
 export const invoiceOf: (item: Record<string, unknown>) => StoredInvoice = recordReader('invoice', InvoiceItem);

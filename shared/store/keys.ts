@@ -32,6 +32,7 @@
  * | inbound notification seen (dedup)     | pk = INWH#<con>#<provider event id>, sk = INWH        | table |
  * | routing stats of the last minutes     | pk = RSTAT#<own>#<shard>, sk >= <bucket ms> (×shards) | table |
  * | card velocity in an hour              | pk = VEL#<fingerprint>#<hour ms>, sk = VEL            | table |
+ * | a saved card's charge retries by day  | pk = CARDCAP#<own>#<pm fingerprint>, sk between <day−29> and <day> | table |
  * | event (record + delivery log), by object| pk = EVT#<object id>, sk = EVT#<evt>                 | table |
  * | merchant's events, newest first       | gsi1pk = MER#<own>#EVT#<0..19>, gsi1sk <evt>           | gsi1  |
  * | merchant's webhook endpoints          | pk = MER#<own>, sk begins_with WHK# (+ webhook_count) | table |
@@ -199,6 +200,15 @@ export const routingStatKeys = {
 
 export const velocityKeys = {
   window: (fingerprint: string, windowStart: number): Key => ({ pk: `VEL#${fingerprint}#${windowStart}`, sk: 'VEL' }),
+};
+
+/**
+ * A saved card's off-session charge retries, one counter item per day (its `pm_` fingerprint, per owner): the last
+ * 30 days are one query of one partition (the per-card cap of subscription recovery, card-charge-cap.ts).
+ */
+export const cardChargeKeys = {
+  day: (owner: Owner, fingerprint: string, day: string): Key => ({ pk: `CARDCAP#${scopeOf(owner)}#${fingerprint}`, sk: day }),
+  partition: (owner: Owner, fingerprint: string) => `CARDCAP#${scopeOf(owner)}#${fingerprint}`,
 };
 
 /**

@@ -46,6 +46,8 @@ export interface PaymentAttempt {
   decline_code: string | null;
   latency_ms: number | null;
   created_at: string;
+  /** why it was made, there (attempt-reasons.ts) */
+  reason?: string;
 }
 
 export interface PaymentRecord {
@@ -179,6 +181,7 @@ const AttemptItem = v.object({
   decline_code: nullable(Text),
   latency_ms: nullable(v.number()),
   created_at: Text,
+  reason: v.optional(Text),
 });
 const PaymentItem = v.object({
   id: Text,

@@ -33,9 +33,11 @@ export interface SubscriptionRecord {
   current_period_start: string;
   /** the start of the next period to renew; while past_due, the period whose charge failed */
   next_billing: string;
-  /** past_due: the next retry's number (1–3) and date; null when none is scheduled */
+  /** past_due: the next run's number and date; null when none is scheduled */
   retry_attempt: number | null;
   retry_at: string | null;
+  /** past_due: why the renewal failed and what happens next (recovery-policy.ts) */
+  retry_reason: string | null;
   /** the invoice of the latest renewed (or failing) period */
   latest_invoice: string | null;
   metadata: Record<string, string>;
@@ -121,6 +123,7 @@ const SubscriptionItem = v.object({
   next_billing: Text,
   retry_attempt: nullable(Int),
   retry_at: nullable(Text),
+  retry_reason: nullable(Text),
   latest_invoice: nullable(Text),
   metadata: StringMap,
   cancel_at_period_end: v.boolean(),
@@ -246,6 +249,8 @@ export interface PeriodRecord {
   /** charged the card on file, e-mailed the invoice, or found the invoice already paid (mark-paid after a decline) */
   outcome?: 'charged' | 'invoice_sent' | 'paid_elsewhere';
   decline_code?: string;
+  /** the card's charge cap was reached: nothing was sent, the period waits until this date */
+  capped_until?: string;
   created_at: string;
   updated_at: string;
 }
@@ -262,6 +267,7 @@ const PeriodItem = v.object({
   payment_id: v.optional(Text),
   outcome: v.optional(picklistOf<NonNullable<PeriodRecord['outcome']>>()(['charged', 'invoice_sent', 'paid_elsewhere'])),
   decline_code: v.optional(Text),
+  capped_until: v.optional(Text),
   created_at: Text,
   updated_at: Text,
 });

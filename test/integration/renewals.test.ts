@@ -379,7 +379,7 @@ describe('renewing a period', () => {
     expect(await eventsOf(merchantId, 'subscription.renewed')).toHaveLength(1);
   });
 
-  it('retries on days 1, 3 and 5, then stays past_due out of the renewal index until the merchant cancels', async () => {
+  it('retries a soft decline on days 1, 3, 5 and 7, then stays past_due out of the renewal index until the merchant cancels', async () => {
     const { apiKey, merchantId, sub, due } = await monthlyOnDecliningCard();
     at(due);
     await renew(await scan(sub.id));
@@ -388,7 +388,8 @@ describe('renewing a period', () => {
     for (const [attempt, day, nextRetry] of [
       [1, 1, 3],
       [2, 3, 5],
-      [3, 5, null],
+      [3, 5, 7],
+      [4, 7, null],
     ] as const) {
       at(addDays(due, day - 1));
       expect(await scan(sub.id)).toEqual([]); // nothing the day before
@@ -404,20 +405,23 @@ describe('renewing a period', () => {
       });
     }
 
-    expect(seen).toEqual([1, 2, 3].map((attempt) => ({ subscription_id: sub.id, period_start: due, attempt })));
+    expect(seen).toEqual([1, 2, 3, 4].map((attempt) => ({ subscription_id: sub.id, period_start: due, attempt })));
     at(addDays(due, 40));
     expect(await scan(sub.id)).toEqual([]);
-    expect(await chargesOf(merchantId, sub.id)).toHaveLength(4);
-    expect(await invoicesOf(merchantId)).toEqual([expect.objectContaining({ status: 'draft' })]);
+    expect(await chargesOf(merchantId, sub.id)).toHaveLength(5);
+    expect(await invoicesOf(merchantId)).toEqual([
+      expect.objectContaining({ status: 'draft', next_retry_at: null, retry_reason: expect.stringContaining('generic_decline is a soft decline') }),
+    ]);
     expect((await eventsOf(merchantId, 'subscription.past_due')).map((e) => e.data.object.retry_at)).toEqual([
       null,
+      addDays(due, 7),
       addDays(due, 5),
       addDays(due, 3),
       addDays(due, 1),
     ]);
     // A late duplicate of the last retry changes nothing
-    await renew([{ subscription_id: sub.id, period_start: due, attempt: 3 }]);
-    expect(await chargesOf(merchantId, sub.id)).toHaveLength(4);
+    await renew([{ subscription_id: sub.id, period_start: due, attempt: 4 }]);
+    expect(await chargesOf(merchantId, sub.id)).toHaveLength(5);
     // A past_due subscription cannot be paused or resumed; the merchant can cancel it
     for (const [move, reason] of [
       [call.pause, 'a past due subscription cannot be paused'],

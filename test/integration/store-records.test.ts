@@ -102,6 +102,9 @@ const invoice = (id: string, merchantId: string) => ({
   subscription_id: null,
   period_start: null,
   metadata: {},
+  next_retry_at: null,
+  retry_reason: null,
+  payment_attempts: [],
 });
 
 const subscription = (id: string, merchantId: string) => ({
@@ -121,6 +124,7 @@ const subscription = (id: string, merchantId: string) => ({
   next_billing: '2026-02-15',
   retry_attempt: null,
   retry_at: null,
+  retry_reason: null,
   latest_invoice: null,
   metadata: {},
   cancel_at_period_end: false,

@@ -82,6 +82,7 @@ describe('POST /api/subscriptions', () => {
       current_period_start: start,
       next_billing: firstBillingDate({ anchor: start, interval: 'month', interval_count: 1 }),
       retry_at: null,
+      retry_reason: null,
       latest_invoice: null,
       metadata: { crm: '7' },
       cancel_at_period_end: false,

@@ -190,7 +190,7 @@ describe('test clocks', () => {
     expect(renewal.created_at.slice(0, 10)).toBe('2027-02-28');
   });
 
-  it('takes a declining card past_due with retries on days 1, 3 and 5, each with its event', async () => {
+  it('takes a declining card past_due with retries on days 1, 3, 5 and 7, each with its event', async () => {
     // Prepare: due on 15 March 2027
     const { apiKey, clock, subscription } = await subscribedOnClock('2027-02-15T09:00:00Z', CHARGES_DECLINE_LATER);
     // Act: 40 days on
@@ -205,10 +205,11 @@ describe('test clocks', () => {
       '2027-03-16',
       '2027-03-18',
       '2027-03-20',
+      '2027-03-22',
     ]);
     const pastDue = (await call(deliveries, apiKey, 'GET', '/api/webhooks/events', { query: { event: 'subscription.past_due', limit: '100' } })).body
       .data;
-    expect(pastDue).toHaveLength(4);
+    expect(pastDue).toHaveLength(5);
   });
 
   it('moves a capture from pending to available two days on, and into a settlement', async () => {

@@ -19,6 +19,11 @@ export const Subscription = v.object({
   current_period_start: CalendarDate,
   next_billing: CalendarDate,
   retry_at: v.nullable(v.pipe(CalendarDate, v.description('past_due: the date of the next retry'))),
+  retry_reason: v.pipe(
+    v.nullable(v.string()),
+    v.description('past_due: why the renewal failed and what happens next (retried, waiting for a new card or the customer, or given up)'),
+    v.examples(['insufficient_funds is a soft decline: retried on day 3 after the first try']),
+  ),
   latest_invoice: v.nullable(Id('invoice')),
   metadata: Metadata,
   cancel_at_period_end: v.pipe(v.boolean(), v.description('cancelled on `next_billing` instead of renewing')),
@@ -59,6 +64,30 @@ const invoiceEntries = {
   subscription_id: v.nullable(Id('subscription')),
   period_start: v.nullable(CalendarDate),
   metadata: Metadata,
+  next_retry_at: v.nullable(v.pipe(CalendarDate, v.description("a renewal's charge failed: the date it is tried again"))),
+  retry_reason: v.pipe(
+    v.nullable(v.string()),
+    v.description("a renewal's charge failed: why, and what happens next (retried, waiting for a new card or the customer, or given up)"),
+  ),
+  payment_attempts: v.pipe(
+    v.array(
+      v.object({
+        payment_id: Id('payment'),
+        attempt_id: Id('attempt'),
+        provider: v.pipe(v.string(), v.examples(['stripe'])),
+        connector_id: v.nullable(Id('connector')),
+        status: v.pipe(v.string(), v.examples(['declined'])),
+        decline_code: v.nullable(v.pipe(v.string(), v.examples(['insufficient_funds']))),
+        reason: v.pipe(
+          v.string(),
+          v.description('why this attempt was made, there'),
+          v.examples(['stripe via con_… declined insufficient_funds (a soft decline): tried at adyen via con_… with the vaulted card']),
+        ),
+        created_at: Timestamp,
+      }),
+    ),
+    v.description("the renewal charges' authorization attempts, oldest first"),
+  ),
 };
 
 export const Invoice = v.object(invoiceEntries);

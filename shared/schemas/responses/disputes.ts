@@ -42,6 +42,7 @@ export const TimelineEntry = v.object({
     v.description("who made the change: the API, the provider's notification, the reconciler, or a schedule"),
   ),
   provider_reference: v.pipe(v.nullable(v.string()), v.description("the provider's reference of the change (its object id or event id)")),
+  reason: v.optional(v.pipe(v.string(), v.description('an attempt of a renewal charge: why it was made, there'))),
 });
 
 export const PaymentTimeline = v.object({

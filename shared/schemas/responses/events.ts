@@ -96,6 +96,11 @@ export const EVENTS: Record<EventType, EventDefinition> = {
   'invoice.created': { trigger: 'An invoice was created (by the API, or by a subscription renewal).', object: InvoiceEventObject },
   'invoice.sent': { trigger: 'An invoice was sent by e-mail, SMS or WhatsApp.', object: InvoiceEventObject },
   'invoice.paid': { trigger: 'An invoice was paid (marked paid, or paid by a renewal charge).', object: InvoiceEventObject },
+  'invoice.payment_failed': {
+    trigger:
+      "A renewal's charge of the invoice failed: `next_retry_at` says when it is tried again (null: not scheduled), `retry_reason` why, `payment_attempts` where it was tried.",
+    object: InvoiceEventObject,
+  },
   'settlement.paid': { trigger: 'A settlement reached its arrival date and was paid out.', object: SettlementEventObject },
   'test_clock.ready': {
     trigger: 'A test clock finished advancing: every piece of work due up to its new time has run.',
