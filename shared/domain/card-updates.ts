@@ -7,6 +7,7 @@ import { cardBrand } from './cards.ts';
 import { BadRequest, NotFound } from './errors.ts';
 import { newEvent } from './events.ts';
 import { loadPaymentMethod, paymentMethodView } from './payment-methods.ts';
+import { retryWithUpdatedCard } from './renewals.ts';
 
 /**
  * What a card updater reports: the new expiry, and for a replaced card its new number (our test helper) or only its
@@ -40,6 +41,7 @@ export async function updateSavedCard(pm: PaymentMethodRecord, update: CardUpdat
   });
   // Another update came first: this one is applied on top of it (the updater's report is the newest news).
   if (done === 'refused') return updateSavedCard(await reload(pm), update);
+  await retryWithUpdatedCard(pm.id);
   return updated;
 }
 

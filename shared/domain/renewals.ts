@@ -14,7 +14,8 @@ import type { Merchant } from './auth.ts';
 import { billingDateAfter, utcDate } from './billing-dates.ts';
 import { CardRetryCapReached } from './card-charge-cap.ts';
 import { chargeCardOnFile } from './card-on-file.ts';
-import { clock, isoNow } from './clock.ts';
+import { businessNow, clock, isoNow } from './clock.ts';
+import { clockTimeOf } from './clock-binding.ts';
 import { AppError } from './errors.ts';
 import { sendInvoice } from './invoice-delivery.ts';
 import { newId } from './ids.ts';
@@ -284,6 +285,7 @@ async function completeRenewal(subscription: SubscriptionRecord, period: PeriodR
       retry_attempt: null,
       retry_at: null,
       retry_reason: null,
+      awaiting_card: null,
       latest_invoice: period.invoice_id ?? subscription.latest_invoice,
     },
     { next_billing: period.period_start },
@@ -300,7 +302,7 @@ async function cancelAtPeriodEnd(subscription: SubscriptionRecord, message: Rene
   const moved = await applyMove(
     subscription,
     'cancel',
-    { cancelled_at: isoNow(), retry_attempt: null, retry_at: null, retry_reason: null },
+    { cancelled_at: isoNow(), retry_attempt: null, retry_at: null, retry_reason: null, awaiting_card: null },
     { next_billing: message.period_start, cancel_at_period_end: true },
   );
   return moved ? 'cancelled' : skip('moved_meanwhile', message);
@@ -319,13 +321,16 @@ async function recordDecline(subscription: SubscriptionRecord, period: PeriodRec
       : recoveryAfter(period.decline_code ?? 'generic_decline', firstTry, today(), period.attempt);
   const invoice = period.invoice_id ? await invoices.getInvoice(subscription, period.invoice_id) : undefined;
   const failure = { next_retry_at: recovery.retry_at, retry_reason: recovery.reason };
+  // An expired card waits for its update (card-updates.ts), which makes this run's next one due.
+  const awaitingCard = recovery.treatment === 'wait_for_card' ? await chargedCardOf(subscription, period) : null;
   const moved = await applyMove(
     subscription,
     period.attempt === 0 ? 'decline' : 'declineRetry',
     {
-      retry_attempt: recovery.retry_at === null ? null : period.attempt + 1,
+      retry_attempt: recovery.retry_at === null && !awaitingCard ? null : period.attempt + 1,
       retry_at: recovery.retry_at,
       retry_reason: recovery.reason,
+      awaiting_card: awaitingCard,
       latest_invoice: period.invoice_id ?? subscription.latest_invoice,
     },
     period.attempt === 0 ? { next_billing: period.period_start } : { next_billing: period.period_start, retry_attempt: period.attempt },
@@ -334,4 +339,25 @@ async function recordDecline(subscription: SubscriptionRecord, period: PeriodRec
   if (!moved) return skip('moved_meanwhile', message);
   if (recovery.treatment === 'wait_for_shopper' && invoice) await sendHostedPaymentLink(moved, invoice);
   return 'past_due';
+}
+
+/** The saved card (pm_) the period's declined charge was made with, if it was one. */
+async function chargedCardOf(subscription: SubscriptionRecord, period: PeriodRecord): Promise<string | null> {
+  const payment = period.payment_id
+    ? await payments.getPayment({ merchant_id: subscription.merchant_id, livemode: subscription.livemode }, period.payment_id)
+    : undefined;
+  return payment?.payment_method_id ?? null;
+}
+
+/**
+ * A card updated (card-updates.ts): each subscription waiting on it (past_due on `expired_card`) is due again on its
+ * own clock's today, so the next renewal run charges it with the new card. Another change of the subscription
+ * meanwhile wins (it is read again by that run).
+ */
+export async function retryWithUpdatedCard(paymentMethodId: string): Promise<void> {
+  for (const waiting of await subscriptions.awaitingCard(paymentMethodId)) {
+    const day = utcDate((await clockTimeOf(waiting.test_clock)) ?? businessNow());
+    const changes = { retry_at: day, awaiting_card: null, retry_reason: `the card was updated: charged again on ${day}` };
+    await applyMove(waiting, 'retryUpdatedCard', changes, { awaiting_card: paymentMethodId });
+  }
 }

@@ -85,6 +85,7 @@ export async function createSubscription(merchant: Merchant, input: CreateInput,
     retry_attempt: null,
     retry_at: null,
     retry_reason: null,
+    awaiting_card: null,
     latest_invoice: null,
     metadata: input.metadata ?? {},
     cancel_at_period_end: false,
@@ -162,16 +163,16 @@ export async function applyMove(
   subscription: SubscriptionRecord,
   operation: SubscriptionOperation,
   changes: Partial<SubscriptionRecord>,
-  expect?: Partial<Pick<SubscriptionRecord, 'next_billing' | 'retry_attempt' | 'cancel_at_period_end'>>,
+  expect?: Partial<Pick<SubscriptionRecord, 'next_billing' | 'retry_attempt' | 'cancel_at_period_end' | 'awaiting_card'>>,
   also: Partial<Pick<Change, 'writes' | 'events'>> = {},
 ): Promise<SubscriptionRecord | undefined> {
   const step = SUBSCRIPTION[operation];
   if (!allows(SUBSCRIPTION, operation, subscription.status)) return undefined;
   const set = { ...changes, updated_at: isoNow() };
   const updated: SubscriptionRecord = { ...subscription, ...set, status: step.to };
-  const event = newEvent(subscription, step.event, subscriptionView(updated));
+  const event = 'event' in step ? [newEvent(subscription, step.event, subscriptionView(updated))] : [];
   const writes = [subscriptions.subscriptionMove(subscription, step, set, expect), ...(also.writes ?? [])];
-  if ((await commit({ writes, events: [event, ...(also.events ?? [])] })) === 'refused') return undefined;
+  if ((await commit({ writes, events: [...event, ...(also.events ?? [])] })) === 'refused') return undefined;
   return updated;
 }
 
@@ -206,4 +207,6 @@ export const resumeSubscription = (merchant: Merchant, subscriptionId: string) =
 
 /** active | paused | past_due → cancelled, for good: out of the renewal index, no retry runs any more. */
 export const cancelSubscription = (merchant: Merchant, subscriptionId: string) =>
-  move(merchant, subscriptionId, 'cancel', () => ({ changes: { cancelled_at: isoNow(), retry_attempt: null, retry_at: null, retry_reason: null } }));
+  move(merchant, subscriptionId, 'cancel', () => ({
+    changes: { cancelled_at: isoNow(), retry_attempt: null, retry_at: null, retry_reason: null, awaiting_card: null },
+  }));

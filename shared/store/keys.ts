@@ -45,6 +45,7 @@
  * | merchant's subscriptions, newest first| gsi1pk = MER#<own>#SUB, gsi1sk <sub>                  | gsi1  |
  * | subscriptions due for renewal         | gsi2pk = RENEW#<shard>, gsi2sk <= <due date>#<sub>    | gsi2  |
  * | a test clock's subscriptions due      | gsi2pk = RENEW#<clk>, gsi2sk <= <due date>#<sub>      | gsi2  |
+ * | subscriptions awaiting a card update  | gsi2pk = CARDWAIT#<pm>                                | gsi2  |
  * | test clock by id                      | pk = CLK#<clk>, sk = CLK                              | table |
  * | owner's test clocks, newest first     | gsi1pk = MER#<own>#CLK, gsi1sk <clk>                  | gsi1  |
  * | advances that stopped moving (reconc.)| gsi2pk = CLOCK#ADVANCING, gsi2sk < <iso time>         | gsi2  |
@@ -296,6 +297,9 @@ export const subscriptionKeys = {
   dueOnClock: (clockId: string, dueDate: string, subscriptionId: string) => ({ gsi2pk: `RENEW#${clockId}`, gsi2sk: `${dueDate}#${subscriptionId}` }),
   dueOnClockPartition: (clockId: string) => `RENEW#${clockId}`,
   period: (subscriptionId: string, periodStart: string): Key => ({ pk: `SUB#${subscriptionId}`, sk: `PERIOD#${periodStart}` }),
+  /** present only while past_due on expired_card (sparse, never due at once): the card's update finds it */
+  awaitingCard: (paymentMethodId: string, subscriptionId: string) => ({ gsi2pk: `CARDWAIT#${paymentMethodId}`, gsi2sk: subscriptionId }),
+  awaitingCardPartition: (paymentMethodId: string) => `CARDWAIT#${paymentMethodId}`,
 };
 
 export const testClockKeys = {

@@ -38,6 +38,8 @@ export interface SubscriptionRecord {
   retry_at: string | null;
   /** past_due: why the renewal failed and what happens next (recovery-policy.ts) */
   retry_reason: string | null;
+  /** past_due on `expired_card`: the payment method whose update makes the next run charge it again */
+  awaiting_card: string | null;
   /** the invoice of the latest renewed (or failing) period */
   latest_invoice: string | null;
   metadata: Record<string, string>;
@@ -58,6 +60,13 @@ export function renewalShard(subscriptionId: string): number {
 const dueKeys = (s: Pick<SubscriptionRecord, 'id' | 'test_clock'>, dueDate: string) =>
   s.test_clock ? subscriptionKeys.dueOnClock(s.test_clock, dueDate, s.id) : subscriptionKeys.due(renewalShard(s.id), dueDate, s.id);
 
+/** Its gsi2 keys (sparse): due for renewal, or (not due) waiting for its card's update; none otherwise. */
+const indexKeysOf = (s: Pick<SubscriptionRecord, 'id' | 'test_clock' | 'status' | 'next_billing' | 'retry_at' | 'awaiting_card'>) => {
+  const due = dueDateOf(s);
+  if (due) return dueKeys(s, due);
+  return s.status === 'past_due' && s.awaiting_card ? subscriptionKeys.awaitingCard(s.awaiting_card, s.id) : undefined;
+};
+
 /** The date the subscription is due in the renewal index, or null when it must not be there (sparse index). */
 export function dueDateOf(s: Pick<SubscriptionRecord, 'status' | 'next_billing' | 'retry_at'>): string | null {
   if (s.status === 'active') return s.next_billing;
@@ -73,8 +82,7 @@ export const subscriptionTarget = (s: Pick<SubscriptionRecord, 'id' | 'merchant_
 
 /** A new subscription for `commit`: listed, and in the renewal index while it renews. */
 export function subscriptionCreate(subscription: SubscriptionRecord): Create {
-  const due = dueDateOf(subscription);
-  return { create: subscriptionTarget(subscription), item: { ...subscription, ...(due ? dueKeys(subscription, due) : {}) } };
+  return { create: subscriptionTarget(subscription), item: { ...subscription, ...indexKeysOf(subscription) } };
 }
 
 /**
@@ -85,16 +93,10 @@ export function subscriptionMove(
   subscription: SubscriptionRecord,
   transition: Transition<SubscriptionStatus>,
   changes: Partial<SubscriptionRecord>,
-  expect?: Partial<Pick<SubscriptionRecord, 'next_billing' | 'retry_attempt' | 'cancel_at_period_end'>>,
+  expect?: Partial<Pick<SubscriptionRecord, 'next_billing' | 'retry_attempt' | 'cancel_at_period_end' | 'awaiting_card'>>,
 ): Move {
-  const due = dueDateOf({ ...subscription, ...changes, status: transition.to });
-  return {
-    move: subscriptionTarget(subscription),
-    transition,
-    expect,
-    set: { ...changes, ...(due ? dueKeys(subscription, due) : {}) },
-    unset: due ? [] : ['gsi2pk', 'gsi2sk'],
-  };
+  const keys = indexKeysOf({ ...subscription, ...changes, status: transition.to });
+  return { move: subscriptionTarget(subscription), transition, expect, set: { ...changes, ...keys }, unset: keys ? [] : ['gsi2pk', 'gsi2sk'] };
 }
 
 /** The merchant's change of terms for `commit`: the fields only, while the subscription is in one of `states`. */
@@ -124,6 +126,7 @@ const SubscriptionItem = v.object({
   retry_attempt: nullable(Int),
   retry_at: nullable(Text),
   retry_reason: nullable(Text),
+  awaiting_card: nullable(Text),
   latest_invoice: nullable(Text),
   metadata: StringMap,
   cancel_at_period_end: v.boolean(),
@@ -352,4 +355,17 @@ export async function updateClaimedPeriod(
     ],
   });
   return updated === 'committed';
+}
+
+/** The past_due subscriptions waiting for this payment method's update (expired_card), from the sparse index. */
+export async function awaitingCard(paymentMethodId: string): Promise<SubscriptionRecord[]> {
+  const out = await db.send(
+    new QueryCommand({
+      TableName: TABLE,
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk',
+      ExpressionAttributeValues: { ':pk': subscriptionKeys.awaitingCardPartition(paymentMethodId) },
+    }),
+  );
+  return (out.Items ?? []).map(subscriptionOf);
 }

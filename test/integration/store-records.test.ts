@@ -125,6 +125,7 @@ const subscription = (id: string, merchantId: string) => ({
   retry_attempt: null,
   retry_at: null,
   retry_reason: null,
+  awaiting_card: null,
   latest_invoice: null,
   metadata: {},
   cancel_at_period_end: false,

@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { handler as updateCard } from '../../functions/test-helpers/payment-method-update.ts';
 import { advanceClockTo } from '../support/clocks.ts';
-import { newMerchant } from '../support/merchant.ts';
+import { apiEvent, invokeHttp } from '../support/lambda.ts';
+import { bearer, newMerchant } from '../support/merchant.ts';
 import { DUE, read, subscribedOnCard } from '../support/recovery.ts';
 import { subscribe } from '../support/renewals.ts';
+
+const updateTestCard = (key: string, id: string, body: unknown) =>
+  invokeHttp(updateCard, apiEvent({ method: 'POST', path: `/api/test_helpers/payment_methods/${id}/update`, headers: bearer(key), body }));
 
 /**
  * The retry policy by decline code (DECISIONS "Subscription recovery"), played on a test clock: a monthly subscription
@@ -52,6 +57,33 @@ describe('a declined renewal follows the retry policy of its decline code', () =
     expect(await read.invoice(apiKey, sub.latest_invoice)).toMatchObject({ next_retry_at: null, retry_reason: sub.retry_reason });
     const failed = await read.events(merchantId, 'invoice.payment_failed');
     expect(failed.map((e) => [e.data.object.id, e.data.object.next_retry_at])).toEqual([[sub.latest_invoice, null]]);
+  });
+});
+
+describe('a renewal waiting for an updated card (expired_card)', () => {
+  it('is charged by the first run after the card is updated, with the new card; never before', async () => {
+    // Prepare: the renewal declined expired_card on its due date, then days pass with no retry
+    const { apiKey, merchantId } = await newMerchant();
+    const { clockId, subscriptionId, paymentMethodId } = await subscribedOnCard(apiKey, '4000000000000069');
+    await advanceClockTo(apiKey, clockId, '2027-03-20T09:00:00Z');
+    expect((await read.charges(merchantId, subscriptionId)).map((c) => c.decline_code)).toEqual(['expired_card']);
+
+    // Act: the card networks' updater replaces the card; the clock moves on to the next hourly run
+    const updated = await updateTestCard(apiKey, paymentMethodId, { exp_month: 4, exp_year: 2031, number: '4242424242424242' });
+    const waiting = await read.subscription(apiKey, subscriptionId);
+    await advanceClockTo(apiKey, clockId, '2027-03-20T11:00:00Z');
+
+    // Assess: due again today, then charged once with the new card: renewed, the invoice paid
+    expect(updated.status, updated.rawBody).toBe(200);
+    expect(waiting).toMatchObject({ status: 'past_due', retry_at: '2027-03-20', retry_reason: 'the card was updated: charged again on 2027-03-20' });
+    const charges = await read.charges(merchantId, subscriptionId);
+    expect(charges.map((c) => [c.created_at.slice(0, 10), c.status, c.card.last4])).toEqual([
+      ['2027-03-15', 'failed', '0069'],
+      ['2027-03-20', 'captured', '4242'],
+    ]);
+    const sub = await read.subscription(apiKey, subscriptionId);
+    expect(sub).toMatchObject({ status: 'active', current_period_start: DUE, retry_reason: null });
+    expect(await read.invoice(apiKey, sub.latest_invoice)).toMatchObject({ status: 'paid', payment_id: charges[1]!.id });
   });
 });
 
