@@ -81,6 +81,8 @@ export const catalog: readonly FunctionSpec[] = [
   http('GET', '/hosted/3ds/return/{id}', 'hosted/3ds-return', 'Where the provider brings the shopper back after 3-D Secure', 'public'),
   http('GET', '/hosted/3ds/sandbox', 'hosted/3ds-sandbox', "The sandbox issuer's 3-D Secure challenge page", 'public'),
   http('GET', '/hosted/3ds/sandbox/answer', 'hosted/3ds-sandbox-answer', "The shopper's answer to the sandbox challenge", 'public'),
+  http('GET', '/hosted/pay/{id}', 'hosted/pay', "An invoice's payment page, for its customer (signed link)", 'public'),
+  http('POST', '/hosted/pay/{id}', 'hosted/pay-submit', 'The customer pays the invoice from its payment page', 'public', { vault: 'decrypt' }),
 
   http('POST', '/api/customers', 'customers/create', 'Create a customer'),
   http('GET', '/api/customers', 'customers/list', 'List customers'),

@@ -35,6 +35,13 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
     'after a void, changes nothing), then the shopper is sent to the payment’s `return_url` with `payment_id`.',
   'hosted/3ds-sandbox': 'Test mode’s built-in issuer asking the shopper to authenticate: a Pass and a Fail button.',
   'hosted/3ds-sandbox-answer': 'The shopper’s answer on the sandbox challenge page, taken back to this service’s return page.',
+  'hosted/pay':
+    'The page where a customer pays an open invoice (the link of `invoice.payment_action_required` and of the invoice ' +
+    'e-mail; signed, valid 30 days): the saved card in one click, or a new card. Reading it changes nothing. Back from ' +
+    'their bank (`payment_id`), their approved payment pays the invoice.',
+  'hosted/pay-submit':
+    'The payment page’s form (`application/x-www-form-urlencoded`): a payment of the invoice, the customer present, with ' +
+    '3-D Secure when their bank asks; answers 303 back to the page, or the page again saying why nothing was charged.',
   'hosted/card-fields':
     'The page the script frames: number, expiry and CVC checked as the shopper types, sent straight to ' +
     '`POST /api/payment_methods` with the publishable `key`. Its `Content-Security-Policy: frame-ancestors` is the ' +

@@ -145,7 +145,12 @@ function operation(spec: HttpFunctionSpec, handler: HttpHandler['options'], ctx:
     ...(body && {
       requestBody: {
         required: hasRequired(body, ctx.schemas),
-        content: { 'application/json': { schema: body, example: exampleOf(body, ctx.schemas, true) } },
+        content: {
+          [handler.form ? 'application/x-www-form-urlencoded' : 'application/json']: {
+            schema: body,
+            example: exampleOf(body, ctx.schemas, true),
+          },
+        },
       },
     }),
     responses: {

@@ -20,6 +20,7 @@ export const EVENT_TYPES = [
   'invoice.sent',
   'invoice.paid',
   'invoice.payment_failed',
+  'invoice.payment_action_required',
   'settlement.paid',
   'refund.failed',
   'payment.capture_failed',

@@ -8,7 +8,7 @@ import { clock, isoNow } from './clock.ts';
 import { beginOn, finish, leaseFromNow, runOperation } from './operations.ts';
 import { BadRequest, ResourceMissing } from './errors.ts';
 import { newId } from './ids.ts';
-import { type InvoiceChannel, type InvoiceView, load, move, pdfUrlOf, refusal } from './invoices.ts';
+import { type InvoiceChannel, type InvoiceView, load, move, pdfUrlOf, payUrlOf, refusal } from './invoices.ts';
 import { PDF_LINK_TTL_SECONDS } from './signed-links.ts';
 import { INVOICE, transition } from './state-machines.ts';
 import { formatMoney } from './tax.ts';
@@ -21,8 +21,8 @@ import { type Merchant, ownerOf } from './auth.ts';
 
 const LINK_DAYS = PDF_LINK_TTL_SECONDS / 86_400;
 
-/** What the customer receives, per channel: the amount in the currency's format and the signed PDF link. */
-export function invoiceMessage(invoice: InvoiceRecord, pdfUrl: string) {
+/** What the customer receives, per channel: the amount in the currency's format, the signed PDF and payment links. */
+export function invoiceMessage(invoice: InvoiceRecord, pdfUrl: string, payUrl: string) {
   const amount = formatMoney(invoice.total, invoice.currency);
   const issuer = invoice.merchant_email ?? 'Your supplier';
   const greeting = invoice.customer_name ? `Hello ${invoice.customer_name},` : 'Hello,';
@@ -35,6 +35,9 @@ export function invoiceMessage(invoice: InvoiceRecord, pdfUrl: string) {
       '',
       `View or download the invoice (PDF, the link is valid for ${LINK_DAYS} days):`,
       pdfUrl,
+      '',
+      'Pay it online, by card:',
+      payUrl,
       '',
       `Invoice ${invoice.number} (${invoice.id})`,
     ].join('\n'),
@@ -64,11 +67,11 @@ export async function sendInvoice(merchant: Merchant, invoiceId: string, channel
   if (!customer) throw new ResourceMissing('customer_id');
   const to = channel === 'email' ? customer.email : customer.phone;
   if (!to) throw new BadRequest('customer_has_no_phone', 'channel');
-  const pdfUrl = await pdfUrlOf(invoice.id, baseUrl);
-  if (!pdfUrl) throw new Error('No public base URL to link the invoice PDF from');
+  const [pdfUrl, payUrl] = await Promise.all([pdfUrlOf(invoice.id, baseUrl), payUrlOf(invoice.id, baseUrl)]);
+  if (!pdfUrl || !payUrl) throw new Error('No public base URL to link the invoice PDF from');
 
   // Begun before the message goes out: a racing mark-paid (or send) is refused instead of following it.
-  const message = invoiceMessage(invoice, pdfUrl);
+  const message = invoiceMessage(invoice, pdfUrl, payUrl);
   const op: Operation = { id: newId('operation'), kind: 'invoice_send', lease_until: leaseFromNow(), channel, to };
   const target = invoices.invoiceTarget(invoice);
   return runOperation({
@@ -113,9 +116,9 @@ export async function reconcileInvoiceSend(invoice: StoredInvoice & { op: Operat
     call: async (op) => {
       const current = await load(invoice, invoice.id);
       if (!(INVOICE.send.from as readonly string[]).includes(current.status)) return undefined;
-      const pdfUrl = await pdfUrlOf(current.id, baseUrl);
-      if (!pdfUrl) throw new Error('No public base URL to link the invoice PDF from');
-      await deliver(op.channel as InvoiceChannel, op.to!, invoiceMessage(current, pdfUrl));
+      const [pdfUrl, payUrl] = await Promise.all([pdfUrlOf(current.id, baseUrl), payUrlOf(current.id, baseUrl)]);
+      if (!pdfUrl || !payUrl) throw new Error('No public base URL to link the invoice PDF from');
+      await deliver(op.channel as InvoiceChannel, op.to!, invoiceMessage(current, pdfUrl, payUrl));
       return { current, pdfUrl };
     },
     record: async (delivered, op) => {

@@ -17,7 +17,7 @@ import { BadRequest, InvalidState, NotFound, ResourceMissing } from './errors.ts
 import { newEvent } from './events.ts';
 import { freshOrigin, idFor, isId, type Origin } from './ids.ts';
 import { INVOICE, transition } from './state-machines.ts';
-import { signedPdfUrl } from './signed-links.ts';
+import { signedPdfUrl, signedPayUrl } from './signed-links.ts';
 import { invoiceTotals } from './tax.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import type { Owner } from '../store/keys.ts';
@@ -81,7 +81,13 @@ export async function pdfUrlOf(invoiceId: string, baseUrl: string | undefined): 
   return base ? signedPdfUrl(base, invoiceId) : null;
 }
 
-const view = async (invoice: InvoiceRecord, baseUrl: string | undefined): Promise<InvoiceView> =>
+/** The invoice's hosted payment page (payment-links.ts), signed the same way. */
+export async function payUrlOf(invoiceId: string, baseUrl: string | undefined): Promise<string | null> {
+  const base = baseUrl ?? config.PUBLIC_API_URL;
+  return base ? signedPayUrl(base, invoiceId) : null;
+}
+
+export const view = async (invoice: InvoiceRecord, baseUrl: string | undefined): Promise<InvoiceView> =>
   toView(invoice, await pdfUrlOf(invoice.id, baseUrl));
 
 /** `INV-000001`; past 999,999 the number simply grows a digit. */

@@ -1,12 +1,179 @@
+import { randomUUID } from 'node:crypto';
 import { logger } from '../logger.ts';
+import * as customers from '../store/customers.ts';
+import * as invoices from '../store/invoices.ts';
 import type { InvoiceRecord } from '../store/invoices.ts';
-import type { SubscriptionRecord } from '../store/subscriptions.ts';
+import * as paymentMethods from '../store/payment-methods.ts';
+import * as payments from '../store/payments.ts';
+import * as subscriptions from '../store/subscriptions.ts';
+import type { Merchant } from './auth.ts';
+import { Declined, InvalidState, NotFound, OperationInProgress, ProvidersUnavailable } from './errors.ts';
+import { newEvent } from './events.ts';
+import { businessNow } from './clock.ts';
+import { freshOrigin, idFor, type Origin } from './ids.ts';
+import { sendInvoice } from './invoice-delivery.ts';
+import { markInvoicePaid, payUrlOf, view } from './invoices.ts';
+import { createPayment } from './payments.ts';
+import { type LinkQuery, verifyPayLink } from './signed-links.ts';
+import { retryNow } from './subscriptions.ts';
 
 /**
- * The one place a renewal that needs the customer (`authentication_required`) asks them to pay: the hosted payment
- * link (`/hosted/pay/inv_…`, signed, expiring) with `invoice.payment_action_required` goes out from here. Until the
- * hosted page exists the invoice only waits (`next_retry_at: null`, its `retry_reason` says why).
+ * The hosted payment link (DECISIONS "Subscription recovery"): `/hosted/pay/inv_…`, signed and expiring, where the
+ * customer pays an open invoice with their saved card or a new one, through 3-D Secure when their bank asks. Reading
+ * the page changes nothing (link scanners open it); only the customer's own payment, once approved, pays the invoice.
  */
-export async function sendHostedPaymentLink(subscription: SubscriptionRecord, invoice: InvoiceRecord): Promise<void> {
-  logger.info('Renewal waits for the customer to pay its invoice', { subscription_id: subscription.id, invoice_id: invoice.id });
+
+/** What the page shows: the invoice, the saved card it may be paid with, and what happened. */
+export interface PayPage {
+  invoice: InvoiceRecord;
+  savedCard: { brand: string; last4: string; exp_month: number; exp_year: number } | null;
+  /** a fresh form's id (`<ms>.<random>`): the payment's id comes from it, so sending the form twice pays once */
+  formId: string;
+  /** the customer's payment just declined, or the provider could not take it: why, in words */
+  problem?: string;
+  /** the customer's payment waits for their bank (3-D Secure): where they go on */
+  bankUrl?: string;
+}
+
+/** After the form: back to the page (which shows the outcome, or sends them on to their bank), or the page again. */
+export type PayStep = { go: 'page'; url: string } | { go: 'stay'; page: PayPage };
+
+const actorOf = (invoice: InvoiceRecord): Merchant => ({ id: invoice.merchant_id, credential: 'api_key', livemode: invoice.livemode });
+
+const declinedProblem = (code: string) => `Your card was declined (${code}). Nothing was charged: try again, or with another card.`;
+
+/** The API's base URL from the page's own (`…/hosted/pay/inv_…?…`): the 3-D Secure pages hang below it. */
+const apiBaseOf = (pageUrl: string, invoiceId: string) => pageUrl.slice(0, pageUrl.indexOf(`/hosted/pay/${invoiceId}`));
+
+async function linkedInvoice(invoiceId: string, query: LinkQuery): Promise<InvoiceRecord> {
+  const invoice = (await verifyPayLink(invoiceId, query)) ? await invoices.getInvoiceById(invoiceId) : undefined;
+  if (!invoice) throw new NotFound();
+  return invoice;
+}
+
+/** The card the invoice's subscription renews with, else the customer's default: offered to pay with in one click. */
+async function savedCardOf(invoice: InvoiceRecord) {
+  const owner = { merchant_id: invoice.merchant_id, livemode: invoice.livemode };
+  const subscription = invoice.subscription_id ? await subscriptions.getSubscription(owner, invoice.subscription_id) : undefined;
+  const customer = subscription?.payment_method ? undefined : await customers.getCustomer(owner, invoice.customer_id);
+  const id = subscription?.payment_method ?? customer?.default_payment_method;
+  return id ? await paymentMethods.getPaymentMethod(owner, id) : undefined;
+}
+
+async function pageOf(invoice: InvoiceRecord, said: Pick<PayPage, 'problem' | 'bankUrl'> = {}): Promise<PayPage> {
+  const saved = invoice.status === 'paid' ? undefined : await savedCardOf(invoice);
+  const savedCard = saved
+    ? { brand: saved.card.brand, last4: saved.card.last4, exp_month: saved.card.exp_month, exp_year: saved.card.exp_year }
+    : null;
+  return { invoice, savedCard, formId: `${businessNow()}.${randomUUID()}`, ...said };
+}
+
+/** The payment's origin from the form's id: its time when recent (a form served in the last day), else now. */
+function originOf(formId: string): Origin {
+  const [at, seed] = formId.split('.');
+  const time = Number(at);
+  const recent = Number.isSafeInteger(time) && time <= businessNow() + 60_000 && time > businessNow() - 86_400_000;
+  return recent && seed ? { at: time, seed: `pay:${seed}` } : freshOrigin();
+}
+
+/**
+ * `GET /hosted/pay/inv_…`: the page. Back from their bank (`payment_id`), the customer's approved payment of this
+ * invoice pays it (recorded here too, should the payment have been approved without them coming back yet).
+ */
+export async function payPage(invoiceId: string, query: LinkQuery & { payment_id?: string | undefined }): Promise<PayPage> {
+  const invoice = await linkedInvoice(invoiceId, query);
+  const payment =
+    query.payment_id && invoice.status !== 'paid'
+      ? await payments.getPayment({ merchant_id: invoice.merchant_id, livemode: invoice.livemode }, query.payment_id)
+      : undefined;
+  if (payment?.metadata.invoice_id !== invoice.id) return pageOf(invoice);
+  if (payment.status === 'succeeded' || payment.status === 'captured') return pageOf(await paidOnline(invoice, payment.id));
+  if (payment.status === 'requires_action' && payment.next_action) return pageOf(invoice, { bankUrl: payment.next_action.redirect_to_url.url });
+  if (payment.status === 'failed') return pageOf(invoice, { problem: declinedProblem(payment.decline_code ?? 'declined') });
+  return pageOf(invoice);
+}
+
+/** The form: the saved card, or a new one. */
+export type PayForm = { formId: string } & ({ saved: true } | { card: { number: string; exp_month: number; exp_year: number; cvc: string } });
+
+/**
+ * `POST /hosted/pay/inv_…`: the customer pays the open invoice, shopper present (3-D Secure when their bank asks,
+ * back to this page). The form's `origin` makes the payment's id: the same form sent twice pays once.
+ */
+export async function payInvoice(invoiceId: string, query: LinkQuery, form: PayForm, pageUrl: string): Promise<PayStep> {
+  const invoice = await linkedInvoice(invoiceId, query);
+  if (invoice.status === 'paid') return { go: 'page', url: pageUrl };
+  const saved = 'saved' in form ? await savedCardOf(invoice) : undefined;
+  if ('saved' in form && !saved) return { go: 'stay', page: await pageOf(invoice, { problem: 'There is no saved card any more: enter a card.' }) };
+  const origin = originOf(form.formId);
+  try {
+    const payment = await createPayment(
+      actorOf(invoice),
+      {
+        amount: invoice.total,
+        currency: invoice.currency,
+        customer_id: invoice.customer_id,
+        payment_method: saved ? saved.id : { type: 'card', card: (form as Extract<PayForm, { card: unknown }>).card },
+        capture_method: 'automatic',
+        routing: 'smart',
+        three_d_secure: 'automatic',
+        return_url: pageUrl,
+        description: `Invoice ${invoice.number}`,
+        metadata: { invoice_id: invoice.id },
+      },
+      origin,
+      undefined,
+      apiBaseOf(pageUrl, invoice.id),
+    );
+    if (payment.status === 'succeeded' || payment.status === 'captured') await paidOnline(invoice, payment.id);
+    return { go: 'page', url: `${pageUrl}&payment_id=${payment.id}` };
+  } catch (error) {
+    // The same form sent again while its payment runs: the page shows that payment's outcome.
+    if (error instanceof OperationInProgress) return { go: 'page', url: `${pageUrl}&payment_id=${idFor('payment', origin)}` };
+    // Declined, or no provider could take it (nothing charged): the page again, saying so. Anything else is a 500 page.
+    if (error instanceof Declined)
+      return { go: 'stay', page: await pageOf(invoice, { problem: declinedProblem(String(error.details.decline_code)) }) };
+    if (error instanceof ProvidersUnavailable) {
+      const problem = 'The payment could not be made just now and nothing was charged: try again in a few minutes.';
+      return { go: 'stay', page: await pageOf(invoice, { problem }) };
+    }
+    throw error;
+  }
+}
+
+/**
+ * The customer's approved payment pays the invoice (once: a second arrival finds it paid), and a renewal waiting for
+ * them is completed by the next renewal run (which finds its invoice paid).
+ */
+async function paidOnline(invoice: InvoiceRecord, paymentId: string): Promise<InvoiceRecord> {
+  try {
+    await markInvoicePaid(actorOf(invoice), invoice.id, paymentId);
+  } catch (error) {
+    if (!(error instanceof InvalidState)) throw error;
+  }
+  if (invoice.subscription_id && invoice.period_start) {
+    await retryNow(
+      { merchant_id: invoice.merchant_id, livemode: invoice.livemode },
+      invoice.subscription_id,
+      invoice.period_start,
+      'the invoice was paid online',
+    );
+  }
+  return (await invoices.getInvoiceById(invoice.id)) ?? invoice;
+}
+
+/** `invoice.payment_action_required`: the invoice with its payment link, for the commit that records the decline. */
+export async function paymentActionRequired(invoice: InvoiceRecord, baseUrl: string | undefined) {
+  const [shown, hosted_payment_url] = await Promise.all([view(invoice, baseUrl), payUrlOf(invoice.id, baseUrl)]);
+  return newEvent(invoice, 'invoice.payment_action_required', { ...shown, hosted_payment_url });
+}
+
+/**
+ * The past-due notice: the invoice e-mailed to the customer, with its payment link. A failed send is logged and left
+ * (the renewal is recorded; the link is also in the event and the merchant may send the invoice again).
+ */
+export async function sendPaymentLink(invoice: InvoiceRecord, baseUrl: string): Promise<void> {
+  await sendInvoice(actorOf(invoice), invoice.id, 'email', baseUrl).catch((error: unknown) =>
+    logger.error('The past-due notice was not sent', { invoice_id: invoice.id, error: (error as Error).message }),
+  );
 }

@@ -14,18 +14,17 @@ import type { Merchant } from './auth.ts';
 import { billingDateAfter, utcDate } from './billing-dates.ts';
 import { CardRetryCapReached } from './card-charge-cap.ts';
 import { chargeCardOnFile } from './card-on-file.ts';
-import { businessNow, clock, isoNow } from './clock.ts';
-import { clockTimeOf } from './clock-binding.ts';
+import { clock, isoNow } from './clock.ts';
 import { AppError } from './errors.ts';
 import { sendInvoice } from './invoice-delivery.ts';
 import { newId } from './ids.ts';
 import { LEASE_MS } from './operations.ts';
 import { createInvoice, markInvoicePaid, paymentFailedChange } from './invoices.ts';
-import { sendHostedPaymentLink } from './payment-links.ts';
+import { paymentActionRequired, sendPaymentLink } from './payment-links.ts';
 import { cappedRecovery, recoveryAfter } from './recovery-policy.ts';
 import { capturePayment } from './payment-lifecycle.ts';
 import { PERIOD } from './state-machines.ts';
-import { applyMove, scheduleOf, today } from './subscriptions.ts';
+import { applyMove, retryNow, scheduleOf, today } from './subscriptions.ts';
 import { count } from '../metrics.ts';
 import { modeOf } from './connectors.ts';
 
@@ -321,23 +320,28 @@ async function recordDecline(subscription: SubscriptionRecord, period: PeriodRec
       : recoveryAfter(period.decline_code ?? 'generic_decline', firstTry, today(), period.attempt);
   const invoice = period.invoice_id ? await invoices.getInvoice(subscription, period.invoice_id) : undefined;
   const failure = { next_retry_at: recovery.retry_at, retry_reason: recovery.reason };
-  // An expired card waits for its update (card-updates.ts), which makes this run's next one due.
+  // An expired card waits for its update (card-updates.ts), a challenge for the customer (payment-links.ts): either
+  // makes this run's next one due (retryNow).
+  const waits = recovery.treatment === 'wait_for_card' || recovery.treatment === 'wait_for_shopper';
   const awaitingCard = recovery.treatment === 'wait_for_card' ? await chargedCardOf(subscription, period) : null;
+  const failed = invoice ? await paymentFailedChange(invoice, failure, baseUrl()) : {};
+  const actionRequired =
+    recovery.treatment === 'wait_for_shopper' && invoice ? [await paymentActionRequired({ ...invoice, ...failure }, config.PUBLIC_API_URL)] : [];
   const moved = await applyMove(
     subscription,
     period.attempt === 0 ? 'decline' : 'declineRetry',
     {
-      retry_attempt: recovery.retry_at === null && !awaitingCard ? null : period.attempt + 1,
+      retry_attempt: recovery.retry_at === null && !waits ? null : period.attempt + 1,
       retry_at: recovery.retry_at,
       retry_reason: recovery.reason,
       awaiting_card: awaitingCard,
       latest_invoice: period.invoice_id ?? subscription.latest_invoice,
     },
     period.attempt === 0 ? { next_billing: period.period_start } : { next_billing: period.period_start, retry_attempt: period.attempt },
-    invoice ? await paymentFailedChange(invoice, failure, baseUrl()) : {},
+    { ...failed, events: [...(failed.events ?? []), ...actionRequired] },
   );
   if (!moved) return skip('moved_meanwhile', message);
-  if (recovery.treatment === 'wait_for_shopper' && invoice) await sendHostedPaymentLink(moved, invoice);
+  if (actionRequired.length > 0) await sendPaymentLink(invoice!, baseUrl());
   return 'past_due';
 }
 
@@ -349,15 +353,9 @@ async function chargedCardOf(subscription: SubscriptionRecord, period: PeriodRec
   return payment?.payment_method_id ?? null;
 }
 
-/**
- * A card updated (card-updates.ts): each subscription waiting on it (past_due on `expired_card`) is due again on its
- * own clock's today, so the next renewal run charges it with the new card. Another change of the subscription
- * meanwhile wins (it is read again by that run).
- */
+/** A card updated (card-updates.ts): each subscription waiting on it (past_due on `expired_card`) is due again. */
 export async function retryWithUpdatedCard(paymentMethodId: string): Promise<void> {
   for (const waiting of await subscriptions.awaitingCard(paymentMethodId)) {
-    const day = utcDate((await clockTimeOf(waiting.test_clock)) ?? businessNow());
-    const changes = { retry_at: day, awaiting_card: null, retry_reason: `the card was updated: charged again on ${day}` };
-    await applyMove(waiting, 'retryUpdatedCard', changes, { awaiting_card: paymentMethodId });
+    await retryNow(waiting, waiting.id, waiting.next_billing, 'the card was updated');
   }
 }

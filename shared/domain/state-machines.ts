@@ -82,8 +82,8 @@ export const SUBSCRIPTION = {
   decline: { from: ['active'], to: 'past_due', event: 'subscription.past_due' },
   /** a retry of a past_due period was declined too */
   declineRetry: { from: ['past_due'], to: 'past_due', event: 'subscription.past_due' },
-  /** its expired card was updated: the waiting period is due again (the card's `payment_method.updated` says so) */
-  retryUpdatedCard: { from: ['past_due'], to: 'past_due' },
+  /** a waiting period is due again: its expired card was updated, or its customer paid the invoice online */
+  retryNow: { from: ['past_due'], to: 'past_due' },
 } as const satisfies StateMachine<SubscriptionState, string>;
 export type SubscriptionState = 'active' | 'paused' | 'past_due' | 'cancelled';
 /** The states in which the merchant may change a subscription's terms (PUT, no change of state): all but cancelled. */

@@ -5,6 +5,7 @@ import * as customers from '../store/customers.ts';
 import * as paymentMethods from '../store/payment-methods.ts';
 import * as subscriptions from '../store/subscriptions.ts';
 import type { SubscriptionRecord } from '../store/subscriptions.ts';
+import type { Owner } from '../store/keys.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { firstBillingDate, resumedNextBilling, type Schedule, utcDate } from './billing-dates.ts';
 import { businessNow, isoNow } from './clock.ts';
@@ -210,3 +211,16 @@ export const cancelSubscription = (merchant: Merchant, subscriptionId: string) =
   move(merchant, subscriptionId, 'cancel', () => ({
     changes: { cancelled_at: isoNow(), retry_attempt: null, retry_at: null, retry_reason: null, awaiting_card: null },
   }));
+
+/**
+ * A past_due period that waited (its card's update, its customer paying the invoice online) is due again today on the
+ * subscription's own clock: the next renewal run charges it, or finds its invoice paid and renews. Nothing changes
+ * when the subscription has moved on from that period meanwhile.
+ */
+export async function retryNow(owner: Owner, subscriptionId: string, periodStart: string, why: string): Promise<void> {
+  const waiting = await subscriptions.getSubscription(owner, subscriptionId);
+  if (waiting?.status !== 'past_due' || waiting.next_billing !== periodStart || !waiting.retry_attempt) return;
+  const day = utcDate((await clockTimeOf(waiting.test_clock)) ?? businessNow());
+  const changes = { retry_at: day, awaiting_card: null, retry_reason: `${why}: charged again on ${day}` };
+  await applyMove(waiting, 'retryNow', changes, { next_billing: periodStart, retry_attempt: waiting.retry_attempt });
+}

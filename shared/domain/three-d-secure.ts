@@ -2,7 +2,7 @@ import type { ShopperAction } from '../providers/index.ts';
 import * as payments from '../store/payments.ts';
 import { BadRequest, NotFound } from './errors.ts';
 import { isId } from './ids.ts';
-import { finishAuthentication } from './payments.ts';
+import { captureAuthenticated, finishAuthentication } from './payments.ts';
 import { verifyHandOff } from './signed-links.ts';
 
 /** Where the shopper goes next: a provider's page (GET, or a form to POST), or back to the merchant. */
@@ -39,6 +39,7 @@ export async function handOff(paymentId: string, signature: string | undefined):
 export async function shopperReturned(paymentId: string, returned: Record<string, string>): Promise<ShopperStep> {
   const payment = await signedPayment(paymentId);
   await finishAuthentication(payment, returned);
+  await captureAuthenticated(payment.id);
   return backToMerchant(payment);
 }
 

@@ -10,6 +10,7 @@ import { errorMapper } from './error-mapper.ts';
 import { idempotency } from './idempotency.ts';
 import { jsonBody } from './json-body.ts';
 import { rawBody } from './raw-body.ts';
+import { formBody } from './form-body.ts';
 import { admission, rateLimit, type RateLimitOptions } from './rate-limit.ts';
 import { FileBody, fileResponse, jsonResponse, Redirect, redirectResponse } from './response.ts';
 
@@ -43,6 +44,8 @@ export interface HttpOptions<A extends Auth, B, Q, P extends Record<string, Enti
   idempotent?: boolean | { withhold: readonly string[] };
   /** the body is not JSON: the function gets it as sent (`raw`), for a signature over its bytes */
   rawBody?: true;
+  /** the body is a form a shopper's browser posts (`application/x-www-form-urlencoded`), validated by `body` */
+  form?: true;
   /** a shopper-facing page that may send the shopper on (`Redirect`: 303 See Other) instead of answering 200 */
   redirects?: true;
 }
@@ -93,7 +96,7 @@ export function http<
   if (options.params) chain.use(pathIds(options.params));
   const strictQuery = merchantOnly;
   if (options.rawBody) chain.use(rawBody()).use(validate({ query: options.query, strictQuery }));
-  else chain.use(jsonBody()).use(validate({ body: options.body, query: options.query, strictQuery }));
+  else chain.use(options.form ? formBody() : jsonBody()).use(validate({ body: options.body, query: options.query, strictQuery }));
   if (options.idempotent && merchantOnly) chain.use(idempotency(options.idempotent === true ? {} : options.idempotent));
   if (options.rateLimit?.concurrent) chain.use(admission());
   chain.use(stateToContext());

@@ -160,7 +160,9 @@ export class SandboxConnector implements Connector {
    */
   private decide(request: AuthorizeRequest): AuthorizeResult {
     if (request.providerToken?.includes(DECLINING_TOKEN)) return { outcome: 'declined', declineCode: 'generic_decline', latencyMs: 0 };
-    const authentication = request.card && !request.initiator ? AUTHENTICATION_CARDS[request.card.number] : undefined;
+    const asks = request.card ? AUTHENTICATION_CARDS[request.card.number] : undefined;
+    if (request.initiator && asks && 'everyCharge' in asks) return { outcome: 'declined', declineCode: 'authentication_required', latencyMs: 0 };
+    const authentication = request.initiator ? undefined : asks;
     const challenge = authentication && !('none' in authentication) && (authentication.challenge || request.authentication?.required);
     if (challenge && !request.authentication) return { outcome: 'declined', declineCode: 'authentication_required', latencyMs: 0 };
     if (challenge && request.authentication) return this.challenge(request, authentication.afterPass);

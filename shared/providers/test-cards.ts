@@ -19,10 +19,12 @@ export const TEST_CARDS: Readonly<Record<string, { decline: string } | { soft: '
 /**
  * Stripe's 3-D Secure test cards (DECISIONS "3-D Secure"): whether the issuer asks the shopper to authenticate, and
  * what it answers once the shopper passed. Any other card authenticates frictionless when asked to; 378282246310005
- * has no 3-D Secure at all.
+ * has no 3-D Secure at all. `everyCharge`: asks even off-session, where nobody can answer (authentication_required).
  */
-export const AUTHENTICATION_CARDS: Readonly<Record<string, { challenge: boolean; afterPass: 'approve' | 'decline' } | { none: true }>> = {
-  '4000002760003184': { challenge: true, afterPass: 'approve' },
+export const AUTHENTICATION_CARDS: Readonly<
+  Record<string, { challenge: boolean; afterPass: 'approve' | 'decline'; everyCharge?: true } | { none: true }>
+> = {
+  '4000002760003184': { challenge: true, afterPass: 'approve', everyCharge: true },
   '4000000000003220': { challenge: true, afterPass: 'approve' },
   '4000008400001629': { challenge: true, afterPass: 'decline' },
   '4000000000003055': { challenge: false, afterPass: 'approve' },

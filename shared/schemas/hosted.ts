@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { CardNumber, notExpired } from './payments.ts';
 
 const PublishableKey = v.pipe(
   v.string(),
@@ -31,3 +32,39 @@ const ReturnUrl = v.pipe(v.string(), v.maxLength(2048), v.description("this serv
 export const SandboxChallengeQuery = v.object({ return_url: ReturnUrl });
 
 export const SandboxAnswerQuery = v.object({ return_url: ReturnUrl, answer: v.picklist(['passed', 'failed']) });
+
+/** `/hosted/pay/inv_…`: the link's expiry and signature; back from the bank, the customer's payment. */
+export const PayLinkQuery = v.object({
+  expires: v.optional(v.pipe(v.string(), v.maxLength(20))),
+  signature: v.optional(v.pipe(v.string(), v.maxLength(128))),
+  payment_id: v.optional(v.pipe(v.string(), v.regex(/^pay_[0-9a-z]{26}$/, 'a payment id'))),
+});
+
+const FormId = v.pipe(v.string(), v.regex(/^\d{1,15}\.[0-9a-f-]{36}$/, "the page's form id"));
+
+/** `MM / YY` (spaces optional) as the card's month and 20YY. */
+const Expiry = v.pipe(
+  v.string(),
+  v.regex(/^\s*(0[1-9]|1[0-2])\s*\/\s*\d{2}\s*$/, 'an expiry as MM / YY'),
+  v.transform((text) => {
+    const [month, year] = text.split('/').map((part) => Number(part.trim()));
+    return { exp_month: month!, exp_year: 2000 + year! };
+  }),
+  v.check((expiry) => notExpired(expiry), 'must not be past: the card has expired'),
+);
+
+/** The payment page's forms: the saved card, or a new card (number with spaces, `MM / YY`, CVC). */
+export const PayFormBody = v.variant('pay_with', [
+  v.object({ pay_with: v.literal('saved'), form_id: FormId }),
+  v.object({
+    pay_with: v.literal('card'),
+    form_id: FormId,
+    number: v.pipe(
+      v.string(),
+      v.transform((text) => text.replace(/[\s-]/g, '')),
+      CardNumber,
+    ),
+    exp: Expiry,
+    cvc: v.pipe(v.string(), v.regex(/^\d{3,4}$/, '3 or 4 digits')),
+  }),
+]);

@@ -39,6 +39,16 @@ export const RefundEventObject = withSequence(RefundObject);
 export const DisputeEventObject = withSequence(Dispute);
 export const SubscriptionEventObject = withSequence(Subscription);
 export const InvoiceEventObject = withSequence(Invoice);
+/** `invoice.payment_action_required`: the invoice and the page where the customer pays it. */
+export const InvoiceActionEventObject = v.object({
+  ...InvoiceEventObject.entries,
+  hosted_payment_url: v.pipe(
+    v.nullable(v.pipe(v.string(), v.url())),
+    v.description(
+      '`/hosted/pay/inv_…`, signed, valid 30 days: the customer pays the invoice there, with 3-D Secure (null: no public URL is configured)',
+    ),
+  ),
+});
 export const SettlementEventObject = withSequence(Settlement);
 export const TestClockEventObject = withSequence(TestClock);
 export const PaymentMethodEventObject = withSequence(PaymentMethod);
@@ -100,6 +110,11 @@ export const EVENTS: Record<EventType, EventDefinition> = {
     trigger:
       "A renewal's charge of the invoice failed: `next_retry_at` says when it is tried again (null: not scheduled), `retry_reason` why, `payment_attempts` where it was tried.",
     object: InvoiceEventObject,
+  },
+  'invoice.payment_action_required': {
+    trigger:
+      "A renewal's charge needs the customer to authenticate (3-D Secure): they are e-mailed the invoice with `hosted_payment_url`, the page where they pay it (signed, valid 30 days). The renewal waits for them.",
+    object: InvoiceActionEventObject,
   },
   'settlement.paid': { trigger: 'A settlement reached its arrival date and was paid out.', object: SettlementEventObject },
   'test_clock.ready': {

@@ -1,0 +1,9 @@
+import { payPage } from '../../shared/domain/payment-links.ts';
+import { http } from '../../shared/http/index.ts';
+import { payPageAnswer } from '../../shared/hosted/pay-page.ts';
+import { PayLinkQuery } from '../../shared/schemas/hosted.ts';
+
+/** The customer's page for paying an invoice (signed link): reading it changes nothing. */
+export const handler = http({ auth: 'public', params: { id: 'invoice' }, query: PayLinkQuery, file: 'text/html' }, async ({ params, query }) =>
+  payPageAnswer(await payPage(params.id, query), `${params.id}?expires=${query.expires}&signature=${query.signature}`),
+);

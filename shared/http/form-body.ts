@@ -1,0 +1,33 @@
+import type { MiddlewareObj } from '@middy/core';
+import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { BadRequest } from '../domain/errors.ts';
+import { MAX_BODY_BYTES } from './json-body.ts';
+import { stateOf } from './types.ts';
+
+/**
+ * A form a shopper's browser posts (a hosted page without script): parsed by `@middy/http-urlencode-body-parser`,
+ * then validated like a JSON body. A field sent twice is an array, which no form schema accepts. Refusals are the
+ * 400s of DECISIONS: another content type `invalid_content_type`, over 64 KB `body_too_large`.
+ */
+export const formBody = (): MiddlewareObj<APIGatewayProxyEvent> => {
+  const parser = httpUrlencodeBodyParser<APIGatewayProxyEvent>();
+  return {
+    before: (request) => {
+      const event = request.event;
+      const bytes = Buffer.byteLength(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
+      if (bytes > MAX_BODY_BYTES) throw new BadRequest('body_too_large', undefined, `the body is ${bytes} bytes; the limit is 64 KB`);
+      try {
+        parser.before!(request);
+      } catch {
+        const type = event.headers?.['content-type'];
+        throw new BadRequest(
+          'invalid_content_type',
+          undefined,
+          `Content-Type must be application/x-www-form-urlencoded${type ? `, not ${type.slice(0, 100)}` : ''}`,
+        );
+      }
+      stateOf(request).body = { ...(event.body as unknown as Record<string, unknown>) };
+    },
+  };
+};
