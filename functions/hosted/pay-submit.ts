@@ -1,7 +1,7 @@
 import { payInvoice } from '../../shared/domain/payment-links.ts';
 import { http, Redirect } from '../../shared/http/index.ts';
 import { payPageAnswer } from '../../shared/hosted/pay-page.ts';
-import { PayFormBody, PayLinkQuery } from '../../shared/schemas/hosted.ts';
+import { PayFormBody, PayLinkQuery, typedCard } from '../../shared/schemas/hosted.ts';
 
 /** The customer pays the invoice from its page: back to the page (the outcome, or on to their bank), or the page again. */
 export const handler = http(
@@ -18,10 +18,7 @@ export const handler = http(
   },
   async ({ params, query, body, baseUrl }) => {
     const link = `${params.id}?expires=${query.expires}&signature=${query.signature}`;
-    const form =
-      body.pay_with === 'saved'
-        ? { formId: body.form_id, saved: true as const }
-        : { formId: body.form_id, card: { number: body.number, ...body.exp, cvc: body.cvc } };
+    const form = body.pay_with === 'saved' ? { formId: body.form_id, saved: true as const } : { formId: body.form_id, card: typedCard(body) };
     const step = await payInvoice(params.id, query, form, `${baseUrl}/hosted/pay/${link}`);
     return step.go === 'page' ? new Redirect(step.url) : payPageAnswer(step.page, link);
   },

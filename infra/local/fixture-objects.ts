@@ -15,7 +15,7 @@ import { dayOf } from '../../shared/store/ledger.ts';
 import { requestOtp } from '../../shared/domain/otp.ts';
 import { createRoutingRule } from '../../shared/domain/routing-rules.ts';
 import { HOLD_DAYS, listSettlements, settleMerchant } from '../../shared/domain/settlements.ts';
-import { signedPdfUrl } from '../../shared/domain/signed-links.ts';
+import { signedPayUrl, signedPdfUrl } from '../../shared/domain/signed-links.ts';
 import { createSubscription, pauseSubscription } from '../../shared/domain/subscriptions.ts';
 import { configureWebhook, listDeliveries } from '../../shared/domain/webhooks.ts';
 import { listLocalOutbox } from '../../shared/messaging/local-outbox.ts';
@@ -34,6 +34,9 @@ export interface FixtureObjects {
   invoiceId: string;
   pdfExpires: string;
   pdfSignature: string;
+  /** the invoice's hosted payment link */
+  payExpires: string;
+  paySignature: string;
   subscriptionId: string;
   /** a second subscription, paused (to resume) */
   pausedSubscriptionId: string;
@@ -148,6 +151,7 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
   const dispute = await openTestDispute(merchant, demo.capturedPaymentId!, { reason: 'fraudulent' });
   const accepted = await openTestDispute(merchant, demo.capturedPaymentId!, { reason: 'duplicate' });
   const pdf = new URL(await signedPdfUrl(baseUrl, invoice.id));
+  const pay = new URL(await signedPayUrl(baseUrl, invoice.id));
   const otp = /\b(\d{6})\b/.exec(listLocalOutbox().find((m) => m.to === demo.email)?.text ?? '')?.[1];
   if (!otp) throw new Error('No sign-in code in the local outbox');
   const [event] = (await listDeliveries(merchant, { limit: 1 })).data;
@@ -157,6 +161,8 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     invoiceId: invoice.id,
     pdfExpires: pdf.searchParams.get('expires')!,
     pdfSignature: pdf.searchParams.get('signature')!,
+    payExpires: pay.searchParams.get('expires')!,
+    paySignature: pay.searchParams.get('signature')!,
     subscriptionId: subscription.id,
     pausedSubscriptionId: paused.id,
     ruleId: rule.id,

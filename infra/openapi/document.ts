@@ -190,6 +190,8 @@ function queryParameters(query: HttpHandler['options']['query']): JsonSchema[] {
 
 const hasRequired = (schema: JsonSchema, components: Record<string, JsonSchema>): boolean => {
   const target = typeof schema.$ref === 'string' ? components[schema.$ref.split('/').pop()!]! : schema;
+  // one of several bodies (a variant): required when each one is
+  if (Array.isArray(target.oneOf)) return target.oneOf.every((s: JsonSchema) => hasRequired(s, components));
   return Array.isArray(target.required) && target.required.length > 0;
 };
 

@@ -72,6 +72,8 @@ export function exampleOf(schema: JsonSchema, components: Record<string, JsonSch
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum)) return schema.enum[0];
   if (schema.default !== undefined) return schema.default;
+  // one of several bodies (a variant): the last, the fullest
+  if (Array.isArray(schema.oneOf)) return of(schema.oneOf.at(-1) as JsonSchema);
   if (Array.isArray(schema.anyOf)) {
     // nullable: the value's example when it has one worth showing, else null
     const value = of(schema.anyOf[0] as JsonSchema);

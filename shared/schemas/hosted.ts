@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { CardNumber, notExpired } from './payments.ts';
+import { notExpired } from './payments.ts';
+import { luhnValid } from '../domain/cards.ts';
 
 const PublishableKey = v.pipe(
   v.string(),
@@ -40,31 +41,50 @@ export const PayLinkQuery = v.object({
   payment_id: v.optional(v.pipe(v.string(), v.regex(/^pay_[0-9a-z]{26}$/, 'a payment id'))),
 });
 
-const FormId = v.pipe(v.string(), v.regex(/^\d{1,15}\.[0-9a-f-]{36}$/, "the page's form id"));
+const FormId = v.pipe(
+  v.string(),
+  v.regex(/^\d{1,15}\.[0-9a-f-]{36}$/, "the page's form id"),
+  v.examples(['1795302000000.2207e25f-f761-493c-a705-bd5fa7331bae']),
+);
 
-/** `MM / YY` (spaces optional) as the card's month and 20YY. */
+const digits = (text: string) => text.replace(/[\s-]/g, '');
+
+/** As typed: digits, with spaces or dashes between groups. */
+const TypedCardNumber = v.pipe(
+  v.string(),
+  v.regex(/^[\d\s-]{12,30}$/, 'a card number of 12 to 19 digits'),
+  v.check((text) => /^\d{12,19}$/.test(digits(text)) && luhnValid(digits(text)), 'a card number that passes the Luhn check'),
+  v.examples(['4242 4242 4242 4242']),
+);
+
+/** `MM / YY` (spaces optional), read as the month and 20YY. */
+export const expiryOf = (text: string) => {
+  const [month, year] = text.split('/').map((part) => Number(part.trim()));
+  return { exp_month: month!, exp_year: 2000 + year! };
+};
+
 const Expiry = v.pipe(
   v.string(),
   v.regex(/^\s*(0[1-9]|1[0-2])\s*\/\s*\d{2}\s*$/, 'an expiry as MM / YY'),
-  v.transform((text) => {
-    const [month, year] = text.split('/').map((part) => Number(part.trim()));
-    return { exp_month: month!, exp_year: 2000 + year! };
-  }),
-  v.check((expiry) => notExpired(expiry), 'must not be past: the card has expired'),
+  v.check((text) => notExpired(expiryOf(text)), 'must not be past: the card has expired'),
+  v.examples(['12 / 34']),
 );
 
-/** The payment page's forms: the saved card, or a new card (number with spaces, `MM / YY`, CVC). */
+/** The payment page's forms: the saved card, or a new card (number as typed, `MM / YY`, CVC). */
 export const PayFormBody = v.variant('pay_with', [
   v.object({ pay_with: v.literal('saved'), form_id: FormId }),
   v.object({
     pay_with: v.literal('card'),
     form_id: FormId,
-    number: v.pipe(
-      v.string(),
-      v.transform((text) => text.replace(/[\s-]/g, '')),
-      CardNumber,
-    ),
+    number: TypedCardNumber,
     exp: Expiry,
-    cvc: v.pipe(v.string(), v.regex(/^\d{3,4}$/, '3 or 4 digits')),
+    cvc: v.pipe(v.string(), v.regex(/^\d{3,4}$/, '3 or 4 digits'), v.examples(['123'])),
   }),
 ]);
+
+/** A card as typed into the page, as a payment takes it. */
+export const typedCard = (form: { number: string; exp: string; cvc: string }) => ({
+  number: digits(form.number),
+  ...expiryOf(form.exp),
+  cvc: form.cvc,
+});

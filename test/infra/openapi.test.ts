@@ -155,10 +155,11 @@ describe('the OpenAPI document', () => {
   });
 
   it.each(httpFunctions().map((f) => [f.name, f] as const))('%s: the request example is a body the handler accepts', async (_name, spec) => {
-    const documented = operationOf(document, spec)!.requestBody as { content: { 'application/json': { example: unknown } } } | undefined;
-    const { body } = ((await loadHandler(spec.name)) as unknown as HttpHandler).options;
+    const documented = operationOf(document, spec)!.requestBody as { content: Record<string, { example: unknown }> } | undefined;
+    const { body, form } = ((await loadHandler(spec.name)) as unknown as HttpHandler).options;
     expect(documented === undefined).toBe(body === undefined);
-    if (body) expect(v.safeParse(body, documented!.content['application/json'].example).issues).toBeUndefined();
+    const type = form ? 'application/x-www-form-urlencoded' : 'application/json';
+    if (body) expect(v.safeParse(body, documented!.content[type]!.example).issues).toBeUndefined();
   });
 
   describe('webhooks', () => {
