@@ -8,6 +8,7 @@ import { authenticationFailure, authenticationStep, declineAfterAuthentication, 
 import { StripeDisputes } from './disputes.ts';
 import { type Form, nested, text } from './form.ts';
 import { cardError, errorBody, fixture, list, newId, type StripeObject } from './objects.ts';
+import { StripePayouts } from './payouts.ts';
 import { listIntents, page, searchIntents } from './reads.ts';
 import { StripeRefunds } from './refunds.ts';
 
@@ -39,6 +40,7 @@ export class StripeBook implements Payments, Challenges {
   readonly holds = new Map<string, FakeHold>();
   readonly refunds: StripeRefunds;
   readonly disputes: StripeDisputes;
+  readonly payouts: StripePayouts;
   private readonly intents = new Map<string, StripeObject>();
   private readonly methods = new Map<string, StripeObject>();
   private readonly cardNumbers = new Map<string, string>();
@@ -53,9 +55,29 @@ export class StripeBook implements Payments, Challenges {
     private readonly searchLagMs: number,
     private readonly notify: Notify,
     private readonly hostedOrigin: () => string,
+    livemode = false,
   ) {
     this.refunds = new StripeRefunds(this, notify);
     this.disputes = new StripeDisputes(this, notify);
+    this.payouts = new StripePayouts(
+      {
+        charges: () => [...this.holds.values()].filter((hold) => hold.captured > 0).map((hold) => this.charge(hold.reference)),
+        refunds: () => this.refunds.of().reverse(),
+        disputes: () => this.disputes.all().reverse(),
+      },
+      livemode,
+    );
+  }
+
+  /** The Charge, Refund or Dispute a balance transaction names as its `source`. */
+  sourceObject(id: string): StripeObject | undefined {
+    if (id.startsWith('ch_')) {
+      const intent = [...this.intents.values()].find((pi) => pi.latest_charge === id);
+      return intent && this.charge(String(intent.id));
+    }
+    if (id.startsWith('re_')) return this.refunds.of().find((refund) => refund.id === id);
+    if (id.startsWith('dp_')) return this.disputes.all().find((dispute) => dispute.id === id);
+    return undefined;
   }
 
   intent(id: string): StripeObject | undefined {

@@ -11,6 +11,7 @@ import { servePage } from './challenge.ts';
 import { expanded, expansionProblem, expansionsOf } from './expand.ts';
 import { type Form, parseForm, text } from './form.ts';
 import { StripeNotifier } from './notifier.ts';
+import type { PayoutFaults } from './payouts.ts';
 import { cardError, errorBody, type StripeObject, statusError } from './objects.ts';
 
 /** Keys the fake accepts (one account per key; `sk_live_` answers with `livemode: true`). */
@@ -34,6 +35,11 @@ export interface StripeFake extends FakeServer {
   refundsPending(on: boolean): void;
   /** A pending refund goes through (`refund.updated`, `charge.refunded`). */
   settleRefund(refundReference: string): void;
+  /**
+   * Pays out what the test account (or the live one) captured, refunded and lost in disputes since its last payout:
+   * one payout per currency, with Stripe's fees per line, getting wrong what `faults` says (`POST /_fake/payouts`).
+   */
+  payOut(faults?: PayoutFaults, livemode?: boolean): Array<{ id: string; amount: number; currency: string }>;
 }
 
 interface Route {
@@ -65,6 +71,9 @@ function routeOf(method: string, path: string, form: Form): Route | undefined {
   if (method === 'POST' && path === '/v1/refunds') return { operation: 'refund', run: (book, f) => book.refunds.create(f) };
   if (method === 'GET' && path === '/v1/refunds') return { operation: 'status', run: (book, f) => book.refunds.list(f) };
   if (method === 'GET' && refund) return { operation: 'status', run: (book) => book.refunds.retrieve(refund[1]!) };
+  if (method === 'GET' && path === '/v1/payouts') return { operation: 'payouts', run: (book, f) => book.payouts.list(f) };
+  if (method === 'GET' && path === '/v1/balance_transactions')
+    return { operation: 'payouts', run: (book, f) => book.payouts.transactionsOf(f, (id) => book.sourceObject(id)) };
   if (method === 'GET' && path === '/v1/disputes') return { operation: 'status', run: (book, f) => book.disputes.list(f) };
   if (method === 'GET' && dispute && !dispute[2]) return { operation: 'status', run: (book) => book.disputes.retrieve(dispute[1]!) };
   if (method === 'POST' && dispute && !dispute[2]) return { operation: 'dispute_evidence', run: (book, f) => book.disputes.update(dispute[1]!, f) };
@@ -102,6 +111,7 @@ export async function startStripeFake(options: { port?: number; searchLagMs?: nu
       options.searchLagMs ?? 60_000,
       (type, object) => notifier.emit(type, object, livemode),
       () => origin,
+      livemode,
     );
   };
   const books = new Map<string, StripeBook>([STRIPE_FAKE_SECRET_KEY, STRIPE_FAKE_LIVE_KEY].map((key) => [key, bookFor(key)]));
@@ -197,6 +207,11 @@ export async function startStripeFake(options: { port?: number; searchLagMs?: nu
       bookWith(`payment ${reference}`, (b) => b.intent(reference) !== undefined).disputes.open(reference, reason),
     closeDispute: (id: string, outcome: 'won' | 'lost') => bookWith(`dispute ${id}`, (b) => b.disputes.has(id)).disputes.decide(id, outcome),
     failRefund: (id: string) => bookWith(`refund ${id}`, (b) => b.refunds.has(id)).refunds.fail(id),
+    payOut: (faults: PayoutFaults = {}, livemode = false) => {
+      const book = books.get(livemode ? STRIPE_FAKE_LIVE_KEY : STRIPE_FAKE_SECRET_KEY)!;
+      book.payouts.assertSomething();
+      return book.payouts.payOut(faults).map((p) => ({ id: String(p.id), amount: Number(p.amount), currency: String(p.currency) }));
+    },
   };
 
   const server = createServer((req, res) => {
