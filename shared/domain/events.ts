@@ -26,6 +26,7 @@ export const EVENT_TYPES = [
   'dispute.updated',
   'dispute.closed',
   'test_clock.ready',
+  'reconciliation.exception_created',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -19,7 +19,8 @@ export const HOLD_DAYS = 2;
 
 const addDays = (day: string, n: number) => ledger.dayOf(new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS).toISOString());
 
-const view = (s: SettlementRecord) => ({
+/** A settlement as lists show it: a simulated one has no connector, no fees (gross = net = amount). */
+const summary = (s: SettlementRecord) => ({
   id: s.id,
   object: 'settlement' as const,
   livemode: s.livemode,
@@ -28,9 +29,18 @@ const view = (s: SettlementRecord) => ({
   status: s.status,
   arrival_date: s.arrival_date,
   transactions: s.transactions,
+  connector_id: s.payout?.connector_id ?? null,
+  provider_payout_id: s.payout?.provider_payout_id ?? null,
+  gross: s.payout?.gross ?? s.amount,
+  fees: s.payout?.fees ?? 0,
+  net: s.amount,
   created_at: s.created_at,
   paid_at: s.paid_at,
 });
+
+/** A settlement as it is read alone (and in its events): with its lines. */
+export const settlementView = (s: SettlementRecord) => ({ ...summary(s), lines: s.payout?.lines ?? [] });
+const view = settlementView;
 
 export async function getSettlement(merchant: Merchant, id: string) {
   const settlement = await settlementsStore.getSettlement(ownerOf(merchant), id);
@@ -40,7 +50,7 @@ export async function getSettlement(merchant: Merchant, id: string) {
 
 export async function listSettlements(merchant: Merchant, status: string | undefined, page: PageQuery) {
   const result = await settlementsStore.listSettlements(ownerOf(merchant), status, page);
-  return { object: 'list' as const, data: result.data.map(view), has_more: result.has_more };
+  return { object: 'list' as const, data: result.data.map(summary), has_more: result.has_more };
 }
 
 /**

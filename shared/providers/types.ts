@@ -330,3 +330,53 @@ export interface ProviderFollowUp<Credentials extends object = Record<string, un
   parseWebhook(credentials: Credentials, request: InboundWebhook): Promise<WebhookVerification>;
   disputeDesk(credentials: Credentials, account: ConnectorAccountRef): DisputeDesk;
 }
+
+/** What a payout line moved money for: a payment's charge, a refund, a dispute, a provider's fee, anything else. */
+export type PayoutLineType = 'charge' | 'refund' | 'dispute' | 'fee' | 'adjustment';
+
+/**
+ * One line of a provider's payout, in our words: amounts in our minor units (negative: taken from the payout), the
+ * currency upper case. `source` is the provider's id of what moved the money (Stripe `ch_…`, `re_…`, `dp_…`).
+ */
+export interface PayoutLine {
+  type: PayoutLineType;
+  source: string;
+  amount: number;
+  fee: number;
+  net: number;
+  currency: string;
+  /** when the provider made the movement (ISO 8601) */
+  created: string;
+  /** the provider's id of the payment the line belongs to (Stripe's PaymentIntent), when it names one */
+  paymentReference?: string;
+  /** our refund id, when the provider echoes the tag we gave the refund */
+  refundId?: string;
+}
+
+/** A payout a provider made to the merchant's bank, and its lines. */
+export interface ProviderPayout {
+  /** the provider's id of the payout (Stripe `po_…`) */
+  reference: string;
+  currency: string;
+  /** what it paid (minor units) */
+  amount: number;
+  /** ISO 8601 */
+  created: string;
+  /** YYYY-MM-DD */
+  arrivalDate: string;
+  /** `paid`: arrived; `pending`: on its way */
+  status: 'paid' | 'pending';
+  lines: PayoutLine[];
+}
+
+/**
+ * A provider's payouts (`shared/providers/<name>/payouts.ts`): the one method reconciliation calls on a connector
+ * account, loaded only by the functions that reconcile.
+ */
+export interface ProviderPayouts<Credentials extends object = Record<string, unknown>> {
+  /**
+   * The account's payouts created at or after `since` (ISO 8601; null: all), oldest first, each with every line;
+   * undefined when the provider could not be read whole.
+   */
+  payoutsSince(credentials: Credentials, since: string | null, signal?: AbortSignal): Promise<ProviderPayout[] | undefined>;
+}

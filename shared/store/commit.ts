@@ -16,6 +16,7 @@ import {
   leaseKeys,
   type Owner,
   paymentKeys,
+  reconciliationKeys,
   refundKeys,
   settlementKeys,
   shardOf,
@@ -49,6 +50,7 @@ export type Target =
   /** `owner` lists the clock for its merchant when it is created */
   | { entity: 'test_clock'; id: string; owner?: Owner }
   | { entity: 'webhook'; id: string; owner: Owner }
+  | { entity: 'reconciliation_exception'; id: string; owner: Owner }
   /** the owner's gapless invoice numbers: the last one given (see commitNumbered) */
   | { entity: 'invoice_counter'; owner: Owner };
 
@@ -277,6 +279,8 @@ export function keyOf(target: Target): Key {
       return webhookKeys.item(target.owner, target.id);
     case 'invoice_counter':
       return invoiceKeys.numberCounter(target.owner);
+    case 'reconciliation_exception':
+      return reconciliationKeys.item(target.id);
   }
 }
 
@@ -291,6 +295,7 @@ function listKeysOf(target: Target, status: unknown, shards: number): Record<str
   if (target.entity === 'refund') return refundKeys.list(target.owner, target.id);
   if (target.entity === 'dispute') return disputeKeys.list(target.owner, target.id);
   if (target.entity === 'settlement') return settlementKeys.list(target.owner, target.id);
+  if (target.entity === 'reconciliation_exception') return reconciliationKeys.list(target.owner, target.id);
   if (target.entity === 'test_clock' && target.owner) return testClockKeys.list(target.owner, target.id);
   return {};
 }

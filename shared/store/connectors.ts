@@ -5,7 +5,7 @@ import { PROVIDERS } from '../providers/types.ts';
 import { conditionalWrite, type Created, db, TABLE } from './client.ts';
 import { assignments, statusIn } from './expressions.ts';
 import { recordReader, StringMap } from './item-schemas.ts';
-import { connectorKeys, merchantKeys, type Owner } from './keys.ts';
+import { connectorKeys, merchantKeys, type Owner, reconciliationKeys } from './keys.ts';
 import { capCountOf, putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
 import { copyPuts, updateWithCopies } from './routing-copies.ts';
@@ -81,6 +81,7 @@ export async function putConnector(connector: ConnectorRecord, max: number): Pro
       ...routingBody(connector),
       ...(storedMetadata(connector.metadata) ? { metadata: connector.metadata } : {}),
       ...connectorKeys.byId(connector.id),
+      ...reconciliationKeys.account(connector.id),
     },
     connectorOf,
     (item) => copyPuts(owner, key, routingBody(item)),

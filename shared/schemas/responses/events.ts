@@ -9,6 +9,7 @@ import { Id, Livemode, Timestamp } from './common.ts';
 import { Dispute } from './disputes.ts';
 import { Invoice, Subscription } from './billing.ts';
 import { Payment, Refund, RefundObject } from './payments.ts';
+import { ReconciliationException } from './reconciliation.ts';
 import { Settlement } from './reports.ts';
 import { TestClock } from './test-clocks.ts';
 
@@ -40,6 +41,7 @@ export const SubscriptionEventObject = withSequence(Subscription);
 export const InvoiceEventObject = withSequence(Invoice);
 export const SettlementEventObject = withSequence(Settlement);
 export const TestClockEventObject = withSequence(TestClock);
+export const ReconciliationExceptionEventObject = withSequence(ReconciliationException);
 
 export interface EventDefinition {
   /** what makes the API send it */
@@ -94,7 +96,14 @@ export const EVENTS: Record<EventType, EventDefinition> = {
   'invoice.created': { trigger: 'An invoice was created (by the API, or by a subscription renewal).', object: InvoiceEventObject },
   'invoice.sent': { trigger: 'An invoice was sent by e-mail, SMS or WhatsApp.', object: InvoiceEventObject },
   'invoice.paid': { trigger: 'An invoice was paid (marked paid, or paid by a renewal charge).', object: InvoiceEventObject },
-  'settlement.paid': { trigger: 'A settlement reached its arrival date and was paid out.', object: SettlementEventObject },
+  'settlement.paid': {
+    trigger: "A settlement reached its arrival date and was paid out: the sandbox's simulated one, or a provider's payout reconciled.",
+    object: SettlementEventObject,
+  },
+  'reconciliation.exception_created': {
+    trigger: "A reconciliation run found a difference between a provider's payout and our records: its kind, expected and actual values.",
+    object: ReconciliationExceptionEventObject,
+  },
   'test_clock.ready': {
     trigger: 'A test clock finished advancing: every piece of work due up to its new time has run.',
     object: TestClockEventObject,

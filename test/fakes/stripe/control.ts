@@ -8,7 +8,7 @@ export interface Controls {
   openDispute(paymentReference: string, reason?: string): string;
   closeDispute(disputeId: string, outcome: 'won' | 'lost'): void;
   failRefund(refundReference: string): void;
-  payOut(faults: PayoutFaults, livemode: boolean): Array<{ id: string; amount: number; currency: string }>;
+  payOut(faults: PayoutFaults, secretKey?: string): Array<{ id: string; amount: number; currency: string }>;
 }
 
 const PAYOUT_FAULTS = ['drop_line', 'line_amount_delta', 'fee_delta', 'total_delta'] as const;
@@ -37,7 +37,7 @@ function required(body: Record<string, unknown>, name: string): string {
 /**
  * The fake's control endpoints (JSON in and out), how `npm start` users and the service's test helpers play the
  * card network: `POST /_fake/webhooks {url, secret?}`, `POST /_fake/disputes {reference, reason?}` → `{id}`,
- * `POST /_fake/disputes/:id/close {outcome}`, `POST /_fake/refunds/:id/fail`, `POST /_fake/payouts {livemode?,
+ * `POST /_fake/disputes/:id/close {outcome}`, `POST /_fake/refunds/:id/fail`, `POST /_fake/payouts {secret_key?,
  * drop_line?, line_amount_delta?, fee_delta?, total_delta?}` → `{data: [{id, amount, currency}]}`.
  */
 export function control(controls: Controls, method: string, path: string, rawBody: string, res: ServerResponse): void {
@@ -64,7 +64,7 @@ export function control(controls: Controls, method: string, path: string, rawBod
       controls.closeDispute(closing[1]!, outcome);
       return reply(200, { id: closing[1], status: outcome });
     }
-    if (path === '/_fake/payouts') return reply(200, { data: controls.payOut(payoutFaults(body), body.livemode === true) });
+    if (path === '/_fake/payouts') return reply(200, { data: controls.payOut(payoutFaults(body), field(body, 'secret_key')) });
     if (failing) {
       controls.failRefund(failing[1]!);
       return reply(200, { id: failing[1], status: 'failed' });

@@ -21,6 +21,13 @@ export const STRIPE_FAKE_LIVE_KEY = 'sk_live_fake_51Fake9aF27GqKyiVCbrisS0ycp6cb
 export const STRIPE_FAKE_WEBHOOK_SECRET = 'whsec_fake_3ZkQ9vL2xW7pN4rT8yB1cD6fH0jM5sA';
 /** The test account's credentials as `POST /api/connectors` takes them: its key and its webhook secret. */
 export const STRIPE_FAKE_CREDENTIALS = { secret_key: STRIPE_FAKE_SECRET_KEY, webhook_secret: STRIPE_FAKE_WEBHOOK_SECRET } as const;
+/** Any other key of this shape is an account of its own (made on its first call), e.g. one per test. */
+const FAKE_ACCOUNT_KEY = /^sk_(test|live)_fake_[0-9A-Za-z]{8,}$/;
+/** Credentials of a fresh account of the fake: its own books and payouts, shared with nobody. */
+export const stripeFakeAccount = () => ({
+  secret_key: `sk_test_fake_${randomBytes(12).toString('hex')}`,
+  webhook_secret: STRIPE_FAKE_WEBHOOK_SECRET,
+});
 
 export interface StripeFakeRequest extends FakeRequest {
   /** the `Stripe-Version` header the call carried */
@@ -36,10 +43,11 @@ export interface StripeFake extends FakeServer {
   /** A pending refund goes through (`refund.updated`, `charge.refunded`). */
   settleRefund(refundReference: string): void;
   /**
-   * Pays out what the test account (or the live one) captured, refunded and lost in disputes since its last payout:
-   * one payout per currency, with Stripe's fees per line, getting wrong what `faults` says (`POST /_fake/payouts`).
+   * Pays out what the account of `secretKey` (default: the test account) captured, refunded and lost in disputes since
+   * its last payout: one payout per currency, with Stripe's fees per line, getting wrong what `faults` says
+   * (`POST /_fake/payouts`).
    */
-  payOut(faults?: PayoutFaults, livemode?: boolean): Array<{ id: string; amount: number; currency: string }>;
+  payOut(faults?: PayoutFaults, secretKey?: string): Array<{ id: string; amount: number; currency: string }>;
 }
 
 interface Route {
@@ -115,6 +123,11 @@ export async function startStripeFake(options: { port?: number; searchLagMs?: nu
     );
   };
   const books = new Map<string, StripeBook>([STRIPE_FAKE_SECRET_KEY, STRIPE_FAKE_LIVE_KEY].map((key) => [key, bookFor(key)]));
+  /** The account of a key: the two fixed ones, or one more per `sk_test_fake_…` key, so a test can have its own Stripe account. */
+  const bookOf = (key: string) => {
+    if (!books.has(key) && FAKE_ACCOUNT_KEY.test(key)) books.set(key, bookFor(key));
+    return books.get(key);
+  };
   const saved = new Map<string, Saved>();
   const requests: StripeFakeRequest[] = [];
   const faults = new Faults();
@@ -166,7 +179,7 @@ export async function startStripeFake(options: { port?: number; searchLagMs?: nu
     if (stripeVersion) notifier.apiVersion = stripeVersion;
 
     const key = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
-    const book = books.get(key);
+    const book = bookOf(key);
     if (!book) {
       const shown = key
         ? `Invalid API Key provided: ${key.slice(0, 8)}${'*'.repeat(Math.max(0, key.length - 12))}${key.slice(-4)}`
@@ -207,8 +220,9 @@ export async function startStripeFake(options: { port?: number; searchLagMs?: nu
       bookWith(`payment ${reference}`, (b) => b.intent(reference) !== undefined).disputes.open(reference, reason),
     closeDispute: (id: string, outcome: 'won' | 'lost') => bookWith(`dispute ${id}`, (b) => b.disputes.has(id)).disputes.decide(id, outcome),
     failRefund: (id: string) => bookWith(`refund ${id}`, (b) => b.refunds.has(id)).refunds.fail(id),
-    payOut: (faults: PayoutFaults = {}, livemode = false) => {
-      const book = books.get(livemode ? STRIPE_FAKE_LIVE_KEY : STRIPE_FAKE_SECRET_KEY)!;
+    payOut: (faults: PayoutFaults = {}, secretKey = STRIPE_FAKE_SECRET_KEY) => {
+      const book = bookOf(secretKey);
+      if (!book) throw new FakeControlError(`no account has the key ${secretKey.slice(0, 12)}…`, 404);
       book.payouts.assertSomething();
       return book.payouts.payOut(faults).map((p) => ({ id: String(p.id), amount: Number(p.amount), currency: String(p.currency) }));
     },

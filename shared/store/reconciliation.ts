@@ -1,0 +1,116 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import type { DomainEvent } from '../domain/events.ts';
+import { EXCEPTION_KINDS, type ExceptionKind } from '../domain/reconciliation-matching.ts';
+import type { Transition } from '../domain/state-machines.ts';
+import { db, isConditionFailure, TABLE } from './client.ts';
+import { commit, type Target } from './commit.ts';
+import { equalityFilter } from './expressions.ts';
+import { Int, nullable, picklistOf, recordReader, Text } from './item-schemas.ts';
+import { type Owner, ownedBy, RECONCILE_SHARDS, reconciliationKeys } from './keys.ts';
+import { acrossShards, listPage, merchantList, type Page, type PageQuery, queryAll } from './pagination.ts';
+
+const ExceptionItem = v.object({
+  id: Text,
+  merchant_id: Text,
+  livemode: v.boolean(),
+  kind: picklistOf<ExceptionKind>()(EXCEPTION_KINDS),
+  connector_id: Text,
+  provider_payout_id: Text,
+  settlement_id: Text,
+  source: nullable(Text),
+  payment_id: nullable(Text),
+  refund_id: nullable(Text),
+  dispute_id: nullable(Text),
+  expected: nullable(v.union([Int, Text])),
+  actual: nullable(v.union([Int, Text])),
+  status: picklistOf<'open' | 'resolved'>()(['open', 'resolved']),
+  resolution: nullable(Text),
+  note: nullable(Text),
+  resolved_by: nullable(Text),
+  resolved_at: nullable(Text),
+  created_at: Text,
+});
+export type ExceptionRecord = v.InferOutput<typeof ExceptionItem>;
+const exceptionOf = recordReader('reconciliation exception', ExceptionItem);
+
+export const exceptionTarget = (e: Pick<ExceptionRecord, 'id' | 'merchant_id' | 'livemode'>): Target => ({
+  entity: 'reconciliation_exception',
+  id: e.id,
+  owner: { merchant_id: e.merchant_id, livemode: e.livemode },
+});
+
+/** Writes the exception with its event, once: false when a run before wrote it (its id is derived from what it is). */
+export async function putException(exception: ExceptionRecord, event: DomainEvent): Promise<boolean> {
+  return (await commit({ writes: [{ create: exceptionTarget(exception), item: { ...exception } }], events: [event] })) === 'committed';
+}
+
+/** The owner's exception; one of another merchant or mode is none. */
+export async function getException(owner: Owner, id: string): Promise<ExceptionRecord | undefined> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: reconciliationKeys.item(id), ConsistentRead: true }));
+  const exception = out.Item && exceptionOf(out.Item);
+  return ownedBy(exception, owner) ? exception : undefined;
+}
+
+/** `resolve` (RECONCILIATION_EXCEPTION) with who did it and why, once. */
+export async function resolveException(exception: ExceptionRecord, resolve: Transition, fields: Partial<ExceptionRecord>): Promise<boolean> {
+  return (await commit({ writes: [{ move: exceptionTarget(exception), transition: resolve, set: fields }] })) === 'committed';
+}
+
+export interface ExceptionFilters {
+  kind?: string;
+  connector_id?: string;
+  status?: string;
+}
+
+/** A page of the owner's exceptions, newest first, filtered. */
+export async function exceptionPage(owner: Owner, filters: ExceptionFilters, page: PageQuery): Promise<Page<ExceptionRecord>> {
+  const result = await listPage(merchantList(reconciliationKeys, owner, equalityFilter({ ...filters })), page);
+  return { data: result.data.map(exceptionOf), has_more: result.has_more };
+}
+
+/** Where a connector account's last run got to: its newest payout's creation, and per currency the last line's time. */
+export interface LastRun {
+  payouts_since: string;
+  cutoffs: Record<string, string>;
+}
+
+export async function readLastRun(owner: Owner, connectorId: string): Promise<LastRun | undefined> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: reconciliationKeys.lastRun(owner, connectorId), ConsistentRead: true }));
+  return out.Item ? { payouts_since: String(out.Item.payouts_since), cutoffs: (out.Item.cutoffs ?? {}) as Record<string, string> } : undefined;
+}
+
+/** Records how far a run got, only ever forward (a slower run finishing late does not move it back). */
+export async function saveLastRun(owner: Owner, connectorId: string, run: LastRun): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: reconciliationKeys.lastRun(owner, connectorId),
+        UpdateExpression: 'SET payouts_since = :since, cutoffs = :cutoffs, #type = :type',
+        ConditionExpression: 'attribute_not_exists(payouts_since) OR payouts_since <= :since',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':since': run.payouts_since, ':cutoffs': run.cutoffs, ':type': 'reconciliation_run' },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/** Every connector account of every merchant (the daily job reconciles those whose provider has payouts to read). */
+export async function reconcilableAccounts(): Promise<Array<{ id: string; owner: Owner; status: string }>> {
+  return acrossShards(RECONCILE_SHARDS, async (shard) =>
+    (
+      await queryAll({
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': reconciliationKeys.accountPartition(shard) },
+      })
+    ).map((item) => ({
+      id: String(item.id),
+      owner: { merchant_id: String(item.merchant_id), livemode: item.mode === 'live' },
+      status: String(item.status),
+    })),
+  );
+}
