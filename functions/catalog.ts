@@ -186,6 +186,7 @@ export const catalog: readonly FunctionSpec[] = [
   http('GET', '/api/balance', 'balance/get', 'Retrieve the balance'),
   http('GET', '/api/settlements', 'settlements/list', 'List settlements'),
   http('GET', '/api/settlements/{id}', 'settlements/get', 'Retrieve a settlement'),
+  http('GET', '/api/settlements/{id}/lines', 'settlements/lines', "Export a settlement's lines as CSV"),
   http('GET', '/api/analytics', 'analytics/overview', 'Payment analytics overview'),
   http('GET', '/api/analytics/revenue', 'analytics/revenue', 'Revenue per day'),
   http('GET', '/api/analytics/providers', 'analytics/providers', 'Provider performance'),

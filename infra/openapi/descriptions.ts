@@ -212,6 +212,10 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
   'settlements/get':
     'Retrieves a settlement with the number of payments it covers; one made from a provider’s payout also has its ' +
     'connector account, payout id, gross, fees, net and its lines.',
+  'settlements/lines':
+    'A settlement’s lines as CSV (`text/csv`) for the books: `settlement_id, provider_payout_id, type, source, amount, ' +
+    'fee, net, currency, payment_id, refund_id, dispute_id`, amounts in minor units (negative: taken from the payout). ' +
+    'A simulated settlement has the header only.',
   'analytics/overview': 'Volume, transactions and approval rate over a window (`period`), in one currency (default: the busiest).',
   'analytics/revenue': 'Captured minus refunded per day over the window, every day present, with the providers’ fees booked from their payouts.',
   'analytics/providers': 'Volume, approval rate and mean authorization latency per provider over the window.',

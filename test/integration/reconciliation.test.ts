@@ -124,6 +124,47 @@ describe('a day at Stripe, its payout, a run', () => {
   });
 });
 
+describe('a settlement’s lines as CSV', () => {
+  it('answers one row per line with our ids beside the provider’s', async () => {
+    // Prepare: a capture and a partial refund at Stripe, paid out and reconciled
+    const merchant = await stripeMerchant(fake, gateway.urlFor);
+    const paid = await capturedAtStripe(fake, merchant.apiKey, 2_000);
+    const refund = (await payments.refund(merchant.apiKey, paid, { amount: 500 })).body.refund_id;
+    const [payout] = fake.payOut({}, merchant.secretKey);
+    const [settlement] = (await recon.run(merchant.apiKey, merchant.connectorId)).body.settlements_created;
+    // Act
+    const res = await recon.lines(merchant.apiKey, settlement);
+    // Assess
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+    const rows = res.rawBody.trimEnd().split('\r\n');
+    expect(rows[0]).toBe('settlement_id,provider_payout_id,type,source,amount,fee,net,currency,payment_id,refund_id,dispute_id');
+    expect(
+      rows
+        .slice(1)
+        .map((r) => r.split(','))
+        .map((c) => [c[0], c[1], c[2], c[4], c[5], c[7], c[8], c[9]]),
+    ).toEqual([
+      [settlement, payout!.id, 'refund', '-500', '0', 'USD', paid, refund],
+      [settlement, payout!.id, 'charge', '2000', String(feeFor('stripe', 2_000)), 'USD', paid, ''],
+    ]);
+    expect((await recon.lines(merchant.apiKey, 'set_01jq7k3v9qf2m7x4b6n5c0t1wz')).status).toBe(404);
+  });
+
+  it('has the header only for a simulated settlement of sandbox money', async () => {
+    // Prepare
+    const merchant = await stripeMerchant(fake, gateway.urlFor);
+    const sandbox = await payments.create(merchant.apiKey, paymentBody({ amount: 1_200, routing: 'adyen' }));
+    await payments.capture(merchant.apiKey, sandbox.body.id);
+    await runSettlementDay(testOwner(merchant.merchantId), dayOf(new Date(Date.now() + 3 * 86_400_000).toISOString()));
+    const [simulated] = (await recon.settlements(merchant.apiKey)).body.data;
+    // Act
+    const res = await recon.lines(merchant.apiKey, simulated.id);
+    // Assess
+    expect(res.rawBody).toBe('settlement_id,provider_payout_id,type,source,amount,fee,net,currency,payment_id,refund_id,dispute_id\r\n');
+  });
+});
+
 describe('each fault of the payout produces exactly its exception', () => {
   it.each([
     ['drop_line', { drop_line: true }, 'missing_in_provider', 10_000, null],

@@ -6,6 +6,7 @@ import { handler as reconcile } from '../../functions/connectors/reconcile.ts';
 import { handler as listExceptions } from '../../functions/reconciliation/exceptions/list.ts';
 import { handler as resolve } from '../../functions/reconciliation/exceptions/resolve.ts';
 import { handler as getSettlement } from '../../functions/settlements/get.ts';
+import { handler as getLines } from '../../functions/settlements/lines.ts';
 import { handler as listSettlements } from '../../functions/settlements/list.ts';
 import { handler as openDispute } from '../../functions/test-helpers/dispute.ts';
 import { handler as listEvents } from '../../functions/webhooks/events.ts';
@@ -24,6 +25,8 @@ export const recon = {
     invokeHttp(resolve, apiEvent({ method: 'POST', path: `/api/reconciliation/exceptions/${id}/resolve`, headers: bearer(key), body })),
   settlement: (key: string, id: string) =>
     invokeHttp(getSettlement, apiEvent({ method: 'GET', path: `/api/settlements/${id}`, headers: bearer(key) })),
+  lines: (key: string, id: string) =>
+    invokeHttp(getLines, apiEvent({ method: 'GET', path: `/api/settlements/${id}/lines`, headers: { ...bearer(key), Accept: 'text/csv' } })),
   settlements: (key: string) => invokeHttp(listSettlements, apiEvent({ method: 'GET', path: '/api/settlements', headers: bearer(key) })),
   balance: async (key: string) => (await invokeHttp(getBalance, apiEvent({ method: 'GET', path: '/api/balance', headers: bearer(key) }))).body,
   revenue: async (key: string) =>
