@@ -14,6 +14,8 @@ export type ExceptionKind = (typeof EXCEPTION_KINDS)[number];
 /** The record a line names, as our ledger holds it: `amount` is its size (a refund's or dispute's, not signed). */
 export interface LedgerObject {
   payment_id: string;
+  /** when the payment was captured (ISO 8601) */
+  captured_at: string;
   refund_id: string | null;
   dispute_id: string | null;
   amount: number;

@@ -48,8 +48,9 @@ export async function reconcileAccount(account: ConnectorRecord): Promise<RunSum
   if (!module) throw new InvalidState(undefined, `reconciliation of ${account.provider} connector accounts is not available yet`);
   const lastRun = await reconciliationStore.readLastRun(owner, account.id);
   const credentials = await openedCredentials(account);
-  const payouts = await module.payoutsSince(credentials, lastRun?.payouts_since ?? account.created_at);
-  if (!payouts) throw new ProvidersUnavailable(`${account.provider} could not be read; the next run reads these payouts again`);
+  const read = await module.payoutsSince(credentials, { cursor: lastRun?.cursor ?? null, connectedAt: account.created_at });
+  if (!read) throw new ProvidersUnavailable(`${account.provider} could not be read; the next run reads these payouts again`);
+  const { payouts } = read;
   const summary: RunSummary = {
     object: 'reconciliation_run',
     connector_id: account.id,
@@ -60,31 +61,43 @@ export async function reconcileAccount(account: ConnectorRecord): Promise<RunSum
     exceptions_created: 0,
   };
   const cutoffs = { ...lastRun?.cutoffs };
+  const carried = { ...lastRun?.carried };
   for (const payout of payouts) {
-    // The payout's newest movement, to the end of its second: providers stamp times in whole seconds.
-    const newest = payout.lines.reduce((at, line) => (line.created > at ? line.created : at), payout.created);
-    const cutoff = new Date(Date.parse(newest) + 999).toISOString();
-    const windowStart = cutoffs[payout.currency] ?? account.created_at;
-    const outcome = await reconcilePayout(account, owner, payout, { from: windowStart, to: cutoff });
-    if (outcome.created) summary.settlements_created.push(outcome.settlementId);
+    // The window ends with the second of the payout's newest movement (providers stamp whole seconds, and pay what
+    // moved in one second together); a payment it paid that our ledger records as captured later is carried over, so
+    // the next payout's window does not count it missing.
+    const newest = payout.lines.reduce((at, line) => (line.created > at ? line.created : at), '');
+    const from = cutoffs[payout.currency] ?? account.created_at;
+    const window = { from, to: newest ? `${newest.slice(0, 19)}.999Z` : from };
+    const outcome = await reconcilePayout(account, owner, payout, window, new Set(carried[payout.currency] ?? []));
     summary.lines_matched += outcome.matched;
     summary.exceptions_created += outcome.exceptions;
-    if (cutoff > windowStart) cutoffs[payout.currency] = cutoff;
+    if (outcome.created) summary.settlements_created.push(outcome.settlementId);
+    if (!outcome.created) continue;
+    const moved = window.to > window.from;
+    cutoffs[payout.currency] = moved ? window.to : from;
+    carried[payout.currency] = [...(moved ? [] : (carried[payout.currency] ?? [])), ...outcome.paidAfter];
   }
-  const last = payouts.at(-1)?.created;
-  if (last) await reconciliationStore.saveLastRun(owner, account.id, { payouts_since: last, cutoffs });
+  if (read.cursor !== (lastRun?.cursor ?? null))
+    await reconciliationStore.saveLastRun(owner, account.id, lastRun, { cursor: read.cursor, cutoffs, carried });
   logger.info('Reconciliation run', { ...summary, settlements_created: summary.settlements_created.length });
   return summary;
 }
 
 /** The settlement of one payout, its exceptions and its counters, unless a run before made them. */
-async function reconcilePayout(account: ConnectorRecord, owner: Owner, payout: ProviderPayout, window: { from: string; to: string }) {
+async function reconcilePayout(
+  account: ConnectorRecord,
+  owner: Owner,
+  payout: ProviderPayout,
+  window: { from: string; to: string },
+  paidBefore: ReadonlySet<string>,
+) {
   const origin = { at: Date.parse(payout.created), seed: `${account.id}#${payout.reference}` };
   const settlementId = idFor('settlement', origin);
-  if (await settlementsStore.settlementExists(settlementId)) return { created: false, settlementId, matched: 0, exceptions: 0 };
+  if (await settlementsStore.settlementExists(settlementId)) return { created: false, settlementId, matched: 0, exceptions: 0, paidAfter: [] };
   const resolve = resolver(account, owner);
   const found = await Promise.all(payout.lines.map((line) => resolve(line)));
-  const captured = await capturedIn(account, owner, payout.currency, window);
+  const captured = (await capturedIn(account, owner, payout.currency, window)).filter((p) => !paidBefore.has(p.payment_id));
   const { lines, findings } = matchPayout(payout, found, captured, account.fees);
 
   let exceptions = 0;
@@ -117,7 +130,9 @@ async function reconcilePayout(account: ConnectorRecord, owner: Owner, payout: P
   const counters = ledger.payoutCounters(owner, account.id, payout.currency, paidOut, feesByDay);
   const created = await settlementsStore.putPayoutSettlement(settlement, events, counters);
   const matched = lines.filter((l) => l.payment_id !== null).length;
-  return { created, settlementId, matched: created ? matched : 0, exceptions };
+  // the payments it paid that our ledger records as captured after its window (see reconcileAccount)
+  const paidAfter = found.filter((f, i) => f && lines[i]!.type === 'charge' && f.captured_at > window.to).map((f) => f!.payment_id);
+  return { created, settlementId, matched: created ? matched : 0, exceptions, paidAfter };
 }
 
 /** Finds what a line names among our records, reading each payment once per payout. */
@@ -128,7 +143,7 @@ function resolver(account: ConnectorRecord, owner: Owner) {
     const named = await inbound.paymentIdByReference(account.id, line.paymentReference);
     const payment = named && (await payments.getStoredPayment(owner, named.paymentId));
     if (!payment) return undefined;
-    const ids = { payment_id: payment.id, refund_id: null, dispute_id: null, currency: payment.currency };
+    const ids = { payment_id: payment.id, refund_id: null, dispute_id: null, currency: payment.currency, captured_at: capturedAt(payment) };
     if (line.type === 'charge') return payment.amount_captured > 0 ? { ...ids, amount: payment.amount_captured } : undefined;
     if (!related.has(payment.id)) related.set(payment.id, disputesStore.disputesAndRefundsOf(payment.id));
     const { refunds, disputes } = await related.get(payment.id)!;
@@ -143,7 +158,7 @@ function resolver(account: ConnectorRecord, owner: Owner) {
 
 /**
  * The payments our ledger captured at the account in `currency` within the window (after the previous payout's last
- * line, up to this one's): each should have its charge line in this payout.
+ * second, to the end of this one's): each should have its charge line in this payout.
  */
 async function capturedIn(
   account: ConnectorRecord,
@@ -162,7 +177,7 @@ async function capturedIn(
     const page = await payments.listPayments(owner, filters, { limit: PAGE, starting_after: after });
     for (const listed of page.data.filter((p) => p.connector_id === account.id && p.amount_captured > 0)) {
       const payment = await payments.getStoredPayment(owner, listed.id);
-      const at = payment?.history?.find((entry) => entry.change === 'payment.captured')?.at ?? payment?.updated_at;
+      const at = payment && capturedAt(payment);
       if (payment && at && at > window.from && at <= window.to)
         captured.push({ payment_id: payment.id, amount: payment.amount_captured, currency: payment.currency });
     }
@@ -171,6 +186,9 @@ async function capturedIn(
   }
   return captured;
 }
+
+const capturedAt = (payment: payments.StoredPayment) =>
+  payment.history?.find((entry) => entry.change === 'payment.captured')?.at ?? payment.updated_at;
 
 /** One exception, its id derived from the payout and what it is: a run made again writes none twice. */
 async function writeException(account: ConnectorRecord, owner: Owner, payout: ProviderPayout, settlementId: string, finding: Finding) {

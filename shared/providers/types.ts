@@ -369,14 +369,26 @@ export interface ProviderPayout {
   lines: PayoutLine[];
 }
 
+/** Where a run starts reading: after `cursor` (what the previous run's read returned), else from `connectedAt`. */
+export interface PayoutsFrom {
+  cursor: string | null;
+  /** when the connector account was connected (ISO 8601): payouts before it are not this service's to reconcile */
+  connectedAt: string;
+}
+
 /**
  * A provider's payouts (`shared/providers/<name>/payouts.ts`): the one method reconciliation calls on a connector
- * account, loaded only by the functions that reconcile.
+ * account, loaded only by the functions that reconcile. `cursor` is the provider's own place to read on from (Stripe:
+ * the newest payout's creation time; an Adyen settlement batch number; a Braintree settlement date).
  */
 export interface ProviderPayouts<Credentials extends object = Record<string, unknown>> {
   /**
-   * The account's payouts created at or after `since` (ISO 8601; null: all), oldest first, each with every line;
-   * undefined when the provider could not be read whole.
+   * The account's payouts from `from`, oldest first, each with every line, and the cursor to read on from next time;
+   * undefined when the provider could not be read whole. A payout may come again (reading is idempotent per payout).
    */
-  payoutsSince(credentials: Credentials, since: string | null, signal?: AbortSignal): Promise<ProviderPayout[] | undefined>;
+  payoutsSince(
+    credentials: Credentials,
+    from: PayoutsFrom,
+    signal?: AbortSignal,
+  ): Promise<{ payouts: ProviderPayout[]; cursor: string | null } | undefined>;
 }

@@ -69,28 +69,44 @@ export async function exceptionPage(owner: Owner, filters: ExceptionFilters, pag
   return { data: result.data.map(exceptionOf), has_more: result.has_more };
 }
 
-/** Where a connector account's last run got to: its newest payout's creation, and per currency the last line's time. */
+/**
+ * Where a connector account's last run got to: the provider's cursor (ProviderPayouts), and per currency the end of
+ * the newest line it read (the next payout's window starts there).
+ */
 export interface LastRun {
-  payouts_since: string;
+  cursor: string | null;
   cutoffs: Record<string, string>;
+  /** per currency, the payments the last payout paid that were captured in its window's last second or after */
+  carried: Record<string, string[]>;
 }
 
 export async function readLastRun(owner: Owner, connectorId: string): Promise<LastRun | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: reconciliationKeys.lastRun(owner, connectorId), ConsistentRead: true }));
-  return out.Item ? { payouts_since: String(out.Item.payouts_since), cutoffs: (out.Item.cutoffs ?? {}) as Record<string, string> } : undefined;
+  if (!out.Item) return undefined;
+  const { cursor, cutoffs, carried } = out.Item as Partial<LastRun>;
+  return { cursor: cursor ?? null, cutoffs: cutoffs ?? {}, carried: carried ?? {} };
 }
 
-/** Records how far a run got, only ever forward (a slower run finishing late does not move it back). */
-export async function saveLastRun(owner: Owner, connectorId: string, run: LastRun): Promise<void> {
+/**
+ * Records how far a run got, on the condition that no other run moved it since `read` (what this run started from);
+ * a run refused so is not lost: what it made is what the other run found made.
+ */
+export async function saveLastRun(owner: Owner, connectorId: string, read: LastRun | undefined, run: LastRun): Promise<void> {
   try {
     await db.send(
       new UpdateCommand({
         TableName: TABLE,
         Key: reconciliationKeys.lastRun(owner, connectorId),
-        UpdateExpression: 'SET payouts_since = :since, cutoffs = :cutoffs, #type = :type',
-        ConditionExpression: 'attribute_not_exists(payouts_since) OR payouts_since <= :since',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: { ':since': run.payouts_since, ':cutoffs': run.cutoffs, ':type': 'reconciliation_run' },
+        UpdateExpression: 'SET #cursor = :cursor, cutoffs = :cutoffs, carried = :carried, #type = :type',
+        ConditionExpression: read ? '#cursor = :read' : 'attribute_not_exists(pk)',
+        ExpressionAttributeNames: { '#type': 'type', '#cursor': 'cursor' },
+        ExpressionAttributeValues: {
+          ':cursor': run.cursor,
+          ':cutoffs': run.cutoffs,
+          ':carried': run.carried,
+          ':type': 'reconciliation_run',
+          ...(read ? { ':read': read.cursor } : {}),
+        },
       }),
     );
   } catch (error) {

@@ -124,6 +124,31 @@ describe('a day at Stripe, its payout, a run', () => {
   });
 });
 
+describe('payouts one after another', () => {
+  it('a run reads the payouts since the last one; each payout answers for the captures since the one before', async () => {
+    // Prepare: a first payout (of a capture two seconds old at Stripe) reconciled, then a capture whose line the
+    // second payout drops
+    const merchant = await stripeMerchant(fake, gateway.urlFor);
+    await capturedAtStripe(fake, merchant.apiKey, 1_000);
+    fake.backdate(2_000);
+    fake.payOut({}, merchant.secretKey);
+    const first = await recon.run(merchant.apiKey, merchant.connectorId);
+    const later = await capturedAtStripe(fake, merchant.apiKey, 2_000);
+    await capturedAtStripe(fake, merchant.apiKey, 3_000);
+    fake.payOut({ drop_line: true }, merchant.secretKey);
+    // Act
+    const second = await recon.run(merchant.apiKey, merchant.connectorId);
+    // Assess: the first payout is found reconciled, the second is settled, and only the dropped capture is missing
+    expect(first.body).toMatchObject({ payouts_read: 1, exceptions_created: 0 });
+    expect(second.body).toMatchObject({ settlements_created: [expect.any(String)], lines_matched: 1, exceptions_created: 1 });
+    expect((await recon.exceptions(merchant.apiKey)).body.data).toEqual([
+      expect.objectContaining({ kind: 'missing_in_provider', payment_id: later, expected: 2_000, actual: null }),
+    ]);
+    const grossAmounts = (await recon.settlements(merchant.apiKey)).body.data.map((s: { gross: number }) => s.gross);
+    expect(grossAmounts.sort()).toEqual([1_000, 3_000]);
+  });
+});
+
 describe('a settlement’s lines as CSV', () => {
   it('answers one row per line with our ids beside the provider’s', async () => {
     // Prepare: a capture and a partial refund at Stripe, paid out and reconciled

@@ -18,7 +18,14 @@ const payout = (lines: PayoutLine[], amount = lines.reduce((n, l) => n + l.net, 
   status: 'paid',
   lines,
 });
-const paymentA: LedgerObject = { payment_id: 'pay_a', refund_id: null, dispute_id: null, amount: 10_000, currency: 'USD' };
+const paymentA: LedgerObject = {
+  payment_id: 'pay_a',
+  captured_at: '2026-11-23T09:00:00.000Z',
+  refund_id: null,
+  dispute_id: null,
+  amount: 10_000,
+  currency: 'USD',
+};
 const refundA: LedgerObject = { ...paymentA, refund_id: 'ref_a', amount: 1_000 };
 
 describe('matchPayout', () => {

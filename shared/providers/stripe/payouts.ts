@@ -44,13 +44,14 @@ function lineOf(t: Stripe.BalanceTransaction): PayoutLine {
 }
 
 /**
- * Stripe's payouts through the SDK: `GET /v1/payouts` (created since), then each payout's balance transactions with
+ * Stripe's payouts through the SDK: `GET /v1/payouts` (created since the cursor, a time), then each payout's balance transactions with
  * their sources expanded (the Charge, Refund or Dispute names its PaymentIntent), page after page.
  */
 export const stripePayouts: ProviderPayouts<StripeCredentials> = {
-  async payoutsSince(credentials, since, signal) {
+  async payoutsSince(credentials, from, signal) {
     const stripe = clientFor(credentials.secret_key);
-    const created = since ? { created: { gte: Math.floor(Date.parse(since) / 1000) } } : {};
+    // `gte`: a payout made in the same second as the newest one read comes again (and is found reconciled)
+    const created = { created: { gte: Math.floor(Date.parse(from.cursor ?? from.connectedAt) / 1000) } };
     const listed = await send(() => stripe.payouts.list({ limit: 100, ...created }, { timeout }).autoPagingToArray({ limit: MAX_PAYOUTS }), signal);
     if (!listed.ok) return undefined;
     const payouts: ProviderPayout[] = [];
@@ -75,6 +76,6 @@ export const stripePayouts: ProviderPayouts<StripeCredentials> = {
         lines: lines.value.filter((t) => t.type !== 'payout').map(lineOf),
       });
     }
-    return payouts;
+    return { payouts, cursor: payouts.at(-1)?.created ?? from.cursor };
   },
 };

@@ -50,6 +50,8 @@ export class StripeBook implements Payments, Challenges {
   /** each charge's `three_d_secure` (absent: none ran) */
   private readonly authentications = new Map<string, StripeObject>();
   private readonly challenges = new Map<string, Challenge>();
+  /** when each PaymentIntent was captured (epoch seconds): its charge's balance transaction is made then */
+  private readonly captureTimes = new Map<string, number>();
 
   constructor(
     private readonly searchLagMs: number,
@@ -61,7 +63,10 @@ export class StripeBook implements Payments, Challenges {
     this.disputes = new StripeDisputes(this, notify);
     this.payouts = new StripePayouts(
       {
-        charges: () => [...this.holds.values()].filter((hold) => hold.captured > 0).map((hold) => this.charge(hold.reference)),
+        charges: () =>
+          [...this.holds.values()]
+            .filter((hold) => hold.captured > 0)
+            .map((hold) => ({ charge: this.charge(hold.reference), capturedAt: this.captureTimes.get(hold.reference) ?? now() })),
         refunds: () => this.refunds.of().reverse(),
         disputes: () => this.disputes.all().reverse(),
       },
@@ -275,6 +280,7 @@ export class StripeBook implements Payments, Challenges {
     const currency = String(intent.currency);
     const hold: FakeHold = { reference: id, idempotencyKey, amount, currency, state: 'authorized', captured: 0, refunded: 0 };
     if (captured) Object.assign(hold, { state: 'captured', captured: amount });
+    if (captured) this.captureTimes.set(id, now());
     this.holds.set(id, hold);
     return ok(intent);
   }
@@ -345,6 +351,7 @@ export class StripeBook implements Payments, Challenges {
       });
     Object.assign(intent, { status: 'succeeded', amount_received: amount, amount_capturable: 0 });
     Object.assign(this.holds.get(id) ?? {}, { state: 'captured', captured: amount });
+    this.captureTimes.set(id, now());
     this.notify('charge.captured', this.charge(id));
     this.notify('payment_intent.succeeded', intent);
     return ok(intent);
@@ -403,9 +410,10 @@ export class StripeBook implements Payments, Challenges {
     return ok(fixture('balance', { livemode }));
   }
 
-  /** Moves every object's creation time back by `ms`. */
+  /** Moves every object's creation time (and every capture's time) back by `ms`. */
   backdate(ms: number): void {
     for (const object of [...this.intents.values(), ...this.customers.values()]) object.created = Number(object.created) - Math.round(ms / 1000);
+    for (const [id, at] of this.captureTimes) this.captureTimes.set(id, at - Math.round(ms / 1000));
   }
 
   private newestFirst(): StripeObject[] {

@@ -11,8 +11,8 @@ const PAYOUT_DAYS = 2;
 
 /** What one account's books hold that a payout pays out: captured charges, refunds, disputes. */
 export interface PayoutSources {
-  /** each captured PaymentIntent's Charge (`amount_captured`, `currency`) */
-  charges(): StripeObject[];
+  /** each captured PaymentIntent's Charge (`amount_captured`, `currency`), and when it was captured (epoch seconds) */
+  charges(): Array<{ charge: StripeObject; capturedAt: number }>;
   /** every refund, any status */
   refunds(): StripeObject[];
   /** every dispute, any status */
@@ -40,11 +40,13 @@ interface Line {
   amount: number;
   fee: number;
   currency: string;
+  /** when the money moved (epoch seconds): the transaction's `created` */
+  at: number;
 }
 
 /**
  * One account's balance transactions and payouts, as Stripe makes them: a payout (one per currency) carries every
- * money movement since the previous one, each a balance transaction with Stripe's fee (2.9 % + 30 on a charge, the
+ * money movement since the previous one, each a balance transaction (created when the money moved) with Stripe's fee (2.9 % + 30 on a charge, the
  * dispute fee on a dispute, none on a refund), plus the payout's own transaction. Movements are read from the books
  * when the payout is made.
  */
@@ -82,7 +84,7 @@ export class StripePayouts {
     const listed = faults.drop_line ? lines.filter((line) => line !== target) : lines;
     const transactions = listed.map((line) => this.transaction(line, created));
     const total = transactions.reduce((sum, t) => sum + Number(t.net), 0) + (faults.total_delta ?? 0);
-    const own = this.transaction({ key: '', type: 'payout', category: 'payout', source: id, amount: -total, fee: 0, currency }, created);
+    const own = this.transaction({ key: '', type: 'payout', category: 'payout', source: id, amount: -total, fee: 0, currency, at: created }, created);
     const payout = fixture('payout', {
       id,
       amount: total,
@@ -111,7 +113,7 @@ export class StripePayouts {
       id: newId('txn'),
       amount: line.amount,
       available_on: created,
-      created,
+      created: line.at,
       currency: line.currency,
       description: null,
       fee: line.fee,
@@ -127,18 +129,19 @@ export class StripePayouts {
   /** Every movement of the books not yet paid out, oldest kind first: charges, refunds, their failures, disputes. */
   private newLines(): Line[] {
     const lines: Line[] = [];
-    for (const charge of this.sources.charges()) {
+    for (const { charge, capturedAt } of this.sources.charges()) {
       const amount = Number(charge.amount_captured);
-      if (amount > 0) lines.push(line('charge', 'charge', charge, amount, feeFor('stripe', amount)));
+      if (amount > 0) lines.push(line('charge', 'charge', charge, amount, feeFor('stripe', amount), capturedAt));
     }
     for (const refund of this.sources.refunds()) {
+      const at = Number(refund.created);
       if (refund.status !== 'failed' || this.paidOut.has(`refund ${String(refund.id)}`))
-        lines.push(line('refund', 'refund', refund, -Number(refund.amount), 0));
-      if (refund.status === 'failed') lines.push(line('refund_failure', 'refund_failure', refund, Number(refund.amount), 0));
+        lines.push(line('refund', 'refund', refund, -Number(refund.amount), 0, at));
+      if (refund.status === 'failed') lines.push(line('refund_failure', 'refund_failure', refund, Number(refund.amount), 0, now()));
     }
     for (const dispute of this.sources.disputes()) {
-      lines.push(line('adjustment', 'dispute', dispute, -Number(dispute.amount), STRIPE_DISPUTE_FEE));
-      if (dispute.status === 'won') lines.push(line('adjustment', 'dispute_reversal', dispute, Number(dispute.amount), 0));
+      lines.push(line('adjustment', 'dispute', dispute, -Number(dispute.amount), STRIPE_DISPUTE_FEE, Number(dispute.created)));
+      if (dispute.status === 'won') lines.push(line('adjustment', 'dispute_reversal', dispute, Number(dispute.amount), 0, now()));
     }
     return lines.filter((l) => !this.paidOut.has(l.key));
   }
@@ -172,7 +175,7 @@ export class StripePayouts {
   }
 }
 
-const line = (type: string, category: string, object: StripeObject, amount: number, fee: number): Line => ({
+const line = (type: string, category: string, object: StripeObject, amount: number, fee: number, at: number): Line => ({
   key: `${category} ${String(object.id)}`,
   type,
   category,
@@ -180,6 +183,7 @@ const line = (type: string, category: string, object: StripeObject, amount: numb
   amount,
   fee,
   currency: String(object.currency),
+  at,
 });
 
 const feeWords = (line: Line) => (line.category === 'dispute' ? 'Dispute fee' : 'Stripe processing fees');
