@@ -14,20 +14,27 @@ export type ExceptionKind = (typeof EXCEPTION_KINDS)[number];
 /** The record a line names, as our ledger holds it: `amount` is its size (a refund's or dispute's, not signed). */
 export interface LedgerObject {
   payment_id: string;
-  /** when the payment was captured (ISO 8601) */
-  captured_at: string;
+  /** when our ledger moved the money (ISO 8601): the payment's capture, the refund's or dispute's creation */
+  moved_at: string;
   refund_id: string | null;
   dispute_id: string | null;
   amount: number;
   currency: string;
 }
 
-/** A payment our ledger has captured at the connector account within a payout's window. */
-export interface CapturedPayment {
+/**
+ * Money our ledger moved at the connector account within a payout's window, which the payout should carry: a capture
+ * (`refund_id` null, `amount` positive) or a refund (negative).
+ */
+export interface ExpectedMovement {
   payment_id: string;
+  refund_id: string | null;
   amount: number;
   currency: string;
 }
+
+/** A movement as payouts and our ledger both name it: its payment, and its refund if it is one. */
+export const movementKey = (m: { payment_id: string | null; refund_id: string | null }) => `${m.payment_id}#${m.refund_id ?? ''}`;
 
 export interface MatchedLine {
   type: PayoutLine['type'];
@@ -60,12 +67,12 @@ const NAMES_OURS = new Set<PayoutLine['type']>(['charge', 'refund', 'dispute']);
 /**
  * Matches a payout's lines to our records (`found`: each line's record, by its position) and names every difference:
  * a line of ours not found, or of another currency, amount or fee (charges only: `fees` is the account's schedule);
- * a captured payment of the window without a line; a payout whose amount is not the sum of its lines' net. Pure.
+ * a capture or refund of the window without a line; a payout whose amount is not the sum of its lines' net. Pure.
  */
 export function matchPayout(
   payout: ProviderPayout,
   found: readonly (LedgerObject | undefined)[],
-  captured: readonly CapturedPayment[],
+  expected: readonly ExpectedMovement[],
   fees: FeeSchedule,
 ): { lines: MatchedLine[]; findings: Finding[] } {
   const findings: Finding[] = [];
@@ -89,15 +96,15 @@ export function matchPayout(
     if (line.type === 'charge' && feeOf(fees, record.amount) !== line.fee) finding('fee_mismatch', feeOf(fees, record.amount), line.fee);
     return { ...base, booked: sign * record.amount };
   });
-  const paid = new Set(lines.filter((l) => l.type === 'charge').map((l) => l.payment_id));
-  for (const payment of captured.filter((p) => p.currency === payout.currency && !paid.has(p.payment_id)))
+  const paid = new Set(lines.filter((l) => l.type === 'charge' || l.type === 'refund').map(movementKey));
+  for (const m of expected.filter((e) => e.currency === payout.currency && !paid.has(movementKey(e))))
     findings.push({
       kind: 'missing_in_provider',
       source: null,
-      payment_id: payment.payment_id,
-      refund_id: null,
+      payment_id: m.payment_id,
+      refund_id: m.refund_id,
       dispute_id: null,
-      expected: payment.amount,
+      expected: m.amount,
       actual: null,
     });
   const sumOfNet = payout.lines.reduce((sum, line) => sum + line.net, 0);

@@ -18,7 +18,7 @@ import { openedCredentials } from './connectors.ts';
 import { InvalidState, NotFound, ProvidersUnavailable } from './errors.ts';
 import { newEvent } from './events.ts';
 import { idFor } from './ids.ts';
-import { type CapturedPayment, type Finding, type LedgerObject, matchPayout } from './reconciliation-matching.ts';
+import { type ExpectedMovement, type Finding, type LedgerObject, matchPayout, movementKey } from './reconciliation-matching.ts';
 import { exceptionView } from './reconciliation-exceptions.ts';
 import { settlementView } from './settlements.ts';
 
@@ -64,8 +64,8 @@ export async function reconcileAccount(account: ConnectorRecord): Promise<RunSum
   const carried = { ...lastRun?.carried };
   for (const payout of payouts) {
     // The window ends with the second of the payout's newest movement (providers stamp whole seconds, and pay what
-    // moved in one second together); a payment it paid that our ledger records as captured later is carried over, so
-    // the next payout's window does not count it missing.
+    // moved in one second together); a movement it paid that our ledger records as made later is carried over, so the
+    // next payout's window does not count it missing.
     const newest = payout.lines.reduce((at, line) => (line.created > at ? line.created : at), '');
     const from = cutoffs[payout.currency] ?? account.created_at;
     const window = { from, to: newest ? `${newest.slice(0, 19)}.999Z` : from };
@@ -97,8 +97,8 @@ async function reconcilePayout(
   if (await settlementsStore.settlementExists(settlementId)) return { created: false, settlementId, matched: 0, exceptions: 0, paidAfter: [] };
   const resolve = resolver(account, owner);
   const found = await Promise.all(payout.lines.map((line) => resolve(line)));
-  const captured = (await capturedIn(account, owner, payout.currency, window)).filter((p) => !paidBefore.has(p.payment_id));
-  const { lines, findings } = matchPayout(payout, found, captured, account.fees);
+  const expected = (await movedIn(account, owner, payout.currency, window)).filter((m) => !paidBefore.has(movementKey(m)));
+  const { lines, findings } = matchPayout(payout, found, expected, account.fees);
 
   let exceptions = 0;
   for (const finding of findings) if (await writeException(account, owner, payout, settlementId, finding)) exceptions++;
@@ -130,8 +130,8 @@ async function reconcilePayout(
   const counters = ledger.payoutCounters(owner, account.id, payout.currency, paidOut, feesByDay);
   const created = await settlementsStore.putPayoutSettlement(settlement, events, counters);
   const matched = lines.filter((l) => l.payment_id !== null).length;
-  // the payments it paid that our ledger records as captured after its window (see reconcileAccount)
-  const paidAfter = found.filter((f, i) => f && lines[i]!.type === 'charge' && f.captured_at > window.to).map((f) => f!.payment_id);
+  // what it paid that our ledger records as moved after its window (see reconcileAccount)
+  const paidAfter = found.filter((f, i) => f && ['charge', 'refund'].includes(lines[i]!.type) && f.moved_at > window.to).map((f) => movementKey(f!));
   return { created, settlementId, matched: created ? matched : 0, exceptions, paidAfter };
 }
 
@@ -143,48 +143,51 @@ function resolver(account: ConnectorRecord, owner: Owner) {
     const named = await inbound.paymentIdByReference(account.id, line.paymentReference);
     const payment = named && (await payments.getStoredPayment(owner, named.paymentId));
     if (!payment) return undefined;
-    const ids = { payment_id: payment.id, refund_id: null, dispute_id: null, currency: payment.currency, captured_at: capturedAt(payment) };
+    const ids = { payment_id: payment.id, refund_id: null, dispute_id: null, currency: payment.currency, moved_at: capturedAt(payment) };
     if (line.type === 'charge') return payment.amount_captured > 0 ? { ...ids, amount: payment.amount_captured } : undefined;
     if (!related.has(payment.id)) related.set(payment.id, disputesStore.disputesAndRefundsOf(payment.id));
     const { refunds, disputes } = await related.get(payment.id)!;
     if (line.type === 'refund') {
       const refund = refunds.find((r) => r.provider_reference === line.source || r.id === line.refundId);
-      return refund && { ...ids, refund_id: refund.id, amount: refund.amount, currency: refund.currency };
+      return refund && { ...ids, refund_id: refund.id, amount: refund.amount, currency: refund.currency, moved_at: refund.created_at };
     }
     const dispute = disputes.find((d) => d.provider_reference === line.source);
-    return dispute && { ...ids, dispute_id: dispute.id, amount: dispute.amount, currency: dispute.currency };
+    return dispute && { ...ids, dispute_id: dispute.id, amount: dispute.amount, currency: dispute.currency, moved_at: dispute.created_at };
   };
 }
 
 /**
- * The payments our ledger captured at the account in `currency` within the window (after the previous payout's last
- * second, to the end of this one's): each should have its charge line in this payout.
+ * The money our ledger moved at the account in `currency` within the window (after the previous payout's last second,
+ * to the end of this one's), which this payout should carry: its payments' captures and its refunds (not failed).
  */
-async function capturedIn(
-  account: ConnectorRecord,
-  owner: Owner,
-  currency: string,
-  window: { from: string; to: string },
-): Promise<CapturedPayment[]> {
+async function movedIn(account: ConnectorRecord, owner: Owner, currency: string, window: { from: string; to: string }): Promise<ExpectedMovement[]> {
+  if (window.to <= window.from) return [];
+  const inWindow = (at: string | undefined) => at !== undefined && at > window.from && at <= window.to;
   const filters = {
     currency,
     provider: account.provider,
     created_gte: Date.parse(window.from) - CAPTURE_WINDOW_MS,
     created_lte: Date.parse(window.to),
   };
-  const captured: CapturedPayment[] = [];
+  const moved: ExpectedMovement[] = [];
   for (let after: string | undefined, more = true; more;) {
     const page = await payments.listPayments(owner, filters, { limit: PAGE, starting_after: after });
     for (const listed of page.data.filter((p) => p.connector_id === account.id && p.amount_captured > 0)) {
       const payment = await payments.getStoredPayment(owner, listed.id);
-      const at = payment && capturedAt(payment);
-      if (payment && at && at > window.from && at <= window.to)
-        captured.push({ payment_id: payment.id, amount: payment.amount_captured, currency: payment.currency });
+      if (payment && inWindow(capturedAt(payment)))
+        moved.push({ payment_id: payment.id, refund_id: null, amount: payment.amount_captured, currency: payment.currency });
     }
     after = page.data.at(-1)?.id;
     more = page.has_more;
   }
-  return captured;
+  const atAccount = new Map<string, boolean>();
+  for (const refund of await reconciliationStore.refundsMadeBetween(owner, Date.parse(window.from), Date.parse(window.to))) {
+    if (refund.status === 'failed' || refund.currency !== currency || !inWindow(refund.created_at)) continue;
+    if (!atAccount.has(refund.payment_id))
+      atAccount.set(refund.payment_id, (await payments.getStoredPayment(owner, refund.payment_id))?.connector_id === account.id);
+    if (atAccount.get(refund.payment_id)) moved.push({ payment_id: refund.payment_id, refund_id: refund.id, amount: -refund.amount, currency });
+  }
+  return moved;
 }
 
 const capturedAt = (payment: payments.StoredPayment) =>

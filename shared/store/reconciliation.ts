@@ -1,4 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { encodeTime } from 'ulid';
 import * as v from 'valibot';
 import type { DomainEvent } from '../domain/events.ts';
 import { EXCEPTION_KINDS, type ExceptionKind } from '../domain/reconciliation-matching.ts';
@@ -7,7 +8,8 @@ import { db, isConditionFailure, TABLE } from './client.ts';
 import { commit, type Target } from './commit.ts';
 import { equalityFilter } from './expressions.ts';
 import { Int, nullable, picklistOf, recordReader, Text } from './item-schemas.ts';
-import { type Owner, ownedBy, RECONCILE_SHARDS, reconciliationKeys } from './keys.ts';
+import { type Owner, ownedBy, RECONCILE_SHARDS, reconciliationKeys, refundKeys } from './keys.ts';
+import { refundOf, type StoredRefund } from './payments.ts';
 import { acrossShards, listPage, merchantList, type Page, type PageQuery, queryAll } from './pagination.ts';
 
 const ExceptionItem = v.object({
@@ -112,6 +114,20 @@ export async function saveLastRun(owner: Owner, connectorId: string, read: LastR
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }
+}
+
+/** The owner's refunds made between two times (epoch ms): refund ids are ULIDs, so the range is a key range of its list. */
+export async function refundsMadeBetween(owner: Owner, fromMs: number, toMs: number): Promise<StoredRefund[]> {
+  const items = await queryAll({
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: {
+      ':pk': refundKeys.listPartition(owner),
+      ':from': `ref_${encodeTime(fromMs, 10).toLowerCase()}`,
+      ':to': `ref_${encodeTime(toMs, 10).toLowerCase()}~`,
+    },
+  });
+  return items.map(refundOf);
 }
 
 /** Every connector account of every merchant (the daily job reconciles those whose provider has payouts to read). */

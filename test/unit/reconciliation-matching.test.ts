@@ -20,7 +20,7 @@ const payout = (lines: PayoutLine[], amount = lines.reduce((n, l) => n + l.net, 
 });
 const paymentA: LedgerObject = {
   payment_id: 'pay_a',
-  captured_at: '2026-11-23T09:00:00.000Z',
+  moved_at: '2026-11-23T09:00:00.000Z',
   refund_id: null,
   dispute_id: null,
   amount: 10_000,
@@ -34,12 +34,11 @@ describe('matchPayout', () => {
       line({ type: 'charge', source: 'ch_a', amount: 10_000, fee: 320 }),
       line({ type: 'refund', source: 're_a', amount: -1_000, fee: 0 }),
     ];
-    const { lines: matched, findings } = matchPayout(
-      payout(lines),
-      [paymentA, refundA],
-      [{ payment_id: 'pay_a', amount: 10_000, currency: 'USD' }],
-      STRIPE,
-    );
+    const expected = [
+      { payment_id: 'pay_a', refund_id: null, amount: 10_000, currency: 'USD' },
+      { payment_id: 'pay_a', refund_id: 'ref_a', amount: -1_000, currency: 'USD' },
+    ];
+    const { lines: matched, findings } = matchPayout(payout(lines), [paymentA, refundA], expected, STRIPE);
     expect(findings).toEqual([]);
     expect(matched.map((l) => [l.payment_id, l.refund_id, l.booked, l.day])).toEqual([
       ['pay_a', null, 10_000, '2026-11-23'],
@@ -64,10 +63,15 @@ describe('matchPayout', () => {
     expect(findings).toEqual([expect.objectContaining({ kind, expected, actual, source: only.source })]);
   });
 
-  it('names a captured payment without a line, and a total that is not the sum of the net', () => {
-    const { findings } = matchPayout(payout([], 5), [], [{ payment_id: 'pay_b', amount: 700, currency: 'USD' }], STRIPE);
+  it('names a capture and a refund without a line, and a total that is not the sum of the net', () => {
+    const expected = [
+      { payment_id: 'pay_b', refund_id: null, amount: 700, currency: 'USD' },
+      { payment_id: 'pay_c', refund_id: 'ref_c', amount: -300, currency: 'USD' },
+    ];
+    const { findings } = matchPayout(payout([], 5), [], expected, STRIPE);
     expect(findings).toEqual([
-      expect.objectContaining({ kind: 'missing_in_provider', payment_id: 'pay_b', expected: 700, actual: null }),
+      expect.objectContaining({ kind: 'missing_in_provider', payment_id: 'pay_b', refund_id: null, expected: 700, actual: null }),
+      expect.objectContaining({ kind: 'missing_in_provider', payment_id: 'pay_c', refund_id: 'ref_c', expected: -300, actual: null }),
       expect.objectContaining({ kind: 'payout_total_mismatch', source: 'po_1', expected: 0, actual: 5 }),
     ]);
   });
