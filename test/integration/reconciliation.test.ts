@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { handler as createConnector } from '../../functions/connectors/create.ts';
 import { handler as dailyReconciliation } from '../../functions/workers/daily-reconciliation.ts';
 import { config } from '../../shared/config.ts';
 import { runSettlementDay } from '../../shared/domain/settlements.ts';
 import { feeFor } from '../../shared/providers/fees.ts';
 import { stripeProvider } from '../../shared/providers/stripe/index.ts';
 import { dayOf } from '../../shared/store/ledger.ts';
+import { ADYEN_FAKE_CREDENTIALS, startAdyenFake } from '../fakes/adyen/server.ts';
 import { STRIPE_DISPUTE_FEE } from '../fakes/stripe/payouts.ts';
 import { type StripeFake, startStripeFake } from '../fakes/stripe/server.ts';
 import { startInboundGateway } from '../support/inbound.ts';
-import { fakeContext } from '../support/lambda.ts';
-import { newMerchant, testOwner } from '../support/merchant.ts';
+import { apiEvent, fakeContext, invokeHttp } from '../support/lambda.ts';
+import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { paymentBody, payments } from '../support/payments.ts';
 import { capturedAtStripe, disputedAtStripe, recon, stripeMerchant } from '../support/reconciliation.ts';
 
@@ -310,6 +312,40 @@ describe('exceptions', () => {
     const bad = await recon.resolve(merchant.apiKey, exception.id, { resolution: 'ignored' });
     expect(bad.status).toBe(400);
     expect(bad.body.error.param).toBe('resolution');
+  });
+});
+
+describe('a run that cannot be made', () => {
+  it('answers 500 while Stripe cannot be read, changing nothing; the next run reconciles the payout', async () => {
+    // Prepare
+    const merchant = await stripeMerchant(fake, gateway.urlFor);
+    await capturedAtStripe(fake, merchant.apiKey, 4_500);
+    fake.payOut({}, merchant.secretKey);
+    fake.inject('payouts', { kind: 'status', status: 503 });
+    // Act
+    const failed = await recon.run(merchant.apiKey, merchant.connectorId);
+    const next = await recon.run(merchant.apiKey, merchant.connectorId);
+    // Assess
+    expect(failed.status).toBe(500);
+    expect(failed.body.error).toMatchObject({ code: 'providers_unavailable', message: expect.stringContaining('stripe could not be read') });
+    expect(next.body).toMatchObject({ payouts_read: 1, settlements_created: [expect.any(String)], exceptions_created: 0 });
+  });
+
+  it('answers 400 invalid_state for a provider whose payouts cannot be read yet', async () => {
+    // Prepare: an account at an Adyen fake (its credentials are verified there)
+    const { apiKey } = await newMerchant();
+    const adyenFake = await startAdyenFake();
+    const before = config.ADYEN_CHECKOUT_BASE_URL;
+    config.ADYEN_CHECKOUT_BASE_URL = adyenFake.url;
+    const body = { provider: 'adyen', credentials: ADYEN_FAKE_CREDENTIALS };
+    const adyen = await invokeHttp(createConnector, apiEvent({ method: 'POST', path: '/api/connectors', headers: bearer(apiKey), body }));
+    config.ADYEN_CHECKOUT_BASE_URL = before;
+    await adyenFake.close();
+    // Act
+    const res = await recon.run(apiKey, adyen.body.id);
+    // Assess
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_state', message: expect.stringContaining('reconciliation of adyen connector accounts') });
   });
 });
 
