@@ -115,6 +115,17 @@ export const catalog: readonly FunctionSpec[] = [
   http('GET', '/api/connectors/{id}', 'connectors/get', 'Retrieve a connector account'),
   http('PUT', '/api/connectors/{id}', 'connectors/update', 'Update a connector account (label, credentials, status)'),
   http('DELETE', '/api/connectors/{id}', 'connectors/delete', 'Delete a connector account'),
+  // Reads the provider's payouts since the last run (a day's take: a few calls per payout), within API Gateway's 29 s.
+  http('POST', '/api/connectors/{id}/reconcile', 'connectors/reconcile', "Reconcile a connector account with its provider's payouts", 'merchant', {
+    timeout: 28,
+  }),
+  http(
+    'GET',
+    '/api/reconciliation/exceptions',
+    'reconciliation/exceptions/list',
+    'List reconciliation exceptions (what a payout and our records disagree on)',
+  ),
+  http('POST', '/api/reconciliation/exceptions/{id}/resolve', 'reconciliation/exceptions/resolve', 'Resolve a reconciliation exception'),
   http(
     'POST',
     '/api/connectors/{id}/webhooks',
@@ -185,6 +196,7 @@ export const catalog: readonly FunctionSpec[] = [
   http('GET', '/api/balance', 'balance/get', 'Retrieve the balance'),
   http('GET', '/api/settlements', 'settlements/list', 'List settlements'),
   http('GET', '/api/settlements/{id}', 'settlements/get', 'Retrieve a settlement'),
+  http('GET', '/api/settlements/{id}/lines', 'settlements/lines', "Export a settlement's lines as CSV"),
   http('GET', '/api/analytics', 'analytics/overview', 'Payment analytics overview'),
   http('GET', '/api/analytics/revenue', 'analytics/revenue', 'Revenue per day'),
   http('GET', '/api/analytics/providers', 'analytics/providers', 'Provider performance'),
@@ -236,6 +248,12 @@ export const catalog: readonly FunctionSpec[] = [
     trigger: { type: 'schedule', expression: 'cron(0 2 * * ? *)', everyMinutesLocally: 5 },
     memory: 512,
     timeout: 300,
+  },
+  {
+    name: 'workers/daily-reconciliation',
+    trigger: { type: 'schedule', expression: 'cron(0 3 * * ? *)', everyMinutesLocally: 5 },
+    memory: 512,
+    timeout: 900,
   },
   {
     name: 'workers/reconciler',

@@ -1,7 +1,7 @@
 /**
  * What the event fixtures point at, beyond the demo merchant's key, customer and payments: a customer to delete, an
  * invoice (with a signed PDF link), a subscription, a routing rule, a webhook endpoint, a connector account, a refund, two disputes, a signed provider
- * notification, a settlement, a sign-in code and a checkout origin. `npm run invoke`
+ * notification, a settlement, a sign-in code, a checkout origin and a reconciliation exception. `npm run invoke`
  * and the catalog test fill the fixtures' placeholders with these, so every fixture answers as in real use.
  */
 import { type Merchant, ownerOf } from '../../shared/domain/auth.ts';
@@ -27,6 +27,9 @@ import { createPaymentMethod } from '../../shared/domain/payment-methods.ts';
 import { createPayment } from '../../shared/domain/payments.ts';
 import { handOffSignature } from '../../shared/domain/signed-links.ts';
 import { changeSettings } from '../../shared/domain/settings.ts';
+import { reconcileConnector } from '../../shared/domain/reconciliation.ts';
+import { listExceptions } from '../../shared/domain/reconciliation-exceptions.ts';
+import { config } from '../../shared/config.ts';
 
 export interface FixtureObjects {
   /** a customer with no subscription (to delete) */
@@ -73,6 +76,30 @@ export interface FixtureObjects {
   threeDsReturnUrl: string;
   /** the origin the demo's test-mode checkout_origins allow to frame the hosted card fields */
   checkoutOrigin: string;
+  /** an open reconciliation exception of the Stripe fake's connector account (to resolve) */
+  exceptionId: string;
+}
+
+/**
+ * A payment captured at the Stripe fake, paid out with a fee one cent off, and reconciled: an exception to resolve
+ * (the fee's, or, where the fake paid another merchant's charge in the same payout, that line's missing_in_ledger).
+ */
+async function exceptionToResolve(merchant: Merchant, connectorId: string): Promise<string> {
+  const card = { number: '4242424242424242', exp_month: 12, exp_year: 2034, cvc: '123' };
+  await createPayment(merchant, {
+    amount: 1000,
+    currency: 'USD',
+    routing: 'stripe',
+    capture_method: 'automatic',
+    three_d_secure: 'automatic',
+    payment_method: { type: 'card', card },
+  });
+  const paid = await fetch(`${config.STRIPE_API_BASE_URL}/_fake/payouts`, { method: 'POST', body: JSON.stringify({ fee_delta: 1 }) });
+  if (!paid.ok) throw new Error(`The Stripe fake made no payout: ${await paid.text()}`);
+  await reconcileConnector(merchant, connectorId);
+  const [exception] = (await listExceptions(merchant, {}, { limit: 1 })).data;
+  if (!exception) throw new Error('The reconciliation run found no exception');
+  return exception.id;
 }
 
 /** Creates them for the demo merchant (made with its payments: the captured one is what the settlement carries). */
@@ -129,6 +156,7 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     ['Fixture clock', 'Clock to delete'].map((name) => createTestClock(merchant, { frozen_time: '2027-01-01T00:00:00Z', name })),
   );
   const refund = await refundPayment(merchant, demo.capturedPaymentId!, { amount: 500 });
+  const exceptionId = await exceptionToResolve(merchant, connector.id);
   const [checkoutOrigin] = (await changeSettings(merchant, { checkout_origins: ['https://shop.example'] })).checkout_origins;
   const deletable = await createCustomer(merchant, { email: `leaving+${demo.merchantId}@example.com`, name: 'Leaving soon' });
   const stripeWebhookBody = JSON.stringify({
@@ -186,5 +214,6 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     handOffSignature: await handOffSignature(authenticated.id),
     threeDsReturnUrl: `${baseUrl}/hosted/3ds/return/${authenticated.id}`,
     checkoutOrigin: checkoutOrigin!,
+    exceptionId,
   };
 }

@@ -110,6 +110,18 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
     '(routing skips it) or `active`.',
   'connectors/delete':
     'Takes a connector account out of routing and out of lists; it answers 404 from then on. The payments it ' + 'processed keep their records.',
+  'connectors/reconcile':
+    'Reads the provider’s payouts since the account’s last run (Stripe: payouts and their balance transactions) and makes ' +
+    'one settlement of each, its lines matched to payments, refunds and disputes by the provider’s reference and its real ' +
+    'fees booked; every difference is a reconciliation exception. Running it again changes nothing. The same run is ' +
+    'made daily for every account; the sandbox keeps its simulated settlements.',
+  'reconciliation/exceptions/list':
+    'What a provider’s payouts and our records disagree on, newest first: `missing_in_provider`, `missing_in_ledger`, ' +
+    '`amount_mismatch`, `currency_mismatch`, `fee_mismatch`, `payout_total_mismatch`, each with `expected` (ours) and ' +
+    '`actual` (the provider’s). Filters: `kind`, `connector_id`, `status`.',
+  'reconciliation/exceptions/resolve':
+    'Resolves an open exception with a `resolution` and a `note`, recording `resolved_by` (the API key, or the signed-in ' +
+    'merchant) and `resolved_at`. A resolved exception answers 400 `invalid_state`.',
   'connectors/webhooks':
     'The address a provider sends its notifications to (the connector’s `webhook_url`). Each one is verified with the ' +
     'provider’s own signature scheme; a forged or unsigned one answers 400 and changes nothing, a duplicate changes ' +
@@ -208,8 +220,14 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
 
   'balance/get': 'Funds per currency: `pending` (captured in the last two days) and `available` (ready for the next settlement).',
   'settlements/list': 'Lists settlements (one per currency and day), newest first, filtered by `status`.',
-  'settlements/get': 'Retrieves a settlement with the number of payments it covers.',
+  'settlements/get':
+    'Retrieves a settlement with the number of payments it covers; one made from a provider’s payout also has its ' +
+    'connector account, payout id, gross, fees, net and its lines.',
+  'settlements/lines':
+    'A settlement’s lines as CSV (`text/csv`) for the books: `settlement_id, provider_payout_id, type, source, amount, ' +
+    'fee, net, currency, payment_id, refund_id, dispute_id`, amounts in minor units (negative: taken from the payout). ' +
+    'A simulated settlement has the header only.',
   'analytics/overview': 'Volume, transactions and approval rate over a window (`period`), in one currency (default: the busiest).',
-  'analytics/revenue': 'Captured minus refunded per day over the window, every day present.',
+  'analytics/revenue': 'Captured minus refunded per day over the window, every day present, with the providers’ fees booked from their payouts.',
   'analytics/providers': 'Volume, approval rate and mean authorization latency per provider over the window.',
 };

@@ -55,8 +55,9 @@ export const TAGS = [
   },
   {
     name: 'Balance and settlements',
-    areas: ['balance', 'settlements'],
-    description: 'Funds pending and available per currency, and the daily payouts.',
+    areas: ['balance', 'settlements', 'reconciliation'],
+    description:
+      "Funds pending and available per currency, the daily payouts, and the providers' own payouts reconciled: settlements with real fees and what does not match.",
   },
   { name: 'Analytics', areas: ['analytics'], description: 'Volume, approval rate, revenue per day and provider performance over a window.' },
   {

@@ -50,7 +50,10 @@ export async function overview(merchant: Merchant, query: AnalyticsQuery) {
   };
 }
 
-/** Captured minus refunded and disputed (a won dispute gives its amount back) per day, every day of the window present. */
+/**
+ * Captured minus refunded and disputed (a won dispute gives its amount back) per day, every day of the window present,
+ * with the providers' fees booked from their payouts on the days of the movements they were taken on.
+ */
 export async function revenue(merchant: Merchant, query: AnalyticsQuery) {
   const days = windowDays(query.period);
   const [rev, rows] = await Promise.all([
@@ -60,12 +63,16 @@ export async function revenue(merchant: Merchant, query: AnalyticsQuery) {
   const currency = pickCurrency(query.currency, rows.length ? rows : rev.map((r) => ({ currency: r.currency, attempts: 1 })));
   const by_day = days.map((date) => {
     const v = rev.find((r) => r.day === date && r.currency === currency);
-    return { date, amount: (v?.captured ?? 0) - (v?.refunded ?? 0) - (v?.disputed ?? 0) };
+    return { date, amount: (v?.captured ?? 0) - (v?.refunded ?? 0) - (v?.disputed ?? 0), fees: v?.fees ?? 0 };
   });
+  const total = by_day.reduce((n, d) => n + d.amount, 0);
+  const fees = by_day.reduce((n, d) => n + d.fees, 0);
   return {
     object: 'revenue' as const,
     livemode: merchant.livemode,
-    total: by_day.reduce((n, d) => n + d.amount, 0),
+    total,
+    fees,
+    net: total - fees,
     currency,
     period: query.period,
     by_day,

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { type Connector, type Mode, type ProviderName, providerModule, sandboxFor } from '../providers/index.ts';
+import { type Connector, FEES, type FeeSchedule, feeOf, type Mode, type ProviderName, providerModule, sandboxFor } from '../providers/index.ts';
 import { sealer } from '../sealing.ts';
 import type { CreateConnectorBody, UpdateConnectorBody } from '../schemas/connectors.ts';
 import * as connectorsStore from '../store/connectors.ts';
@@ -37,6 +37,7 @@ const view = (c: ShownConnector, baseUrl: string) => ({
   label: c.label,
   status: c.status,
   credentials_hint: c.credentials_hint,
+  fees: c.fees,
   webhook_url: `${baseUrl}/api/connectors/${c.id}/webhooks`,
   created_at: c.created_at,
   livemode: c.mode === 'live',
@@ -89,6 +90,7 @@ export async function createConnector(
     status: 'active',
     credentials_sealed: await checked.sealedFor(merchant.id, id),
     credentials_hint: checked.hint,
+    fees: input.fees ?? FEES[input.provider],
     created_at: now,
     updated_at: now,
     metadata: input.metadata ?? {},
@@ -124,6 +126,7 @@ export async function updateConnector(merchant: Merchant, id: string, input: v.I
     label: input.label,
     credentials_sealed: checked && (await checked.sealedFor(merchant.id, id)),
     credentials_hint: checked?.hint,
+    fees: input.fees,
     metadata: input.metadata,
     updated_at: isoNow(),
   };
@@ -178,14 +181,34 @@ export function routeTargets(
   accounts: readonly ConnectorRecord[],
   mode: Mode,
   providers: readonly ProviderName[],
-  scoring: { stats: Record<string, ProviderStats>; amount: number },
+  scoring: { stats: Record<string, ProviderStats>; amount: number; cheapestFirst?: boolean },
 ): RouteTarget[] {
-  const score = (a: ConnectorRecord) => scoreProvider(a.provider, scoring.stats[a.id] ?? routingStats.emptyStats(), scoring.amount).score;
+  const score = (a: ConnectorRecord) =>
+    scoring.cheapestFirst
+      ? -feeOf(a.fees, scoring.amount)
+      : scoreProvider(a.provider, scoring.stats[a.id] ?? routingStats.emptyStats(), scoring.amount, a.fees).score;
   return providers.flatMap((provider): RouteTarget[] => {
-    const connected = accounts.filter((a) => a.provider === provider && a.mode === mode && a.status === 'active').sort((a, b) => score(b) - score(a));
+    const connected = eligible(accounts, mode, provider).sort((a, b) => score(b) - score(a));
     if (connected.length > 0) return connected.map((a) => ({ provider, connectorId: a.id, label: a.label, account: a }));
     return mode === 'test' ? [{ provider, connectorId: null, label: null }] : [];
   });
+}
+
+const eligible = (accounts: readonly ConnectorRecord[], mode: Mode, provider: ProviderName) =>
+  accounts.filter((a) => a.provider === provider && a.mode === mode && a.status === 'active');
+
+/**
+ * The fee schedule each provider stands for in routing: its cheapest eligible account's at `amount` (a provider the
+ * sandbox serves, or none: the standard price).
+ */
+export function providerFees(accounts: readonly ConnectorRecord[], mode: Mode, amount: number): Partial<Record<ProviderName, FeeSchedule>> {
+  const fees: Partial<Record<ProviderName, FeeSchedule>> = {};
+  for (const account of accounts) {
+    if (!eligible([account], mode, account.provider).length) continue;
+    const current = fees[account.provider];
+    if (!current || feeOf(account.fees, amount) < feeOf(current, amount)) fees[account.provider] = account.fees;
+  }
+  return fees;
 }
 
 /** A target as a reason names it: `stripe via con_… (Stripe EU)`, or `adyen (sandbox)`. */

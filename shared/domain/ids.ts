@@ -22,6 +22,7 @@ export const PREFIXES = {
   dispute: 'dis',
   testClock: 'clk',
   paymentMethod: 'pm',
+  reconciliationException: 'rex',
 } as const;
 
 export type Entity = keyof typeof PREFIXES;
@@ -46,6 +47,7 @@ export const ENTITY_NAMES: Record<Entity, string> = {
   dispute: 'dispute',
   paymentMethod: 'payment method',
   testClock: 'test clock',
+  reconciliationException: 'reconciliation exception',
 };
 
 /** Ids carry the creation time (the clock's), so a time range of a list is a key range. */

@@ -27,7 +27,16 @@ import * as routingSetup from '../store/routing-setup.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { cardBrand, cardFingerprint, type StoredCard } from './cards.ts';
 import { clock, isoNow } from './clock.ts';
-import { connectorForOperation, connectorForTarget, activeConnectors, describeTarget, modeOf, type RouteTarget, routeTargets } from './connectors.ts';
+import {
+  activeConnectors,
+  connectorForOperation,
+  connectorForTarget,
+  describeTarget,
+  modeOf,
+  providerFees,
+  type RouteTarget,
+  routeTargets,
+} from './connectors.ts';
 import {
   BadRequest,
   CaptureFailed,
@@ -136,8 +145,13 @@ async function plan(
     stats: stats.providers,
     random: chance.random,
     sequence: input.routing === 'round_robin' ? roundRobinTurn(merchant.id, !simulation) : 0,
+    fees: providerFees(accounts, modeOf(merchant), input.amount),
   });
-  const targets = routeTargets(accounts, modeOf(merchant), providers.candidates, { stats: stats.connectors, amount: input.amount });
+  const targets = routeTargets(accounts, modeOf(merchant), providers.candidates, {
+    stats: stats.connectors,
+    amount: input.amount,
+    cheapestFirst: providers.strategy === 'lowest_cost',
+  });
   if (targets.length === 0) {
     const wanted = providers.candidates.join(', ');
     throw new BadRequest(

@@ -1,4 +1,4 @@
-import { FEES, feeFor, PROVIDERS, type ProviderName } from '../providers/index.ts';
+import { FEES, type FeeSchedule, feeOf, PROVIDERS, type ProviderName } from '../providers/index.ts';
 import type { ProviderStats } from '../store/routing-stats.ts';
 import { type PaymentFacts, type RoutingRule, ruleMatches } from './routing-rules.ts';
 
@@ -26,6 +26,8 @@ export interface RoutingInput {
   random: () => number;
   /** a per-merchant sequence number for round robin */
   sequence: number;
+  /** each provider's fee schedule (its cheapest eligible account's, see `providerFees`); absent: the standard price */
+  fees?: Partial<Record<ProviderName, FeeSchedule>>;
 }
 
 /** A provider with little recent history is assumed to approve like this (a prior worth PRIOR_WEIGHT attempts). */
@@ -49,10 +51,10 @@ export interface ProviderScore {
  * (2 points per percent of the amount paid in fees). Approval and latency blend recent history with a prior, so
  * old failures age out of the window and an unused provider is not written off.
  */
-export function scoreProvider(provider: ProviderName, stats: ProviderStats, amount: number): ProviderScore {
+export function scoreProvider(provider: ProviderName, stats: ProviderStats, amount: number, fees: FeeSchedule = FEES[provider]): ProviderScore {
   const approval = (stats.approvals + PRIOR_APPROVAL * PRIOR_WEIGHT) / (stats.attempts + PRIOR_WEIGHT);
   const latencyMs = (stats.latency_sum + PRIOR_LATENCY_MS * PRIOR_WEIGHT) / (stats.attempts + PRIOR_WEIGHT);
-  const feePct = (feeFor(provider, amount) / amount) * 100;
+  const feePct = (feeOf(fees, amount) / amount) * 100;
   const score = approval * 100 - latencyMs / 100 - feePct * 2;
   return { provider, score, approvalPct: approval * 100, latencyMs, feePct, attempts: stats.attempts };
 }
@@ -61,7 +63,7 @@ const describeScore = (s: ProviderScore) =>
   `${s.provider} ${s.score.toFixed(1)} (approval ${s.approvalPct.toFixed(1)}% over ${s.attempts} recent attempts, ${Math.round(s.latencyMs)} ms, fee ${s.feePct.toFixed(2)}%)`;
 
 function smartOrder(providers: readonly ProviderName[], input: RoutingInput): { order: ProviderName[]; reason: string } {
-  const scores = providers.map((p) => scoreProvider(p, input.stats[p], input.facts.amount)).sort((a, b) => b.score - a.score);
+  const scores = providers.map((p) => scoreProvider(p, input.stats[p], input.facts.amount, scheduleOf(p, input))).sort((a, b) => b.score - a.score);
   const [best, ...rest] = scores;
   if (!best) return { order: [], reason: 'no provider is eligible' };
   if (rest.length > 0 && input.random() < EXPLORATION_RATE) {
@@ -75,6 +77,8 @@ function smartOrder(providers: readonly ProviderName[], input: RoutingInput): { 
   const others = rest.length ? `; then ${rest.map(describeScore).join(', ')}` : '';
   return { order: scores.map((s) => s.provider), reason: `highest score ${describeScore(best)}${others}` };
 }
+
+const scheduleOf = (provider: ProviderName, input: Pick<RoutingInput, 'fees'>): FeeSchedule => input.fees?.[provider] ?? FEES[provider];
 
 /** The provider a routing choice forces, if it names one: then no rule and no strategy is consulted. */
 export const forcedProvider = (choice: string): ProviderName | undefined =>
@@ -107,9 +111,11 @@ export function planRoute(input: RoutingInput): RoutePlan {
   const noRule = choice === 'rules' ? 'No routing rule matched, so smart routing decided: ' : '';
 
   if (choice === 'lowest_cost') {
-    const fees = PROVIDERS.map((p) => ({ p, fee: feeFor(p, facts.amount) })).sort((a, b) => a.fee - b.fee);
+    const fees = PROVIDERS.map((p) => ({ p, fee: feeOf(scheduleOf(p, input), facts.amount), schedule: scheduleOf(p, input) })).sort(
+      (a, b) => a.fee - b.fee,
+    );
     const [cheapest, ...others] = fees;
-    const describe = ({ p, fee }: { p: ProviderName; fee: number }) => `${p} ${fee} (${FEES[p].percent}% + ${FEES[p].fixed})`;
+    const describe = ({ p, fee, schedule }: (typeof fees)[number]) => `${p} ${fee} (${schedule.percent}% + ${schedule.fixed})`;
     return {
       strategy: 'lowest_cost',
       candidates: fees.map((f) => f.p),

@@ -19,7 +19,8 @@ export const HOLD_DAYS = 2;
 
 const addDays = (day: string, n: number) => ledger.dayOf(new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS).toISOString());
 
-const view = (s: SettlementRecord) => ({
+/** A settlement as lists show it: a simulated one has no connector, no fees (gross = net = amount). */
+const summary = (s: SettlementRecord) => ({
   id: s.id,
   object: 'settlement' as const,
   livemode: s.livemode,
@@ -28,9 +29,18 @@ const view = (s: SettlementRecord) => ({
   status: s.status,
   arrival_date: s.arrival_date,
   transactions: s.transactions,
+  connector_id: s.payout?.connector_id ?? null,
+  provider_payout_id: s.payout?.provider_payout_id ?? null,
+  gross: s.payout?.gross ?? s.amount,
+  fees: s.payout?.fees ?? 0,
+  net: s.amount,
   created_at: s.created_at,
   paid_at: s.paid_at,
 });
+
+/** A settlement as it is read alone (and in its events): with its lines. */
+export const settlementView = (s: SettlementRecord) => ({ ...summary(s), lines: s.payout?.lines ?? [] });
+const view = settlementView;
 
 export async function getSettlement(merchant: Merchant, id: string) {
   const settlement = await settlementsStore.getSettlement(ownerOf(merchant), id);
@@ -38,9 +48,52 @@ export async function getSettlement(merchant: Merchant, id: string) {
   return view(settlement);
 }
 
+const CSV_COLUMNS = [
+  'settlement_id',
+  'provider_payout_id',
+  'type',
+  'source',
+  'amount',
+  'fee',
+  'net',
+  'currency',
+  'payment_id',
+  'refund_id',
+  'dispute_id',
+];
+/** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
+const csvField = (value: string | number | null) => {
+  const text = value === null ? '' : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+};
+
+/**
+ * A settlement's lines as CSV for a finance team's books: one row per line, amounts in minor units (negative: taken
+ * from the payout), our ids beside the provider's. A simulated settlement has the header only.
+ */
+export async function settlementLinesCsv(merchant: Merchant, id: string): Promise<string> {
+  const settlement = await settlementsStore.getSettlement(ownerOf(merchant), id);
+  if (!settlement) throw new NotFound();
+  const payoutId = settlement.payout?.provider_payout_id ?? null;
+  const rows = (settlement.payout?.lines ?? []).map((l) => [
+    settlement.id,
+    payoutId,
+    l.type,
+    l.source,
+    l.amount,
+    l.fee,
+    l.net,
+    settlement.currency,
+    l.payment_id,
+    l.refund_id,
+    l.dispute_id,
+  ]);
+  return [CSV_COLUMNS, ...rows].map((row) => row.map(csvField).join(',')).join('\r\n') + '\r\n';
+}
+
 export async function listSettlements(merchant: Merchant, status: string | undefined, page: PageQuery) {
   const result = await settlementsStore.listSettlements(ownerOf(merchant), status, page);
-  return { object: 'list' as const, data: result.data.map(view), has_more: result.has_more };
+  return { object: 'list' as const, data: result.data.map(summary), has_more: result.has_more };
 }
 
 /**

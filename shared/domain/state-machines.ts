@@ -121,11 +121,20 @@ export const ATTEMPT = {
 } as const satisfies StateMachine<AttemptState, string>;
 export type AttemptState = 'pending' | 'requires_action' | 'authorized' | 'declined' | 'failed' | 'unknown' | 'reversed';
 
-/** A settlement is made `pending` by the daily job, with its arrival date, and paid once that date has come. */
+/**
+ * A settlement is made `pending` by the daily job (or from a provider's payout still on its way), with its arrival
+ * date, and paid once that date has come; a provider's payout that has arrived is made `paid`.
+ */
 export const SETTLEMENT = {
   pay: { from: ['pending'], to: 'paid', event: 'settlement.paid' },
 } as const satisfies StateMachine<SettlementState, string>;
 export type SettlementState = 'pending' | 'paid';
+
+/** A reconciliation exception is `open` until the merchant resolves it (with a resolution and a note), once. */
+export const RECONCILIATION_EXCEPTION = {
+  resolve: { from: ['open'], to: 'resolved' },
+} as const satisfies StateMachine<ReconciliationExceptionState, string>;
+export type ReconciliationExceptionState = 'open' | 'resolved';
 
 /**
  * A test clock is `ready` until an advance starts; `advancing` (towards its target, recording how far it got) until
@@ -199,7 +208,8 @@ export const MACHINES = {
   invoice: { table: INVOICE, states: ['draft', 'sent', 'paid'], initial: ['draft'] },
   subscription: { table: SUBSCRIPTION, states: ['active', 'paused', 'past_due', 'cancelled'], initial: ['active'] },
   subscription_period: { table: PERIOD, states: ['open', 'charging', 'settled', 'failed'], initial: ['open'] },
-  settlement: { table: SETTLEMENT, states: ['pending', 'paid'], initial: ['pending'] },
+  settlement: { table: SETTLEMENT, states: ['pending', 'paid'], initial: ['pending', 'paid'] },
+  reconciliation_exception: { table: RECONCILIATION_EXCEPTION, states: ['open', 'resolved'], initial: ['open'] },
   test_clock: { table: TEST_CLOCK, states: ['ready', 'advancing'], initial: ['ready'] },
   webhook_endpoint: { table: WEBHOOK_ENDPOINT, states: ['active', 'disabled'], initial: ['active'] },
   api_key: { table: API_KEY, states: ['active', 'revoked'], initial: ['active'] },
@@ -231,6 +241,7 @@ const PAST = {
   enable: 'enabled',
   revoke: 'revoked',
   delete: 'deleted',
+  resolve: 'resolved',
 } as Record<string, string>;
 
 /**

@@ -1,8 +1,9 @@
 import type { FeeSchedule, ProviderName } from './types.ts';
 
 /**
- * Each provider's card price (sandbox list prices). The fixed part makes Adyen cheapest for small payments and
- * Braintree for large ones, so `lowest_cost` depends on the amount.
+ * Each provider's published standard card price: a connector account's fee schedule unless the merchant sets its own
+ * (`fees` on the connector). The fixed part makes Adyen cheapest for small payments and Braintree for large ones, so
+ * `lowest_cost` depends on the amount.
  */
 export const FEES: Record<ProviderName, FeeSchedule> = {
   stripe: { percent: 2.9, fixed: 30 },
@@ -10,5 +11,11 @@ export const FEES: Record<ProviderName, FeeSchedule> = {
   braintree: { percent: 2.4, fixed: 49 },
 };
 
-/** The fee in minor units, rounded half up. */
-export const feeFor = (provider: ProviderName, amount: number): number => Math.round((amount * FEES[provider].percent) / 100 + FEES[provider].fixed);
+/**
+ * The fee of `amount` under `schedule`, in minor units, rounded half up: what routing's cost and a payout line's
+ * expected fee both use.
+ */
+export const feeOf = (schedule: FeeSchedule, amount: number): number => Math.round((amount * schedule.percent) / 100 + schedule.fixed);
+
+/** The fee at the provider's standard price. */
+export const feeFor = (provider: ProviderName, amount: number): number => feeOf(FEES[provider], amount);

@@ -11,7 +11,7 @@ import {
 } from './types.ts';
 
 export * from './types.ts';
-export { FEES, feeFor } from './fees.ts';
+export { FEES, feeFor, feeOf } from './fees.ts';
 
 /**
  * Each provider's live integration on its own API (shared/providers/<name>/), used through connector accounts. Loaded

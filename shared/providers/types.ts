@@ -348,3 +348,65 @@ export interface ProviderFollowUp<Credentials extends object = Record<string, un
   parseWebhook(credentials: Credentials, request: InboundWebhook): Promise<WebhookVerification>;
   disputeDesk(credentials: Credentials, account: ConnectorAccountRef): DisputeDesk;
 }
+
+/** What a payout line moved money for: a payment's charge, a refund, a dispute, a provider's fee, anything else. */
+export type PayoutLineType = 'charge' | 'refund' | 'dispute' | 'fee' | 'adjustment';
+
+/**
+ * One line of a provider's payout, in our words: amounts in our minor units (negative: taken from the payout), the
+ * currency upper case. `source` is the provider's id of what moved the money (Stripe `ch_…`, `re_…`, `dp_…`).
+ */
+export interface PayoutLine {
+  type: PayoutLineType;
+  source: string;
+  amount: number;
+  fee: number;
+  net: number;
+  currency: string;
+  /** when the provider made the movement (ISO 8601) */
+  created: string;
+  /** the provider's id of the payment the line belongs to (Stripe's PaymentIntent), when it names one */
+  paymentReference?: string;
+  /** our refund id, when the provider echoes the tag we gave the refund */
+  refundId?: string;
+}
+
+/** A payout a provider made to the merchant's bank, and its lines. */
+export interface ProviderPayout {
+  /** the provider's id of the payout (Stripe `po_…`) */
+  reference: string;
+  currency: string;
+  /** what it paid (minor units) */
+  amount: number;
+  /** ISO 8601 */
+  created: string;
+  /** YYYY-MM-DD */
+  arrivalDate: string;
+  /** `paid`: arrived; `pending`: on its way */
+  status: 'paid' | 'pending';
+  lines: PayoutLine[];
+}
+
+/** Where a run starts reading: after `cursor` (what the previous run's read returned), else from `connectedAt`. */
+export interface PayoutsFrom {
+  cursor: string | null;
+  /** when the connector account was connected (ISO 8601): payouts before it are not this service's to reconcile */
+  connectedAt: string;
+}
+
+/**
+ * A provider's payouts (`shared/providers/<name>/payouts.ts`): the one method reconciliation calls on a connector
+ * account, loaded only by the functions that reconcile. `cursor` is the provider's own place to read on from (Stripe:
+ * the newest payout's creation time; an Adyen settlement batch number; a Braintree settlement date).
+ */
+export interface ProviderPayouts<Credentials extends object = Record<string, unknown>> {
+  /**
+   * The account's payouts from `from`, oldest first, each with every line, and the cursor to read on from next time;
+   * undefined when the provider could not be read whole. A payout may come again (reading is idempotent per payout).
+   */
+  payoutsSince(
+    credentials: Credentials,
+    from: PayoutsFrom,
+    signal?: AbortSignal,
+  ): Promise<{ payouts: ProviderPayout[]; cursor: string | null } | undefined>;
+}

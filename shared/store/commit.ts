@@ -17,6 +17,7 @@ import {
   type Owner,
   paymentKeys,
   paymentMethodKeys,
+  reconciliationKeys,
   refundKeys,
   settlementKeys,
   shardOf,
@@ -51,6 +52,7 @@ export type Target =
   | { entity: 'test_clock'; id: string; owner?: Owner }
   | { entity: 'webhook'; id: string; owner: Owner }
   | { entity: 'payment_method'; id: string; owner: Owner }
+  | { entity: 'reconciliation_exception'; id: string; owner: Owner }
   /** the owner's gapless invoice numbers: the last one given (see commitNumbered) */
   | { entity: 'invoice_counter'; owner: Owner };
 
@@ -283,6 +285,8 @@ export function keyOf(target: Target): Key {
       return paymentMethodKeys.item(target.id);
     case 'invoice_counter':
       return invoiceKeys.numberCounter(target.owner);
+    case 'reconciliation_exception':
+      return reconciliationKeys.item(target.id);
   }
 }
 
@@ -297,6 +301,7 @@ function listKeysOf(target: Target, status: unknown, shards: number): Record<str
   if (target.entity === 'refund') return refundKeys.list(target.owner, target.id);
   if (target.entity === 'dispute') return disputeKeys.list(target.owner, target.id);
   if (target.entity === 'settlement') return settlementKeys.list(target.owner, target.id);
+  if (target.entity === 'reconciliation_exception') return reconciliationKeys.list(target.owner, target.id);
   if (target.entity === 'test_clock' && target.owner) return testClockKeys.list(target.owner, target.id);
   return {};
 }

@@ -5,7 +5,7 @@ import { PROVIDERS } from '../providers/types.ts';
 import { conditionalWrite, type Created, db, TABLE } from './client.ts';
 import { assignments, statusIn } from './expressions.ts';
 import { recordReader, StringMap } from './item-schemas.ts';
-import { connectorKeys, merchantKeys, type Owner } from './keys.ts';
+import { connectorKeys, merchantKeys, type Owner, reconciliationKeys } from './keys.ts';
 import { capCountOf, putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
 import { copyPuts, updateWithCopies } from './routing-copies.ts';
@@ -24,13 +24,17 @@ const ConnectorItem = v.object({
   status: v.picklist(['active', 'disabled', 'deleted']),
   credentials_sealed: v.string(),
   credentials_hint: v.string(),
+  /** the account's card price (routing reads it, so its copies carry it) */
+  fees: v.object({ percent: v.number(), fixed: v.number() }),
   created_at: v.string(),
   updated_at: v.string(),
   /** only on the item, never on its routing copies (routing does not read it), and not stored when empty */
   metadata: v.optional(StringMap),
 });
 export type ConnectorRecord = v.InferOutput<typeof ConnectorItem>;
-export type ConnectorChanges = Partial<Pick<ConnectorRecord, 'label' | 'credentials_sealed' | 'credentials_hint' | 'updated_at' | 'metadata'>>;
+export type ConnectorChanges = Partial<
+  Pick<ConnectorRecord, 'label' | 'credentials_sealed' | 'credentials_hint' | 'fees' | 'updated_at' | 'metadata'>
+>;
 
 /** A connector as its routing copies hold it: without its metadata, so that routing reads no more than it did. */
 const routingBody = <T extends { metadata?: unknown }>({ metadata: _metadata, ...item }: T): Omit<T, 'metadata'> => item;
@@ -77,6 +81,7 @@ export async function putConnector(connector: ConnectorRecord, max: number): Pro
       ...routingBody(connector),
       ...(storedMetadata(connector.metadata) ? { metadata: connector.metadata } : {}),
       ...connectorKeys.byId(connector.id),
+      ...reconciliationKeys.account(connector.id),
     },
     connectorOf,
     (item) => copyPuts(owner, key, routingBody(item)),

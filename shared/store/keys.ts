@@ -63,6 +63,11 @@
  * | idempotency record                    | pk = IDEM#<scope>#<key>, sk = IDEM                    | table |
  * | rate-limit window (one key, or shard) | pk = RATE#<limit>#<subject>#<window>[#<n>], sk = RATE | table |
  * | operations whose lease ended (reconc.)| gsi2pk = LEASE#<shard>, gsi2sk < <now iso>           | gsi2  |
+ * | settlement of a provider's payout     | pk = SET#<set> (<set> derived from <con>#<payout>)    | table |
+ * | reconciliation exception by id        | pk = REX#<rex>, sk = REX (id derived from what it is) | table |
+ * | owner's reconciliation exceptions     | gsi1pk = MER#<own>#REX, gsi1sk <rex> (desc; filters)  | gsi1  |
+ * | connector account's last run          | pk = MER#<own>, sk = RECON#<con>                      | table |
+ * | connector accounts to reconcile (job) | gsi1pk = RECONCILE#<0..9>, gsi1sk <con>               | gsi1  |
  * | payment method by id                  | pk = PM#<pm>, sk = PM                                 | table |
  * | customer's payment methods, newest first | gsi1pk = CUS#<cus>#PM, gsi1sk <pm> (desc)           | gsi1  |
  * | customer's payment method of one card | pk = PMCARD#<cus>#<fingerprint>, sk = PMCARD          | table |
@@ -342,20 +347,31 @@ export const counterKeys = {
 /** The shard of a counter cell, from its partition key. */
 export const counterShardOf = (pk: string): number => Number(pk.split('#').at(-1));
 
-/** Where a balance cell's funds are: available, or pending since a capture day. */
-export type BalanceBucket = { currency: string; bucket: 'available' } | { currency: string; bucket: 'pending'; captureDay: string };
+/**
+ * Where a balance cell's funds are: available, or pending since a capture day (the built-in sandbox's money, which
+ * the daily job settles), or held at a connector account until its provider pays them out (reconciliation).
+ */
+export type BalanceBucket =
+  | { currency: string; bucket: 'available' }
+  | { currency: string; bucket: 'pending'; captureDay: string }
+  | { currency: string; bucket: 'held'; connectorId: string };
 
 /**
  * Sort keys of the ledger's counter cells (see shared/store/ledger.ts), and their parsers:
  * PAY `<day>#<currency>` (with each provider's attempts beside the payments' outcome), REV `<day>#<currency>`,
- * BAL `<currency>#pending#<capture day>` and `<currency>#available`.
+ * BAL `<currency>#pending#<capture day>`, `<currency>#available` and `<currency>#held#<connector>`.
  */
 export const ledgerSortKeys = {
   daily: (day: string, currency: string) => `${day}#${currency}`,
   pending: (currency: string, captureDay: string) => `${currency}#pending#${captureDay}`,
   available: (currency: string) => `${currency}#available`,
+  held: (currency: string, connectorId: string) => `${currency}#held#${connectorId}`,
   balance: (cell: BalanceBucket) =>
-    cell.bucket === 'available' ? ledgerSortKeys.available(cell.currency) : ledgerSortKeys.pending(cell.currency, cell.captureDay),
+    cell.bucket === 'available'
+      ? ledgerSortKeys.available(cell.currency)
+      : cell.bucket === 'held'
+        ? ledgerSortKeys.held(cell.currency, cell.connectorId)
+        : ledgerSortKeys.pending(cell.currency, cell.captureDay),
   /** the sort-key range of whole days (daily cells) */
   days: (fromDay: string, toDay: string) => ({ from: fromDay, to: `${toDay}~` }),
   /** the sort-key range of the balance cells in one currency, or in all (currency codes are uppercase letters) */
@@ -365,8 +381,9 @@ export const ledgerSortKeys = {
     return { day, currency };
   },
   parseBalance: (sk: string): BalanceBucket => {
-    const [currency = '', bucket, captureDay = ''] = sk.split('#');
-    return bucket === 'available' ? { currency, bucket } : { currency, bucket: 'pending', captureDay };
+    const [currency = '', bucket, dayOrConnector = ''] = sk.split('#');
+    if (bucket === 'available') return { currency, bucket };
+    return bucket === 'held' ? { currency, bucket, connectorId: dayOrConnector } : { currency, bucket: 'pending', captureDay: dayOrConnector };
   },
 };
 
@@ -386,6 +403,21 @@ export const settlementKeys = {
   pendingPartition: 'SETTLEMENT#PENDING',
   /** the index's upper bound for settlements arriving on or before `arrivalDate` */
   pendingThrough: (arrivalDate: string) => `${arrivalDate}#~`,
+};
+
+/**
+ * Reconciliation with providers' payouts: exceptions (their ids derived from the payout and what does not match, so a
+ * run made twice writes each once), listed per owner on gsi1; each connector account's last run under its owner; and
+ * every connector account that has payouts to read, in a sparse gsi1 index of the connector items (the daily job's).
+ */
+export const RECONCILE_SHARDS = 10;
+export const reconciliationKeys = {
+  item: (exceptionId: string): Key => ({ pk: `REX#${exceptionId}`, sk: 'REX' }),
+  list: (owner: Owner, exceptionId: string) => ({ gsi1pk: `MER#${scopeOf(owner)}#REX`, gsi1sk: exceptionId }),
+  listPartition: (owner: Owner) => `MER#${scopeOf(owner)}#REX`,
+  lastRun: (owner: Owner, connectorId: string): Key => ({ pk: `MER#${scopeOf(owner)}`, sk: `RECON#${connectorId}` }),
+  account: (connectorId: string) => ({ gsi1pk: `RECONCILE#${shardOf(connectorId, RECONCILE_SHARDS)}`, gsi1sk: connectorId }),
+  accountPartition: (shard: number) => `RECONCILE#${shard}`,
 };
 
 export const idempotencyKeys = {

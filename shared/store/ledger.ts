@@ -54,6 +54,14 @@ function perProvider(attempts: readonly AttemptOutcome[]) {
 export const pendingSortKey = ledgerSortKeys.pending;
 export const availableSortKey = ledgerSortKeys.available;
 
+/**
+ * Whose money a movement is: the owner's, and the connector account that holds the payment (absent or null: the
+ * built-in sandbox). A connector account's money is held there (`held` cells) until its provider pays it out, which
+ * reconciliation books; the sandbox's is pending, then available, then settled by the daily job.
+ */
+export type LedgerAccount = Owner & { connector_id?: string | null };
+const heldAt = (account: LedgerAccount, currency: string) => (account.connector_id ? ledgerSortKeys.held(currency, account.connector_id) : undefined);
+
 /** A balance cell write; balance cells also carry the job's discovery index. */
 export function balanceAdd(
   owner: Owner,
@@ -65,11 +73,11 @@ export function balanceAdd(
   return counterAdd(owner, 'BAL', sortKey, values, { shard, set: counterKeys.balanceIndex(owner, sortKey, shard), condition });
 }
 
-/** A capture: revenue, and pending funds on the capture day. */
-export function captureCounters(owner: Owner, currency: string, amount: number, day: string): TransactItem[] {
+/** A capture: revenue, and pending funds on the capture day (or held at the payment's connector account). */
+export function captureCounters(owner: LedgerAccount, currency: string, amount: number, day: string): TransactItem[] {
   return [
     counterAdd(owner, 'REV', ledgerSortKeys.daily(day, currency), { captured: amount }),
-    balanceAdd(owner, pendingSortKey(currency, day), { amount, payments: 1 }),
+    balanceAdd(owner, heldAt(owner, currency) ?? pendingSortKey(currency, day), { amount, payments: 1 }),
   ];
 }
 
@@ -79,7 +87,8 @@ export function captureCounters(owner: Owner, currency: string, amount: number, 
  * holding what the plan read, so a concurrent change makes the caller plan again; cells of one bucket are tried in
  * random shard order, so concurrent refunds draw on different cells.
  */
-export async function refundCounters(owner: Owner, currency: string, amount: number, day: string): Promise<TransactItem[]> {
+export async function refundCounters(owner: LedgerAccount, currency: string, amount: number, day: string): Promise<TransactItem[]> {
+  if (heldAt(owner, currency)) return unplannedRefundCounters(owner, currency, amount, day);
   const range = ledgerSortKeys.balances(currency);
   const cells = shuffled(await readCells(owner, 'BAL', range.from, range.to));
   const available = cells.filter((c) => c.sk === availableSortKey(currency) && (c.values.amount ?? 0) > 0);
@@ -110,31 +119,48 @@ export async function refundCounters(owner: Owner, currency: string, amount: num
  * A refund's counters without a plan: the whole amount from available funds, which may go negative until pending
  * funds are released into it. Totals stay exact; used when planned takes keep losing to concurrent refunds.
  */
-export const unplannedRefundCounters = (owner: Owner, currency: string, amount: number, day: string): TransactItem[] => [
+export const unplannedRefundCounters = (owner: LedgerAccount, currency: string, amount: number, day: string): TransactItem[] => [
   counterAdd(owner, 'REV', ledgerSortKeys.daily(day, currency), { refunded: amount }),
-  balanceAdd(owner, availableSortKey(currency), { amount: -amount }),
+  balanceAdd(owner, heldAt(owner, currency) ?? availableSortKey(currency), { amount: -amount }),
 ];
 
 /** A refund that failed after its counters were written: the money is back in available funds (and revenue). */
-export const refundReversalCounters = (owner: Owner, currency: string, amount: number, day: string): TransactItem[] => [
+export const refundReversalCounters = (owner: LedgerAccount, currency: string, amount: number, day: string): TransactItem[] => [
   counterAdd(owner, 'REV', ledgerSortKeys.daily(day, currency), { refunded: -amount }),
-  balanceAdd(owner, availableSortKey(currency), { amount }),
+  balanceAdd(owner, heldAt(owner, currency) ?? availableSortKey(currency), { amount }),
 ];
 
 /** A capture the provider failed after all: its revenue and the pending funds of its capture day are taken back. */
-export const captureReversalCounters = (owner: Owner, currency: string, amount: number, captureDay: string): TransactItem[] => [
+export const captureReversalCounters = (owner: LedgerAccount, currency: string, amount: number, captureDay: string): TransactItem[] => [
   counterAdd(owner, 'REV', ledgerSortKeys.daily(captureDay, currency), { captured: -amount }),
-  balanceAdd(owner, pendingSortKey(currency, captureDay), { amount: -amount, payments: -1 }),
+  balanceAdd(owner, heldAt(owner, currency) ?? pendingSortKey(currency, captureDay), { amount: -amount, payments: -1 }),
 ];
 
 /**
  * A dispute's money: `amount` > 0 takes it out of available funds when the dispute opens (the provider debits it
  * at once; available may go negative until pending funds are released), < 0 gives it back when it is won.
  */
-export const disputeCounters = (owner: Owner, currency: string, amount: number, day: string): TransactItem[] => [
+export const disputeCounters = (owner: LedgerAccount, currency: string, amount: number, day: string): TransactItem[] => [
   counterAdd(owner, 'REV', ledgerSortKeys.daily(day, currency), { disputed: amount }),
-  balanceAdd(owner, availableSortKey(currency), { amount: -amount }),
+  balanceAdd(owner, heldAt(owner, currency) ?? availableSortKey(currency), { amount: -amount }),
 ];
+
+/**
+ * A provider's payout reconciled: what it carried leaves the connector account's held funds (`paidOut`, the amounts
+ * our ledger had for the lines it matched), and the fees it took are booked per day (`fees` of the REV cells).
+ */
+export function payoutCounters(
+  owner: Owner,
+  connectorId: string,
+  currency: string,
+  paidOut: number,
+  feesByDay: ReadonlyMap<string, number>,
+): TransactItem[] {
+  return [
+    ...(paidOut !== 0 ? [balanceAdd(owner, ledgerSortKeys.held(currency, connectorId), { amount: -paidOut })] : []),
+    ...[...feesByDay].filter(([, fees]) => fees !== 0).map(([day, fees]) => counterAdd(owner, 'REV', ledgerSortKeys.daily(day, currency), { fees })),
+  ];
+}
 
 function shuffled<T>(items: readonly T[]): T[] {
   const out = [...items];
@@ -160,13 +186,14 @@ export interface ProviderOutcomeRow extends OutcomeRow {
   latency_sum: number;
 }
 
-/** A day's captured, refunded and disputed amounts in one currency (REV cells), summed across shards. */
+/** A day's captured, refunded and disputed amounts and the providers' fees, in one currency (REV cells), summed across shards. */
 export interface RevenueRow {
   day: string;
   currency: string;
   captured: number;
   refunded: number;
   disputed: number;
+  fees: number;
 }
 
 /** One shard's cell of an owner's balance: funds available or pending since a capture day. */
@@ -221,7 +248,7 @@ export async function readProviderOutcomes(
 }
 
 export const readRevenue = (owner: Owner, fromDay: string, toDay: string): Promise<RevenueRow[]> =>
-  readDays(owner, 'REV', { from: fromDay, to: toDay }, ledgerSortKeys.parseDaily, ['captured', 'refunded', 'disputed']);
+  readDays(owner, 'REV', { from: fromDay, to: toDay }, ledgerSortKeys.parseDaily, ['captured', 'refunded', 'disputed', 'fees']);
 
 /** The merchant's balance cells (of one currency, or only its available ones), one per shard and bucket. */
 export async function readBalanceCells(owner: Owner, only: { currency?: string; availableIn?: string } = {}): Promise<BalanceCell[]> {

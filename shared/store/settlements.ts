@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { DomainEvent } from '../domain/events.ts';
 import type { Transition } from '../domain/state-machines.ts';
-import { db, TABLE } from './client.ts';
+import { db, TABLE, type TransactItem } from './client.ts';
 import { commit, type Target } from './commit.ts';
 import { equalityFilter, ownerCondition } from './expressions.ts';
 import { Int, nullable, picklistOf, recordReader, Text } from './item-schemas.ts';
@@ -25,7 +25,46 @@ export interface SettlementRecord {
   transactions: number;
   created_at: string;
   paid_at: string | null;
+  /** a provider's payout (reconciliation); absent on the sandbox's simulated settlements */
+  payout?: PayoutSettlement;
 }
+
+/** What a settlement made from a provider's payout adds: the account, the payout, its real fees and its lines. */
+export interface PayoutSettlement {
+  connector_id: string;
+  provider_payout_id: string;
+  gross: number;
+  fees: number;
+  lines: Array<{
+    type: 'charge' | 'refund' | 'dispute' | 'fee' | 'adjustment';
+    amount: number;
+    fee: number;
+    net: number;
+    source: string;
+    payment_id: string | null;
+    refund_id: string | null;
+    dispute_id: string | null;
+  }>;
+}
+
+const PayoutItem = v.object({
+  connector_id: Text,
+  provider_payout_id: Text,
+  gross: Int,
+  fees: Int,
+  lines: v.array(
+    v.object({
+      type: picklistOf<PayoutSettlement['lines'][number]['type']>()(['charge', 'refund', 'dispute', 'fee', 'adjustment']),
+      amount: Int,
+      fee: Int,
+      net: Int,
+      source: Text,
+      payment_id: nullable(Text),
+      refund_id: nullable(Text),
+      dispute_id: nullable(Text),
+    }),
+  ),
+});
 
 /** The settlement as the table holds it, checked when read back (see item-schemas.ts). */
 const SettlementItem = v.object({
@@ -39,6 +78,7 @@ const SettlementItem = v.object({
   transactions: Int,
   created_at: Text,
   paid_at: nullable(Text),
+  payout: v.optional(PayoutItem),
 });
 const settlementOf: (item: Record<string, unknown>) => SettlementRecord = recordReader('settlement', SettlementItem);
 
@@ -117,6 +157,23 @@ export async function putSettlement(settlement: SettlementRecord, day: string, s
     counters: takes,
   });
   return created === 'committed';
+}
+
+/**
+ * A settlement made from a provider's payout, once (its id is derived from the payout: a second run is refused), with
+ * its event (`settlement.paid` when the payout has arrived; else it waits for its arrival date in the pending index)
+ * and its counters (what leaves the account's held funds, the fees booked). False when it exists already.
+ */
+export async function putPayoutSettlement(settlement: SettlementRecord, events: DomainEvent[], counters: TransactItem[]): Promise<boolean> {
+  const pending = settlement.status === 'pending' ? settlementKeys.pendingIndex(settlement.arrival_date, settlement.id) : {};
+  const created = await commit({ writes: [{ create: settlementTarget(settlement), item: { ...settlement, ...pending } }], events, counters });
+  return created === 'committed';
+}
+
+/** The settlement with this id, whoever owns it (a run's own, derived id), or undefined. */
+export async function settlementExists(id: string): Promise<boolean> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: settlementKeys.item(id), ProjectionExpression: 'pk' }));
+  return out.Item !== undefined;
 }
 
 /** Settlements whose arrival date has come and that are still pending. */

@@ -19,7 +19,9 @@ export type FakeOperation =
   | 'dispute_evidence'
   | 'dispute_accept'
   /** /payments/details after a 3-D Secure redirect, and its kind elsewhere */
-  | 'complete_authentication';
+  | 'complete_authentication'
+  /** the reads of a reconciliation run: payouts and their lines (Stripe's balance transactions, Adyen's report) */
+  | 'payouts';
 
 export type FakeFault =
   /** answers as the provider does for a declined card, with this raw code of the provider's */

@@ -12,6 +12,7 @@ import { bearer, newMerchant, sessionOf } from '../support/merchant.ts';
 import { BAD_METADATA, FULL_METADATA } from '../support/metadata.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
 import { config } from '../../shared/config.ts';
+import { FEES } from '../../shared/providers/fees.ts';
 
 /**
  * Connector accounts: a merchant's own Stripe, Adyen and Braintree accounts, each here a local fake speaking the
@@ -63,6 +64,7 @@ describe('connecting an account', () => {
       label: `${provider} EU`,
       status: 'active',
       credentials_hint: expect.stringMatching(/^….{4}$/),
+      fees: FEES[provider],
       webhook_url: expect.stringMatching(new RegExp(`/api/connectors/${res.body.id}/webhooks$`)),
       created_at: expect.any(String),
       livemode: false,
@@ -193,6 +195,54 @@ describe('a connector’s metadata', () => {
       expect(res.body.error.param.split('.')[0]).toBe('metadata');
     }
     expect((await call.list(apiKey)).body.data.map((c: { id: string; metadata: object }) => [c.id, c.metadata])).toEqual([[existing.id, { a: 'b' }]]);
+  });
+});
+
+describe('a connector’s fee schedule', () => {
+  it('is kept on create, changed by an update, and answered by get and list', async () => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    // Act
+    const created = (await call.create(apiKey, { provider: 'stripe', credentials: fakes.credentials.stripe, fees: { percent: 1.4, fixed: 25 } }))
+      .body;
+    const updated = await call.update(apiKey, created.id, { fees: { percent: 2.25, fixed: 0 } });
+    // Assess
+    expect(created.fees).toEqual({ percent: 1.4, fixed: 25 });
+    expect(updated.body.fees).toEqual({ percent: 2.25, fixed: 0 });
+    expect((await call.get(apiKey, created.id)).body.fees).toEqual({ percent: 2.25, fixed: 0 });
+    expect((await call.list(apiKey)).body.data[0].fees).toEqual({ percent: 2.25, fixed: 0 });
+  });
+
+  it.each([
+    ['a negative percent', { percent: -1, fixed: 30 }, 'fees.percent'],
+    ['a percent over 100', { percent: 101, fixed: 30 }, 'fees.percent'],
+    ['a percent with 5 decimals', { percent: 2.12345, fixed: 30 }, 'fees.percent'],
+    ['a fractional fixed part', { percent: 2.9, fixed: 30.5 }, 'fees.fixed'],
+    ['a missing fixed part', { percent: 2.9 }, 'fees.fixed'],
+  ])('answers %s with 400 naming the field, on create and update', async (_case, fees, param) => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    const existing = (await call.create(apiKey, { provider: 'stripe', credentials: fakes.credentials.stripe })).body;
+    // Act
+    const created = await call.create(apiKey, { provider: 'adyen', credentials: fakes.credentials.adyen, fees });
+    const updated = await call.update(apiKey, existing.id, { fees });
+    // Assess
+    for (const res of [created, updated]) {
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ param, message: expect.stringMatching(/^Invalid request body: fees\./) });
+    }
+    expect((await call.get(apiKey, existing.id)).body.fees).toEqual(FEES.stripe);
+  });
+
+  it('routes lowest_cost by the accounts’ own schedules: a cheap Adyen account beats Braintree on a large payment', async () => {
+    // Prepare: at the standard prices Braintree is cheapest for 100000; this Adyen account charges 1% + 0
+    const { apiKey } = await newMerchant();
+    const adyen = (await call.create(apiKey, { provider: 'adyen', credentials: fakes.credentials.adyen, fees: { percent: 1, fixed: 0 } })).body;
+    // Act
+    const paid = await payments.create(apiKey, paymentBody({ amount: 100_000, routing: 'lowest_cost' }, CARDS.approved));
+    // Assess
+    expect(paid.body).toMatchObject({ status: 'succeeded', provider: 'adyen', connector_id: adyen.id });
+    expect(paid.body.routing_decision.reason).toContain('adyen 1000 (1% + 0)');
   });
 });
 

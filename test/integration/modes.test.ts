@@ -4,6 +4,7 @@ import { handler as overview } from '../../functions/analytics/overview.ts';
 import { handler as createKey } from '../../functions/api-keys/create.ts';
 import { handler as balance } from '../../functions/balance/get.ts';
 import { handler as createConnector } from '../../functions/connectors/create.ts';
+import { handler as reconcile } from '../../functions/connectors/reconcile.ts';
 import { handler as getConnector } from '../../functions/connectors/get.ts';
 import { handler as listConnectors } from '../../functions/connectors/list.ts';
 import { handler as createCustomer } from '../../functions/customers/create.ts';
@@ -152,10 +153,12 @@ beforeAll(async () => {
   );
   world.test = await populate('test', apiKey, 3_000);
   world.live = await populate('live', live.body.key, 7_000);
-  // The daily job on the day the captures are released: one settlement per mode
-  const settleDay = addDays(dayOf(new Date(clock.now()).toISOString()), HOLD_DAYS);
+  // One settlement per mode: the daily job's of the test mode's sandbox money, on the day its captures are released;
+  // the live Stripe account's payout, reconciled
+  await settleMerchant({ merchant_id: merchantId, livemode: false }, addDays(dayOf(new Date(clock.now()).toISOString()), HOLD_DAYS));
+  fakes.stripe.payOut({}, STRIPE_FAKE_LIVE_KEY);
+  expect((await call(reconcile, world.live.key, 'POST', `/api/connectors/${world.live.connector}/reconcile`)).status).toBe(200);
   for (const mode of ['test', 'live'] as const) {
-    await settleMerchant({ merchant_id: merchantId, livemode: mode === 'live' }, settleDay);
     world[mode].settlement = ids(await call(listSettlements, world[mode].key, 'GET', '/api/settlements'))[0] ?? '';
   }
   await streamEvents(merchantId);

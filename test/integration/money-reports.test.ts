@@ -80,13 +80,13 @@ describe('balance, settlements and analytics', () => {
     expect(revenue.body.currency).toBe('USD');
     expect(revenue.body.total).toBe(5000);
     expect(revenue.body.by_day).toEqual([
-      { date: '2026-06-04', amount: 0 },
-      { date: '2026-06-05', amount: 0 },
-      { date: '2026-06-06', amount: 0 },
-      { date: '2026-06-07', amount: 0 },
-      { date: D.minus2, amount: 2500 },
-      { date: D.minus1, amount: 2500 },
-      { date: D.today, amount: 0 },
+      { date: '2026-06-04', amount: 0, fees: 0 },
+      { date: '2026-06-05', amount: 0, fees: 0 },
+      { date: '2026-06-06', amount: 0, fees: 0 },
+      { date: '2026-06-07', amount: 0, fees: 0 },
+      { date: D.minus2, amount: 2500, fees: 0 },
+      { date: D.minus1, amount: 2500, fees: 0 },
+      { date: D.today, amount: 0, fees: 0 },
     ]);
     const eurRevenue = await api.revenue(apiKey, { period: '30d', currency: 'EUR' });
     expect(eurRevenue.body.total).toBe(4000);

@@ -47,11 +47,11 @@ const query = async (pk: string) =>
       new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true }),
     )
   ).Items ?? [];
-/** The owner's connector accounts and rules as stored, by sort key, without their keys */
+/** The owner's connector accounts and rules as stored, by sort key, without their keys (a copy is in no index) */
 async function storedItems(owner: Owner): Promise<Record<string, Record<string, unknown>>> {
   const prefixes = [connectorKeys.listPrefix(owner).skPrefix, routingRuleKeys.listPrefix(owner).skPrefix];
   const items = (await query(connectorKeys.listPrefix(owner).pk)).filter((i) => prefixes.some((p) => String(i.sk).startsWith(p)));
-  return Object.fromEntries(items.map(({ pk: _pk, sk, gsi2pk: _g, gsi2sk: _gs, ...body }) => [String(sk), body]));
+  return Object.fromEntries(items.map(({ pk: _pk, sk, gsi1pk: _g1, gsi1sk: _g1s, gsi2pk: _g, gsi2sk: _gs, ...body }) => [String(sk), body]));
 }
 /** Each copy's items by sort key, without their keys */
 async function copies(owner: Owner) {

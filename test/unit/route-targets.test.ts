@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { routeTargets } from '../../shared/domain/connectors.ts';
+import { providerFees, routeTargets } from '../../shared/domain/connectors.ts';
+import { FEES } from '../../shared/providers/fees.ts';
 import type { ConnectorRecord } from '../../shared/store/connectors.ts';
 import type { ProviderStats } from '../../shared/store/routing-stats.ts';
 
@@ -13,6 +14,7 @@ const account = (id: string, provider: ConnectorRecord['provider'], mode: Connec
   status: 'active',
   credentials_sealed: 'v1.x.y',
   credentials_hint: '…0000',
+  fees: FEES[provider],
   created_at: '2026-11-23T00:00:00.000Z',
   updated_at: '2026-11-23T00:00:00.000Z',
 });
@@ -52,5 +54,22 @@ describe('routeTargets', () => {
         ),
       ),
     ).toEqual(['con_live']);
+  });
+
+  it('orders one provider’s accounts cheapest first for lowest_cost, by each account’s own schedule', () => {
+    const accounts = [account('con_s2', 'stripe'), { ...account('con_s1', 'stripe'), fees: { percent: 1.5, fixed: 10 } }];
+    expect(ids(routeTargets(accounts, 'test', ['stripe'], { stats: {}, amount: 1000, cheapestFirst: true }))).toEqual(['con_s1', 'con_s2']);
+  });
+});
+
+describe('providerFees', () => {
+  it('gives each provider its cheapest active account’s schedule at the amount, and none to a provider without one', () => {
+    const accounts = [
+      { ...account('con_s1', 'stripe'), fees: { percent: 1, fixed: 100 } },
+      { ...account('con_s2', 'stripe'), fees: { percent: 3, fixed: 0 } },
+      { ...account('con_off', 'adyen'), status: 'disabled' as const, fees: { percent: 0, fixed: 0 } },
+    ];
+    expect(providerFees(accounts, 'test', 1000)).toEqual({ stripe: { percent: 3, fixed: 0 } });
+    expect(providerFees(accounts, 'test', 100_000)).toEqual({ stripe: { percent: 1, fixed: 100 } });
   });
 });

@@ -10,6 +10,7 @@ import { Dispute } from './disputes.ts';
 import { Invoice, Subscription } from './billing.ts';
 import { PaymentMethod } from './payment-methods.ts';
 import { Payment, Refund, RefundObject } from './payments.ts';
+import { ReconciliationException } from './reconciliation.ts';
 import { Settlement } from './reports.ts';
 import { TestClock } from './test-clocks.ts';
 
@@ -52,6 +53,7 @@ export const InvoiceActionEventObject = v.object({
 export const SettlementEventObject = withSequence(Settlement);
 export const TestClockEventObject = withSequence(TestClock);
 export const PaymentMethodEventObject = withSequence(PaymentMethod);
+export const ReconciliationExceptionEventObject = withSequence(ReconciliationException);
 
 export interface EventDefinition {
   /** what makes the API send it */
@@ -116,7 +118,14 @@ export const EVENTS: Record<EventType, EventDefinition> = {
       "A renewal's charge needs the customer to authenticate (3-D Secure): they are e-mailed the invoice with `hosted_payment_url`, the page where they pay it (signed, valid 30 days). The renewal waits for them.",
     object: InvoiceActionEventObject,
   },
-  'settlement.paid': { trigger: 'A settlement reached its arrival date and was paid out.', object: SettlementEventObject },
+  'settlement.paid': {
+    trigger: "A settlement reached its arrival date and was paid out: the sandbox's simulated one, or a provider's payout reconciled.",
+    object: SettlementEventObject,
+  },
+  'reconciliation.exception_created': {
+    trigger: "A reconciliation run found a difference between a provider's payout and our records: its kind, expected and actual values.",
+    object: ReconciliationExceptionEventObject,
+  },
   'test_clock.ready': {
     trigger: 'A test clock finished advancing: every piece of work due up to its new time has run.',
     object: TestClockEventObject,

@@ -15,20 +15,48 @@ const AvailableFunds = v.array(
 
 export const Balance = v.object({ object: v.literal('balance'), livemode: Livemode, available: AvailableFunds, pending: Funds });
 
-export const Settlement = v.object({
+const Signed = v.pipe(v.number(), v.integer(), v.description('minor units; negative when taken from the settlement'));
+
+/** One line of a provider's payout: what moved money, matched to our payment, refund or dispute by the provider's reference. */
+export const SettlementLine = v.object({
+  type: v.picklist(['charge', 'refund', 'dispute', 'fee', 'adjustment']),
+  amount: Signed,
+  fee: v.pipe(v.number(), v.integer(), v.description("the provider's fee on this line (minor units)")),
+  net: Signed,
+  source: v.pipe(v.string(), v.description("the provider's id of what moved the money (Stripe ch_…, re_…, dp_…)"), v.examples(['ch_3Pq…'])),
+  payment_id: v.nullable(Id('payment')),
+  refund_id: v.nullable(Id('refund')),
+  dispute_id: v.nullable(Id('dispute')),
+});
+
+/**
+ * A settlement: the sandbox's simulated one (the daily job's sweep of available funds: no connector, no fees, no
+ * lines), or a connector account's payout as its provider made it, with its lines and real fees.
+ */
+const settlementEntries = {
   id: Id('settlement'),
   object: v.literal('settlement'),
   livemode: Livemode,
-  amount: Amount,
+  amount: v.pipe(Amount, v.description('what the settlement pays: its net')),
   currency: Currency,
   status: v.picklist(['pending', 'paid']),
   arrival_date: CalendarDate,
   transactions: v.pipe(Count, v.description('payments whose captured funds it carries')),
+  connector_id: v.pipe(
+    v.nullable(Id('connector')),
+    v.description("the connector account whose provider paid it out; null: the sandbox's simulated settlement"),
+  ),
+  provider_payout_id: v.pipe(v.nullable(v.string()), v.description("the provider's id of the payout (Stripe po_…)"), v.examples(['po_1Pgc79…'])),
+  gross: Signed,
+  fees: v.pipe(v.number(), v.integer(), v.description("the providers' fees it paid (minor units)")),
+  net: Signed,
   created_at: Timestamp,
   paid_at: v.nullable(Timestamp),
-});
+};
+export const SettlementSummary = v.object(settlementEntries);
+export const Settlement = v.object({ ...settlementEntries, lines: v.array(SettlementLine) });
 
-export const SettlementList = list(Settlement);
+export const SettlementList = list(SettlementSummary);
 
 const Period = v.picklist(Object.keys(PERIODS) as (keyof typeof PERIODS)[]);
 /** approved ÷ attempted × 100, two decimals; 0 without attempts */
@@ -47,13 +75,18 @@ export const AnalyticsOverview = v.object({
   period: Period,
 });
 
+/** The providers' fees booked from their payouts (reconciliation), per day of the movement they were taken on. */
+const Fees = v.pipe(v.number(), v.integer(), v.description("the providers' fees booked from their payouts, minor units"));
+
 export const RevenueReport = v.object({
   object: v.literal('revenue'),
   livemode: Livemode,
   total: Revenue,
+  fees: Fees,
+  net: v.pipe(Revenue, v.description('total minus fees')),
   currency: Currency,
   period: Period,
-  by_day: v.array(v.object({ date: CalendarDate, amount: Revenue })),
+  by_day: v.array(v.object({ date: CalendarDate, amount: Revenue, fees: Fees })),
 });
 
 export const ProviderReport = v.object({

@@ -8,6 +8,7 @@ import { authenticationFailure, authenticationStep, declineAfterAuthentication, 
 import { StripeDisputes } from './disputes.ts';
 import { type Form, nested, text } from './form.ts';
 import { cardError, errorBody, fixture, list, newId, type StripeObject } from './objects.ts';
+import { StripePayouts } from './payouts.ts';
 import { listIntents, page, searchIntents } from './reads.ts';
 import { StripeRefunds } from './refunds.ts';
 
@@ -39,6 +40,7 @@ export class StripeBook implements Payments, Challenges {
   readonly holds = new Map<string, FakeHold>();
   readonly refunds: StripeRefunds;
   readonly disputes: StripeDisputes;
+  readonly payouts: StripePayouts;
   private readonly intents = new Map<string, StripeObject>();
   private readonly methods = new Map<string, StripeObject>();
   private readonly cardNumbers = new Map<string, string>();
@@ -48,14 +50,39 @@ export class StripeBook implements Payments, Challenges {
   /** each charge's `three_d_secure` (absent: none ran) */
   private readonly authentications = new Map<string, StripeObject>();
   private readonly challenges = new Map<string, Challenge>();
+  /** when each PaymentIntent was captured (epoch seconds): its charge's balance transaction is made then */
+  private readonly captureTimes = new Map<string, number>();
 
   constructor(
     private readonly searchLagMs: number,
     private readonly notify: Notify,
     private readonly hostedOrigin: () => string,
+    livemode = false,
   ) {
     this.refunds = new StripeRefunds(this, notify);
     this.disputes = new StripeDisputes(this, notify);
+    this.payouts = new StripePayouts(
+      {
+        charges: () =>
+          [...this.holds.values()]
+            .filter((hold) => hold.captured > 0)
+            .map((hold) => ({ charge: this.charge(hold.reference), capturedAt: this.captureTimes.get(hold.reference) ?? now() })),
+        refunds: () => this.refunds.of().reverse(),
+        disputes: () => this.disputes.all().reverse(),
+      },
+      livemode,
+    );
+  }
+
+  /** The Charge, Refund or Dispute a balance transaction names as its `source`. */
+  sourceObject(id: string): StripeObject | undefined {
+    if (id.startsWith('ch_')) {
+      const intent = [...this.intents.values()].find((pi) => pi.latest_charge === id);
+      return intent && this.charge(String(intent.id));
+    }
+    if (id.startsWith('re_')) return this.refunds.of().find((refund) => refund.id === id);
+    if (id.startsWith('dp_')) return this.disputes.all().find((dispute) => dispute.id === id);
+    return undefined;
   }
 
   intent(id: string): StripeObject | undefined {
@@ -273,6 +300,7 @@ export class StripeBook implements Payments, Challenges {
     const currency = String(intent.currency);
     const hold: FakeHold = { reference: id, idempotencyKey, amount, currency, state: 'authorized', captured: 0, refunded: 0 };
     if (captured) Object.assign(hold, { state: 'captured', captured: amount });
+    if (captured) this.captureTimes.set(id, now());
     this.holds.set(id, hold);
     return ok(intent);
   }
@@ -343,6 +371,7 @@ export class StripeBook implements Payments, Challenges {
       });
     Object.assign(intent, { status: 'succeeded', amount_received: amount, amount_capturable: 0 });
     Object.assign(this.holds.get(id) ?? {}, { state: 'captured', captured: amount });
+    this.captureTimes.set(id, now());
     this.notify('charge.captured', this.charge(id));
     this.notify('payment_intent.succeeded', intent);
     return ok(intent);
@@ -401,9 +430,10 @@ export class StripeBook implements Payments, Challenges {
     return ok(fixture('balance', { livemode }));
   }
 
-  /** Moves every object's creation time back by `ms`. */
+  /** Moves every object's creation time (and every capture's time) back by `ms`. */
   backdate(ms: number): void {
     for (const object of [...this.intents.values(), ...this.customers.values()]) object.created = Number(object.created) - Math.round(ms / 1000);
+    for (const [id, at] of this.captureTimes) this.captureTimes.set(id, at - Math.round(ms / 1000));
   }
 
   private newestFirst(): StripeObject[] {

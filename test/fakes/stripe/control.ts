@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { FakeControlError } from './answers.ts';
+import type { PayoutFaults } from './payouts.ts';
 
 /** What the `/_fake/*` endpoints drive: the fake's own methods. */
 export interface Controls {
@@ -8,6 +9,22 @@ export interface Controls {
   closeDispute(disputeId: string, outcome: 'won' | 'lost'): void;
   failRefund(refundReference: string): void;
   updateCard(paymentMethodId: string, update: { exp_month: number; exp_year: number; number?: string }): unknown;
+  payOut(faults: PayoutFaults, secretKey?: string): Array<{ id: string; amount: number; currency: string }>;
+}
+
+const PAYOUT_FAULTS = ['drop_line', 'line_amount_delta', 'fee_delta', 'total_delta'] as const;
+
+/** The faults of a payout control call: `drop_line` true, the deltas integers. */
+function payoutFaults(body: Record<string, unknown>): PayoutFaults {
+  const faults: Record<string, unknown> = {};
+  for (const name of PAYOUT_FAULTS) {
+    const value = body[name];
+    if (value === undefined) continue;
+    const valid = name === 'drop_line' ? typeof value === 'boolean' : Number.isInteger(value);
+    if (!valid) throw new FakeControlError(`${name} must be ${name === 'drop_line' ? 'true or false' : 'an integer'}`);
+    faults[name] = value;
+  }
+  return faults as PayoutFaults;
 }
 
 const field = (body: Record<string, unknown>, name: string): string | undefined => (typeof body[name] === 'string' ? body[name] : undefined);
@@ -21,8 +38,9 @@ function required(body: Record<string, unknown>, name: string): string {
 /**
  * The fake's control endpoints (JSON in and out), how `npm start` users and the service's test helpers play the
  * card network: `POST /_fake/webhooks {url, secret?}`, `POST /_fake/disputes {reference, reason?}` → `{id}`,
- * `POST /_fake/disputes/:id/close {outcome}`, `POST /_fake/refunds/:id/fail`, and the card updater:
- * `POST /_fake/payment_methods/:id/update {exp_month, exp_year, number?}` → the PaymentMethod.
+ * `POST /_fake/disputes/:id/close {outcome}`, `POST /_fake/refunds/:id/fail`, `POST /_fake/payouts {secret_key?,
+ * drop_line?, line_amount_delta?, fee_delta?, total_delta?}` → `{data: [{id, amount, currency}]}`, and the card
+ * updater: `POST /_fake/payment_methods/:id/update {exp_month, exp_year, number?}` → the PaymentMethod.
  */
 export function control(controls: Controls, method: string, path: string, rawBody: string, res: ServerResponse): void {
   const reply = (status: number, body: unknown) => {
@@ -57,6 +75,7 @@ export function control(controls: Controls, method: string, path: string, rawBod
         controls.updateCard(updating[1]!, { exp_month, exp_year, ...(field(body, 'number') ? { number: field(body, 'number') } : {}) }),
       );
     }
+    if (path === '/_fake/payouts') return reply(200, { data: controls.payOut(payoutFaults(body), field(body, 'secret_key')) });
     if (failing) {
       controls.failRefund(failing[1]!);
       return reply(200, { id: failing[1], status: 'failed' });

@@ -3,10 +3,13 @@ import type { Form } from './form.ts';
 import type { StripeObject } from './objects.ts';
 
 /**
- * Stripe's `expand[]` for the one expansion the connector asks for: a PaymentIntent's `latest_charge` (its network
- * transaction id is on the Charge), on a PaymentIntent answer or on every PaymentIntent of a list or search.
+ * Stripe's `expand[]` for the expansions the connector asks for: a PaymentIntent's `latest_charge` (its network
+ * transaction id is on the Charge), on a PaymentIntent answer or on every PaymentIntent of a list or search; and a
+ * balance transaction's `source` (expanded by the payouts' own read, `payouts.ts`).
  */
 const EXPANDABLE = (method: string, path: string): string | undefined => {
+  // a payout's balance transactions with the object each one moved money for (a Charge, Refund or Dispute)
+  if (method === 'GET' && path === '/v1/balance_transactions') return 'data.source';
   if (method === 'GET' && (path === '/v1/payment_intents' || path === '/v1/payment_intents/search')) return 'data.latest_charge';
   if (/^\/v1\/payment_intents(\/pi_\w+(\/capture|\/cancel)?)?$/.test(path)) return 'latest_charge';
   return undefined;

@@ -13,7 +13,8 @@ export type StripeObject = Record<string, unknown>;
 
 /** A fresh copy of Stripe's example `resource`, with `fields` overriding its values (unknown fields are refused). */
 export function fixture(
-  resource: 'payment_intent' | 'payment_method' | 'refund' | 'customer' | 'balance' | 'charge' | 'dispute' | 'event',
+  resource:
+    'payment_intent' | 'payment_method' | 'refund' | 'customer' | 'balance' | 'charge' | 'dispute' | 'event' | 'payout' | 'balance_transaction',
   fields: StripeObject,
 ): StripeObject {
   const example = fixtures[resource];

@@ -11,6 +11,7 @@ import { servePage } from './challenge.ts';
 import { expanded, expansionProblem, expansionsOf } from './expand.ts';
 import { type Form, parseForm, text } from './form.ts';
 import { StripeNotifier } from './notifier.ts';
+import type { PayoutFaults } from './payouts.ts';
 import { cardError, errorBody, type StripeObject, statusError } from './objects.ts';
 
 /** Keys the fake accepts (one account per key; `sk_live_` answers with `livemode: true`). */
@@ -20,6 +21,13 @@ export const STRIPE_FAKE_LIVE_KEY = 'sk_live_fake_51Fake9aF27GqKyiVCbrisS0ycp6cb
 export const STRIPE_FAKE_WEBHOOK_SECRET = 'whsec_fake_3ZkQ9vL2xW7pN4rT8yB1cD6fH0jM5sA';
 /** The test account's credentials as `POST /api/connectors` takes them: its key and its webhook secret. */
 export const STRIPE_FAKE_CREDENTIALS = { secret_key: STRIPE_FAKE_SECRET_KEY, webhook_secret: STRIPE_FAKE_WEBHOOK_SECRET } as const;
+/** Any other key of this shape is an account of its own (made on its first call), e.g. one per test. */
+const FAKE_ACCOUNT_KEY = /^sk_(test|live)_fake_[0-9A-Za-z]{8,}$/;
+/** Credentials of a fresh account of the fake: its own books and payouts, shared with nobody. */
+export const stripeFakeAccount = () => ({
+  secret_key: `sk_test_fake_${randomBytes(12).toString('hex')}`,
+  webhook_secret: STRIPE_FAKE_WEBHOOK_SECRET,
+});
 
 export interface StripeFakeRequest extends FakeRequest {
   /** the `Stripe-Version` header the call carried */
@@ -36,6 +44,12 @@ export interface StripeFake extends FakeServer {
   settleRefund(refundReference: string): void;
   /** Stripe's card updater changes a kept PaymentMethod (`payment_method.automatically_updated`). */
   updateCard(paymentMethodId: string, update: { exp_month: number; exp_year: number; number?: string }): unknown;
+  /**
+   * Pays out what the account of `secretKey` (default: the test account) captured, refunded and lost in disputes since
+   * its last payout: one payout per currency, with Stripe's fees per line, getting wrong what `faults` says
+   * (`POST /_fake/payouts`).
+   */
+  payOut(faults?: PayoutFaults, secretKey?: string): Array<{ id: string; amount: number; currency: string }>;
 }
 
 interface Route {
@@ -67,6 +81,9 @@ function routeOf(method: string, path: string, form: Form): Route | undefined {
   if (method === 'POST' && path === '/v1/refunds') return { operation: 'refund', run: (book, f) => book.refunds.create(f) };
   if (method === 'GET' && path === '/v1/refunds') return { operation: 'status', run: (book, f) => book.refunds.list(f) };
   if (method === 'GET' && refund) return { operation: 'status', run: (book) => book.refunds.retrieve(refund[1]!) };
+  if (method === 'GET' && path === '/v1/payouts') return { operation: 'payouts', run: (book, f) => book.payouts.list(f) };
+  if (method === 'GET' && path === '/v1/balance_transactions')
+    return { operation: 'payouts', run: (book, f) => book.payouts.transactionsOf(f, (id) => book.sourceObject(id)) };
   if (method === 'GET' && path === '/v1/disputes') return { operation: 'status', run: (book, f) => book.disputes.list(f) };
   if (method === 'GET' && dispute && !dispute[2]) return { operation: 'status', run: (book) => book.disputes.retrieve(dispute[1]!) };
   if (method === 'POST' && dispute && !dispute[2]) return { operation: 'dispute_evidence', run: (book, f) => book.disputes.update(dispute[1]!, f) };
@@ -104,9 +121,15 @@ export async function startStripeFake(options: { port?: number; searchLagMs?: nu
       options.searchLagMs ?? 60_000,
       (type, object) => notifier.emit(type, object, livemode),
       () => origin,
+      livemode,
     );
   };
   const books = new Map<string, StripeBook>([STRIPE_FAKE_SECRET_KEY, STRIPE_FAKE_LIVE_KEY].map((key) => [key, bookFor(key)]));
+  /** The account of a key: the two fixed ones, or one more per `sk_test_fake_…` key, so a test can have its own Stripe account. */
+  const bookOf = (key: string) => {
+    if (!books.has(key) && FAKE_ACCOUNT_KEY.test(key)) books.set(key, bookFor(key));
+    return books.get(key);
+  };
   const saved = new Map<string, Saved>();
   const requests: StripeFakeRequest[] = [];
   const faults = new Faults();
@@ -158,7 +181,7 @@ export async function startStripeFake(options: { port?: number; searchLagMs?: nu
     if (stripeVersion) notifier.apiVersion = stripeVersion;
 
     const key = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
-    const book = books.get(key);
+    const book = bookOf(key);
     if (!book) {
       const shown = key
         ? `Invalid API Key provided: ${key.slice(0, 8)}${'*'.repeat(Math.max(0, key.length - 12))}${key.slice(-4)}`
@@ -201,6 +224,12 @@ export async function startStripeFake(options: { port?: number; searchLagMs?: nu
     failRefund: (id: string) => bookWith(`refund ${id}`, (b) => b.refunds.has(id)).refunds.fail(id),
     updateCard: (id: string, update: { exp_month: number; exp_year: number; number?: string }) =>
       bookWith(`payment_method ${id}`, (b) => b.hasMethod(id)).updateCard(id, update),
+    payOut: (faults: PayoutFaults = {}, secretKey = STRIPE_FAKE_SECRET_KEY) => {
+      const book = bookOf(secretKey);
+      if (!book) throw new FakeControlError(`no account has the key ${secretKey.slice(0, 12)}…`, 404);
+      book.payouts.assertSomething();
+      return book.payouts.payOut(faults).map((p) => ({ id: String(p.id), amount: Number(p.amount), currency: String(p.currency) }));
+    },
   };
 
   const server = createServer((req, res) => {

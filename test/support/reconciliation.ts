@@ -1,0 +1,76 @@
+import { expect } from 'vitest';
+import { handler as revenue } from '../../functions/analytics/revenue.ts';
+import { handler as getBalance } from '../../functions/balance/get.ts';
+import { handler as createConnector } from '../../functions/connectors/create.ts';
+import { handler as reconcile } from '../../functions/connectors/reconcile.ts';
+import { handler as listExceptions } from '../../functions/reconciliation/exceptions/list.ts';
+import { handler as resolve } from '../../functions/reconciliation/exceptions/resolve.ts';
+import { handler as getSettlement } from '../../functions/settlements/get.ts';
+import { handler as getLines } from '../../functions/settlements/lines.ts';
+import { handler as listSettlements } from '../../functions/settlements/list.ts';
+import { handler as openDispute } from '../../functions/test-helpers/dispute.ts';
+import { handler as listEvents } from '../../functions/webhooks/events.ts';
+import { type StripeFake, stripeFakeAccount } from '../fakes/stripe/server.ts';
+import { apiEvent, invokeHttp } from './lambda.ts';
+import { bearer, newMerchant } from './merchant.ts';
+import { paymentBody, payments } from './payments.ts';
+
+/** The reconciliation API and what it books, called as API Gateway would (a merchant's key in `key`). */
+export const recon = {
+  run: (key: string, connectorId: string) =>
+    invokeHttp(reconcile, apiEvent({ method: 'POST', path: `/api/connectors/${connectorId}/reconcile`, headers: bearer(key) })),
+  exceptions: (key: string, query: Record<string, string> = {}) =>
+    invokeHttp(listExceptions, apiEvent({ method: 'GET', path: '/api/reconciliation/exceptions', headers: bearer(key), query })),
+  resolve: (key: string, id: string, body: unknown) =>
+    invokeHttp(resolve, apiEvent({ method: 'POST', path: `/api/reconciliation/exceptions/${id}/resolve`, headers: bearer(key), body })),
+  settlement: (key: string, id: string) =>
+    invokeHttp(getSettlement, apiEvent({ method: 'GET', path: `/api/settlements/${id}`, headers: bearer(key) })),
+  lines: (key: string, id: string) =>
+    invokeHttp(getLines, apiEvent({ method: 'GET', path: `/api/settlements/${id}/lines`, headers: { ...bearer(key), Accept: 'text/csv' } })),
+  settlements: (key: string) => invokeHttp(listSettlements, apiEvent({ method: 'GET', path: '/api/settlements', headers: bearer(key) })),
+  balance: async (key: string) => (await invokeHttp(getBalance, apiEvent({ method: 'GET', path: '/api/balance', headers: bearer(key) }))).body,
+  revenue: async (key: string) =>
+    (
+      await invokeHttp(
+        revenue,
+        apiEvent({ method: 'GET', path: '/api/analytics/revenue', headers: bearer(key), query: { period: '7d', currency: 'USD' } }),
+      )
+    ).body,
+  eventTypes: async (key: string) =>
+    (
+      await invokeHttp(listEvents, apiEvent({ method: 'GET', path: '/api/webhooks/events', headers: bearer(key), query: { limit: '100' } }))
+    ).body.data.map((e: { event: string }) => e.event),
+};
+
+/**
+ * A new merchant connected to a Stripe account of its own at the fake `fake` (no other merchant's money is in its
+ * payouts, nor a daily job's run elsewhere reads them), whose notifications reach its webhook_url at `inbound`.
+ */
+export async function stripeMerchant(fake: StripeFake, inbound: (connectorId: string) => string) {
+  const { apiKey, merchantId } = await newMerchant();
+  const credentials = stripeFakeAccount();
+  const body = { provider: 'stripe', credentials };
+  const res = await invokeHttp(createConnector, apiEvent({ method: 'POST', path: '/api/connectors', headers: bearer(apiKey), body }));
+  expect(res.status).toBe(200);
+  fake.notifications.register(inbound(res.body.id));
+  return { apiKey, merchantId, connectorId: res.body.id as string, secretKey: credentials.secret_key };
+}
+
+/** A USD payment of `amount` at the merchant's Stripe account, captured (`capture`: how much), with its notifications handled. */
+export async function capturedAtStripe(fake: StripeFake, key: string, amount: number, capture = amount): Promise<string> {
+  const paid = await payments.create(key, paymentBody({ amount, routing: 'stripe' }));
+  expect(paid.body).toMatchObject({ status: 'succeeded', provider: 'stripe' });
+  expect((await payments.capture(key, paid.body.id, { amount: capture })).status).toBe(200);
+  await fake.notifications.idle();
+  return paid.body.id as string;
+}
+
+/** The card network opens a dispute on the payment at the fake; its notification creates ours. */
+export async function disputedAtStripe(fake: StripeFake, key: string, paymentId: string): Promise<void> {
+  const res = await invokeHttp(
+    openDispute,
+    apiEvent({ method: 'POST', path: `/api/test_helpers/payments/${paymentId}/dispute`, headers: bearer(key), body: {} }),
+  );
+  expect(res.status).toBe(200);
+  await fake.notifications.idle();
+}
