@@ -9,6 +9,7 @@ import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import type { FakeFault } from '../fakes/types.ts';
 import { advanceClockTo, customerOnClock } from '../support/clocks.ts';
 import { connect, receivedBy } from '../support/connected-accounts.ts';
+import { startInboundGateway } from '../support/inbound.ts';
 import { apiEvent, invokeHttp, type Json } from '../support/lambda.ts';
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { cardBody, paymentMethods, publishableKeyOf } from '../support/payment-methods.ts';
@@ -25,15 +26,16 @@ import { rules } from '../support/rules.ts';
  * need a provider's own answer (authentication_required, a code in no row). On a test clock: nothing waits.
  */
 let fakes: ProviderFakes;
+let inbound: Awaited<ReturnType<typeof startInboundGateway>>;
 const realRandom = chance.random;
 beforeAll(async () => {
-  fakes = await startProviderFakes();
+  [fakes, inbound] = await Promise.all([startProviderFakes(), startInboundGateway()]);
   Object.assign(config, fakes.env);
   chance.random = () => 0.99; // no exploration: the smart order after the rule's provider is the scores'
 });
 afterAll(async () => {
   chance.random = realRandom;
-  await fakes.close();
+  await Promise.all([fakes.close(), inbound.close()]);
 });
 
 /**
@@ -162,5 +164,33 @@ describe('the retry policy, on a provider’s own answers', () => {
       expect.stringMatching(/^renewal of the period from 2027-03-15: tried first at stripe/),
       expect.stringMatching(/^retry 1 of the period from 2027-03-15 \(do_not_honor is not in the retry policy/),
     ]);
+  });
+});
+
+describe("a renewal waiting for an updated card, updated by the provider's card updater", () => {
+  it("Stripe's payment_method.automatically_updated makes the next run charge the card again: renewed at Stripe", async () => {
+    // Prepare: the card kept at Stripe expires before the renewal; Stripe's notifications reach the merchant's account
+    const { apiKey, merchantId, clockId, stripe, subscriptionId } = await subscribedAtConnectors({ only: true });
+    fakes.stripe.notifications.register(inbound.urlFor(stripe));
+    fakes.stripe.inject('authorize', { kind: 'decline', code: 'expired_card' });
+    await advanceClockTo(apiKey, clockId, `${DUE}T12:00:00Z`);
+    const waiting = await read.subscription(apiKey, subscriptionId);
+    const pm = (await getPaymentMethod(testOwner(merchantId), waiting.payment_method))!;
+    const [, stripeMethod] = pm.tokens[stripe]!.token.split('|');
+
+    // Act: the network tells Stripe the card's new expiry; the clock moves on two days
+    fakes.stripe.updateCard(stripeMethod!, { exp_month: 6, exp_year: 2031 });
+    await fakes.stripe.notifications.idle();
+    await advanceClockTo(apiKey, clockId, '2027-03-17T12:00:00Z');
+
+    // Assess: waited (no retry before the update), then charged once more at Stripe with its token, and renewed
+    expect(waiting).toMatchObject({ status: 'past_due', retry_at: null, retry_reason: expect.stringMatching(/^expired_card: waiting/) });
+    expect((await getPaymentMethod(testOwner(merchantId), pm.id))!.card).toMatchObject({ exp_month: 6, exp_year: 2031 });
+    const charges = await read.charges(merchantId, subscriptionId);
+    expect(charges.map((c) => [c.created_at.slice(0, 10), c.status, c.connector_id])).toEqual([
+      [DUE, 'failed', stripe],
+      ['2027-03-15', 'captured', stripe],
+    ]);
+    expect(await read.subscription(apiKey, subscriptionId)).toMatchObject({ status: 'active', current_period_start: DUE });
   });
 });
