@@ -200,6 +200,7 @@ export const catalog: readonly FunctionSpec[] = [
   http('GET', '/api/analytics', 'analytics/overview', 'Payment analytics overview'),
   http('GET', '/api/analytics/revenue', 'analytics/revenue', 'Revenue per day'),
   http('GET', '/api/analytics/providers', 'analytics/providers', 'Provider performance'),
+  http('GET', '/api/analytics/recovery', 'analytics/recovery', 'Subscription recovery by decline code'),
 
   // Background work. A queue's visibility timeout is at least 6× its worker's timeout (shared/queues.ts).
   // Events: a change commits its event items; the table's stream hands them to the events queue; the delivery worker

@@ -230,4 +230,8 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
   'analytics/overview': 'Volume, transactions and approval rate over a window (`period`), in one currency (default: the busiest).',
   'analytics/revenue': 'Captured minus refunded per day over the window, every day present, with the providers’ fees booked from their payouts.',
   'analytics/providers': 'Volume, approval rate and mean authorization latency per provider over the window.',
+  'analytics/recovery':
+    'Subscription recovery over the window, by the first decline code of each failed renewal: how many failed, how ' +
+    'many were paid after all (a retry, another account, an updated card, the payment link), the recovery rate and ' +
+    'the revenue recovered.',
 };

@@ -103,3 +103,50 @@ export async function providers(merchant: Merchant, query: AnalyticsQuery) {
     })),
   };
 }
+
+/**
+ * Subscription recovery over the window: renewals that declined (by their first decline code) and those paid after
+ * all, with the revenue that brought back. The currency asked, else the one with the most declines.
+ */
+export async function recovery(merchant: Merchant, query: AnalyticsQuery) {
+  const days = windowDays(query.period);
+  const rows = await ledger.readRecovery(ownerOf(merchant), days[0]!, days.at(-1)!);
+  const failedIn = (r: ledger.RecoveryRow) => Object.values(r.byCode).reduce((n, c) => n + c.failed, 0);
+  const currency = pickCurrency(
+    query.currency,
+    rows.map((r) => ({ currency: r.currency, attempts: failedIn(r) })),
+  );
+  const codes = new Map<string, { failed: number; recovered: number; recovered_revenue: number }>();
+  for (const row of rows.filter((r) => r.currency === currency)) {
+    for (const [code, c] of Object.entries(row.byCode)) {
+      const sum = codes.get(code) ?? { failed: 0, recovered: 0, recovered_revenue: 0 };
+      codes.set(code, {
+        failed: sum.failed + c.failed,
+        recovered: sum.recovered + c.recovered,
+        recovered_revenue: sum.recovered_revenue + c.recovered_amount,
+      });
+    }
+  }
+  const entry = (c: { failed: number; recovered: number; recovered_revenue: number }) => ({ ...c, recovery_rate: ratePct(c.recovered, c.failed) });
+  const by = [...codes].sort((a, b) => b[1].failed - a[1].failed || (a[0] < b[0] ? -1 : 1));
+  const total = by.reduce(
+    (t, [, c]) => ({
+      failed: t.failed + c.failed,
+      recovered: t.recovered + c.recovered,
+      recovered_revenue: t.recovered_revenue + c.recovered_revenue,
+    }),
+    {
+      failed: 0,
+      recovered: 0,
+      recovered_revenue: 0,
+    },
+  );
+  return {
+    object: 'recovery' as const,
+    livemode: merchant.livemode,
+    currency,
+    period: query.period,
+    ...entry(total),
+    by_decline_code: by.map(([decline_code, c]) => ({ decline_code, ...entry(c) })),
+  };
+}

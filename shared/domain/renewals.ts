@@ -8,6 +8,7 @@ import * as customers from '../store/customers.ts';
 import * as invoices from '../store/invoices.ts';
 import type { InvoiceStatus } from '../store/invoices.ts';
 import * as payments from '../store/payments.ts';
+import * as ledger from '../store/ledger.ts';
 import * as subscriptions from '../store/subscriptions.ts';
 import type { PeriodRecord, SubscriptionRecord } from '../store/subscriptions.ts';
 import type { Merchant } from './auth.ts';
@@ -288,6 +289,7 @@ async function completeRenewal(subscription: SubscriptionRecord, period: PeriodR
       latest_invoice: period.invoice_id ?? subscription.latest_invoice,
     },
     { next_billing: period.period_start },
+    { counters: await recoveredCounters(subscription, period) },
   );
   return moved ? 'renewed' : skip('moved_meanwhile', message);
 }
@@ -338,7 +340,22 @@ async function recordDecline(subscription: SubscriptionRecord, period: PeriodRec
       latest_invoice: period.invoice_id ?? subscription.latest_invoice,
     },
     period.attempt === 0 ? { next_billing: period.period_start } : { next_billing: period.period_start, retry_attempt: period.attempt },
-    { ...failed, events: [...(failed.events ?? []), ...actionRequired] },
+    {
+      ...failed,
+      events: [...(failed.events ?? []), ...actionRequired],
+      // a period's first decline is what recovery analytics count from (a capped run sent nothing: not a decline)
+      counters:
+        period.attempt === 0 && period.decline_code !== CAPPED
+          ? ledger.recoveryCounters(
+              subscription,
+              today(),
+              subscription.currency,
+              period.decline_code ?? 'generic_decline',
+              'failed',
+              subscription.amount,
+            )
+          : [],
+    },
   );
   if (!moved) return skip('moved_meanwhile', message);
   if (actionRequired.length > 0) await sendPaymentLink(invoice!, baseUrl());
@@ -358,4 +375,19 @@ export async function retryWithUpdatedCard(paymentMethodId: string): Promise<voi
   for (const waiting of await subscriptions.awaitingCard(paymentMethodId)) {
     await retryNow(waiting, waiting.id, waiting.next_billing, 'the card was updated');
   }
+}
+
+/**
+ * A period paid after a decline is recovered, counted under its first decline's code (the invoice's first declined
+ * attempt): past_due until now (its failure was counted then), or declined and paid at another account in one run
+ * (counted failed and recovered now).
+ */
+async function recoveredCounters(subscription: SubscriptionRecord, period: PeriodRecord) {
+  const invoice = period.invoice_id ? await invoices.getInvoice(subscription, period.invoice_id) : undefined;
+  const declined = invoice?.payment_attempts.find((a) => a.status === 'declined')?.decline_code;
+  const first = declined ?? (subscription.status === 'past_due' ? (period.decline_code ?? 'generic_decline') : undefined);
+  if (!first) return [];
+  const count = (outcome: 'failed' | 'recovered') =>
+    ledger.recoveryCounters(subscription, today(), subscription.currency, first, outcome, subscription.amount);
+  return subscription.status === 'past_due' ? count('recovered') : [...count('failed'), ...count('recovered')];
 }

@@ -165,7 +165,7 @@ export async function applyMove(
   operation: SubscriptionOperation,
   changes: Partial<SubscriptionRecord>,
   expect?: Partial<Pick<SubscriptionRecord, 'next_billing' | 'retry_attempt' | 'cancel_at_period_end' | 'awaiting_card'>>,
-  also: Partial<Pick<Change, 'writes' | 'events'>> = {},
+  also: Partial<Pick<Change, 'writes' | 'events' | 'counters'>> = {},
 ): Promise<SubscriptionRecord | undefined> {
   const step = SUBSCRIPTION[operation];
   if (!allows(SUBSCRIPTION, operation, subscription.status)) return undefined;
@@ -173,7 +173,7 @@ export async function applyMove(
   const updated: SubscriptionRecord = { ...subscription, ...set, status: step.to };
   const event = 'event' in step ? [newEvent(subscription, step.event, subscriptionView(updated))] : [];
   const writes = [subscriptions.subscriptionMove(subscription, step, set, expect), ...(also.writes ?? [])];
-  if ((await commit({ writes, events: [...event, ...(also.events ?? [])] })) === 'refused') return undefined;
+  if ((await commit({ writes, events: [...event, ...(also.events ?? [])], counters: also.counters })) === 'refused') return undefined;
   return updated;
 }
 

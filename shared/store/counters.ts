@@ -9,7 +9,7 @@ import { counterShards } from './write-shards.ts';
  * (write-shards.ts: one per 3,000 payments a minute the deployment allows).
  * Reads query every shard of a sort-key range and sum the cells that share a sort key.
  */
-export type CounterKind = 'PAY' | 'REV' | 'BAL' | 'PAYN';
+export type CounterKind = 'PAY' | 'REV' | 'BAL' | 'PAYN' | 'RCV';
 
 /** A shard for a new counter write: the transaction that sends it awaits `counterShards.forWrite()` first (commit.ts). */
 export const randomShard = (): number => Math.floor(Math.random() * counterShards.configured);

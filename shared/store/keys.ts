@@ -358,7 +358,7 @@ export type BalanceBucket =
 
 /**
  * Sort keys of the ledger's counter cells (see shared/store/ledger.ts), and their parsers:
- * PAY `<day>#<currency>` (with each provider's attempts beside the payments' outcome), REV `<day>#<currency>`,
+ * PAY `<day>#<currency>` (with each provider's attempts beside the payments' outcome), REV and RCV `<day>#<currency>`,
  * BAL `<currency>#pending#<capture day>`, `<currency>#available` and `<currency>#held#<connector>`.
  */
 export const ledgerSortKeys = {

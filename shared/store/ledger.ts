@@ -171,6 +171,44 @@ function shuffled<T>(items: readonly T[]): T[] {
   return out;
 }
 
+/**
+ * Subscription recovery (RCV cells, per day and currency): a renewal's first decline counts `failed` and its amount
+ * under its decline code on the day it failed; the same period paid later counts `recovered` and its amount under
+ * that first code on the day it was paid. Fields: `<field>:<decline code>`.
+ */
+export const recoveryCounters = (
+  owner: Owner,
+  day: string,
+  currency: string,
+  declineCode: string,
+  outcome: 'failed' | 'recovered',
+  amount: number,
+) => [
+  counterAdd(owner, 'RCV', ledgerSortKeys.daily(day, currency), { [`${outcome}:${declineCode}`]: 1, [`${outcome}_amount:${declineCode}`]: amount }),
+];
+
+/** A day's recovery counts in one currency, by decline code. */
+export interface RecoveryRow {
+  day: string;
+  currency: string;
+  byCode: Record<string, { failed: number; failed_amount: number; recovered: number; recovered_amount: number }>;
+}
+
+export async function readRecovery(owner: Owner, fromDay: string, toDay: string): Promise<RecoveryRow[]> {
+  const range = ledgerSortKeys.days(fromDay, toDay);
+  const sums = sumBySortKey(await readCells(owner, 'RCV', range.from, range.to));
+  return [...sums].map(([sk, cell]) => {
+    const byCode: RecoveryRow['byCode'] = {};
+    for (const [field, value] of Object.entries(cell)) {
+      const [name, code] = field.split(':') as [keyof RecoveryRow['byCode'][string], string | undefined];
+      if (!code) continue;
+      byCode[code] ??= { failed: 0, failed_amount: 0, recovered: 0, recovered_amount: 0 };
+      byCode[code][name] = value;
+    }
+    return { ...ledgerSortKeys.parseDaily(sk), byCode };
+  });
+}
+
 /** A day's payment outcomes in one currency (PAY cells), summed across shards. */
 export interface OutcomeRow {
   day: string;

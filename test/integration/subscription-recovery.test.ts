@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { handler as recovery } from '../../functions/analytics/recovery.ts';
 import { handler as updateCard } from '../../functions/test-helpers/payment-method-update.ts';
+import { clock } from '../../shared/domain/clock.ts';
+
+const realNow = clock.now;
 import { advanceClockTo } from '../support/clocks.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant } from '../support/merchant.ts';
@@ -127,5 +131,37 @@ describe('the per-card retry cap', () => {
       ['2027-04-14', 2],
     ]);
     expect(await read.subscription(apiKey, second.id)).toMatchObject({ status: 'past_due', retry_at: null });
+  });
+});
+
+describe('GET /api/analytics/recovery', () => {
+  it('counts failed renewals by first decline code, those recovered, the rate and the revenue', async () => {
+    // Prepare: two renewals that fail on their due date; the expired card is then updated and recovered, the other not
+    const { apiKey } = await newMerchant();
+    const expired = await subscribedOnCard(apiKey, '4000000000000069');
+    const broke = await subscribedOnCard(apiKey, '4000000000009995');
+    await Promise.all([expired, broke].map((s) => advanceClockTo(apiKey, s.clockId, '2027-03-15T10:00:00Z')));
+    await updateTestCard(apiKey, expired.paymentMethodId, { exp_month: 4, exp_year: 2031, number: '4242424242424242' });
+    await advanceClockTo(apiKey, expired.clockId, '2027-03-15T12:00:00Z');
+    // Act: the report as of a few days later (the clocks' days)
+    clock.now = () => Date.parse('2027-03-18T12:00:00Z');
+    const report = await invokeHttp(recovery, apiEvent({ path: '/api/analytics/recovery', headers: bearer(apiKey), query: { period: '30d' } }));
+    clock.now = realNow;
+    // Assess
+    expect(report.status, report.rawBody).toBe(200);
+    expect(report.body).toEqual({
+      object: 'recovery',
+      livemode: false,
+      currency: 'EUR',
+      period: '30d',
+      failed: 2,
+      recovered: 1,
+      recovery_rate: 50,
+      recovered_revenue: 2900,
+      by_decline_code: [
+        { decline_code: 'expired_card', failed: 1, recovered: 1, recovery_rate: 100, recovered_revenue: 2900 },
+        { decline_code: 'insufficient_funds', failed: 1, recovered: 0, recovery_rate: 0, recovered_revenue: 0 },
+      ],
+    });
   });
 });

@@ -89,6 +89,31 @@ export const RevenueReport = v.object({
   by_day: v.array(v.object({ date: CalendarDate, amount: Revenue, fees: Fees })),
 });
 
+const RecoveryRate = v.pipe(v.number(), v.minValue(0), v.maxValue(100), v.description('recovered ÷ failed × 100, two decimals'), v.examples([62.5]));
+const recoveryEntries = {
+  failed: v.pipe(Count, v.description('renewals whose first charge declined, on the day it declined')),
+  recovered: v.pipe(
+    Count,
+    v.description('renewals paid after a decline (a retry, another account, an updated card, the payment link), on the day paid'),
+  ),
+  recovery_rate: RecoveryRate,
+  recovered_revenue: v.pipe(Amount, v.description('what the recovered renewals brought in, minor units')),
+};
+
+export const RecoveryReport = v.object({
+  object: v.literal('recovery'),
+  livemode: Livemode,
+  currency: Currency,
+  period: Period,
+  ...recoveryEntries,
+  by_decline_code: v.array(
+    v.object({
+      decline_code: v.pipe(v.string(), v.description("the renewal's first decline"), v.examples(['insufficient_funds'])),
+      ...recoveryEntries,
+    }),
+  ),
+});
+
 export const ProviderReport = v.object({
   object: v.literal('list'),
   currency: Currency,
