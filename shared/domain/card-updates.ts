@@ -7,7 +7,7 @@ import { cardBrand } from './cards.ts';
 import { BadRequest, NotFound } from './errors.ts';
 import { newEvent } from './events.ts';
 import { loadPaymentMethod, paymentMethodView } from './payment-methods.ts';
-import { retryWithUpdatedCard } from './renewals.ts';
+import { retryWithUpdatedCard } from './subscriptions.ts';
 
 /**
  * What a card updater reports: the new expiry, and for a replaced card its new number (our test helper) or only its

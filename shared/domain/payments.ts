@@ -21,6 +21,8 @@ import { type Change, commit, type Operation } from '../store/commit.ts';
 import { cardToCharge, cardToSave, dropDeclinedSave, forgetUsedCvc, methodAt, tokenKept, tokenKeptOnApproval } from './saved-cards.ts';
 import { attemptReason, type PassedOver } from './attempt-reasons.ts';
 import * as payments from '../store/payments.ts';
+import * as paymentMethodsStore from '../store/payment-methods.ts';
+import { updateSavedCard } from './card-updates.ts';
 import type { PaymentAttempt, PaymentRecord, RoutingDecision, StoredPayment } from '../store/payments.ts';
 import * as velocityStore from '../store/velocity.ts';
 import * as routingSetup from '../store/routing-setup.ts';
@@ -372,6 +374,22 @@ export async function createPayment(
   return payment.capture_method === 'automatic' && payment.status === 'succeeded' ? captureAtOnce(payment) : answer;
 }
 
+/**
+ * The provider's updater changed the saved card while charging it (Adyen's Real Time Account Updater): the `pm_`
+ * takes the news, so the next charge at any account sends the new expiry. A failure here is logged, never the charge's.
+ */
+async function savedCardUpdated(
+  payment: PaymentRecord,
+  paymentMethodId: string,
+  update: NonNullable<Extract<AuthorizeResult, { outcome: 'approved' }>['cardUpdate']>,
+) {
+  const pm = await paymentMethodsStore.getPaymentMethod({ merchant_id: payment.merchant_id, livemode: payment.livemode }, paymentMethodId);
+  if (!pm) return;
+  await updateSavedCard(pm, update).catch((error: unknown) =>
+    logger.error('A card update the provider reported was not kept', { payment_id: payment.id, error: (error as Error).message }),
+  );
+}
+
 /** Where the automatic capture's operation id comes from: the payment, so every run that carries it out asks once. */
 const automaticCaptureOrigin = (payment: PaymentRecord): Origin => ({ at: Date.parse(payment.created_at), seed: `${payment.id}#automatic-capture` });
 
@@ -604,6 +622,8 @@ export async function authorizePayment(
                   routing_decision,
                 };
           await finishCreate(payment, attempt, attempts, { onFile, also: [...kept(target, result), ...recorded(payment)] });
+          if (result.outcome === 'approved' && result.cardUpdate && base.payment_method_id)
+            await savedCardUpdated(payment, base.payment_method_id, result.cardUpdate);
           return payment;
         },
       });

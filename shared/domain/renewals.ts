@@ -25,7 +25,7 @@ import { paymentActionRequired, sendPaymentLink } from './payment-links.ts';
 import { cappedRecovery, recoveryAfter } from './recovery-policy.ts';
 import { capturePayment } from './payment-lifecycle.ts';
 import { PERIOD } from './state-machines.ts';
-import { applyMove, retryNow, scheduleOf, today } from './subscriptions.ts';
+import { applyMove, scheduleOf, today } from './subscriptions.ts';
 import { count } from '../metrics.ts';
 import { modeOf } from './connectors.ts';
 
@@ -368,13 +368,6 @@ async function chargedCardOf(subscription: SubscriptionRecord, period: PeriodRec
     ? await payments.getPayment({ merchant_id: subscription.merchant_id, livemode: subscription.livemode }, period.payment_id)
     : undefined;
   return payment?.payment_method_id ?? null;
-}
-
-/** A card updated (card-updates.ts): each subscription waiting on it (past_due on `expired_card`) is due again. */
-export async function retryWithUpdatedCard(paymentMethodId: string): Promise<void> {
-  for (const waiting of await subscriptions.awaitingCard(paymentMethodId)) {
-    await retryNow(waiting, waiting.id, waiting.next_billing, 'the card was updated');
-  }
 }
 
 /**

@@ -224,3 +224,10 @@ export async function retryNow(owner: Owner, subscriptionId: string, periodStart
   const changes = { retry_at: day, awaiting_card: null, retry_reason: `${why}: charged again on ${day}` };
   await applyMove(waiting, 'retryNow', changes, { next_billing: periodStart, retry_attempt: waiting.retry_attempt });
 }
+
+/** A card updated (card-updates.ts): each subscription waiting on it (past_due on `expired_card`) is due again. */
+export async function retryWithUpdatedCard(paymentMethodId: string): Promise<void> {
+  for (const waiting of await subscriptions.awaitingCard(paymentMethodId)) {
+    await retryNow(waiting, waiting.id, waiting.next_billing, 'the card was updated');
+  }
+}

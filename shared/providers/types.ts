@@ -101,6 +101,8 @@ export type AuthorizeResult =
       networkTransactionId?: string;
       /** a frictionless or challenged authentication */
       threeDSecure?: ThreeDSecureResult;
+      /** the card networks' updater changed the stored card on the way (Adyen's Real Time Account Updater) */
+      cardUpdate?: { exp_month: number; exp_year: number; last4?: string };
       latencyMs: number;
     }
   | { outcome: 'requires_action'; reference: string; action: ShopperAction; latencyMs: number }

@@ -92,7 +92,7 @@ describe('POST /api/test_helpers/payment_methods/:id/update', () => {
   });
 });
 
-describe("a provider's card updater through its webhooks", () => {
+describe("a provider's card updater (Stripe's webhook, Adyen's answer to a charge)", () => {
   it("Stripe's payment_method.automatically_updated: the pm_ takes the new expiry and last four, the next charge elsewhere sends the new expiry", async () => {
     // Prepare: the card charged once at Stripe (so Stripe keeps it, tagged with our pm_), Stripe's notifications on
     const { secretKey, owner, connectorId, pm, number } = await savedCard();
@@ -123,5 +123,25 @@ describe("a provider's card updater through its webhooks", () => {
     expect(fakes.stripe.notifications.all().at(-1)).toMatchObject({ type: 'payment_method.automatically_updated', status: 200 });
     expect((await paymentMethods.get(b.secretKey, b.pm.id)).body.card).toMatchObject({ exp_month: 12, exp_year: 2034 });
     expect([...(await updatesOf(a.owner)), ...(await updatesOf(b.owner))]).toEqual([]);
+  });
+
+  it("Adyen's Real Time Account Updater: a charge of the stored card reports its new expiry; the pm_ takes it, other accounts send it", async () => {
+    // Prepare: the card kept at Adyen (its first charge), then the networks' updater changes it there
+    const { secretKey, owner, customerId } = await merchantIn('test');
+    const adyen = await connect(secretKey, 'adyen', 'test');
+    const saved = await paymentMethods.create(secretKey, cardBody(freshCard(), { customer_id: customerId }));
+    const pm = saved.body as { id: string };
+    const pay = (routing: string) => payments.create(secretKey, { amount: 1500, currency: 'eur', routing, payment_method: pm.id });
+    expect((await pay('adyen')).body.status).toBe('succeeded');
+    const [storedPaymentMethodId] = (await getPaymentMethod(owner, pm.id))!.tokens[adyen]!.token.split(':');
+    fakes.adyen.updateStoredCard(storedPaymentMethodId!, { exp_month: 9, exp_year: 2033 });
+    // Act: the next charge at Adyen, then one at Stripe's sandbox
+    const atAdyen = await pay('adyen');
+    const elsewhere = await pay('stripe');
+    // Assess
+    expect(atAdyen.body.status).toBe('succeeded');
+    expect((await paymentMethods.get(secretKey, pm.id)).body.card).toMatchObject({ exp_month: 9, exp_year: 2033 });
+    expect(await updatesOf(owner)).toMatchObject([{ data: { object: { id: pm.id, card: { exp_month: 9, exp_year: 2033 } } } }]);
+    expect(elsewhere.body).toMatchObject({ status: 'succeeded', payment_method: { card: { exp_month: 9, exp_year: 2033 } } });
   });
 });

@@ -33,6 +33,7 @@ interface Approval {
   providerToken: string;
   networkTransactionId?: string;
   threeDSecure?: ThreeDSecureResult;
+  cardUpdate?: { exp_month: number; exp_year: number; last4?: string };
 }
 type PaymentOutcome =
   { approved: Approval } | { redirect: { reference: string; action: ShopperAction } } | { failure: MappedFailure; answered: boolean };
@@ -192,7 +193,23 @@ export class AdyenConnector implements Connector {
 function approval(reference: string, providerToken: string, data: Record<string, string> | undefined, challenged: boolean): Approval {
   const networkTransactionId = data?.networkTxReference;
   const threeDSecure = threeDSecureOf(data, challenged);
-  return { reference, providerToken, ...(networkTransactionId ? { networkTransactionId } : {}), ...(threeDSecure ? { threeDSecure } : {}) };
+  const cardUpdate = accountUpdateOf(data);
+  return {
+    reference,
+    providerToken,
+    ...(networkTransactionId ? { networkTransactionId } : {}),
+    ...(threeDSecure ? { threeDSecure } : {}),
+    ...(cardUpdate ? { cardUpdate } : {}),
+  };
+}
+
+/** Real Time Account Updater: the stored card was charged with details the networks changed (`expiryDate` M/YYYY). */
+function accountUpdateOf(data: Record<string, string> | undefined) {
+  const status = data?.realtimeAccountUpdaterStatus;
+  const expiry = /^(\d{1,2})\/(\d{4})$/.exec(data?.expiryDate ?? '');
+  if ((status !== 'CardChanged' && status !== 'CardExpiryChanged') || !expiry) return undefined;
+  const last4 = status === 'CardChanged' && /^\d{4}$/.test(data?.cardSummary ?? '') ? data!.cardSummary : undefined;
+  return { exp_month: Number(expiry[1]), exp_year: Number(expiry[2]), ...(last4 ? { last4 } : {}) };
 }
 
 /**

@@ -107,11 +107,15 @@ interface StoredCard {
   shopperReference: string;
   number: string;
   laterChargesDecline: boolean;
+  /** what the card networks' updater reported since: applied, and told, at the card's next charge (Real Time Account Updater) */
+  update?: { exp_month: number; exp_year: number; number?: string };
 }
 
 /** The Adyen fake: the shared FakeServer, plus every answer it gave that broke the contract (should stay empty). */
 export interface AdyenFakeServer extends FakeServer {
   readonly contractViolations: string[];
+  /** The networks' updater changed a stored card (`POST /_fake/stored_cards/:id/update`): its next charge reports it. */
+  updateStoredCard(storedPaymentMethodId: string, update: { exp_month: number; exp_year: number; number?: string }): void;
 }
 
 interface Route {
@@ -303,6 +307,7 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
       if (!card || card.merchantAccount !== merchantAccount || card.shopperReference !== request.shopperReference)
         return serviceError(422, '803', 'PaymentDetail not found', 'validation');
       if (card.laterChargesDecline) return refused(LATER_CHARGE_REFUSAL);
+      if (card.update?.number) card.number = card.update.number;
       number = card.number;
     } else if (paymentMethod.number) {
       number = paymentMethod.number;
@@ -390,8 +395,25 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
           networkTxReference: Array.from(randomBytes(15), (byte) => byte % 10).join(''),
           ...tokenization,
           ...threeDS,
+          ...accountUpdate(paymentMethod.storedPaymentMethodId),
         },
       },
+    };
+  }
+
+  /**
+   * Real Time Account Updater: a stored card whose details the networks changed is charged with the new ones, and
+   * the answer says so (`realtimeAccountUpdaterStatus`, the new `expiryDate` and `cardSummary`), once.
+   */
+  function accountUpdate(storedPaymentMethodId: string | undefined): Record<string, string> {
+    const card = storedPaymentMethodId ? storedCards.get(storedPaymentMethodId) : undefined;
+    const update = card?.update;
+    if (!card || !update) return {};
+    delete card.update;
+    return {
+      realtimeAccountUpdaterStatus: update.number ? 'CardChanged' : 'CardExpiryChanged',
+      expiryDate: `${update.exp_month}/${update.exp_year}`,
+      cardSummary: card.number.slice(-4),
     };
   }
 
@@ -605,6 +627,13 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
     faults.deliver(fault, req, () => respond(res, check, answer, key));
   }
 
+  /** The card networks' updater found new details for a stored card: its next charge uses and reports them. */
+  function updateStoredCard(storedPaymentMethodId: string, update: NonNullable<StoredCard['update']>): void {
+    const card = storedCards.get(storedPaymentMethodId);
+    if (!card) throw new ControlError(`no stored card ${storedPaymentMethodId}`);
+    card.update = update;
+  }
+
   /** The test's controls (`/_fake/…`), JSON in and out: what FakeServer's methods do, over HTTP. */
   function control(res: ServerResponse, method: string | undefined, pathname: string, body: unknown) {
     const input = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
@@ -614,6 +643,7 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
     };
     const close = /^\/_fake\/disputes\/([^/]+)\/close$/.exec(pathname);
     const fail = /^\/_fake\/refunds\/([^/]+)\/fail$/.exec(pathname);
+    const updating = /^\/_fake\/stored_cards\/([^/]+)\/update$/.exec(pathname);
     try {
       if (method !== 'POST') return json(405, { error: 'POST only' });
       if (pathname === '/_fake/webhooks') {
@@ -633,6 +663,13 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
       if (fail) {
         failRefund(decodeURIComponent(fail[1]!));
         return json(200, { id: decodeURIComponent(fail[1]!) });
+      }
+      if (updating) {
+        const [exp_month, exp_year] = [Number(input.exp_month), Number(input.exp_year)];
+        if (!Number.isInteger(exp_month) || !Number.isInteger(exp_year)) return json(400, { error: 'exp_month and exp_year are required numbers' });
+        const number = typeof input.number === 'string' ? input.number : undefined;
+        updateStoredCard(decodeURIComponent(updating[1]!), { exp_month, exp_year, ...(number ? { number } : {}) });
+        return json(200, { id: decodeURIComponent(updating[1]!) });
       }
       return json(404, { error: `no control ${pathname}` });
     } catch (error) {
@@ -658,6 +695,7 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
     openDispute,
     closeDispute,
     failRefund,
+    updateStoredCard,
     disputes: () => disputes.list(),
     inject: (operation, fault, times) => faults.inject(operation, fault, times),
     clearFaults: () => faults.clear(),
