@@ -20,6 +20,7 @@ import { db, TABLE } from '../shared/store/client.ts';
 import { paymentKeys } from '../shared/store/keys.ts';
 import { type Call, record } from './dynamo.ts';
 import { itemBytes } from './model.ts';
+import { laterFlows } from './later-flows.ts';
 
 /** The default create: smart routing (which evaluates the merchant's rules, read with its accounts in one query whatever the routing), a new card. */
 export const SMART_ROUTED_CREATE = 'payment create, smart routing, a new card put on file';
@@ -134,6 +135,7 @@ export async function benchCapacity(): Promise<CapacityResult> {
 
   const saved = await savedCards(apiKey, customerId);
   operations.push(...saved.operations);
+  await laterFlows(apiKey, customerId, async (name, op) => void operations.push(summarize(name, await steady(op))));
 
   const due = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
   const invoice = {
