@@ -129,6 +129,10 @@ export class AdyenDisputes {
     });
   }
 
+  backdate(ms: number): void {
+    for (const d of this.disputes.values()) Object.assign(d, { openedAt: d.openedAt - ms, wonAt: d.wonAt && d.wonAt - ms });
+  }
+
   list(): FakeDispute[] {
     return [...this.disputes.values()].map(({ id, paymentReference, amount, currency, status, evidence, accepted }) => ({
       id,

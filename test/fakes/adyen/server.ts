@@ -126,6 +126,8 @@ export interface AdyenFakeServer extends FakeServer {
    * settlement details report is published for download and announced by a signed REPORT_AVAILABLE.
    */
   payOut(faults?: PayoutFaults, merchantAccount?: string): { batch: number; name: string; payouts: Array<{ currency: string; amount: number }> };
+  /** Moves every capture, refund and chargeback back by `ms`, as if made that long ago. */
+  backdate(ms: number): void;
 }
 
 interface Route {
@@ -287,12 +289,24 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
   /** What the account's settlement batches book: captures, refunds (and their failures), chargebacks. */
   function movementsOf(merchantAccount: string): Movement[] {
     const own = (hold: Hold) => hold.merchantAccount === merchantAccount;
-    const ofHold = (hold: Hold) => ({ merchantAccount, pspReference: hold.reference, merchantReference: hold.merchantReference, currency: hold.currency });
+    const ofHold = (hold: Hold) => ({
+      merchantAccount,
+      pspReference: hold.reference,
+      merchantReference: hold.merchantReference,
+      currency: hold.currency,
+    });
     const captures = [...holds.values()]
       .filter((hold) => own(hold) && hold.capturedAt !== undefined && hold.captured > 0)
       .map((hold): Movement => {
         const at = hold.capturedAt!;
-        return { ...ofHold(hold), type: 'Settled', modificationReference: hold.reference, modificationMerchantReference: '', amount: hold.captured, at };
+        return {
+          ...ofHold(hold),
+          type: 'Settled',
+          modificationReference: hold.reference,
+          modificationMerchantReference: '',
+          amount: hold.captured,
+          at,
+        };
       });
     const refunded = [...refunds.values()]
       .filter((refund) => own(refund.hold))
@@ -742,6 +756,11 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
     closeDispute,
     failRefund,
     payOut,
+    backdate: (ms) => {
+      for (const hold of holds.values()) if (hold.capturedAt !== undefined) hold.capturedAt -= ms;
+      for (const refund of refunds.values()) Object.assign(refund, { at: refund.at - ms, failedAt: refund.failedAt && refund.failedAt - ms });
+      disputes.backdate(ms);
+    },
     addMerchantAccount: (merchantAccount) => void apiKeys.get(ADYEN_FAKE_API_KEY)!.add(merchantAccount),
     disputes: () => disputes.list(),
     inject: (operation, fault, times) => faults.inject(operation, fault, times),
