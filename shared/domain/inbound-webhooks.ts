@@ -32,8 +32,19 @@ export async function receiveProviderWebhook(connectorId: string, request: Inbou
     const seen = inbound.seenWrite(connector.id, notification.eventId, clock.now());
     if (await applyProviderChange(payment, change, { source: 'provider_webhook', reference: notification.eventId, seen })) applied++;
   }
+  if (verified.notifications.some((n) => n.payoutReport) && connector.status !== 'deleted') await reconcileOnReport(connector);
   logger.info('Provider notifications received', { connector_id: connector.id, notifications: verified.notifications.length, applied });
   return verified.acknowledgement;
+}
+
+/**
+ * A payout's report was published: the account is reconciled now (idempotent per payout, so a report announced
+ * twice changes nothing). A run that cannot read the provider answers 500, and the provider announces it again.
+ * Loaded here only: most notifications are not reports.
+ */
+async function reconcileOnReport(connector: connectors.ConnectorRecord): Promise<void> {
+  const { reconcileAccount } = await import('./reconciliation.ts');
+  await reconcileAccount(connector);
 }
 
 /**

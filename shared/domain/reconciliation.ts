@@ -48,7 +48,7 @@ export async function reconcileAccount(account: ConnectorRecord): Promise<RunSum
   if (!module) throw new InvalidState(undefined, `reconciliation of ${account.provider} connector accounts is not available yet`);
   const lastRun = await reconciliationStore.readLastRun(owner, account.id);
   const credentials = await openedCredentials(account);
-  const read = await module.payoutsSince(credentials, { cursor: lastRun?.cursor ?? null, connectedAt: account.created_at });
+  const read = await module.payoutsSince(credentials, { cursor: lastRun?.cursor ?? null, connectedAt: account.created_at, mode: account.mode });
   if (!read) throw new ProvidersUnavailable(`${account.provider} could not be read; the next run reads these payouts again`);
   const { payouts } = read;
   const summary: RunSummary = {

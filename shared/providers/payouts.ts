@@ -6,6 +6,7 @@ import type { ProviderName, ProviderPayouts } from './types.ts';
  */
 const modules: Partial<Record<ProviderName, () => Promise<ProviderPayouts>>> = {
   stripe: async () => (await import('./stripe/payouts.ts')).stripePayouts as unknown as ProviderPayouts,
+  adyen: async () => (await import('./adyen/payouts.ts')).adyenPayouts as unknown as ProviderPayouts,
 };
 
 export const payoutsModule = async (provider: ProviderName): Promise<ProviderPayouts | undefined> => modules[provider]?.();

@@ -267,6 +267,8 @@ export interface InboundNotification {
   change: ProviderChange | null;
   /** the provider's card updater changed a stored card (Stripe `payment_method.automatically_updated`) */
   cardUpdate?: ProviderCardUpdate;
+  /** the provider published a payout's report (its name; Adyen REPORT_AVAILABLE): the account is reconciled */
+  payoutReport?: string;
 }
 
 /** A stored card the provider's updater changed: our `pm_` it was tagged with, the token it is, what changed. */
@@ -394,6 +396,8 @@ export interface PayoutsFrom {
   cursor: string | null;
   /** when the connector account was connected (ISO 8601): payouts before it are not this service's to reconcile */
   connectedAt: string;
+  /** the account's mode: which of the provider's environments holds its payouts */
+  mode: Mode;
 }
 
 /**

@@ -7,14 +7,14 @@ import { runSettlementDay } from '../../shared/domain/settlements.ts';
 import { feeFor } from '../../shared/providers/fees.ts';
 import { stripeProvider } from '../../shared/providers/stripe/index.ts';
 import { dayOf } from '../../shared/store/ledger.ts';
-import { ADYEN_FAKE_CREDENTIALS, startAdyenFake } from '../fakes/adyen/server.ts';
+import { FAKE_BRAINTREE_CREDENTIALS, startBraintreeFake } from '../fakes/braintree/server.ts';
 import { STRIPE_DISPUTE_FEE } from '../fakes/stripe/payouts.ts';
 import { type StripeFake, startStripeFake } from '../fakes/stripe/server.ts';
 import { startInboundGateway } from '../support/inbound.ts';
 import { apiEvent, fakeContext, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { paymentBody, payments } from '../support/payments.ts';
-import { capturedAtStripe, disputedAtStripe, recon, stripeMerchant } from '../support/reconciliation.ts';
+import { capturedAtStripe, disputedAt, recon, stripeMerchant } from '../support/reconciliation.ts';
 
 /**
  * Reconciliation with Stripe's payouts, end to end: payments through the Stripe connector at a Stripe fake of each
@@ -49,7 +49,7 @@ describe('a day at Stripe, its payout, a run', () => {
     const refunded = await capturedAtStripe(fake, merchant.apiKey, 2_500);
     const refund = await payments.refund(merchant.apiKey, refunded, { amount: 1_000 });
     const disputed = await capturedAtStripe(fake, merchant.apiKey, 4_000);
-    await disputedAtStripe(fake, merchant.apiKey, disputed);
+    await disputedAt(fake, merchant.apiKey, disputed);
     expect((await payments.create(merchant.apiKey, paymentBody({ amount: 7_000, routing: 'stripe' }))).status).toBe(200);
     const heldBefore = funds(await recon.balance(merchant.apiKey));
     const [paidOut] = fake.payOut({}, merchant.secretKey);
@@ -332,20 +332,23 @@ describe('a run that cannot be made', () => {
   });
 
   it('answers 400 invalid_state for a provider whose payouts cannot be read yet', async () => {
-    // Prepare: an account at an Adyen fake (its credentials are verified there)
+    // Prepare: an account at a Braintree fake (its credentials are verified there)
     const { apiKey } = await newMerchant();
-    const adyenFake = await startAdyenFake();
-    const before = config.ADYEN_CHECKOUT_BASE_URL;
-    config.ADYEN_CHECKOUT_BASE_URL = adyenFake.url;
-    const body = { provider: 'adyen', credentials: ADYEN_FAKE_CREDENTIALS };
-    const adyen = await invokeHttp(createConnector, apiEvent({ method: 'POST', path: '/api/connectors', headers: bearer(apiKey), body }));
-    config.ADYEN_CHECKOUT_BASE_URL = before;
-    await adyenFake.close();
+    const braintreeFake = await startBraintreeFake();
+    const before = config.BRAINTREE_GATEWAY_URL;
+    config.BRAINTREE_GATEWAY_URL = braintreeFake.url;
+    const body = { provider: 'braintree', credentials: FAKE_BRAINTREE_CREDENTIALS };
+    const braintree = await invokeHttp(createConnector, apiEvent({ method: 'POST', path: '/api/connectors', headers: bearer(apiKey), body }));
+    config.BRAINTREE_GATEWAY_URL = before;
+    await braintreeFake.close();
     // Act
-    const res = await recon.run(apiKey, adyen.body.id);
+    const res = await recon.run(apiKey, braintree.body.id);
     // Assess
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'invalid_state', message: expect.stringContaining('reconciliation of adyen connector accounts') });
+    expect(res.body.error).toMatchObject({
+      code: 'invalid_state',
+      message: expect.stringContaining('reconciliation of braintree connector accounts'),
+    });
   });
 });
 

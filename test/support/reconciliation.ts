@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { handler as revenue } from '../../functions/analytics/revenue.ts';
 import { handler as getBalance } from '../../functions/balance/get.ts';
@@ -10,7 +11,10 @@ import { handler as getLines } from '../../functions/settlements/lines.ts';
 import { handler as listSettlements } from '../../functions/settlements/list.ts';
 import { handler as openDispute } from '../../functions/test-helpers/dispute.ts';
 import { handler as listEvents } from '../../functions/webhooks/events.ts';
+import type { ProviderName } from '../../shared/providers/types.ts';
+import { ADYEN_FAKE_CREDENTIALS, type AdyenFakeServer } from '../fakes/adyen/server.ts';
 import { type StripeFake, stripeFakeAccount } from '../fakes/stripe/server.ts';
+import type { FakeServer } from '../fakes/types.ts';
 import { apiEvent, invokeHttp } from './lambda.ts';
 import { bearer, newMerchant } from './merchant.ts';
 import { paymentBody, payments } from './payments.ts';
@@ -56,17 +60,35 @@ export async function stripeMerchant(fake: StripeFake, inbound: (connectorId: st
   return { apiKey, merchantId, connectorId: res.body.id as string, secretKey: credentials.secret_key };
 }
 
+/**
+ * A new merchant connected to a merchant account of its own at the Adyen fake `fake` (its batches are its own), whose
+ * notifications (REPORT_AVAILABLE too) reach its webhook_url at `inbound`.
+ */
+export async function adyenMerchant(fake: AdyenFakeServer, inbound: (connectorId: string) => string) {
+  const { apiKey, merchantId } = await newMerchant();
+  const merchantAccount = `OrchestratorTest${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  fake.addMerchantAccount(merchantAccount);
+  const body = { provider: 'adyen', credentials: { ...ADYEN_FAKE_CREDENTIALS, merchant_account: merchantAccount } };
+  const res = await invokeHttp(createConnector, apiEvent({ method: 'POST', path: '/api/connectors', headers: bearer(apiKey), body }));
+  expect(res.status).toBe(200);
+  fake.notifications.register(inbound(res.body.id));
+  return { apiKey, merchantId, connectorId: res.body.id as string, merchantAccount };
+}
+
 /** A USD payment of `amount` at the merchant's Stripe account, captured (`capture`: how much), with its notifications handled. */
-export async function capturedAtStripe(fake: StripeFake, key: string, amount: number, capture = amount): Promise<string> {
-  const paid = await payments.create(key, paymentBody({ amount, routing: 'stripe' }));
-  expect(paid.body).toMatchObject({ status: 'succeeded', provider: 'stripe' });
+export const capturedAtStripe = (fake: FakeServer, key: string, amount: number, capture = amount) => capturedAt('stripe', fake, key, amount, capture);
+
+/** The same at the merchant's account at `provider` (its fake). */
+export async function capturedAt(provider: ProviderName, fake: FakeServer, key: string, amount: number, capture = amount): Promise<string> {
+  const paid = await payments.create(key, paymentBody({ amount, routing: provider }));
+  expect(paid.body).toMatchObject({ status: 'succeeded', provider });
   expect((await payments.capture(key, paid.body.id, { amount: capture })).status).toBe(200);
   await fake.notifications.idle();
   return paid.body.id as string;
 }
 
 /** The card network opens a dispute on the payment at the fake; its notification creates ours. */
-export async function disputedAtStripe(fake: StripeFake, key: string, paymentId: string): Promise<void> {
+export async function disputedAt(fake: FakeServer, key: string, paymentId: string): Promise<void> {
   const res = await invokeHttp(
     openDispute,
     apiEvent({ method: 'POST', path: `/api/test_helpers/payments/${paymentId}/dispute`, headers: bearer(key), body: {} }),

@@ -6,6 +6,7 @@
  */
 import type { DisputeReason, DisputeStatus, InboundNotification, ProviderChange } from '../types.ts';
 import { fromAdyenValue } from './amounts.ts';
+import { refundIdOf, SETTLEMENT_REPORT_NAME } from './references.ts';
 
 export interface NotificationItem {
   eventCode: string;
@@ -72,9 +73,6 @@ const instant = (text: string | undefined) => {
   return Number.isNaN(time) ? undefined : new Date(time).toISOString();
 };
 
-/** A digest is what adyenKey sent for a key longer than 64 characters: it cannot be turned back into our id. */
-const refundIdOf = (merchantReference: string) => (/^[0-9a-f]{64}$/.test(merchantReference) || !merchantReference ? undefined : merchantReference);
-
 function disputeStatusOf(item: NotificationItem, byEvent: DisputeStatus): DisputeStatus {
   if (byEvent !== 'needs_response') return byEvent;
   const adyenStatus = item.additionalData?.disputeStatus;
@@ -127,9 +125,12 @@ export function changeOf(item: NotificationItem, merchantAccount: string): Provi
 
 /** The item as our notification; `receivedAt` stands in for an `eventDate` that is not a date. */
 export function notificationOf(item: NotificationItem, merchantAccount: string, receivedAt: string): InboundNotification {
+  const report =
+    item.eventCode === 'REPORT_AVAILABLE' && item.merchantAccountCode === merchantAccount && SETTLEMENT_REPORT_NAME.test(item.pspReference);
   return {
     eventId: `${item.eventCode}:${item.pspReference}:${item.success}`,
     occurredAt: instant(item.eventDate) ?? receivedAt,
     change: changeOf(item, merchantAccount),
+    ...(report ? { payoutReport: item.pspReference } : {}),
   };
 }

@@ -11,6 +11,7 @@ import type { FakeDispute } from '../types.ts';
 import { evidenceInPdf } from './evidence-reader.ts';
 import type { AdyenNotifications, NotificationItem } from './notifications.ts';
 import type { DisputeOperation } from './other-contracts.ts';
+import type { Movement } from './payouts.ts';
 
 /** The payment a dispute is opened on, as the fake holds it. */
 export interface DisputedPayment {
@@ -29,6 +30,9 @@ interface Dispute extends FakeDispute {
   /** document type codes supplied */
   documents: Set<string>;
   defenseReason?: string;
+  /** when it was opened (the chargeback is booked then) and, if won, reversed (epoch ms) */
+  openedAt: number;
+  wonAt?: number;
 }
 
 /** Our reason (DisputeReason) → a Visa reason code (Visa Claims Resolution) the fake opens the chargeback with. */
@@ -90,6 +94,7 @@ export class AdyenDisputes {
       merchantReference: payment.merchantReference,
       reasonCode: REASON_CODES[reason] ?? REASON_CODES.general!,
       documents: new Set(),
+      openedAt: Date.now(),
     };
     this.disputes.set(dispute.id, dispute);
     const defensePeriodEndsAt = `${new Date(Date.now() + DEFENSE_DAYS * 86_400_000).toISOString().slice(0, 19)}+00:00`;
@@ -103,7 +108,29 @@ export class AdyenDisputes {
     if (dispute.accepted || dispute.status === 'Won' || dispute.status === 'Lost')
       throw new Error(`dispute ${id} is already closed (${dispute.status})`);
     dispute.status = outcome === 'won' ? 'Won' : 'Lost';
+    if (outcome === 'won') dispute.wonAt = Date.now();
     this.notify(dispute, outcome === 'won' ? 'CHARGEBACK_REVERSED' : 'SECOND_CHARGEBACK');
+  }
+
+  /** What a settlement batch books of the disputes: each chargeback when opened, and its reversal when won. */
+  movements(): Movement[] {
+    return [...this.disputes.values()].flatMap((d) => {
+      const common = {
+        merchantAccount: d.merchantAccount,
+        pspReference: d.paymentReference,
+        merchantReference: d.merchantReference,
+        modificationReference: d.id,
+        modificationMerchantReference: '',
+        currency: d.currency,
+        amount: d.amount,
+      };
+      const opened: Movement = { ...common, type: 'Chargeback', at: d.openedAt };
+      return d.wonAt ? [opened, { ...common, type: 'ChargebackReversed', at: d.wonAt }] : [opened];
+    });
+  }
+
+  backdate(ms: number): void {
+    for (const d of this.disputes.values()) Object.assign(d, { openedAt: d.openedAt - ms, wonAt: d.wonAt && d.wonAt - ms });
   }
 
   list(): FakeDispute[] {

@@ -19,6 +19,8 @@
  * It also serves the Disputes API v30 calls the connector makes (under /ca/services/DisputeService/v30, checked
  * against that contract; disputes.ts), 3-D Secure (three-ds.ts: `RedirectShopper`, the shopper's challenge pages under
  * /checkoutshopper/, and POST /v72/payments/details), and the test's controls under /_fake/ (JSON in and out).
+ * Settlement batches close on demand (`POST /_fake/payouts`, payouts.ts): the batch's settlement details report is
+ * served at Adyen's download path (X-API-Key) and announced by a signed REPORT_AVAILABLE.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -28,7 +30,9 @@ import type { FakeHold, FakeOperation, FakeRequest, FakeServer } from '../types.
 import { type AdyenRefusal, behaviourOf, brandOf, LATER_CHARGE_REFUSAL, refusalOfCode } from './cards.ts';
 import { CONTRACT_PATHS, type ContractPath, requestProblem, responseProblem } from './contract.ts';
 import { AdyenDisputes } from './disputes.ts';
+import { type PayoutFaults, payoutFaultsOf } from '../payout-faults.ts';
 import { ADYEN_FAKE_HMAC_KEY, AdyenNotifications } from './notifications.ts';
+import { AdyenPayouts, type Movement } from './payouts.ts';
 import {
   AdyenChallenges,
   type AuthenticatingRequest,
@@ -52,8 +56,9 @@ export const ADYEN_FAKE_CREDENTIALS = {
 } as const;
 export { ADYEN_FAKE_HMAC_KEY } from './notifications.ts';
 
-const API_KEYS: ReadonlyMap<string, ReadonlySet<string>> = new Map([[ADYEN_FAKE_API_KEY, new Set([ADYEN_FAKE_MERCHANT_ACCOUNT])]]);
 const VERSION_PREFIX = '/v72';
+/** Where Adyen serves a merchant account's reports: `/reports/download/MerchantAccount/{account}/{file}`. */
+const REPORTS_PREFIX = '/reports/download/MerchantAccount/';
 const DISPUTE_SERVICE_PREFIX = '/ca/services/DisputeService/v30/';
 
 type Json = Record<string, unknown>;
@@ -100,6 +105,8 @@ const newReference = () => Array.from(randomBytes(16), (b) => ALPHABET[b % ALPHA
 interface Hold extends FakeHold {
   merchantAccount: string;
   merchantReference: string;
+  /** when it was captured (epoch ms) */
+  capturedAt?: number;
 }
 interface StoredCard {
   id: string;
@@ -116,6 +123,15 @@ export interface AdyenFakeServer extends FakeServer {
   readonly contractViolations: string[];
   /** The networks' updater changed a stored card (`POST /_fake/stored_cards/:id/update`): its next charge reports it. */
   updateStoredCard(storedPaymentMethodId: string, update: { exp_month: number; exp_year: number; number?: string }): void;
+  /** lets the fake's API key act for another merchant account too (a test's own: its batches are its own) */
+  addMerchantAccount(merchantAccount: string): void;
+  /**
+   * Closes the merchant account's next settlement batch (`POST /_fake/payouts {merchant_account?, …faults}`): its
+   * settlement details report is published for download and announced by a signed REPORT_AVAILABLE.
+   */
+  payOut(faults?: PayoutFaults, merchantAccount?: string): { batch: number; name: string; payouts: Array<{ currency: string; amount: number }> };
+  /** Moves every capture, refund and chargeback back by `ms`, as if made that long ago. */
+  backdate(ms: number): void;
 }
 
 interface Route {
@@ -197,6 +213,9 @@ interface Refund {
   amount: number;
   merchantReference: string;
   failed: boolean;
+  /** when it was made and, if it failed at settlement, failed (epoch ms) */
+  at: number;
+  failedAt?: number;
 }
 
 type Check = (status: number, body: unknown) => string | undefined;
@@ -219,6 +238,8 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
   const notifications = new AdyenNotifications(options.notificationDelayMs ?? 0, contractViolations);
   const disputes = new AdyenDisputes(notifications, newReference);
   const refunds = new Map<string, Refund>();
+  const apiKeys = new Map([[ADYEN_FAKE_API_KEY, new Set([ADYEN_FAKE_MERCHANT_ACCOUNT])]]);
+  const payouts = new AdyenPayouts((merchantAccount) => movementsOf(merchantAccount));
   const challenges = new AdyenChallenges<Answer, PaymentBody>();
   /** the fake's own origin, where its shopper pages are (known once it listens) */
   let origin = '';
@@ -246,6 +267,7 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
     const refund = refunds.get(refundReference);
     if (!refund || refund.failed) throw new ControlError(`no refund ${refundReference} that can still fail`);
     refund.failed = true;
+    refund.failedAt = Date.now();
     refund.hold.refunded -= refund.amount;
     notifications.send({
       eventCode: 'REFUND_FAILED',
@@ -266,6 +288,73 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
     } catch (error) {
       throw new ControlError((error as Error).message);
     }
+  }
+
+  /** What the account's settlement batches book: captures, refunds (and their failures), chargebacks. */
+  function movementsOf(merchantAccount: string): Movement[] {
+    const own = (hold: Hold) => hold.merchantAccount === merchantAccount;
+    const ofHold = (hold: Hold) => ({
+      merchantAccount,
+      pspReference: hold.reference,
+      merchantReference: hold.merchantReference,
+      currency: hold.currency,
+    });
+    const captures = [...holds.values()]
+      .filter((hold) => own(hold) && hold.capturedAt !== undefined && hold.captured > 0)
+      .map((hold): Movement => {
+        const at = hold.capturedAt!;
+        return {
+          ...ofHold(hold),
+          type: 'Settled',
+          modificationReference: hold.reference,
+          modificationMerchantReference: '',
+          amount: hold.captured,
+          at,
+        };
+      });
+    const refunded = [...refunds.values()]
+      .filter((refund) => own(refund.hold))
+      .flatMap((refund): Movement[] => {
+        const common = { ...ofHold(refund.hold), modificationReference: refund.reference, modificationMerchantReference: refund.merchantReference };
+        const made: Movement = { ...common, type: 'Refunded', amount: refund.amount, at: refund.at };
+        return refund.failedAt ? [made, { ...common, type: 'RefundedReversed', amount: refund.amount, at: refund.failedAt }] : [made];
+      });
+    return [...captures, ...refunded, ...disputes.movements().filter((m) => m.merchantAccount === merchantAccount)];
+  }
+
+  /** Closes the account's next batch and announces its report (REPORT_AVAILABLE: the file name, the URL in `reason`). */
+  function payOut(faults: PayoutFaults = {}, merchantAccount = ADYEN_FAKE_MERCHANT_ACCOUNT) {
+    const closed = payouts.payOut(merchantAccount, faults);
+    if (!closed) throw new ControlError(`nothing to pay out at ${merchantAccount} since its last batch`);
+    notifications.send({
+      eventCode: 'REPORT_AVAILABLE',
+      pspReference: closed.name,
+      merchantAccountCode: merchantAccount,
+      merchantReference: '',
+      amount: { value: 0, currency: closed.payouts[0]!.currency },
+      success: 'true',
+      reason: `${origin}${REPORTS_PREFIX}${encodeURIComponent(merchantAccount)}/${closed.name}`,
+    });
+    return closed;
+  }
+
+  /** A report download (GET, `X-API-Key` of a web service user allowed on the merchant account), as Adyen serves it. */
+  function download(req: IncomingMessage, res: ServerResponse, path: string) {
+    const text = (status: number, body: string, type = 'text/plain') => {
+      res.writeHead(status, { 'content-type': type });
+      res.end(body);
+    };
+    const [merchantAccount, name] = path.split('/').map(decodeURIComponent) as [string, string | undefined];
+    requests.push({ operation: 'payouts', method: req.method ?? '', path: `${REPORTS_PREFIX}${path}`, body: undefined });
+    const apiKey = req.headers['x-api-key'];
+    const allowed = typeof apiKey === 'string' ? apiKeys.get(apiKey) : undefined;
+    if (!allowed) return text(401, 'HTTP Status 401 - Unauthorized');
+    if (!allowed.has(merchantAccount)) return text(403, 'HTTP Status 403 - Forbidden');
+    const fault = faults.take('payouts');
+    if (fault?.kind === 'status') return text(fault.status, STATUS_TEXT[fault.status] ?? `HTTP ${fault.status}`);
+    const report = req.method === 'GET' && name ? payouts.report(merchantAccount, name) : undefined;
+    if (report === undefined) return text(404, 'HTTP Status 404 - Not Found');
+    faults.deliver(fault, req, () => text(200, report, 'text/csv; charset=utf-8'));
   }
 
   const holdFor = (merchantAccount: string, psp: string) => {
@@ -374,6 +463,7 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
       currency: amount.currency,
       state: manual ? 'authorized' : 'captured',
       captured: manual ? 0 : amount.value,
+      ...(manual ? {} : { capturedAt: Date.now() }),
       refunded: 0,
       merchantAccount,
       merchantReference: reference,
@@ -448,7 +538,7 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
     if (route.operation === 'capture') {
       if (hold.state !== 'authorized') return REFUSED.state(hold.state);
       if (amount.value <= 0 || amount.value > hold.amount) return REFUSED.amount();
-      Object.assign(hold, { state: 'captured', captured: amount.value });
+      Object.assign(hold, { state: 'captured', captured: amount.value, capturedAt: Date.now() });
       notifyModification('CAPTURE', hold, echo.pspReference, request.reference, amount.value);
       return { status: 201, body: { ...modified, amount } };
     }
@@ -456,7 +546,7 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
     if (amount.value <= 0 || hold.refunded + amount.value > hold.captured) return REFUSED.amount();
     hold.refunded += amount.value;
     const merchantReference = request.reference ?? hold.merchantReference;
-    refunds.set(echo.pspReference, { reference: echo.pspReference, hold, amount: amount.value, merchantReference, failed: false });
+    refunds.set(echo.pspReference, { reference: echo.pspReference, hold, amount: amount.value, merchantReference, failed: false, at: Date.now() });
     notifyModification('REFUND', hold, echo.pspReference, merchantReference, amount.value);
     return { status: 201, body: { ...modified, amount } };
   }
@@ -536,6 +626,7 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
     const text = Buffer.concat(chunks).toString('utf8');
     const { pathname, searchParams } = new URL(req.url ?? '/', 'http://adyen.fake');
     if (pathname.startsWith('/checkoutshopper/')) return shopperPage(res, req.method, pathname, searchParams, text);
+    if (pathname.startsWith(REPORTS_PREFIX)) return download(req, res, pathname.slice(REPORTS_PREFIX.length));
     const route = routeOf(req.method, pathname);
     const keyHeader = req.headers['idempotency-key'];
     const key = typeof keyHeader === 'string' ? keyHeader : undefined;
@@ -557,7 +648,7 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
     const operation = route.operation === 'authorize' && stored?.path === '/payments' ? 'lookup' : route.operation;
     requests.push({ operation, method: req.method ?? '', path: pathname, idempotencyKey: key, body });
     const apiKey = req.headers['x-api-key'];
-    const merchantAccounts = typeof apiKey === 'string' ? API_KEYS.get(apiKey) : undefined;
+    const merchantAccounts = typeof apiKey === 'string' ? apiKeys.get(apiKey) : undefined;
     if (!merchantAccounts)
       return respond(res, route && checkoutCheck(route.path), serviceError(401, '000', 'HTTP Status Response - Unauthorized', 'security'));
     const fault = faults.take(operation);
@@ -606,7 +697,7 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
     const fakeOperation = operation === 'acceptDispute' ? 'dispute_accept' : 'dispute_evidence';
     requests.push({ operation: fakeOperation, method: 'POST', path: `${DISPUTE_SERVICE_PREFIX}${name}`, idempotencyKey: key, body });
     const apiKey = req.headers['x-api-key'];
-    const merchantAccounts = typeof apiKey === 'string' ? API_KEYS.get(apiKey) : undefined;
+    const merchantAccounts = typeof apiKey === 'string' ? apiKeys.get(apiKey) : undefined;
     if (!merchantAccounts) return respond(res, check, serviceError(401, '000', 'HTTP Status Response - Unauthorized', 'security'));
     const fault = faults.take(fakeOperation);
     if (fault?.kind === 'status')
@@ -671,6 +762,12 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
         updateStoredCard(decodeURIComponent(updating[1]!), { exp_month, exp_year, ...(number ? { number } : {}) });
         return json(200, { id: decodeURIComponent(updating[1]!) });
       }
+      if (pathname === '/_fake/payouts') {
+        const read = payoutFaultsOf(input);
+        if ('problem' in read) return json(400, { error: read.problem });
+        const merchantAccount = typeof input.merchant_account === 'string' ? input.merchant_account : undefined;
+        return json(200, payOut(read.faults, merchantAccount));
+      }
       return json(404, { error: `no control ${pathname}` });
     } catch (error) {
       if (error instanceof ControlError) return json(400, { error: error.message });
@@ -696,6 +793,13 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
     closeDispute,
     failRefund,
     updateStoredCard,
+    payOut,
+    backdate: (ms) => {
+      for (const hold of holds.values()) if (hold.capturedAt !== undefined) hold.capturedAt -= ms;
+      for (const refund of refunds.values()) Object.assign(refund, { at: refund.at - ms, failedAt: refund.failedAt && refund.failedAt - ms });
+      disputes.backdate(ms);
+    },
+    addMerchantAccount: (merchantAccount) => void apiKeys.get(ADYEN_FAKE_API_KEY)!.add(merchantAccount),
     disputes: () => disputes.list(),
     inject: (operation, fault, times) => faults.inject(operation, fault, times),
     clearFaults: () => faults.clear(),

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { FakeControlError } from './answers.ts';
-import type { PayoutFaults } from './payouts.ts';
+import { type PayoutFaults, payoutFaultsOf } from '../payout-faults.ts';
 
 /** What the `/_fake/*` endpoints drive: the fake's own methods. */
 export interface Controls {
@@ -12,19 +12,11 @@ export interface Controls {
   payOut(faults: PayoutFaults, secretKey?: string): Array<{ id: string; amount: number; currency: string }>;
 }
 
-const PAYOUT_FAULTS = ['drop_line', 'line_amount_delta', 'fee_delta', 'total_delta'] as const;
-
 /** The faults of a payout control call: `drop_line` true, the deltas integers. */
 function payoutFaults(body: Record<string, unknown>): PayoutFaults {
-  const faults: Record<string, unknown> = {};
-  for (const name of PAYOUT_FAULTS) {
-    const value = body[name];
-    if (value === undefined) continue;
-    const valid = name === 'drop_line' ? typeof value === 'boolean' : Number.isInteger(value);
-    if (!valid) throw new FakeControlError(`${name} must be ${name === 'drop_line' ? 'true or false' : 'an integer'}`);
-    faults[name] = value;
-  }
-  return faults as PayoutFaults;
+  const read = payoutFaultsOf(body);
+  if ('problem' in read) throw new FakeControlError(read.problem);
+  return read.faults;
 }
 
 const field = (body: Record<string, unknown>, name: string): string | undefined => (typeof body[name] === 'string' ? body[name] : undefined);

@@ -2,6 +2,7 @@ import { feeFor } from '../../../shared/providers/fees.ts';
 import { type Answer, badParam, FakeControlError, missing } from './answers.ts';
 import { type Form, nested, text } from './form.ts';
 import { fixture, newId, type StripeObject } from './objects.ts';
+import type { PayoutFaults } from '../payout-faults.ts';
 import { page } from './reads.ts';
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -19,17 +20,7 @@ export interface PayoutSources {
   disputes(): StripeObject[];
 }
 
-/**
- * What `POST /_fake/payouts` may get wrong, each on the payout's oldest charge line: leave it out (`drop_line`), pay
- * another amount for it (`line_amount_delta`), take another fee (`fee_delta`); or pay a total that is not the sum of
- * the lines' net (`total_delta`).
- */
-export interface PayoutFaults {
-  drop_line?: boolean;
-  line_amount_delta?: number;
-  fee_delta?: number;
-  total_delta?: number;
-}
+export type { PayoutFaults } from '../payout-faults.ts';
 
 interface Line {
   /** what it pays out once: `charge ch_…`, `refund re_…`, `refund_failure re_…`, `dispute dp_…`, `dispute_reversal dp_…` */
