@@ -359,13 +359,10 @@ export async function updateClaimedPeriod(
 
 /** The past_due subscriptions waiting for this payment method's update (expired_card), from the sparse index. */
 export async function awaitingCard(paymentMethodId: string): Promise<SubscriptionRecord[]> {
-  const out = await db.send(
-    new QueryCommand({
-      TableName: TABLE,
-      IndexName: 'gsi2',
-      KeyConditionExpression: 'gsi2pk = :pk',
-      ExpressionAttributeValues: { ':pk': subscriptionKeys.awaitingCardPartition(paymentMethodId) },
-    }),
-  );
-  return (out.Items ?? []).map(subscriptionOf);
+  const items = await queryAll({
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk',
+    ExpressionAttributeValues: { ':pk': subscriptionKeys.awaitingCardPartition(paymentMethodId) },
+  });
+  return items.map(subscriptionOf);
 }
