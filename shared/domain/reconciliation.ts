@@ -15,7 +15,7 @@ import type { SettlementRecord } from '../store/settlements.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { clock } from './clock.ts';
 import { openedCredentials } from './connectors.ts';
-import { InvalidState, NotFound, ProvidersUnavailable } from './errors.ts';
+import { NotFound, ProvidersUnavailable } from './errors.ts';
 import { newEvent } from './events.ts';
 import { idFor } from './ids.ts';
 import { type ExpectedMovement, type Finding, type LedgerObject, matchPayout, movementKey } from './reconciliation-matching.ts';
@@ -45,7 +45,6 @@ export interface RunSummary {
 export async function reconcileAccount(account: ConnectorRecord): Promise<RunSummary> {
   const owner = connectorsStore.ownerOfConnector(account);
   const module = await payoutsModule(account.provider);
-  if (!module) throw new InvalidState(undefined, `reconciliation of ${account.provider} connector accounts is not available yet`);
   const lastRun = await reconciliationStore.readLastRun(owner, account.id);
   const credentials = await openedCredentials(account);
   const read = await module.payoutsSince(credentials, { cursor: lastRun?.cursor ?? null, connectedAt: account.created_at, mode: account.mode });
@@ -229,8 +228,7 @@ export async function reconcileConnector(merchant: Merchant, connectorId: string
 const ACCOUNTS_AT_ONCE = 32;
 
 /**
- * The daily job: every connector account (not deleted) whose provider has payouts to read, a few at once; one that
- * fails is logged and read again by the next run.
+ * The daily job: every connector account (not deleted), a few at once; one that fails is logged and read again by the next run.
  */
 export async function reconcileAll(): Promise<{ accounts: number; settlements: number; exceptions: number; failed: number }> {
   const totals = { accounts: 0, settlements: 0, exceptions: 0, failed: 0 };
@@ -239,7 +237,7 @@ export async function reconcileAll(): Promise<{ accounts: number; settlements: n
   const runner = async () => {
     for (let next = queue.shift(); next; next = queue.shift()) {
       const account = await connectorsStore.getConnector(next.owner, next.id);
-      if (!account || !(await payoutsModule(account.provider))) continue;
+      if (!account) continue;
       try {
         const run = await reconcileAccount(account);
         totals.accounts++;

@@ -22,6 +22,7 @@ import {
   LIVE_ORIGIN,
   SANDBOX_ORIGIN,
 } from '../../shared/providers/braintree/index.ts';
+import { PAYOUT_DOCUMENTS } from '../../shared/providers/braintree/payout-queries.ts';
 import { DOCUMENTS } from '../../shared/providers/braintree/queries.ts';
 import { TEST_CARDS } from '../../shared/providers/test-cards.ts';
 import type { AuthorizeRequest, Connector } from '../../shared/providers/types.ts';
@@ -517,7 +518,7 @@ describe('Braintree fake: the published schema decides', () => {
     // Given Braintree's published schema
     const schema = braintreeSchema();
     // Then each of our documents validates
-    for (const [name, document] of Object.entries(DOCUMENTS))
+    for (const [name, document] of Object.entries({ ...DOCUMENTS, ...PAYOUT_DOCUMENTS }))
       expect(
         validate(schema, parse(document)).map((e) => e.message),
         name,

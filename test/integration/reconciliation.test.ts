@@ -1,18 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { handler as createConnector } from '../../functions/connectors/create.ts';
 import { handler as dailyReconciliation } from '../../functions/workers/daily-reconciliation.ts';
 import { config } from '../../shared/config.ts';
 import { runSettlementDay } from '../../shared/domain/settlements.ts';
 import { feeFor } from '../../shared/providers/fees.ts';
 import { stripeProvider } from '../../shared/providers/stripe/index.ts';
 import { dayOf } from '../../shared/store/ledger.ts';
-import { FAKE_BRAINTREE_CREDENTIALS, startBraintreeFake } from '../fakes/braintree/server.ts';
 import { STRIPE_DISPUTE_FEE } from '../fakes/stripe/payouts.ts';
 import { type StripeFake, startStripeFake } from '../fakes/stripe/server.ts';
 import { startInboundGateway } from '../support/inbound.ts';
-import { apiEvent, fakeContext, invokeHttp } from '../support/lambda.ts';
-import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
+import { fakeContext } from '../support/lambda.ts';
+import { newMerchant, testOwner } from '../support/merchant.ts';
 import { paymentBody, payments } from '../support/payments.ts';
 import { capturedAtStripe, disputedAt, recon, stripeMerchant } from '../support/reconciliation.ts';
 
@@ -329,26 +327,6 @@ describe('a run that cannot be made', () => {
     expect(failed.status).toBe(500);
     expect(failed.body.error).toMatchObject({ code: 'providers_unavailable', message: expect.stringContaining('stripe could not be read') });
     expect(next.body).toMatchObject({ payouts_read: 1, settlements_created: [expect.any(String)], exceptions_created: 0 });
-  });
-
-  it('answers 400 invalid_state for a provider whose payouts cannot be read yet', async () => {
-    // Prepare: an account at a Braintree fake (its credentials are verified there)
-    const { apiKey } = await newMerchant();
-    const braintreeFake = await startBraintreeFake();
-    const before = config.BRAINTREE_GATEWAY_URL;
-    config.BRAINTREE_GATEWAY_URL = braintreeFake.url;
-    const body = { provider: 'braintree', credentials: FAKE_BRAINTREE_CREDENTIALS };
-    const braintree = await invokeHttp(createConnector, apiEvent({ method: 'POST', path: '/api/connectors', headers: bearer(apiKey), body }));
-    config.BRAINTREE_GATEWAY_URL = before;
-    await braintreeFake.close();
-    // Act
-    const res = await recon.run(apiKey, braintree.body.id);
-    // Assess
-    expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({
-      code: 'invalid_state',
-      message: expect.stringContaining('reconciliation of braintree connector accounts'),
-    });
   });
 });
 

@@ -13,6 +13,7 @@ import { handler as openDispute } from '../../functions/test-helpers/dispute.ts'
 import { handler as listEvents } from '../../functions/webhooks/events.ts';
 import type { ProviderName } from '../../shared/providers/types.ts';
 import { ADYEN_FAKE_CREDENTIALS, type AdyenFakeServer } from '../fakes/adyen/server.ts';
+import { type BraintreeFake, FAKE_BRAINTREE_CREDENTIALS } from '../fakes/braintree/server.ts';
 import { type StripeFake, stripeFakeAccount } from '../fakes/stripe/server.ts';
 import type { FakeServer } from '../fakes/types.ts';
 import { apiEvent, invokeHttp } from './lambda.ts';
@@ -73,6 +74,19 @@ export async function adyenMerchant(fake: AdyenFakeServer, inbound: (connectorId
   expect(res.status).toBe(200);
   fake.notifications.register(inbound(res.body.id));
   return { apiKey, merchantId, connectorId: res.body.id as string, merchantAccount };
+}
+
+/**
+ * A new merchant connected to the Braintree fake `fake` (a fake of the test's own: its merchant's settlements are this
+ * merchant's), whose notifications reach its webhook_url at `inbound`.
+ */
+export async function braintreeMerchant(fake: BraintreeFake, inbound: (connectorId: string) => string) {
+  const { apiKey, merchantId } = await newMerchant();
+  const body = { provider: 'braintree', credentials: FAKE_BRAINTREE_CREDENTIALS };
+  const res = await invokeHttp(createConnector, apiEvent({ method: 'POST', path: '/api/connectors', headers: bearer(apiKey), body }));
+  expect(res.status).toBe(200);
+  fake.notifications.register(inbound(res.body.id));
+  return { apiKey, merchantId, connectorId: res.body.id as string };
 }
 
 /** A USD payment of `amount` at the merchant's Stripe account, captured (`capture`: how much), with its notifications handled. */

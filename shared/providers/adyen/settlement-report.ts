@@ -4,6 +4,7 @@
  * their published names, so a report configured with more columns, or in another order, reads the same.
  */
 import { currencyExponent } from '../../domain/currency.ts';
+import { csvRows } from '../csv.ts';
 import type { PayoutLine, PayoutLineType, ProviderPayout } from '../types.ts';
 import { ADYEN_EXPONENTS, fromAdyenValue } from './amounts.ts';
 import { refundIdOf } from './references.ts';
@@ -50,37 +51,6 @@ const ZONES: Readonly<Record<string, number>> = {
   AEST: 600,
   AEDT: 660,
 };
-
-/** The report's rows as cells (RFC 4180: quoted cells may hold commas, quotes doubled, line breaks). */
-export function csvRows(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  const endRow = () => {
-    row.push(cell);
-    if (row.some((value) => value !== '')) rows.push(row);
-    row = [];
-    cell = '';
-  };
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted && c === '"' && text[i + 1] === '"') {
-      cell += '"';
-      i++;
-    } else if (c === '"') quoted = !quoted;
-    else if (quoted) cell += c;
-    else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++;
-      endRow();
-    } else cell += c;
-  }
-  endRow();
-  return rows;
-}
 
 /** A decimal amount of the report (major units) as our minor units of `currency`; empty is 0. */
 function minorUnits(text: string | undefined, currency: string): number {

@@ -64,7 +64,7 @@ interface StatusEvent {
   [field: string]: unknown;
 }
 
-interface TransactionRecord {
+export interface TransactionRecord {
   id: string;
   legacyId: string;
   merchantId: string;
@@ -86,7 +86,7 @@ interface TransactionRecord {
   createdAt: string;
 }
 
-interface RefundRecord {
+export interface RefundRecord {
   id: string;
   legacyId: string;
   orderId: string | null;
@@ -98,7 +98,7 @@ interface RefundRecord {
   transaction: TransactionRecord;
 }
 
-interface DisputeRecord {
+export interface DisputeRecord {
   id: string;
   legacyId: string;
   status: string;
@@ -130,7 +130,7 @@ const DISPUTE_REASONS: Readonly<Record<string, string>> = {
 /** How long the merchant has to answer a dispute (Braintree: usually 7 to 30 days). */
 const REPLY_DAYS = 20;
 
-interface Money {
+export interface Money {
   value: string;
   currencyCode: string;
   currencyIsoCode: string;
@@ -153,7 +153,7 @@ function minorUnits(value: string, currency: string): number {
   return Number(whole) * 10 ** exponent + Number(fraction.slice(0, exponent).padEnd(exponent, '0') || '0');
 }
 
-function money(minor: number, currency: string): Money {
+export function money(minor: number, currency: string): Money {
   const exponent = currencyExponent(currency);
   const digits = String(minor).padStart(exponent + 1, '0');
   const value = exponent === 0 ? digits : `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
@@ -625,7 +625,7 @@ export class FakeGateway {
     };
   }
 
-  private transactionView(tx: TransactionRecord) {
+  transactionView(tx: TransactionRecord) {
     const current = tx.captured > 0 ? tx.captured : tx.authorized;
     return {
       __typename: 'Transaction',
@@ -653,7 +653,7 @@ export class FakeGateway {
     };
   }
 
-  private refundView(refund: RefundRecord) {
+  refundView(refund: RefundRecord) {
     return {
       __typename: 'Refund',
       id: refund.id,
@@ -661,13 +661,14 @@ export class FakeGateway {
       createdAt: refund.createdAt,
       orderId: refund.orderId,
       status: refund.status,
+      merchantAccountId: refund.transaction.merchantAccountId,
       amount: money(refund.amount, refund.transaction.currency),
       statusHistory: [...refund.history].reverse().map((e) => ({ ...e })),
       refundedTransaction: () => this.transactionView(refund.transaction),
     };
   }
 
-  private disputeView(dispute: DisputeRecord) {
+  disputeView(dispute: DisputeRecord) {
     const tx = dispute.transaction;
     return {
       __typename: 'Dispute',

@@ -20,7 +20,9 @@ import { listen } from '../listen.ts';
 import type { FakeFault, FakeOperation, FakeRequest, FakeServer } from '../types.ts';
 import { type CallContext, FakeGateway, type FakeMerchant } from './gateway.ts';
 import { BraintreeNotifications } from './notifications.ts';
+import { BraintreePayouts } from './payouts.ts';
 import { braintreeSchema } from './schema.ts';
+import { type PayoutFaults, payoutFaultsOf } from '../payout-faults.ts';
 
 /**
  * A local Braintree GraphQL gateway for tests and the local runtime: POST /graphql with Basic auth and a
@@ -69,10 +71,13 @@ const ROOT_FIELDS: Readonly<Record<string, { operation: FakeOperation; faultable
   createDisputeTextEvidence: { operation: 'dispute_evidence', faultable: true },
   finalizeDispute: { operation: 'dispute_evidence', faultable: false },
   acceptDispute: { operation: 'dispute_accept', faultable: true },
+  report: { operation: 'payouts', faultable: true },
 };
 
 /** `node` reads named for what they are for: the changes of a payment, a dispute (else a look-up before an operation). */
 const STATUS_READS = new Set(['TransactionChanges', 'DisputeById']);
+/** `search` reads of a reconciliation run (shared/providers/braintree/payout-queries.ts). */
+const PAYOUT_READS = new Set(['SettledTransactions', 'SettledRefunds', 'ReceivedDisputes']);
 
 /** A request as the Braintree fake records it: the shared shape plus the GraphQL root field and what was refused. */
 export interface BraintreeFakeRequest extends FakeRequest {
@@ -99,6 +104,14 @@ export interface BraintreeFake extends FakeServer {
   readonly gateway: FakeGateway;
   /** the next call of `operation` waits before being carried out until the test releases it */
   stall(operation: FakeOperation): Stall;
+  /**
+   * Pays out what settled (`POST /_fake/payouts {merchant_account?, …faults}`; every merchant account by default):
+   * disburses it and publishes each account's payment-level fee report of the day (payouts.ts).
+   */
+  payOut(
+    faults?: PayoutFaults,
+    merchantAccount?: string,
+  ): { payouts: Array<{ merchantAccount: string; day: string; currency: string; amount: number }> };
 }
 
 interface PendingStall {
@@ -113,6 +126,22 @@ export async function startBraintreeFake(options: { port?: number; notificationD
   const gateway = new FakeGateway(FAKE_MERCHANTS, (merchant, kind, subject) =>
     notifications.notify({ publicKey: merchant.publicKey, privateKey: merchant.privateKey }, kind, subject),
   );
+  let origin = '';
+  const payouts = new BraintreePayouts(gateway, () => origin);
+  const rootValue = {
+    ...gateway.root,
+    search: () => ({
+      ...gateway.root.search(),
+      refunds: payouts.search.refunds,
+      disputes: payouts.search.disputes,
+      transactions: (args: { input: Record<string, unknown> }, ctx: CallContext) =>
+        args.input.statusTransition
+          ? payouts.search.settledTransactions(args, ctx)
+          : gateway.root.search().transactions(args as Parameters<ReturnType<typeof gateway.root.search>['transactions']>[0], ctx),
+    }),
+    report: () => payouts.report,
+  };
+  const payOut = (faults: PayoutFaults = {}, merchantAccount?: string) => payouts.payOut(FAKE_MERCHANTS[0]!.id, faults, merchantAccount);
   const requests: BraintreeFakeRequest[] = [];
   const faults = new Faults();
   const stalls = new Map<FakeOperation, PendingStall[]>();
@@ -138,6 +167,17 @@ export async function startBraintreeFake(options: { port?: number; notificationD
       const controlled = control(pathname, raw);
       return answer(controlled.status, controlled.body);
     }
+    const download = /^\/reports\/([0-9a-f]+)\.csv$/.exec(pathname);
+    if (req.method === 'GET' && download) {
+      requests.push({ operation: 'payouts', method: 'GET', path: pathname, body: undefined });
+      const fault = faults.take('payouts');
+      if (fault?.kind === 'status') return answer(fault.status, { error: `HTTP ${fault.status}` });
+      const report = payouts.download(download[1]!);
+      if (!report) return answer(404, { error: 'not found' });
+      res.writeHead(200, { 'content-type': 'text/csv' });
+      res.end(report);
+      return;
+    }
     if (req.method !== 'POST' || pathname !== '/graphql') return answer(404, { error: 'not found' });
 
     let body: { query?: string; variables?: Record<string, unknown>; operationName?: string };
@@ -158,12 +198,15 @@ export async function startBraintreeFake(options: { port?: number; notificationD
     }
     const operationAst = document ? getOperationAST(document, body.operationName) : null;
     const field = operationAst ? rootField(operationAst) : undefined;
+    const name = operationAst?.name?.value ?? '';
     const route =
-      field === 'node' && STATUS_READS.has(operationAst?.name?.value ?? '')
+      field === 'node' && STATUS_READS.has(name)
         ? { operation: 'status' as const, faultable: true }
-        : field
-          ? ROOT_FIELDS[field]
-          : undefined;
+        : field === 'search' && PAYOUT_READS.has(name)
+          ? { operation: 'payouts' as const, faultable: true }
+          : field
+            ? ROOT_FIELDS[field]
+            : undefined;
     const record: BraintreeFakeRequest = {
       operation: route?.operation ?? 'verify',
       method: req.method,
@@ -218,7 +261,7 @@ export async function startBraintreeFake(options: { port?: number; notificationD
     return (await execute({
       schema,
       document,
-      rootValue: gateway.root,
+      rootValue,
       contextValue: context,
       variableValues: body.variables ?? {},
       operationName: body.operationName ?? null,
@@ -235,6 +278,11 @@ export async function startBraintreeFake(options: { port?: number; notificationD
     }
     const text = (name: string) => (typeof input[name] === 'string' ? (input[name] as string) : undefined);
     try {
+      if (pathname === '/_fake/payouts') {
+        const read = payoutFaultsOf(input);
+        if ('problem' in read) return { status: 400, body: { error: read.problem } };
+        return { status: 200, body: payOut(read.faults, text('merchant_account')) };
+      }
       if (pathname === '/_fake/webhooks') {
         const url = text('url');
         if (!url) return { status: 400, body: { error: 'url is required' } };
@@ -277,6 +325,7 @@ export async function startBraintreeFake(options: { port?: number; notificationD
     socket.on('close', () => sockets.delete(socket));
   });
   const port = await listen(server, options.port);
+  origin = `http://127.0.0.1:${port}`;
 
   return {
     url: `http://127.0.0.1:${port}`,
@@ -306,6 +355,7 @@ export async function startBraintreeFake(options: { port?: number; notificationD
     closeDispute: (id, outcome) => gateway.closeDispute(id, outcome),
     failRefund: (id) => gateway.failRefund(id),
     disputes: () => gateway.fakeDisputes(),
+    payOut,
     async close() {
       faults.dropHeldAnswers();
       for (const socket of sockets) socket.destroy();
