@@ -58,17 +58,22 @@ describe('the function catalog', () => {
   });
 
   const workers = catalog.filter((f) => f.trigger.type !== 'http');
-  it.each(workers.map((f) => [f.name, f] as const))('%s runs its fixture', async (_name, spec) => {
-    // Prepare
-    const placeholders = placeholdersFrom(await newMerchant({ payments: true }));
-    const { event, missing } = readFixture(defaultFixturePath(spec), placeholders);
-    const handler = (
-      (await import(/* @vite-ignore */ `../../${handlerFile(spec.name)}`)) as { handler: (e: unknown, c: unknown) => Promise<unknown> }
-    ).handler;
-    // Act
-    const result = await handler(event, fakeContext({ name: spec.name, timeout: spec.timeout }));
-    // Assess
-    expect(missing).toEqual([]);
-    if (spec.trigger.type === 'queue' || spec.trigger.type === 'stream') expect(result).toEqual({ batchItemFailures: [] });
-  });
+  it.each(workers.map((f) => [f.name, f] as const))(
+    '%s runs its fixture',
+    async (_name, spec) => {
+      // Prepare
+      const placeholders = placeholdersFrom(await newMerchant({ payments: true }));
+      const { event, missing } = readFixture(defaultFixturePath(spec), placeholders);
+      const handler = (
+        (await import(/* @vite-ignore */ `../../${handlerFile(spec.name)}`)) as { handler: (e: unknown, c: unknown) => Promise<unknown> }
+      ).handler;
+      // Act
+      const result = await handler(event, fakeContext({ name: spec.name, timeout: spec.timeout }));
+      // Assess
+      expect(missing).toEqual([]);
+      if (spec.trigger.type === 'queue' || spec.trigger.type === 'stream') expect(result).toEqual({ batchItemFailures: [] });
+      // a scheduled sweep reads every account of the test database (the daily reconciliation asks each one's provider)
+    },
+    60_000,
+  );
 });

@@ -342,7 +342,8 @@ describe('the daily job and the sandbox', () => {
     const [settlement] = (await recon.settlements(merchant.apiKey)).body.data;
     expect(settlement).toMatchObject({ connector_id: merchant.connectorId, gross: 8_000, fees: feeFor('stripe', 8_000), status: 'paid' });
     expect((await recon.run(merchant.apiKey, merchant.connectorId)).body.settlements_created).toEqual([]);
-  });
+    // the daily job reads every connector account of the test database, the other files' too
+  }, 60_000);
 
   it('sandbox money keeps its simulated settlement; money held at a connector account is not swept into one', async () => {
     // Prepare: a sandbox capture, and a Stripe one of the same merchant
