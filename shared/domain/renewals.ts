@@ -351,7 +351,7 @@ async function recordDecline(subscription: SubscriptionRecord, period: PeriodRec
               today(),
               subscription.currency,
               period.decline_code ?? 'generic_decline',
-              'failed',
+              ['failed'],
               subscription.amount,
             )
           : [],
@@ -380,7 +380,7 @@ async function recoveredCounters(subscription: SubscriptionRecord, period: Perio
   const declined = invoice?.payment_attempts.find((a) => a.status === 'declined')?.decline_code;
   const first = declined ?? (subscription.status === 'past_due' ? (period.decline_code ?? 'generic_decline') : undefined);
   if (!first) return [];
-  const count = (outcome: 'failed' | 'recovered') =>
-    ledger.recoveryCounters(subscription, today(), subscription.currency, first, outcome, subscription.amount);
-  return subscription.status === 'past_due' ? count('recovered') : [...count('failed'), ...count('recovered')];
+  // one cell, one write: a transaction may not touch an item twice
+  const outcomes = subscription.status === 'past_due' ? (['recovered'] as const) : (['failed', 'recovered'] as const);
+  return ledger.recoveryCounters(subscription, today(), subscription.currency, first, outcomes, subscription.amount);
 }

@@ -181,10 +181,15 @@ export const recoveryCounters = (
   day: string,
   currency: string,
   declineCode: string,
-  outcome: 'failed' | 'recovered',
+  outcomes: readonly ('failed' | 'recovered')[],
   amount: number,
 ) => [
-  counterAdd(owner, 'RCV', ledgerSortKeys.daily(day, currency), { [`${outcome}:${declineCode}`]: 1, [`${outcome}_amount:${declineCode}`]: amount }),
+  counterAdd(
+    owner,
+    'RCV',
+    ledgerSortKeys.daily(day, currency),
+    Object.fromEntries(outcomes.flatMap((o) => [[`${o}:${declineCode}`, 1] as const, [`${o}_amount:${declineCode}`, amount] as const])),
+  ),
 ];
 
 /** A day's recovery counts in one currency, by decline code. */

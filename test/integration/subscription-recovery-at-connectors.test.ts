@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as recovery } from '../../functions/analytics/recovery.ts';
 import { handler as timeline } from '../../functions/payments/timeline.ts';
+import { clock } from '../../shared/domain/clock.ts';
 import { buildOpenApi } from '../../infra/openapi/document.ts';
 import { config } from '../../shared/config.ts';
 import { eventPayload } from '../../shared/domain/events.ts';
@@ -28,6 +30,7 @@ import { rules } from '../support/rules.ts';
 let fakes: ProviderFakes;
 let inbound: Awaited<ReturnType<typeof startInboundGateway>>;
 const realRandom = chance.random;
+const realNow = clock.now;
 beforeAll(async () => {
   [fakes, inbound] = await Promise.all([startProviderFakes(), startInboundGateway()]);
   Object.assign(config, fakes.env);
@@ -87,6 +90,14 @@ describe('a renewal the Stripe account fails is recovered at the Adyen account i
     });
     const sub = await read.subscription(apiKey, subscriptionId);
     expect(sub).toMatchObject({ status: 'active', current_period_start: DUE, retry_reason: null });
+    // recovered in the run that failed: counted failed and recovered, under the first decline's code
+    clock.now = () => Date.parse(`${DUE}T18:00:00Z`);
+    const report = await invokeHttp(recovery, apiEvent({ path: '/api/analytics/recovery', headers: bearer(apiKey), query: { period: '24h' } }));
+    clock.now = realNow;
+    const code = fault.kind === 'decline' ? 'insufficient_funds' : undefined;
+    expect(report.body).toMatchObject(
+      code ? { failed: 1, recovered: 1, recovered_revenue: 2900, by_decline_code: [{ decline_code: code }] } : { failed: 0 },
+    );
     // the invoice lists both attempts, and why each was made there
     const invoice = await read.invoice(apiKey, sub.latest_invoice);
     expect(invoice).toMatchObject({ status: 'paid', payment_id: charge!.id, next_retry_at: null, retry_reason: null });
