@@ -253,8 +253,15 @@ export const catalog: readonly FunctionSpec[] = [
   {
     name: 'workers/daily-reconciliation',
     trigger: { type: 'schedule', expression: 'cron(0 3 * * ? *)', everyMinutesLocally: 5 },
+    memory: 256,
+    timeout: 60,
+    sends: ['reconciliations'],
+  },
+  {
+    name: 'workers/reconcile-account',
+    trigger: { type: 'queue', queue: 'reconciliations', batchSize: 1 },
     memory: 512,
-    timeout: 900,
+    timeout: 300,
   },
   {
     name: 'workers/reconciler',

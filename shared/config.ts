@@ -40,6 +40,9 @@ const ConfigSchema = v.object({
   /** the `clocks` queue (a test clock's advance → its worker) and its dead-letter queue */
   CLOCKS_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   CLOCKS_DLQ_URL: v.optional(v.pipe(v.string(), v.url())),
+  /** the `reconciliations` queue (the daily job → one run per connector account) and its dead-letter queue */
+  RECONCILIATIONS_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
+  RECONCILIATIONS_DLQ_URL: v.optional(v.pipe(v.string(), v.url())),
   /** the API's public base URL for links made outside a request (e.g. a renewal invoice's PDF link in an e-mail) */
   PUBLIC_API_URL: v.optional(
     v.pipe(

@@ -1,8 +1,8 @@
 /**
- * The service’s queues: `events` (table stream → webhook delivery), `renewals` (scanner → renewal worker) and `clocks` (a
- * test clock's advance → the worker that runs it).
+ * The service’s queues: `events` (table stream → webhook delivery), `renewals` (scanner → renewal worker), `clocks` (a
+ * test clock's advance → the worker that runs it) and `reconciliations` (the daily job → one run per connector account).
  */
-export type QueueName = 'events' | 'renewals' | 'clocks';
+export type QueueName = 'events' | 'renewals' | 'clocks' | 'reconciliations';
 
 /**
  * Queue definitions shared by CDK and the local runtime. Each queue has a dead-letter queue named `<name>-dlq`.
@@ -27,6 +27,15 @@ export const queueDefinitions: readonly QueueDefinition[] = [
     envVar: 'RENEWALS_QUEUE_URL',
     dlqEnvVar: 'RENEWALS_DLQ_URL',
     visibilityTimeout: 180,
+    maxReceiveCount: 5,
+    consumerDeadLetters: false,
+  },
+  // a run reads one account's payouts, up to 5 minutes
+  {
+    name: 'reconciliations',
+    envVar: 'RECONCILIATIONS_QUEUE_URL',
+    dlqEnvVar: 'RECONCILIATIONS_DLQ_URL',
+    visibilityTimeout: 1800,
     maxReceiveCount: 5,
     consumerDeadLetters: false,
   },

@@ -1,4 +1,7 @@
+import * as v from 'valibot';
+import { config } from '../config.ts';
 import { logger } from '../logger.ts';
+import { sendJson } from '../queues-client.ts';
 import type { PayoutLine, ProviderPayout } from '../providers/index.ts';
 import { payoutsModule } from '../providers/payouts.ts';
 import type { ConnectorRecord } from '../store/connectors.ts';
@@ -221,34 +224,29 @@ export async function reconcileConnector(merchant: Merchant, connectorId: string
   return reconcileAccount(account);
 }
 
-/**
- * How many connector accounts the daily job reconciles at once: each waits on its provider (one account's calls are
- * sequential), so a run of 900 s gets through about 250,000 accounts at ~100 ms each.
- */
-const ACCOUNTS_AT_ONCE = 32;
+/** A run of one connector account, as the daily job enqueues it. */
+const ReconciliationMessage = v.object({ connector_id: v.string(), merchant_id: v.string(), livemode: v.boolean() });
+export type ReconciliationMessage = v.InferOutput<typeof ReconciliationMessage>;
+
+export const reconciliationsQueue = {
+  send: (messages: ReconciliationMessage[]): Promise<void> => sendJson(config.RECONCILIATIONS_QUEUE_URL, 'reconciliations', messages),
+};
 
 /**
- * The daily job: every connector account (not deleted), a few at once; one that fails is logged and read again by the next run.
+ * The daily job: one message per connector account (not deleted) whose provider has payouts to read. Each account is
+ * then reconciled by the queue's worker on its own (a slow or failing provider holds up nobody; SQS retries it).
  */
-export async function reconcileAll(): Promise<{ accounts: number; settlements: number; exceptions: number; failed: number }> {
-  const totals = { accounts: 0, settlements: 0, exceptions: 0, failed: 0 };
-  const queue = (await reconciliationStore.reconcilableAccounts()).filter((a) => a.status !== 'deleted');
-  // A few accounts at a time: each waits mostly on its provider, and one slow provider does not hold up the rest.
-  const runner = async () => {
-    for (let next = queue.shift(); next; next = queue.shift()) {
-      const account = await connectorsStore.getConnector(next.owner, next.id);
-      if (!account) continue;
-      try {
-        const run = await reconcileAccount(account);
-        totals.accounts++;
-        totals.settlements += run.settlements_created.length;
-        totals.exceptions += run.exceptions_created;
-      } catch (error) {
-        totals.failed++;
-        logger.error('Reconciliation of a connector account failed', { connector_id: next.id, error: (error as Error).message });
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: ACCOUNTS_AT_ONCE }, runner));
-  return totals;
+export async function enqueueReconciliations(): Promise<{ accounts: number }> {
+  const accounts = (await reconciliationStore.reconcilableAccounts()).filter((a) => a.status !== 'deleted');
+  const messages = accounts.map((a) => ({ connector_id: a.id, merchant_id: a.owner.merchant_id, livemode: a.owner.livemode }));
+  await reconciliationsQueue.send(messages);
+  return { accounts: messages.length };
+}
+
+/** The queue's worker: one account's run (an account deleted meanwhile is skipped). */
+export async function reconcileQueued(body: string): Promise<RunSummary | undefined> {
+  const message = v.parse(ReconciliationMessage, JSON.parse(body));
+  const account = await connectorsStore.getConnector({ merchant_id: message.merchant_id, livemode: message.livemode }, message.connector_id);
+  if (!account || account.status === 'deleted') return undefined;
+  return reconcileAccount(account);
 }

@@ -11,12 +11,15 @@ import { handler as getLines } from '../../functions/settlements/lines.ts';
 import { handler as listSettlements } from '../../functions/settlements/list.ts';
 import { handler as openDispute } from '../../functions/test-helpers/dispute.ts';
 import { handler as listEvents } from '../../functions/webhooks/events.ts';
+import { handler as dailyReconciliation } from '../../functions/workers/daily-reconciliation.ts';
+import { handler as reconcileAccount } from '../../functions/workers/reconcile-account.ts';
+import { type ReconciliationMessage, reconciliationsQueue } from '../../shared/domain/reconciliation.ts';
 import type { ProviderName } from '../../shared/providers/types.ts';
 import { ADYEN_FAKE_CREDENTIALS, type AdyenFakeServer } from '../fakes/adyen/server.ts';
 import { type BraintreeFake, FAKE_BRAINTREE_CREDENTIALS } from '../fakes/braintree/server.ts';
 import { type StripeFake, stripeFakeAccount } from '../fakes/stripe/server.ts';
 import type { FakeServer } from '../fakes/types.ts';
-import { apiEvent, invokeHttp } from './lambda.ts';
+import { apiEvent, fakeContext, invokeHttp, queueEvent } from './lambda.ts';
 import { bearer, newMerchant } from './merchant.ts';
 import { paymentBody, payments } from './payments.ts';
 
@@ -109,4 +112,23 @@ export async function disputedAt(fake: FakeServer, key: string, paymentId: strin
   );
   expect(res.status).toBe(200);
   await fake.notifications.idle();
+}
+
+/**
+ * The daily job as it runs: its schedule enqueues one message per connector account (the other tests' accounts too,
+ * left aside here), and the queue's worker reconciles this account's.
+ */
+export async function dailyJobFor(connectorId: string): Promise<void> {
+  const realSend = reconciliationsQueue.send;
+  const sent: ReconciliationMessage[] = [];
+  reconciliationsQueue.send = async (messages) => void sent.push(...messages);
+  try {
+    await dailyReconciliation({}, fakeContext({ name: 'workers/daily-reconciliation' }));
+  } finally {
+    reconciliationsQueue.send = realSend;
+  }
+  const mine = sent.filter((m) => m.connector_id === connectorId);
+  expect(mine).toHaveLength(1);
+  const result = await reconcileAccount(queueEvent(mine, 'reconciliations'), fakeContext({ name: 'workers/reconcile-account' }));
+  expect(result).toEqual({ batchItemFailures: [] });
 }
