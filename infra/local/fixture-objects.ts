@@ -4,6 +4,7 @@
  * notification, a settlement, a sign-in code, a checkout origin and a reconciliation exception. `npm run invoke`
  * and the catalog test fill the fixtures' placeholders with these, so every fixture answers as in real use.
  */
+import { SANDBOX_APPROVED_CARD } from '../../shared/providers/test-cards.ts';
 import { type Merchant, ownerOf } from '../../shared/domain/auth.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import type { DemoMerchant } from '../../shared/domain/demo.ts';
@@ -85,7 +86,7 @@ export interface FixtureObjects {
  * (the fee's, or, where the fake paid another merchant's charge in the same payout, that line's missing_in_ledger).
  */
 async function exceptionToResolve(merchant: Merchant, connectorId: string): Promise<string> {
-  const card = { number: '4242424242424242', exp_month: 12, exp_year: 2034, cvc: '123' };
+  const card = { ...SANDBOX_APPROVED_CARD };
   await createPayment(merchant, {
     amount: 1000,
     currency: 'USD',
