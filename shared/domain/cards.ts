@@ -28,7 +28,7 @@ const BRANDS: ReadonlyArray<[CardBrand, RegExp]> = [
 
 export const cardBrand = (number: string): CardBrand => BRANDS.find(([, re]) => re.test(number))?.[0] ?? 'unknown';
 
-/** Identifies a card across payments without storing its number: HMAC-SHA256 with the app secret. */
+/** Identifies a card across payments without storing its number: HMAC-SHA256 with the fingerprints secret. */
 export const cardFingerprint = (secret: string, number: string): string => hmac(secret, `card:${number}`).slice(0, 32);
 
 /** What is kept of a card: never the number or the CVC. */

@@ -4,7 +4,7 @@ import * as paymentMethods from '../store/payment-methods.ts';
 import type { BillingDetails, PaymentMethodRecord } from '../store/payment-methods.ts';
 import { scopeOf } from '../store/keys.ts';
 import * as vault from '../store/vault.ts';
-import { appSecret } from '../secrets.ts';
+import { readSecret } from '../secrets.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { cardBrand } from './cards.ts';
 import { hmac } from './credentials.ts';
@@ -33,7 +33,7 @@ export const paymentMethodView = (pm: PaymentMethodRecord) => ({
 
 /** The same number gives the same fingerprint within one merchant and mode, and another one anywhere else. */
 const fingerprintOf = async (merchant: Merchant, number: string) =>
-  hmac(await appSecret(), `pm:${scopeOf(ownerOf(merchant))}:${number}`).slice(0, 16);
+  hmac(await readSecret('fingerprints'), `pm:${scopeOf(ownerOf(merchant))}:${number}`).slice(0, 16);
 
 /**
  * Saves a card: the number (and CVC) into the vault, what may be shown into the main table. The same number saved

@@ -13,7 +13,7 @@ import type { CreatePaymentBody, SimulateRouteBody } from '../schemas/payments.t
 import { config } from '../config.ts';
 import { logger } from '../logger.ts';
 import { count } from '../metrics.ts';
-import { appSecret } from '../secrets.ts';
+import { readSecret } from '../secrets.ts';
 import * as customers from '../store/customers.ts';
 import type { CardOnFile } from '../store/customers.ts';
 import type { TransactItem } from '../store/client.ts';
@@ -209,7 +209,7 @@ export const storedCardOf = async (card: Pick<CardInput, 'number' | 'exp_month' 
   bin: card.number.slice(0, 6),
   exp_month: card.exp_month,
   exp_year: card.exp_year,
-  fingerprint: cardFingerprint(await appSecret(), card.number),
+  fingerprint: cardFingerprint(await readSecret('fingerprints'), card.number),
 });
 
 /** An off-session charge of a saved card (a renewal) is routed as a create is (smart), with its decision. */

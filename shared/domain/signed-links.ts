@@ -1,9 +1,9 @@
 /**
  * Signed, expiring links a customer opens without an API key: an invoice's `pdf_url`, and its hosted payment link.
  * `signature` = hex HMAC-SHA256 of `<invoice id>.<expires>` (the payment link: `pay:<invoice id>.<expires>`) under
- * the app secret; `expires` = epoch seconds. Nothing is stored: every read makes a new link, and a link proves itself.
+ * the links secret; `expires` = epoch seconds. Nothing is stored: every read makes a new link, and a link proves itself.
  */
-import { appSecret } from '../secrets.ts';
+import { readSecret } from '../secrets.ts';
 import { clock } from './clock.ts';
 import { constantTimeEqual, hmac } from './credentials.ts';
 
@@ -13,7 +13,7 @@ export const PDF_LINK_TTL_SECONDS = 7 * 24 * 60 * 60;
 const nowSeconds = (): number => Math.floor(clock.now() / 1000);
 
 const sign = async (invoiceId: string, expires: string, purpose: '' | 'pay:' = ''): Promise<string> =>
-  hmac(await appSecret(), `${purpose}${invoiceId}.${expires}`);
+  hmac(await readSecret('links'), `${purpose}${invoiceId}.${expires}`);
 
 /** The path of an invoice's PDF below the API's base URL. */
 export const pdfPath = (invoiceId: string): string => `/api/invoices/${invoiceId}/pdf`;
@@ -58,7 +58,7 @@ export async function signedPayUrl(baseUrl: string, invoiceId: string): Promise<
 export const verifyPayLink = (invoiceId: string, query: LinkQuery): Promise<boolean> => verifyLink(invoiceId, query, 'pay:');
 
 /** The 3-D Secure hand-off link of a payment (`/hosted/3ds/pay_…?signature=…`): signed, so nobody else's id works. */
-export const handOffSignature = async (paymentId: string): Promise<string> => hmac(await appSecret(), `3ds:${paymentId}`);
+export const handOffSignature = async (paymentId: string): Promise<string> => hmac(await readSecret('links'), `3ds:${paymentId}`);
 
 export async function verifyHandOff(paymentId: string, signature: string | undefined): Promise<boolean> {
   return typeof signature === 'string' && /^[0-9a-f]{64}$/.test(signature) && constantTimeEqual(await handOffSignature(paymentId), signature);

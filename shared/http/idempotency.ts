@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { clock } from '../domain/clock.ts';
 import { hmac } from '../domain/credentials.ts';
 import { AppError, BadRequest, IdempotencyKeyInUse, IdempotencyKeyReused } from '../domain/errors.ts';
-import { appSecret } from '../secrets.ts';
+import { readSecret } from '../secrets.ts';
 import * as idempotencyStore from '../store/idempotency.ts';
 import { logger } from '../logger.ts';
 import { withSourceStack } from '../source-mapped.ts';
@@ -113,7 +113,7 @@ function withheld(body: string, fields: readonly string[]): string {
  * form, so the card's `cvc` is left out (a replay that differs only in its CVC is the same request).
  */
 async function requestHash(event: APIGatewayProxyEvent, body: unknown): Promise<string> {
-  return hmac(await appSecret(), `${event.httpMethod} ${event.path}\n${canonicalJson(withoutCvc(body))}`);
+  return hmac(await readSecret('idempotency'), `${event.httpMethod} ${event.path}\n${canonicalJson(withoutCvc(body))}`);
 }
 
 /** The body without `payment_method.card.cvc` (the only place a CVC arrives); every other field counts. */
