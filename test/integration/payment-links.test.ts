@@ -52,8 +52,8 @@ const location = (res: { headers: Record<string, unknown> }) => {
 async function throughChallenge(handOffUrl: string, answer: 'passed' | 'failed'): Promise<string> {
   const follow = async (handler: HttpHandler, path: string) => location(await invokeHttp(handler, apiEvent({ path })));
   const challenge = new URL(await follow(handOff, new URL(handOffUrl).pathname + new URL(handOffUrl).search), 'http://localhost:3000');
-  const back = new URL(await follow(sandboxAnswer, await sandboxButton(challenge.href, answer === 'passed' ? 'Pass' : 'Fail')));
-  return follow(returned, `${back.pathname}${back.search}`);
+  const button = new URL(await sandboxButton(challenge.href, answer === 'passed' ? 'Pass' : 'Fail'));
+  return follow(returned, await follow(sandboxAnswer, `${button.pathname}${button.search}`));
 }
 
 describe('a renewal the issuer wants authenticated waits for the customer to pay through the hosted link', () => {
