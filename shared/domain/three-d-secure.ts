@@ -48,7 +48,10 @@ export async function shopperReturned(paymentId: string, returned: Record<string
   const { expires, signature, sandbox_signature: sandboxSignature, ...fromProvider } = returned;
   if (!(await verifyThreeDSecureReturn(paymentId, { expires, signature }))) throw new NotFound(EXPIRED);
   const answer = fromProvider.sandbox_authentication;
-  if (answer !== undefined && !(isSandboxAnswer(answer) && (await verifySandboxAnswer(paymentId, answer, { expires, signature: sandboxSignature })))) {
+  if (
+    answer !== undefined &&
+    !(isSandboxAnswer(answer) && (await verifySandboxAnswer(paymentId, answer, { expires, signature: sandboxSignature })))
+  ) {
     throw new NotFound(EXPIRED);
   }
   const payment = await signedPayment(paymentId);

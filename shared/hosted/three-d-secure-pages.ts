@@ -33,7 +33,11 @@ export function shopperStepAnswer(step: ShopperStep): Redirect | FileBody {
  * The sandbox issuer's challenge page: pass or fail, each a plain form (GET) back through the answer route with the
  * answer this page signed, which leads (by redirects) to the merchant's page.
  */
-export function sandboxChallengePage(challenge: { returnUrl: string; merchantReturnUrl: string; answers: Record<'passed' | 'failed', string> }): FileBody {
+export function sandboxChallengePage(challenge: {
+  returnUrl: string;
+  merchantReturnUrl: string;
+  answers: Record<'passed' | 'failed', string>;
+}): FileBody {
   const button = (answer: 'passed' | 'failed', label: string) =>
     `<form method="get" action="sandbox/answer">${hidden({ return_url: challenge.returnUrl, answer, signature: challenge.answers[answer] })}<button type="submit">${label}</button></form>`;
   const body = `<p>Sandbox issuer: this card asks you to authenticate the payment.</p>${button('passed', 'Pass')}${button('failed', 'Fail')}`;

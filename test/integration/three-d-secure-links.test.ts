@@ -78,9 +78,13 @@ describe('return_url: only on the checkout origins of the mode', () => {
     const before = await payWith(apiKey, `${SHOP_ORIGIN}/done`);
     await allowShop(apiKey);
     const off = await Promise.all(
-      ['https://evil.example/', 'http://shop.example/done', 'https://shop.example.evil.example/', 'https://me:pw@shop.example/', 'javascript:alert(1)'].map(
-        (url) => payWith(apiKey, url),
-      ),
+      [
+        'https://evil.example/',
+        'http://shop.example/done',
+        'https://shop.example.evil.example/',
+        'https://me:pw@shop.example/',
+        'javascript:alert(1)',
+      ].map((url) => payWith(apiKey, url)),
     );
     const listed = await payWith(apiKey, `${SHOP_ORIGIN}/done`, '4000000000003055');
     // Assess
@@ -203,7 +207,10 @@ describe('the return from the sandbox issuer', () => {
     expect(afterForgeries.body).toMatchObject({ status: 'requires_action', three_d_secure: null });
     expect(genuine.status).toBe(303);
     expect(genuine.headers.location).toBe(`${SHOP_ORIGIN}/done?payment_id=${id}`);
-    expect((await payments.get(apiKey, id)).body).toMatchObject({ status: 'succeeded', three_d_secure: { flow: 'challenge', result: 'authenticated' } });
+    expect((await payments.get(apiKey, id)).body).toMatchObject({
+      status: 'succeeded',
+      three_d_secure: { flow: 'challenge', result: 'authenticated' },
+    });
   });
 
   it('the challenge page and its answer take only our signed return page, and the answer only with its signature', async () => {
@@ -214,8 +221,14 @@ describe('the return from the sandbox issuer', () => {
     const unsigned = `http://localhost:3000/hosted/3ds/return/${id}`;
     // Act
     const page = await hosted(sandboxPage, `http://localhost:3000/hosted/3ds/sandbox?${new URLSearchParams({ return_url: unsigned })}`);
-    const forgedAnswer = await hosted(sandboxAnswer, withQuery(pass.href, (q) => q.set('signature', '0'.repeat(64))));
-    const unsignedAnswer = await hosted(sandboxAnswer, withQuery(pass.href, (q) => q.set('return_url', unsigned)));
+    const forgedAnswer = await hosted(
+      sandboxAnswer,
+      withQuery(pass.href, (q) => q.set('signature', '0'.repeat(64))),
+    );
+    const unsignedAnswer = await hosted(
+      sandboxAnswer,
+      withQuery(pass.href, (q) => q.set('return_url', unsigned)),
+    );
     // Assess
     for (const res of [page, forgedAnswer, unsignedAnswer]) refused(res);
     await unchanged(apiKey, id);

@@ -38,7 +38,10 @@ describe('3-D Secure at the sandbox', () => {
       status: 'requires_action',
       next_action: {
         type: 'redirect_to_url',
-        redirect_to_url: { url: expect.stringMatching(`/hosted/3ds/${created.body.id}\\?expires=\\d+&signature=[0-9a-f]{64}$`), return_url: RETURN_URL },
+        redirect_to_url: {
+          url: expect.stringMatching(`/hosted/3ds/${created.body.id}\\?expires=\\d+&signature=[0-9a-f]{64}$`),
+          return_url: RETURN_URL,
+        },
       },
       three_d_secure: null,
     });

@@ -18,7 +18,10 @@ export const SHOP_ORIGIN = 'https://shop.example';
 
 /** Lists the shop's origin in the merchant's checkout_origins, as a merchant must before sending a `return_url`. */
 export async function allowShop(apiKey: string, origins: string[] = [SHOP_ORIGIN]): Promise<void> {
-  const res = await invokeHttp(updateSettings, apiEvent({ method: 'PUT', path: '/api/settings', headers: bearer(apiKey), body: { checkout_origins: origins } }));
+  const res = await invokeHttp(
+    updateSettings,
+    apiEvent({ method: 'PUT', path: '/api/settings', headers: bearer(apiKey), body: { checkout_origins: origins } }),
+  );
   expect(res.status, res.rawBody).toBe(200);
 }
 
