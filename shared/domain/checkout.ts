@@ -4,7 +4,7 @@ import * as settings from '../store/settings.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { sha256 } from './credentials.ts';
 import { BadRequest, Unauthorized } from './errors.ts';
-import { cspSource, plainWebUrl } from './header-values.ts';
+import { plainWebUrl } from './header-values.ts';
 import { isLoopback } from './origins.ts';
 
 const PUBLISHABLE = /^pk_(live|test)_[0-9A-Za-z]{43}$/;
@@ -29,18 +29,17 @@ export async function checkoutOf(key: string, origin: string): Promise<{ origins
 }
 
 /**
- * Where a payment may send the shopper back (`return_url`): https on one of the mode's checkout origins (an http one
- * there is a loopback origin, as the list allows), on a local runtime also any loopback origin, or this service's own
- * invoice payment page (`serviceBaseUrl`/hosted/pay/…). Anything else answers 400 `url_not_allowed`: the service's
- * domain is never an open redirect. The URL also makes header values (`Location`, CSP sources): they must build.
+ * Where a payment may send the shopper back (`return_url`, docs/api.md "3-D Secure and return URLs"): https on one of
+ * the mode's checkout origins (an http one there is a loopback origin, as the list allows), on a local runtime also
+ * any loopback origin, or this service's own invoice payment page (`serviceBaseUrl`/hosted/pay/…). Anything else
+ * answers 400 `url_not_allowed`: the service's domain is never an open redirect. `plainWebUrl` is the shape the
+ * header values made from the URL later (`Location`, CSP sources) need.
  */
 export async function checkReturnUrl(merchant: Merchant, value: string, serviceBaseUrl: string): Promise<void> {
   const url = plainWebUrl(value);
-  const ownPage = serviceBaseUrl !== '' && value.startsWith(`${serviceBaseUrl.replace(/\/+$/, '')}/hosted/pay/`);
-  if (url && (ownPage || (isLocal && isLoopback(url)) || (await listedOrigin(merchant, url)))) {
-    cspSource(url.href);
-    return;
-  }
+  // compared as parsed (dot segments resolved): a path that only starts so cannot lead elsewhere on the domain
+  const ownPage = !!url && serviceBaseUrl !== '' && url.href.startsWith(`${serviceBaseUrl.replace(/\/+$/, '')}/hosted/pay/`);
+  if (url && (ownPage || (isLocal && isLoopback(url)) || (await listedOrigin(merchant, url)))) return;
   const mode = merchant.livemode ? 'live' : 'test';
   throw new BadRequest(
     'url_not_allowed',
