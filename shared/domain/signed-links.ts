@@ -61,9 +61,9 @@ export async function signedPayUrl(baseUrl: string, invoiceId: string): Promise<
 export const verifyPayLink = (invoiceId: string, query: LinkQuery): Promise<boolean> => verifyLink(invoiceId, query, 'pay:');
 
 /**
- * A payment's 3-D Secure legs, valid until `expiresMs` (the end of the shopper's hour, DECISIONS "3-D Secure"): the
- * hand-off (`next_action.redirect_to_url.url`), and the return the provider is given, which brings the shopper back
- * with the provider's fields added to its query (ours kept).
+ * A payment's 3-D Secure legs, valid until `expiresMs`, the end of the shopper's hour (docs/api.md "3-D Secure and
+ * return URLs"): the hand-off (`next_action.redirect_to_url.url`), and the return the provider is given, which brings
+ * the shopper back with the provider's fields added to its query (ours kept).
  */
 export async function threeDSecureLinks(baseUrl: string, paymentId: string, expiresMs: number): Promise<{ handOff: string; return: string }> {
   const base = baseUrl.replace(/\/+$/, '');

@@ -13,10 +13,10 @@ import { payments } from '../support/payments.ts';
 import { allowShop, fakeChallenge, follow, hosted, sandboxButton, SHOP_ORIGIN, shopperReturns } from '../support/three-d-secure.ts';
 
 /**
- * The 3-D Secure links as an attacker meets them (DECISIONS "3-D Secure"): a `return_url` must be on the merchant's
- * checkout origins, so this service's domain redirects nobody elsewhere; the hand-off and the return are signed and
- * expire with the shopper's hour; the sandbox passes a challenge only through its own challenge page's signed answer.
- * Whatever is forged: a page saying so, no redirect, and the payment as it was.
+ * The 3-D Secure links as an attacker meets them (docs/api.md "3-D Secure and return URLs"): a `return_url` must be
+ * on the merchant's checkout origins, so this service's domain redirects nobody elsewhere; the hand-off and the return
+ * are signed and expire with the shopper's hour; the sandbox passes a challenge only through its own challenge page's
+ * signed answer. Whatever is forged: a page saying so, no redirect, and the payment as it was.
  */
 const CHALLENGES = '4000000000003220';
 const HOUR = 60 * 60_000;
