@@ -8,7 +8,7 @@ import { type LinkQuery, sandboxAnswerSignature, verifyHandOff, verifySandboxAns
 /** Where the shopper goes next: a provider's page (GET, or a form to POST), or back to the merchant. */
 export type ShopperStep = { go: 'provider'; action: ShopperAction } | { go: 'merchant'; url: string };
 
-/** The merchant's return URL with the payment's id, as DECISIONS "3-D Secure" hands it back. */
+/** The merchant's return URL with the payment's id (docs/checkout.md "3-D Secure"). */
 const backToMerchant = (payment: { id: string; return_url?: string }): ShopperStep => {
   if (!payment.return_url) throw new NotFound();
   const url = new URL(payment.return_url);
