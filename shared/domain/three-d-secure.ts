@@ -61,14 +61,14 @@ export async function shopperReturned(paymentId: string, returned: Record<string
 }
 
 /** Our return page of a payment, as the sandbox provider was given it: its id and signed expiry, checked. */
-async function ourReturnPage(baseUrl: string, returnUrl: string): Promise<{ paymentId: string; expires: string; signature: string }> {
+async function ourReturnPage(baseUrl: string, returnUrl: string): Promise<{ paymentId: string; expires: string }> {
   const url = URL.canParse(returnUrl) ? new URL(returnUrl) : undefined;
   const paymentId = /\/hosted\/3ds\/return\/([^/]+)$/.exec(url?.pathname ?? '')?.[1];
   const expires = url?.searchParams.get('expires') ?? '';
   const signature = url?.searchParams.get('signature') ?? '';
   const ours = url?.host === new URL(baseUrl).host && url.search === `?${new URLSearchParams({ expires, signature })}`;
   if (!ours || !isId('payment', paymentId) || !(await verifyThreeDSecureReturn(paymentId, { expires, signature }))) throw new NotFound(EXPIRED);
-  return { paymentId, expires, signature };
+  return { paymentId, expires };
 }
 
 /**
