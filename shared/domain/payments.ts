@@ -28,6 +28,7 @@ import * as velocityStore from '../store/velocity.ts';
 import * as routingSetup from '../store/routing-setup.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { cardBrand, cardFingerprint, type StoredCard } from './cards.ts';
+import { checkReturnUrl } from './checkout.ts';
 import { clock, isoNow } from './clock.ts';
 import {
   activeConnectors,
@@ -54,7 +55,7 @@ import { newEvent } from './events.ts';
 import { type ChangeSource, historyEntry } from './timeline-entries.ts';
 import * as inbound from '../store/inbound.ts';
 import { freshOrigin, idFor, newId, type Origin } from './ids.ts';
-import { handOffSignature } from './signed-links.ts';
+import { threeDSecureLinks } from './signed-links.ts';
 import { leaseFromNow, runOperation } from './operations.ts';
 import * as ledger from '../store/ledger.ts';
 import type { AttemptOutcome } from '../store/ledger.ts';
@@ -261,6 +262,7 @@ export async function createPayment(
   if (input.three_d_secure === 'required' && input.return_url === undefined) {
     throw new BadRequest('parameter_missing', 'return_url', 'return_url is required with three_d_secure: required (where the shopper comes back to)');
   }
+  if (input.return_url !== undefined) await checkReturnUrl(merchant, input.return_url, baseUrl);
   const started = performance.now();
   const charged =
     input.setup_future_usage && typeof input.payment_method !== 'string'
@@ -341,7 +343,7 @@ export async function createPayment(
         counters: [...ledger.authorizationCounters(declined, []), ...payments.paymentCountChange(declined, null, 'failed')],
       })) === 'refused'
     ) {
-      return answerRetried(merchant, input, origin);
+      return answerRetried(merchant, input, origin, baseUrl);
     }
     await count('Declines', { mode: modeOf(declined), provider: 'risk_engine', decline_code: 'fraudulent' });
     return answerFor(declined);
@@ -369,7 +371,7 @@ export async function createPayment(
     },
   ).finally(forget);
   await dropDeclinedSave(merchant, charged, payment);
-  if (!payment) return answerRetried(merchant, input, origin);
+  if (!payment) return answerRetried(merchant, input, origin, baseUrl);
   const answer = answerFor(payment);
   return payment.capture_method === 'automatic' && payment.status === 'succeeded' ? captureAtOnce(payment) : answer;
 }
@@ -448,10 +450,10 @@ async function linkedCustomer(
  * that run left is resolved and answered; if it turned out to hold nothing (removed), the create runs again. Only a
  * retry pays for this read: a first run learns it from the refused begin, never reads first.
  */
-async function answerRetried(merchant: Merchant, input: CreatePaymentInput, origin: Origin): Promise<PaymentView> {
+async function answerRetried(merchant: Merchant, input: CreatePaymentInput, origin: Origin, baseUrl: string): Promise<PaymentView> {
   const earlier = await payments.getStoredPayment(ownerOf(merchant), idFor('payment', origin));
   if (!earlier) throw new OperationInProgress(1);
-  if ((await resolveAuthorization(earlier, 'request')) === 'absent') return createPayment(merchant, input, origin);
+  if ((await resolveAuthorization(earlier, 'request')) === 'absent') return createPayment(merchant, input, origin, undefined, baseUrl);
   const answer = await answerOf(ownerOf(merchant), earlier.id);
   // Authorized but not captured yet (the first run stopped between the two): the capture runs now, once.
   return answer.status === 'succeeded' && earlier.capture_method === 'automatic' ? captureAtOnce(earlier as PaymentRecord) : answer;
@@ -648,15 +650,10 @@ export interface ShopperAuthentication {
   required: boolean;
 }
 
-/** The create's authentication links: our hand-off (signed) and return pages for the payment, and the merchant's return. */
+/** The create's authentication links: our hand-off and return pages (signed, for the shopper's hour), and the merchant's return. */
 async function shopperAuthentication(paymentId: string, returnUrl: string, required: boolean, baseUrl: string): Promise<ShopperAuthentication> {
-  const base = baseUrl.replace(/\/+$/, '');
-  return {
-    nextActionUrl: `${base}/hosted/3ds/${paymentId}?signature=${await handOffSignature(paymentId)}`,
-    providerReturnUrl: `${base}/hosted/3ds/return/${paymentId}`,
-    returnUrl,
-    required,
-  };
+  const links = await threeDSecureLinks(baseUrl, paymentId, clock.now() + AUTHENTICATION_WINDOW_MS);
+  return { nextActionUrl: links.handOff, providerReturnUrl: links.return, returnUrl, required };
 }
 
 /** How long a shopper may take to authenticate before the reconciler cancels the payment (DECISIONS "3-D Secure"). */

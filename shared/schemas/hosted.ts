@@ -22,17 +22,27 @@ export const CardFieldsQuery = v.object({
 /** `GET /hosted/card-fields.js`: the key may be given here instead of to `CardFields.mount`. */
 export const CardFieldsScriptQuery = v.object({ key: v.optional(PublishableKey) });
 
-/** `GET /hosted/3ds/pay_…`: the hand-off link's signature. */
-export const HandOffQuery = v.object({ signature: v.optional(v.pipe(v.string(), v.maxLength(128))) });
+/** `GET /hosted/3ds/pay_…`: the hand-off link's expiry and signature. */
+export const HandOffQuery = v.object({
+  expires: v.optional(v.pipe(v.string(), v.maxLength(20))),
+  signature: v.optional(v.pipe(v.string(), v.maxLength(128))),
+});
 
-/** `GET /hosted/3ds/return/pay_…`: whatever the provider's redirect carries (Stripe `payment_intent`, Adyen `redirectResult`, …). */
+/**
+ * `GET /hosted/3ds/return/pay_…`: our `expires` and `signature`, and whatever the provider's redirect adds (Stripe
+ * `payment_intent`, Adyen `redirectResult`, the sandbox's signed answer).
+ */
 export const ReturnQuery = v.looseObject({});
 
-const ReturnUrl = v.pipe(v.string(), v.maxLength(2048), v.description("this service's 3-D Secure return page of the payment"));
+const ReturnUrl = v.pipe(v.string(), v.maxLength(2048), v.description("this service's 3-D Secure return page of the payment, as signed"));
 
 export const SandboxChallengeQuery = v.object({ return_url: ReturnUrl });
 
-export const SandboxAnswerQuery = v.object({ return_url: ReturnUrl, answer: v.picklist(['passed', 'failed']) });
+export const SandboxAnswerQuery = v.object({
+  return_url: ReturnUrl,
+  answer: v.picklist(['passed', 'failed']),
+  signature: v.pipe(v.string(), v.maxLength(128), v.description("the answer's signature, as the challenge page gave it")),
+});
 
 /** `/hosted/pay/inv_…`: the link's expiry and signature; back from the bank, the customer's payment. */
 export const PayLinkQuery = v.object({

@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { config } from '../config.ts';
 import { clock } from '../domain/clock.ts';
 import { luhnValid } from '../domain/cards.ts';
 import { isCurrency } from '../domain/currency.ts';
@@ -54,14 +53,6 @@ const Card = v.pipe(
   ),
 );
 
-/** Where a shopper may be sent back to: https, or http to a loopback host when running locally. */
-function isReturnUrl(value: string): boolean {
-  if (!URL.canParse(value)) return false;
-  const url = new URL(value);
-  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-  return url.protocol === 'https:' || (url.protocol === 'http:' && loopback && config.APP_ENV === 'local');
-}
-
 const Customer = v.object({ email: v.optional(Email), name: v.optional(Name), phone: v.optional(Phone) });
 
 // Any string: an id that is not one of the merchant's customers of this mode (whatever its shape) is `resource_missing`.
@@ -105,9 +96,9 @@ export const CreatePaymentBody = v.object({
     v.pipe(
       v.string(),
       v.maxLength(2048),
-      v.check(isReturnUrl, 'an https URL (http only to localhost locally)'),
+      // whether the URL is allowed depends on the merchant's checkout_origins: checked by the create (url_not_allowed)
       v.description(
-        'where the shopper comes back to after authenticating (3-D Secure), with `payment_id`; without it a payment that needs authentication is declined `authentication_required`',
+        'where the shopper comes back to after authenticating (3-D Secure), with `payment_id`: https on one of the mode’s `checkout_origins` (`PUT /api/settings`), else 400 `url_not_allowed`; without it a payment that needs authentication is declined `authentication_required`',
       ),
       v.examples(['https://shop.example/checkout/done']),
     ),

@@ -13,6 +13,7 @@ import { newMerchant, testOwner } from '../support/merchant.ts';
 import { payments } from '../support/payments.ts';
 import { listPayments } from '../../shared/store/payments.ts';
 import { DUE, read, subscribedOnCard } from '../support/recovery.ts';
+import { sandboxButton } from '../support/three-d-secure.ts';
 
 /**
  * The hosted payment link (DECISIONS "Subscription recovery"): a renewal the issuer wants authenticated waits for
@@ -51,9 +52,8 @@ const location = (res: { headers: Record<string, unknown> }) => {
 async function throughChallenge(handOffUrl: string, answer: 'passed' | 'failed'): Promise<string> {
   const follow = async (handler: HttpHandler, path: string) => location(await invokeHttp(handler, apiEvent({ path })));
   const challenge = new URL(await follow(handOff, new URL(handOffUrl).pathname + new URL(handOffUrl).search), 'http://localhost:3000');
-  const returnUrl = challenge.searchParams.get('return_url')!;
-  const back = await follow(sandboxAnswer, `/hosted/3ds/sandbox/answer?${new URLSearchParams({ return_url: returnUrl, answer })}`);
-  return follow(returned, back);
+  const button = new URL(await sandboxButton(challenge.href, answer === 'passed' ? 'Pass' : 'Fail'));
+  return follow(returned, await follow(sandboxAnswer, `${button.pathname}${button.search}`));
 }
 
 describe('a renewal the issuer wants authenticated waits for the customer to pay through the hosted link', () => {
