@@ -57,7 +57,7 @@ function body(page: PayPage, amount: string, action: string): string {
     `<label for="${name}">${label}</label><input id="${name}" name="${name}" required ${attributes}>`;
   const card = [
     `<form method="post" action="${escapeHtml(action)}">${formId}<input type="hidden" name="pay_with" value="card"><fieldset><legend>${page.savedCard ? 'Or pay with another card' : 'Pay with a card'}</legend>`,
-    field('number', 'Card number', 'autocomplete="cc-number" inputmode="numeric" pattern="[0-9 ]{12,23}"'),
+    field('number', 'Card number', 'autocomplete="cc-number" inputmode="numeric" pattern="[0-9 ]{13,23}"'),
     field(
       'exp',
       'Expiry (MM / YY)',
