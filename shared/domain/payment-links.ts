@@ -88,7 +88,9 @@ async function savedCardOf(invoice: InvoiceRecord) {
 async function pageOf(invoice: InvoiceRecord, said: Pick<PayPage, 'problem' | 'bankUrl' | 'processing'> = {}): Promise<PayPage> {
   const now = clock.now();
   const [saved, declines] =
-    invoice.status === 'paid' ? [undefined, 0] : await Promise.all([savedCardOf(invoice), rateLimits.readWindow(DECLINE_LIMIT, invoice.id, hourOf(now))]);
+    invoice.status === 'paid'
+      ? [undefined, 0]
+      : await Promise.all([savedCardOf(invoice), rateLimits.readWindow(DECLINE_LIMIT, invoice.id, hourOf(now))]);
   const savedCard = saved
     ? { brand: saved.card.brand, last4: saved.card.last4, exp_month: saved.card.exp_month, exp_year: saved.card.exp_year }
     : null;

@@ -164,7 +164,9 @@ describe('a renewal the issuer wants authenticated waits for the customer to pay
 
 /** The customer's own payments of the invoice (the renewal's declined charge names it too, with its subscription). */
 const paymentsOfInvoice = async (merchantId: string, invoiceId: string) =>
-  (await listPayments(testOwner(merchantId), {}, { limit: 100 })).data.filter((p) => p.metadata.invoice_id === invoiceId && !p.metadata.subscription_id);
+  (await listPayments(testOwner(merchantId), {}, { limit: 100 })).data.filter(
+    (p) => p.metadata.invoice_id === invoiceId && !p.metadata.subscription_id,
+  );
 
 const CARD = { pay_with: 'card', exp: '12 / 34', cvc: '123' };
 
