@@ -17,6 +17,7 @@ import { requestOtp } from '../../shared/domain/otp.ts';
 import { createRoutingRule } from '../../shared/domain/routing-rules.ts';
 import { HOLD_DAYS, listSettlements, settleMerchant } from '../../shared/domain/settlements.ts';
 import { signedPayUrl, signedPdfUrl } from '../../shared/domain/signed-links.ts';
+import { payPage } from '../../shared/domain/payment-links.ts';
 import { createSubscription, pauseSubscription } from '../../shared/domain/subscriptions.ts';
 import { configureWebhook, listDeliveries } from '../../shared/domain/webhooks.ts';
 import { listLocalOutbox } from '../../shared/messaging/local-outbox.ts';
@@ -38,9 +39,10 @@ export interface FixtureObjects {
   invoiceId: string;
   pdfExpires: string;
   pdfSignature: string;
-  /** the invoice's hosted payment link */
+  /** the invoice's hosted payment link, and a form id its page served (a post is taken only with one) */
   payExpires: string;
   paySignature: string;
+  payFormId: string;
   subscriptionId: string;
   /** a second subscription, paused (to resume) */
   pausedSubscriptionId: string;
@@ -202,6 +204,8 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
   const accepted = await openTestDispute(merchant, demo.capturedPaymentId!, { reason: 'duplicate' });
   const pdf = new URL(await signedPdfUrl(baseUrl, invoice.id));
   const pay = new URL(await signedPayUrl(baseUrl, invoice.id));
+  const payLink = { expires: pay.searchParams.get('expires')!, signature: pay.searchParams.get('signature')! };
+  const { formId: payFormId } = await payPage(invoice.id, payLink);
   const otp = /\b(\d{6})\b/.exec(listLocalOutbox().find((m) => m.to === demo.email)?.text ?? '')?.[1];
   if (!otp) throw new Error('No sign-in code in the local outbox');
   const [event] = (await listDeliveries(merchant, { limit: 1 })).data;
@@ -211,8 +215,9 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     invoiceId: invoice.id,
     pdfExpires: pdf.searchParams.get('expires')!,
     pdfSignature: pdf.searchParams.get('signature')!,
-    payExpires: pay.searchParams.get('expires')!,
-    paySignature: pay.searchParams.get('signature')!,
+    payExpires: payLink.expires,
+    paySignature: payLink.signature,
+    payFormId,
     subscriptionId: subscription.id,
     pausedSubscriptionId: paused.id,
     ruleId: rule.id,

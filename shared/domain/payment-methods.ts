@@ -6,7 +6,7 @@ import { scopeOf } from '../store/keys.ts';
 import * as vault from '../store/vault.ts';
 import { readSecret } from '../secrets.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import { cardBrand } from './cards.ts';
+import { binOf, cardBrand } from './cards.ts';
 import { hmac } from './credentials.ts';
 import { InvalidState, NotFound, ResourceMissing } from './errors.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
@@ -70,7 +70,7 @@ export async function savePaymentMethod(
     merchant_id: merchant.id,
     livemode: merchant.livemode,
     customer_id: customerId ?? null,
-    card: { brand: cardBrand(number), last4: number.slice(-4), bin: number.slice(0, 6), exp_month, exp_year, fingerprint },
+    card: { brand: cardBrand(number), last4: number.slice(-4), bin: binOf(number), exp_month, exp_year, fingerprint },
     billing_details: input.billing_details ?? null,
     tokens: {},
     created_at: new Date(origin.at).toISOString(),

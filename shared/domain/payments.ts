@@ -27,7 +27,7 @@ import type { PaymentAttempt, PaymentRecord, RoutingDecision, StoredPayment } fr
 import * as velocityStore from '../store/velocity.ts';
 import * as routingSetup from '../store/routing-setup.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import { cardBrand, cardFingerprint, type StoredCard } from './cards.ts';
+import { binOf, cardBrand, cardFingerprint, type StoredCard } from './cards.ts';
 import { checkReturnUrl } from './checkout.ts';
 import { clock, isoNow } from './clock.ts';
 import {
@@ -114,7 +114,7 @@ const factsOf = (input: SimulateRouteInput, cardNumber: string | undefined, cust
   currency: input.currency,
   amount: input.amount,
   card_brand: cardNumber ? cardBrand(cardNumber) : undefined,
-  card_bin: cardNumber?.slice(0, 8),
+  card_bin: (cardNumber && binOf(cardNumber, 8)) || undefined,
   customer_email_domain: customerEmail?.split('@')[1],
   metadata: input.metadata ?? {},
 });
@@ -203,11 +203,11 @@ function redirectAuthenticating(route: Route): Route {
   return { ...route, targets, reason: `${route.reason} Braintree was left out: it authenticates in its own client SDK, not by redirect.` };
 }
 
-/** What a payment keeps of its card: brand, last4, BIN, expiry and an HMAC fingerprint (card velocity, across merchants). */
+/** What a payment keeps of its card: brand, last4, BIN (from 15 digits), expiry and an HMAC fingerprint (card velocity, across merchants). */
 export const storedCardOf = async (card: Pick<CardInput, 'number' | 'exp_month' | 'exp_year'>): Promise<StoredCard> => ({
   brand: cardBrand(card.number),
   last4: card.number.slice(-4),
-  bin: card.number.slice(0, 6),
+  bin: binOf(card.number),
   exp_month: card.exp_month,
   exp_year: card.exp_year,
   fingerprint: cardFingerprint(await readSecret('fingerprints'), card.number),

@@ -62,8 +62,8 @@ const digits = (text: string) => text.replace(/[\s-]/g, '');
 /** As typed: digits, with spaces or dashes between groups. */
 const TypedCardNumber = v.pipe(
   v.string(),
-  v.regex(/^[\d\s-]{12,30}$/, 'a card number of 12 to 19 digits'),
-  v.check((text) => /^\d{12,19}$/.test(digits(text)) && luhnValid(digits(text)), 'a card number that passes the Luhn check'),
+  v.regex(/^[\d\s-]{13,30}$/, 'a card number of 13 to 19 digits'),
+  v.check((text) => /^\d{13,19}$/.test(digits(text)) && luhnValid(digits(text)), 'a card number that passes the Luhn check'),
   v.examples(['4242 4242 4242 4242']),
 );
 

@@ -21,7 +21,7 @@ export const Currency = v.pipe(
 
 export const CardNumber = v.pipe(
   v.string(),
-  v.regex(/^\d{12,19}$/, 'a card number of 12 to 19 digits'),
+  v.regex(/^\d{13,19}$/, 'a card number of 13 to 19 digits'),
   v.check(luhnValid, 'a card number that passes the Luhn check'),
   v.examples([SANDBOX_APPROVED_CARD.number]),
 );
