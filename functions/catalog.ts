@@ -90,10 +90,12 @@ export const catalog: readonly FunctionSpec[] = [
     secrets: ['links'],
   }),
   http('GET', '/hosted/3ds/return/{id}', 'hosted/3ds-return', 'Where the provider brings the shopper back after 3-D Secure', 'public', {
-    secrets: ['credentials'],
+    secrets: ['links', 'credentials'],
   }),
-  http('GET', '/hosted/3ds/sandbox', 'hosted/3ds-sandbox', "The sandbox issuer's 3-D Secure challenge page", 'public'),
-  http('GET', '/hosted/3ds/sandbox/answer', 'hosted/3ds-sandbox-answer', "The shopper's answer to the sandbox challenge", 'public'),
+  http('GET', '/hosted/3ds/sandbox', 'hosted/3ds-sandbox', "The sandbox issuer's 3-D Secure challenge page", 'public', { secrets: ['links'] }),
+  http('GET', '/hosted/3ds/sandbox/answer', 'hosted/3ds-sandbox-answer', "The shopper's answer to the sandbox challenge", 'public', {
+    secrets: ['links'],
+  }),
   http('GET', '/hosted/pay/{id}', 'hosted/pay', "An invoice's payment page, for its customer (signed link)", 'public', { secrets: ['links'] }),
   http('POST', '/hosted/pay/{id}', 'hosted/pay-submit', 'The customer pays the invoice from its payment page', 'public', {
     vault: 'decrypt',
