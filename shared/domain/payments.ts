@@ -289,10 +289,10 @@ export async function createPayment(
   const [{ route: planned, stats }, customer, cardAttemptsThisHour] = await decided;
   // Required by the create or by the rule that matched: as if the create asked (docs/api.md "3-D Secure").
   const requiredBy = input.three_d_secure === 'required' ? 'three_d_secure: "required"' : planned.authenticationRequiredBy;
-  if ((requiredBy && !input.return_url) || (input.customer_id !== undefined && !customer)) {
+  const customerMissing = input.customer_id !== undefined && !customer;
+  if (customerMissing || (requiredBy && !input.return_url)) {
     await velocityStore.uncountCardAttempt(stored.fingerprint, countedAt).catch(() => undefined);
-    if (input.customer_id !== undefined && !customer)
-      throw new ResourceMissing('customer_id', `no customer ${input.customer_id} in ${modeOf(merchant)} mode`);
+    if (customerMissing) throw new ResourceMissing('customer_id', `no customer ${input.customer_id} in ${modeOf(merchant)} mode`);
     throw new BadRequest(
       'parameter_missing',
       'return_url',
