@@ -20,6 +20,13 @@ import type { TransactItem } from '../store/client.ts';
 import { type Change, commit, type Operation } from '../store/commit.ts';
 import { cardToCharge, cardToSave, dropDeclinedSave, forgetUsedCvc, methodAt, tokenKept, tokenKeptOnApproval } from './saved-cards.ts';
 import { attemptReason, type PassedOver } from './attempt-reasons.ts';
+import {
+  AUTHENTICATION_DECLINE,
+  authenticatesElsewhere,
+  challengeOutcome,
+  redirectAuthenticating,
+  redirectsShopper,
+} from './authentication-policy.ts';
 import * as payments from '../store/payments.ts';
 import * as paymentMethodsStore from '../store/payment-methods.ts';
 import { updateSavedCard } from './card-updates.ts';
@@ -179,28 +186,12 @@ export async function simulateRoute(merchant: Merchant, input: SimulateRouteInpu
       return customer?.email ?? input.customer?.email;
     }),
   });
+  const routed = route.authenticationRequiredBy ? redirectAuthenticating(route, route.authenticationRequiredBy) : route;
   return {
     object: 'routing_simulation' as const,
-    provider: route.targets[0]?.provider ?? null,
-    routing_decision: decision(route, route.targets[0], started),
+    provider: routed.targets[0]?.provider ?? null,
+    routing_decision: decision(routed, routed.targets[0], started),
   };
-}
-
-/**
- * A payment that must authenticate goes only where the shopper can be redirected to: Braintree authenticates in its
- * own client SDK (DECISIONS "3-D Secure"), so it is left out, and the reason says so.
- */
-function redirectAuthenticating(route: Route): Route {
-  const targets = route.targets.filter((t) => t.provider !== 'braintree');
-  if (targets.length === route.targets.length) return route;
-  if (targets.length === 0) {
-    throw new BadRequest(
-      'parameter_invalid',
-      'three_d_secure',
-      'no connector account can take a payment that must authenticate: Braintree authenticates in its own client SDK, not by redirect',
-    );
-  }
-  return { ...route, targets, reason: `${route.reason} Braintree was left out: it authenticates in its own client SDK, not by redirect.` };
 }
 
 /** What a payment keeps of its card: brand, last4, BIN (from 15 digits), expiry and an HMAC fingerprint (card velocity, across merchants). */
@@ -222,10 +213,11 @@ export async function routeSavedCard(merchant: Merchant, charge: { amount: numbe
   return { targets: route.targets, describe };
 }
 
-/** A soft failure on the way: the target that answered it, and why. */
+/** A soft failure on the way: the target that answered it, and why (`authenticate`: the shopper must authenticate elsewhere). */
 interface SoftFailureSeen {
   target: RouteTarget;
   reason: string;
+  authenticate?: true;
 }
 
 /** How a reason names a target: by provider alone when the route has no connector account, else by account. */
@@ -297,11 +289,19 @@ export async function createPayment(
     throw refusal;
   });
   const [{ route: planned, stats }, customer, cardAttemptsThisHour] = await decided;
-  const route = input.three_d_secure === 'required' ? redirectAuthenticating(planned) : planned;
-  if (input.customer_id !== undefined && !customer) {
+  // Required by the create or by the rule that matched: as if the create asked (docs/api.md "3-D Secure").
+  const requiredBy = input.three_d_secure === 'required' ? 'three_d_secure: "required"' : planned.authenticationRequiredBy;
+  const customerMissing = input.customer_id !== undefined && !customer;
+  if (customerMissing || (requiredBy && !input.return_url)) {
     await velocityStore.uncountCardAttempt(stored.fingerprint, countedAt).catch(() => undefined);
-    throw new ResourceMissing('customer_id', `no customer ${input.customer_id} in ${modeOf(merchant)} mode`);
+    if (customerMissing) throw new ResourceMissing('customer_id', `no customer ${input.customer_id} in ${modeOf(merchant)} mode`);
+    throw new BadRequest(
+      'parameter_missing',
+      'return_url',
+      `return_url is required: ${requiredBy} requires 3-D Secure (where the shopper comes back to)`,
+    );
   }
+  const route = requiredBy ? redirectAuthenticating(planned, requiredBy) : planned;
   const customerEmail = customer?.email ?? input.customer?.email;
   const risk = assessRisk({
     cardNumber: card.number,
@@ -321,7 +321,7 @@ export async function createPayment(
     card: stored,
     ...(paymentMethod ? { payment_method_id: paymentMethod.id } : {}),
     ...(input.return_url ? { return_url: input.return_url } : {}),
-    ...(input.three_d_secure === 'required' ? { three_d_secure_mode: 'required' as const } : {}),
+    ...(requiredBy ? { three_d_secure_mode: 'required' as const } : {}),
     customer: input.customer ?? (customer?.email ? { email: customer.email } : null),
     customer_email: customerEmail ?? null,
     customer_id: customer?.id ?? null,
@@ -365,9 +365,7 @@ export async function createPayment(
       onFile: customer?.card_on_file,
       kept: (target, result) => tokenKept(charged, target, result),
       answered: forget,
-      ...(input.return_url
-        ? { authentication: await shopperAuthentication(id, input.return_url, input.three_d_secure === 'required', baseUrl) }
-        : {}),
+      ...(input.return_url ? { authentication: await shopperAuthentication(id, input.return_url, requiredBy !== undefined, baseUrl) } : {}),
     },
   ).finally(forget);
   await dropDeclinedSave(merchant, charged, payment);
@@ -509,8 +507,12 @@ export async function authorizePayment(
   const trail: PaymentAttempt[] = [];
   const softFailures: SoftFailureSeen[] = [];
   let op: Operation | undefined;
+  // An account that cannot send the shopper to authenticate declined `authentication_required`: the rest of the
+  // route is the accounts that can, each asked for 3-D Secure.
+  let authenticateElsewhere = false;
   try {
     for (const [index, target] of targets.entries()) {
+      if (authenticateElsewhere && !redirectsShopper(target)) continue;
       const { provider } = target;
       const method = methodAt(target);
       const next: Operation = {
@@ -556,7 +558,9 @@ export async function authorizePayment(
             amount: base.amount,
             currency: base.currency,
             attempt: index + 1,
-            ...(authentication ? { authentication: { returnUrl: authentication.providerReturnUrl, required: authentication.required } } : {}),
+            ...(authentication
+              ? { authentication: { returnUrl: authentication.providerReturnUrl, required: authentication.required || authenticateElsewhere } }
+              : {}),
             ...(method.card && (base.customer_id || base.payment_method_id)
               ? {
                   storeFor: {
@@ -590,9 +594,13 @@ export async function authorizePayment(
             }).catch((error: unknown) => logger.warn('Routing statistics not counted', { provider, error: (error as Error).message })),
           );
           const declinedSoftly = result.outcome === 'declined' && failoverOnDecline(result.declineCode) && index < targets.length - 1;
-          if (result.outcome === 'soft_failure' || declinedSoftly) {
-            softFailures.push({ target, reason: result.outcome === 'declined' ? `declined ${result.declineCode}` : result.reason });
+          const toAuthenticate =
+            !!authentication && result.outcome === 'declined' && authenticatesElsewhere(target, result.declineCode, targets.slice(index + 1));
+          if (result.outcome === 'soft_failure' || declinedSoftly || toAuthenticate) {
+            const reason = toAuthenticate ? AUTHENTICATION_DECLINE : result.outcome === 'declined' ? `declined ${result.declineCode}` : result.reason;
+            softFailures.push({ target, reason, ...(toAuthenticate ? { authenticate: true } : {}) });
             passedOver.push({ target, result });
+            authenticateElsewhere ||= toAuthenticate;
             return 'failover';
           }
           const routing_decision = describe(target, softFailures);
@@ -611,7 +619,15 @@ export async function authorizePayment(
           }
           const payment: PaymentRecord =
             result.outcome === 'declined'
-              ? { ...base, provider, connector_id, routing_decision, decline_code: result.declineCode, attempts: trail }
+              ? {
+                  ...base,
+                  provider,
+                  connector_id,
+                  routing_decision,
+                  decline_code: result.declineCode,
+                  attempts: trail,
+                  ...(result.threeDSecure ? { three_d_secure: result.threeDSecure } : {}),
+                }
               : {
                   ...base,
                   attempts: trail,
@@ -852,7 +868,7 @@ export async function finishAuthentication(payment: StoredPayment, returned: Rec
           status: 'succeeded',
           provider_reference: result.reference,
           provider_token: result.providerToken || null,
-          ...(result.threeDSecure ? { three_d_secure: result.threeDSecure } : {}),
+          three_d_secure: challengeOutcome(result),
           attempts: held ? finishAttempt(payment, held.id, 'authorize') : record.attempts,
         };
         const also = tokenKeptOnApproval(authorized, result);
@@ -863,6 +879,7 @@ export async function finishAuthentication(payment: StoredPayment, returned: Rec
           ...(record as PaymentRecord),
           status: 'failed',
           decline_code: result.declineCode,
+          three_d_secure: challengeOutcome(result),
           attempts: held ? finishAttempt(payment, held.id, 'decline', result.declineCode) : record.attempts,
         };
         return finishCreate(declined, op, [attempt], { source: by, after: 'requires_action' });
@@ -978,5 +995,6 @@ function withFailover(route: Route, softFailures: readonly SoftFailureSeen[], ta
   if (softFailures.length === 0) return route;
   const name = nameIn(route);
   const failed = softFailures.map((f) => `${name(f.target)} answered ${f.reason}`).join(' and ');
-  return { ...route, reason: `${route.reason} Then ${failed}, so the payment failed over to ${name(target)}.` };
+  const authenticating = softFailures.some((f) => f.authenticate) ? ', with 3-D Secure' : '';
+  return { ...route, reason: `${route.reason} Then ${failed}, so the payment failed over to ${name(target)}${authenticating}.` };
 }
