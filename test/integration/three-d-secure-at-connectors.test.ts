@@ -5,7 +5,7 @@ import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import { connect, merchantIn, receivedBy } from '../support/connected-accounts.ts';
 import { payments } from '../support/payments.ts';
 import { rules } from '../support/rules.ts';
-import { fakeChallenge, shopperReturns } from '../support/three-d-secure.ts';
+import { allowShop, fakeChallenge, shopperReturns } from '../support/three-d-secure.ts';
 
 /**
  * 3-D Secure through the merchant's own accounts (the provider fakes, their real connectors): what a payment records
@@ -47,6 +47,7 @@ describe.each([
   it('records failed authentication_required with three_d_secure: challenge, failed, no liability shift', async () => {
     // Prepare
     const { secretKey } = await merchantIn('test');
+    await allowShop(secretKey);
     await connect(secretKey, provider, 'test');
     const created = await payments.create(secretKey, {
       amount: 3100,
@@ -72,6 +73,7 @@ describe('a challenge passed at the Stripe fake, then declined by the issuer (40
   it("records the issuer's decline with three_d_secure authenticated, from Stripe's failed charge", async () => {
     // Prepare
     const { secretKey } = await merchantIn('test');
+    await allowShop(secretKey);
     await connect(secretKey, 'stripe', 'test');
     const created = await payments.create(secretKey, {
       amount: 3100,
@@ -95,6 +97,7 @@ describe('a card Adyen challenges, routed to Braintree first', () => {
   /** A merchant with its Braintree and Adyen accounts and a rule putting Braintree first; the accounts' ids. */
   async function braintreeFirst() {
     const { secretKey } = await merchantIn('test');
+    await allowShop(secretKey);
     const accounts = { braintree: await connect(secretKey, 'braintree', 'test'), adyen: await connect(secretKey, 'adyen', 'test') };
     const rule = await rules.create(secretKey, { name: 'Braintree first', provider: 'braintree', strategy: 'smart', priority: 1, conditions: [] });
     expect(rule.status, rule.rawBody).toBe(200);

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { clock } from '../../shared/domain/clock.ts';
 import { reconcileLeased } from '../../shared/domain/reconciler.ts';
 import { expiredOperations } from '../../shared/store/payments.ts';
-import { newMerchant } from '../support/merchant.ts';
+import { newMerchant as anyMerchant } from '../support/merchant.ts';
 import { payments } from '../support/payments.ts';
 import { rules } from '../support/rules.ts';
-import { sandboxChallenge, shopperReturns } from '../support/three-d-secure.ts';
+import { allowShop, sandboxChallenge, shopperReturns } from '../support/three-d-secure.ts';
 
 /**
  * What a payment records of 3-D Secure at the sandbox when authentication did not end in an approval (a failed
@@ -13,6 +13,12 @@ import { sandboxChallenge, shopperReturns } from '../support/three-d-secure.ts';
  * the sandbox's Braintree, which cannot send a shopper to authenticate: its `authentication_required` fails over.
  */
 const RETURN_URL = 'https://shop.example/checkout/done';
+/** A merchant whose checkout origins list the shop, as they must before sending a `return_url`. */
+async function newMerchant() {
+  const merchant = await anyMerchant();
+  await allowShop(merchant.apiKey);
+  return merchant;
+}
 const card = (number: string) => ({ type: 'card', card: { number, exp_month: 12, exp_year: 2034, cvc: '123' } });
 const pay = (key: string, number: string, extra: Record<string, unknown> = {}) =>
   payments.create(key, { amount: 2500, currency: 'eur', routing: 'stripe', return_url: RETURN_URL, payment_method: card(number), ...extra });
