@@ -41,11 +41,14 @@ export interface FunctionSpec {
   /** a worker that only reads the table (a GET's access follows from its method) */
   readsOnly?: true;
   /**
-   * the card vault (shared/store/vault.ts): `encrypt` may seal and store cards, `decrypt` may also read and open them
-   * (the only functions that may see a card number). CDK grants exactly this; test/infra/vault.test.ts lists them.
+   * the card vault (shared/store/vault.ts): `delete` may only delete cards, `encrypt` may seal and store cards,
+   * `decrypt` may also read and open them (the only functions that may see a card number). CDK grants exactly this;
+   * test/infra/vault.test.ts lists them.
    */
-  vault?: 'encrypt' | 'decrypt';
+  vault?: VaultAccess;
 }
+
+export type VaultAccess = 'delete' | 'encrypt' | 'decrypt';
 
 const API: Pick<FunctionSpec, 'memory' | 'timeout'> = { memory: 512, timeout: 10 };
 
@@ -88,7 +91,7 @@ export const catalog: readonly FunctionSpec[] = [
   http('GET', '/api/customers', 'customers/list', 'List customers'),
   http('GET', '/api/customers/{id}', 'customers/get', 'Retrieve a customer'),
   http('PUT', '/api/customers/{id}', 'customers/update', 'Update a customer'),
-  http('DELETE', '/api/customers/{id}', 'customers/delete', 'Delete a customer'),
+  http('DELETE', '/api/customers/{id}', 'customers/delete', 'Delete a customer (and its payment methods)', 'merchant', { vault: 'delete' }),
 
   http('POST', '/api/payment_methods', 'payment-methods/create', 'Save a card as a payment method (secret or publishable key)', 'publishable', {
     vault: 'encrypt',
@@ -97,6 +100,9 @@ export const catalog: readonly FunctionSpec[] = [
   http('GET', '/api/payment_methods/{id}', 'payment-methods/get', 'Retrieve a payment method'),
   http('POST', '/api/payment_methods/{id}/attach', 'payment-methods/attach', 'Attach a payment method to a customer'),
   http('POST', '/api/payment_methods/{id}/detach', 'payment-methods/detach', 'Detach a payment method from its customer'),
+  http('DELETE', '/api/payment_methods/{id}', 'payment-methods/delete', 'Delete a payment method (its card and its tokens)', 'merchant', {
+    vault: 'delete',
+  }),
 
   http('POST', '/api/payments/create', 'payments/create', 'Create (authorize) a payment', 'merchant', { vault: 'decrypt' }),
   http('GET', '/api/payments/list', 'payments/list', 'List payments'),
@@ -210,7 +216,7 @@ export const catalog: readonly FunctionSpec[] = [
     trigger: { type: 'stream', itemType: 'event', batchSize: 100, maxRecordAgeSeconds: 12 * 60 * 60, failuresTo: 'events' },
     memory: 256,
     timeout: 30,
-    sends: ['events'],
+    sends: ['events', 'removals'],
     readsOnly: true,
   },
   {
@@ -219,6 +225,14 @@ export const catalog: readonly FunctionSpec[] = [
     memory: 512,
     timeout: 30,
     sends: ['events'],
+  },
+  // A deleted payment method's event also reaches the removals queue (from the stream): its worker removes the card's
+  // tokens at each connector account, retried until done.
+  {
+    name: 'workers/payment-method-removal',
+    trigger: { type: 'queue', queue: 'removals', batchSize: 5 },
+    memory: 512,
+    timeout: 60,
   },
   {
     name: 'workers/renewal-scanner',
