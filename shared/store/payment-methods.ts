@@ -230,7 +230,7 @@ export const deletion = (record: PaymentMethodRecord, at: string): Move => ({
 
 /** One connector account's token removed at the provider: forgotten on the deleted payment method. Idempotent. */
 export async function forgetToken(id: string, account: string): Promise<void> {
-  await db.send(
+  await sendConditional(
     new UpdateCommand({
       TableName: TABLE,
       Key: paymentMethodKeys.item(id),
@@ -238,9 +238,7 @@ export async function forgetToken(id: string, account: string): Promise<void> {
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeNames: { '#account': account },
     }),
-  ).catch((error: unknown) => {
-    if (!isConditionFailure(error)) throw error;
-  });
+  );
 }
 
 /** The token an account issued for the card, kept (a token kept first stays): goes in the payment's transaction. */

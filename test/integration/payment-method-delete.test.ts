@@ -35,7 +35,14 @@ const call = {
         method: 'POST',
         path: '/api/subscriptions',
         headers: bearer(key),
-        body: { customer_id: customerId, plan: 'Pro', amount: 900, currency: 'usd', interval: 'month', ...(paymentMethod ? { payment_method: paymentMethod } : {}) },
+        body: {
+          customer_id: customerId,
+          plan: 'Pro',
+          amount: 900,
+          currency: 'usd',
+          interval: 'month',
+          ...(paymentMethod ? { payment_method: paymentMethod } : {}),
+        },
       }),
     ),
   cancel: (key: string, id: string) =>

@@ -21,11 +21,8 @@ const newPm = () => `pm_${randomUUID()}`;
 
 /** One vault table's items of one merchant, as DynamoDB holds them. */
 const rawItemsIn = async (TableName: string, owner: Owner) =>
-  (
-    await db.send(
-      new ScanCommand({ TableName, FilterExpression: 'contains(pk, :mer)', ExpressionAttributeValues: { ':mer': owner.merchant_id } }),
-    )
-  ).Items ?? [];
+  (await db.send(new ScanCommand({ TableName, FilterExpression: 'contains(pk, :mer)', ExpressionAttributeValues: { ':mer': owner.merchant_id } })))
+    .Items ?? [];
 
 /** The vault's items of one merchant, in both its tables. */
 const rawItemsOf = async (owner: Owner) => [...(await rawItemsIn(VAULT, owner)), ...(await rawItemsIn(CVCS, owner))];

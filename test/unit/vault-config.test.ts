@@ -16,7 +16,7 @@ describe('vault configuration', () => {
     expect(readConfig({ ...BASE, APP_ENV: 'local', ...TABLES, VAULT_KEY_FILE: '/tmp/vault-keys.json' }).VAULT_KEY_FILE).toBe('/tmp/vault-keys.json');
   });
 
-  it('refuses a vault with no key, one mode\'s key only, both kinds of key, a CVC table missing, a key file outside local, a non-KMS ARN', () => {
+  it("refuses a vault with no key, one mode's key only, both kinds of key, a CVC table missing, a key file outside local, a non-KMS ARN", () => {
     expect(() => readConfig({ ...BASE, ...TABLES })).toThrow(/exactly one of VAULT_TEST_KMS_KEY_ARN with VAULT_LIVE_KMS_KEY_ARN, and VAULT_KEY_FILE/);
     expect(() => readConfig({ ...BASE, ...TABLES, VAULT_TEST_KMS_KEY_ARN: KMS_KEY_ARN })).toThrow(/exactly one/);
     expect(() => readConfig({ ...BASE, APP_ENV: 'local', ...TABLES, ...KEYS, VAULT_KEY_FILE: '/k' })).toThrow(/exactly one/);
