@@ -189,7 +189,7 @@ export const catalog: readonly FunctionSpec[] = [
   http('GET', '/api/test_clocks', 'test-clocks/list', 'List test clocks'),
   http('GET', '/api/test_clocks/{id}', 'test-clocks/get', 'Retrieve a test clock'),
   http('POST', '/api/test_clocks/{id}/advance', 'test-clocks/advance', 'Advance a test clock', 'merchant', { sends: ['clocks'] }),
-  http('DELETE', '/api/test_clocks/{id}', 'test-clocks/delete', 'Delete a test clock and its objects'),
+  http('DELETE', '/api/test_clocks/{id}', 'test-clocks/delete', 'Delete a test clock and its objects', 'merchant', { vault: 'delete' }),
 
   http('POST', '/api/invoices', 'invoices/create', 'Create an invoice'),
   http('GET', '/api/invoices', 'invoices/list', 'List invoices'),

@@ -210,7 +210,8 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
     'Test mode: moves the clock forward. The advance runs in the background and does every piece of due work in time ' +
     'order (renewals, retries, balance release, settlements), then sets `status: ready` and emits `test_clock.ready`. ' +
     'A second advance while one runs answers 400 `invalid_state`.',
-  'test-clocks/delete': 'Test mode: deletes the clock with its customers, their subscriptions and invoices.',
+  'test-clocks/delete':
+    'Test mode: deletes the clock with its customers, their payment methods (as `DELETE /api/payment_methods/:id` does), subscriptions and invoices.',
 
   'invoices/create':
     'Creates a draft invoice with the next gapless number (`INV-000001`, …), tax computed from `tax_rate`, and a signed ' +

@@ -16,8 +16,8 @@ import { mergedTemplate, type Resource } from './templates.ts';
 const DECRYPTING_FUNCTIONS = ['hosted/pay-submit', 'payments/create', 'workers/renewal', 'workers/test-clock-advance'];
 /** The functions that may only seal cards: saving a payment method, and the test helper sealing an updated one. */
 const ENCRYPTING_FUNCTIONS = ['payment-methods/create', 'test-helpers/payment-method-update'];
-/** The functions that may only delete cards: deleting a payment method, alone or with its customer. */
-const DELETING_FUNCTIONS = ['customers/delete', 'payment-methods/delete'];
+/** The functions that may only delete cards: deleting a payment method, alone or with its customer (or its test clock's). */
+const DELETING_FUNCTIONS = ['customers/delete', 'payment-methods/delete', 'test-clocks/delete'];
 
 const build = (specs: readonly FunctionSpec[]) =>
   new PaymentOrchestrationStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'PaymentOrchestration', { catalog: specs });

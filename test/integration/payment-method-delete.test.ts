@@ -4,12 +4,14 @@ import { handler as getCustomer } from '../../functions/customers/get.ts';
 import { handler as cancelSubscription } from '../../functions/subscriptions/cancel.ts';
 import { handler as createSubscription } from '../../functions/subscriptions/create.ts';
 import { handler as configureWebhook } from '../../functions/webhooks/configure.ts';
+import { handler as deleteClock } from '../../functions/test-clocks/delete.ts';
 import { handler as delivery } from '../../functions/workers/webhook-delivery.ts';
 import { config } from '../../shared/config.ts';
 import { getAnyPaymentMethod } from '../../shared/store/payment-methods.ts';
 import { listEvents } from '../../shared/store/events.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import { connect, merchantIn, type Provider, PROVIDERS } from '../support/connected-accounts.ts';
+import { customerOnClock } from '../support/clocks.ts';
 import { apiEvent, fakeContext, invokeHttp, queueEvent } from '../support/lambda.ts';
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { deletePaymentMethod, runRemovals, streamed, vaultItemsOf } from '../support/payment-method-delete.ts';
@@ -150,6 +152,19 @@ describe('DELETE /api/payment_methods/:id', () => {
     }
     const events = (await listEvents(testOwner(merchantId), { event: 'payment_method.deleted' }, { limit: 10 })).data;
     expect(events.map((e) => e.data.object.id).sort()).toEqual([pm.id, other.id].sort());
+  });
+
+  it("is done by a test clock's delete for its customers' payment methods", async () => {
+    // Prepare: a customer on a clock, with a card
+    const { apiKey } = await newMerchant();
+    const { clockId, customerId } = await customerOnClock(apiKey, '2031-01-01T00:00:00.000Z');
+    const pm = (await paymentMethods.create(apiKey, cardBody(freshCard(), { customer_id: customerId }))).body;
+    // Act
+    const res = await invokeHttp(deleteClock, apiEvent({ method: 'DELETE', path: `/api/test_clocks/${clockId}`, headers: bearer(apiKey) }));
+    // Assess
+    expect(res.status, res.rawBody).toBe(200);
+    expect((await paymentMethods.get(apiKey, pm.id)).status).toBe(404);
+    expect(await vaultItemsOf(pm.id)).toEqual([]);
   });
 });
 
