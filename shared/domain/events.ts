@@ -29,6 +29,7 @@ export const EVENT_TYPES = [
   'dispute.closed',
   'test_clock.ready',
   'payment_method.updated',
+  'payment_method.deleted',
   'reconciliation.exception_created',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

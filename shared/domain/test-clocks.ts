@@ -10,6 +10,7 @@ import { type Merchant, ownerOf } from './auth.ts';
 import { clock as machineClock } from './clock.ts';
 import { BadRequest, InvalidState, NotFound } from './errors.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
+import { deleteCustomersPaymentMethods } from './payment-method-deletion.ts';
 import { allows, TEST_CLOCK } from './state-machines.ts';
 
 /**
@@ -96,9 +97,10 @@ export async function advanceTestClock(merchant: Merchant, clockId: string, inpu
   return testClockView(begun);
 }
 
-/** Deletes the clock and what is bound to it: its customers, their subscriptions and invoices. */
+/** Deletes the clock and what is bound to it: its customers, their payment methods, subscriptions and invoices. */
 export async function deleteTestClock(merchant: Merchant, clockId: string) {
   const clock = await load(merchant, clockId);
+  for (const customerId of clock.customer_ids) await deleteCustomersPaymentMethods(merchant, customerId);
   await testClocks.deleteClockObjects(clock, clock.customer_ids);
   if (!(await testClocks.deleteTestClock(clock.id))) throw new NotFound();
   return { id: clock.id, object: 'test_clock' as const, deleted: true as const };

@@ -160,6 +160,11 @@ export class SandboxConnector implements Connector {
     return [];
   }
 
+  /** The sandbox keeps no cards for later charges: nothing to remove. */
+  async removeToken(token: string): Promise<OperationResult> {
+    return { ok: true, reference: token };
+  }
+
   /**
    * The card's answer, and the authorization it leaves held when approved. A merchant-initiated charge of a raw card
    * comes without a CVC and is answered like any other: the test cards decide. The sandbox's Braintree, like

@@ -188,6 +188,12 @@ export interface Connector {
    * Checkout API has no read; its notifications are retried instead) or did not answer.
    */
   changesOf(reference: string, signal?: AbortSignal): Promise<ProviderChange[] | undefined>;
+  /**
+   * Removes a reusable token the account issued for a saved card (an approval's `providerToken`), so it can no longer
+   * be charged there: Stripe detaches the PaymentMethod, Adyen deletes the stored payment method, Braintree deletes
+   * it from its vault. ok also when the provider no longer holds it (removed before, by us or by the merchant).
+   */
+  removeToken(token: string): Promise<OperationResult>;
 }
 
 /** A provider's dispute actions for one connector account, each under our idempotency key. */

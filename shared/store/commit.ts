@@ -102,6 +102,8 @@ export interface Move {
   inStates?: readonly string[];
   /** fields that must still hold these values */
   expect?: Record<string, unknown>;
+  /** fields the item must not have (e.g. a mark that it was deleted) */
+  absent?: readonly string[];
   /** fields that must not exceed these values (numbers, or ISO times) */
   atMost?: Record<string, number | string>;
   set?: Record<string, unknown>;
@@ -354,6 +356,7 @@ function moveItem(write: Move, shards: number, mark?: string): TransactItem {
   }
   if (write.inStates) conditions.push(`${name(stateField)} IN (${write.inStates.map(value).join(', ')})`);
   for (const [field, v] of Object.entries(write.expect ?? {})) conditions.push(`${name(field)} = ${value(v)}`);
+  for (const field of write.absent ?? []) conditions.push(`attribute_not_exists(${name(field)})`);
   for (const [field, v] of Object.entries(write.atMost ?? {})) conditions.push(`${name(field)} <= ${value(v)}`);
   const stored = storedFields(write.move.entity, write.set ?? {});
   for (const [field, v] of Object.entries(stored.set)) sets.push(`${name(field)} = ${value(v)}`);

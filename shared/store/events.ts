@@ -124,10 +124,10 @@ export async function findEvent(owner: Owner, eventId: string): Promise<EventRec
 }
 
 /** The event a record of the table's stream adds, if the record is a new event item; undefined for anything else. */
-export function addedEvent(image: Record<string, unknown>): (EventRef & Owner) | undefined {
+export function addedEvent(image: Record<string, unknown>): (EventRef & Owner & { type: DomainEvent['type'] }) | undefined {
   if (image.type !== 'event') return undefined;
   const event = fromItem(image);
-  return { event_id: event.id, object_id: objectIdOf(event), merchant_id: event.merchant_id, livemode: event.livemode };
+  return { event_id: event.id, object_id: objectIdOf(event), merchant_id: event.merchant_id, livemode: event.livemode, type: event.type };
 }
 
 /** Records the first delivery round (once): which endpoints were targeted and how each attempt went. */

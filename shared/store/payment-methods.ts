@@ -1,7 +1,8 @@
 import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
-import { db, isConditionFailure, sendConditional, TABLE, type TransactItem } from './client.ts';
+import { db, isConditionFailure, sendConditional, TABLE, type TransactItem, ttl } from './client.ts';
+import type { Move } from './commit.ts';
 import { Int, nullable, recordReader, Text } from './item-schemas.ts';
 import { customerKeys, type Owner, ownedBy, paymentMethodKeys } from './keys.ts';
 import { listPage, type Page, type PageQuery } from './pagination.ts';
@@ -17,6 +18,8 @@ export interface PaymentMethodRecord {
   /** by account (`accountOf`): the token that account issued, and the network's id of the first authorization there */
   tokens: Record<string, ConnectorToken>;
   created_at: string;
+  /** set when the merchant deleted it: the item stays (answering as absent) until its connector tokens are removed */
+  deleted_at?: string | null;
 }
 
 export interface BillingDetails {
@@ -54,13 +57,21 @@ const PaymentMethodItem = v.object({
     v.object({ provider: v.picklist(PROVIDERS), connector_id: nullable(Text), token: Text, network_transaction_id: nullable(Text) }),
   ),
   created_at: Text,
+  deleted_at: v.optional(nullable(Text)),
 });
 const paymentMethodOf: (item: Record<string, unknown>) => PaymentMethodRecord = recordReader('payment method', PaymentMethodItem);
 
-/** The owner's payment method, or undefined (another owner's answers as absent). */
+/** The owner's payment method, or undefined (another owner's, or a deleted one, answers as absent). */
 export async function getPaymentMethod(owner: Owner, id: string): Promise<PaymentMethodRecord | undefined> {
+  const record = await getAnyPaymentMethod(owner, id);
+  return record?.deleted_at ? undefined : record;
+}
+
+/** The owner's payment method, deleted or not (the worker that removes a deleted one's connector tokens). */
+export async function getAnyPaymentMethod(owner: Owner, id: string): Promise<PaymentMethodRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: paymentMethodKeys.item(id), ConsistentRead: true }));
-  const record = out.Item && paymentMethodOf(out.Item);
+  // a token kept by a payment that ran while the payment method was deleted may land on an item already gone
+  const record = out.Item?.id === undefined ? undefined : paymentMethodOf(out.Item);
   return ownedBy(record, owner) ? record : undefined;
 }
 
@@ -143,7 +154,7 @@ export async function attach(record: PaymentMethodRecord, customerId: string): P
               TableName: TABLE,
               Key: paymentMethodKeys.item(record.id),
               UpdateExpression: 'SET customer_id = :c, gsi1pk = :g1, gsi1sk = :s1',
-              ConditionExpression: 'attribute_exists(pk) AND customer_id = :none',
+              ConditionExpression: 'attribute_exists(pk) AND customer_id = :none AND attribute_not_exists(deleted_at)',
               ExpressionAttributeValues: { ':c': customerId, ':g1': entry.gsi1pk, ':s1': entry.gsi1sk, ':none': null },
             },
           },
@@ -174,21 +185,58 @@ export async function detach(record: PaymentMethodRecord): Promise<void> {
       ExpressionAttributeValues: { ':none': null, ':c': customerId },
     }),
   );
+  await releaseCustomer(record);
+}
+
+/** The customer lets go of the payment method: no longer its default, its card claim released. Idempotent. */
+export async function releaseCustomer(record: Pick<PaymentMethodRecord, 'id' | 'customer_id' | 'card'>): Promise<void> {
+  const customerId = record.customer_id;
+  if (!customerId) return;
+  await Promise.all([
+    sendConditional(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: customerKeys.item(customerId),
+        UpdateExpression: 'REMOVE default_payment_method',
+        ConditionExpression: 'default_payment_method = :pm',
+        ExpressionAttributeValues: { ':pm': record.id },
+      }),
+    ),
+    sendConditional(
+      new DeleteCommand({
+        TableName: TABLE,
+        Key: paymentMethodKeys.customerCard(customerId, record.card.fingerprint),
+        ConditionExpression: 'payment_method_id = :pm',
+        ExpressionAttributeValues: { ':pm': record.id },
+      }),
+    ),
+  ]);
+}
+
+/** How long a deleted payment method's item stays once deleted: its tokens are removed long before. */
+const DELETED_KEPT_MS = 30 * 24 * 60 * 60_000;
+
+/**
+ * The deletion of a payment method for `commit`: marked deleted (answering as absent from then on) and unlisted, once
+ * (a second deletion is refused). The item keeps its tokens until the removal worker has removed them at each
+ * connector account, and its customer, whose default and card claim it releases; the table's TTL ends it.
+ */
+export const deletion = (record: PaymentMethodRecord, at: string): Move => ({
+  move: { entity: 'payment_method', id: record.id, owner: { merchant_id: record.merchant_id, livemode: record.livemode } },
+  absent: ['deleted_at'],
+  set: { deleted_at: at, expires_at: ttl(Date.parse(at) + DELETED_KEPT_MS) },
+  unset: ['gsi1pk', 'gsi1sk'],
+});
+
+/** One connector account's token removed at the provider: forgotten on the deleted payment method. Idempotent. */
+export async function forgetToken(id: string, account: string): Promise<void> {
   await sendConditional(
     new UpdateCommand({
       TableName: TABLE,
-      Key: customerKeys.item(customerId),
-      UpdateExpression: 'REMOVE default_payment_method',
-      ConditionExpression: 'default_payment_method = :pm',
-      ExpressionAttributeValues: { ':pm': record.id },
-    }),
-  );
-  await sendConditional(
-    new DeleteCommand({
-      TableName: TABLE,
-      Key: paymentMethodKeys.customerCard(customerId, record.card.fingerprint),
-      ConditionExpression: 'payment_method_id = :pm',
-      ExpressionAttributeValues: { ':pm': record.id },
+      Key: paymentMethodKeys.item(id),
+      UpdateExpression: 'REMOVE tokens.#account',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#account': account },
     }),
   );
 }

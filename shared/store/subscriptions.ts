@@ -164,6 +164,32 @@ export async function openSubscriptionsOf(owner: Owner, customerId: string): Pro
   return items.map((item) => ({ id: String(item.id), status: item.status as SubscriptionStatus }));
 }
 
+/**
+ * The owner's subscriptions that are not cancelled and charge the payment method: they name it, or (`defaultOf`: it is
+ * that customer's default) they name none and are that customer's. Read from the owner's list with a filter.
+ */
+export async function openSubscriptionsCharging(
+  owner: Owner,
+  paymentMethodId: string,
+  defaultOf?: string,
+): Promise<Pick<SubscriptionRecord, 'id' | 'status'>[]> {
+  const byDefault = defaultOf ? ' OR (customer_id = :customer AND (attribute_not_exists(payment_method) OR payment_method = :none))' : '';
+  const items = await queryAll({
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    FilterExpression: `#status <> :cancelled AND (payment_method = :pm${byDefault})`,
+    ProjectionExpression: 'id, #status',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':pk': subscriptionKeys.listPartition(owner),
+      ':cancelled': 'cancelled',
+      ':pm': paymentMethodId,
+      ...(defaultOf ? { ':customer': defaultOf, ':none': null } : {}),
+    },
+  });
+  return items.map((item) => ({ id: String(item.id), status: item.status as SubscriptionStatus }));
+}
+
 export interface SubscriptionFilters {
   status?: SubscriptionStatus;
   customer_id?: string;

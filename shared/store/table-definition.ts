@@ -14,11 +14,20 @@ export const tableDefinition = {
 export type IndexName = (typeof tableDefinition.indexes)[number]['name'];
 
 /**
- * The card vault's own table (shared/store/vault.ts): cards and, for at most an hour, CVCs, sealed with the AWS
- * Encryption SDK. No index, no stream: nothing lists cards, and nothing about them leaves the table.
+ * The card vault's own tables (shared/store/vault.ts), sealed with the AWS Encryption SDK. No index, no stream:
+ * nothing lists cards, and nothing about them leaves the tables. Cards are kept with point-in-time recovery; CVCs, for
+ * at most an hour (TTL), in a table of their own without it, so no backup holds a CVC (`pointInTimeRecovery`).
  */
 export const vaultTableDefinition = {
   partitionKey: 'pk',
   sortKey: 'sk',
   timeToLiveAttribute: 'expires_at',
+  pointInTimeRecovery: true,
+} as const;
+
+export const cvcTableDefinition = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  timeToLiveAttribute: 'expires_at',
+  pointInTimeRecovery: false,
 } as const;

@@ -1,4 +1,4 @@
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import { clock } from '../domain/clock.ts';
 import type { VaultContext } from '../vault-crypto.ts';
@@ -6,13 +6,13 @@ import { db, ttl } from './client.ts';
 import { type Key, type Owner, scopeOf } from './keys.ts';
 
 /**
- * The card vault: DynamoDB access to its own table, the only module that reads or writes it. Keys live here, not in
- * keys.ts, since they are another table's:
- * | pattern                               | key                                                   |
- * |---------------------------------------|-------------------------------------------------------|
- * | a pm's card (number, expiry), sealed  | pk = CARD#<own>#<pm>, sk = CARD                       |
- * | its CVC, sealed, at most one hour     | pk = CARD#<own>#<pm>, sk = CVC (TTL expires_at)       |
- * | both at once (read)                   | pk = CARD#<own>#<pm>                                  |
+ * The card vault: DynamoDB access to its own two tables, the only module that reads or writes them. Card numbers are
+ * in the card table (point-in-time recovery), CVCs in the CVC table, which has none, so no backup can bring a CVC
+ * back. Keys live here, not in keys.ts, since they are other tables':
+ * | pattern                               | table | key                                             |
+ * |---------------------------------------|-------|-------------------------------------------------|
+ * | a pm's card (number, expiry), sealed  | card  | pk = CARD#<own>#<pm>, sk = CARD                 |
+ * | its CVC, sealed, at most one hour     | CVC   | pk = CARD#<own>#<pm>, sk = CVC (TTL expires_at) |
  */
 export interface VaultCard {
   number: string;
@@ -36,6 +36,10 @@ const vaultTable = (): string => {
   if (!config.VAULT_TABLE) throw new Error('This function may not use the card vault (no VAULT_TABLE)');
   return config.VAULT_TABLE;
 };
+const cvcTable = (): string => {
+  if (!config.VAULT_CVC_TABLE) throw new Error('This function may not use the card vault (no VAULT_CVC_TABLE)');
+  return config.VAULT_CVC_TABLE;
+};
 
 /** What a sealed value belongs to; `part` keeps a sealed CVC from being read as a card and the other way round. */
 const contextOf = (owner: Owner, paymentMethodId: string, part: 'card' | 'cvc'): VaultContext => ({
@@ -48,6 +52,7 @@ const contextOf = (owner: Owner, paymentMethodId: string, part: 'card' | 'cvc'):
 /** Seals the card (number and expiry) under the merchant and pm id; the CVC, when given, sealed apart, kept ≤ 1 hour. Replaces what was there. */
 export async function putCard(owner: Owner, paymentMethodId: string, card: VaultCard & { cvc?: string }): Promise<void> {
   const TableName = vaultTable();
+  const CvcTable = cvcTable();
   const { seal } = await sealing();
   const { number, exp_month, exp_year, cvc } = card;
   const sealedCard = await seal(JSON.stringify({ number, exp_month, exp_year }), contextOf(owner, paymentMethodId, 'card'));
@@ -64,27 +69,22 @@ export async function putCard(owner: Owner, paymentMethodId: string, card: Vault
   await Promise.all([
     db.send(new PutCommand({ TableName, Item: { ...vaultKeys.card(owner, paymentMethodId), sealed: sealedCard } })),
     cvcItem
-      ? db.send(new PutCommand({ TableName, Item: cvcItem }))
-      : db.send(new DeleteCommand({ TableName, Key: vaultKeys.cvc(owner, paymentMethodId) })),
+      ? db.send(new PutCommand({ TableName: CvcTable, Item: cvcItem }))
+      : db.send(new DeleteCommand({ TableName: CvcTable, Key: vaultKeys.cvc(owner, paymentMethodId) })),
   ]);
 }
 
 /** The card, with its CVC only while kept (not used, not older than one hour); undefined when the vault holds none. */
 export async function readCard(owner: Owner, paymentMethodId: string): Promise<(VaultCard & { cvc?: string }) | undefined> {
-  const out = await db.send(
-    new QueryCommand({
-      TableName: vaultTable(),
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': vaultKeys.partition(owner, paymentMethodId) },
-      ConsistentRead: true,
-    }),
-  );
-  const items = out.Items ?? [];
+  const [cardOut, cvcOut] = await Promise.all([
+    db.send(new GetCommand({ TableName: vaultTable(), Key: vaultKeys.card(owner, paymentMethodId), ConsistentRead: true })),
+    db.send(new GetCommand({ TableName: cvcTable(), Key: vaultKeys.cvc(owner, paymentMethodId), ConsistentRead: true })),
+  ]);
   const { open } = await sealing();
-  const cardItem = items.find((item) => item.sk === 'CARD');
+  const cardItem = cardOut.Item;
   if (!cardItem) return undefined;
   const card = JSON.parse(await open(cardItem.sealed as Uint8Array, contextOf(owner, paymentMethodId, 'card'))) as VaultCard;
-  const cvcItem = items.find((item) => item.sk === 'CVC');
+  const cvcItem = cvcOut.Item;
   // TTL deletes lazily (within days): an item past its time is as good as gone.
   if (!cvcItem || Number(cvcItem.expires_at) * 1000 <= clock.now()) return card;
   return { ...card, cvc: await open(cvcItem.sealed as Uint8Array, contextOf(owner, paymentMethodId, 'cvc')) };
@@ -92,5 +92,13 @@ export async function readCard(owner: Owner, paymentMethodId: string): Promise<(
 
 /** Deletes the CVC (after the first authorization with it). Idempotent. */
 export async function forgetCvc(owner: Owner, paymentMethodId: string): Promise<void> {
-  await db.send(new DeleteCommand({ TableName: vaultTable(), Key: vaultKeys.cvc(owner, paymentMethodId) }));
+  await db.send(new DeleteCommand({ TableName: cvcTable(), Key: vaultKeys.cvc(owner, paymentMethodId) }));
+}
+
+/** Deletes the card and its CVC (the payment method is deleted). Idempotent. */
+export async function deleteCard(owner: Owner, paymentMethodId: string): Promise<void> {
+  await Promise.all([
+    db.send(new DeleteCommand({ TableName: vaultTable(), Key: vaultKeys.card(owner, paymentMethodId) })),
+    forgetCvc(owner, paymentMethodId),
+  ]);
 }

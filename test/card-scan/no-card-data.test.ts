@@ -77,16 +77,27 @@ describe('card data after the whole suite', { timeout: 120_000 }, () => {
     expect(found).toEqual([]);
   });
 
-  it('is not held in clear by the vault', async () => {
+  it('is not held in clear by the vault, in its card table or its CVC table', async () => {
     // Act
-    const items = await everyItem(capture.vaultTableName);
+    const [cards, cvcs] = await Promise.all([everyItem(capture.vaultTableName), everyItem(capture.cvcTableName)]);
 
     // Assess: any Luhn-valid run at all, in every attribute, sealed bytes read as they are and decoded
     const raw = (item: Record<string, AttributeValue>) =>
       Object.values(item).map((value) => (value.B ? Buffer.from(value.B).toString('latin1') : JSON.stringify(value)));
-    const found = items.flatMap((item) =>
+    const found = [...cards, ...cvcs].flatMap((item) =>
       [JSON.stringify(readableItem(item)), ...raw(item)].flatMap((text) => luhnRunsIn(text).map((n) => `${masked(n)} in ${item.pk?.S}`)),
     );
     expect(found).toEqual([]);
+  });
+
+  it('keeps CVCs only in the CVC table, sealed and expiring, and no CVC in the card table', async () => {
+    // Act
+    const [cards, cvcs] = await Promise.all([everyItem(capture.vaultTableName), everyItem(capture.cvcTableName)]);
+
+    // Assess: the suite saved cards with CVCs that were never charged, so the CVC table holds some
+    expect(cvcs.length).toBeGreaterThan(0);
+    expect(cards.filter((item) => item.sk?.S !== 'CARD').map((item) => `${item.pk?.S} / ${item.sk?.S}`)).toEqual([]);
+    const malformed = cvcs.filter((item) => item.sk?.S !== 'CVC' || !item.sealed?.B || !item.expires_at?.N || Object.keys(item).length !== 4);
+    expect(malformed.map((item) => `${item.pk?.S} / ${item.sk?.S}`)).toEqual([]);
   });
 });

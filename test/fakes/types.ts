@@ -21,7 +21,9 @@ export type FakeOperation =
   /** /payments/details after a 3-D Secure redirect, and its kind elsewhere */
   | 'complete_authentication'
   /** the reads of a reconciliation run: payouts and their lines (Stripe's balance transactions, Adyen's report) */
-  | 'payouts';
+  | 'payouts'
+  /** a saved card's token removed (Stripe's PaymentMethod detach, Adyen's stored payment method delete, Braintree's vault delete) */
+  | 'remove_token';
 
 export type FakeFault =
   /** answers as the provider does for a declined card, with this raw code of the provider's */

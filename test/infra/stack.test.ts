@@ -273,8 +273,8 @@ describe('REST API', () => {
 
 describe('table', () => {
   it('is built from the table definition: keys, GSIs, TTL, PITR, on demand, protected and retained', () => {
-    // the single table, and the card vault's own (test/infra/vault.test.ts)
-    template.resourceCountIs('AWS::DynamoDB::Table', 2);
+    // the single table, and the card vault's two: cards and CVCs (test/infra/vault.test.ts)
+    template.resourceCountIs('AWS::DynamoDB::Table', 3);
     const keySchema = (hash: string, range: string) => [
       { AttributeName: hash, KeyType: 'HASH' },
       { AttributeName: range, KeyType: 'RANGE' },

@@ -511,7 +511,7 @@ describe('records read from the table are parsed by their schemas at the store b
     expect(read).toEqual({ ...recorded, attempts: 0, last_status_code: null });
     expect(stored.data).toBeInstanceOf(Uint8Array);
     expect(JSON.stringify(stored)).not.toContain('rrrr');
-    expect(addedEvent(image)).toEqual({ ...ref, merchant_id: merchantId, livemode: false });
+    expect(addedEvent(image)).toEqual({ ...ref, merchant_id: merchantId, livemode: false, type: recorded.type });
   });
 
   it('reads back valid payments, invoices and subscriptions as they were written, without table keys', async () => {

@@ -4,12 +4,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.ts';
 import { db } from '../../shared/store/client.ts';
 import type { Owner } from '../../shared/store/keys.ts';
-import { CVC_KEEP_MS, forgetCvc, putCard, readCard } from '../../shared/store/vault.ts';
+import { CVC_KEEP_MS, deleteCard, forgetCvc, putCard, readCard } from '../../shared/store/vault.ts';
+import { open, seal } from '../../shared/vault-crypto.ts';
 import { moveClock, resetClock } from '../support/faults.ts';
 
-/* The card vault's store (shared/store/vault.ts) against its own table in DynamoDB Local, sealed with a raw AES key. */
+/* The card vault's store (shared/store/vault.ts) against its own tables in DynamoDB Local, sealed with raw AES keys. */
 
 const VAULT = config.VAULT_TABLE!;
+const CVCS = config.VAULT_CVC_TABLE!;
 const NUMBER = '4000056655665556';
 const CVC = '8317';
 const CARD = { number: NUMBER, exp_month: 7, exp_year: 2031 };
@@ -17,20 +19,22 @@ const CARD = { number: NUMBER, exp_month: 7, exp_year: 2031 };
 const newOwner = (livemode = false): Owner => ({ merchant_id: `mer_${randomUUID()}`, livemode });
 const newPm = () => `pm_${randomUUID()}`;
 
-/** The vault's items of one merchant, as DynamoDB holds them. */
-const rawItemsOf = async (owner: Owner) =>
-  (
-    await db.send(
-      new ScanCommand({ TableName: VAULT, FilterExpression: 'contains(pk, :mer)', ExpressionAttributeValues: { ':mer': owner.merchant_id } }),
-    )
-  ).Items ?? [];
+/** One vault table's items of one merchant, as DynamoDB holds them. */
+const rawItemsIn = async (TableName: string, owner: Owner) =>
+  (await db.send(new ScanCommand({ TableName, FilterExpression: 'contains(pk, :mer)', ExpressionAttributeValues: { ':mer': owner.merchant_id } })))
+    .Items ?? [];
+
+/** The vault's items of one merchant, in both its tables. */
+const rawItemsOf = async (owner: Owner) => [...(await rawItemsIn(VAULT, owner)), ...(await rawItemsIn(CVCS, owner))];
 
 /** Copies a pm's vault items, as they are, under another owner or pm id (what a bug or an attacker with write access could do). */
 async function copyItems(from: { owner: Owner; pm: string }, to: { owner: Owner; pm: string }): Promise<void> {
   const scope = (owner: Owner) => (owner.livemode ? owner.merchant_id : `${owner.merchant_id}:test`);
-  for (const item of await rawItemsOf(from.owner)) {
-    if (item.pk !== `CARD#${scope(from.owner)}#${from.pm}`) continue;
-    await db.send(new PutCommand({ TableName: VAULT, Item: { ...item, pk: `CARD#${scope(to.owner)}#${to.pm}` } }));
+  for (const TableName of [VAULT, CVCS]) {
+    for (const item of await rawItemsIn(TableName, from.owner)) {
+      if (item.pk !== `CARD#${scope(from.owner)}#${from.pm}`) continue;
+      await db.send(new PutCommand({ TableName, Item: { ...item, pk: `CARD#${scope(to.owner)}#${to.pm}` } }));
+    }
   }
 }
 
@@ -94,7 +98,12 @@ describe('card vault', () => {
     const reads = await Promise.allSettled(targets.map((target) => readCard(target.owner, target.pm)));
     // Assess
     const reasons = reads.map((read) => (read.status === 'rejected' ? String(read.reason) : 'opened'));
-    expect(reasons).toEqual(Array(3).fill(expect.stringMatching(/sealed under another encryption context/)));
+    // under another mode, the other mode's key cannot even unwrap it
+    expect(reasons).toEqual([
+      expect.stringMatching(/sealed under another encryption context/),
+      expect.stringMatching(/sealed under another encryption context/),
+      expect.not.stringMatching(/opened/),
+    ]);
     expect(await readCard(owner, pm)).toEqual({ ...CARD, cvc: CVC });
   });
 
@@ -137,5 +146,46 @@ describe('card vault', () => {
     await putCard(owner, pm, { ...CARD, exp_year: 2033 });
     // Assess
     expect(await readCard(owner, pm)).toEqual({ ...CARD, exp_year: 2033 });
+  });
+
+  it('keeps the CVC apart: only the card in the card table, only the CVC (expiring) in the CVC table', async () => {
+    // Prepare
+    const owner = newOwner();
+    const pm = newPm();
+    // Act
+    await putCard(owner, pm, { ...CARD, cvc: CVC });
+    // Assess
+    expect((await rawItemsIn(VAULT, owner)).map((item) => item.sk)).toEqual(['CARD']);
+    const cvcs = await rawItemsIn(CVCS, owner);
+    expect(cvcs.map((item) => item.sk)).toEqual(['CVC']);
+    expect(Number(cvcs[0]!.expires_at) * 1000).toBeLessThanOrEqual(Date.now() + CVC_KEEP_MS);
+  });
+
+  it('deletes the card and its CVC, and again without complaint', async () => {
+    // Prepare
+    const owner = newOwner();
+    const pm = newPm();
+    await putCard(owner, pm, { ...CARD, cvc: CVC });
+    // Act
+    await deleteCard(owner, pm);
+    await deleteCard(owner, pm);
+    // Assess
+    expect(await readCard(owner, pm)).toBeUndefined();
+    expect(await rawItemsOf(owner)).toEqual([]);
+  });
+
+  it('seals test and live cards under different keys: a live card does not open with the test key', async () => {
+    // Prepare: the same context but its mode, which chooses the key
+    const context = { merchant_id: 'mer_keys', payment_method_id: 'pm_keys', part: 'card' };
+    const live = await seal(NUMBER, { ...context, livemode: 'true' });
+    const test = await seal(NUMBER, { ...context, livemode: 'false' });
+    // Act
+    const liveAsTest = open(live, { ...context, livemode: 'false' });
+    const testAsLive = open(test, { ...context, livemode: 'true' });
+    // Assess: refused for want of the key, before any context is compared
+    await expect(liveAsTest).rejects.toThrow();
+    await expect(liveAsTest).rejects.not.toThrow(/another encryption context/);
+    await expect(testAsLive).rejects.not.toThrow(/another encryption context/);
+    expect(await open(live, { ...context, livemode: 'true' })).toBe(NUMBER);
   });
 });

@@ -17,18 +17,20 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  // The vault's key file (a raw AES key) is made for this run alone and removed with it.
+  // The vault's key file (a raw AES key per mode) is made for this run alone and removed with it.
   const keyDir = mkdtempSync(join(tmpdir(), 'payments-vault-'));
   const leakDir = mkdtempSync(join(tmpdir(), 'payments-leak-capture-'));
-  const stack = await startLocalStack({ tableName: 'payments-test', vaultKeyFile: join(keyDir, 'vault.key'), logLevel: 'WARN' });
+  const stack = await startLocalStack({ tableName: 'payments-test', vaultKeyFile: join(keyDir, 'vault-keys.json'), logLevel: 'WARN' });
   console.log(
     `[global-setup] DynamoDB Local ${stack.dynamo.endpoint} (pid ${stack.dynamo.pid}, up in ${stack.dynamo.startupMs} ms), SQS ${stack.sqs.endpoint}`,
   );
   project.provide('localEnv', stack.env);
   // For the leak scan: given to the root project, every project sees it, the card-scan project (vitest.config.ts) too.
   recordSqsSends(stack.sqs.server, leakDir);
-  const { tableName, vaultTableName } = stack;
-  project.vitest.getRootProject().provide('leakCapture', { dir: leakDir, dynamoEndpoint: stack.dynamo.endpoint, tableName, vaultTableName });
+  const { tableName, vaultTableName, cvcTableName } = stack;
+  project.vitest
+    .getRootProject()
+    .provide('leakCapture', { dir: leakDir, dynamoEndpoint: stack.dynamo.endpoint, tableName, vaultTableName, cvcTableName });
   return async () => {
     await stack.stop();
     rmSync(keyDir, { recursive: true, force: true });

@@ -11,7 +11,7 @@ import { format } from 'node:util';
 declare module 'vitest' {
   export interface ProvidedContext {
     /** Given to every project of the run, the card-scan project included (see global-setup.ts). */
-    leakCapture: { dir: string; dynamoEndpoint: string; tableName: string; vaultTableName: string };
+    leakCapture: { dir: string; dynamoEndpoint: string; tableName: string; vaultTableName: string; cvcTableName: string };
   }
 }
 

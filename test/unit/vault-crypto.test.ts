@@ -10,12 +10,13 @@ import { open, seal } from '../../shared/vault-crypto.ts';
    the encryption context it was sealed with. */
 
 beforeAll(() => {
-  const file = join(mkdtempSync(join(tmpdir(), 'vault-key-')), 'vault.key');
-  writeFileSync(file, randomBytes(32).toString('base64'));
-  Object.assign(config, { VAULT_KEY_FILE: file, VAULT_KMS_KEY_ARN: undefined });
+  const file = join(mkdtempSync(join(tmpdir(), 'vault-key-')), 'vault-keys.json');
+  const key = () => randomBytes(32).toString('base64');
+  writeFileSync(file, JSON.stringify({ test: key(), live: key() }));
+  Object.assign(config, { VAULT_KEY_FILE: file, VAULT_TEST_KMS_KEY_ARN: undefined, VAULT_LIVE_KMS_KEY_ARN: undefined });
 });
 
-const CONTEXT = { merchant_id: 'mer_01jd0000000000000000000001', payment_method_id: 'pm_01jd0000000000000000000001' };
+const CONTEXT = { merchant_id: 'mer_01jd0000000000000000000001', livemode: 'false', payment_method_id: 'pm_01jd0000000000000000000001' };
 
 describe('open', () => {
   it('opens a value under exactly the context it was sealed with', async () => {
@@ -28,7 +29,7 @@ describe('open', () => {
   it('refuses a value sealed with an extra context key, a missing one or another value', async () => {
     // Prepare
     const withExtra = await seal('4242424242424242', { ...CONTEXT, purpose: 'other' });
-    const withLess = await seal('4242424242424242', { merchant_id: CONTEXT.merchant_id });
+    const withLess = await seal('4242424242424242', { merchant_id: CONTEXT.merchant_id, livemode: CONTEXT.livemode });
     const otherPm = await seal('4242424242424242', { ...CONTEXT, payment_method_id: 'pm_01jd0000000000000000000002' });
     // Act + Assess
     for (const sealed of [withExtra, withLess, otherPm]) {

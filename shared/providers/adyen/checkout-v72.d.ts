@@ -116,6 +116,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/storedPaymentMethods/{storedPaymentMethodId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["delete-storedPaymentMethods-storedPaymentMethodId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2579,6 +2595,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ServiceError"];
                 };
+            };
+        };
+    };
+    "delete-storedPaymentMethods-storedPaymentMethodId": {
+        parameters: {
+            query: {
+                shopperReference: string;
+                merchantAccount: string;
+            };
+            header?: never;
+            path: {
+                storedPaymentMethodId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -25,7 +25,10 @@ import { adyenValue } from './amounts.ts';
 import { adyenKey, type Answer, type CheckoutClient, derivedKey, idempotent, operationFailure, send } from './client.ts';
 import type { AdyenCredentials } from './credentials.ts';
 import { mapPaymentResult } from './errors.ts';
-import { paymentRequest, storedTokenOf, tokenOf } from './payments.ts';
+import { paymentRequest, parseProviderToken, storedTokenOf, tokenOf } from './payments.ts';
+
+/** Adyen's error codes for a token it does not hold: Contract not found, PaymentDetail not found. */
+const STORED_GONE = new Set(['800', '803']);
 import { shopperActionOf, threeDSecureOf } from './three-ds.ts';
 
 interface Approval {
@@ -170,6 +173,30 @@ export class AdyenConnector implements Connector {
   /** Checkout cannot be asked about modifications or disputes: Adyen's retried notifications stand in for it. */
   async changesOf(): Promise<ProviderChange[] | undefined> {
     return undefined;
+  }
+
+  /**
+   * DELETE /storedPaymentMethods/{id} for the shopper: the token can no longer be used. Adyen's "not found" answers
+   * (800 contract, 803 payment detail) mean it was deleted before.
+   */
+  async removeToken(token: string): Promise<OperationResult> {
+    const stored = parseProviderToken(token);
+    if (!stored) return { ok: false, reason: 'refused', message: 'not an Adyen stored payment method token' };
+    const answer = await send(
+      (signal) =>
+        this.client.DELETE('/storedPaymentMethods/{storedPaymentMethodId}', {
+          params: {
+            path: { storedPaymentMethodId: stored.storedPaymentMethodId },
+            query: { shopperReference: stored.shopperReference, merchantAccount: this.credentials.merchant_account },
+          },
+          signal,
+        }),
+      within(providerDeadlines.operationMs),
+    );
+    if (answer.ok || (answer.status === 422 && STORED_GONE.has(answer.error?.errorCode ?? ''))) {
+      return { ok: true, reference: stored.storedPaymentMethodId };
+    }
+    return operationFailure(answer);
   }
 
   /** POST /payments for `request`, and what the answer means. */

@@ -25,7 +25,7 @@ import { transactionChanges } from './changes.ts';
 import { type Endpoint, endpointFor, post } from './client.ts';
 import type { BraintreeCredentials } from './credentials.ts';
 import { Failure, MerchantAccounts } from './merchant-accounts.ts';
-import { CAPTURE_TRANSACTION, REFUND_TRANSACTION, TOKENIZE_CREDIT_CARD } from './queries.ts';
+import { CAPTURE_TRANSACTION, DELETE_PAYMENT_METHOD, REFUND_TRANSACTION, TOKENIZE_CREDIT_CARD } from './queries.ts';
 import {
   failedCall,
   networkIdOf,
@@ -202,5 +202,17 @@ export class BraintreeConnector implements Connector {
 
   changesOf(reference: string, signal?: AbortSignal): Promise<ProviderChange[] | undefined> {
     return transactionChanges(this.endpoint, reference, signal);
+  }
+
+  /** Deletes the vaulted payment method; one Braintree no longer holds (NOT_FOUND) was deleted before. */
+  async removeToken(token: string): Promise<OperationResult> {
+    const answer = await post<{ deletePaymentMethodFromVault: { clientMutationId: string | null } | null }>(
+      this.endpoint,
+      DELETE_PAYMENT_METHOD,
+      { input: { paymentMethodId: token } },
+      AbortSignal.timeout(providerDeadlines.operationMs),
+    );
+    if (answer.ok || answer.errorClass === 'NOT_FOUND') return { ok: true, reference: token };
+    return failedCall(answer);
   }
 }

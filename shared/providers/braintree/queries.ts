@@ -250,6 +250,15 @@ export const REFUND_TRANSACTION = /* GraphQL */ `
   }
 `;
 
+/** removeToken: the multi-use payment method leaves Braintree's vault (it can no longer be charged). */
+export const DELETE_PAYMENT_METHOD = /* GraphQL */ `
+  mutation DeletePaymentMethodFromVault($input: DeletePaymentMethodFromVaultInput!) {
+    deletePaymentMethodFromVault(input: $input) {
+      clientMutationId
+    }
+  }
+`;
+
 /** changesOf: the transaction's status (with why a settlement was declined), its refunds and its disputes. */
 export const TRANSACTION_CHANGES = /* GraphQL */ `
   query TransactionChanges($id: ID!) {

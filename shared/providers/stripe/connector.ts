@@ -117,6 +117,15 @@ export class StripeConnector implements Connector {
     return changesOf(this.stripe, reference, signal);
   }
 
+  /** Detaches the saved card's PaymentMethod from its Customer (it can no longer be charged); one gone already is as good. */
+  async removeToken(token: string): Promise<OperationResult> {
+    const stored = parseToken(token);
+    if (!stored) return { ok: false, reason: 'refused', message: 'not a Stripe card-on-file token' };
+    const sent = await send(() => this.stripe.paymentMethods.detach(stored.payment_method, {}, { timeout }));
+    if (sent.ok || goneAlready(sent.error)) return { ok: true, reference: stored.payment_method };
+    return operationFailure(sent);
+  }
+
   /** The authorization's PaymentIntent create, sent under our idempotency key (again, for a look-up by replay). */
   private async createIntent(request: AuthorizeRequest, signal?: AbortSignal): Promise<Sent<Stripe.PaymentIntent>> {
     const amount = toStripeAmount(request.amount, request.currency);
@@ -201,6 +210,12 @@ function shopperPresent(params: IntentParams, authentication: AuthorizeRequest['
   params.return_url = authentication.returnUrl;
   params.payment_method_options = { card: { request_three_d_secure: authentication.required ? 'any' : 'automatic' } };
 }
+
+/** Stripe's answer for a PaymentMethod that no longer exists, or is attached to no Customer: nothing left to detach. */
+const goneAlready = (error: unknown) => {
+  const code = (error as { code?: string } | undefined)?.code;
+  return code === 'resource_missing' || code === 'payment_method_unexpected_state';
+};
 
 /** A failed action: Stripe's refusal in its words, else the error map's class. */
 export function operationFailure(sent: Extract<Sent<unknown>, { ok: false }>): Extract<OperationResult, { ok: false }> {

@@ -135,6 +135,11 @@ export const EVENTS: Record<EventType, EventDefinition> = {
       "A saved card changed: a provider's card updater (or, in test mode, `POST /api/test_helpers/payment_methods/:id/update`) gave a new expiry or number. The next charge at any connector uses it.",
     object: PaymentMethodEventObject,
   },
+  'payment_method.deleted': {
+    trigger:
+      'A payment method was deleted (`DELETE /api/payment_methods/:id`, or with its customer): its card left the vault, it can no longer be charged, and its tokens at connector accounts are being removed. The object is the payment method as it was.',
+    object: PaymentMethodEventObject,
+  },
 };
 
 /** The body a merchant's endpoint receives for events of `type` (shared/domain/events.ts `eventPayload`). */

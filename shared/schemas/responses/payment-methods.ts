@@ -29,3 +29,5 @@ export const PaymentMethod = v.object({
 });
 
 export const PaymentMethodList = list(PaymentMethod);
+
+export const DeletedPaymentMethod = v.object({ id: Id('paymentMethod'), object: v.literal('payment_method'), deleted: v.literal(true) });

@@ -4,7 +4,7 @@
  * bodies of the operations our connector calls, and the slice of the document those operations need.
  *
  * Run directly (`npm run adyen:types`) it prints that slice, which openapi-typescript turns into
- * `shared/providers/adyen/checkout-v72.d.ts`: the seven operations with every schema they reach, descriptions and
+ * `shared/providers/adyen/checkout-v72.d.ts`: the eight operations with every schema they reach, descriptions and
  * examples left out (they stay in the contract file).
  */
 import { readFileSync } from 'node:fs';
@@ -27,6 +27,17 @@ export const CONTRACT_PATHS = [
   '/payments/{paymentPspReference}/refunds',
 ] as const;
 export type ContractPath = (typeof CONTRACT_PATHS)[number];
+
+/** The DELETE operations our connector calls (no body; their query parameters are checked). */
+export const CONTRACT_DELETE_PATHS = ['/storedPaymentMethods/{storedPaymentMethodId}'] as const;
+export type ContractDeletePath = (typeof CONTRACT_DELETE_PATHS)[number];
+
+/** Why a DELETE of `path` with `query` lacks a query parameter the contract requires, or undefined. */
+export function deleteProblem(path: ContractDeletePath, query: URLSearchParams): string | undefined {
+  const parameters = (contract().paths[path]?.delete?.parameters ?? []) as { name: string; in: string; required?: boolean }[];
+  const missing = parameters.filter((p) => p.in === 'query' && p.required && !query.get(p.name)).map((p) => p.name);
+  return missing.length ? `DELETE ${path} needs the query parameters ${missing.join(', ')}` : undefined;
+}
 
 interface OpenApiDocument {
   openapi: string;
@@ -151,7 +162,10 @@ export function typesSlice(): OpenApiDocument {
     }
     return out;
   };
-  const paths = Object.fromEntries(CONTRACT_PATHS.map((path) => [path, { post: copy(doc.paths[path]?.post) as Json }]));
+  const paths = Object.fromEntries([
+    ...CONTRACT_PATHS.map((path) => [path, { post: copy(doc.paths[path]?.post) as Json }]),
+    ...CONTRACT_DELETE_PATHS.map((path) => [path, { delete: copy(doc.paths[path]?.delete) as Json }]),
+  ]);
   const components: Record<string, Json> = {};
   const done = new Set<string>();
   for (let pending = [...reached]; pending.length > 0; pending = [...reached].filter((ref) => !done.has(ref))) {

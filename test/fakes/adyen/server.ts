@@ -28,7 +28,7 @@ import { Faults } from '../faults.ts';
 import { listen } from '../listen.ts';
 import type { FakeHold, FakeOperation, FakeRequest, FakeServer } from '../types.ts';
 import { type AdyenRefusal, behaviourOf, brandOf, LATER_CHARGE_REFUSAL, refusalOfCode } from './cards.ts';
-import { CONTRACT_PATHS, type ContractPath, requestProblem, responseProblem } from './contract.ts';
+import { CONTRACT_PATHS, type ContractPath, deleteProblem, requestProblem, responseProblem } from './contract.ts';
 import { AdyenDisputes } from './disputes.ts';
 import { type PayoutFaults, payoutFaultsOf } from '../payout-faults.ts';
 import { ADYEN_FAKE_HMAC_KEY, AdyenNotifications } from './notifications.ts';
@@ -125,6 +125,8 @@ export interface AdyenFakeServer extends FakeServer {
   updateStoredCard(storedPaymentMethodId: string, update: { exp_month: number; exp_year: number; number?: string }): void;
   /** lets the fake's API key act for another merchant account too (a test's own: its batches are its own) */
   addMerchantAccount(merchantAccount: string): void;
+  /** whether a stored card (its storedPaymentMethodId) is still held, and so chargeable */
+  holdsStoredCard(storedPaymentMethodId: string): boolean;
   /**
    * Closes the merchant account's next settlement batch (`POST /_fake/payouts {merchant_account?, …faults}`): its
    * settlement details report is published for download and announced by a signed REPORT_AVAILABLE.
@@ -627,6 +629,8 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
     const { pathname, searchParams } = new URL(req.url ?? '/', 'http://adyen.fake');
     if (pathname.startsWith('/checkoutshopper/')) return shopperPage(res, req.method, pathname, searchParams, text);
     if (pathname.startsWith(REPORTS_PREFIX)) return download(req, res, pathname.slice(REPORTS_PREFIX.length));
+    const storedDelete = /^\/v72\/storedPaymentMethods\/([^/]+)$/.exec(pathname);
+    if (req.method === 'DELETE' && storedDelete) return deleteStored(req, res, decodeURIComponent(storedDelete[1]!), searchParams);
     const route = routeOf(req.method, pathname);
     const keyHeader = req.headers['idempotency-key'];
     const key = typeof keyHeader === 'string' ? keyHeader : undefined;
@@ -684,6 +688,36 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
     }
 
     faults.deliver(fault, req, () => respond(res, route && checkoutCheck(route.path), answer, key));
+  }
+
+  /**
+   * DELETE /storedPaymentMethods/{id}?shopperReference=&merchantAccount= (Checkout's Recurring API): the stored card
+   * is deleted and can no longer be charged, answered 204; a token the shopper does not hold: 422 Contract not found.
+   */
+  function deleteStored(req: IncomingMessage, res: ServerResponse, id: string, query: URLSearchParams) {
+    const path = `${VERSION_PREFIX}/storedPaymentMethods/${id}`;
+    requests.push({ operation: 'remove_token', method: 'DELETE', path, body: Object.fromEntries(query) });
+    const apiKey = req.headers['x-api-key'];
+    const merchantAccounts = typeof apiKey === 'string' ? apiKeys.get(apiKey) : undefined;
+    if (!merchantAccounts) return respond(res, undefined, serviceError(401, '000', 'HTTP Status Response - Unauthorized', 'security'));
+    const fault = faults.take('remove_token');
+    if (fault?.kind === 'status') {
+      return respond(res, undefined, serviceError(fault.status, '000', STATUS_TEXT[fault.status] ?? `HTTP ${fault.status}`, 'internal'));
+    }
+    const problem = deleteProblem('/storedPaymentMethods/{storedPaymentMethodId}', query);
+    if (problem) return respond(res, undefined, serviceError(422, '702', problem, 'validation'));
+    const merchantAccount = query.get('merchantAccount')!;
+    if (!merchantAccounts.has(merchantAccount)) return respond(res, undefined, serviceError(403, '901', 'Invalid Merchant Account', 'security'));
+    const card = storedCards.get(id);
+    if (!card || card.merchantAccount !== merchantAccount || card.shopperReference !== query.get('shopperReference')) {
+      return respond(res, undefined, serviceError(422, '800', 'Contract not found', 'validation'));
+    }
+    storedCards.delete(id);
+    faults.deliver(fault, req, () => {
+      if (res.destroyed) return;
+      res.writeHead(204);
+      res.end();
+    });
   }
 
   /** One Disputes API call: authorized, faults, the key's stored answer, the contract, then the dispute books. */
@@ -800,6 +834,7 @@ export async function startAdyenFake(options: { port?: number; notificationDelay
       disputes.backdate(ms);
     },
     addMerchantAccount: (merchantAccount) => void apiKeys.get(ADYEN_FAKE_API_KEY)!.add(merchantAccount),
+    holdsStoredCard: (storedPaymentMethodId) => storedCards.has(storedPaymentMethodId),
     disputes: () => disputes.list(),
     inject: (operation, fault, times) => faults.inject(operation, fault, times),
     clearFaults: () => faults.clear(),

@@ -300,6 +300,13 @@ export class FakeGateway {
       this.moveDispute(dispute, 'ACCEPTED', 'dispute_accepted');
       return { clientMutationId: input.clientMutationId ?? null, dispute: this.disputeView(dispute) };
     },
+    /** A multi-use payment method leaves the vault: it can no longer be charged (an unknown one: NOT_FOUND). */
+    deletePaymentMethodFromVault: ({ input }: { input: { clientMutationId?: string | null; paymentMethodId: string } }, ctx: CallContext) => {
+      const method = this.paymentMethods.get(input.paymentMethodId);
+      if (!method || method.merchantId !== ctx.merchant.id || method.usage !== 'MULTI_USE') throw notFound();
+      this.paymentMethods.delete(method.id);
+      return { clientMutationId: input.clientMutationId ?? null };
+    },
   };
 
   /** An authorization (authorizePaymentMethod, or authorizeCreditCard with its external-vault options). */

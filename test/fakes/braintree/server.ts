@@ -71,6 +71,7 @@ const ROOT_FIELDS: Readonly<Record<string, { operation: FakeOperation; faultable
   createDisputeTextEvidence: { operation: 'dispute_evidence', faultable: true },
   finalizeDispute: { operation: 'dispute_evidence', faultable: false },
   acceptDispute: { operation: 'dispute_accept', faultable: true },
+  deletePaymentMethodFromVault: { operation: 'remove_token', faultable: true },
   report: { operation: 'payouts', faultable: true },
 };
 

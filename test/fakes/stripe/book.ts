@@ -97,6 +97,23 @@ export class StripeBook implements Payments, Challenges {
     return this.methods.has(id);
   }
 
+  attachedCustomer(id: string): string | null {
+    return (this.methods.get(id)?.customer as string | null | undefined) ?? null;
+  }
+
+  /** `POST /v1/payment_methods/:id/detach`: the PaymentMethod leaves its Customer and may not be used again. */
+  detachMethod(id: string): Answer {
+    const method = this.methods.get(id);
+    if (!method) return missing('payment_method', id, 404);
+    if (!method.customer)
+      return refused({
+        code: 'payment_method_unexpected_state',
+        message: 'The payment method you provided is not attached to a customer so detachment is impossible.',
+      });
+    method.customer = null;
+    return ok(method);
+  }
+
   /**
    * Stripe's card updater: the network reports a new expiry (or a replaced card, its new number) for a card kept for a
    * Customer; the PaymentMethod changes in place and `payment_method.automatically_updated` is sent.

@@ -42,6 +42,8 @@ export interface StripeFake extends FakeServer {
   refundsPending(on: boolean): void;
   /** A pending refund goes through (`refund.updated`, `charge.refunded`). */
   settleRefund(refundReference: string): void;
+  /** The Customer a PaymentMethod is attached to (null: detached, no longer chargeable), or undefined when unknown. */
+  attachedCustomer(paymentMethodId: string): string | null | undefined;
   /** Stripe's card updater changes a kept PaymentMethod (`payment_method.automatically_updated`). */
   updateCard(paymentMethodId: string, update: { exp_month: number; exp_year: number; number?: string }): unknown;
   /**
@@ -64,6 +66,7 @@ function routeOf(method: string, path: string, form: Form): Route | undefined {
   const intent = /^\/v1\/payment_intents\/(pi_\w+)(\/capture|\/cancel)?$/.exec(path);
   const refund = /^\/v1\/refunds\/(re_\w+)$/.exec(path);
   const dispute = /^\/v1\/disputes\/(dp_\w+)(\/close)?$/.exec(path);
+  const detach = /^\/v1\/payment_methods\/(pm_\w+)\/detach$/.exec(path);
   if (method === 'GET' && path === '/v1/balance') return { operation: 'verify', run: (book, _f, c) => book.balance(c.livemode) };
   if (method === 'POST' && path === '/v1/payment_intents')
     // A PaymentIntent not confirmed at once authorizes nothing: the connector makes one only to close a key (reverse).
@@ -91,6 +94,7 @@ function routeOf(method: string, path: string, form: Form): Route | undefined {
   // Keeping a card for a customer is part of its authorization.
   if (method === 'POST' && path === '/v1/customers') return { operation: 'authorize', run: (book, f, c) => book.createCustomer(f, c.livemode) };
   if (method === 'GET' && path === '/v1/customers') return { operation: 'authorize', run: (book, f) => book.listCustomers(f) };
+  if (method === 'POST' && detach) return { operation: 'remove_token', run: (book) => book.detachMethod(detach[1]!) };
   return undefined;
 }
 
@@ -249,6 +253,7 @@ export async function startStripeFake(options: { port?: number; searchLagMs?: nu
     notifications: notifier,
     ...controls,
     refundsPending: (on) => books.forEach((book) => (book.refunds.pending = on)),
+    attachedCustomer: (id) => [...books.values()].find((b) => b.hasMethod(id))?.attachedCustomer(id),
     settleRefund: (id) => bookWith(`refund ${id}`, (b) => b.refunds.has(id)).refunds.settle(id),
     disputes: (): FakeDispute[] =>
       [...books.values()].flatMap((book) =>
