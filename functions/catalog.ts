@@ -288,6 +288,7 @@ export const catalog: readonly FunctionSpec[] = [
     trigger: { type: 'queue', queue: 'removals', batchSize: 5 },
     memory: 512,
     timeout: 60,
+    secrets: ['credentials'],
   },
   {
     name: 'workers/renewal-scanner',

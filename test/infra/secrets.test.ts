@@ -29,6 +29,7 @@ const CREDENTIAL_READERS = [
   'payments/create',
   'payments/refund',
   'payments/void',
+  'workers/payment-method-removal',
   'workers/reconcile-account',
   'workers/reconciler',
   'workers/renewal',
