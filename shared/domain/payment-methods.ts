@@ -8,7 +8,7 @@ import { appSecret } from '../secrets.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { cardBrand } from './cards.ts';
 import { hmac } from './credentials.ts';
-import { InvalidState, NotFound, ResourceMissing } from './errors.ts';
+import { BadRequest, InvalidState, NotFound, ResourceMissing } from './errors.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { modeOf } from './connectors.ts';
 
@@ -54,6 +54,15 @@ export async function savePaymentMethod(
   origin: Origin = freshOrigin(),
   admitted = Promise.resolve(),
 ): Promise<PaymentMethodRecord> {
+  // A publishable key is anyone's who loads the page: naming a customer would let anyone give one a card (its default,
+  // which renewals charge) or, saving a card it has, read its payment method back. The merchant's server attaches.
+  if (merchant.credential === 'publishable' && input.customer_id !== undefined) {
+    throw new BadRequest(
+      'parameter_invalid',
+      'customer_id',
+      'a publishable key cannot name a customer: save the card without one, then attach it with your secret key (POST /api/payment_methods/{id}/attach)',
+    );
+  }
   const owner = ownerOf(merchant);
   const { number, exp_month, exp_year, cvc } = input.card;
   const fingerprint = await fingerprintOf(merchant, number);

@@ -54,6 +54,32 @@ describe('publishable keys', () => {
     expect(read.body.error.message).toBe('Invalid API key: a publishable key can only create payment methods');
   });
 
+  it("cannot name a customer (400 parameter_invalid customer_id), nor reach a customer's payment method by saving its card again", async () => {
+    // Prepare: the merchant's server saved a customer's card, with the customer's name and e-mail
+    const { apiKey, customerId } = await newMerchant();
+    const publishable = await publishableKeyOf(apiKey);
+    const number = freshCard();
+    const billing = { name: 'Jane Customer', email: 'jane.customer@example.com' };
+    const customers = await paymentMethods.create(apiKey, cardBody(number, { customer_id: customerId, billing_details: billing }));
+    const elsewhere = { ...cardBody(number), card: { number, exp_month: 1, exp_year: 2035, cvc: '123' } };
+
+    // Act: anyone with the page's key names the customer, or saves the customer's card again without naming it
+    const named = await paymentMethods.create(publishable, { ...elsewhere, customer_id: customerId });
+    const unnamed = await paymentMethods.create(publishable, elsewhere);
+
+    // Assess: refused; a payment method of nobody's, which tells nothing of the customer's; the customer's unchanged
+    expect(customers.status, customers.rawBody).toBe(200);
+    expect(named.status).toBe(400);
+    expect(named.body.error).toMatchObject({ type: 'invalid_request_error', code: 'parameter_invalid', param: 'customer_id' });
+    expect(named.body.error.message).toMatch(/a publishable key cannot name a customer/);
+    expect(unnamed.status, unnamed.rawBody).toBe(200);
+    expect(unnamed.body).toMatchObject({ customer_id: null, billing_details: null, card: { exp_month: 1, exp_year: 2035 } });
+    expect(unnamed.body.id).not.toBe(customers.body.id);
+    expect((await paymentMethods.get(apiKey, customers.body.id)).body).toEqual(customers.body);
+    const listed = await paymentMethods.list(apiKey, { customer_id: customerId });
+    expect(listed.body.data.map((pm: { id: string }) => pm.id)).toEqual([customers.body.id]);
+  });
+
   it('limits payment-method creates to 30 a minute per key and client IP; a secret key is not limited by it', async () => {
     // Prepare
     const { apiKey } = await newMerchant();
