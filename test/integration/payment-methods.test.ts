@@ -1,11 +1,13 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { handler as updateCustomer } from '../../functions/customers/update.ts';
 import { handler as getCustomer } from '../../functions/customers/get.ts';
 import { handler as listKeys } from '../../functions/api-keys/list.ts';
+import { handler as createKey } from '../../functions/api-keys/create.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import { createCustomer } from '../../shared/domain/customers.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
+import { rateLimitKeys } from '../../shared/store/keys.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant, testActor } from '../support/merchant.ts';
 import { freshCard } from '../support/payments.ts';
@@ -99,6 +101,44 @@ describe('publishable keys', () => {
     expect(over.status).toBe(429);
     expect(over.body.error.type).toBe('rate_limit_error');
     expect(otherIp.status).toBe(200);
+    expect(server.status).toBe(200);
+  });
+});
+
+describe('publishable keys, over many client IPs', () => {
+  it('limit payment-method creates to 600 a minute per key whatever the IPs: 429 with the limit, its headers and Retry-After', async () => {
+    // Prepare: a key that has saved 599 cards this minute, from as many IPs (its window, counted as the service counts it)
+    const { apiKey } = await newMerchant();
+    const made = await invokeHttp(
+      createKey,
+      apiEvent({ method: 'POST', path: '/api/api-keys', headers: bearer(apiKey), body: { name: 'Checkout page', type: 'publishable' } }),
+    );
+    const realNow = clock.now;
+    const windowStart = Math.floor(realNow() / 60_000) * 60_000;
+    clock.now = () => windowStart + 15_000;
+    await db.send(
+      new PutCommand({
+        TableName: TABLE,
+        Item: { ...rateLimitKeys.window('payment-methods-create-per-key', made.body.id, windowStart), count: 599 },
+      }),
+    );
+    const save = (key: string, ip: string) => paymentMethods.create(key, cardBody(freshCard()), {}, ip);
+
+    // Act: the 600th from one more IP, the 601st from yet another, then the merchant's server
+    const [last, over, server] = await (async () =>
+      [await save(made.body.key, '203.0.113.1'), await save(made.body.key, '203.0.113.2'), await save(apiKey, '203.0.113.2')] as const)().finally(
+      () => {
+        clock.now = realNow;
+      },
+    );
+
+    // Assess
+    expect(last.status, last.rawBody).toBe(200);
+    expect(last.headers).toMatchObject({ 'x-ratelimit-limit': '600', 'x-ratelimit-remaining': '0' }); // the window with the fewest left
+    expect(over.status).toBe(429);
+    expect(over.body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded' });
+    expect(over.body.error.message).toMatch(/600/);
+    expect(over.headers).toMatchObject({ 'x-ratelimit-limit': '600', 'x-ratelimit-remaining': '0', 'retry-after': '45' });
     expect(server.status).toBe(200);
   });
 });
