@@ -42,9 +42,10 @@ export interface FunctionSpec {
   readsOnly?: true;
   /**
    * the card vault (shared/store/vault.ts): `encrypt` may seal and store cards, `decrypt` may also read and open them
-   * (the only functions that may see a card number). CDK grants exactly this; test/infra/vault.test.ts lists them.
+   * (the only functions that may see a card number), `keep` may only keep a card past its expiry (a publishable key's
+   * payment method attached). CDK grants exactly this; test/infra/vault.test.ts lists them.
    */
-  vault?: 'encrypt' | 'decrypt';
+  vault?: 'encrypt' | 'decrypt' | 'keep';
 }
 
 const API: Pick<FunctionSpec, 'memory' | 'timeout'> = { memory: 512, timeout: 10 };
@@ -95,7 +96,9 @@ export const catalog: readonly FunctionSpec[] = [
   }),
   http('GET', '/api/payment_methods', 'payment-methods/list', "List a customer's payment methods"),
   http('GET', '/api/payment_methods/{id}', 'payment-methods/get', 'Retrieve a payment method'),
-  http('POST', '/api/payment_methods/{id}/attach', 'payment-methods/attach', 'Attach a payment method to a customer'),
+  http('POST', '/api/payment_methods/{id}/attach', 'payment-methods/attach', 'Attach a payment method to a customer', 'merchant', {
+    vault: 'keep',
+  }),
   http('POST', '/api/payment_methods/{id}/detach', 'payment-methods/detach', 'Detach a payment method from its customer'),
 
   http('POST', '/api/payments/create', 'payments/create', 'Create (authorize) a payment', 'merchant', { vault: 'decrypt' }),

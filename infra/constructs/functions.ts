@@ -74,9 +74,13 @@ export const tableAccessOf = (spec: FunctionSpec): TableAccess => {
   return spec.readsOnly ? 'read' : 'read-write';
 };
 
-/** The vault table's actions: `encrypt` functions write (a card's put, a CVC's delete); `decrypt` ones also read. */
+/**
+ * The vault table's actions: `encrypt` functions write (a card's put, a CVC's delete); `decrypt` ones also read, and
+ * keep a card past its expiry (a publishable key's, charged), which is all `keep` functions may do.
+ */
 export const VAULT_WRITES = ['dynamodb:PutItem', 'dynamodb:DeleteItem'];
 export const VAULT_READS = ['dynamodb:GetItem', 'dynamodb:Query'];
+export const VAULT_KEEPS = ['dynamodb:UpdateItem'];
 /** What DynamoDB does with the vault key for whoever reads or writes the table (its at-rest encryption), and only that. */
 export const VAULT_TABLE_KEY_USE = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey', 'kms:DescribeKey'];
 
@@ -244,14 +248,16 @@ export class AppFunction extends Construct {
    * directly). DynamoDB's own use of the key for the table at rest is granted apart, through DynamoDB only
    * (`kms:ViaService`), so it opens no card.
    */
-  useVault({ table, key }: Vault, access: 'encrypt' | 'decrypt'): void {
+  useVault({ table, key }: Vault, access: 'encrypt' | 'decrypt' | 'keep'): void {
     const decrypts = access === 'decrypt';
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: [...VAULT_WRITES, ...(decrypts ? VAULT_READS : [])], resources: [table.tableArn] }),
-    );
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['kms:GenerateDataKey', ...(decrypts ? ['kms:Decrypt'] : [])], resources: [key.keyArn] }),
-    );
+    const tableActions = { encrypt: VAULT_WRITES, decrypt: [...VAULT_WRITES, ...VAULT_READS, ...VAULT_KEEPS], keep: VAULT_KEEPS }[access];
+    this.role.addToPrincipalPolicy(new PolicyStatement({ actions: tableActions, resources: [table.tableArn] }));
+    // keeping a card leaves its sealed data as it is: no use of the key but DynamoDB's
+    if (access !== 'keep') {
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({ actions: ['kms:GenerateDataKey', ...(decrypts ? ['kms:Decrypt'] : [])], resources: [key.keyArn] }),
+      );
+    }
     this.role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: VAULT_TABLE_KEY_USE,

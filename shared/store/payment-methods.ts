@@ -1,7 +1,8 @@
 import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
-import { db, isConditionFailure, sendConditional, TABLE, type TransactItem } from './client.ts';
+import { clock } from '../domain/clock.ts';
+import { conditionalWrite, db, isConditionFailure, sendConditional, TABLE, type TransactItem, ttl } from './client.ts';
 import { Int, nullable, recordReader, Text } from './item-schemas.ts';
 import { customerKeys, type Owner, ownedBy, paymentMethodKeys } from './keys.ts';
 import { listPage, type Page, type PageQuery } from './pagination.ts';
@@ -17,6 +18,11 @@ export interface PaymentMethodRecord {
   /** by account (`accountOf`): the token that account issued, and the network's id of the first authorization there */
   tokens: Record<string, ConnectorToken>;
   created_at: string;
+  /**
+   * epoch seconds (the table's TTL): made with a publishable key and not yet attached nor charged, it is deleted then,
+   * with its vault items; absent from then on even before DynamoDB deletes it (TTL deletes within days)
+   */
+  expires_at?: number;
 }
 
 export interface BillingDetails {
@@ -54,6 +60,7 @@ const PaymentMethodItem = v.object({
     v.object({ provider: v.picklist(PROVIDERS), connector_id: nullable(Text), token: Text, network_transaction_id: nullable(Text) }),
   ),
   created_at: Text,
+  expires_at: v.optional(Int),
 });
 const paymentMethodOf: (item: Record<string, unknown>) => PaymentMethodRecord = recordReader('payment method', PaymentMethodItem);
 
@@ -61,7 +68,28 @@ const paymentMethodOf: (item: Record<string, unknown>) => PaymentMethodRecord = 
 export async function getPaymentMethod(owner: Owner, id: string): Promise<PaymentMethodRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: paymentMethodKeys.item(id), ConsistentRead: true }));
   const record = out.Item && paymentMethodOf(out.Item);
-  return ownedBy(record, owner) ? record : undefined;
+  return ownedBy(record, owner) && !expired(record) ? record : undefined;
+}
+
+const expired = (record: { expires_at?: number } | undefined): boolean => record?.expires_at !== undefined && record.expires_at <= ttl(clock.now());
+
+/** Its expiry, when it had one, as the table's condition says it: not yet passed. */
+const notExpired = 'attribute_not_exists(expires_at) OR expires_at > :now';
+
+/**
+ * Keeps a payment method past its expiry (a publishable key's, charged): false when it is gone or has expired. Kept
+ * already, nothing changes.
+ */
+export async function keep(id: string): Promise<boolean> {
+  return conditionalWrite(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: paymentMethodKeys.item(id),
+      UpdateExpression: 'REMOVE expires_at',
+      ConditionExpression: `attribute_exists(pk) AND (${notExpired})`,
+      ExpressionAttributeValues: { ':now': ttl(clock.now()) },
+    }),
+  );
 }
 
 /** The id of the customer's payment method of this card (by fingerprint), if one was saved. */
@@ -131,7 +159,10 @@ export async function updateCard(id: string, card: { exp_month: number; exp_year
   );
 }
 
-/** Attaches a detached payment method to the customer (listed under it; its default if it has none). False: not detached. */
+/**
+ * Attaches a detached payment method to the customer (listed under it; its default if it has none), keeping it past
+ * its expiry if it had one. False: not detached, or expired.
+ */
 export async function attach(record: PaymentMethodRecord, customerId: string): Promise<boolean> {
   const entry = paymentMethodKeys.byCustomer(customerId, record.id);
   try {
@@ -142,9 +173,10 @@ export async function attach(record: PaymentMethodRecord, customerId: string): P
             Update: {
               TableName: TABLE,
               Key: paymentMethodKeys.item(record.id),
-              UpdateExpression: 'SET customer_id = :c, gsi1pk = :g1, gsi1sk = :s1',
-              ConditionExpression: 'attribute_exists(pk) AND customer_id = :none',
-              ExpressionAttributeValues: { ':c': customerId, ':g1': entry.gsi1pk, ':s1': entry.gsi1sk, ':none': null },
+              // attached, it is kept: a publishable key's expiry goes
+              UpdateExpression: 'SET customer_id = :c, gsi1pk = :g1, gsi1sk = :s1 REMOVE expires_at',
+              ConditionExpression: `attribute_exists(pk) AND customer_id = :none AND (${notExpired})`,
+              ExpressionAttributeValues: { ':c': customerId, ':g1': entry.gsi1pk, ':s1': entry.gsi1sk, ':none': null, ':now': ttl(clock.now()) },
             },
           },
           defaultFor(customerId, record.id),

@@ -2,7 +2,7 @@ import { App, type CfnResource, NestedStack, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { catalog, type FunctionSpec } from '../../functions/catalog.ts';
-import { VAULT_READS, VAULT_TABLE_KEY_USE, VAULT_WRITES } from '../../infra/constructs/functions.ts';
+import { VAULT_KEEPS, VAULT_READS, VAULT_TABLE_KEY_USE, VAULT_WRITES } from '../../infra/constructs/functions.ts';
 import { PaymentOrchestrationStack } from '../../infra/stack.ts';
 import { mergedTemplate, type Resource } from './templates.ts';
 
@@ -16,6 +16,8 @@ import { mergedTemplate, type Resource } from './templates.ts';
 const DECRYPTING_FUNCTIONS = ['hosted/pay-submit', 'payments/create', 'workers/renewal', 'workers/test-clock-advance'];
 /** The functions that may only seal cards: saving a payment method, and the test helper sealing an updated one. */
 const ENCRYPTING_FUNCTIONS = ['payment-methods/create', 'test-helpers/payment-method-update'];
+/** The functions that may only keep a card past its expiry (a publishable key's payment method attached): no key use. */
+const KEEPING_FUNCTIONS = ['payment-methods/attach'];
 
 const build = (specs: readonly FunctionSpec[]) =>
   new PaymentOrchestrationStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'PaymentOrchestration', { catalog: specs });
@@ -106,10 +108,13 @@ describe('card vault (CDK)', () => {
     for (const name of DECRYPTING_FUNCTIONS) {
       expect(uses[name], name).toEqual({
         key: { direct: ['kms:Decrypt', 'kms:GenerateDataKey'], viaDynamoDb },
-        table: [...VAULT_WRITES, ...VAULT_READS].sort(),
+        table: [...VAULT_WRITES, ...VAULT_READS, ...VAULT_KEEPS].sort(),
       });
     }
-    const users = [...ENCRYPTING_FUNCTIONS, ...DECRYPTING_FUNCTIONS];
+    for (const name of KEEPING_FUNCTIONS) {
+      expect(uses[name], name).toEqual({ key: { direct: [], viaDynamoDb }, table: [...VAULT_KEEPS].sort() });
+    }
+    const users = [...ENCRYPTING_FUNCTIONS, ...DECRYPTING_FUNCTIONS, ...KEEPING_FUNCTIONS];
     const others = Object.entries(uses).filter(([name]) => !users.includes(name));
     expect(others.filter(([, use]) => use.key.direct.length + use.key.viaDynamoDb.length + use.table.length > 0)).toEqual([]);
   });
@@ -117,7 +122,7 @@ describe('card vault (CDK)', () => {
   it('names the vault table and key to its users only', () => {
     for (const fn of functions) {
       const vault = { VAULT_TABLE: fn.env.VAULT_TABLE, VAULT_KMS_KEY_ARN: fn.env.VAULT_KMS_KEY_ARN };
-      if ([...ENCRYPTING_FUNCTIONS, ...DECRYPTING_FUNCTIONS].includes(fn.name)) {
+      if ([...ENCRYPTING_FUNCTIONS, ...DECRYPTING_FUNCTIONS, ...KEEPING_FUNCTIONS].includes(fn.name)) {
         expect(vault, fn.name).toEqual({ VAULT_TABLE: { Ref: tableId }, VAULT_KMS_KEY_ARN: { 'Fn::GetAtt': [keyId, 'Arn'] } });
       } else {
         expect(vault, fn.name).toEqual({ VAULT_TABLE: undefined, VAULT_KMS_KEY_ARN: undefined });
