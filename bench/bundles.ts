@@ -23,7 +23,6 @@ const LAMBDA_ENV = {
   POWERTOOLS_SERVICE_NAME: 'payments-api',
   AWS_REGION: 'us-east-1',
   TABLE_NAME: 'payments',
-  APP_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:app-secret',
   EVENTS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/events',
   RENEWALS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/renewals',
   CLOCKS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/clocks',

@@ -3,7 +3,6 @@
  * each measured as the others in capacity.ts (a warm-up run, then the run with the median WCU of three).
  */
 import { handler as recovery } from '../functions/analytics/recovery.ts';
-import { handler as shopperReturned } from '../functions/hosted/3ds-return.ts';
 import { handler as paySubmit } from '../functions/hosted/pay-submit.ts';
 import { handler as createInvoice } from '../functions/invoices/create.ts';
 import { handler as updateCard } from '../functions/test-helpers/payment-method-update.ts';
@@ -12,6 +11,7 @@ import { apiEvent, invokeHttp, type HttpResult } from '../test/support/lambda.ts
 import { bearer } from '../test/support/merchant.ts';
 import { cardBody, paymentMethods } from '../test/support/payment-methods.ts';
 import { freshCard, payments } from '../test/support/payments.ts';
+import { allowShop, sandboxChallenge, shopperReturns } from '../test/support/three-d-secure.ts';
 
 const ok = (res: HttpResult, status = 200) => {
   if (res.status !== status) throw new Error(`${res.status}: ${res.rawBody.slice(0, 300)}`);
@@ -21,7 +21,9 @@ const ok = (res: HttpResult, status = 200) => {
 /** The operations, in the order they run; `measure` runs one as capacity.ts's `steady` does. */
 export async function laterFlows(apiKey: string, customerId: string, measure: (name: string, op: () => Promise<unknown>) => Promise<void>) {
   const runs = 4;
-  // 3-D Secure at the sandbox: a create the issuer challenges, and the shopper's return once they passed
+  // 3-D Secure at the sandbox: a create the issuer challenges, and the shopper's return once they passed (on the
+  // sandbox's challenge page, not measured)
+  await allowShop(apiKey);
   const challenged = () =>
     payments.create(apiKey, {
       amount: 2500,
@@ -30,12 +32,14 @@ export async function laterFlows(apiKey: string, customerId: string, measure: (n
       return_url: 'https://shop.example/done',
       payment_method: { type: 'card', card: { number: '4000000000003220', exp_month: 12, exp_year: 2034, cvc: '123' } },
     });
-  const waiting: string[] = [];
-  await measure('payment create, 3-D Secure challenge (requires_action)', async () => waiting.push(ok(await challenged()).body.id as string));
-  const returnOf = (id: string) =>
-    invokeHttp(shopperReturned, apiEvent({ path: `/hosted/3ds/return/${id}`, query: { sandbox_authentication: 'passed' } }));
-  await measure('3-D Secure return (challenge passed)', async () => ok(await returnOf(waiting.pop()!), 303));
-  for (const id of waiting.splice(0)) await payments.void(apiKey, id);
+  const waiting: { id: string; nextAction: string }[] = [];
+  await measure('payment create, 3-D Secure challenge (requires_action)', async () => {
+    const created = ok(await challenged()).body;
+    waiting.push({ id: created.id, nextAction: created.next_action.redirect_to_url.url });
+  });
+  const passed = await Promise.all(waiting.map(async ({ id, nextAction }) => ({ id, back: await sandboxChallenge(nextAction) })));
+  await measure('3-D Secure return (challenge passed)', async () => ok(await shopperReturns(passed.pop()!.back), 303));
+  for (const { id } of passed.splice(0)) await payments.void(apiKey, id);
 
   // The card networks' updater on a saved card (a new expiry each time)
   const pm = ok(await paymentMethods.create(apiKey, cardBody(freshCard(), { customer_id: customerId }))).body.id as string;

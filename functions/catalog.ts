@@ -1,5 +1,6 @@
 import type { Auth } from '../shared/http/types.ts';
 import type { QueueName } from '../shared/queues.ts';
+import type { SecretPurpose } from '../shared/secret-purposes.ts';
 
 /**
  * THE list of Lambda functions. CDK, the local runtime, the fixture check and the OpenAPI document read it.
@@ -46,6 +47,11 @@ export interface FunctionSpec {
    * payment method attached). CDK grants exactly this; test/infra/vault.test.ts lists them.
    */
   vault?: 'encrypt' | 'decrypt' | 'keep';
+  /**
+   * the secrets the function reads, by purpose (shared/secret-purposes.ts): CDK grants exactly these and names only
+   * them, so reading any other fails. test/infra/secrets.test.ts lists who may read provider credentials.
+   */
+  secrets?: readonly SecretPurpose[];
 }
 
 const API: Pick<FunctionSpec, 'memory' | 'timeout'> = { memory: 512, timeout: 10 };
@@ -56,7 +62,7 @@ const http = (
   name: string,
   summary: string,
   auth: Auth = 'merchant',
-  limits: Partial<typeof API> & Pick<FunctionSpec, 'sends' | 'vault'> = {},
+  limits: Partial<typeof API> & Pick<FunctionSpec, 'sends' | 'vault' | 'secrets'> = {},
 ): FunctionSpec => ({
   name,
   trigger: { type: 'http', method, path, auth, summary },
@@ -65,11 +71,14 @@ const http = (
 });
 
 export const catalog: readonly FunctionSpec[] = [
-  http('POST', '/api/auth/request-otp', 'auth/request-otp', 'Send a one-time sign-in code by e-mail', 'public', { sends: ['email'] }),
-  http('POST', '/api/auth/verify-otp', 'auth/verify-otp', 'Exchange a one-time code for a session token', 'public'),
+  http('POST', '/api/auth/request-otp', 'auth/request-otp', 'Send a one-time sign-in code by e-mail', 'public', {
+    sends: ['email'],
+    secrets: ['otp'],
+  }),
+  http('POST', '/api/auth/verify-otp', 'auth/verify-otp', 'Exchange a one-time code for a session token', 'public', { secrets: ['otp'] }),
 
   http('GET', '/api/api-keys', 'api-keys/list', 'List API keys'),
-  http('POST', '/api/api-keys', 'api-keys/create', 'Create an API key'),
+  http('POST', '/api/api-keys', 'api-keys/create', 'Create an API key', 'merchant', { secrets: ['idempotency'] }),
   http('PUT', '/api/api-keys/{id}/revoke', 'api-keys/revoke', 'Revoke an API key'),
 
   http('GET', '/api/settings', 'settings/get', 'Retrieve the settings (checkout origins)'),
@@ -78,14 +87,23 @@ export const catalog: readonly FunctionSpec[] = [
   http('GET', '/hosted/card-fields.js', 'hosted/card-fields-script', 'The script a checkout page includes to mount the card fields', 'public'),
   http('GET', '/hosted/card-fields', 'hosted/card-fields', 'The card fields page (framed by a checkout origin)', 'public'),
   http('GET', '/hosted/card-fields-frame.js', 'hosted/card-fields-frame-script', "The card fields page's own script", 'public'),
-  http('GET', '/hosted/3ds/{id}', 'hosted/3ds-hand-off', "A payment's 3-D Secure hand-off: the shopper on to the provider", 'public'),
-  http('GET', '/hosted/3ds/return/{id}', 'hosted/3ds-return', 'Where the provider brings the shopper back after 3-D Secure', 'public'),
-  http('GET', '/hosted/3ds/sandbox', 'hosted/3ds-sandbox', "The sandbox issuer's 3-D Secure challenge page", 'public'),
-  http('GET', '/hosted/3ds/sandbox/answer', 'hosted/3ds-sandbox-answer', "The shopper's answer to the sandbox challenge", 'public'),
-  http('GET', '/hosted/pay/{id}', 'hosted/pay', "An invoice's payment page, for its customer (signed link)", 'public'),
-  http('POST', '/hosted/pay/{id}', 'hosted/pay-submit', 'The customer pays the invoice from its payment page', 'public', { vault: 'decrypt' }),
+  http('GET', '/hosted/3ds/{id}', 'hosted/3ds-hand-off', "A payment's 3-D Secure hand-off: the shopper on to the provider", 'public', {
+    secrets: ['links'],
+  }),
+  http('GET', '/hosted/3ds/return/{id}', 'hosted/3ds-return', 'Where the provider brings the shopper back after 3-D Secure', 'public', {
+    secrets: ['links', 'credentials'],
+  }),
+  http('GET', '/hosted/3ds/sandbox', 'hosted/3ds-sandbox', "The sandbox issuer's 3-D Secure challenge page", 'public', { secrets: ['links'] }),
+  http('GET', '/hosted/3ds/sandbox/answer', 'hosted/3ds-sandbox-answer', "The shopper's answer to the sandbox challenge", 'public', {
+    secrets: ['links'],
+  }),
+  http('GET', '/hosted/pay/{id}', 'hosted/pay', "An invoice's payment page, for its customer (signed link)", 'public', { secrets: ['links'] }),
+  http('POST', '/hosted/pay/{id}', 'hosted/pay-submit', 'The customer pays the invoice from its payment page', 'public', {
+    vault: 'decrypt',
+    secrets: ['links', 'fingerprints', 'credentials'],
+  }),
 
-  http('POST', '/api/customers', 'customers/create', 'Create a customer'),
+  http('POST', '/api/customers', 'customers/create', 'Create a customer', 'merchant', { secrets: ['idempotency'] }),
   http('GET', '/api/customers', 'customers/list', 'List customers'),
   http('GET', '/api/customers/{id}', 'customers/get', 'Retrieve a customer'),
   http('PUT', '/api/customers/{id}', 'customers/update', 'Update a customer'),
@@ -93,34 +111,46 @@ export const catalog: readonly FunctionSpec[] = [
 
   http('POST', '/api/payment_methods', 'payment-methods/create', 'Save a card as a payment method (secret or publishable key)', 'publishable', {
     vault: 'encrypt',
+    secrets: ['fingerprints', 'idempotency'],
   }),
   http('GET', '/api/payment_methods', 'payment-methods/list', "List a customer's payment methods"),
   http('GET', '/api/payment_methods/{id}', 'payment-methods/get', 'Retrieve a payment method'),
   http('POST', '/api/payment_methods/{id}/attach', 'payment-methods/attach', 'Attach a payment method to a customer', 'merchant', {
     vault: 'keep',
+    secrets: ['idempotency'],
   }),
-  http('POST', '/api/payment_methods/{id}/detach', 'payment-methods/detach', 'Detach a payment method from its customer'),
+  http('POST', '/api/payment_methods/{id}/detach', 'payment-methods/detach', 'Detach a payment method from its customer', 'merchant', {
+    secrets: ['idempotency'],
+  }),
 
-  http('POST', '/api/payments/create', 'payments/create', 'Create (authorize) a payment', 'merchant', { vault: 'decrypt' }),
+  http('POST', '/api/payments/create', 'payments/create', 'Create (authorize) a payment', 'merchant', {
+    vault: 'decrypt',
+    secrets: ['links', 'fingerprints', 'credentials', 'idempotency'],
+  }),
   http('GET', '/api/payments/list', 'payments/list', 'List payments'),
   http('GET', '/api/payments/{id}', 'payments/get', 'Retrieve a payment'),
   http('PUT', '/api/payments/{id}', 'payments/update', 'Update a payment (description, metadata)'),
-  http('POST', '/api/payments/{id}/capture', 'payments/capture', 'Capture a payment'),
-  http('POST', '/api/payments/{id}/void', 'payments/void', 'Void a payment'),
-  http('POST', '/api/payments/{id}/refund', 'payments/refund', 'Refund a payment'),
+  http('POST', '/api/payments/{id}/capture', 'payments/capture', 'Capture a payment', 'merchant', { secrets: ['credentials', 'idempotency'] }),
+  http('POST', '/api/payments/{id}/void', 'payments/void', 'Void a payment', 'merchant', { secrets: ['credentials', 'idempotency'] }),
+  http('POST', '/api/payments/{id}/refund', 'payments/refund', 'Refund a payment', 'merchant', { secrets: ['credentials', 'idempotency'] }),
 
   http('GET', '/api/payments/{id}/timeline', 'payments/timeline', 'Every change of a payment, its refunds and disputes, with its source'),
   http('GET', '/api/refunds', 'refunds/list', 'List refunds (all, or one payment’s)'),
   http('GET', '/api/refunds/{id}', 'refunds/get', 'Retrieve a refund'),
 
-  http('POST', '/api/connectors', 'connectors/create', 'Connect a provider account (credentials verified, stored sealed)'),
+  http('POST', '/api/connectors', 'connectors/create', 'Connect a provider account (credentials verified, stored sealed)', 'merchant', {
+    secrets: ['credentials', 'idempotency'],
+  }),
   http('GET', '/api/connectors', 'connectors/list', 'List connector accounts'),
   http('GET', '/api/connectors/{id}', 'connectors/get', 'Retrieve a connector account'),
-  http('PUT', '/api/connectors/{id}', 'connectors/update', 'Update a connector account (label, credentials, status)'),
+  http('PUT', '/api/connectors/{id}', 'connectors/update', 'Update a connector account (label, credentials, status)', 'merchant', {
+    secrets: ['credentials'],
+  }),
   http('DELETE', '/api/connectors/{id}', 'connectors/delete', 'Delete a connector account'),
   // Reads the provider's payouts since the last run (a day's take: a few calls per payout), within API Gateway's 29 s.
   http('POST', '/api/connectors/{id}/reconcile', 'connectors/reconcile', "Reconcile a connector account with its provider's payouts", 'merchant', {
     timeout: 28,
+    secrets: ['credentials', 'idempotency'],
   }),
   http(
     'GET',
@@ -128,49 +158,65 @@ export const catalog: readonly FunctionSpec[] = [
     'reconciliation/exceptions/list',
     'List reconciliation exceptions (what a payout and our records disagree on)',
   ),
-  http('POST', '/api/reconciliation/exceptions/{id}/resolve', 'reconciliation/exceptions/resolve', 'Resolve a reconciliation exception'),
+  http('POST', '/api/reconciliation/exceptions/{id}/resolve', 'reconciliation/exceptions/resolve', 'Resolve a reconciliation exception', 'merchant', {
+    secrets: ['idempotency'],
+  }),
   http(
     'POST',
     '/api/connectors/{id}/webhooks',
     'connectors/webhooks',
     "Receive the provider's notifications for a connector account (signed by the provider)",
     'public',
+    { secrets: ['credentials'] },
   ),
 
   http('GET', '/api/disputes', 'disputes/list', 'List disputes'),
   http('GET', '/api/disputes/{id}', 'disputes/get', 'Retrieve a dispute'),
-  http('POST', '/api/disputes/{id}/evidence', 'disputes/evidence', 'Submit evidence for a dispute (forwarded to the provider)'),
-  http('POST', '/api/disputes/{id}/accept', 'disputes/accept', 'Accept a dispute (not contested)'),
-  http('POST', '/api/test_helpers/payments/{id}/dispute', 'test-helpers/dispute', 'Open a dispute on a captured test payment (test mode)'),
+  http('POST', '/api/disputes/{id}/evidence', 'disputes/evidence', 'Submit evidence for a dispute (forwarded to the provider)', 'merchant', {
+    secrets: ['credentials', 'idempotency'],
+  }),
+  http('POST', '/api/disputes/{id}/accept', 'disputes/accept', 'Accept a dispute (not contested)', 'merchant', {
+    secrets: ['credentials', 'idempotency'],
+  }),
+  http(
+    'POST',
+    '/api/test_helpers/payments/{id}/dispute',
+    'test-helpers/dispute',
+    'Open a dispute on a captured test payment (test mode)',
+    'merchant',
+    { secrets: ['idempotency'] },
+  ),
   http(
     'POST',
     '/api/test_helpers/payment_methods/{id}/update',
     'test-helpers/payment-method-update',
     "Play the card networks' updater on a saved test card: a new expiry, or a new number (test mode)",
     'merchant',
-    { vault: 'encrypt' },
+    { vault: 'encrypt', secrets: ['idempotency'] },
   ),
 
   http('POST', '/api/routing/simulate', 'routing/simulate', 'Simulate the routing of a payment'),
   http('GET', '/api/routing/rules', 'routing/rules/list', 'List routing rules'),
-  http('POST', '/api/routing/rules', 'routing/rules/create', 'Create a routing rule'),
+  http('POST', '/api/routing/rules', 'routing/rules/create', 'Create a routing rule', 'merchant', { secrets: ['idempotency'] }),
   http('GET', '/api/routing/rules/{id}', 'routing/rules/get', 'Retrieve a routing rule'),
   http('PUT', '/api/routing/rules/{id}', 'routing/rules/update', 'Update a routing rule'),
   http('DELETE', '/api/routing/rules/{id}', 'routing/rules/delete', 'Delete a routing rule (it no longer routes)'),
 
-  http('POST', '/api/webhooks/configure', 'webhooks/configure', 'Configure a webhook endpoint'),
+  http('POST', '/api/webhooks/configure', 'webhooks/configure', 'Configure a webhook endpoint', 'merchant', { secrets: ['webhooks', 'idempotency'] }),
   http('GET', '/api/webhooks', 'webhooks/list', 'List webhook endpoints'),
   http('GET', '/api/webhooks/{id}', 'webhooks/get', 'Retrieve a webhook endpoint'),
   http('PUT', '/api/webhooks/{id}', 'webhooks/update', 'Update a webhook endpoint (url, events, status)'),
   http('DELETE', '/api/webhooks/{id}', 'webhooks/delete', 'Delete a webhook endpoint'),
-  http('POST', '/api/webhooks/{id}/rotate-secret', 'webhooks/rotate-secret', 'Rotate the signing secret of a webhook endpoint'),
+  http('POST', '/api/webhooks/{id}/rotate-secret', 'webhooks/rotate-secret', 'Rotate the signing secret of a webhook endpoint', 'merchant', {
+    secrets: ['webhooks', 'idempotency'],
+  }),
   http('GET', '/api/webhooks/events', 'webhooks/events', 'List webhook events and their delivery'),
   http('GET', '/api/events/{id}', 'events/get', 'Retrieve an event with its payload'),
-  http('POST', '/api/events/{id}/redeliver', 'events/redeliver', 'Send an event again', 'merchant', { sends: ['events'] }),
+  http('POST', '/api/events/{id}/redeliver', 'events/redeliver', 'Send an event again', 'merchant', { sends: ['events'], secrets: ['idempotency'] }),
   // Delivers synchronously: up to the 15 s delivery timeout, within API Gateway's 29 s.
-  http('POST', '/api/webhooks/test', 'webhooks/test', 'Send a test event', 'merchant', { timeout: 20 }),
+  http('POST', '/api/webhooks/test', 'webhooks/test', 'Send a test event', 'merchant', { timeout: 20, secrets: ['webhooks'] }),
 
-  http('POST', '/api/subscriptions', 'subscriptions/create', 'Create a subscription'),
+  http('POST', '/api/subscriptions', 'subscriptions/create', 'Create a subscription', 'merchant', { secrets: ['idempotency'] }),
   http('GET', '/api/subscriptions', 'subscriptions/list', 'List subscriptions'),
   http('GET', '/api/subscriptions/{id}', 'subscriptions/get', 'Retrieve a subscription'),
   http(
@@ -182,19 +228,26 @@ export const catalog: readonly FunctionSpec[] = [
   http('PUT', '/api/subscriptions/{id}/pause', 'subscriptions/pause', 'Pause a subscription'),
   http('PUT', '/api/subscriptions/{id}/resume', 'subscriptions/resume', 'Resume a subscription'),
   http('PUT', '/api/subscriptions/{id}/cancel', 'subscriptions/cancel', 'Cancel a subscription'),
-  http('POST', '/api/test_clocks', 'test-clocks/create', 'Create a test clock'),
+  http('POST', '/api/test_clocks', 'test-clocks/create', 'Create a test clock', 'merchant', { secrets: ['idempotency'] }),
   http('GET', '/api/test_clocks', 'test-clocks/list', 'List test clocks'),
   http('GET', '/api/test_clocks/{id}', 'test-clocks/get', 'Retrieve a test clock'),
-  http('POST', '/api/test_clocks/{id}/advance', 'test-clocks/advance', 'Advance a test clock', 'merchant', { sends: ['clocks'] }),
+  http('POST', '/api/test_clocks/{id}/advance', 'test-clocks/advance', 'Advance a test clock', 'merchant', {
+    sends: ['clocks'],
+    secrets: ['idempotency'],
+  }),
   http('DELETE', '/api/test_clocks/{id}', 'test-clocks/delete', 'Delete a test clock and its objects'),
 
-  http('POST', '/api/invoices', 'invoices/create', 'Create an invoice'),
-  http('GET', '/api/invoices', 'invoices/list', 'List invoices'),
-  http('GET', '/api/invoices/{id}', 'invoices/get', 'Retrieve an invoice'),
-  http('PUT', '/api/invoices/{id}/send', 'invoices/send', 'Send an invoice', 'merchant', { sends: ['email', 'messages'] }),
-  http('PUT', '/api/invoices/{id}/mark-paid', 'invoices/mark-paid', 'Mark an invoice paid'),
+  http('POST', '/api/invoices', 'invoices/create', 'Create an invoice', 'merchant', { secrets: ['links', 'idempotency'] }),
+  http('GET', '/api/invoices', 'invoices/list', 'List invoices', 'merchant', { secrets: ['links'] }),
+  http('GET', '/api/invoices/{id}', 'invoices/get', 'Retrieve an invoice', 'merchant', { secrets: ['links'] }),
+  http('PUT', '/api/invoices/{id}/send', 'invoices/send', 'Send an invoice', 'merchant', { sends: ['email', 'messages'], secrets: ['links'] }),
+  http('PUT', '/api/invoices/{id}/mark-paid', 'invoices/mark-paid', 'Mark an invoice paid', 'merchant', { secrets: ['links'] }),
   // The customer's link: signed (HMAC, 7 days), no API key; renders the PDF on request.
-  http('GET', '/api/invoices/{id}/pdf', 'invoices/pdf', 'Download an invoice PDF (signed link)', 'public', { memory: 1024, timeout: 10 }),
+  http('GET', '/api/invoices/{id}/pdf', 'invoices/pdf', 'Download an invoice PDF (signed link)', 'public', {
+    memory: 1024,
+    timeout: 10,
+    secrets: ['links'],
+  }),
 
   http('GET', '/api/balance', 'balance/get', 'Retrieve the balance'),
   http('GET', '/api/settlements', 'settlements/list', 'List settlements'),
@@ -222,6 +275,7 @@ export const catalog: readonly FunctionSpec[] = [
     memory: 512,
     timeout: 30,
     sends: ['events'],
+    secrets: ['webhooks'],
   },
   {
     name: 'workers/renewal-scanner',
@@ -238,6 +292,7 @@ export const catalog: readonly FunctionSpec[] = [
     timeout: 30,
     sends: ['email'],
     vault: 'decrypt',
+    secrets: ['links', 'fingerprints', 'credentials'],
   },
   {
     name: 'workers/test-clock-advance',
@@ -246,6 +301,7 @@ export const catalog: readonly FunctionSpec[] = [
     timeout: 300,
     sends: ['email'],
     vault: 'decrypt',
+    secrets: ['links', 'fingerprints', 'credentials'],
   },
   {
     name: 'workers/daily-settlement',
@@ -265,6 +321,7 @@ export const catalog: readonly FunctionSpec[] = [
     trigger: { type: 'queue', queue: 'reconciliations', batchSize: 1 },
     memory: 512,
     timeout: 300,
+    secrets: ['credentials'],
   },
   {
     name: 'workers/reconciler',
@@ -272,6 +329,7 @@ export const catalog: readonly FunctionSpec[] = [
     memory: 512,
     timeout: 60,
     sends: ['email', 'messages', 'clocks'],
+    secrets: ['links', 'credentials'],
   },
 ];
 

@@ -2,6 +2,7 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { catalog, type FunctionSpec } from '../functions/catalog.ts';
+import type { SecretPurpose } from '../shared/secret-purposes.ts';
 import { splitCatalog, stackIdOfArea } from './areas.ts';
 import { AppApi } from './constructs/api.ts';
 import { OtpEmail } from './constructs/email.ts';
@@ -9,7 +10,7 @@ import { Encryption } from './constructs/encryption.ts';
 import type { AppFunction, FunctionDefaults } from './constructs/functions.ts';
 import { Observability } from './constructs/observability.ts';
 import { AppQueues } from './constructs/queues.ts';
-import { AppSecret } from './constructs/secret.ts';
+import { AppSecrets } from './constructs/secret.ts';
 import { AppTable } from './constructs/table.ts';
 import { ApiAreaStack, ApiStageStack, VaultStack, WorkersStack } from './nested-stacks.ts';
 import { type AppSettings, defaultSettings } from './settings.ts';
@@ -23,17 +24,18 @@ export interface PaymentOrchestrationStackProps extends StackProps {
 }
 
 /**
- * The whole deployment, one deploy unit: this stack holds what is stateful or shared (KMS key, table, secret, queues,
+ * The whole deployment, one deploy unit: this stack holds what is stateful or shared (KMS key, table, secrets, queues,
  * SES identity, the REST API with `/api`, alarms, dashboard) and nests the rest, so no stack nears CloudFormation's 500
  * resources (`areas.ts`): `Api<Area>` per API area, `Workers` (queue and schedule functions), `ApiStage` (deployment,
- * stage and WAF, after every area) and `Vault` (the card vault's key and table). The tables, keys and secret are
+ * stage and WAF, after every area) and `Vault` (the card vault's key and table). The tables, keys and secrets are
  * retained on delete.
  */
 export class PaymentOrchestrationStack extends Stack {
   readonly settings: AppSettings;
   readonly table: AppTable;
   readonly queues: AppQueues;
-  readonly secret: ISecret;
+  /** one per purpose (shared/secret-purposes.ts) */
+  readonly secrets: Record<SecretPurpose, ISecret>;
   readonly api: AppApi;
   readonly vaultStack: VaultStack;
   readonly areaStacks: readonly ApiAreaStack[];
@@ -52,8 +54,8 @@ export class PaymentOrchestrationStack extends Stack {
     /** Every log group: retained for `logRetention`, encrypted with the app key. */
     const logs = { logRetention: settings.logRetention, logKey: key };
     this.table = new AppTable(this, 'Data');
-    const { secret } = new AppSecret(this, 'AppSecret', { key });
-    this.secret = secret;
+    const { secrets } = new AppSecrets(this, 'Secrets', { key });
+    this.secrets = secrets;
     this.queues = new AppQueues(this, 'Queues');
     this.vaultStack = new VaultStack(this, 'Vault');
     const otpEmail = new OtpEmail(this, 'OtpEmail', {
@@ -63,7 +65,7 @@ export class PaymentOrchestrationStack extends Stack {
     });
     const functionDefaults: FunctionDefaults = {
       table: this.table.table,
-      secret,
+      secrets,
       queues: this.queues,
       vault: this.vaultStack.vault,
       otpEmail,

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { arnVariableOf, SECRET_PURPOSES, SECRETS, type SecretVariable } from './secret-purposes.ts';
 
 /**
  * Every environment variable the functions read, validated once at cold start.
@@ -21,14 +22,22 @@ const namedValues = <T>(value: v.GenericSchema<string, T>) =>
     '',
   );
 
+/** Each purpose's secret (shared/secret-purposes.ts): the value (local only), or its Secrets Manager ARN (AWS). */
+const secretValue = v.optional(v.pipe(v.string(), v.minLength(32)));
+const secretArn = v.optional(v.pipe(v.string(), v.regex(/^arn:aws[\w-]*:secretsmanager:/)));
+const secretVariables = Object.fromEntries(
+  SECRET_PURPOSES.flatMap((purpose) => [
+    [SECRETS[purpose].variable, secretValue],
+    [arnVariableOf(purpose), secretArn],
+  ]),
+) as Record<SecretVariable, typeof secretValue> & Record<`${SecretVariable}_ARN`, typeof secretArn>;
+
 const ConfigSchema = v.object({
+  ...secretVariables,
   APP_ENV: v.optional(v.picklist(['local', 'aws']), 'aws'),
   TABLE_NAME: v.pipe(v.string(), v.minLength(1)),
-  /** HMAC key for OTPs and card fingerprints. Locally a fixed development value; in AWS read from Secrets Manager. */
-  APP_SECRET: v.optional(v.pipe(v.string(), v.minLength(32))),
-  APP_SECRET_ARN: v.optional(v.string()),
-  /** how long a container keeps the app secret read from Secrets Manager before reading it again */
-  APP_SECRET_MAX_AGE_SECONDS: v.optional(v.pipe(v.string(), v.regex(/^[1-9]\d*$/), v.transform(Number)), '300'),
+  /** how long a container keeps a secret read from Secrets Manager before reading it again */
+  SECRET_MAX_AGE_SECONDS: v.optional(v.pipe(v.string(), v.regex(/^[1-9]\d*$/), v.transform(Number)), '300'),
   OTP_SENDER_EMAIL: v.optional(v.pipe(v.string(), v.email()), 'no-reply@example.com'),
   LOG_LEVEL: v.optional(v.picklist(['DEBUG', 'INFO', 'WARN', 'ERROR']), 'INFO'),
   /** the `events` queue (table stream → webhook delivery) and its dead-letter queue */
@@ -98,12 +107,33 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid configuration: ${problems}`);
   }
   const config = result.output;
-  if (!config.APP_SECRET && !config.APP_SECRET_ARN) throw new Error('Invalid configuration: APP_SECRET or APP_SECRET_ARN is required');
+  checkSecrets(config);
   if (config.VAULT_TABLE && !config.VAULT_KMS_KEY_ARN === !config.VAULT_KEY_FILE) {
     throw new Error('Invalid configuration: VAULT_TABLE needs exactly one of VAULT_KMS_KEY_ARN and VAULT_KEY_FILE');
   }
   if (config.VAULT_KEY_FILE && config.APP_ENV !== 'local') throw new Error('Invalid configuration: VAULT_KEY_FILE is for APP_ENV=local only');
   return config;
+}
+
+/**
+ * A function is given a purpose's secret one way: its value locally, its ARN in AWS. Two purposes never share a value
+ * (each secret has one purpose). Which purposes a function is given is the catalog's; a read of another fails then.
+ */
+function checkSecrets(config: Config): void {
+  const seen = new Map<string, string>();
+  for (const purpose of SECRET_PURPOSES) {
+    const variable = SECRETS[purpose].variable;
+    const value = config[variable];
+    if (value !== undefined && config[arnVariableOf(purpose)] !== undefined) {
+      throw new Error(`Invalid configuration: ${variable} and ${arnVariableOf(purpose)} are both set`);
+    }
+    if (value === undefined) continue;
+    if (config.APP_ENV !== 'local')
+      throw new Error(`Invalid configuration: ${variable} is for APP_ENV=local only (in AWS: ${arnVariableOf(purpose)})`);
+    const other = seen.get(value);
+    if (other) throw new Error(`Invalid configuration: ${other} and ${variable} hold the same value (each secret has one purpose)`);
+    seen.set(value, variable);
+  }
 }
 
 export const config: Config = readConfig();

@@ -1,11 +1,13 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { appSecret } from './secrets.ts';
+import type { SecretPurpose } from './secret-purposes.ts';
+import { readSecret } from './secrets.ts';
 
 /**
  * Secrets the service must read again (webhook signing secrets, provider credentials) cannot be hashed like API
- * keys. They are sealed instead: AES-256-GCM under a key derived (HKDF-SHA256) from the app secret, one key per
- * purpose, bound to the object the secret belongs to (opening it under another object fails). A table export or a
- * stray read of an item shows no usable secret. Format: `v1.<iv base64url>.<ciphertext + tag base64url>`.
+ * keys. They are sealed instead: AES-256-GCM under a key derived (HKDF-SHA256) from the secret of their kind
+ * (provider credentials or webhook signing secrets, shared/secret-purposes.ts), one key per purpose, bound to the
+ * object the secret belongs to (opening it under another object fails). A table export or a stray read of an item
+ * shows no usable secret. Format: `v1.<iv base64url>.<ciphertext + tag base64url>`.
  */
 const VERSION = 'v1';
 const IV_BYTES = 12;
@@ -16,13 +18,13 @@ export interface Sealer {
   open(sealed: string, ...boundTo: string[]): Promise<string>;
 }
 
-/** A sealer for one purpose (the HKDF info string, e.g. `webhook-signing-secret/v1`). */
-export function sealer(purpose: string): Sealer {
-  // Derived again only when the app secret read is another value (shared/secrets.ts reads it with a cache age).
+/** A sealer for one purpose (the HKDF info string, e.g. `webhook-signing-secret/v1`), keyed by the secret of `secret`. */
+export function sealer(purpose: string, secret: Extract<SecretPurpose, 'credentials' | 'webhooks'>): Sealer {
+  // Derived again only when the secret read is another value (shared/secrets.ts reads it with a cache age).
   let derived: { secret: string; key: Buffer } | undefined;
   const sealingKey = async (): Promise<Buffer> => {
-    const secret = await appSecret();
-    if (derived?.secret !== secret) derived = { secret, key: Buffer.from(hkdfSync('sha256', secret, '', purpose, 32)) };
+    const value = await readSecret(secret);
+    if (derived?.secret !== value) derived = { secret: value, key: Buffer.from(hkdfSync('sha256', value, '', purpose, 32)) };
     return derived.key;
   };
   const aad = (boundTo: string[]) => Buffer.from(boundTo.join('/'));

@@ -1,6 +1,7 @@
 import type { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { config } from './config.ts';
 import { onFirstUse } from './first-use.ts';
+import { arnVariableOf, SECRETS, type SecretPurpose } from './secret-purposes.ts';
 import { traced } from './tracer.ts';
 
 /** Secrets Manager through Powertools Parameters, loaded by the first read: a function that never reads one never loads it. */
@@ -16,15 +17,28 @@ const secretsManager = onFirstUse(async () => {
 export function secretReader(arn: string, maxAgeSeconds: number, provider: () => Promise<SecretsProvider> = secretsManager): () => Promise<string> {
   return async () => {
     const value = await (await provider()).get(arn, { maxAge: maxAgeSeconds });
-    if (typeof value !== 'string' || value === '') throw new Error('App secret is empty');
+    if (typeof value !== 'string' || value === '') throw new Error('Secret is empty');
     return value;
   };
 }
 
+const readers = new Map<SecretPurpose, () => Promise<string>>();
+
 /**
- * The HMAC key for OTPs, fingerprints, signed links and sealing: the env value locally; in AWS, Secrets Manager read
- * at most every APP_SECRET_MAX_AGE_SECONDS, so every container follows a changed value within that time.
+ * The secret of one purpose (shared/secret-purposes.ts): the env value locally; in AWS, Secrets Manager read at most
+ * every SECRET_MAX_AGE_SECONDS, so every container follows a changed value within that time. A function reads only the
+ * purposes its catalog entry names: for any other it has neither variable (nor, in AWS, the grant), and this throws.
  */
-export const appSecret: () => Promise<string> = config.APP_SECRET
-  ? () => Promise.resolve(config.APP_SECRET!)
-  : secretReader(config.APP_SECRET_ARN!, config.APP_SECRET_MAX_AGE_SECONDS);
+export function readSecret(purpose: SecretPurpose): Promise<string> {
+  const { variable } = SECRETS[purpose];
+  const value = config[variable];
+  if (value) return Promise.resolve(value);
+  let reader = readers.get(purpose);
+  if (!reader) {
+    const arn = config[arnVariableOf(purpose)];
+    if (!arn) return Promise.reject(new Error(`This function may not use the ${purpose} secret (no ${variable} or ${arnVariableOf(purpose)})`));
+    reader = secretReader(arn, config.SECRET_MAX_AGE_SECONDS);
+    readers.set(purpose, reader);
+  }
+  return reader();
+}

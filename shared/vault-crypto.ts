@@ -51,12 +51,15 @@ export async function seal(plaintext: string, context: VaultContext): Promise<Ui
   return result;
 }
 
+/** The one key the Encryption SDK adds to a context itself (with a signing algorithm suite). */
+const SDK_CONTEXT_KEY = 'aws-crypto-public-key';
+
 /** Opens what `seal` made under the same context; throws when the message or its context is not that. */
 export async function open(sealed: Uint8Array, context: VaultContext): Promise<string> {
   const { plaintext, messageHeader } = await decrypt(vaultKeyring(), sealed);
-  const found = messageHeader.encryptionContext;
-  // The SDK adds its own key (the signing public key); every key we set must be there with our value.
-  if (Object.entries(context).some(([name, value]) => found[name] !== value)) {
+  // Exactly our context: every key we set with our value, and no other key but the SDK's own (the signing public key).
+  const found = Object.entries(messageHeader.encryptionContext).filter(([name]) => name !== SDK_CONTEXT_KEY);
+  if (found.length !== Object.keys(context).length || found.some(([name, value]) => !Object.hasOwn(context, name) || context[name] !== value)) {
     throw new Error('Vault value sealed under another encryption context');
   }
   return plaintext.toString('utf8');

@@ -13,6 +13,8 @@ export const handler = http(
     form: true,
     file: 'text/html',
     redirects: true,
+    // a form posted from another site (the service's own origin only)
+    errors: [403],
     // a public page that charges cards: a card tester gets a few tries a minute from one address
     rateLimit: { name: 'hosted-pay', limit: 10, per: 'ip' },
   },

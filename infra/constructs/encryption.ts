@@ -4,9 +4,9 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 
 /**
- * The one customer-managed KMS key of the app (rotated yearly). It encrypts the HMAC secret, every log group
+ * The one customer-managed KMS key of the app (rotated yearly). It encrypts the secrets, every log group
  * (Lambda, API access logs, WAF logs: they hold client IPs and merchant ids) and the alarm topic.
- * Functions never get key permissions from here: reading the secret grants `kms:Decrypt` via Secrets Manager only.
+ * Functions never get key permissions from here: reading a secret grants `kms:Decrypt` via Secrets Manager only.
  */
 export class Encryption extends Construct {
   readonly key: Key;
@@ -15,7 +15,7 @@ export class Encryption extends Construct {
     super(scope, id);
     const { region, account, partition } = Stack.of(this);
     this.key = new Key(this, 'Key', {
-      description: 'Payment orchestration: app secret, log groups, alarm topic',
+      description: 'Payment orchestration: secrets, log groups, alarm topic',
       enableKeyRotation: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });

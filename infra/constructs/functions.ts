@@ -24,6 +24,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { catalog, type FunctionSpec, handlerFile, type HttpFunctionSpec, type QueueName } from '../../functions/catalog.ts';
 import type { Config } from '../../shared/config.ts';
+import { arnVariableOf, type SecretPurpose } from '../../shared/secret-purposes.ts';
 import { tableDefinition } from '../../shared/store/table-definition.ts';
 import type { OtpEmail } from './email.ts';
 import type { AppQueue, AppQueues } from './queues.ts';
@@ -219,27 +220,27 @@ export class AppFunction extends Construct {
   }
 
   /**
-   * `APP_SECRET_ARN` and read access to the secret, decrypting through Secrets Manager only. Written as role
-   * statements rather than `secret.grantRead`, which would add one statement per function to the key policy
-   * (limited to 32 KB); the key policy already delegates to IAM.
+   * Each given secret's `<variable>_ARN` (shared/secret-purposes.ts) and `secretsmanager:GetSecretValue` on exactly
+   * those secrets, decrypting through Secrets Manager only. Written as role statements rather than `secret.grantRead`,
+   * which would add one statement per function to the key policy (limited to 32 KB) and DescribeSecret, which
+   * Powertools does not call; the key policy already delegates to IAM.
    */
-  useSecret(secret: ISecret): void {
+  useSecrets(secrets: readonly (readonly [SecretPurpose, ISecret])[]): void {
+    if (secrets.length === 0) return;
     this.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
-        resources: [secret.secretArn],
-      }),
+      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: secrets.map(([, secret]) => secret.secretArn) }),
     );
-    if (secret.encryptionKey) {
+    const keys = new Map(secrets.flatMap(([, secret]) => (secret.encryptionKey ? [[secret.encryptionKey.node.path, secret.encryptionKey]] : [])));
+    if (keys.size > 0) {
       this.role.addToPrincipalPolicy(
         new PolicyStatement({
           actions: ['kms:Decrypt'],
-          resources: [secret.encryptionKey.keyArn],
+          resources: [...keys.values()].map((key) => key.keyArn),
           conditions: { StringEquals: { 'kms:ViaService': `secretsmanager.${Stack.of(this).region}.amazonaws.com` } },
         }),
       );
     }
-    this.function.addEnvironment(env('APP_SECRET_ARN'), secret.secretArn);
+    for (const [purpose, secret] of secrets) this.function.addEnvironment(arnVariableOf(purpose), secret.secretArn);
   }
 
   /**
@@ -324,7 +325,8 @@ export class AppFunction extends Construct {
 /** What every function of the app is built with, whichever stack it lands in. */
 export interface FunctionDefaults extends Omit<AppFunctionProps, 'spec'> {
   table: ITable;
-  secret: ISecret;
+  /** one per purpose: a function gets those its catalog entry names */
+  secrets: Record<SecretPurpose, ISecret>;
   queues: AppQueues;
   otpEmail: OtpEmail;
   messaging: MessagingSettings;
@@ -345,7 +347,7 @@ export class AppFunctions extends Construct {
 
   constructor(scope: Construct, id: string, props: AppFunctionsProps) {
     super(scope, id);
-    const { specs, table, secret, queues, otpEmail, messaging, vault, ...defaults } = props;
+    const { specs, table, secrets, queues, otpEmail, messaging, vault, ...defaults } = props;
 
     const ids = new Map<string, string>();
     this.all = specs.map((spec) => {
@@ -356,7 +358,7 @@ export class AppFunctions extends Construct {
 
       const fn = new AppFunction(this, constructId, { spec, ...defaults });
       fn.useTable(table, tableAccessOf(spec));
-      fn.useSecret(secret);
+      fn.useSecrets((spec.secrets ?? []).map((purpose) => [purpose, secrets[purpose]] as const));
       for (const queue of queuesSentToBy(spec)) fn.sendTo(queues.get(queue));
       if (spec.sends?.includes('email')) fn.sendEmailFrom(otpEmail);
       if (spec.sends?.includes('messages')) fn.sendMessages(messaging);

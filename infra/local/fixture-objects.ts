@@ -17,6 +17,7 @@ import { requestOtp } from '../../shared/domain/otp.ts';
 import { createRoutingRule } from '../../shared/domain/routing-rules.ts';
 import { HOLD_DAYS, listSettlements, settleMerchant } from '../../shared/domain/settlements.ts';
 import { signedPayUrl, signedPdfUrl } from '../../shared/domain/signed-links.ts';
+import { payPage } from '../../shared/domain/payment-links.ts';
 import { createSubscription, pauseSubscription } from '../../shared/domain/subscriptions.ts';
 import { configureWebhook, listDeliveries } from '../../shared/domain/webhooks.ts';
 import { listLocalOutbox } from '../../shared/messaging/local-outbox.ts';
@@ -26,7 +27,7 @@ import { openTestDispute } from '../../shared/domain/disputes.ts';
 import { createTestClock } from '../../shared/domain/test-clocks.ts';
 import { createPaymentMethod } from '../../shared/domain/payment-methods.ts';
 import { createPayment } from '../../shared/domain/payments.ts';
-import { handOffSignature } from '../../shared/domain/signed-links.ts';
+import { sandboxAnswerSignature, threeDSecureLinks } from '../../shared/domain/signed-links.ts';
 import { changeSettings } from '../../shared/domain/settings.ts';
 import { reconcileConnector } from '../../shared/domain/reconciliation.ts';
 import { listExceptions } from '../../shared/domain/reconciliation-exceptions.ts';
@@ -38,9 +39,10 @@ export interface FixtureObjects {
   invoiceId: string;
   pdfExpires: string;
   pdfSignature: string;
-  /** the invoice's hosted payment link */
+  /** the invoice's hosted payment link, and a form id its page served (a post is taken only with one) */
   payExpires: string;
   paySignature: string;
+  payFormId: string;
   subscriptionId: string;
   /** a second subscription, paused (to resume) */
   pausedSubscriptionId: string;
@@ -69,12 +71,17 @@ export interface FixtureObjects {
   paymentMethodId: string;
   loosePaymentMethodId: string;
   /**
-   * a payment that authenticated (frictionless, sandbox) with a return URL, its hand-off signature and its return page:
-   * both send the shopper on to the merchant (none is left waiting, which a reconciler run would have to cancel)
+   * a payment that authenticated (frictionless, sandbox) with a return URL, its hand-off link's expiry and signature,
+   * its signed return page (with its expiry and signature apart) and the sandbox challenge page's signed `passed`:
+   * all send the shopper on to the merchant (none is left waiting, which a reconciler run would have to cancel)
    */
   threeDsPaymentId: string;
+  handOffExpires: string;
   handOffSignature: string;
   threeDsReturnUrl: string;
+  threeDsReturnExpires: string;
+  threeDsReturnSignature: string;
+  sandboxPassedSignature: string;
   /** the origin the demo's test-mode checkout_origins allow to frame the hosted card fields */
   checkoutOrigin: string;
   /** an open reconciliation exception of the Stripe fake's connector account (to resolve) */
@@ -101,6 +108,21 @@ async function exceptionToResolve(merchant: Merchant, connectorId: string): Prom
   const [exception] = (await listExceptions(merchant, {}, { limit: 1 })).data;
   if (!exception) throw new Error('The reconciliation run found no exception');
   return exception.id;
+}
+
+/** A payment's 3-D Secure links as the create made them (valid for the hour), their parts for the fixtures' queries. */
+async function threeDsLinks(baseUrl: string, paymentId: string) {
+  const links = await threeDSecureLinks(baseUrl, paymentId, clock.now() + 60 * 60_000);
+  const handOff = new URL(links.handOff).searchParams;
+  const back = new URL(links.return).searchParams;
+  return {
+    handOffExpires: handOff.get('expires')!,
+    handOffSignature: handOff.get('signature')!,
+    threeDsReturnUrl: links.return,
+    threeDsReturnExpires: back.get('expires')!,
+    threeDsReturnSignature: back.get('signature')!,
+    sandboxPassedSignature: await sandboxAnswerSignature(paymentId, 'passed', back.get('expires')!),
+  };
 }
 
 /** Creates them for the demo merchant (made with its payments: the captured one is what the settlement carries). */
@@ -133,6 +155,8 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     requestOtp(demo.email),
     createConnector(merchant, { provider: 'stripe', credentials: FAKE_CREDENTIALS.stripe, label: 'Stripe fake' }, baseUrl),
   ]);
+  // the 3-D Secure payment's return_url must be on a checkout origin
+  const [checkoutOrigin] = (await changeSettings(merchant, { checkout_origins: ['https://shop.example'] })).checkout_origins;
   const authenticated = await createPayment(
     merchant,
     {
@@ -158,7 +182,6 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
   );
   const refund = await refundPayment(merchant, demo.capturedPaymentId!, { amount: 500 });
   const exceptionId = await exceptionToResolve(merchant, connector.id);
-  const [checkoutOrigin] = (await changeSettings(merchant, { checkout_origins: ['https://shop.example'] })).checkout_origins;
   const deletable = await createCustomer(merchant, { email: `leaving+${demo.merchantId}@example.com`, name: 'Leaving soon' });
   const stripeWebhookBody = JSON.stringify({
     id: 'evt_1FixtureCustomerCreated',
@@ -181,6 +204,8 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
   const accepted = await openTestDispute(merchant, demo.capturedPaymentId!, { reason: 'duplicate' });
   const pdf = new URL(await signedPdfUrl(baseUrl, invoice.id));
   const pay = new URL(await signedPayUrl(baseUrl, invoice.id));
+  const payLink = { expires: pay.searchParams.get('expires')!, signature: pay.searchParams.get('signature')! };
+  const { formId: payFormId } = await payPage(invoice.id, payLink);
   const otp = /\b(\d{6})\b/.exec(listLocalOutbox().find((m) => m.to === demo.email)?.text ?? '')?.[1];
   if (!otp) throw new Error('No sign-in code in the local outbox');
   const [event] = (await listDeliveries(merchant, { limit: 1 })).data;
@@ -190,8 +215,9 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     invoiceId: invoice.id,
     pdfExpires: pdf.searchParams.get('expires')!,
     pdfSignature: pdf.searchParams.get('signature')!,
-    payExpires: pay.searchParams.get('expires')!,
-    paySignature: pay.searchParams.get('signature')!,
+    payExpires: payLink.expires,
+    paySignature: payLink.signature,
+    payFormId,
     subscriptionId: subscription.id,
     pausedSubscriptionId: paused.id,
     ruleId: rule.id,
@@ -212,8 +238,7 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     paymentMethodId: saved.id,
     loosePaymentMethodId: loose.id,
     threeDsPaymentId: authenticated.id,
-    handOffSignature: await handOffSignature(authenticated.id),
-    threeDsReturnUrl: `${baseUrl}/hosted/3ds/return/${authenticated.id}`,
+    ...(await threeDsLinks(baseUrl, authenticated.id)),
     checkoutOrigin: checkoutOrigin!,
     exceptionId,
   };

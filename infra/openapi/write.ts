@@ -10,7 +10,6 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { projectRoot } from '../local/lambda.ts';
-import { LOCAL_APP_SECRET } from '../local/services.ts';
 
 export const OUT_DIR = resolve(projectRoot, 'dist/openapi');
 
@@ -18,7 +17,6 @@ export const OUT_DIR = resolve(projectRoot, 'dist/openapi');
 export function useOfflineEnv(): void {
   process.env.APP_ENV ??= 'local';
   process.env.TABLE_NAME ??= 'openapi';
-  process.env.APP_SECRET ??= LOCAL_APP_SECRET;
   process.env.AWS_REGION ??= 'us-east-1';
   process.env.LOG_LEVEL ??= 'ERROR';
 }

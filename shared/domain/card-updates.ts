@@ -3,7 +3,7 @@ import * as paymentMethods from '../store/payment-methods.ts';
 import type { PaymentMethodRecord } from '../store/payment-methods.ts';
 import * as vault from '../store/vault.ts';
 import type { Merchant } from './auth.ts';
-import { cardBrand } from './cards.ts';
+import { binOf, cardBrand } from './cards.ts';
 import { BadRequest, NotFound } from './errors.ts';
 import { newEvent } from './events.ts';
 import { loadPaymentMethod, paymentMethodView } from './payment-methods.ts';
@@ -30,7 +30,7 @@ export interface CardUpdate {
 export async function updateSavedCard(pm: PaymentMethodRecord, update: CardUpdate): Promise<PaymentMethodRecord> {
   const owner = { merchant_id: pm.merchant_id, livemode: pm.livemode };
   const { number, exp_month, exp_year } = update;
-  const shown = number ? { last4: number.slice(-4), bin: number.slice(0, 6), brand: cardBrand(number) } : pickShown(update);
+  const shown = number ? { last4: number.slice(-4), bin: binOf(number), brand: cardBrand(number) } : pickShown(update);
   const card = { ...pm.card, ...shown, exp_month, exp_year };
   if (number) await vault.putCard(owner, pm.id, { number, exp_month, exp_year }, pm.expires_at);
   if (JSON.stringify(card) === JSON.stringify(pm.card)) return pm;

@@ -28,10 +28,17 @@ const BRANDS: ReadonlyArray<[CardBrand, RegExp]> = [
 
 export const cardBrand = (number: string): CardBrand => BRANDS.find(([, re]) => re.test(number))?.[0] ?? 'unknown';
 
-/** Identifies a card across payments without storing its number: HMAC-SHA256 with the app secret. */
+/** Identifies a card across payments without storing its number: HMAC-SHA256 with the fingerprints secret. */
 export const cardFingerprint = (secret: string, number: string): string => hmac(secret, `card:${number}`).slice(0, 32);
 
-/** What is kept of a card: never the number or the CVC. */
+/**
+ * The card's first `digits` digits (its BIN), only for a number of 15 digits or more: a shorter number keeps its last
+ * four and nothing else (its first six and last four together would be most of it). '' for a shorter one, which
+ * routing rules and risk scoring then read as no BIN.
+ */
+export const binOf = (number: string, digits = 6): string => (number.length >= 15 ? number.slice(0, digits) : '');
+
+/** What is kept of a card: never the number or the CVC; the BIN only from 15 digits (`binOf`). */
 export interface StoredCard {
   brand: CardBrand;
   last4: string;

@@ -1,7 +1,11 @@
+import { isLocal } from '../config.ts';
 import * as apiKeys from '../store/api-keys.ts';
 import * as settings from '../store/settings.ts';
+import { type Merchant, ownerOf } from './auth.ts';
 import { sha256 } from './credentials.ts';
 import { BadRequest, Unauthorized } from './errors.ts';
+import { plainWebUrl } from './header-values.ts';
+import { isLoopback } from './origins.ts';
 
 const PUBLISHABLE = /^pk_(live|test)_[0-9A-Za-z]{43}$/;
 
@@ -22,4 +26,29 @@ export async function checkoutOf(key: string, origin: string): Promise<{ origins
     throw new BadRequest('parameter_invalid', 'origin', `origin must be a checkout origin of this key's merchant: ${fix}`);
   }
   return { origins, livemode: owner.livemode };
+}
+
+/**
+ * Where a payment may send the shopper back (`return_url`, docs/api.md "3-D Secure and return URLs"): https on one of
+ * the mode's checkout origins (an http one there is a loopback origin, as the list allows), on a local runtime also
+ * any loopback origin, or this service's own invoice payment page (`serviceBaseUrl`/hosted/pay/…). Anything else
+ * answers 400 `url_not_allowed`: the service's domain is never an open redirect. `plainWebUrl` is the shape the
+ * header values made from the URL later (`Location`, CSP sources) need.
+ */
+export async function checkReturnUrl(merchant: Merchant, value: string, serviceBaseUrl: string): Promise<void> {
+  const url = plainWebUrl(value);
+  // compared as parsed (dot segments resolved): a path that only starts so cannot lead elsewhere on the domain
+  const ownPage = !!url && serviceBaseUrl !== '' && url.href.startsWith(`${serviceBaseUrl.replace(/\/+$/, '')}/hosted/pay/`);
+  if (url && (ownPage || (isLocal && isLoopback(url)) || (await listedOrigin(merchant, url)))) return;
+  const mode = merchant.livemode ? 'live' : 'test';
+  throw new BadRequest(
+    'url_not_allowed',
+    'return_url',
+    `return_url must be an https URL on one of your checkout_origins: add its origin to checkout_origins (PUT /api/settings, ${mode} mode) first`,
+  );
+}
+
+async function listedOrigin(merchant: Merchant, url: URL): Promise<boolean> {
+  const { checkout_origins: origins } = await settings.getSettings(ownerOf(merchant));
+  return origins.includes(url.origin);
 }

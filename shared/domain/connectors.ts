@@ -25,7 +25,7 @@ import { annotate } from '../tracer.ts';
 export const MAX_CONNECTORS_PER_MERCHANT = 20;
 const VERIFY_TIMEOUT_MS = 8_000;
 
-const credentialsSealer = sealer('connector-credentials/v1');
+const credentialsSealer = sealer('connector-credentials/v1', 'credentials');
 
 export const modeOf = (merchant: Pick<Merchant, 'livemode'>): Mode => (merchant.livemode ? 'live' : 'test');
 

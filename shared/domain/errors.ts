@@ -2,7 +2,8 @@
  * Typed errors that carry their HTTP status and are safe to show. The error mapper in `shared/http` renders these
  * (and only these) into the error shape of DECISIONS.md; anything else becomes a bare 500.
  */
-export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'card_error' | 'rate_limit_error' | 'idempotency_error' | 'api_error';
+export type ErrorType =
+  'invalid_request_error' | 'authentication_error' | 'permission_error' | 'card_error' | 'rate_limit_error' | 'idempotency_error' | 'api_error';
 
 export interface ErrorDetails {
   param?: string;
@@ -40,6 +41,7 @@ export const MESSAGES = {
   400: 'Invalid request body',
   401: 'Invalid API key',
   402: 'Payment declined',
+  403: 'Permission denied',
   404: 'Resource not found',
   409: 'Idempotency key in use',
   429: 'Rate limit exceeded (100/min)',
@@ -78,6 +80,13 @@ export class Unauthorized extends AppError {
   /** `reason` only where it is safe to show (it must not tell a guesser which part of a credential was right) */
   constructor(code = 'invalid_api_key', reason?: string) {
     super(401, 'authentication_error', code, messageFor(401, reason));
+  }
+}
+
+/** The request may not do this from where it came (a shopper's form posted from another site). */
+export class PermissionDenied extends AppError {
+  constructor(reason?: string) {
+    super(403, 'permission_error', 'permission_denied', messageFor(403, reason));
   }
 }
 

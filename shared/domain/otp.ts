@@ -1,4 +1,4 @@
-import { appSecret } from '../secrets.ts';
+import { readSecret } from '../secrets.ts';
 import { emailSender } from '../messaging/email.ts';
 import * as merchants from '../store/merchants.ts';
 import * as otpRequests from '../store/otp-requests.ts';
@@ -20,7 +20,7 @@ const HOUR_MS = 60 * 60 * 1000;
 const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** The OTP is stored only as an HMAC bound to its request, so a leaked table reveals no code. */
-const otpHmac = async (requestId: string, otp: string) => hmac(await appSecret(), `${requestId}:${otp}`);
+const otpHmac = async (requestId: string, otp: string) => hmac(await readSecret('otp'), `${requestId}:${otp}`);
 
 /** Sends a 6-digit code to the address. Known and unknown addresses get the same answer. */
 export async function requestOtp(email: string): Promise<{ request_id: string; expires_in: number }> {

@@ -5,11 +5,13 @@ import * as invoices from '../store/invoices.ts';
 import type { InvoiceRecord } from '../store/invoices.ts';
 import * as paymentMethods from '../store/payment-methods.ts';
 import * as payments from '../store/payments.ts';
+import * as rateLimits from '../store/rate-limits.ts';
+import * as servedForms from '../store/served-forms.ts';
 import * as subscriptions from '../store/subscriptions.ts';
 import type { Merchant } from './auth.ts';
 import { Declined, InvalidState, NotFound, OperationInProgress, ProvidersUnavailable } from './errors.ts';
 import { newEvent } from './events.ts';
-import { businessNow } from './clock.ts';
+import { businessNow, clock } from './clock.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { sendInvoice } from './invoice-delivery.ts';
 import { markInvoicePaid, payUrlOf, view } from './invoices.ts';
@@ -33,6 +35,10 @@ export interface PayPage {
   problem?: string;
   /** the customer's payment waits for their bank (3-D Secure): where they go on */
   bankUrl?: string;
+  /** the customer's payment is still being made (a form sent twice): the page looks again in a moment */
+  processing?: boolean;
+  /** too many cards were declined on this page within the hour: it takes none, and says whom to ask */
+  blocked?: boolean;
 }
 
 /** After the form: back to the page (which shows the outcome, or sends them on to their bank), or the page again. */
@@ -40,7 +46,22 @@ export type PayStep = { go: 'page'; url: string } | { go: 'stay'; page: PayPage 
 
 const actorOf = (invoice: InvoiceRecord): Merchant => ({ id: invoice.merchant_id, credential: 'api_key', livemode: invoice.livemode });
 
-const declinedProblem = (code: string) => `Your card was declined (${code}). Nothing was charged: try again, or with another card.`;
+/** What the shopper reads of any decline: the decline code is the merchant's to see (API, timeline), never a card tester's. */
+export const DECLINED = 'Your card was declined. Try another card.';
+
+/**
+ * At most DECLINES_PER_HOUR declined cards a clock hour (UTC) on one page (an invoice's, a payment link's): a slot of
+ * the hour's window is taken atomically before each card is tried (cards sent at once cannot take more) and given
+ * back when it paid or was not tried. Then the page takes no card until the next hour and asks the shopper to
+ * contact the merchant.
+ */
+export const DECLINES_PER_HOUR = 5;
+const HOUR_MS = 3_600_000;
+const DECLINE_LIMIT = 'hosted-pay-declines';
+const hourOf = (now: number) => now - (now % HOUR_MS);
+
+/** How long a served form may be posted: a day (an older form's page is served again, with a fresh form). */
+const FORM_TTL_MS = 86_400_000;
 
 /** The API's base URL from the page's own (`…/hosted/pay/inv_…?…`): the 3-D Secure pages hang below it. */
 const apiBaseOf = (pageUrl: string, invoiceId: string) => pageUrl.slice(0, pageUrl.indexOf(`/hosted/pay/${invoiceId}`));
@@ -60,12 +81,24 @@ async function savedCardOf(invoice: InvoiceRecord) {
   return id ? await paymentMethods.getPaymentMethod(owner, id) : undefined;
 }
 
-async function pageOf(invoice: InvoiceRecord, said: Pick<PayPage, 'problem' | 'bankUrl'> = {}): Promise<PayPage> {
-  const saved = invoice.status === 'paid' ? undefined : await savedCardOf(invoice);
+/**
+ * The page as shown now. A page with forms records the form id it serves (the one write of a GET, which pays nothing):
+ * a post is taken only with it. A page whose hour of declined cards is used up shows no form.
+ */
+async function pageOf(invoice: InvoiceRecord, said: Pick<PayPage, 'problem' | 'bankUrl' | 'processing'> = {}): Promise<PayPage> {
+  const now = clock.now();
+  const [saved, declines] =
+    invoice.status === 'paid'
+      ? [undefined, 0]
+      : await Promise.all([savedCardOf(invoice), rateLimits.readWindow(DECLINE_LIMIT, invoice.id, hourOf(now))]);
   const savedCard = saved
     ? { brand: saved.card.brand, last4: saved.card.last4, exp_month: saved.card.exp_month, exp_year: saved.card.exp_year }
     : null;
-  return { invoice, savedCard, formId: `${businessNow()}.${randomUUID()}`, ...said };
+  const page: PayPage = { invoice, savedCard, formId: `${businessNow()}.${randomUUID()}`, ...said };
+  if (invoice.status === 'paid' || page.bankUrl || page.processing) return page;
+  if (declines >= DECLINES_PER_HOUR) return { ...page, blocked: true };
+  await servedForms.recordServedForm(page.formId, invoice.id, now + FORM_TTL_MS);
+  return page;
 }
 
 /** The payment's origin from the form's id: its time when recent (a form served in the last day), else now. */
@@ -84,12 +117,13 @@ export async function payPage(invoiceId: string, query: LinkQuery & { payment_id
   const invoice = await linkedInvoice(invoiceId, query);
   const payment =
     query.payment_id && invoice.status !== 'paid'
-      ? await payments.getPayment({ merchant_id: invoice.merchant_id, livemode: invoice.livemode }, query.payment_id)
+      ? await payments.getStoredPayment({ merchant_id: invoice.merchant_id, livemode: invoice.livemode }, query.payment_id)
       : undefined;
   if (payment?.metadata.invoice_id !== invoice.id) return pageOf(invoice);
   if (payment.status === 'succeeded' || payment.status === 'captured') return pageOf(await paidOnline(invoice, payment.id));
   if (payment.status === 'requires_action' && payment.next_action) return pageOf(invoice, { bankUrl: payment.next_action.redirect_to_url.url });
-  if (payment.status === 'failed') return pageOf(invoice, { problem: declinedProblem(payment.decline_code ?? 'declined') });
+  if (payment.status === 'failed') return pageOf(invoice, { problem: DECLINED });
+  if (payment.status === 'processing') return pageOf(invoice, { processing: true });
   return pageOf(invoice);
 }
 
@@ -98,14 +132,28 @@ export type PayForm = { formId: string } & ({ saved: true } | { card: { number: 
 
 /**
  * `POST /hosted/pay/inv_…`: the customer pays the open invoice, shopper present (3-D Secure when their bank asks,
- * back to this page). The form's `origin` makes the payment's id: the same form sent twice pays once.
+ * back to this page). Only a form this page served is taken, once: sent again (a double click), it leads to the
+ * first post's payment, whose id the form's `origin` makes (so that even two posts at once pay once). A form the page
+ * never served (or served over a day ago) pays nothing: the page again. The hour's declined cards limit the tries.
  */
 export async function payInvoice(invoiceId: string, query: LinkQuery, form: PayForm, pageUrl: string): Promise<PayStep> {
   const invoice = await linkedInvoice(invoiceId, query);
   if (invoice.status === 'paid') return { go: 'page', url: pageUrl };
+  const origin = originOf(form.formId);
+  const use = await servedForms.takeServedForm(form.formId, invoice.id, clock.now());
+  if (use === 'used') return { go: 'page', url: `${pageUrl}&payment_id=${idFor('payment', origin)}` };
+  if (use === 'unknown') {
+    return { go: 'stay', page: await pageOf(invoice, { problem: 'This page had expired, so nothing was charged: please try again.' }) };
+  }
   const saved = 'saved' in form ? await savedCardOf(invoice) : undefined;
   if ('saved' in form && !saved) return { go: 'stay', page: await pageOf(invoice, { problem: 'There is no saved card any more: enter a card.' }) };
-  const origin = originOf(form.formId);
+  const now = clock.now();
+  const hour = hourOf(now);
+  if (!(await rateLimits.takeWindowSlot(DECLINE_LIMIT, invoice.id, hour, hour + HOUR_MS, DECLINES_PER_HOUR))) {
+    return { go: 'stay', page: await pageOf(invoice) };
+  }
+  // paid, or not tried (nothing charged): the slot is given back; a decline, a challenge at the bank, an unknown keep it
+  const notDeclined = () => rateLimits.returnWindowSlot(DECLINE_LIMIT, invoice.id, hour);
   try {
     const payment = await createPayment(
       actorOf(invoice),
@@ -125,15 +173,21 @@ export async function payInvoice(invoiceId: string, query: LinkQuery, form: PayF
       undefined,
       apiBaseOf(pageUrl, invoice.id),
     );
-    if (payment.status === 'succeeded' || payment.status === 'captured') await paidOnline(invoice, payment.id);
+    if (payment.status === 'succeeded' || payment.status === 'captured') {
+      await notDeclined();
+      await paidOnline(invoice, payment.id);
+    }
     return { go: 'page', url: `${pageUrl}&payment_id=${payment.id}` };
   } catch (error) {
-    // The same form sent again while its payment runs: the page shows that payment's outcome.
-    if (error instanceof OperationInProgress) return { go: 'page', url: `${pageUrl}&payment_id=${idFor('payment', origin)}` };
-    // Declined, or no provider could take it (nothing charged): the page again, saying so. Anything else is a 500 page.
-    if (error instanceof Declined)
-      return { go: 'stay', page: await pageOf(invoice, { problem: declinedProblem(String(error.details.decline_code)) }) };
+    // Declined (the slot stays taken), or no provider could take it (nothing charged): the page again, saying so.
+    // The same form's payment already running: the page shows its outcome. Anything else is a 500 page.
+    if (error instanceof Declined) return { go: 'stay', page: await pageOf(invoice, { problem: DECLINED }) };
+    if (error instanceof OperationInProgress) {
+      await notDeclined();
+      return { go: 'page', url: `${pageUrl}&payment_id=${idFor('payment', origin)}` };
+    }
     if (error instanceof ProvidersUnavailable) {
+      await notDeclined();
       const problem = 'The payment could not be made just now and nothing was charged: try again in a few minutes.';
       return { go: 'stay', page: await pageOf(invoice, { problem }) };
     }

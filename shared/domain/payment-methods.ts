@@ -5,9 +5,9 @@ import type { BillingDetails, PaymentMethodRecord } from '../store/payment-metho
 import { scopeOf } from '../store/keys.ts';
 import * as vault from '../store/vault.ts';
 import { ttl } from '../store/client.ts';
-import { appSecret } from '../secrets.ts';
+import { readSecret } from '../secrets.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import { cardBrand } from './cards.ts';
+import { binOf, cardBrand } from './cards.ts';
 import { hmac } from './credentials.ts';
 import { BadRequest, InvalidState, NotFound, ResourceMissing } from './errors.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
@@ -34,7 +34,7 @@ export const paymentMethodView = (pm: PaymentMethodRecord) => ({
 
 /** The same number gives the same fingerprint within one merchant and mode, and another one anywhere else. */
 const fingerprintOf = async (merchant: Merchant, number: string) =>
-  hmac(await appSecret(), `pm:${scopeOf(ownerOf(merchant))}:${number}`).slice(0, 16);
+  hmac(await readSecret('fingerprints'), `pm:${scopeOf(ownerOf(merchant))}:${number}`).slice(0, 16);
 
 /**
  * Saves a card: the number (and CVC) into the vault, what may be shown into the main table. The same number saved
@@ -83,7 +83,7 @@ export async function savePaymentMethod(
     merchant_id: merchant.id,
     livemode: merchant.livemode,
     customer_id: customerId ?? null,
-    card: { brand: cardBrand(number), last4: number.slice(-4), bin: number.slice(0, 6), exp_month, exp_year, fingerprint },
+    card: { brand: cardBrand(number), last4: number.slice(-4), bin: binOf(number), exp_month, exp_year, fingerprint },
     billing_details: input.billing_details ?? null,
     tokens: {},
     created_at: new Date(origin.at).toISOString(),

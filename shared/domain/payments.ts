@@ -13,7 +13,7 @@ import type { CreatePaymentBody, SimulateRouteBody } from '../schemas/payments.t
 import { config } from '../config.ts';
 import { logger } from '../logger.ts';
 import { count } from '../metrics.ts';
-import { appSecret } from '../secrets.ts';
+import { readSecret } from '../secrets.ts';
 import * as customers from '../store/customers.ts';
 import type { CardOnFile } from '../store/customers.ts';
 import type { TransactItem } from '../store/client.ts';
@@ -29,6 +29,13 @@ import {
   tokenKeptOnApproval,
 } from './saved-cards.ts';
 import { attemptReason, type PassedOver } from './attempt-reasons.ts';
+import {
+  AUTHENTICATION_DECLINE,
+  authenticatesElsewhere,
+  challengeOutcome,
+  redirectAuthenticating,
+  redirectsShopper,
+} from './authentication-policy.ts';
 import * as payments from '../store/payments.ts';
 import * as paymentMethodsStore from '../store/payment-methods.ts';
 import { updateSavedCard } from './card-updates.ts';
@@ -36,7 +43,8 @@ import type { PaymentAttempt, PaymentRecord, RoutingDecision, StoredPayment } fr
 import * as velocityStore from '../store/velocity.ts';
 import * as routingSetup from '../store/routing-setup.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import { cardBrand, cardFingerprint, type StoredCard } from './cards.ts';
+import { binOf, cardBrand, cardFingerprint, type StoredCard } from './cards.ts';
+import { checkReturnUrl } from './checkout.ts';
 import { clock, isoNow } from './clock.ts';
 import {
   activeConnectors,
@@ -63,7 +71,7 @@ import { newEvent } from './events.ts';
 import { type ChangeSource, historyEntry } from './timeline-entries.ts';
 import * as inbound from '../store/inbound.ts';
 import { freshOrigin, idFor, newId, type Origin } from './ids.ts';
-import { handOffSignature } from './signed-links.ts';
+import { threeDSecureLinks } from './signed-links.ts';
 import { leaseFromNow, runOperation } from './operations.ts';
 import * as ledger from '../store/ledger.ts';
 import type { AttemptOutcome } from '../store/ledger.ts';
@@ -122,7 +130,7 @@ const factsOf = (input: SimulateRouteInput, cardNumber: string | undefined, cust
   currency: input.currency,
   amount: input.amount,
   card_brand: cardNumber ? cardBrand(cardNumber) : undefined,
-  card_bin: cardNumber?.slice(0, 8),
+  card_bin: (cardNumber && binOf(cardNumber, 8)) || undefined,
   customer_email_domain: customerEmail?.split('@')[1],
   metadata: input.metadata ?? {},
 });
@@ -187,38 +195,22 @@ export async function simulateRoute(merchant: Merchant, input: SimulateRouteInpu
       return customer?.email ?? input.customer?.email;
     }),
   });
+  const routed = route.authenticationRequiredBy ? redirectAuthenticating(route, route.authenticationRequiredBy) : route;
   return {
     object: 'routing_simulation' as const,
-    provider: route.targets[0]?.provider ?? null,
-    routing_decision: decision(route, route.targets[0], started),
+    provider: routed.targets[0]?.provider ?? null,
+    routing_decision: decision(routed, routed.targets[0], started),
   };
 }
 
-/**
- * A payment that must authenticate goes only where the shopper can be redirected to: Braintree authenticates in its
- * own client SDK (DECISIONS "3-D Secure"), so it is left out, and the reason says so.
- */
-function redirectAuthenticating(route: Route): Route {
-  const targets = route.targets.filter((t) => t.provider !== 'braintree');
-  if (targets.length === route.targets.length) return route;
-  if (targets.length === 0) {
-    throw new BadRequest(
-      'parameter_invalid',
-      'three_d_secure',
-      'no connector account can take a payment that must authenticate: Braintree authenticates in its own client SDK, not by redirect',
-    );
-  }
-  return { ...route, targets, reason: `${route.reason} Braintree was left out: it authenticates in its own client SDK, not by redirect.` };
-}
-
-/** What a payment keeps of its card: brand, last4, BIN, expiry and an HMAC fingerprint (card velocity, across merchants). */
+/** What a payment keeps of its card: brand, last4, BIN (from 15 digits), expiry and an HMAC fingerprint (card velocity, across merchants). */
 export const storedCardOf = async (card: Pick<CardInput, 'number' | 'exp_month' | 'exp_year'>): Promise<StoredCard> => ({
   brand: cardBrand(card.number),
   last4: card.number.slice(-4),
-  bin: card.number.slice(0, 6),
+  bin: binOf(card.number),
   exp_month: card.exp_month,
   exp_year: card.exp_year,
-  fingerprint: cardFingerprint(await appSecret(), card.number),
+  fingerprint: cardFingerprint(await readSecret('fingerprints'), card.number),
 });
 
 /** An off-session charge of a saved card (a renewal) is routed as a create is (smart), with its decision. */
@@ -230,10 +222,11 @@ export async function routeSavedCard(merchant: Merchant, charge: { amount: numbe
   return { targets: route.targets, describe };
 }
 
-/** A soft failure on the way: the target that answered it, and why. */
+/** A soft failure on the way: the target that answered it, and why (`authenticate`: the shopper must authenticate elsewhere). */
 interface SoftFailureSeen {
   target: RouteTarget;
   reason: string;
+  authenticate?: true;
 }
 
 /** How a reason names a target: by provider alone when the route has no connector account, else by account. */
@@ -270,6 +263,7 @@ export async function createPayment(
   if (input.three_d_secure === 'required' && input.return_url === undefined) {
     throw new BadRequest('parameter_missing', 'return_url', 'return_url is required with three_d_secure: required (where the shopper comes back to)');
   }
+  if (input.return_url !== undefined) await checkReturnUrl(merchant, input.return_url, baseUrl);
   const started = performance.now();
   const charged =
     input.setup_future_usage && typeof input.payment_method !== 'string'
@@ -307,11 +301,19 @@ export async function createPayment(
   // a publishable key's payment method is kept from its first payment on (only such a one writes here)
   await keepChargedCard(merchant, charged).catch(uncounted);
   const [{ route: planned, stats }, customer, cardAttemptsThisHour] = await decided;
-  const route = input.three_d_secure === 'required' ? redirectAuthenticating(planned) : planned;
-  if (input.customer_id !== undefined && !customer) {
+  // Required by the create or by the rule that matched: as if the create asked (docs/api.md "3-D Secure").
+  const requiredBy = input.three_d_secure === 'required' ? 'three_d_secure: "required"' : planned.authenticationRequiredBy;
+  const customerMissing = input.customer_id !== undefined && !customer;
+  if (customerMissing || (requiredBy && !input.return_url)) {
     await velocityStore.uncountCardAttempt(stored.fingerprint, countedAt).catch(() => undefined);
-    throw new ResourceMissing('customer_id', `no customer ${input.customer_id} in ${modeOf(merchant)} mode`);
+    if (customerMissing) throw new ResourceMissing('customer_id', `no customer ${input.customer_id} in ${modeOf(merchant)} mode`);
+    throw new BadRequest(
+      'parameter_missing',
+      'return_url',
+      `return_url is required: ${requiredBy} requires 3-D Secure (where the shopper comes back to)`,
+    );
   }
+  const route = requiredBy ? redirectAuthenticating(planned, requiredBy) : planned;
   const customerEmail = customer?.email ?? input.customer?.email;
   const risk = assessRisk({
     cardNumber: card.number,
@@ -331,7 +333,7 @@ export async function createPayment(
     card: stored,
     ...(paymentMethod ? { payment_method_id: paymentMethod.id } : {}),
     ...(input.return_url ? { return_url: input.return_url } : {}),
-    ...(input.three_d_secure === 'required' ? { three_d_secure_mode: 'required' as const } : {}),
+    ...(requiredBy ? { three_d_secure_mode: 'required' as const } : {}),
     customer: input.customer ?? (customer?.email ? { email: customer.email } : null),
     customer_email: customerEmail ?? null,
     customer_id: customer?.id ?? null,
@@ -353,7 +355,7 @@ export async function createPayment(
         counters: [...ledger.authorizationCounters(declined, []), ...payments.paymentCountChange(declined, null, 'failed')],
       })) === 'refused'
     ) {
-      return answerRetried(merchant, input, origin);
+      return answerRetried(merchant, input, origin, baseUrl);
     }
     await count('Declines', { mode: modeOf(declined), provider: 'risk_engine', decline_code: 'fraudulent' });
     return answerFor(declined);
@@ -375,13 +377,11 @@ export async function createPayment(
       onFile: customer?.card_on_file,
       kept: (target, result) => tokenKept(charged, target, result),
       answered: forget,
-      ...(input.return_url
-        ? { authentication: await shopperAuthentication(id, input.return_url, input.three_d_secure === 'required', baseUrl) }
-        : {}),
+      ...(input.return_url ? { authentication: await shopperAuthentication(id, input.return_url, requiredBy !== undefined, baseUrl) } : {}),
     },
   ).finally(forget);
   await dropDeclinedSave(merchant, charged, payment);
-  if (!payment) return answerRetried(merchant, input, origin);
+  if (!payment) return answerRetried(merchant, input, origin, baseUrl);
   const answer = answerFor(payment);
   return payment.capture_method === 'automatic' && payment.status === 'succeeded' ? captureAtOnce(payment) : answer;
 }
@@ -460,10 +460,10 @@ async function linkedCustomer(
  * that run left is resolved and answered; if it turned out to hold nothing (removed), the create runs again. Only a
  * retry pays for this read: a first run learns it from the refused begin, never reads first.
  */
-async function answerRetried(merchant: Merchant, input: CreatePaymentInput, origin: Origin): Promise<PaymentView> {
+async function answerRetried(merchant: Merchant, input: CreatePaymentInput, origin: Origin, baseUrl: string): Promise<PaymentView> {
   const earlier = await payments.getStoredPayment(ownerOf(merchant), idFor('payment', origin));
   if (!earlier) throw new OperationInProgress(1);
-  if ((await resolveAuthorization(earlier, 'request')) === 'absent') return createPayment(merchant, input, origin);
+  if ((await resolveAuthorization(earlier, 'request')) === 'absent') return createPayment(merchant, input, origin, undefined, baseUrl);
   const answer = await answerOf(ownerOf(merchant), earlier.id);
   // Authorized but not captured yet (the first run stopped between the two): the capture runs now, once.
   return answer.status === 'succeeded' && earlier.capture_method === 'automatic' ? captureAtOnce(earlier as PaymentRecord) : answer;
@@ -519,8 +519,12 @@ export async function authorizePayment(
   const trail: PaymentAttempt[] = [];
   const softFailures: SoftFailureSeen[] = [];
   let op: Operation | undefined;
+  // An account that cannot send the shopper to authenticate declined `authentication_required`: the rest of the
+  // route is the accounts that can, each asked for 3-D Secure.
+  let authenticateElsewhere = false;
   try {
     for (const [index, target] of targets.entries()) {
+      if (authenticateElsewhere && !redirectsShopper(target)) continue;
       const { provider } = target;
       const method = methodAt(target);
       const next: Operation = {
@@ -566,7 +570,9 @@ export async function authorizePayment(
             amount: base.amount,
             currency: base.currency,
             attempt: index + 1,
-            ...(authentication ? { authentication: { returnUrl: authentication.providerReturnUrl, required: authentication.required } } : {}),
+            ...(authentication
+              ? { authentication: { returnUrl: authentication.providerReturnUrl, required: authentication.required || authenticateElsewhere } }
+              : {}),
             ...(method.card && (base.customer_id || base.payment_method_id)
               ? {
                   storeFor: {
@@ -600,9 +606,13 @@ export async function authorizePayment(
             }).catch((error: unknown) => logger.warn('Routing statistics not counted', { provider, error: (error as Error).message })),
           );
           const declinedSoftly = result.outcome === 'declined' && failoverOnDecline(result.declineCode) && index < targets.length - 1;
-          if (result.outcome === 'soft_failure' || declinedSoftly) {
-            softFailures.push({ target, reason: result.outcome === 'declined' ? `declined ${result.declineCode}` : result.reason });
+          const toAuthenticate =
+            !!authentication && result.outcome === 'declined' && authenticatesElsewhere(target, result.declineCode, targets.slice(index + 1));
+          if (result.outcome === 'soft_failure' || declinedSoftly || toAuthenticate) {
+            const reason = toAuthenticate ? AUTHENTICATION_DECLINE : result.outcome === 'declined' ? `declined ${result.declineCode}` : result.reason;
+            softFailures.push({ target, reason, ...(toAuthenticate ? { authenticate: true } : {}) });
             passedOver.push({ target, result });
+            authenticateElsewhere ||= toAuthenticate;
             return 'failover';
           }
           const routing_decision = describe(target, softFailures);
@@ -621,7 +631,15 @@ export async function authorizePayment(
           }
           const payment: PaymentRecord =
             result.outcome === 'declined'
-              ? { ...base, provider, connector_id, routing_decision, decline_code: result.declineCode, attempts: trail }
+              ? {
+                  ...base,
+                  provider,
+                  connector_id,
+                  routing_decision,
+                  decline_code: result.declineCode,
+                  attempts: trail,
+                  ...(result.threeDSecure ? { three_d_secure: result.threeDSecure } : {}),
+                }
               : {
                   ...base,
                   attempts: trail,
@@ -660,15 +678,10 @@ export interface ShopperAuthentication {
   required: boolean;
 }
 
-/** The create's authentication links: our hand-off (signed) and return pages for the payment, and the merchant's return. */
+/** The create's authentication links: our hand-off and return pages (signed, for the shopper's hour), and the merchant's return. */
 async function shopperAuthentication(paymentId: string, returnUrl: string, required: boolean, baseUrl: string): Promise<ShopperAuthentication> {
-  const base = baseUrl.replace(/\/+$/, '');
-  return {
-    nextActionUrl: `${base}/hosted/3ds/${paymentId}?signature=${await handOffSignature(paymentId)}`,
-    providerReturnUrl: `${base}/hosted/3ds/return/${paymentId}`,
-    returnUrl,
-    required,
-  };
+  const links = await threeDSecureLinks(baseUrl, paymentId, clock.now() + AUTHENTICATION_WINDOW_MS);
+  return { nextActionUrl: links.handOff, providerReturnUrl: links.return, returnUrl, required };
 }
 
 /** How long a shopper may take to authenticate before the reconciler cancels the payment (DECISIONS "3-D Secure"). */
@@ -867,7 +880,7 @@ export async function finishAuthentication(payment: StoredPayment, returned: Rec
           status: 'succeeded',
           provider_reference: result.reference,
           provider_token: result.providerToken || null,
-          ...(result.threeDSecure ? { three_d_secure: result.threeDSecure } : {}),
+          three_d_secure: challengeOutcome(result),
           attempts: held ? finishAttempt(payment, held.id, 'authorize') : record.attempts,
         };
         const also = tokenKeptOnApproval(authorized, result);
@@ -878,6 +891,7 @@ export async function finishAuthentication(payment: StoredPayment, returned: Rec
           ...(record as PaymentRecord),
           status: 'failed',
           decline_code: result.declineCode,
+          three_d_secure: challengeOutcome(result),
           attempts: held ? finishAttempt(payment, held.id, 'decline', result.declineCode) : record.attempts,
         };
         return finishCreate(declined, op, [attempt], { source: by, after: 'requires_action' });
@@ -993,5 +1007,6 @@ function withFailover(route: Route, softFailures: readonly SoftFailureSeen[], ta
   if (softFailures.length === 0) return route;
   const name = nameIn(route);
   const failed = softFailures.map((f) => `${name(f.target)} answered ${f.reason}`).join(' and ');
-  return { ...route, reason: `${route.reason} Then ${failed}, so the payment failed over to ${name(target)}.` };
+  const authenticating = softFailures.some((f) => f.authenticate) ? ', with 3-D Secure' : '';
+  return { ...route, reason: `${route.reason} Then ${failed}, so the payment failed over to ${name(target)}${authenticating}.` };
 }

@@ -2,6 +2,8 @@
  * Risk score 0–100 from real signals; ≥ 85 declines the payment as fraudulent before any provider sees it.
  * Every signal that contributed is returned, so a decision can be explained.
  */
+import { binOf } from './cards.ts';
+
 export const RISK_DECLINE_THRESHOLD = 85;
 
 /** Cards the sandbox treats as known fraud (Stripe's "always blocked" test card). */
@@ -95,7 +97,8 @@ export function assessRisk(s: RiskSignals): RiskAssessment {
     else if (ratio > 5) add(15, `amount is ${Math.round(ratio)}× the merchant's recent mean`);
   }
 
-  const country = ISSUER_COUNTRIES.find(([prefix]) => s.cardNumber.startsWith(prefix))?.[1];
+  const bin = binOf(s.cardNumber, 9);
+  const country = bin ? ISSUER_COUNTRIES.find(([prefix]) => bin.startsWith(prefix))?.[1] : undefined;
   const currencies = country ? COUNTRY_CURRENCIES[country] : undefined;
   if (currencies && !currencies.includes(s.currency)) add(10, `card issued in ${country}, paying in ${s.currency}`);
 

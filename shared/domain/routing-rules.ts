@@ -35,6 +35,8 @@ export interface NewRoutingRule {
   strategy: 'fixed' | 'smart';
   priority: number;
   conditions: RuleCondition[];
+  /** default `automatic` */
+  three_d_secure?: 'automatic' | 'required';
 }
 
 const view = (r: RoutingRuleRecord): RoutingRule => ({
@@ -46,6 +48,7 @@ const view = (r: RoutingRuleRecord): RoutingRule => ({
   priority: r.priority,
   conditions: r.conditions,
   provider: r.provider,
+  three_d_secure: r.three_d_secure,
   status: r.status,
   created_at: r.created_at,
 });
@@ -68,6 +71,7 @@ export async function createRoutingRule(merchant: Merchant, input: NewRoutingRul
     priority: input.priority,
     conditions: input.conditions,
     provider: input.provider,
+    three_d_secure: input.three_d_secure ?? 'automatic',
     status: 'active',
     created_at: new Date(origin.at).toISOString(),
   };

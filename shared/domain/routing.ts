@@ -13,6 +13,8 @@ export interface RoutePlan {
   /** providers to try, in order; soft failures move to the next one */
   candidates: ProviderName[];
   reason: string;
+  /** the matched rule requires 3-D Secure: how the reason names it */
+  authenticationRequiredBy?: string;
 }
 
 export interface RoutingInput {
@@ -95,8 +97,17 @@ export function planRoute(input: RoutingInput): RoutePlan {
   const rule = input.rules.find((r) => ruleMatches(r, facts));
   if (rule) {
     const label = `Rule "${rule.name}" (${rule.id}, priority ${rule.priority})`;
+    // The rule requires 3-D Secure: the payment authenticates as if its create asked for it (docs/api.md "3-D Secure").
+    const requiredBy = rule.three_d_secure === 'required' ? `rule "${rule.name}" (${rule.id})` : undefined;
+    const requires = requiredBy ? ', and requires 3-D Secure (the shopper authenticates)' : '';
+    const by = requiredBy ? { authenticationRequiredBy: requiredBy } : {};
     if (rule.strategy === 'fixed') {
-      return { strategy: 'rules', candidates: [rule.provider], reason: `${label} matched and sends this payment to ${rule.provider} only.` };
+      return {
+        strategy: 'rules',
+        candidates: [rule.provider],
+        reason: `${label} matched and sends this payment to ${rule.provider} only${requires}.`,
+        ...by,
+      };
     }
     const rest = smartOrder(
       PROVIDERS.filter((p) => p !== rule.provider),
@@ -105,7 +116,8 @@ export function planRoute(input: RoutingInput): RoutePlan {
     return {
       strategy: 'rules',
       candidates: [rule.provider, ...rest.order],
-      reason: `${label} matched and puts ${rule.provider} first; failover by smart score: ${rest.reason}.`,
+      reason: `${label} matched and puts ${rule.provider} first${requires}; failover by smart score: ${rest.reason}.`,
+      ...by,
     };
   }
   const noRule = choice === 'rules' ? 'No routing rule matched, so smart routing decided: ' : '';

@@ -12,6 +12,7 @@ import { type Merchant, ownerOf } from './auth.ts';
 import * as keys from '../store/keys.ts';
 import type { Owner } from '../store/keys.ts';
 import { allows, SETTLEMENT } from './state-machines.ts';
+import { csvDocument } from './csv-export.ts';
 
 const DAY_MS = 86_400_000;
 /** Captured funds stay pending this many days, and a settlement arrives this many days after it is made. */
@@ -61,15 +62,11 @@ const CSV_COLUMNS = [
   'refund_id',
   'dispute_id',
 ];
-/** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
-const csvField = (value: string | number | null) => {
-  const text = value === null ? '' : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-};
 
 /**
  * A settlement's lines as CSV for a finance team's books: one row per line, amounts in minor units (negative: taken
- * from the payout), our ids beside the provider's. A simulated settlement has the header only.
+ * from the payout, written as numbers), our ids beside the provider's (text cells neutralized: csv-export.ts). A
+ * simulated settlement has the header only.
  */
 export async function settlementLinesCsv(merchant: Merchant, id: string): Promise<string> {
   const settlement = await settlementsStore.getSettlement(ownerOf(merchant), id);
@@ -88,7 +85,7 @@ export async function settlementLinesCsv(merchant: Merchant, id: string): Promis
     l.refund_id,
     l.dispute_id,
   ]);
-  return [CSV_COLUMNS, ...rows].map((row) => row.map(csvField).join(',')).join('\r\n') + '\r\n';
+  return csvDocument(CSV_COLUMNS, rows);
 }
 
 export async function listSettlements(merchant: Merchant, status: string | undefined, page: PageQuery) {

@@ -1,9 +1,11 @@
 /**
- * Signed, expiring links a customer opens without an API key: an invoice's `pdf_url`, and its hosted payment link.
- * `signature` = hex HMAC-SHA256 of `<invoice id>.<expires>` (the payment link: `pay:<invoice id>.<expires>`) under
- * the app secret; `expires` = epoch seconds. Nothing is stored: every read makes a new link, and a link proves itself.
+ * Signed, expiring links a customer opens without an API key: an invoice's `pdf_url`, its hosted payment link, and a
+ * payment's 3-D Secure legs. `signature` = hex HMAC-SHA256 of `<purpose><id>.<expires>` (the PDF: no purpose; the
+ * payment link `pay:`; the 3-D Secure hand-off `3ds:`, its return `3ds-return:`) under the links secret; `expires` =
+ * epoch seconds (the sandbox issuer's answer: `3ds-sandbox:<payment id>.<answer>.<expires>`). Nothing is stored: a link
+ * proves itself.
  */
-import { appSecret } from '../secrets.ts';
+import { readSecret } from '../secrets.ts';
 import { clock } from './clock.ts';
 import { constantTimeEqual, hmac } from './credentials.ts';
 
@@ -12,8 +14,10 @@ export const PDF_LINK_TTL_SECONDS = 7 * 24 * 60 * 60;
 
 const nowSeconds = (): number => Math.floor(clock.now() / 1000);
 
-const sign = async (invoiceId: string, expires: string, purpose: '' | 'pay:' = ''): Promise<string> =>
-  hmac(await appSecret(), `${purpose}${invoiceId}.${expires}`);
+type Purpose = '' | 'pay:' | '3ds:' | '3ds-return:' | '3ds-sandbox:';
+
+const sign = async (id: string, expires: string, purpose: Purpose = ''): Promise<string> =>
+  hmac(await readSecret('links'), `${purpose}${id}.${expires}`);
 
 /** The path of an invoice's PDF below the API's base URL. */
 export const pdfPath = (invoiceId: string): string => `/api/invoices/${invoiceId}/pdf`;
@@ -36,10 +40,10 @@ export interface LinkQuery {
  */
 export const verifyPdfLink = (invoiceId: string, query: LinkQuery): Promise<boolean> => verifyLink(invoiceId, query, '');
 
-async function verifyLink(invoiceId: string, query: LinkQuery, purpose: '' | 'pay:'): Promise<boolean> {
+async function verifyLink(id: string, query: LinkQuery, purpose: Purpose): Promise<boolean> {
   const { expires, signature } = query;
   if (!expires || !signature || !/^\d{1,12}$/.test(expires) || !/^[0-9a-f]{64}$/.test(signature)) return false;
-  const expected = await sign(invoiceId, expires, purpose);
+  const expected = await sign(id, expires, purpose);
   // Signature first, then expiry: the answer takes the same path for a forged link whatever its expiry.
   const authentic = constantTimeEqual(expected, signature);
   return authentic && Number(expires) > nowSeconds();
@@ -57,9 +61,31 @@ export async function signedPayUrl(baseUrl: string, invoiceId: string): Promise<
 
 export const verifyPayLink = (invoiceId: string, query: LinkQuery): Promise<boolean> => verifyLink(invoiceId, query, 'pay:');
 
-/** The 3-D Secure hand-off link of a payment (`/hosted/3ds/pay_…?signature=…`): signed, so nobody else's id works. */
-export const handOffSignature = async (paymentId: string): Promise<string> => hmac(await appSecret(), `3ds:${paymentId}`);
-
-export async function verifyHandOff(paymentId: string, signature: string | undefined): Promise<boolean> {
-  return typeof signature === 'string' && /^[0-9a-f]{64}$/.test(signature) && constantTimeEqual(await handOffSignature(paymentId), signature);
+/**
+ * A payment's 3-D Secure legs, valid until `expiresMs`, the end of the shopper's hour (docs/api.md "3-D Secure and
+ * return URLs"): the hand-off (`next_action.redirect_to_url.url`), and the return the provider is given, which brings
+ * the shopper back with the provider's fields added to its query (ours kept).
+ */
+export async function threeDSecureLinks(baseUrl: string, paymentId: string, expiresMs: number): Promise<{ handOff: string; return: string }> {
+  const base = baseUrl.replace(/\/+$/, '');
+  const expires = String(Math.floor(expiresMs / 1000));
+  const [handOff, back] = await Promise.all([sign(paymentId, expires, '3ds:'), sign(paymentId, expires, '3ds-return:')]);
+  return {
+    handOff: `${base}/hosted/3ds/${paymentId}?expires=${expires}&signature=${handOff}`,
+    return: `${base}/hosted/3ds/return/${paymentId}?expires=${expires}&signature=${back}`,
+  };
 }
+
+export const verifyHandOff = (paymentId: string, query: LinkQuery): Promise<boolean> => verifyLink(paymentId, query, '3ds:');
+
+export const verifyThreeDSecureReturn = (paymentId: string, query: LinkQuery): Promise<boolean> => verifyLink(paymentId, query, '3ds-return:');
+
+/**
+ * The sandbox issuer's answer (`passed` or `failed`), as its challenge page gives it to the shopper's button: signed
+ * with the payment and the return's expiry, so a return URL with an answer typed in changes nothing.
+ */
+export const sandboxAnswerSignature = (paymentId: string, answer: 'passed' | 'failed', expires: string): Promise<string> =>
+  sign(`${paymentId}.${answer}`, expires, '3ds-sandbox:');
+
+export const verifySandboxAnswer = (paymentId: string, answer: 'passed' | 'failed', query: LinkQuery): Promise<boolean> =>
+  verifyLink(`${paymentId}.${answer}`, query, '3ds-sandbox:');

@@ -1,14 +1,14 @@
 import type { ShopperAction } from '../providers/index.ts';
 import * as payments from '../store/payments.ts';
-import { BadRequest, NotFound } from './errors.ts';
+import { NotFound } from './errors.ts';
 import { isId } from './ids.ts';
 import { captureAuthenticated, finishAuthentication } from './payments.ts';
-import { verifyHandOff } from './signed-links.ts';
+import { type LinkQuery, sandboxAnswerSignature, verifyHandOff, verifySandboxAnswer, verifyThreeDSecureReturn } from './signed-links.ts';
 
 /** Where the shopper goes next: a provider's page (GET, or a form to POST), or back to the merchant. */
 export type ShopperStep = { go: 'provider'; action: ShopperAction } | { go: 'merchant'; url: string };
 
-/** The merchant's return URL with the payment's id, as DECISIONS "3-D Secure" hands it back. */
+/** The merchant's return URL with the payment's id (docs/checkout.md "3-D Secure"). */
 const backToMerchant = (payment: { id: string; return_url?: string }): ShopperStep => {
   if (!payment.return_url) throw new NotFound();
   const url = new URL(payment.return_url);
@@ -22,9 +22,12 @@ async function signedPayment(paymentId: string) {
   return payment;
 }
 
+/** What a forged, altered or expired 3-D Secure link shows: nothing changes, nobody is sent anywhere. */
+const EXPIRED = 'this payment link is not valid or has expired: go back to the shop and pay again';
+
 /** `next_action.redirect_to_url.url`: while the payment waits, to the provider's page; afterwards back to the merchant. */
-export async function handOff(paymentId: string, signature: string | undefined): Promise<ShopperStep> {
-  if (!(await verifyHandOff(paymentId, signature))) throw new NotFound();
+export async function handOff(paymentId: string, query: LinkQuery): Promise<ShopperStep> {
+  if (!(await verifyHandOff(paymentId, query))) throw new NotFound(EXPIRED);
   const payment = await signedPayment(paymentId);
   if (payment.status === 'requires_action' && payment.op?.kind === 'authenticate' && payment.provider_action) {
     return { go: 'provider', action: payment.provider_action };
@@ -32,38 +35,70 @@ export async function handOff(paymentId: string, signature: string | undefined):
   return backToMerchant(payment);
 }
 
+type SandboxAnswer = 'passed' | 'failed';
+const isSandboxAnswer = (value: unknown): value is SandboxAnswer => value === 'passed' || value === 'failed';
+
 /**
- * The provider brings the shopper back: the payment is finished at the provider once (a second return, or one after a
- * void, changes nothing), then the shopper goes back to the merchant with the payment's id.
+ * The provider brings the shopper back to the return URL it was given (signed; the provider's fields added): the
+ * payment is finished at the provider once (a second return, or one after a void, changes nothing), then the shopper
+ * goes back to the merchant with the payment's id. A return not signed by us, or past the shopper's hour, changes
+ * nothing and sends nobody on; so does a sandbox answer not signed by the sandbox's challenge page.
  */
 export async function shopperReturned(paymentId: string, returned: Record<string, string>): Promise<ShopperStep> {
+  const { expires, signature, sandbox_signature: sandboxSignature, ...fromProvider } = returned;
+  if (!(await verifyThreeDSecureReturn(paymentId, { expires, signature }))) throw new NotFound(EXPIRED);
+  const answer = fromProvider.sandbox_authentication;
+  if (
+    answer !== undefined &&
+    !(isSandboxAnswer(answer) && (await verifySandboxAnswer(paymentId, answer, { expires, signature: sandboxSignature })))
+  ) {
+    throw new NotFound(EXPIRED);
+  }
   const payment = await signedPayment(paymentId);
-  await finishAuthentication(payment, returned);
+  await finishAuthentication(payment, fromProvider);
   await captureAuthenticated(payment.id);
   return backToMerchant(payment);
 }
 
-/**
- * The sandbox issuer's challenge: its page (pass or fail), then back to this service's return page for the payment.
- * The return URL must be one of ours (`/hosted/3ds/return/pay_…` under `baseUrl`): nobody is sent elsewhere.
- */
-export function sandboxChallengeReturn(baseUrl: string, returnUrl: string, answer?: 'passed' | 'failed'): string {
+/** Our return page of a payment, as the sandbox provider was given it: its id and signed expiry, checked. */
+async function ourReturnPage(baseUrl: string, returnUrl: string): Promise<{ paymentId: string; expires: string }> {
   const url = URL.canParse(returnUrl) ? new URL(returnUrl) : undefined;
-  const page = /\/hosted\/3ds\/return\/([^/]+)$/.exec(url?.pathname ?? '');
-  if (!url || url.host !== new URL(baseUrl).host || url.search || !isId('payment', page?.[1])) {
-    throw new BadRequest('parameter_invalid', 'return_url', "return_url must be this service's 3-D Secure return page");
-  }
-  if (!answer) return returnUrl;
-  return `${returnUrl}?${new URLSearchParams({ sandbox_authentication: answer })}`;
+  const paymentId = /\/hosted\/3ds\/return\/([^/]+)$/.exec(url?.pathname ?? '')?.[1];
+  const expires = url?.searchParams.get('expires') ?? '';
+  const signature = url?.searchParams.get('signature') ?? '';
+  const ours = url?.host === new URL(baseUrl).host && url.search === `?${new URLSearchParams({ expires, signature })}`;
+  if (!ours || !isId('payment', paymentId) || !(await verifyThreeDSecureReturn(paymentId, { expires, signature }))) throw new NotFound(EXPIRED);
+  return { paymentId, expires };
 }
 
 /**
- * The sandbox challenge page's return (ours) and the merchant's origin the shopper ends at: the page's forms must be
- * allowed to lead there (a browser checks `form-action` at every redirect after a form is sent).
+ * The sandbox issuer's challenge page for our (signed) return page of a payment: the merchant's page the shopper
+ * ends at (the page's forms must be allowed to lead there: a browser checks `form-action` at every redirect after a
+ * form is sent), and each button's answer, signed here, so only this page can pass or fail the challenge.
  */
-export async function sandboxChallenge(baseUrl: string, returnUrl: string): Promise<{ returnUrl: string; merchantOrigin: string }> {
-  const ours = sandboxChallengeReturn(baseUrl, returnUrl);
-  const payment = await payments.loadPayment(new URL(ours).pathname.split('/').pop()!);
-  if (!payment?.return_url) throw new NotFound();
-  return { returnUrl: ours, merchantOrigin: new URL(payment.return_url).origin };
+export async function sandboxChallenge(
+  baseUrl: string,
+  returnUrl: string,
+): Promise<{ returnUrl: string; merchantReturnUrl: string; answers: Record<SandboxAnswer, string> }> {
+  const { paymentId, expires } = await ourReturnPage(baseUrl, returnUrl);
+  const payment = await payments.loadPayment(paymentId);
+  if (!payment?.return_url) throw new NotFound(EXPIRED);
+  const [passed, failed] = await Promise.all([
+    sandboxAnswerSignature(paymentId, 'passed', expires),
+    sandboxAnswerSignature(paymentId, 'failed', expires),
+  ]);
+  return { returnUrl, merchantReturnUrl: payment.return_url, answers: { passed, failed } };
+}
+
+/**
+ * The shopper's answer on the sandbox challenge page: back to our return page with it and its signature. Only our own
+ * signed return page is a destination, and only with an answer that page signed.
+ */
+export async function sandboxChallengeReturn(baseUrl: string, returnUrl: string, answer: SandboxAnswer, signature: string): Promise<string> {
+  const { paymentId, expires } = await ourReturnPage(baseUrl, returnUrl);
+  if (!(await verifySandboxAnswer(paymentId, answer, { expires, signature }))) throw new NotFound(EXPIRED);
+  const url = new URL(returnUrl);
+  url.searchParams.set('sandbox_authentication', answer);
+  url.searchParams.set('sandbox_signature', signature);
+  return url.href;
 }

@@ -10,7 +10,7 @@ import type { PageQuery } from '../store/pagination.ts';
 import { type HostLookup, resolveAndCheck, validateWebhookUrl } from '../webhooks/ssrf.ts';
 import { newWebhookSecret, sealSecret } from '../webhooks/sealed-secret.ts';
 import { clock } from './clock.ts';
-import { BadRequest, NotFound } from './errors.ts';
+import { BadRequest, NotFound, OperationInProgress } from './errors.ts';
 import { type EventType, newEvent } from './events.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { type Merchant, ownerOf } from './auth.ts';
@@ -109,23 +109,33 @@ export async function updateWebhook(merchant: Merchant, webhookId: string, input
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 /**
+ * Calls of one rotation are those within ROTATION_MS of each other (a double click, a retried request): they make one
+ * new secret. A call that finds a rotation made less than ROTATION_MS ago, or loses the race to write one, answers 409
+ * `operation_in_progress` (with Retry-After) and changes nothing.
+ */
+export const ROTATION_MS = 10_000;
+
+/**
  * Gives the endpoint a new signing secret, shown in this answer only. For 24 hours the old one keeps signing beside
  * it (two `v1,` signatures in `webhook-signature`), so the merchant's receiver verifies with either while it switches;
- * then only the new one signs. Rotating again within the 24 hours drops the oldest secret at once.
+ * then only the new one signs. Rotating again within the 24 hours (after ROTATION_MS) drops the oldest secret at once.
  */
 export async function rotateWebhookSecret(merchant: Merchant, webhookId: string) {
   const owner = ownerOf(merchant);
-  // a rotation that lands between our read and our write (another request's) makes us read again
-  for (let tries = 0; tries < 3; tries++) {
-    const current = await webhooks.getWebhook(owner, webhookId);
-    if (!current) throw missingWebhook(merchant, webhookId);
-    const secret = newWebhookSecret();
-    const now = clock.now();
-    const until = new Date(now + SECRET_OVERLAP_MS).toISOString();
-    const next = { secret_sealed: await sealSecret(secret, merchant.id, webhookId), until, updated_at: new Date(now).toISOString() };
-    if (await webhooks.rotateWebhookSecret(owner, current, next)) return { ...view(current), secret, previous_secret_expires_at: until };
-  }
-  throw new Error(`Webhook endpoint ${webhookId}: its secret kept changing while rotating it`);
+  const current = await webhooks.getWebhook(owner, webhookId);
+  if (!current) throw missingWebhook(merchant, webhookId);
+  const now = clock.now();
+  const rotatedAt = current.previous_secret_until ? Date.parse(current.previous_secret_until) - SECRET_OVERLAP_MS : -Infinity;
+  const rotating = () =>
+    new OperationInProgress((rotatedAt > now - ROTATION_MS ? rotatedAt + ROTATION_MS - now : ROTATION_MS) / 1000, "this webhook endpoint's secret");
+  if (rotatedAt > now - ROTATION_MS) throw rotating();
+  const secret = newWebhookSecret();
+  const until = new Date(now + SECRET_OVERLAP_MS).toISOString();
+  const next = { secret_sealed: await sealSecret(secret, merchant.id, webhookId), until, updated_at: new Date(now).toISOString() };
+  // refused: another call rotated it between our read and our write (or the endpoint was deleted meanwhile)
+  if (await webhooks.rotateWebhookSecret(owner, current, next)) return { ...view(current), secret, previous_secret_expires_at: until };
+  if (!(await webhooks.getWebhook(owner, webhookId))) throw missingWebhook(merchant, webhookId);
+  throw rotating();
 }
 
 /** The merchant's endpoints, newest first, in cursor pages like every list. */

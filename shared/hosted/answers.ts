@@ -18,9 +18,17 @@ export const scriptAnswer = (source: string): FileBody =>
     'Cache-Control': 'public, max-age=300',
   });
 
-/** A page: `csp` is its whole policy; never stored by caches (its frame-ancestors follow the merchant's settings). */
-export const pageAnswer = (html: string, csp: string): FileBody =>
-  new FileBody('text/html; charset=utf-8', Buffer.from(html), { ...COMMON, 'Content-Security-Policy': csp, 'Cache-Control': 'no-store' });
+/**
+ * A page: `csp` is its whole policy; never stored by caches (its frame-ancestors follow the merchant's settings).
+ * `referrer`: a page whose forms post to this service sends its Origin with them (`same-origin`).
+ */
+export const pageAnswer = (html: string, csp: string, referrer: 'no-referrer' | 'same-origin' = 'no-referrer'): FileBody =>
+  new FileBody('text/html; charset=utf-8', Buffer.from(html), {
+    ...COMMON,
+    'Referrer-Policy': referrer,
+    'Content-Security-Policy': csp,
+    'Cache-Control': 'no-store',
+  });
 
 const ERROR_CSS = 'body{font:16px/1.4 system-ui,sans-serif;margin:1rem;color:#7a1010}';
 

@@ -23,7 +23,7 @@ export const CARD_FIELDS_FRAME_SCRIPT = `(function () {
     { name: 'discover', label: 'Discover', re: /^(6011|64[4-9]|65)/, lengths: [16, 17, 18, 19], cvc: 3 },
     { name: 'unionpay', label: 'UnionPay', re: /^62/, lengths: [16, 17, 18, 19], cvc: 3 },
   ];
-  var UNKNOWN = { name: 'unknown', label: '', lengths: [12, 13, 14, 15, 16, 17, 18, 19], cvc: 3 };
+  var UNKNOWN = { name: 'unknown', label: '', lengths: [13, 14, 15, 16, 17, 18, 19], cvc: 3 };
 
   function byId(id) { return document.getElementById(id); }
   function digits(value) { return value.replace(/\\D/g, ''); }

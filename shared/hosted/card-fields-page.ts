@@ -1,4 +1,5 @@
 import { checkoutOf } from '../domain/checkout.ts';
+import { cspSource } from '../domain/header-values.ts';
 import type { FileBody } from '../http/response.ts';
 import { escapeHtml, pageAnswer, styleHash } from './answers.ts';
 
@@ -26,7 +27,7 @@ const cspFor = (origins: readonly string[]): string =>
     "connect-src 'self'",
     "base-uri 'none'",
     "form-action 'none'",
-    `frame-ancestors ${origins.length ? origins.join(' ') : "'none'"}`,
+    `frame-ancestors ${origins.length ? origins.map(cspSource).join(' ') : "'none'"}`,
   ].join('; ');
 
 const field = (id: string, label: string, attributes: string, extra = '') => `<div class="field">

@@ -22,20 +22,31 @@ export function payPageAnswer(page: PayPage, action: string): FileBody {
   const amount = formatMoney(invoice.total, invoice.currency);
   const title = invoice.status === 'paid' ? `Invoice ${invoice.number} is paid` : `Pay invoice ${invoice.number}`;
   const summary = `<p>${escapeHtml(amount)} to ${escapeHtml(invoice.merchant_email ?? 'the merchant')}, due ${escapeHtml(invoice.due_date)}.</p>`;
-  const refresh = page.bankUrl ? `<meta http-equiv="refresh" content="0;url=${escapeHtml(page.bankUrl)}">` : '';
+  const refresh = page.bankUrl
+    ? `<meta http-equiv="refresh" content="0;url=${escapeHtml(page.bankUrl)}">`
+    : page.processing
+      ? '<meta http-equiv="refresh" content="2">'
+      : '';
   const html = [
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">${refresh}`,
     `<title>${escapeHtml(title)}</title><style>${CSS}</style></head><body><main><h1>${escapeHtml(title)}</h1>${summary}`,
     body(page, amount, action),
     '</main></body></html>',
   ].join('');
-  return pageAnswer(html, `default-src 'none'; style-src ${styleHash(CSS)}; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`);
+  // `same-origin`: the forms' posts carry this page's Origin (no-referrer would send `null`), no other site sees the link
+  const csp = `default-src 'none'; style-src ${styleHash(CSS)}; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
+  return pageAnswer(html, csp, 'same-origin');
 }
 
 function body(page: PayPage, amount: string, action: string): string {
   if (page.invoice.status === 'paid') return `<p role="status">Paid on ${escapeHtml(page.invoice.paid_at?.slice(0, 10) ?? '')}. Thank you.</p>`;
   if (page.bankUrl) {
     return `<p role="status">Your bank asks you to confirm this payment.</p><p><a href="${escapeHtml(page.bankUrl)}">Continue to your bank</a></p>`;
+  }
+  if (page.processing) return '<p role="status">Your payment is being made. This page updates by itself.</p>';
+  if (page.blocked) {
+    const merchant = escapeHtml(page.invoice.merchant_email ?? 'the merchant');
+    return `<p role="alert">Too many cards were declined for this invoice, so it cannot be paid here for now. Please contact ${merchant} to pay it.</p>`;
   }
   const problem = page.problem ? `<p role="alert">${escapeHtml(page.problem)}</p>` : '';
   const formId = `<input type="hidden" name="form_id" value="${escapeHtml(page.formId)}">`;
@@ -46,7 +57,7 @@ function body(page: PayPage, amount: string, action: string): string {
     `<label for="${name}">${label}</label><input id="${name}" name="${name}" required ${attributes}>`;
   const card = [
     `<form method="post" action="${escapeHtml(action)}">${formId}<input type="hidden" name="pay_with" value="card"><fieldset><legend>${page.savedCard ? 'Or pay with another card' : 'Pay with a card'}</legend>`,
-    field('number', 'Card number', 'autocomplete="cc-number" inputmode="numeric" pattern="[0-9 ]{12,23}"'),
+    field('number', 'Card number', 'autocomplete="cc-number" inputmode="numeric" pattern="[0-9 ]{13,23}"'),
     field(
       'exp',
       'Expiry (MM / YY)',

@@ -1,3 +1,4 @@
+import { cspSource } from '../domain/header-values.ts';
 import type { ShopperStep } from '../domain/three-d-secure.ts';
 import { type FileBody, Redirect } from '../http/response.ts';
 import { escapeHtml, pageAnswer, styleHash } from './answers.ts';
@@ -25,16 +26,20 @@ export function shopperStepAnswer(step: ShopperStep): Redirect | FileBody {
   const { action } = step;
   if (action.method === 'GET') return new Redirect(action.url);
   const form = `<p>Your bank asks you to confirm this payment.</p><form method="post" action="${escapeHtml(action.url)}">${hidden(action.data ?? {})}<button type="submit">Continue to your bank</button></form>`;
-  return page('Confirm your payment', form, new URL(action.url).origin);
+  return page('Confirm your payment', form, cspSource(action.url));
 }
 
 /**
- * The sandbox issuer's challenge page: pass or fail, each a plain form (GET) back through the answer route, which
- * leads (by redirects) to the merchant's origin.
+ * The sandbox issuer's challenge page: pass or fail, each a plain form (GET) back through the answer route with the
+ * answer this page signed, which leads (by redirects) to the merchant's page.
  */
-export function sandboxChallengePage({ returnUrl, merchantOrigin }: { returnUrl: string; merchantOrigin: string }): FileBody {
-  const button = (answer: string, label: string) =>
-    `<form method="get" action="sandbox/answer">${hidden({ return_url: returnUrl, answer })}<button type="submit">${label}</button></form>`;
+export function sandboxChallengePage(challenge: {
+  returnUrl: string;
+  merchantReturnUrl: string;
+  answers: Record<'passed' | 'failed', string>;
+}): FileBody {
+  const button = (answer: 'passed' | 'failed', label: string) =>
+    `<form method="get" action="sandbox/answer">${hidden({ return_url: challenge.returnUrl, answer, signature: challenge.answers[answer] })}<button type="submit">${label}</button></form>`;
   const body = `<p>Sandbox issuer: this card asks you to authenticate the payment.</p>${button('passed', 'Pass')}${button('failed', 'Fail')}`;
-  return page('Authenticate (sandbox)', body, `'self' ${merchantOrigin}`);
+  return page('Authenticate (sandbox)', body, `'self' ${cspSource(challenge.merchantReturnUrl)}`);
 }

@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { clock } from '../domain/clock.ts';
 import { hmac } from '../domain/credentials.ts';
 import { AppError, BadRequest, IdempotencyKeyInUse, IdempotencyKeyReused } from '../domain/errors.ts';
-import { appSecret } from '../secrets.ts';
+import { readSecret } from '../secrets.ts';
 import * as idempotencyStore from '../store/idempotency.ts';
 import { logger } from '../logger.ts';
 import { withSourceStack } from '../source-mapped.ts';
@@ -109,14 +109,14 @@ function withheld(body: string, fields: readonly string[]): string {
 }
 
 /**
- * The request a key stands for: method, path and the body as parsed JSON with sorted keys, keyed with the app
- * secret. The same key on another method or path is another request (400 `idempotency_key_reused`), whatever the
+ * The request a key stands for: method, path and the body as parsed JSON with sorted keys, keyed with the
+ * idempotency secret. The same key on another method or path is another request (400 `idempotency_key_reused`), whatever the
  * body. A payment's body holds a card number: the stored hash must not let anyone with the table test guesses (an
  * unkeyed hash of a number whose BIN and last4 are known falls to brute force), and a CVC is not kept in any form, so
  * every `cvc` field is left out, at any depth (a replay that differs only in its CVC is the same request).
  */
 async function requestHash(event: APIGatewayProxyEvent, body: unknown): Promise<string> {
-  return hmac(await appSecret(), `${event.httpMethod} ${event.path}\n${canonicalJson(body)}`);
+  return hmac(await readSecret('idempotency'), `${event.httpMethod} ${event.path}\n${canonicalJson(body)}`);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { locationHeader } from '../domain/header-values.ts';
 import type { RequestState } from './types.ts';
 
 /** The one place an HTTP response is built: JSON body, Content-Type, Request-Id and the chain's extra headers. */
@@ -28,9 +29,12 @@ export class FileBody {
   ) {}
 }
 
-/** A shopper sent on with `303 See Other` (the hosted 3-D Secure pages), never cached. */
+/** A shopper sent on with `303 See Other` (the hosted 3-D Secure pages), never cached; `location` made header-safe. */
 export class Redirect {
-  constructor(readonly location: string) {}
+  readonly location: string;
+  constructor(location: string) {
+    this.location = locationHeader(location);
+  }
 }
 
 export function redirectResponse(state: RequestState, redirect: Redirect): APIGatewayProxyResult {

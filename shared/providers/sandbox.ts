@@ -16,6 +16,12 @@ import type {
 
 const DECLINING_TOKEN = '_declines_';
 
+/** The sandbox issuer's 3-D Secure outcomes (2.2.0, Visa's ECIs: 05 authenticated, 07 not). */
+const FRICTIONLESS: ThreeDSecureResult = { version: '2.2.0', flow: 'frictionless', result: 'authenticated', eci: '05', liability_shift: true };
+const NOT_SUPPORTED: ThreeDSecureResult = { version: null, flow: 'frictionless', result: 'not_supported', eci: null, liability_shift: false };
+const CHALLENGE_PASSED: ThreeDSecureResult = { version: '2.2.0', flow: 'challenge', result: 'authenticated', eci: '05', liability_shift: true };
+const CHALLENGE_FAILED: ThreeDSecureResult = { version: '2.2.0', flow: 'challenge', result: 'failed', eci: '07', liability_shift: false };
+
 /**
  * How the sandbox providers behave, read from the configuration at cold start and changeable at run time (tests):
  * `SANDBOX_LATENCY_MS=stripe=120,adyen=80` adds latency, `SANDBOX_DOWN=adyen` makes a provider unreachable,
@@ -156,18 +162,23 @@ export class SandboxConnector implements Connector {
 
   /**
    * The card's answer, and the authorization it leaves held when approved. A merchant-initiated charge of a raw card
-   * comes without a CVC and is answered like any other: the test cards decide.
+   * comes without a CVC and is answered like any other: the test cards decide. The sandbox's Braintree, like
+   * Braintree, cannot send a shopper to authenticate (its 3-D Secure runs in its client SDK): a card that challenges
+   * is declined `authentication_required` there, `return_url` or not.
    */
   private decide(request: AuthorizeRequest): AuthorizeResult {
     if (request.providerToken?.includes(DECLINING_TOKEN)) return { outcome: 'declined', declineCode: 'generic_decline', latencyMs: 0 };
     const asks = request.card ? AUTHENTICATION_CARDS[request.card.number] : undefined;
     if (request.initiator && asks && 'everyCharge' in asks) return { outcome: 'declined', declineCode: 'authentication_required', latencyMs: 0 };
     const authentication = request.initiator ? undefined : asks;
-    const challenge = authentication && !('none' in authentication) && (authentication.challenge || request.authentication?.required);
-    if (challenge && !request.authentication) return { outcome: 'declined', declineCode: 'authentication_required', latencyMs: 0 };
-    if (challenge && request.authentication) return this.challenge(request, authentication.afterPass);
+    const shopper = this.name === 'braintree' ? undefined : request.authentication;
+    const challenge = authentication && !('none' in authentication) && (authentication.challenge || shopper?.required);
+    if (challenge && !shopper) return { outcome: 'declined', declineCode: 'authentication_required', latencyMs: 0 };
+    if (challenge && shopper) return this.challenge(request, authentication.afterPass);
+    // What authenticated frictionless (when the shopper could have been asked) says so, approved or declined.
+    const frictionless = shopper ? { threeDSecure: authentication && 'none' in authentication ? NOT_SUPPORTED : FRICTIONLESS } : {};
     const behaviour = request.card ? TEST_CARDS[request.card.number] : undefined;
-    if (behaviour && 'decline' in behaviour) return { outcome: 'declined', declineCode: behaviour.decline, latencyMs: 0 };
+    if (behaviour && 'decline' in behaviour) return { outcome: 'declined', declineCode: behaviour.decline, ...frictionless, latencyMs: 0 };
     if (behaviour && 'soft' in behaviour && request.attempt === 1) return { outcome: 'soft_failure', reason: 'processing_error', latencyMs: 0 };
     const marker = behaviour && 'laterChargesDecline' in behaviour ? DECLINING_TOKEN : '_';
     const reference = referenceFor(this.name, request.idempotencyKey);
@@ -184,17 +195,13 @@ export class SandboxConnector implements Connector {
         ? { type: 'merchant', networkTransactionId: request.initiator.networkTransactionId ?? null }
         : { type: 'customer' },
     });
-    const frictionless: ThreeDSecureResult =
-      authentication && 'none' in authentication
-        ? { version: null, flow: 'frictionless', result: 'not_supported', eci: null, liability_shift: false }
-        : { version: '2.2.0', flow: 'frictionless', result: 'authenticated', eci: '05', liability_shift: true };
     return {
       outcome: 'approved',
       reference,
       // A reusable card-on-file token, as a provider's vault issues it (no card data in it).
       providerToken: request.providerToken ?? `tok_${this.name}${marker}${randomBytes(12).toString('hex')}`,
       networkTransactionId: networkIdFor(this.name, request.idempotencyKey),
-      ...(request.authentication ? { threeDSecure: frictionless } : {}),
+      ...frictionless,
       latencyMs: 0,
     };
   }
@@ -228,8 +235,10 @@ export class SandboxConnector implements Connector {
           : this.authenticated(reference);
       // Asked without the challenge page's answer (the reconciler): the challenge is as it was, still undecided.
       if (!returned.sandbox_authentication) return { outcome: 'soft_failure', reason: 'processing_error', latencyMs: 0 };
-      if (returned.sandbox_authentication !== 'passed') return { outcome: 'declined', declineCode: 'authentication_required', latencyMs: 0 };
-      if (reference.endsWith('_3ds_decline')) return { outcome: 'declined', declineCode: 'generic_decline', latencyMs: 0 };
+      if (returned.sandbox_authentication !== 'passed')
+        return { outcome: 'declined', declineCode: 'authentication_required', threeDSecure: CHALLENGE_FAILED, latencyMs: 0 };
+      if (reference.endsWith('_3ds_decline'))
+        return { outcome: 'declined', declineCode: 'generic_decline', threeDSecure: CHALLENGE_PASSED, latencyMs: 0 };
       return this.authenticated(reference);
     });
     try {
@@ -255,8 +264,13 @@ export class SandboxConnector implements Connector {
         paidWith: 'card and cvc',
         initiator: { type: 'customer' },
       });
-      const threeDSecure: ThreeDSecureResult = { version: '2.2.0', flow: 'challenge', result: 'authenticated', eci: '05', liability_shift: true };
-      return { outcome: 'approved', reference, threeDSecure, networkTransactionId: networkIdFor(this.name, reference), latencyMs: 0 };
+      return {
+        outcome: 'approved',
+        reference,
+        threeDSecure: CHALLENGE_PASSED,
+        networkTransactionId: networkIdFor(this.name, reference),
+        latencyMs: 0,
+      };
     });
   }
 

@@ -38,6 +38,12 @@ export interface ThreeDSecureResult {
   liability_shift: boolean;
 }
 
+/**
+ * A challenge the shopper failed or left unfinished, as recorded when the provider tells no more of it (Stripe keeps
+ * no charge for a failed authentication): no version or ECI known, no liability shift.
+ */
+export const FAILED_CHALLENGE: ThreeDSecureResult = { version: null, flow: 'challenge', result: 'failed', eci: null, liability_shift: false };
+
 export interface AuthorizeRequest {
   /** our payment id (the provider's reference to our order) */
   paymentId: string;
@@ -106,7 +112,13 @@ export type AuthorizeResult =
       latencyMs: number;
     }
   | { outcome: 'requires_action'; reference: string; action: ShopperAction; latencyMs: number }
-  | { outcome: 'declined'; declineCode: string; latencyMs: number }
+  | {
+      outcome: 'declined';
+      declineCode: string;
+      /** the authentication the decline followed, when there was one (a failed challenge; passed, then declined) */
+      threeDSecure?: ThreeDSecureResult;
+      latencyMs: number;
+    }
   | { outcome: 'soft_failure'; reason: SoftFailure; latencyMs: number }
   | { outcome: 'unknown'; latencyMs: number }
   | { outcome: 'requires_action'; reference: string; action: ShopperAction; latencyMs: number };

@@ -22,17 +22,27 @@ export const CardFieldsQuery = v.object({
 /** `GET /hosted/card-fields.js`: the key may be given here instead of to `CardFields.mount`. */
 export const CardFieldsScriptQuery = v.object({ key: v.optional(PublishableKey) });
 
-/** `GET /hosted/3ds/pay_…`: the hand-off link's signature. */
-export const HandOffQuery = v.object({ signature: v.optional(v.pipe(v.string(), v.maxLength(128))) });
+/** `GET /hosted/3ds/pay_…`: the hand-off link's expiry and signature. */
+export const HandOffQuery = v.object({
+  expires: v.optional(v.pipe(v.string(), v.maxLength(20))),
+  signature: v.optional(v.pipe(v.string(), v.maxLength(128))),
+});
 
-/** `GET /hosted/3ds/return/pay_…`: whatever the provider's redirect carries (Stripe `payment_intent`, Adyen `redirectResult`, …). */
+/**
+ * `GET /hosted/3ds/return/pay_…`: our `expires` and `signature`, and whatever the provider's redirect adds (Stripe
+ * `payment_intent`, Adyen `redirectResult`, the sandbox's signed answer).
+ */
 export const ReturnQuery = v.looseObject({});
 
-const ReturnUrl = v.pipe(v.string(), v.maxLength(2048), v.description("this service's 3-D Secure return page of the payment"));
+const ReturnUrl = v.pipe(v.string(), v.maxLength(2048), v.description("this service's 3-D Secure return page of the payment, as signed"));
 
 export const SandboxChallengeQuery = v.object({ return_url: ReturnUrl });
 
-export const SandboxAnswerQuery = v.object({ return_url: ReturnUrl, answer: v.picklist(['passed', 'failed']) });
+export const SandboxAnswerQuery = v.object({
+  return_url: ReturnUrl,
+  answer: v.picklist(['passed', 'failed']),
+  signature: v.pipe(v.string(), v.maxLength(128), v.description("the answer's signature, as the challenge page gave it")),
+});
 
 /** `/hosted/pay/inv_…`: the link's expiry and signature; back from the bank, the customer's payment. */
 export const PayLinkQuery = v.object({
@@ -52,8 +62,8 @@ const digits = (text: string) => text.replace(/[\s-]/g, '');
 /** As typed: digits, with spaces or dashes between groups. */
 const TypedCardNumber = v.pipe(
   v.string(),
-  v.regex(/^[\d\s-]{12,30}$/, 'a card number of 12 to 19 digits'),
-  v.check((text) => /^\d{12,19}$/.test(digits(text)) && luhnValid(digits(text)), 'a card number that passes the Luhn check'),
+  v.regex(/^[\d\s-]{13,30}$/, 'a card number of 13 to 19 digits'),
+  v.check((text) => /^\d{13,19}$/.test(digits(text)) && luhnValid(digits(text)), 'a card number that passes the Luhn check'),
   v.examples(['4242 4242 4242 4242']),
 );
 

@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { config } from '../config.ts';
 import { clock } from '../domain/clock.ts';
 import { luhnValid } from '../domain/cards.ts';
 import { isCurrency } from '../domain/currency.ts';
@@ -22,7 +21,7 @@ export const Currency = v.pipe(
 
 export const CardNumber = v.pipe(
   v.string(),
-  v.regex(/^\d{12,19}$/, 'a card number of 12 to 19 digits'),
+  v.regex(/^\d{13,19}$/, 'a card number of 13 to 19 digits'),
   v.check(luhnValid, 'a card number that passes the Luhn check'),
   v.examples([SANDBOX_APPROVED_CARD.number]),
 );
@@ -53,14 +52,6 @@ const Card = v.pipe(
     ['exp_year'],
   ),
 );
-
-/** Where a shopper may be sent back to: https, or http to a loopback host when running locally. */
-function isReturnUrl(value: string): boolean {
-  if (!URL.canParse(value)) return false;
-  const url = new URL(value);
-  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-  return url.protocol === 'https:' || (url.protocol === 'http:' && loopback && config.APP_ENV === 'local');
-}
 
 const Customer = v.object({ email: v.optional(Email), name: v.optional(Name), phone: v.optional(Phone) });
 
@@ -105,9 +96,9 @@ export const CreatePaymentBody = v.object({
     v.pipe(
       v.string(),
       v.maxLength(2048),
-      v.check(isReturnUrl, 'an https URL (http only to localhost locally)'),
+      // whether the URL is allowed depends on the merchant's checkout_origins: checked by the create (url_not_allowed)
       v.description(
-        'where the shopper comes back to after authenticating (3-D Secure), with `payment_id`; without it a payment that needs authentication is declined `authentication_required`',
+        'where the shopper comes back to after authenticating (3-D Secure), with `payment_id`: https on one of the mode’s `checkout_origins` (`PUT /api/settings`), else 400 `url_not_allowed`; without it a payment that needs authentication is declined `authentication_required`',
       ),
       v.examples(['https://shop.example/checkout/done']),
     ),

@@ -5,7 +5,7 @@ import { PROVIDERS } from '../providers/types.ts';
 /**
  * Routing rule bodies (DECISIONS.md "Providers and routing" leaves validation to us; the rules for users are in
  * docs/providers.md "Routing rules"). `strategy` defaults to `fixed` (a rule names a provider), `priority` (0–1000) to
- * 100; `conditions` is required on create (`[]` on purpose for a catch-all); `status` is `active` on create, and PUT may
+ * 100, `three_d_secure` to `automatic`; `conditions` is required on create (`[]` on purpose for a catch-all); `status` is `active` on create, and PUT may
  * disable it. Condition values are trimmed and normalized per field (amount without leading zeros, currency uppercase,
  * brand and e-mail domain lowercase). Every failure is a 400 naming the field, e.g. `conditions.0.value`.
  */
@@ -21,6 +21,8 @@ export type RuleOperator = (typeof RULE_OPERATORS)[number];
 export const CARD_BRANDS = ['visa', 'mastercard', 'amex', 'discover', 'jcb', 'diners', 'unionpay', 'unknown'] as const;
 export const RULE_STRATEGIES = ['fixed', 'smart'] as const;
 export const RULE_STATUSES = ['active', 'disabled'] as const;
+/** `required`: a matching payment authenticates (3-D Secure) as if its create said `three_d_secure: "required"` */
+export const RULE_THREE_D_SECURE = ['automatic', 'required'] as const;
 
 export const MAX_CONDITIONS = 20;
 const METADATA_PREFIX = 'metadata.';
@@ -117,6 +119,12 @@ const Conditions = v.pipe(
 );
 const Provider = v.pipe(v.picklist(PROVIDERS), v.examples(['adyen' as const]));
 const Strategy = v.picklist(RULE_STRATEGIES);
+const ThreeDSecure = v.pipe(
+  v.picklist(RULE_THREE_D_SECURE),
+  v.description(
+    '`required`: a payment the rule matches authenticates (3-D Secure) as if its create said `three_d_secure: "required"`: it needs `return_url` and is not routed to Braintree',
+  ),
+);
 
 export const CreateRoutingRuleBody = v.object({
   name: RuleName,
@@ -124,6 +132,7 @@ export const CreateRoutingRuleBody = v.object({
   strategy: v.optional(Strategy, 'fixed'),
   priority: v.optional(Priority, 100),
   conditions: Conditions,
+  three_d_secure: v.optional(ThreeDSecure, 'automatic'),
 });
 
 export const UpdateRoutingRuleBody = v.object({
@@ -132,6 +141,7 @@ export const UpdateRoutingRuleBody = v.object({
   strategy: v.optional(Strategy),
   priority: v.optional(Priority),
   conditions: v.optional(Conditions),
+  three_d_secure: v.optional(ThreeDSecure),
   status: v.optional(v.picklist(RULE_STATUSES)),
 });
 

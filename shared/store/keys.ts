@@ -62,6 +62,7 @@
  * | settlements waiting to arrive (job)   | gsi2pk = SETTLEMENT#PENDING, gsi2sk <= <date>#~       | gsi2  |
  * | idempotency record                    | pk = IDEM#[<credential kind>:]<own>#<key>, sk = IDEM  | table |
  * | rate-limit window (one key, or shard) | pk = RATE#<limit>#<subject>#<window>[#<n>], sk = RATE | table |
+ * | a shopper page's served form          | pk = FORM#<form id>, sk = FORM                        | table |
  * | operations whose lease ended (reconc.)| gsi2pk = LEASE#<shard>, gsi2sk < <now iso>           | gsi2  |
  * | settlement of a provider's payout     | pk = SET#<set> (<set> derived from <con>#<payout>)    | table |
  * | reconciliation exception by id        | pk = REX#<rex>, sk = REX (id derived from what it is) | table |
@@ -446,6 +447,11 @@ export const rateLimitKeys = {
     pk: `RATE#${limit}#${subject}#${windowStart}${shard ? `#${shard}` : ''}`,
     sk: 'RATE',
   }),
+};
+
+/** A form a shopper page served (its id is random): its post is taken once, for that page only. */
+export const servedFormKeys = {
+  form: (formId: string): Key => ({ pk: `FORM#${formId}`, sk: 'FORM' }),
 };
 
 /**

@@ -20,6 +20,8 @@ export interface RoutingRuleRecord {
   priority: number;
   conditions: RuleCondition[];
   provider: ProviderName;
+  /** `required`: the payments it matches authenticate (3-D Secure) */
+  three_d_secure: 'automatic' | 'required';
   status: 'active' | 'disabled';
   created_at: string;
 }
@@ -43,12 +45,15 @@ const RoutingRuleItem = v.object({
   priority: Int,
   conditions: v.array(ConditionItem),
   provider: v.picklist(PROVIDERS),
+  three_d_secure: picklistOf<RoutingRuleRecord['three_d_secure']>()(['automatic', 'required']),
   status: picklistOf<RoutingRuleRecord['status']>()(['active', 'disabled']),
   created_at: Text,
 });
 export const routingRuleOf: (item: Record<string, unknown>) => RoutingRuleRecord = recordReader('routing rule', RoutingRuleItem);
 
-export type RoutingRuleChanges = Partial<Pick<RoutingRuleRecord, 'name' | 'strategy' | 'priority' | 'conditions' | 'provider' | 'status'>>;
+export type RoutingRuleChanges = Partial<
+  Pick<RoutingRuleRecord, 'name' | 'strategy' | 'priority' | 'conditions' | 'provider' | 'three_d_secure' | 'status'>
+>;
 
 /**
  * Writes a new rule, with its routing copies, unless the merchant already has `max` (counted as `rule_count` on its

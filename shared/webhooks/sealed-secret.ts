@@ -5,7 +5,7 @@ import { sealer } from '../sealing.ts';
 export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
 
 /** Webhook signing secrets, sealed to the endpoint they sign for (shared/sealing.ts). */
-const webhookSecrets = sealer('webhook-signing-secret/v1');
+const webhookSecrets = sealer('webhook-signing-secret/v1', 'webhooks');
 
 export const sealSecret = (secret: string, merchantId: string, webhookId: string): Promise<string> =>
   webhookSecrets.seal(secret, merchantId, webhookId);

@@ -73,7 +73,7 @@ describe('the hosted payment link in Chromium', () => {
     };
     // Act: a card the issuer declines, then one it approves
     await typeCard('4000 0000 0000 0002');
-    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 15_000 }).toContain('Your card was declined (generic_decline)');
+    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 15_000 }).toContain('Your card was declined. Try another card.');
     await typeCard('4242 4242 4242 4242');
     // Assess
     await expect.poll(() => page.title(), { timeout: 15_000 }).toMatch(/is paid$/);

@@ -193,15 +193,19 @@ describe('Adyen 3-D Secure: the challenge', () => {
   it.each([
     ['Fail', undefined],
     ['Pass with a wrong password', 'letmein'],
-  ])('a challenge answered %s is declined authentication_required, and nothing is held', async (_case, password) => {
+  ])('a challenge answered %s is declined authentication_required with the failed result, and nothing is held', async (_case, password) => {
     // Prepare
     const request = payment(CHALLENGE_BY_GET);
     const started = waiting(await adyen.authorize(request));
     const shopper = await shopperAnswers(started.action, request.paymentId, password ? 'Pass' : 'Fail', password);
     // Act
     const done = await adyen.completeAuthentication(started.reference, shopper.returned!.fields, `${request.paymentId}_return`);
-    // Assess
-    expect(done).toMatchObject({ outcome: 'declined', declineCode: 'authentication_required' });
+    // Assess: Adyen's 3DS fields of the refusal (Mastercard's ECI 00: not authenticated)
+    expect(done).toMatchObject({
+      outcome: 'declined',
+      declineCode: 'authentication_required',
+      threeDSecure: { version: '2.2.0', flow: 'challenge', result: 'failed', eci: '00', liability_shift: false },
+    });
     expect(holdsUnder(request.idempotencyKey)).toEqual([]);
   });
 

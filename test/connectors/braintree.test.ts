@@ -155,6 +155,25 @@ describe('Braintree connector: authorize', () => {
     expect(result).toMatchObject({ outcome: 'declined', declineCode });
   });
 
+  it.each(['4000002760003184', '4000000000003220', '4000008400001629', '5454545454545454', '4917610000000000'])(
+    'a card that challenges at Stripe and Adyen (%s) is declined 2099 Cardholder Authentication Required: authentication_required',
+    async (number) => {
+      // Prepare: a shopper-present charge; Braintree's 3-D Secure runs in its client SDK, so none comes with it
+      const request = attempt({ card: card(number), authentication: { returnUrl: 'https://shop.example/back', required: false } });
+      // Act
+      const result = await braintree.authorize(request);
+      // Assess: the processor's soft decline, as Braintree reports it
+      expect(result).toMatchObject({ outcome: 'declined', declineCode: 'authentication_required' });
+      const tx = [...fake.gateway.transactions.values()].find((t) => t.orderId === request.idempotencyKey);
+      expect(tx?.history.at(-1)).toMatchObject({
+        __typename: 'ProcessorDeclinedEvent',
+        declineType: 'SOFT',
+        processorResponse: { legacyCode: '2099', message: 'Cardholder Authentication Required' },
+      });
+      expect(holdsUnder(request.idempotencyKey)).toEqual([]);
+    },
+  );
+
   it('answers the processor being unreachable (3000, card …0119) as a soft failure: routing may fail over', async () => {
     // Given the sandbox's processing-error card
     const request = attempt({ card: card('4000000000000119') });

@@ -142,14 +142,21 @@ describe('3-D Secure challenge', () => {
     expect(holdOf(reference)).toMatchObject({ amount: 5000, state: 'authorized' });
   });
 
-  it('a failed challenge declines authentication_required and holds nothing', async () => {
+  it('a failed challenge declines authentication_required, says the challenge failed, and holds nothing', async () => {
     // Prepare
     const { reference, action } = await challenged(ALWAYS_CHALLENGES);
     // Act
     const returned = await authenticate(action, 'Fail');
     const result = await stripe.completeAuthentication(reference, returned, `${reference}_complete`);
-    // Assess
+    // Assess: Stripe keeps no charge for a failed authentication, so version and ECI are unknown
     expect(result).toMatchObject({ outcome: 'declined', declineCode: 'authentication_required' });
+    expect(expectOutcome(result, 'declined').threeDSecure).toEqual({
+      version: null,
+      flow: 'challenge',
+      result: 'failed',
+      eci: null,
+      liability_shift: false,
+    });
     expect(holdOf(reference)).toBeUndefined();
   });
 
@@ -158,8 +165,15 @@ describe('3-D Secure challenge', () => {
     const { reference, action } = await challenged(DECLINES_AFTER);
     // Act
     const result = await stripe.completeAuthentication(reference, await authenticate(action, 'Pass'), `${reference}_complete`);
-    // Assess: Stripe's card_declined, which we record as generic_decline
+    // Assess: Stripe's card_declined, which we record as generic_decline; the failed charge says the shopper passed
     expect(result).toMatchObject({ outcome: 'declined', declineCode: 'generic_decline' });
+    expect(expectOutcome(result, 'declined').threeDSecure).toEqual({
+      version: '2.2.0',
+      flow: 'challenge',
+      result: 'authenticated',
+      eci: '05',
+      liability_shift: true,
+    });
     expect(holdOf(reference)).toBeUndefined();
   });
 

@@ -66,7 +66,13 @@ describe('stacks', () => {
     expect(rootResources).toMatchObject({
       DataTableFDBAD0F2: { Type: 'AWS::DynamoDB::Table', DeletionPolicy: 'Retain' },
       EncryptionKey3A692D6E: { Type: 'AWS::KMS::Key', DeletionPolicy: 'Retain' },
-      AppSecret048408C8: { Type: 'AWS::SecretsManager::Secret', DeletionPolicy: 'Retain' },
+      // one secret per purpose (infra/constructs/secret.ts)
+      SecretsOtp3881219D: { Type: 'AWS::SecretsManager::Secret', DeletionPolicy: 'Retain' },
+      SecretsLinks1BE2474E: { Type: 'AWS::SecretsManager::Secret', DeletionPolicy: 'Retain' },
+      SecretsFingerprints5554DB5B: { Type: 'AWS::SecretsManager::Secret', DeletionPolicy: 'Retain' },
+      SecretsCredentialsE782A45C: { Type: 'AWS::SecretsManager::Secret', DeletionPolicy: 'Retain' },
+      SecretsWebhooksA46236DF: { Type: 'AWS::SecretsManager::Secret', DeletionPolicy: 'Retain' },
+      SecretsIdempotency8626E4FC: { Type: 'AWS::SecretsManager::Secret', DeletionPolicy: 'Retain' },
     });
   });
 

@@ -1,16 +1,32 @@
 import { existsSync } from 'node:fs';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalog, handlerFile, httpFunctions } from '../../functions/catalog.ts';
+import { catalog, type FunctionSpec, handlerFile, httpFunctions } from '../../functions/catalog.ts';
 import { createFixtureObjects } from '../../infra/local/fixture-objects.ts';
 import { defaultFixturePath, placeholdersFrom, readFixture } from '../../infra/local/fixtures.ts';
 import { buildOpenApi } from '../../infra/openapi/document.ts';
 import { config } from '../../shared/config.ts';
 import type { HttpHandler } from '../../shared/http/index.ts';
+import { authenticated } from '../../shared/http/types.ts';
+import { SECRET_PURPOSES, SECRETS } from '../../shared/secret-purposes.ts';
 import { fakeContext, invokeHttp } from '../support/lambda.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import { newMerchant } from '../support/merchant.ts';
 import { type ResponseCheck, responseChecker } from '../support/openapi.ts';
+
+/**
+ * Runs `act` as the function would in AWS as far as secrets go: the purposes its catalog entry does not name are
+ * withheld (locally every function shares one process holding them all), so a missing declaration fails here.
+ */
+async function withItsSecretsOnly<T>(spec: FunctionSpec, act: () => Promise<T>): Promise<T> {
+  const withheld = SECRET_PURPOSES.filter((p) => !spec.secrets?.includes(p)).map((p) => [SECRETS[p].variable, config[SECRETS[p].variable]] as const);
+  for (const [variable] of withheld) config[variable] = undefined;
+  try {
+    return await act();
+  } finally {
+    for (const [variable, value] of withheld) config[variable] = value;
+  }
+}
 
 const load = async (name: string) => ((await import(/* @vite-ignore */ `../../${handlerFile(name)}`)) as { handler: HttpHandler }).handler;
 
@@ -39,6 +55,14 @@ describe('the function catalog', () => {
     expect((await load(spec.name)).options.auth).toBe(spec.trigger.auth);
   });
 
+  it.each(httpFunctions().map((f) => [f.name, f] as const))(
+    '%s names the idempotency secret exactly when it takes Idempotency-Key',
+    async (_name, spec) => {
+      const { options } = await load(spec.name);
+      expect(spec.secrets?.includes('idempotency') ?? false).toBe(Boolean(options.idempotent) && authenticated(options.auth));
+    },
+  );
+
   it.each(httpFunctions().map((f) => [f.name, f] as const))('%s answers its fixture with a 200, as documented', async (_name, spec) => {
     // Prepare: the fixture's placeholders filled with a fresh merchant and its objects, as `npm run invoke` does
     const demo = await newMerchant({ payments: true, publishableKey: true });
@@ -47,7 +71,7 @@ describe('the function catalog', () => {
       ...placeholdersFrom(await createFixtureObjects(demo)),
     });
     // Act
-    const res = await invokeHttp(await load(spec.name), event);
+    const res = await withItsSecretsOnly(spec, async () => invokeHttp(await load(spec.name), event));
     // Assess
     expect(missing).toEqual([]);
     const handler = await load(spec.name);
@@ -68,7 +92,7 @@ describe('the function catalog', () => {
         (await import(/* @vite-ignore */ `../../${handlerFile(spec.name)}`)) as { handler: (e: unknown, c: unknown) => Promise<unknown> }
       ).handler;
       // Act
-      const result = await handler(event, fakeContext({ name: spec.name, timeout: spec.timeout }));
+      const result = await withItsSecretsOnly(spec, () => handler(event, fakeContext({ name: spec.name, timeout: spec.timeout })));
       // Assess
       expect(missing).toEqual([]);
       if (spec.trigger.type === 'queue' || spec.trigger.type === 'stream') expect(result).toEqual({ batchItemFailures: [] });

@@ -5,7 +5,7 @@ import { handlerFile, httpFunctions, type HttpFunctionSpec } from '../../functio
 import { hmac } from '../../shared/domain/credentials.ts';
 import { authenticated } from '../../shared/http/types.ts';
 import type { HttpHandler } from '../../shared/http/index.ts';
-import { appSecret } from '../../shared/secrets.ts';
+import { readSecret } from '../../shared/secrets.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { idempotencyKeys } from '../../shared/store/keys.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
@@ -121,7 +121,7 @@ describe('what an Idempotency-Key keeps of a card', () => {
       expect(JSON.stringify(rest)).not.toContain(request.number);
       expect(JSON.stringify(rest)).not.toMatch(/9173|"cvc"|\\"cvc\\"/);
       // the hash compares bodies without their CVC: not the keyed hash of the request as sent
-      const asSent = hmac(await appSecret(), `${spec.trigger.method} ${request.path}\n${canonical(request.body('9173'))}`);
+      const asSent = hmac(await readSecret('idempotency'), `${spec.trigger.method} ${request.path}\n${canonical(request.body('9173'))}`);
       expect(hash).toMatch(/^[0-9a-f]{64}$/);
       expect(hash).not.toBe(asSent);
     },

@@ -1,10 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as handOff } from '../../functions/hosted/3ds-hand-off.ts';
 import { handler as returned } from '../../functions/hosted/3ds-return.ts';
 import { handler as sandboxAnswer } from '../../functions/hosted/3ds-sandbox-answer.ts';
 import { handler as payPage } from '../../functions/hosted/pay.ts';
 import { handler as paySubmit } from '../../functions/hosted/pay-submit.ts';
 import { config } from '../../shared/config.ts';
+import { clock } from '../../shared/domain/clock.ts';
 import type { HttpHandler } from '../../shared/http/index.ts';
 import { listLocalOutbox } from '../../shared/messaging/local-outbox.ts';
 import { advanceClockTo } from '../support/clocks.ts';
@@ -13,6 +15,7 @@ import { newMerchant, testOwner } from '../support/merchant.ts';
 import { payments } from '../support/payments.ts';
 import { listPayments } from '../../shared/store/payments.ts';
 import { DUE, read, subscribedOnCard } from '../support/recovery.ts';
+import { sandboxButton } from '../support/three-d-secure.ts';
 
 /**
  * The hosted payment link (DECISIONS "Subscription recovery"): a renewal the issuer wants authenticated waits for
@@ -36,10 +39,21 @@ async function waitingForCustomer() {
 }
 
 const get = (path: string) => invokeHttp(payPage, apiEvent({ path }));
-const post = (path: string, form: Record<string, string>) =>
+/**
+ * The page's form as the shopper's browser posts it: from the page, so with the service's own Origin (by default);
+ * each from an address of its own (the per-address rate limit is not what these tests are about).
+ */
+const anyAddress = () => `10.${Array.from({ length: 3 }, () => Math.floor(Math.random() * 250) + 1).join('.')}`;
+const post = (path: string, form: Record<string, string>, from: Record<string, string> = { Origin: 'http://localhost:3000' }) =>
   invokeHttp(
     paySubmit,
-    apiEvent({ method: 'POST', path, headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() }),
+    apiEvent({
+      method: 'POST',
+      path,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...from },
+      body: new URLSearchParams(form).toString(),
+      sourceIp: anyAddress(),
+    }),
   );
 const formIdOf = (html: string) => /name="form_id" value="([^"]+)"/.exec(html)![1]!;
 const location = (res: { headers: Record<string, unknown> }) => {
@@ -51,9 +65,8 @@ const location = (res: { headers: Record<string, unknown> }) => {
 async function throughChallenge(handOffUrl: string, answer: 'passed' | 'failed'): Promise<string> {
   const follow = async (handler: HttpHandler, path: string) => location(await invokeHttp(handler, apiEvent({ path })));
   const challenge = new URL(await follow(handOff, new URL(handOffUrl).pathname + new URL(handOffUrl).search), 'http://localhost:3000');
-  const returnUrl = challenge.searchParams.get('return_url')!;
-  const back = await follow(sandboxAnswer, `/hosted/3ds/sandbox/answer?${new URLSearchParams({ return_url: returnUrl, answer })}`);
-  return follow(returned, back);
+  const button = new URL(await sandboxButton(challenge.href, answer === 'passed' ? 'Pass' : 'Fail'));
+  return follow(returned, await follow(sandboxAnswer, `${button.pathname}${button.search}`));
 }
 
 describe('a renewal the issuer wants authenticated waits for the customer to pay through the hosted link', () => {
@@ -120,7 +133,7 @@ describe('a renewal the issuer wants authenticated waits for the customer to pay
     const [one, two] = await Promise.all([post(link, form), post(link, form)]);
     // Assess
     expect(declined.status).toBe(200);
-    expect(declined.rawBody).toContain('role="alert">Your card was declined (generic_decline). Nothing was charged');
+    expect(declined.rawBody).toContain('role="alert">Your card was declined. Try another card.</p>');
     expect([one.status, two.status]).toEqual([303, 303]);
     expect(location(one)).toBe(location(two));
     // the customer's payments of the invoice (the renewal's own declined charge names it too, with its subscription)
@@ -146,5 +159,148 @@ describe('a renewal the issuer wants authenticated waits for the customer to pay
     expect(answers.map((a) => a.status)).toEqual([404, 404, 404]);
     expect(badForm.status).toBe(400);
     expect(badForm.rawBody).toContain('<title>Payment page unavailable</title>');
+  });
+});
+
+/** The customer's own payments of the invoice (the renewal's declined charge names it too, with its subscription). */
+const paymentsOfInvoice = async (merchantId: string, invoiceId: string) =>
+  (await listPayments(testOwner(merchantId), {}, { limit: 100 })).data.filter(
+    (p) => p.metadata.invoice_id === invoiceId && !p.metadata.subscription_id,
+  );
+
+const CARD = { pay_with: 'card', exp: '12 / 34', cvc: '123' };
+
+/** Declines are counted by clock hour: the clock is moved to the middle of one, so a test never spans two. */
+const realNow = clock.now;
+afterEach(() => void (clock.now = realNow));
+function midHour() {
+  const start = realNow();
+  const shift = 1_800_000 - (start % 3_600_000);
+  clock.now = () => realNow() + shift;
+}
+
+describe('the payment page tells a card tester nothing, and takes a few declined cards only', () => {
+  it.each([
+    ['insufficient_funds', '4000 0000 0000 9995'],
+    ['stolen_card', '4000 0000 0000 9979'],
+  ])('a %s decline reads "Your card was declined. Try another card."; the merchant sees the code', async (code, number) => {
+    // Prepare
+    const { apiKey, merchantId, invoiceId, link } = await waitingForCustomer();
+    // Act
+    const declined = await post(link, { ...CARD, form_id: formIdOf((await get(link)).rawBody), number });
+    // Assess
+    expect(declined.status).toBe(200);
+    expect(declined.rawBody).toContain('<p role="alert">Your card was declined. Try another card.</p>');
+    expect(declined.rawBody).not.toContain(code);
+    expect(declined.rawBody).not.toMatch(/insufficient|stolen|decline_code/);
+    const [payment] = await paymentsOfInvoice(merchantId, invoiceId);
+    expect((await payments.get(apiKey, payment!.id)).body).toMatchObject({ status: 'failed', decline_code: code });
+    // the page the shopper comes back to (payment_id) says the same
+    const back = await get(`${link}&payment_id=${payment!.id}`);
+    expect(back.rawBody).toContain('<p role="alert">Your card was declined. Try another card.</p>');
+    expect(back.rawBody).not.toContain(code);
+  });
+
+  it('takes 5 declined cards in an hour, then no card (not even a good one) and asks the shopper to contact the merchant', async () => {
+    // Prepare
+    const { apiKey, merchantId, invoiceId, link } = await waitingForCustomer();
+    midHour();
+    const keptOpen = formIdOf((await get(link)).rawBody);
+    let page = await get(link);
+    // Act: five declined cards, one after the other as a shopper would, then a good card in a form served before
+    for (let i = 0; i < 5; i++) page = await post(link, { ...CARD, form_id: formIdOf(page.rawBody), number: '4000 0000 0000 0002' });
+    const blocked = page;
+    const sixth = await post(link, { ...CARD, form_id: keptOpen, number: '4242 4242 4242 4242' });
+    const later = await get(link);
+    // Assess: five payments, all declined; the sixth card never tried; the page shows no form
+    expect((await paymentsOfInvoice(merchantId, invoiceId)).map((p) => p.status)).toEqual(['failed', 'failed', 'failed', 'failed', 'failed']);
+    for (const shown of [blocked, later]) {
+      expect(shown.status).toBe(200);
+      expect(shown.rawBody).toContain('Too many cards were declined for this invoice');
+      expect(shown.rawBody).toContain('Please contact');
+      expect(shown.rawBody).not.toContain('<form');
+    }
+    expect(sixth.rawBody).not.toContain('<form');
+    expect(await read.invoice(apiKey, invoiceId)).toMatchObject({ status: 'sent', paid_at: null });
+  });
+
+  it('five cards sent at once can take no more than the five tries', async () => {
+    // Prepare: four declines, then six forms served
+    const { merchantId, invoiceId, link } = await waitingForCustomer();
+    midHour();
+    let page = await get(link);
+    for (let i = 0; i < 4; i++) page = await post(link, { ...CARD, form_id: formIdOf(page.rawBody), number: '4000 0000 0000 0002' });
+    const forms = await Promise.all(Array.from({ length: 6 }, async () => formIdOf((await get(link)).rawBody)));
+    // Act
+    await Promise.all(forms.map((form_id) => post(link, { ...CARD, form_id, number: '4000 0000 0000 0002' })));
+    // Assess
+    expect(await paymentsOfInvoice(merchantId, invoiceId)).toHaveLength(5);
+  });
+});
+
+describe("the payment page's form is taken only from the page itself, once", () => {
+  it('a cross-site post (another Origin, or Sec-Fetch-Site cross-site) with a served form charges nothing: 403 as a page', async () => {
+    // Prepare
+    const { apiKey, merchantId, invoiceId, link } = await waitingForCustomer();
+    const formId = formIdOf((await get(link)).rawBody);
+    // Act
+    const answers = [
+      await post(link, { pay_with: 'saved', form_id: formId }, { Origin: 'https://evil.example' }),
+      await post(link, { pay_with: 'saved', form_id: formId }, { Origin: 'http://localhost:3000.evil.example' }),
+      await post(link, { pay_with: 'saved', form_id: formId }, { 'Sec-Fetch-Site': 'cross-site' }),
+      await post(link, { pay_with: 'saved', form_id: formId }, { Origin: 'null', 'Sec-Fetch-Site': 'same-site' }),
+      await post(link, { pay_with: 'saved', form_id: formId }, {}),
+    ];
+    // Assess
+    for (const answer of answers) {
+      expect(answer.status).toBe(403);
+      expect(answer.rawBody).toContain('<title>Payment page unavailable</title>');
+      expect(answer.rawBody).toContain('Permission denied: this form is taken only from its own payment page');
+    }
+    expect(await paymentsOfInvoice(merchantId, invoiceId)).toEqual([]);
+    expect(await read.invoice(apiKey, invoiceId)).toMatchObject({ status: 'sent', paid_at: null });
+    // the form is still the shopper's to use from the page (the browser sent no Origin, but says same-origin)
+    const paid = await post(link, { pay_with: 'saved', form_id: formId }, { 'Sec-Fetch-Site': 'same-origin' });
+    expect(paid.status).toBe(303);
+  });
+
+  it('a form id the page never served changes nothing: the page again with a fresh form', async () => {
+    // Prepare
+    const { apiKey, merchantId, invoiceId, link } = await waitingForCustomer();
+    const other = await waitingForCustomer();
+    const otherPagesForm = formIdOf((await get(other.link)).rawBody);
+    // Act: a made-up id, and a form another invoice's page served
+    const answers = [
+      await post(link, { pay_with: 'saved', form_id: `${Date.now()}.${randomUUID()}` }),
+      await post(link, { pay_with: 'saved', form_id: otherPagesForm }),
+    ];
+    // Assess
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      expect(answer.rawBody).toContain('<p role="alert">This page had expired, so nothing was charged: please try again.</p>');
+      expect(formIdOf(answer.rawBody)).not.toBe(otherPagesForm);
+    }
+    expect(await paymentsOfInvoice(merchantId, invoiceId)).toEqual([]);
+    expect(await paymentsOfInvoice(other.merchantId, other.invoiceId)).toEqual([]);
+    expect(await read.invoice(apiKey, invoiceId)).toMatchObject({ status: 'sent', paid_at: null });
+  });
+
+  it('a form sent again after its payment ends leads to that payment (declined: the same words), never a second charge', async () => {
+    // Prepare
+    const { merchantId, invoiceId, link } = await waitingForCustomer();
+    const form = { ...CARD, form_id: formIdOf((await get(link)).rawBody), number: '4000 0000 0000 0002' };
+    const first = await post(link, form);
+    // Act: the same form again, then with a good card in it (a replay of a used form id)
+    const again = await post(link, form);
+    const replayed = await post(link, { ...form, number: '4242 4242 4242 4242' });
+    // Assess
+    expect(first.status).toBe(200);
+    const [payment] = await paymentsOfInvoice(merchantId, invoiceId);
+    for (const answer of [again, replayed]) {
+      expect(answer.status).toBe(303);
+      expect(location(answer)).toBe(`${link}&payment_id=${payment!.id}`);
+    }
+    expect((await get(location(again))).rawBody).toContain('<p role="alert">Your card was declined. Try another card.</p>');
+    expect((await paymentsOfInvoice(merchantId, invoiceId)).map((p) => p.status)).toEqual(['failed']);
   });
 });

@@ -4,7 +4,7 @@ import { clock } from '../../shared/domain/clock.ts';
 import { newId } from '../../shared/domain/ids.ts';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { cardFingerprint } from '../../shared/domain/cards.ts';
-import { appSecret } from '../../shared/secrets.ts';
+import { readSecret } from '../../shared/secrets.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { velocityKeys } from '../../shared/store/keys.ts';
 import { VELOCITY_WINDOW_MS } from '../../shared/store/velocity.ts';
@@ -13,7 +13,7 @@ import { CARDS, paymentBody, payments } from '../support/payments.ts';
 
 /** The velocity count of a card in the hour of `at` (what risk reads), 0 when none. */
 async function cardAttemptsInHourOf(cardNumber: string, at: number): Promise<number> {
-  const fingerprint = cardFingerprint(await appSecret(), cardNumber);
+  const fingerprint = cardFingerprint(await readSecret('fingerprints'), cardNumber);
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: velocityKeys.window(fingerprint, at - (at % VELOCITY_WINDOW_MS)) }));
   return Number(out.Item?.count ?? 0);
 }

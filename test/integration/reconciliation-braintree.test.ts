@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.ts';
 import { clock } from '../../shared/domain/clock.ts';
@@ -181,6 +183,55 @@ describe('a run that cannot be made', () => {
     // Assess
     expect(failed.status).toBe(500);
     expect(failed.body.error).toMatchObject({ code: 'providers_unavailable', message: expect.stringContaining('braintree could not be read') });
+    expect(next.body).toMatchObject({ payouts_read: 1, settlements_created: [expect.any(String)], exceptions_created: 0 });
+  });
+});
+
+describe('the fee report is fetched only from Braintree, without redirects', () => {
+  /** Another server, answering any report: it must never be asked. */
+  let elsewhere: { url: string; hits: number; close: () => Promise<void> };
+  beforeEach(async () => {
+    let hits = 0;
+    const server = createServer((req, res) => {
+      hits++;
+      res.writeHead(200, { 'content-type': 'text/csv' }).end('Transaction ID,Settlement Currency,Total Fee Amount\r\n');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    elsewhere = {
+      url: `http://127.0.0.1:${port}`,
+      get hits() {
+        return hits;
+      },
+      close: () => new Promise((resolve) => server.close(() => resolve())),
+    };
+  });
+  afterEach(() => elsewhere.close());
+
+  const origin = /^http:\/\/127\.0\.0\.1:\d+/;
+  it.each([
+    ['an http link on another host (the fake under another name)', (link: string) => link.replace('127.0.0.1', 'localhost')],
+    ['a link on another server', (link: string) => link.replace(origin, elsewhere.url)],
+    ['a link that redirects to the report', (link: string) => link.replace('/reports/', '/reports/moved/')],
+  ])('%s is refused: the run reads nothing of the day (500, nothing settled); the next run, linked right, reconciles it', async (_what, rewrite) => {
+    // Prepare
+    const merchant = await braintreeMerchant(fake, gateway.urlFor);
+    await captured(merchant.apiKey, 4_500);
+    fake.payOut();
+    nextDay();
+    fake.linkReports(rewrite);
+    // Act
+    const refused = await recon.run(merchant.apiKey, merchant.connectorId);
+    const downloads = fake.requests.filter((r) => r.method === 'GET' && /^\/reports\/[0-9a-f]+\.csv$/.test(r.path ?? ''));
+    const settledMeanwhile = (await recon.settlements(merchant.apiKey)).body.data;
+    fake.linkReports();
+    const next = await recon.run(merchant.apiKey, merchant.connectorId);
+    // Assess: the report was never fetched while linked wrong, by no server; nothing settled until linked right
+    expect(refused.status).toBe(500);
+    expect(refused.body.error).toMatchObject({ code: 'providers_unavailable' });
+    expect(downloads).toEqual([]);
+    expect(elsewhere.hits).toBe(0);
+    expect(settledMeanwhile).toEqual([]);
     expect(next.body).toMatchObject({ payouts_read: 1, settlements_created: [expect.any(String)], exceptions_created: 0 });
   });
 });

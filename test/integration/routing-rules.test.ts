@@ -17,7 +17,7 @@ const eurToAdyen = { name: 'EUR to Adyen', provider: 'adyen', conditions: [{ fie
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('routing rules', () => {
-  it('creates a rule with the defaults: strategy fixed, priority 100, status active', async () => {
+  it('creates a rule with the defaults: strategy fixed, priority 100, three_d_secure automatic, status active', async () => {
     // Prepare
     const { apiKey } = await newMerchant();
     // Act
@@ -34,6 +34,7 @@ describe('routing rules', () => {
       priority: 100,
       conditions: [{ field: 'currency', operator: 'equals', value: 'EUR' }],
       provider: 'adyen',
+      three_d_secure: 'automatic',
       status: 'active',
       created_at: expect.stringMatching(TIMESTAMP),
     });
@@ -302,6 +303,7 @@ describe('routing rule validation', () => {
     ['an unknown provider', { ...eurToAdyen, provider: 'paypal' }, 'provider', 'parameter_invalid'],
     ['an uppercase provider', { ...eurToAdyen, provider: 'Adyen' }, 'provider', 'parameter_invalid'],
     ['an unknown strategy', { ...eurToAdyen, strategy: 'cheapest' }, 'strategy', 'parameter_invalid'],
+    ['an unknown three_d_secure', { ...eurToAdyen, three_d_secure: 'always' }, 'three_d_secure', 'parameter_invalid'],
     ['a priority of -1', { ...eurToAdyen, priority: -1 }, 'priority', 'parameter_invalid'],
     ['a priority of 1001', { ...eurToAdyen, priority: 1001 }, 'priority', 'parameter_invalid'],
     ['a fractional priority', { ...eurToAdyen, priority: 1.5 }, 'priority', 'parameter_invalid'],

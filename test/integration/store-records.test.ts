@@ -359,6 +359,7 @@ const cases: Record<string, Case> = {
         priority: 100,
         conditions: [],
         provider: 'paypal',
+        three_d_secure: 'automatic',
         status: 'active',
         created_at: NOW,
       };

@@ -9,7 +9,7 @@ import { connect, merchantIn } from '../support/connected-accounts.ts';
 import { moveClock, openOperations, resetClock } from '../support/faults.ts';
 import { startInboundGateway } from '../support/inbound.ts';
 import { payments } from '../support/payments.ts';
-import { fakeChallenge, shopperReturns } from '../support/three-d-secure.ts';
+import { allowShop, fakeChallenge, shopperReturns } from '../support/three-d-secure.ts';
 
 /**
  * 3-D Secure under faults with the real Stripe and Adyen connectors against their fakes, both accounts connected: the
@@ -47,6 +47,7 @@ const HOUR = 60 * 60_000;
  */
 async function waitingAt(provider: Provider) {
   const { secretKey, merchantId } = await merchantIn('test');
+  await allowShop(secretKey);
   await connect(secretKey, 'stripe', 'test');
   fakes.adyen.notifications.register(gateway.urlFor(await connect(secretKey, 'adyen', 'test')));
   const created = await payments.create(secretKey, {

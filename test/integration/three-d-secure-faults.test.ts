@@ -4,7 +4,7 @@ import { reconcile } from '../../shared/domain/reconciler.ts';
 import { type Fault, heldFor, moneyProblems, moveClock, resetClock, storedPayment, withFault } from '../support/faults.ts';
 import { newMerchant } from '../support/merchant.ts';
 import { payments } from '../support/payments.ts';
-import { sandboxChallenge, shopperReturns } from '../support/three-d-secure.ts';
+import { allowShop, sandboxChallenge, shopperReturns } from '../support/three-d-secure.ts';
 
 /**
  * The shopper's return from a 3-D Secure challenge at the sandbox under faults: each DynamoDB command of the return
@@ -20,6 +20,7 @@ afterEach(() => resetClock());
 
 /** A payment waiting for the shopper, who passed the challenge: the return page's URL they come back to. */
 async function challengePassed(merchant: Merchant) {
+  await allowShop(merchant.apiKey);
   const created = await payments.create(merchant.apiKey, {
     amount: 2500,
     currency: 'usd',

@@ -15,7 +15,7 @@ import { bearer } from '../support/merchant.ts';
 import { payments } from '../support/payments.ts';
 import { subscribe } from '../support/renewals.ts';
 import { rules } from '../support/rules.ts';
-import { fakeChallenge, shopperReturns } from '../support/three-d-secure.ts';
+import { allowShop, fakeChallenge, shopperReturns } from '../support/three-d-secure.ts';
 
 /**
  * A card saved during a payment the shopper authenticated with a 3-D Secure challenge, at the merchant's Stripe and
@@ -71,6 +71,7 @@ describe('a card saved after a 3-D Secure challenge', () => {
     // Prepare: a customer on a test clock pays with a challenge card at `first`, keeping it, and passes the challenge
     const { secretKey, owner } = await merchantIn('test');
     const accounts = { stripe: await connect(secretKey, 'stripe', 'test'), adyen: await connect(secretKey, 'adyen', 'test') };
+    await allowShop(secretKey);
     const clock = (await call(secretKey, createClock, '/api/test_clocks', { frozen_time: '2027-03-10T09:00:00Z' })).body;
     const email = `tds-${clock.id}@example.com`;
     const customer = (await call(secretKey, createCustomer, '/api/customers', { email, test_clock: clock.id })).body;

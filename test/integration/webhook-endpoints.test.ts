@@ -11,7 +11,7 @@ import { handler as test } from '../../functions/webhooks/test.ts';
 import { handler as update } from '../../functions/webhooks/update.ts';
 import { handler as worker } from '../../functions/workers/webhook-delivery.ts';
 import { clock } from '../../shared/domain/clock.ts';
-import { SECRET_OVERLAP_MS } from '../../shared/domain/webhooks.ts';
+import { ROTATION_MS, SECRET_OVERLAP_MS } from '../../shared/domain/webhooks.ts';
 import { eventsQueue, type EventsMessage } from '../../shared/events/queue.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { webhookKeys } from '../../shared/store/keys.ts';
@@ -308,6 +308,7 @@ describe('POST /api/webhooks/:id/rotate-secret', () => {
       const made = await call.configure(apiKey, { url: receiver.url, events: ['*'] });
       // Act
       const once = await call.rotate(apiKey, made.body.id);
+      clock.now = () => realNow() + ROTATION_MS; // past the first rotation's calls
       const twice = await call.rotate(apiKey, made.body.id);
       const delivered = await call.test(apiKey, { event: 'payment.succeeded', webhook_id: made.body.id });
       // Assess
@@ -317,6 +318,35 @@ describe('POST /api/webhooks/:id/rotate-secret', () => {
       expect(verifies(twice.body.secret, delivery, Date.now())).toBe(true);
       expect(verifies(once.body.secret, delivery, Date.now())).toBe(true);
       expect(verifies(made.body.secret, delivery, Date.now())).toBe(false);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('20 rotations at once make one new secret: one 200, the others 409 operation_in_progress; deliveries verify with it', async () => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    const receiver = await startReceiver([200]);
+    try {
+      const made = await call.configure(apiKey, { url: receiver.url, events: ['*'] });
+      // Act
+      const answers = await Promise.all(Array.from({ length: 20 }, () => call.rotate(apiKey, made.body.id)));
+      const delivered = await call.test(apiKey, { event: 'payment.succeeded', webhook_id: made.body.id });
+      // Assess
+      const won = answers.filter((a) => a.status === 200);
+      const lost = answers.filter((a) => a.status !== 200);
+      expect(won).toHaveLength(1);
+      for (const answer of lost) {
+        expect(answer.status).toBe(409);
+        expect(answer.body.error).toMatchObject({ type: 'invalid_request_error', code: 'operation_in_progress' });
+        expect(answer.body.error.message).toMatch(/^Operation in progress: /);
+        expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      }
+      expect(delivered.body).toMatchObject({ delivered: true, status_code: 200 });
+      const [delivery] = receiver.received as [ReceivedWebhook];
+      expect(signaturesOf(delivery)).toHaveLength(2);
+      expect(verifies(won[0]!.body.secret, delivery, Date.now())).toBe(true);
+      expect(verifies(made.body.secret, delivery, Date.now())).toBe(true);
     } finally {
       await receiver.close();
     }

@@ -6,7 +6,13 @@
 Object.assign(process.env, {
   APP_ENV: 'local',
   TABLE_NAME: 'payments-unit',
-  APP_SECRET: 'unit-test-secret-not-for-production-0123456789',
+  // one value per purpose (shared/secret-purposes.ts): a read under the wrong purpose gives another HMAC
+  OTP_SECRET: 'unit-test-otp-secret-not-for-production-0123456789',
+  LINK_SECRET: 'unit-test-link-secret-not-for-production-0123456789',
+  FINGERPRINT_SECRET: 'unit-test-fingerprint-secret-not-for-production-0123456789',
+  CREDENTIALS_SECRET: 'unit-test-credentials-secret-not-for-production-0123456789',
+  WEBHOOK_SEALING_SECRET: 'unit-test-webhook-sealing-secret-not-for-production-0123456789',
+  IDEMPOTENCY_SECRET: 'unit-test-idempotency-secret-not-for-production-0123456789',
   AWS_REGION: 'us-east-1',
   AWS_ACCESS_KEY_ID: 'unit',
   AWS_SECRET_ACCESS_KEY: 'unit',

@@ -48,7 +48,7 @@ describe('the sentence of each rule', () => {
       { ...payment, payment_method: { type: 'card', card: { ...card, number: '4242 4242' } } },
       'parameter_invalid',
       'payment_method.card.number',
-      'payment_method.card.number must be a card number of 12 to 19 digits',
+      'payment_method.card.number must be a card number of 13 to 19 digits',
     ],
     [
       CreatePaymentBody,

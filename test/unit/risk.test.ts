@@ -109,6 +109,14 @@ describe('assessRisk', () => {
       expect(risk.reasons).toEqual([expect.stringMatching(/FR.*USD/)]);
     });
 
+    it('a number under 15 digits gives no BIN to read: no issuer country signal', () => {
+      // Act: a 13-digit number with the French test card's prefix, paying in USD
+      const risk = assessRisk(signals({ cardNumber: '4000002500006', currency: 'USD' }));
+      // Assess
+      expect(risk.score).toBe(baseline);
+      expect(risk.reasons).toEqual([]);
+    });
+
     it('a US card (4242…) paying in EUR adds points, in USD none', () => {
       expect(added({ currency: 'EUR' })).toBe(10);
       expect(added({ currency: 'USD' })).toBe(0);

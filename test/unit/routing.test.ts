@@ -40,6 +40,7 @@ const rule = (overrides: Partial<RoutingRule> = {}): RoutingRule => {
     priority: ruleCounter,
     conditions: [],
     provider: 'braintree',
+    three_d_secure: 'automatic',
     status: 'active',
     created_at: '2025-01-01T00:00:00.000Z',
     livemode: false,
@@ -180,6 +181,34 @@ describe('planRoute', () => {
       const plan = planRoute(input({ choice: 'rules', rules: [] }));
       expect(plan.strategy).toBe('smart');
       expect(plan.reason).toMatch(/no routing rule matched/i);
+    });
+
+    it('a matching rule that requires 3-D Secure says so in its one-sentence reason; one that does not, or a forced provider, does not', () => {
+      // Prepare
+      const eea = rule({
+        name: 'EEA cards',
+        provider: 'adyen',
+        strategy: 'fixed',
+        three_d_secure: 'required',
+        conditions: [cond('currency', 'equals', 'EUR')],
+      });
+      const smart = rule({ name: 'prefer Stripe', provider: 'stripe', strategy: 'smart', three_d_secure: 'required' });
+      const plain = rule({ provider: 'adyen', strategy: 'fixed' });
+      // Act
+      const fixedPlan = planRoute(input({ rules: [eea] }));
+      const smartPlan = planRoute(input({ rules: [smart] }));
+      const plainPlan = planRoute(input({ rules: [plain] }));
+      const forced = planRoute(input({ choice: 'stripe', rules: [eea] }));
+      // Assess
+      expect(fixedPlan).toMatchObject({ candidates: ['adyen'], authenticationRequiredBy: `rule "EEA cards" (${eea.id})` });
+      expect(fixedPlan.reason).toContain('requires 3-D Secure');
+      expectOneSentence(fixedPlan.reason);
+      expect(smartPlan.authenticationRequiredBy).toContain(smart.id);
+      expect(smartPlan.reason).toMatch(/puts stripe first, and requires 3-D Secure .*; failover by smart score/);
+      expectOneSentence(smartPlan.reason);
+      expect(plainPlan.authenticationRequiredBy).toBeUndefined();
+      expect(plainPlan.reason).not.toContain('3-D Secure');
+      expect(forced.authenticationRequiredBy).toBeUndefined();
     });
 
     it('with routing "smart" and no matching rule, does not talk about rules', () => {

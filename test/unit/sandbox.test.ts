@@ -300,6 +300,49 @@ describe('SandboxConnector.authorize', () => {
   });
 });
 
+describe('SandboxConnector 3-D Secure', () => {
+  const shopper = { authentication: { returnUrl: 'https://api.example/hosted/3ds/return/pay_TEST', required: false } };
+
+  it.each(['4000002760003184', '4000000000003220', '4000008400001629'])(
+    '%s: Stripe and Adyen send the shopper to a challenge; Braintree, which cannot, declines authentication_required',
+    async (number) => {
+      // Act
+      const [stripe, adyen, braintree] = await Promise.all([
+        authorize('stripe', number, shopper),
+        authorize('adyen', number, shopper),
+        authorize('braintree', number, shopper),
+      ]);
+      // Assess
+      expect([stripe.outcome, adyen.outcome]).toEqual(['requires_action', 'requires_action']);
+      expect(braintree).toMatchObject({ outcome: 'declined', declineCode: 'authentication_required' });
+      expect(braintree).not.toHaveProperty('threeDSecure');
+    },
+  );
+
+  it("Braintree's approvals carry no 3-D Secure result: none ran", async () => {
+    // Act
+    const [stripe, braintree] = await Promise.all([
+      authorize('stripe', '4000000000003055', shopper),
+      authorize('braintree', '4000000000003055', shopper),
+    ]);
+    // Assess
+    expect(stripe).toMatchObject({ outcome: 'approved', threeDSecure: { flow: 'frictionless', result: 'authenticated' } });
+    expect(braintree.outcome).toBe('approved');
+    expect(braintree).not.toHaveProperty('threeDSecure');
+  });
+
+  it('a card declined after a frictionless authentication says how it authenticated', async () => {
+    // Act
+    const result = await authorize('adyen', '4000000000009995', shopper);
+    // Assess
+    expect(result).toMatchObject({
+      outcome: 'declined',
+      declineCode: 'insufficient_funds',
+      threeDSecure: { version: '2.2.0', flow: 'frictionless', result: 'authenticated', eci: '05', liability_shift: true },
+    });
+  });
+});
+
 describe('SandboxConnector capture / void / refund', () => {
   it('capture and void succeed with the payment reference', async () => {
     const connector = connectorFor('stripe');

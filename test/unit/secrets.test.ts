@@ -19,7 +19,7 @@ function fakeSecretsManager() {
   return { state, server };
 }
 
-describe('the app secret read from Secrets Manager', () => {
+describe('a secret read from Secrets Manager', () => {
   const { state, server } = fakeSecretsManager();
   let provider: SecretsProvider;
   let endpoint: string;
@@ -35,18 +35,18 @@ describe('the app secret read from Secrets Manager', () => {
   it('is kept for its cache age, then read again: a changed value reaches every container within that time', async () => {
     // Prepare
     vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-11-24T10:00:00Z') });
-    const appSecret = secretReader(ARN, 300, async () => provider);
+    const read = secretReader(ARN, 300, async () => provider);
     state.value = 'first-value';
     const readsBefore = state.reads;
     // Act + Assess: read once, then served from the cache while the value changes underneath
-    expect(await appSecret()).toBe('first-value');
+    expect(await read()).toBe('first-value');
     state.value = 'second-value';
     vi.setSystemTime(new Date('2026-11-24T10:04:59Z'));
-    expect(await appSecret()).toBe('first-value');
+    expect(await read()).toBe('first-value');
     expect(state.reads - readsBefore).toBe(1);
     // once the cache age has passed, the new value
     vi.setSystemTime(new Date('2026-11-24T10:05:01Z'));
-    expect(await appSecret()).toBe('second-value');
+    expect(await read()).toBe('second-value');
     expect(state.reads - readsBefore).toBe(2);
   });
 
@@ -71,6 +71,6 @@ describe('the app secret read from Secrets Manager', () => {
 
   it('refuses an empty secret', async () => {
     state.value = '';
-    await expect(secretReader(`${ARN}-empty`, 300, async () => provider)()).rejects.toThrow('App secret is empty');
+    await expect(secretReader(`${ARN}-empty`, 300, async () => provider)()).rejects.toThrow('Secret is empty');
   });
 });

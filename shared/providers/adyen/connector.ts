@@ -36,7 +36,9 @@ interface Approval {
   cardUpdate?: { exp_month: number; exp_year: number; last4?: string };
 }
 type PaymentOutcome =
-  { approved: Approval } | { redirect: { reference: string; action: ShopperAction } } | { failure: MappedFailure; answered: boolean };
+  | { approved: Approval }
+  | { redirect: { reference: string; action: ShopperAction } }
+  | { failure: MappedFailure; answered: boolean; threeDSecure?: ThreeDSecureResult };
 
 export class AdyenConnector implements Connector {
   readonly name = 'adyen' as const;
@@ -53,7 +55,7 @@ export class AdyenConnector implements Connector {
     const outcome = await this.pay(request, within(providerDeadlines.authorizeMs, request.signal));
     if ('approved' in outcome) return { outcome: 'approved', ...outcome.approved, latencyMs: latencyMs() };
     if ('redirect' in outcome) return { outcome: 'requires_action', ...outcome.redirect, latencyMs: latencyMs() };
-    return failedAuthorization(outcome.failure, latencyMs());
+    return withAuthentication(failedAuthorization(outcome.failure, latencyMs()), outcome.threeDSecure);
   }
 
   /**
@@ -87,7 +89,7 @@ export class AdyenConnector implements Connector {
     if (pspReference !== reference) return { outcome: 'soft_failure', reason: 'processing_error', latencyMs: latencyMs() };
     if (resultCode === 'Cancelled') return { outcome: 'declined', declineCode: 'authentication_required', latencyMs: latencyMs() };
     const result = mapPaymentResult({ ...answer.data, refusalReasonRaw: additionalData?.refusalReasonRaw });
-    if (result !== 'approved') return failedAuthorization(result, latencyMs());
+    if (result !== 'approved') return withAuthentication(failedAuthorization(result, latencyMs()), threeDSecureOf(additionalData, true));
     return { outcome: 'approved', ...approval(reference, storedTokenOf(additionalData), additionalData, true), latencyMs: latencyMs() };
   }
 
@@ -183,7 +185,7 @@ export class AdyenConnector implements Connector {
     const action = request.authentication && resultCode === 'RedirectShopper' ? shopperActionOf(answer.data.action) : undefined;
     if (action && pspReference) return { redirect: { reference: pspReference, action } };
     const result = mapPaymentResult({ ...answer.data, refusalReasonRaw: additionalData?.refusalReasonRaw });
-    if (result !== 'approved') return { failure: result, answered: true };
+    if (result !== 'approved') return { failure: result, answered: true, threeDSecure: threeDSecureOf(additionalData) };
     if (!pspReference) return { failure: { declineCode: 'processing_error', class: 'unknown' }, answered: false };
     return { approved: approval(pspReference, tokenOf(request, body.request, answer.data), additionalData, false) };
   }
@@ -201,6 +203,11 @@ function approval(reference: string, providerToken: string, data: Record<string,
     ...(threeDSecure ? { threeDSecure } : {}),
     ...(cardUpdate ? { cardUpdate } : {}),
   };
+}
+
+/** A refusal after 3-D Secure says how the shopper authenticated (failed the challenge; passed, then refused). */
+function withAuthentication(result: AuthorizeResult, threeDSecure: ThreeDSecureResult | undefined): AuthorizeResult {
+  return result.outcome === 'declined' && threeDSecure ? { ...result, threeDSecure } : result;
 }
 
 /** Real Time Account Updater: the stored card was charged with details the networks changed (`expiryDate` M/YYYY). */

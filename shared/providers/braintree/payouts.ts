@@ -7,6 +7,7 @@
 import { clock } from '../../domain/clock.ts';
 import { logger } from '../../logger.ts';
 import { providerDeadlines } from '../deadlines.ts';
+import { fetchProviderDocument } from '../documents.ts';
 import { within } from '../transport.ts';
 import type { PayoutLine, ProviderPayout, ProviderPayouts } from '../types.ts';
 import { fromBraintreeAmount } from './amounts.ts';
@@ -14,6 +15,9 @@ import { type Answer, type Endpoint, endpointFor, post } from './client.ts';
 import type { BraintreeCredentials } from './credentials.ts';
 import { feesOfReport } from './fee-report.ts';
 import { PAYMENT_LEVEL_FEES, RECEIVED_DISPUTES, SETTLED_REFUNDS, SETTLED_TRANSACTIONS } from './payout-queries.ts';
+
+/** Where Braintree serves its generated reports (over https): its own domains. */
+const BRAINTREE_DOCUMENT_DOMAINS = ['braintree-api.com', 'braintreegateway.com', 'braintreepayments.com'];
 
 /** More days than this in one run are read by the next run; more pages than this of one search are not read. */
 const MAX_DAYS = 31;
@@ -70,8 +74,9 @@ async function feesOf(endpoint: Endpoint, day: string, account: string, signal?:
   const url = answer.data.report?.paymentLevelFees?.url;
   if (!url) return null;
   try {
-    // a link to the generated file: Braintree's API keys are not sent with it
-    const response = await fetch(url, { signal: within(providerDeadlines.operationMs, signal) });
+    // a link to the generated file: Braintree's API keys are not sent with it; only Braintree's hosts, no redirect
+    const hosts = { apiOrigin: new URL(endpoint.url).origin, domains: BRAINTREE_DOCUMENT_DOMAINS };
+    const response = await fetchProviderDocument(url, hosts, within(providerDeadlines.operationMs, signal));
     if (!response.ok) return undefined;
     return feesOfReport(await response.text());
   } catch (error) {

@@ -5,6 +5,7 @@ import {
   type AuthorizeRequest,
   type AuthorizeResult,
   type Connector,
+  FAILED_CHALLENGE,
   type LookupResult,
   type OperationResult,
   type ProviderChange,
@@ -14,6 +15,7 @@ import { findIntent, reverseAttempt } from './attempts.ts';
 import { type Sent, send } from './client.ts';
 import { refusalOf } from './errors.ts';
 import { alreadyCanceled, authorizeAnswer, foundIn, type IntentParams, notSent, parseToken } from './intents.ts';
+import { AUTHENTICATION_FAILURE } from './three-d-secure.ts';
 import { changesOf } from './reads.ts';
 
 const timeout = providerDeadlines.operationMs;
@@ -64,7 +66,11 @@ export class StripeConnector implements Connector {
     const latencyMs = Math.ceil(performance.now() - started);
     // Canceled while the shopper was away (abandoned, voided): the authentication never completed.
     if (sent.ok && sent.value.status === 'canceled') return { outcome: 'declined', declineCode: 'authentication_required', latencyMs };
-    return authorizeAnswer(sent, latencyMs);
+    const answer = authorizeAnswer(sent, latencyMs);
+    // The shopper failed the challenge: Stripe keeps no charge to read the 3-D Secure details from, only the error.
+    if (answer.outcome === 'declined' && !answer.threeDSecure && sent.ok && sent.value.last_payment_error?.code === AUTHENTICATION_FAILURE)
+      return { ...answer, threeDSecure: FAILED_CHALLENGE };
+    return answer;
   }
 
   reverse(idempotencyKey: string): Promise<OperationResult> {

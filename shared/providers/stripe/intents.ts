@@ -88,7 +88,11 @@ export function authorizeAnswer(sent: Sent<Stripe.PaymentIntent>, latencyMs: num
       latencyMs,
     };
   }
-  if (found.found === 'declined') return { outcome: 'declined', declineCode: found.declineCode, latencyMs };
+  if (found.found === 'declined') {
+    // A decline after 3-D Secure (passed, then the issuer declined): the failed charge tells how it authenticated.
+    const threeDSecure = threeDSecureOf(sent.value);
+    return { outcome: 'declined', declineCode: found.declineCode, ...(threeDSecure ? { threeDSecure } : {}), latencyMs };
+  }
   if (found.found === 'none') return { outcome: 'soft_failure', reason: 'processing_error', latencyMs };
   return { outcome: 'unknown', latencyMs };
 }

@@ -5,6 +5,7 @@ import { Id } from './common.ts';
 const ERROR_TYPES = [
   'invalid_request_error',
   'authentication_error',
+  'permission_error',
   'card_error',
   'rate_limit_error',
   'idempotency_error',

@@ -1,7 +1,7 @@
 /** Payments and routing as the API returns them (shared/domain/payments.ts `paymentView`, routing-rules.ts). */
 import * as v from 'valibot';
 import { PROVIDERS } from '../../providers/types.ts';
-import { CARD_BRANDS, RULE_OPERATORS, RULE_STATUSES, RULE_STRATEGIES } from '../routing-rules.ts';
+import { CARD_BRANDS, RULE_OPERATORS, RULE_STATUSES, RULE_STRATEGIES, RULE_THREE_D_SECURE } from '../routing-rules.ts';
 import { Amount, Count, Currency, Email, Id, list, Livemode, Metadata, Phone, Timestamp } from './common.ts';
 
 const Provider = v.pipe(v.picklist(PROVIDERS), v.description('lowercase provider name'));
@@ -141,6 +141,7 @@ export const RoutingRule = v.object({
     }),
   ),
   provider: Provider,
+  three_d_secure: v.picklist(RULE_THREE_D_SECURE),
   status: v.picklist(RULE_STATUSES),
   created_at: Timestamp,
 });

@@ -1,4 +1,5 @@
-import { TEST_CARDS } from '../../../shared/providers/test-cards.ts';
+import { AUTHENTICATION_CARDS, TEST_CARDS } from '../../../shared/providers/test-cards.ts';
+import { CHALLENGE_CARDS } from '../adyen/three-ds.ts';
 
 /**
  * How the fake answers an authorization, in Braintree's own terms: authorized, declined by the processor (its
@@ -21,11 +22,12 @@ export const PROCESSOR_MESSAGES: Readonly<Record<string, string>> = {
   '2014': 'Processor Declined - Fraud Suspected',
   '2038': 'Processor Declined',
   '2046': 'Declined',
+  '2099': 'Cardholder Authentication Required',
   '3000': 'Processor Network Unavailable - Try Again',
 };
 
 /** Braintree's soft declines (may succeed later); the rest of 2000–2999 are hard. */
-const SOFT_DECLINES = new Set(['2001', '2038', '2046']);
+const SOFT_DECLINES = new Set(['2001', '2038', '2046', '2099']);
 
 /** A raw Braintree code as a fault or a test card names it: a processor response code, or a gateway rejection reason. */
 export function answerFor(code: string): BraintreeAnswer {
@@ -51,6 +53,19 @@ const BRAINTREE_CODE_FOR: Readonly<Record<string, string>> = {
   incorrect_cvc: '2010',
   fraudulent: 'fraud',
 };
+
+/**
+ * The issuer asks for 3-D Secure (strong customer authentication) for the cards that challenge at Stripe and Adyen
+ * (Stripe's 3184, 3220 and 1629; Adyen's 5454… and 4917…). A server-side Braintree transaction carries no 3-D Secure
+ * (that runs in Braintree's client SDK), so the processor declines it `2099 Cardholder Authentication Required`, a
+ * soft decline: the shopper's charges of a new card, and, for 3184, every charge, merchant-initiated ones too.
+ */
+export const AUTHENTICATION_REQUIRED_CODE = '2099';
+export function authenticationAskedFor(number: string): 'shopper' | 'every_charge' | undefined {
+  const stripe = AUTHENTICATION_CARDS[number];
+  if (stripe && 'challenge' in stripe && stripe.challenge) return stripe.everyCharge ? 'every_charge' : 'shopper';
+  return CHALLENGE_CARDS[number] ? 'shopper' : undefined;
+}
 
 /** A vaulted card from 4000000000000341: it was authorized once; merchant-initiated charges on it are declined. */
 export const LATER_CHARGES_DECLINE_CODE = '2046';

@@ -2,7 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { GraphQLError } from 'graphql';
 import { currencyExponent } from '../../../shared/domain/currency.ts';
 import type { FakeDispute, FakeHold } from '../types.ts';
-import { answerFor, answerForCard, type BraintreeAnswer, LATER_CHARGES_DECLINE_CODE } from './cards.ts';
+import {
+  answerFor,
+  answerForCard,
+  AUTHENTICATION_REQUIRED_CODE,
+  authenticationAskedFor,
+  type BraintreeAnswer,
+  LATER_CHARGES_DECLINE_CODE,
+} from './cards.ts';
 import { disputeXml, transactionXml } from './notification-xml.ts';
 
 /**
@@ -50,6 +57,8 @@ interface PaymentMethodRecord {
   last4: string;
   answer: BraintreeAnswer;
   laterChargesDecline: boolean;
+  /** the issuer asks for 3-D Secure for this card (cards.ts) */
+  authentication?: 'shopper' | 'every_charge';
   consumed: boolean;
   customerId?: string;
   createdAt: string;
@@ -216,6 +225,7 @@ export class FakeGateway {
         last4: number.slice(-4),
         answer,
         laterChargesDecline: laterChargesDecline ?? false,
+        ...(authenticationAskedFor(number) ? { authentication: authenticationAskedFor(number) } : {}),
         consumed: false,
         createdAt: now(),
       };
@@ -308,11 +318,15 @@ export class FakeGateway {
     externalVaultProblem(input, method);
 
     const vaultedCharge = method.usage === 'MULTI_USE';
+    const byMerchant = MERCHANT_INITIATED.has(input.transaction.paymentInitiator ?? '');
+    const authenticationRequired = method.authentication === 'every_charge' || (method.authentication === 'shopper' && !vaultedCharge && !byMerchant);
     const answer: BraintreeAnswer = ctx.decline
       ? answerFor(ctx.decline)
-      : vaultedCharge && method.laterChargesDecline
-        ? answerFor(LATER_CHARGES_DECLINE_CODE)
-        : method.answer;
+      : authenticationRequired
+        ? answerFor(AUTHENTICATION_REQUIRED_CODE)
+        : vaultedCharge && method.laterChargesDecline
+          ? answerFor(LATER_CHARGES_DECLINE_CODE)
+          : method.answer;
     if (method.usage === 'SINGLE_USE') method.consumed = true;
     const tx: TransactionRecord = {
       ...newId('transaction'),

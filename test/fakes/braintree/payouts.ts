@@ -189,13 +189,16 @@ export class BraintreePayouts {
     },
   };
 
+  /** What the links to reports are turned into (a test's rewrite: a link elsewhere). */
+  linkReport: (link: string) => string = (link) => link;
+
   /** `report.paymentLevelFees`: the link to the account's report of the day, once a payout published one. */
   readonly report = {
     paymentLevelFees: ({ date, merchantAccountId }: { date: string; merchantAccountId?: string | null }, ctx: CallContext) => {
       if (!ctx.merchant.accounts.some((a) => a.id === merchantAccountId))
         throw new BraintreeError('Merchant account ID is invalid.', 'VALIDATION', undefined, ['merchantAccountId']);
       const token = [...this.links].find(([, key]) => key === `${merchantAccountId}/${date}`)?.[0];
-      return { url: token ? `${this.origin()}/reports/${token}.csv` : null };
+      return { url: token ? this.linkReport(`${this.origin()}/reports/${token}.csv`) : null };
     },
   };
 

@@ -112,6 +112,11 @@ export interface BraintreeFake extends FakeServer {
     faults?: PayoutFaults,
     merchantAccount?: string,
   ): { payouts: Array<{ merchantAccount: string; day: string; currency: string; amount: number }> };
+  /**
+   * Rewrites the fee report links `report.paymentLevelFees` answers (a link elsewhere, or through
+   * `/reports/moved/<token>.csv`, which redirects to the report); `undefined` restores them.
+   */
+  linkReports(rewrite?: (link: string) => string): void;
 }
 
 interface PendingStall {
@@ -166,6 +171,13 @@ export async function startBraintreeFake(options: { port?: number; notificationD
     if (req.method === 'POST' && pathname.startsWith('/_fake/')) {
       const controlled = control(pathname, raw);
       return answer(controlled.status, controlled.body);
+    }
+    const moved = /^\/reports\/moved\/([0-9a-f]+)\.csv$/.exec(pathname);
+    if (req.method === 'GET' && moved) {
+      requests.push({ operation: 'payouts', method: 'GET', path: pathname, body: undefined });
+      res.writeHead(302, { location: `/reports/${moved[1]}.csv` });
+      res.end();
+      return;
     }
     const download = /^\/reports\/([0-9a-f]+)\.csv$/.exec(pathname);
     if (req.method === 'GET' && download) {
@@ -356,6 +368,7 @@ export async function startBraintreeFake(options: { port?: number; notificationD
     failRefund: (id) => gateway.failRefund(id),
     disputes: () => gateway.fakeDisputes(),
     payOut,
+    linkReports: (rewrite) => void (payouts.linkReport = rewrite ?? ((link) => link)),
     async close() {
       faults.dropHeldAnswers();
       for (const socket of sockets) socket.destroy();

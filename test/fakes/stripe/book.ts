@@ -141,7 +141,10 @@ export class StripeBook implements Payments, Challenges {
       payment_method_details: this.cardDetails(intentId, String(intent.payment_method)),
       refunded: captured > 0 && refunded >= captured,
       refunds: list(`/v1/charges/${id}/refunds`, this.refunds.of(intentId), false),
-      status: 'succeeded',
+      // no hold: the issuer declined the charge (after 3-D Secure, the only declines that keep one here)
+      ...(hold
+        ? { status: 'succeeded' }
+        : { status: 'failed', paid: false, failure_code: 'card_declined', failure_message: 'Your card was declined.' }),
     });
   }
 
@@ -271,10 +274,17 @@ export class StripeBook implements Payments, Challenges {
     Object.assign(intent, { status: 'requires_payment_method', payment_method: null, last_payment_error: authenticationFailure(method) });
   }
 
-  /** The card declines: the PaymentIntent wants another card, and the 402 is saved under the key. */
-  private decline(intent: StripeObject, method: StripeObject, code: string): Answer {
+  /**
+   * The card declines: the PaymentIntent wants another card, and the 402 is saved under the key. A decline after 3-D
+   * Secure (`threeDSecure`) leaves a failed charge that says how the cardholder authenticated, as Stripe's does.
+   */
+  private decline(intent: StripeObject, method: StripeObject, code: string, threeDSecure?: StripeObject | null): Answer {
     const error = cardError(code);
     Object.assign(intent, { status: 'requires_payment_method', last_payment_error: { ...error, payment_method: method } });
+    if (threeDSecure) {
+      Object.assign(intent, { latest_charge: newId('ch') });
+      this.authentications.set(String(intent.id), threeDSecure);
+    }
     return { status: 402, body: errorBody({ ...error, payment_intent: intent, payment_method: method }), saved: true };
   }
 
@@ -283,7 +293,7 @@ export class StripeBook implements Payments, Challenges {
     const id = String(intent.id);
     const number = this.cardNumbers.get(String(method.id)) ?? '';
     const declined = this.declineFor(String(method.id), stored) ?? declineAfterAuthentication(number);
-    if (declined) return this.decline(intent, method, declined);
+    if (declined) return this.decline(intent, method, declined, threeDSecure);
     const amount = Number(intent.amount);
     const captured = intent.capture_method !== 'manual';
     Object.assign(intent, {

@@ -1,0 +1,144 @@
+import { App, type CfnResource, Stack } from 'aws-cdk-lib';
+import { describe, expect, it } from 'vitest';
+import { catalog } from '../../functions/catalog.ts';
+import { PaymentOrchestrationStack } from '../../infra/stack.ts';
+import { arnVariableOf, SECRET_PURPOSES, SECRETS, type SecretPurpose } from '../../shared/secret-purposes.ts';
+import { mergedTemplate, type Resource } from './templates.ts';
+
+/*
+ * The app's secrets in CDK (infra/constructs/secret.ts): one Secrets Manager secret per purpose, and each function
+ * granted and told exactly the ones its catalog entry names.
+ */
+
+/**
+ * Who may open connector accounts' provider credentials, by name: a change to this list is a change to who can act as
+ * the merchant at their provider. Every one calls a provider (or checks its signature) with them: a payment's
+ * operations, the invoice page's charge and the 3-D Secure return (the authentication finished at the provider),
+ * disputes, reconciliation, and the connector's own create, update and provider notifications.
+ */
+const CREDENTIAL_READERS = [
+  'connectors/create',
+  'connectors/reconcile',
+  'connectors/update',
+  'connectors/webhooks',
+  'disputes/accept',
+  'disputes/evidence',
+  'hosted/3ds-return',
+  'hosted/pay-submit',
+  'payments/capture',
+  'payments/create',
+  'payments/refund',
+  'payments/void',
+  'workers/reconcile-account',
+  'workers/reconciler',
+  'workers/renewal',
+  'workers/test-clock-advance',
+];
+/** Who may open webhook endpoints' signing secrets: their configuration, rotation, the test send and the delivery worker. */
+const WEBHOOK_SECRET_READERS = ['webhooks/configure', 'webhooks/rotate-secret', 'webhooks/test', 'workers/webhook-delivery'];
+
+interface Statement {
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: unknown;
+}
+
+const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+const stack = new PaymentOrchestrationStack(app, 'PaymentOrchestration');
+const resources = mergedTemplate(stack).toJSON().Resources as Record<string, Resource>;
+const idOf = (purpose: SecretPurpose) => Stack.of(stack).getLogicalId(stack.secrets[purpose].node.defaultChild as CfnResource);
+const secretIds = new Map(SECRET_PURPOSES.map((purpose) => [purpose, idOf(purpose)]));
+const refersTo = (value: unknown, id: string) => JSON.stringify(value ?? null).includes(`"${id}"`);
+const policies = Object.values(resources).filter((r) => r.Type === 'AWS::IAM::Policy');
+
+/** Each function with its role's statements and its environment. */
+const functions = Object.values(resources)
+  .filter((r) => r.Type === 'AWS::Lambda::Function')
+  .map((fn) => {
+    const roleId = JSON.stringify(fn.Properties?.Role).match(/"Fn::GetAtt":\["([A-Za-z0-9]+)"/)![1]!;
+    const statements = policies
+      .filter((p) => refersTo(p.Properties?.Roles, roleId))
+      .flatMap((p) => (p.Properties?.PolicyDocument as { Statement: Statement[] }).Statement);
+    const env = (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+    return { name: String(fn.Properties?.Description).split(':')[0]!, statements, env };
+  });
+/** The purposes whose secret a function's statements name. */
+const readableBy = (statements: Statement[]) =>
+  SECRET_PURPOSES.filter((purpose) => statements.some((s) => refersTo(s.Resource, secretIds.get(purpose)!)));
+const readersOf = (purpose: SecretPurpose) =>
+  functions
+    .filter((fn) => readableBy(fn.statements).includes(purpose))
+    .map((fn) => fn.name)
+    .sort();
+const specOf = (name: string) => catalog.find((spec) => spec.name === name)!;
+
+describe('secrets (CDK)', () => {
+  it('has one Secrets Manager secret per purpose: generated, encrypted with the app key, retained, not rotated', () => {
+    const secrets = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::SecretsManager::Secret');
+    expect(secrets.map(([id]) => id).sort()).toEqual([...secretIds.values()].sort());
+    for (const purpose of SECRET_PURPOSES) {
+      expect(resources[idOf(purpose)], purpose).toMatchObject({
+        Properties: {
+          Description: `Payment orchestration: ${SECRETS[purpose].description}`,
+          GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
+          KmsKeyId: expect.anything(),
+        },
+        DeletionPolicy: 'Retain',
+      });
+      expect(resources[idOf(purpose)]!.Properties).not.toHaveProperty('SecretString');
+    }
+    // rotation would invalidate what a secret hashed or sealed (AwsSolutions-SMG4 is acknowledged with the reason)
+    expect(Object.values(resources).filter((r) => r.Type === 'AWS::SecretsManager::RotationSchedule')).toEqual([]);
+  });
+
+  it('grants each function GetSecretValue on exactly the secrets its catalog entry names, and nothing else of Secrets Manager', () => {
+    expect(functions.map((fn) => fn.name).sort()).toEqual(catalog.map((spec) => spec.name).sort());
+    for (const fn of functions) {
+      const onSecrets = fn.statements.filter((s) => [...secretIds.values()].some((id) => refersTo(s.Resource, id)));
+      const secretsManagerActions = fn.statements.flatMap((s) => [s.Action].flat()).filter((a) => a.startsWith('secretsmanager:'));
+      const declared = [...(specOf(fn.name).secrets ?? [])].sort();
+      expect(readableBy(fn.statements).sort(), fn.name).toEqual(declared);
+      expect(
+        onSecrets.flatMap((s) => [s.Action].flat()),
+        fn.name,
+      ).toEqual(declared.length ? ['secretsmanager:GetSecretValue'] : []);
+      expect(secretsManagerActions, fn.name).toEqual(declared.length ? ['secretsmanager:GetSecretValue'] : []);
+    }
+  });
+
+  it("names each function the ARNs of its catalog's secrets only, and never a secret's value", () => {
+    for (const fn of functions) {
+      const declared = specOf(fn.name).secrets ?? [];
+      for (const purpose of SECRET_PURPOSES) {
+        const told = { arn: fn.env[arnVariableOf(purpose)], value: fn.env[SECRETS[purpose].variable] };
+        expect(told, `${fn.name} ${purpose}`).toEqual({ arn: declared.includes(purpose) ? { Ref: idOf(purpose) } : undefined, value: undefined });
+      }
+    }
+  });
+
+  it('lets only the listed functions read provider credentials', () => {
+    expect(readersOf('credentials')).toEqual(CREDENTIAL_READERS);
+  });
+
+  it('keeps provider credentials from sign-in and from the hosted pages that charge nothing', () => {
+    const pages = functions.filter((fn) => fn.name.startsWith('hosted/') && !['hosted/pay-submit', 'hosted/3ds-return'].includes(fn.name));
+    const signIn = functions.filter((fn) => fn.name.startsWith('auth/'));
+    expect(pages.length).toBeGreaterThan(5);
+    expect(signIn.length).toBe(2);
+    for (const fn of [...pages, ...signIn]) {
+      expect(readableBy(fn.statements), fn.name).not.toContain('credentials');
+      expect(fn.env[arnVariableOf('credentials')], fn.name).toBeUndefined();
+    }
+  });
+
+  it("lets only the listed functions read webhook endpoints' signing secrets", () => {
+    expect(readersOf('webhooks')).toEqual(WEBHOOK_SECRET_READERS);
+  });
+
+  it('lets a function decrypt its secrets through Secrets Manager only', () => {
+    for (const fn of functions.filter((f) => specOf(f.name).secrets?.length)) {
+      const decrypt = fn.statements.filter((s) => [s.Action].flat().includes('kms:Decrypt') && refersTo(s.Condition, 'kms:ViaService'));
+      expect(JSON.stringify(decrypt), fn.name).toContain('secretsmanager.');
+    }
+  });
+});
