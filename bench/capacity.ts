@@ -24,7 +24,7 @@ import { laterFlows } from './later-flows.ts';
 
 /** The default create: smart routing (which evaluates the merchant's rules, read with its accounts in one query whatever the routing), a new card. */
 export const SMART_ROUTED_CREATE = 'payment create, smart routing, a new card put on file';
-/** A shopper's browser saving a card with the merchant's publishable key, for a customer (the vault's units apart). */
+/** The merchant's server saving a card for a customer with its secret key (the vault's units apart). */
 export const PM_CREATE = 'payment method create, for a customer';
 /** A create charging a customer's saved card again: its token at the account, no CVC left. */
 export const PM_CHARGE = 'payment create with pm_, charged again';
@@ -194,17 +194,20 @@ export async function benchCapacity(): Promise<CapacityResult> {
 
 /**
  * Saved cards: payment methods saved with the merchant's publishable key (the endpoint allows 30 a minute per key
- * and IP; this makes 14), and creates charging a customer's saved card (`payment_method: "pm_…"`, naming its
+ * and IP; this makes 14) and, for a customer, with its secret key; and creates charging a customer's saved card (`payment_method: "pm_…"`, naming its
  * provider as the usual create does), the first time and again.
  */
 async function savedCards(apiKey: string, customerId: string) {
   const publishable = await publishableKeyOf(apiKey);
   const save = async (body: Record<string, unknown> = {}) =>
     ok(await paymentMethods.create(publishable, cardBody(freshCard(), body))).body.id as string;
+  // a publishable key names no customer: the merchant's server saves a customer's card with its secret key
+  const saveFor = async (customer: string) =>
+    ok(await paymentMethods.create(apiKey, cardBody(freshCard(), { customer_id: customer }))).body.id as string;
   const charge = async (pm: string) => ok(await payments.create(apiKey, { amount: 2500, currency: 'usd', payment_method: pm, routing: 'stripe' }));
-  const unused = await Promise.all(Array.from({ length: RUNS + 1 }, () => save({ customer_id: customerId })));
-  const chargedBefore = await save({ customer_id: customerId });
-  const pmCreateCalls = await steady(() => save({ customer_id: customerId }));
+  const unused = await Promise.all(Array.from({ length: RUNS + 1 }, () => saveFor(customerId)));
+  const chargedBefore = await saveFor(customerId);
+  const pmCreateCalls = await steady(() => saveFor(customerId));
   const pmChargeCalls = await steady(() => charge(chargedBefore));
   const pmFirstChargeCalls = await steady(() => charge(unused.pop()!));
   return {

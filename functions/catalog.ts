@@ -42,9 +42,10 @@ export interface FunctionSpec {
   /** a worker that only reads the table (a GET's access follows from its method) */
   readsOnly?: true;
   /**
-   * the card vault (shared/store/vault.ts): `delete` may only delete cards, `encrypt` may seal and store cards,
-   * `decrypt` may also read and open them (the only functions that may see a card number). CDK grants exactly this;
-   * test/infra/vault.test.ts lists them.
+   * the card vault (shared/store/vault.ts): `delete` may only delete cards, `keep` may only keep a card past its
+   * expiry (a publishable key's payment method attached), `encrypt` may seal and store cards, `decrypt` may also read
+   * and open them (the only functions that may see a card number). CDK grants exactly this; test/infra/vault.test.ts
+   * lists them.
    */
   vault?: VaultAccess;
   /**
@@ -54,7 +55,7 @@ export interface FunctionSpec {
   secrets?: readonly SecretPurpose[];
 }
 
-export type VaultAccess = 'delete' | 'encrypt' | 'decrypt';
+export type VaultAccess = 'delete' | 'keep' | 'encrypt' | 'decrypt';
 
 const API: Pick<FunctionSpec, 'memory' | 'timeout'> = { memory: 512, timeout: 10 };
 
@@ -118,6 +119,7 @@ export const catalog: readonly FunctionSpec[] = [
   http('GET', '/api/payment_methods', 'payment-methods/list', "List a customer's payment methods"),
   http('GET', '/api/payment_methods/{id}', 'payment-methods/get', 'Retrieve a payment method'),
   http('POST', '/api/payment_methods/{id}/attach', 'payment-methods/attach', 'Attach a payment method to a customer', 'merchant', {
+    vault: 'keep',
     secrets: ['idempotency'],
   }),
   http('POST', '/api/payment_methods/{id}/detach', 'payment-methods/detach', 'Detach a payment method from its customer', 'merchant', {

@@ -76,12 +76,14 @@ export const tableAccessOf = (spec: FunctionSpec): TableAccess => {
 };
 
 /**
- * The vault tables' actions: `delete` functions delete a deleted payment method's card and CVC; `encrypt` ones write
- * (a card's put, a CVC's delete); `decrypt` ones also read.
+ * The vault tables' actions: `delete` functions delete a deleted payment method's card and CVC; `keep` ones only keep
+ * a card past its expiry (a publishable key's payment method, attached); `encrypt` ones write (a card's put, a CVC's
+ * delete); `decrypt` ones also read, and keep a card past its expiry (a publishable key's, charged).
  */
 export const VAULT_DELETES = ['dynamodb:DeleteItem'];
 export const VAULT_WRITES = ['dynamodb:PutItem', 'dynamodb:DeleteItem'];
 export const VAULT_READS = ['dynamodb:GetItem', 'dynamodb:Query'];
+export const VAULT_KEEPS = ['dynamodb:UpdateItem'];
 /** What DynamoDB does with the vault key for whoever reads or writes the table (its at-rest encryption), and only that. */
 export const VAULT_TABLE_KEY_USE = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey', 'kms:DescribeKey'];
 
@@ -251,9 +253,21 @@ export class AppFunction extends Construct {
    * only (`kms:ViaService`), so it opens no card.
    */
   useVault({ table, cvcTable, keys }: Vault, access: VaultAccess): void {
-    const tableActions = access === 'delete' ? VAULT_DELETES : access === 'decrypt' ? [...VAULT_WRITES, ...VAULT_READS] : VAULT_WRITES;
-    this.role.addToPrincipalPolicy(new PolicyStatement({ actions: tableActions, resources: [table.tableArn, cvcTable.tableArn] }));
-    if (access !== 'delete') {
+    // the card table and the CVC table: keeping a card (removing its expiry) touches the card alone
+    const actions: Record<VaultAccess, [string[], string[]]> = {
+      delete: [VAULT_DELETES, VAULT_DELETES],
+      keep: [VAULT_KEEPS, []],
+      encrypt: [VAULT_WRITES, VAULT_WRITES],
+      decrypt: [
+        [...VAULT_WRITES, ...VAULT_READS, ...VAULT_KEEPS],
+        [...VAULT_WRITES, ...VAULT_READS],
+      ],
+    };
+    const [cardActions, cvcActions] = actions[access];
+    this.role.addToPrincipalPolicy(new PolicyStatement({ actions: cardActions, resources: [table.tableArn] }));
+    if (cvcActions.length) this.role.addToPrincipalPolicy(new PolicyStatement({ actions: cvcActions, resources: [cvcTable.tableArn] }));
+    // deleting or keeping a card leaves its sealed data as it is: no use of the keys but DynamoDB's
+    if (access === 'encrypt' || access === 'decrypt') {
       this.role.addToPrincipalPolicy(
         new PolicyStatement({
           actions: ['kms:GenerateDataKey', ...(access === 'decrypt' ? ['kms:Decrypt'] : [])],

@@ -60,8 +60,9 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
   'payment-methods/create':
     'Saves a card: the number and CVC go to the vault (the CVC until the first payment or an hour), never to this ' +
     'service’s main table, logs or answers. With a publishable key (`pk_…`, from a shopper’s browser) this is the only ' +
-    'call allowed, limited to 30 a minute per key and client IP. The same number saved again for the same customer ' +
-    'answers the same `pm_` with its expiry updated.',
+    'call allowed, limited to 30 a minute per key and client IP and 600 per key; it names no customer (`customer_id` ' +
+    'answers 400: the server attaches), and a payment method it made that is neither attached nor charged within a ' +
+    'day is deleted. The same number saved again for the same customer answers the same `pm_` with its expiry updated.',
   'payment-methods/list': 'Lists the payment methods attached to `customer_id`, newest first.',
   'payment-methods/get': 'Retrieves a payment method: brand, last 4, expiry and fingerprint, never the number.',
   'payment-methods/attach':

@@ -32,7 +32,7 @@ export async function updateSavedCard(pm: PaymentMethodRecord, update: CardUpdat
   const { number, exp_month, exp_year } = update;
   const shown = number ? { last4: number.slice(-4), bin: binOf(number), brand: cardBrand(number) } : pickShown(update);
   const card = { ...pm.card, ...shown, exp_month, exp_year };
-  if (number) await vault.putCard(owner, pm.id, { number, exp_month, exp_year });
+  if (number) await vault.putCard(owner, pm.id, { number, exp_month, exp_year }, pm.expires_at);
   if (JSON.stringify(card) === JSON.stringify(pm.card)) return pm;
   const updated = { ...pm, card };
   const done = await commit({

@@ -4,11 +4,12 @@ import * as paymentMethods from '../store/payment-methods.ts';
 import type { BillingDetails, PaymentMethodRecord } from '../store/payment-methods.ts';
 import { scopeOf } from '../store/keys.ts';
 import * as vault from '../store/vault.ts';
+import { ttl } from '../store/client.ts';
 import { readSecret } from '../secrets.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { binOf, cardBrand } from './cards.ts';
 import { hmac } from './credentials.ts';
-import { InvalidState, NotFound, ResourceMissing } from './errors.ts';
+import { BadRequest, InvalidState, NotFound, ResourceMissing } from './errors.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { modeOf } from './connectors.ts';
 
@@ -47,6 +48,9 @@ export const createPaymentMethod = async (
   admitted = Promise.resolve(),
 ) => paymentMethodView(await savePaymentMethod(merchant, input, origin, admitted));
 
+/** How long a payment method made with a publishable key is kept unless it is attached or charged: a day. */
+export const UNUSED_KEEP_MS = 24 * 60 * 60_000;
+
 /** {@link createPaymentMethod}, answering the stored record. */
 export async function savePaymentMethod(
   merchant: Merchant,
@@ -54,6 +58,15 @@ export async function savePaymentMethod(
   origin: Origin = freshOrigin(),
   admitted = Promise.resolve(),
 ): Promise<PaymentMethodRecord> {
+  // A publishable key is anyone's who loads the page: naming a customer would let anyone give one a card (its default,
+  // which renewals charge) or, saving a card it has, read its payment method back. The merchant's server attaches.
+  if (merchant.credential === 'publishable' && input.customer_id !== undefined) {
+    throw new BadRequest(
+      'parameter_invalid',
+      'customer_id',
+      'a publishable key cannot name a customer: save the card without one, then attach it with your secret key (POST /api/payment_methods/{id}/attach)',
+    );
+  }
   const owner = ownerOf(merchant);
   const { number, exp_month, exp_year, cvc } = input.card;
   const fingerprint = await fingerprintOf(merchant, number);
@@ -74,10 +87,12 @@ export async function savePaymentMethod(
     billing_details: input.billing_details ?? null,
     tokens: {},
     created_at: new Date(origin.at).toISOString(),
+    // anyone's browser may save cards with the key: one nobody attaches nor charges is not kept (nor its number)
+    ...(merchant.credential === 'publishable' ? { expires_at: ttl(origin.at + UNUSED_KEEP_MS) } : {}),
   };
   const id = saved ?? record.id;
   // The vault first: a payment method is never stored without its card (a card whose save failed after is never read).
-  await vault.putCard(owner, id, { number, exp_month, exp_year, ...(cvc ? { cvc } : {}) });
+  await vault.putCard(owner, id, { number, exp_month, exp_year, ...(cvc ? { cvc } : {}) }, record.expires_at);
   if (saved) return savedAgain(merchant, saved, input);
   const put = await paymentMethods.putPaymentMethod(record);
   if (put === 'created') return record;
@@ -119,12 +134,24 @@ export async function attachPaymentMethod(merchant: Merchant, id: string, custom
     throw new ResourceMissing('customer_id', `no customer ${customerId} in ${modeOf(merchant)} mode`);
   }
   if (pm.customer_id === customerId) return paymentMethodView(pm);
+  // a publishable key's card is kept once attached: its vault card first (the attach below keeps the payment method)
+  if (pm.expires_at !== undefined && !(await vault.keepCard(ownerOf(merchant), id))) throw new NotFound();
   if (pm.customer_id || !(await paymentMethods.attach(pm, customerId))) {
     const now = await loadPaymentMethod(merchant, id);
     if (now.customer_id === customerId) return paymentMethodView(now);
     throw new InvalidState(undefined, `the payment method is attached to customer ${now.customer_id}; detach it first`);
   }
   return getPaymentMethod(merchant, id);
+}
+
+/**
+ * Keeps a payment method a publishable key made past its day (it is charged): its vault card, then the payment method
+ * (a retry after a failure between them finds it still expiring, and keeps both). False when it is gone.
+ */
+export async function keepPaymentMethod(pm: PaymentMethodRecord): Promise<boolean> {
+  if (pm.expires_at === undefined) return true;
+  const owner = { merchant_id: pm.merchant_id, livemode: pm.livemode };
+  return (await vault.keepCard(owner, pm.id)) && (await paymentMethods.keep(pm.id));
 }
 
 /** Detaches a payment method from its customer (it stays usable by id); detaching it again changes nothing. */

@@ -18,7 +18,16 @@ import * as customers from '../store/customers.ts';
 import type { CardOnFile } from '../store/customers.ts';
 import type { TransactItem } from '../store/client.ts';
 import { type Change, commit, type Operation } from '../store/commit.ts';
-import { cardToCharge, cardToSave, dropDeclinedSave, forgetUsedCvc, methodAt, tokenKept, tokenKeptOnApproval } from './saved-cards.ts';
+import {
+  cardToCharge,
+  cardToSave,
+  dropDeclinedSave,
+  forgetUsedCvc,
+  keepChargedCard,
+  methodAt,
+  tokenKept,
+  tokenKeptOnApproval,
+} from './saved-cards.ts';
 import { attemptReason, type PassedOver } from './attempt-reasons.ts';
 import {
   AUTHENTICATION_DECLINE,
@@ -284,10 +293,13 @@ export async function createPayment(
     velocity,
   ]);
   decided.catch(() => undefined);
-  await admitted.catch(async (refusal: unknown) => {
+  const uncounted = async (refusal: unknown) => {
     await velocity.then(() => velocityStore.uncountCardAttempt(stored.fingerprint, countedAt)).catch(() => undefined);
     throw refusal;
-  });
+  };
+  await admitted.catch(uncounted);
+  // a publishable key's payment method is kept from its first payment on (only such a one writes here)
+  await keepChargedCard(merchant, charged).catch(uncounted);
   const [{ route: planned, stats }, customer, cardAttemptsThisHour] = await decided;
   // Required by the create or by the rule that matched: as if the create asked (docs/api.md "3-D Secure").
   const requiredBy = input.three_d_secure === 'required' ? 'three_d_secure: "required"' : planned.authenticationRequiredBy;

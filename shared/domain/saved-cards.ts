@@ -7,7 +7,7 @@ import { type Merchant, ownerOf } from './auth.ts';
 import { modeOf, type RouteTarget } from './connectors.ts';
 import { BadRequest, ResourceMissing } from './errors.ts';
 import type { Origin } from './ids.ts';
-import { detachPaymentMethod, savePaymentMethod } from './payment-methods.ts';
+import { detachPaymentMethod, keepPaymentMethod, savePaymentMethod } from './payment-methods.ts';
 
 /** The card a create charges: the one sent with it, or a saved payment method's (its number read from the vault). */
 export interface CardToCharge {
@@ -43,6 +43,17 @@ export async function cardToCharge(merchant: Merchant, method: string | { card: 
   }
   const { number, cvc } = vaulted;
   return { card: { number, exp_month: pm.card.exp_month, exp_year: pm.card.exp_year, ...(cvc ? { cvc } : {}) }, paymentMethod: pm };
+}
+
+/**
+ * A payment method a publishable key made is kept from its first payment on, before the payment names it (whatever
+ * the payment's outcome): 400 resource_missing when it expired meanwhile.
+ */
+export async function keepChargedCard(merchant: Merchant, charged: CardToCharge): Promise<void> {
+  const pm = charged.paymentMethod;
+  if (pm?.expires_at !== undefined && !(await keepPaymentMethod(pm))) {
+    throw new ResourceMissing('payment_method', `no payment method ${pm.id} in ${modeOf(merchant)} mode`);
+  }
 }
 
 const accountOfTarget = (target: RouteTarget) => paymentMethods.accountOf({ provider: target.provider, connector_id: target.connectorId });

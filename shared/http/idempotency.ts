@@ -41,8 +41,10 @@ export const idempotency = ({ withhold = [] }: { withhold?: readonly string[] } 
     if (key === undefined) return;
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw new BadRequest('parameter_invalid', 'Idempotency-Key');
     const state = stateOf(request);
-    // keys are the merchant's per mode: a test request never replays (or blocks) a live one
-    const scope = keys.scopeOf(ownerOf(state.merchant!));
+    // keys are the merchant's per mode and kind of credential: a test request never replays (or blocks) a live one,
+    // and a publishable key's (anyone's browser) never a secret key's or a session's
+    const merchant = state.merchant!;
+    const scope = keys.idempotencyKeys.scope(ownerOf(merchant), merchant.credential);
     const now = clock.now();
     const lockMs = (request.context.getRemainingTimeInMillis?.() ?? 30_000) + 5_000;
     const hash = await requestHash(request.event, state.rawBody);
@@ -107,32 +109,26 @@ function withheld(body: string, fields: readonly string[]): string {
 }
 
 /**
- * The request a key stands for: method, path and the body as parsed JSON with sorted keys, keyed with the app
- * secret. A payment's body holds a card number: the stored hash must not let anyone with the table test guesses
- * (an unkeyed hash of a number whose BIN and last4 are known falls to brute force), and a CVC is not kept in any
- * form, so the card's `cvc` is left out (a replay that differs only in its CVC is the same request).
+ * The request a key stands for: method, path and the body as parsed JSON with sorted keys, keyed with the
+ * idempotency secret. The same key on another method or path is another request (400 `idempotency_key_reused`), whatever the
+ * body. A payment's body holds a card number: the stored hash must not let anyone with the table test guesses (an
+ * unkeyed hash of a number whose BIN and last4 are known falls to brute force), and a CVC is not kept in any form, so
+ * every `cvc` field is left out, at any depth (a replay that differs only in its CVC is the same request).
  */
 async function requestHash(event: APIGatewayProxyEvent, body: unknown): Promise<string> {
-  return hmac(await readSecret('idempotency'), `${event.httpMethod} ${event.path}\n${canonicalJson(withoutCvc(body))}`);
-}
-
-/** The body without `payment_method.card.cvc` (the only place a CVC arrives); every other field counts. */
-function withoutCvc(body: unknown): unknown {
-  const card = (body as { payment_method?: { card?: unknown } } | null)?.payment_method?.card;
-  if (!card || typeof card !== 'object' || !('cvc' in card)) return body;
-  const { cvc: _cvc, ...rest } = card as Record<string, unknown>;
-  const { payment_method } = body as { payment_method: Record<string, unknown> };
-  return { ...(body as object), payment_method: { ...payment_method, card: rest } };
+  return hmac(await readSecret('idempotency'), `${event.httpMethod} ${event.path}\n${canonicalJson(body)}`);
 }
 
 /**
- * JSON with sorted keys. Recursive on purpose: its depth is bounded, since bodies nested deeper than MAX_BODY_DEPTH
- * are refused before they are parsed (json-body.ts).
+ * JSON with sorted keys, without any field named `cvc`. Recursive on purpose: its depth is bounded, since bodies
+ * nested deeper than MAX_BODY_DEPTH are refused before they are parsed (json-body.ts).
  */
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value)
+      .filter(([k]) => k !== 'cvc')
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value);

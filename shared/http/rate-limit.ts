@@ -15,6 +15,11 @@ export interface RateLimitOptions {
    * testing through a shop's page), while requests with a secret key or session are not counted by this limit
    */
   per: 'ip' | 'merchant' | 'publishable key and ip';
+  /**
+   * with `per: 'publishable key and ip'`: also at most this many a minute per publishable key, whatever the client IPs
+   * (a window of its own, `<name>-per-key`): many IPs cannot take a key further than this
+   */
+  perPublishableKey?: number;
   /** requests one window key may take (tests lower it to see a split window at work) */
   perKey?: number;
   /**
@@ -36,25 +41,46 @@ const WINDOW_MS = 60_000;
  * is known not to be a replay, so a replay is never counted; one refused before that (a bad body) is counted here.
  */
 export const rateLimit = (options: RateLimitOptions, { replaysFree = false } = {}): MiddlewareObj<APIGatewayProxyEvent> => {
-  const shards = keys.windowShards(options.limit, options.perKey ?? keys.REQUESTS_PER_WINDOW_KEY);
-  const share = Math.floor(options.limit / shards);
+  const limits = [
+    { name: options.name, limit: options.limit, per: options.per },
+    ...(options.perPublishableKey ? [{ name: `${options.name}-per-key`, limit: options.perPublishableKey, per: 'publishable key' as const }] : []),
+  ].map((l) => {
+    const shards = keys.windowShards(l.limit, options.perKey ?? keys.REQUESTS_PER_WINDOW_KEY);
+    return { ...l, shards, share: Math.floor(l.limit / shards) };
+  });
   return {
     before: async (request) => {
       const state = stateOf(request);
-      const subject = subjectOf(options.per, state);
-      if (subject === undefined) return;
       const now = clock.now();
-      const { windowEnd, headers } = windowOf(options.limit, now);
-      const windowStart = windowEnd - WINDOW_MS;
-      const shard = Math.floor(Math.random() * shards);
-      const estimate = (count: number) => headers(count >= share ? options.limit : count * shards);
+      // each window this request is counted in (none: the request is not limited), on one of its keys at random
+      const windows = limits.flatMap((l) => {
+        const subject = subjectOf(l.per, state);
+        if (subject === undefined) return [];
+        const { windowEnd, headers } = windowOf(l.limit, now);
+        const estimate = (count: number) => headers(count >= l.share ? l.limit : count * l.shards);
+        return [{ ...l, subject, windowEnd, windowStart: windowEnd - WINDOW_MS, shard: Math.floor(Math.random() * l.shards), estimate }];
+      });
+      if (windows.length === 0) return;
+      type Counted = { window: (typeof windows)[number]; count: number };
+      // the headers tell of the window with the fewest requests left
+      const tightest = (counted: Counted[]) =>
+        counted
+          .map(({ window, count }) => window.estimate(count))
+          .reduce((a, b) => (Number(b['X-RateLimit-Remaining']) < Number(a['X-RateLimit-Remaining']) ? b : a));
       state.rateLimit = {
         count: () => {
           if (!state.admission) {
-            state.admission = rateLimits.countInWindow(options.name, subject, windowStart, windowEnd, shard).then((count) => {
-              Object.assign(state.responseHeaders, estimate(count));
-              if (count > share) {
-                throw new RateLimited(options.limit, { 'Retry-After': String(Math.max(1, Math.ceil((windowEnd - now) / 1000))) });
+            state.admission = Promise.all(
+              windows.map(async (window) => ({
+                window,
+                count: await rateLimits.countInWindow(window.name, window.subject, window.windowStart, window.windowEnd, window.shard),
+              })),
+            ).then((counted) => {
+              const refused = counted.find(({ window, count }) => count > window.share);
+              Object.assign(state.responseHeaders, refused ? refused.window.estimate(refused.count) : tightest(counted));
+              if (refused) {
+                const retryAfter = Math.max(1, Math.ceil((refused.window.windowEnd - now) / 1000));
+                throw new RateLimited(refused.window.limit, { 'Retry-After': String(retryAfter) });
               }
             });
             // concurrent: awaited by the function and by `admission()` below (until then a refusal is not unhandled)
@@ -64,8 +90,13 @@ export const rateLimit = (options: RateLimitOptions, { replaysFree = false } = {
         },
         // a replay is answered even if its window cannot be read (then it says none is left, the cautious guess)
         peek: async () => {
-          const count = await rateLimits.readWindow(options.name, subject, windowStart, shard).catch(() => share);
-          Object.assign(state.responseHeaders, estimate(count));
+          const counted = await Promise.all(
+            windows.map(async (window) => ({
+              window,
+              count: await rateLimits.readWindow(window.name, window.subject, window.windowStart, window.shard).catch(() => window.share),
+            })),
+          );
+          Object.assign(state.responseHeaders, tightest(counted));
         },
       };
       if (replaysFree && request.event.headers?.['idempotency-key'] !== undefined) return;
@@ -87,10 +118,11 @@ export const rateLimit = (options: RateLimitOptions, { replaysFree = false } = {
   };
 };
 
-function subjectOf(per: RateLimitOptions['per'], state: RequestState): string | undefined {
+function subjectOf(per: RateLimitOptions['per'] | 'publishable key', state: RequestState): string | undefined {
   if (per === 'ip') return state.sourceIp;
   if (per === 'merchant') return state.merchant!.id;
-  return state.merchant!.credential === 'publishable' ? `${state.merchant!.apiKeyId}@${state.sourceIp}` : undefined;
+  if (state.merchant!.credential !== 'publishable') return undefined;
+  return per === 'publishable key' ? state.merchant!.apiKeyId : `${state.merchant!.apiKeyId}@${state.sourceIp}`;
 }
 
 function windowOf(limit: number, now: number) {

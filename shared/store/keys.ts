@@ -60,7 +60,7 @@
  * | settlement of a merchant/currency/day | pk = MER#<own>, sk = SETDAY#<day>#<currency>          | table |
  * | balance cells of all merchants (job)  | gsi2pk = BALANCE#<hash shard>                         | gsi2  |
  * | settlements waiting to arrive (job)   | gsi2pk = SETTLEMENT#PENDING, gsi2sk <= <date>#~       | gsi2  |
- * | idempotency record                    | pk = IDEM#<scope>#<key>, sk = IDEM                    | table |
+ * | idempotency record                    | pk = IDEM#[<credential kind>:]<own>#<key>, sk = IDEM  | table |
  * | rate-limit window (one key, or shard) | pk = RATE#<limit>#<subject>#<window>[#<n>], sk = RATE | table |
  * | a shopper page's served form          | pk = FORM#<form id>, sk = FORM                        | table |
  * | operations whose lease ended (reconc.)| gsi2pk = LEASE#<shard>, gsi2sk < <now iso>           | gsi2  |
@@ -421,7 +421,17 @@ export const reconciliationKeys = {
   accountPartition: (shard: number) => `RECONCILE#${shard}`,
 };
 
+/** The kinds of credential a request may carry (domain/auth.ts `Merchant['credential']`). */
+export type CredentialKind = 'api_key' | 'publishable' | 'session';
+
 export const idempotencyKeys = {
+  /**
+   * Whose keys a key is among: the owner's and the kind of credential, so a publishable key's (a shopper's browser)
+   * never meet a secret key's or a session's. A secret key's scope is the owner's, as before kinds were told apart (a
+   * retry across that change still finds its first answer); the others are prefixed, and never collide with it, as an
+   * owner's scope begins with the merchant's id.
+   */
+  scope: (owner: Owner, credential: CredentialKind): string => (credential === 'api_key' ? scopeOf(owner) : `${credential}:${scopeOf(owner)}`),
   record: (scope: string, key: string): Key => ({ pk: `IDEM#${scope}#${key}`, sk: 'IDEM' }),
 };
 

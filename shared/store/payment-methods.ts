@@ -1,7 +1,8 @@
 import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
-import { db, isConditionFailure, sendConditional, TABLE, type TransactItem, ttl } from './client.ts';
+import { clock } from '../domain/clock.ts';
+import { conditionalWrite, db, isConditionFailure, sendConditional, TABLE, type TransactItem, ttl } from './client.ts';
 import type { Move } from './commit.ts';
 import { Int, nullable, recordReader, Text } from './item-schemas.ts';
 import { customerKeys, type Owner, ownedBy, paymentMethodKeys } from './keys.ts';
@@ -20,6 +21,11 @@ export interface PaymentMethodRecord {
   created_at: string;
   /** set when the merchant deleted it: the item stays (answering as absent) until its connector tokens are removed */
   deleted_at?: string | null;
+  /**
+   * epoch seconds (the table's TTL): made with a publishable key and not yet attached nor charged, it is deleted then,
+   * with its vault items; absent from then on even before DynamoDB deletes it (TTL deletes within days)
+   */
+  expires_at?: number;
 }
 
 export interface BillingDetails {
@@ -58,6 +64,7 @@ const PaymentMethodItem = v.object({
   ),
   created_at: Text,
   deleted_at: v.optional(nullable(Text)),
+  expires_at: v.optional(Int),
 });
 const paymentMethodOf: (item: Record<string, unknown>) => PaymentMethodRecord = recordReader('payment method', PaymentMethodItem);
 
@@ -72,7 +79,28 @@ export async function getAnyPaymentMethod(owner: Owner, id: string): Promise<Pay
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: paymentMethodKeys.item(id), ConsistentRead: true }));
   // a token kept by a payment that ran while the payment method was deleted may land on an item already gone
   const record = out.Item?.id === undefined ? undefined : paymentMethodOf(out.Item);
-  return ownedBy(record, owner) ? record : undefined;
+  return ownedBy(record, owner) && !expired(record) ? record : undefined;
+}
+
+const expired = (record: { expires_at?: number } | undefined): boolean => record?.expires_at !== undefined && record.expires_at <= ttl(clock.now());
+
+/** Its expiry, when it had one, as the table's condition says it: not yet passed. */
+const notExpired = 'attribute_not_exists(expires_at) OR expires_at > :now';
+
+/**
+ * Keeps a payment method past its expiry (a publishable key's, charged): false when it is gone or has expired. Kept
+ * already, nothing changes.
+ */
+export async function keep(id: string): Promise<boolean> {
+  return conditionalWrite(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: paymentMethodKeys.item(id),
+      UpdateExpression: 'REMOVE expires_at',
+      ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(deleted_at) AND (${notExpired})`,
+      ExpressionAttributeValues: { ':now': ttl(clock.now()) },
+    }),
+  );
 }
 
 /** The id of the customer's payment method of this card (by fingerprint), if one was saved. */
@@ -142,7 +170,10 @@ export async function updateCard(id: string, card: { exp_month: number; exp_year
   );
 }
 
-/** Attaches a detached payment method to the customer (listed under it; its default if it has none). False: not detached. */
+/**
+ * Attaches a detached payment method to the customer (listed under it; its default if it has none), keeping it past
+ * its expiry if it had one. False: not detached, or expired.
+ */
 export async function attach(record: PaymentMethodRecord, customerId: string): Promise<boolean> {
   const entry = paymentMethodKeys.byCustomer(customerId, record.id);
   try {
@@ -153,9 +184,10 @@ export async function attach(record: PaymentMethodRecord, customerId: string): P
             Update: {
               TableName: TABLE,
               Key: paymentMethodKeys.item(record.id),
-              UpdateExpression: 'SET customer_id = :c, gsi1pk = :g1, gsi1sk = :s1',
-              ConditionExpression: 'attribute_exists(pk) AND customer_id = :none AND attribute_not_exists(deleted_at)',
-              ExpressionAttributeValues: { ':c': customerId, ':g1': entry.gsi1pk, ':s1': entry.gsi1sk, ':none': null },
+              // attached, it is kept: a publishable key's expiry goes
+              UpdateExpression: 'SET customer_id = :c, gsi1pk = :g1, gsi1sk = :s1 REMOVE expires_at',
+              ConditionExpression: `attribute_exists(pk) AND customer_id = :none AND attribute_not_exists(deleted_at) AND (${notExpired})`,
+              ExpressionAttributeValues: { ':c': customerId, ':g1': entry.gsi1pk, ':s1': entry.gsi1sk, ':none': null, ':now': ttl(clock.now()) },
             },
           },
           defaultFor(customerId, record.id),

@@ -1,8 +1,8 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import { clock } from '../domain/clock.ts';
 import type { VaultContext } from '../vault-crypto.ts';
-import { db, ttl } from './client.ts';
+import { db, isConditionFailure, ttl } from './client.ts';
 import { type Key, type Owner, scopeOf } from './keys.ts';
 
 /**
@@ -11,7 +11,7 @@ import { type Key, type Owner, scopeOf } from './keys.ts';
  * back. Keys live here, not in keys.ts, since they are other tables':
  * | pattern                               | table | key                                             |
  * |---------------------------------------|-------|-------------------------------------------------|
- * | a pm's card (number, expiry), sealed  | card  | pk = CARD#<own>#<pm>, sk = CARD                 |
+ * | a pm's card (number, expiry), sealed  | card  | pk = CARD#<own>#<pm>, sk = CARD (TTL expires_at: a pk_'s, until kept) |
  * | its CVC, sealed, at most one hour     | CVC   | pk = CARD#<own>#<pm>, sk = CVC (TTL expires_at) |
  */
 export interface VaultCard {
@@ -49,8 +49,11 @@ const contextOf = (owner: Owner, paymentMethodId: string, part: 'card' | 'cvc'):
   part,
 });
 
-/** Seals the card (number and expiry) under the merchant and pm id; the CVC, when given, sealed apart, kept ≤ 1 hour. Replaces what was there. */
-export async function putCard(owner: Owner, paymentMethodId: string, card: VaultCard & { cvc?: string }): Promise<void> {
+/**
+ * Seals the card (number and expiry) under the merchant and pm id; the CVC, when given, sealed apart, kept ≤ 1 hour.
+ * Replaces what was there. `expiresAt`: the card's payment method's expiry (epoch seconds), when it has one.
+ */
+export async function putCard(owner: Owner, paymentMethodId: string, card: VaultCard & { cvc?: string }, expiresAt?: number): Promise<void> {
   const TableName = vaultTable();
   const CvcTable = cvcTable();
   const { seal } = await sealing();
@@ -67,7 +70,12 @@ export async function putCard(owner: Owner, paymentMethodId: string, card: Vault
   // Two writes at once, not a transaction (half the units): if one fails the save fails and no payment method names
   // the card yet; a retry writes both again. A CVC left behind is the same card's and expires within the hour.
   await Promise.all([
-    db.send(new PutCommand({ TableName, Item: { ...vaultKeys.card(owner, paymentMethodId), sealed: sealedCard } })),
+    db.send(
+      new PutCommand({
+        TableName,
+        Item: { ...vaultKeys.card(owner, paymentMethodId), sealed: sealedCard, ...(expiresAt === undefined ? {} : { expires_at: expiresAt }) },
+      }),
+    ),
     cvcItem
       ? db.send(new PutCommand({ TableName: CvcTable, Item: cvcItem }))
       : db.send(new DeleteCommand({ TableName: CvcTable, Key: vaultKeys.cvc(owner, paymentMethodId) })),
@@ -82,12 +90,36 @@ export async function readCard(owner: Owner, paymentMethodId: string): Promise<(
   ]);
   const { open } = await sealing();
   const cardItem = cardOut.Item;
-  if (!cardItem) return undefined;
+  // TTL deletes lazily (within days): an item past its time is as good as gone.
+  if (!cardItem || pastItsTime(cardItem)) return undefined;
   const card = JSON.parse(await open(cardItem.sealed as Uint8Array, contextOf(owner, paymentMethodId, 'card'))) as VaultCard;
   const cvcItem = cvcOut.Item;
-  // TTL deletes lazily (within days): an item past its time is as good as gone.
-  if (!cvcItem || Number(cvcItem.expires_at) * 1000 <= clock.now()) return card;
+  if (!cvcItem || pastItsTime(cvcItem)) return card;
   return { ...card, cvc: await open(cvcItem.sealed as Uint8Array, contextOf(owner, paymentMethodId, 'cvc')) };
+}
+
+const pastItsTime = (item: Record<string, unknown>): boolean => item.expires_at !== undefined && Number(item.expires_at) * 1000 <= clock.now();
+
+/**
+ * Keeps the card past its expiry (its payment method, a publishable key's, is attached or charged): false when the
+ * vault holds none. Kept already, nothing changes. Needs no key: the sealed card is left as it is.
+ */
+export async function keepCard(owner: Owner, paymentMethodId: string): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: vaultTable(),
+        Key: vaultKeys.card(owner, paymentMethodId),
+        UpdateExpression: 'REMOVE expires_at',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(expires_at) OR expires_at > :now)',
+        ExpressionAttributeValues: { ':now': ttl(clock.now()) },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }
 
 /** Deletes the CVC (after the first authorization with it). Idempotent. */

@@ -1,6 +1,7 @@
 /**
- * After the whole suite (this project runs last, see vitest.config.ts): no card number in the main table, a queue
- * message, a log line or a local e-mail; the vault holds none in clear (DECISIONS "Payments", "the vault").
+ * After the whole suite (this project runs last, see vitest.config.ts): no card number in the main table (its
+ * idempotency records read field by field), a queue message, a log line or a local e-mail; the vault holds none in
+ * clear.
  * Webhook payloads are the events' stored payloads (domain/events.ts `eventPayload`): the table scan covers them.
  */
 import { type AttributeValue, ScanCommand } from '@aws-sdk/client-dynamodb';
@@ -55,6 +56,38 @@ describe('card data after the whole suite', { timeout: 120_000 }, () => {
     expect(items.length).toBeGreaterThan(0);
     expect(items.flatMap((item) => cardsIn(key(item), JSON.stringify(item)))).toEqual([]);
     expect(items.flatMap((item) => cardFieldsIn(item).map((field) => `${field} of ${key(item)}`))).toEqual([]);
+  });
+
+  it('is in no idempotency record: each keeps a keyed hash of its request and the response, nothing else', async () => {
+    // Act: the records every Idempotency-Key of the suite left (requests with cards among them)
+    const records = (await everyItem(capture.tableName)).map(readableItem).filter((item) => item.type === 'idempotency');
+
+    // Assess: no field a request's body could hide in; a response that holds no card, read as its client reads it
+    const kept = new Set([
+      'pk',
+      'sk',
+      'type',
+      'request_hash',
+      'status',
+      'locked_until',
+      'first_at',
+      'expires_at',
+      'response_status',
+      'response_body',
+    ]);
+    expect(records.length).toBeGreaterThan(0);
+    expect(
+      records.flatMap((r) =>
+        Object.keys(r)
+          .filter((field) => !kept.has(field))
+          .map((field) => `${field} of ${String(r.pk)}`),
+      ),
+    ).toEqual([]);
+    expect(records.filter((r) => !/^[0-9a-f]{64}$/.test(String(r.request_hash))).map((r) => String(r.pk))).toEqual([]);
+    const responses = records.flatMap((r) => (typeof r.response_body === 'string' ? [{ at: String(r.pk), body: r.response_body }] : []));
+    expect(responses.length).toBeGreaterThan(0);
+    expect(responses.flatMap(({ at, body }) => cardsIn(`the response kept for ${at}`, body))).toEqual([]);
+    expect(responses.flatMap(({ at, body }) => cardFieldsIn(asJson(body)).map((field) => `${field} of the response kept for ${at}`))).toEqual([]);
   });
 
   it('is in no message sent to a queue or a dead-letter queue', () => {

@@ -9,8 +9,9 @@ import { startTestGateway } from '../support/runtime.ts';
 
 /**
  * A saved card over HTTP, as a merchant integrates it: the checkout page saves the card with the publishable key,
- * the merchant's server charges the pm_ with its secret key and reads the payment back, at its own connected
- * account (a provider fake, through the real connector). No answer ever carries the card number or the CVC.
+ * the merchant's server attaches the pm_ to its customer, charges it with its secret key and reads the payment back,
+ * at its own connected account (a provider fake, through the real connector). No answer ever carries the card number
+ * or the CVC.
  */
 let gateway: Gateway;
 let fakes: ProviderFakes;
@@ -50,13 +51,14 @@ describe.each(['test', 'live'] as Mode[])('a saved card over HTTP in %s mode', (
     const number = freshCard();
     const answered = answers.length;
 
-    // Act: the browser saves the card; the server charges it, reads it back, captures, and charges it again
+    // Act: the browser saves the card; the server attaches it to its customer, charges it, reads it back, captures,
+    // and charges it again
     const saved = await call('POST', '/api/payment_methods', publishable.body.key, {
       type: 'card',
       card: { number, exp_month: 12, exp_year: 2034, cvc: '737' },
-      customer_id: customerId,
     });
     const pmId: string = saved.body.id;
+    const attached = await call('POST', `/api/payment_methods/${pmId}/attach`, secretKey, { customer_id: customerId });
     const paid = await call('POST', '/api/payments/create', secretKey, { amount: 3100, currency: 'eur', routing: provider, payment_method: pmId });
     const read = await call('GET', `/api/payments/${paid.body.id}`, secretKey);
     const captured = await call('POST', `/api/payments/${paid.body.id}/capture`, secretKey, {});
@@ -65,7 +67,8 @@ describe.each(['test', 'live'] as Mode[])('a saved card over HTTP in %s mode', (
 
     // Assess
     expect(saved.status, saved.text).toBe(200);
-    expect(saved.body).toMatchObject({ id: expect.stringMatching(/^pm_/), customer_id: customerId, livemode: mode === 'live' });
+    expect(saved.body).toMatchObject({ id: expect.stringMatching(/^pm_/), customer_id: null, livemode: mode === 'live' });
+    expect(attached.body).toEqual({ ...saved.body, customer_id: customerId });
     expect(paid.status, paid.text).toBe(200);
     const expected = { status: 'succeeded', provider, connector_id: connector.body.id, customer_id: customerId, livemode: mode === 'live' };
     expect(paid.body).toMatchObject(expected);
@@ -78,7 +81,7 @@ describe.each(['test', 'live'] as Mode[])('a saved card over HTTP in %s mode', (
     expect(captured.body).toMatchObject({ status: 'captured', amount_captured: 3100 });
     expect(again.body).toMatchObject({ ...expected, amount: 1200 });
     expect(receivedBy(fakes, provider, again.body.attempts[0].id).numberLast4).toBeUndefined();
-    expect(shownCard.body).toEqual(saved.body);
+    expect(shownCard.body).toEqual(attached.body);
     for (const text of answers.slice(answered)) {
       expect(text).not.toContain(number);
       expect(text).not.toMatch(/"(cvc|token|tokens)"/);

@@ -2,7 +2,7 @@ import { App, type CfnResource, NestedStack, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { catalog, type FunctionSpec } from '../../functions/catalog.ts';
-import { VAULT_DELETES, VAULT_READS, VAULT_TABLE_KEY_USE, VAULT_WRITES } from '../../infra/constructs/functions.ts';
+import { VAULT_DELETES, VAULT_KEEPS, VAULT_READS, VAULT_TABLE_KEY_USE, VAULT_WRITES } from '../../infra/constructs/functions.ts';
 import { PaymentOrchestrationStack } from '../../infra/stack.ts';
 import { mergedTemplate, type Resource } from './templates.ts';
 
@@ -18,6 +18,8 @@ const DECRYPTING_FUNCTIONS = ['hosted/pay-submit', 'payments/create', 'workers/r
 const ENCRYPTING_FUNCTIONS = ['payment-methods/create', 'test-helpers/payment-method-update'];
 /** The functions that may only delete cards: deleting a payment method, alone or with its customer (or its test clock's). */
 const DELETING_FUNCTIONS = ['customers/delete', 'payment-methods/delete', 'test-clocks/delete'];
+/** The functions that may only keep a card past its expiry (a publishable key's payment method attached): no key use. */
+const KEEPING_FUNCTIONS = ['payment-methods/attach'];
 
 const build = (specs: readonly FunctionSpec[]) =>
   new PaymentOrchestrationStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'PaymentOrchestration', { catalog: specs });
@@ -132,9 +134,13 @@ describe('card vault (CDK)', () => {
     for (const name of DELETING_FUNCTIONS) expect(uses[name], name).toEqual(expected([], VAULT_DELETES));
     for (const name of ENCRYPTING_FUNCTIONS) expect(uses[name], name).toEqual(expected(['kms:GenerateDataKey'], VAULT_WRITES));
     for (const name of DECRYPTING_FUNCTIONS) {
-      expect(uses[name], name).toEqual(expected(['kms:Decrypt', 'kms:GenerateDataKey'], [...VAULT_WRITES, ...VAULT_READS]));
+      expect(uses[name], name).toEqual({
+        ...expected(['kms:Decrypt', 'kms:GenerateDataKey'], [...VAULT_WRITES, ...VAULT_READS]),
+        table: [...VAULT_WRITES, ...VAULT_READS, ...VAULT_KEEPS].sort(),
+      });
     }
-    const users = [...DELETING_FUNCTIONS, ...ENCRYPTING_FUNCTIONS, ...DECRYPTING_FUNCTIONS];
+    for (const name of KEEPING_FUNCTIONS) expect(uses[name], name).toEqual({ ...expected([], []), table: [...VAULT_KEEPS].sort() });
+    const users = [...DELETING_FUNCTIONS, ...KEEPING_FUNCTIONS, ...ENCRYPTING_FUNCTIONS, ...DECRYPTING_FUNCTIONS];
     const others = Object.entries(uses).filter(([name]) => !users.includes(name));
     const anything = (use: (typeof uses)[string]) =>
       [use.testKey.direct, use.testKey.viaDynamoDb, use.liveKey.direct, use.liveKey.viaDynamoDb, use.table, use.cvcTable].flat().length > 0;
@@ -149,7 +155,7 @@ describe('card vault (CDK)', () => {
       VAULT_LIVE_KMS_KEY_ARN: fn.env.VAULT_LIVE_KMS_KEY_ARN,
     });
     for (const fn of functions) {
-      if ([...DELETING_FUNCTIONS, ...ENCRYPTING_FUNCTIONS, ...DECRYPTING_FUNCTIONS].includes(fn.name)) {
+      if ([...DELETING_FUNCTIONS, ...KEEPING_FUNCTIONS, ...ENCRYPTING_FUNCTIONS, ...DECRYPTING_FUNCTIONS].includes(fn.name)) {
         expect(names(fn), fn.name).toEqual({
           VAULT_TABLE: { Ref: tableId },
           VAULT_CVC_TABLE: { Ref: cvcTableId },

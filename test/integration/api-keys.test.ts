@@ -8,7 +8,7 @@ import { clock } from '../../shared/domain/clock.ts';
 import { sha256 } from '../../shared/domain/credentials.ts';
 import { newId } from '../../shared/domain/ids.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
-import { API_KEY_HASH_COPIES, apiKeyKeys, idempotencyKeys, scopeOf } from '../../shared/store/keys.ts';
+import { API_KEY_HASH_COPIES, apiKeyKeys, idempotencyKeys } from '../../shared/store/keys.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant, sessionOf, testOwner } from '../support/merchant.ts';
 
@@ -52,7 +52,9 @@ describe('API keys', () => {
     expect(replay.status).toBe(200);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body).toEqual(record);
-    const stored = await db.send(new GetCommand({ TableName: TABLE, Key: idempotencyKeys.record(scopeOf(testOwner(merchantId)), 'new-key-1') }));
+    const stored = await db.send(
+      new GetCommand({ TableName: TABLE, Key: idempotencyKeys.record(idempotencyKeys.scope(testOwner(merchantId), 'session'), 'new-key-1') }),
+    );
     expect(stored.Item).toMatchObject({ status: 'completed', response_status: 200 });
     expect(JSON.stringify(stored.Item)).not.toContain(key);
   });

@@ -7,7 +7,7 @@ import { handler as updateConnector } from '../../functions/connectors/update.ts
 import { config } from '../../shared/config.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { queueDefinitions } from '../../shared/queues.ts';
-import { idempotencyKeys, scopeOf } from '../../shared/store/keys.ts';
+import { idempotencyKeys } from '../../shared/store/keys.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
@@ -140,8 +140,11 @@ describe('card data and provider credentials', () => {
     // The idempotency record keeps a keyed hash of the request, without the CVC: a replay differing only in its CVC
     // is the same request, and nobody holding the table can test card-number guesses against an unkeyed hash.
     expect(replay.headers['idempotent-replayed']).toBe('true');
-    const idem = (await db.send(new GetCommand({ TableName: TABLE, Key: idempotencyKeys.record(scopeOf(testOwner(merchantId)), 'card-data-1') })))
-      .Item!;
+    const idem = (
+      await db.send(
+        new GetCommand({ TableName: TABLE, Key: idempotencyKeys.record(idempotencyKeys.scope(testOwner(merchantId), 'api_key'), 'card-data-1') }),
+      )
+    ).Item!;
     const sorted = (v: unknown): unknown =>
       Array.isArray(v)
         ? v.map(sorted)

@@ -8,8 +8,11 @@ import { idFor, type Origin } from '../../shared/domain/ids.ts';
 import { http } from '../../shared/http/index.ts';
 import { db, isConditionFailure, TABLE } from '../../shared/store/client.ts';
 import { apiEvent, fakeContext, invokeHttp } from '../support/lambda.ts';
-import { bearer, newMerchant } from '../support/merchant.ts';
+import { bearer, newMerchant, sessionOf } from '../support/merchant.ts';
 import { handler as createCustomer } from '../../functions/customers/create.ts';
+import { exampleId } from '../../shared/domain/ids.ts';
+import { cardBody, paymentMethods, publishableKeyOf } from '../support/payment-methods.ts';
+import { freshCard, paymentBody, payments } from '../support/payments.ts';
 
 const Body = v.object({ amount: v.number() });
 const realNow = clock.now;
@@ -196,5 +199,99 @@ describe('deeply nested bodies on an idempotent create', () => {
     expect(first.status).toBe(200);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body).toEqual(first.body);
+  });
+});
+
+describe('whose requests a key stands for', () => {
+  const customers = (credential: string, key: string, body: unknown) =>
+    invokeHttp(
+      createCustomer,
+      apiEvent({ method: 'POST', path: '/api/customers', headers: { ...bearer(credential), 'Idempotency-Key': key }, body }),
+    );
+
+  it("keeps a publishable key's keys apart from the secret key's: a browser neither blocks the server's key nor learns it was used", async () => {
+    // Prepare: a shopper's browser (anyone with the page's publishable key) takes `order-1043` first; the server used `order-1042`
+    const { apiKey } = await newMerchant();
+    const publishable = await publishableKeyOf(apiKey);
+    const browser = await paymentMethods.create(publishable, cardBody(freshCard()), { 'Idempotency-Key': 'order-1043' });
+    const serverEarlier = await payments.create(apiKey, paymentBody(), { 'Idempotency-Key': 'order-1042' });
+
+    // Act
+    const server = await payments.create(apiKey, paymentBody(), { 'Idempotency-Key': 'order-1043' });
+    const probe = await paymentMethods.create(publishable, cardBody(freshCard()), { 'Idempotency-Key': 'order-1042' });
+    const browserAgain = await paymentMethods.create(publishable, cardBody(freshCard()), { 'Idempotency-Key': 'order-1043' });
+
+    // Assess: the server's create runs; the probe is a new request like any other; the browser's key is still its own
+    expect([browser.status, serverEarlier.status]).toEqual([200, 200]);
+    expect(server.status, server.rawBody).toBe(200);
+    expect(server.body).toMatchObject({ object: 'payment', status: 'succeeded' });
+    expect(server.headers['idempotent-replayed']).toBeUndefined();
+    expect(probe.status, probe.rawBody).toBe(200);
+    expect(probe.headers['idempotent-replayed']).toBeUndefined();
+    expect(probe.body.id).not.toBe(browser.body.id);
+    expect(browserAgain.status).toBe(400);
+    expect(browserAgain.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_reused' });
+  });
+
+  it("keeps a sign-in session's keys apart from the secret key's", async () => {
+    // Prepare: the dashboard creates a customer under a key
+    const { apiKey, merchantId } = await newMerchant();
+    const body = { email: `apart-${randomUUID()}@example.com` };
+    const dashboard = await customers(await sessionOf(merchantId), 'signup-1', body);
+
+    // Act: the server sends the same request under the same key
+    const server = await customers(apiKey, 'signup-1', body);
+
+    // Assess: run as the server's own request, not the dashboard's answer replayed
+    expect([dashboard.status, server.status]).toEqual([200, 200]);
+    expect(server.headers['idempotent-replayed']).toBeUndefined();
+    expect(server.body.id).not.toBe(dashboard.body.id);
+  });
+
+  it('answers the same key on another method or path 400 idempotency_key_reused, even with an identical body', async () => {
+    // Prepare: a body both endpoints accept (a customer create ignores fields it does not know)
+    const { apiKey } = await newMerchant();
+    const body = { email: `same-${randomUUID()}@example.com`, amount: 1000, currency: 'usd', payment_method: exampleId('paymentMethod') };
+    const first = await customers(apiKey, 'shared-key', body);
+
+    // Act
+    const elsewhere = await payments.create(apiKey, body, { 'Idempotency-Key': 'shared-key' });
+    const again = await customers(apiKey, 'shared-key', body);
+
+    // Assess: refused before the payment is looked at; the key still answers its first request
+    expect(first.status).toBe(200);
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_reused', param: 'Idempotency-Key' });
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+  });
+
+  it('leaves out every cvc, at any depth: a replay that differs only in its CVCs is the same request, any other field counts', async () => {
+    // Prepare: a card saved, and a customer with a `cvc` nested in a field the endpoint does not know
+    const { apiKey } = await newMerchant();
+    const number = freshCard();
+    const card = (cvc: string, pan = number) => ({ type: 'card', card: { number: pan, exp_month: 12, exp_year: 2034, cvc } });
+    const email = `cvc-${randomUUID()}@example.com`;
+    const customer = (cvc: string) => ({ email, extra: { deep: [{ cvc }] } });
+    const saved = await paymentMethods.create(apiKey, card('4821'), { 'Idempotency-Key': 'save-1' });
+    const created = await customers(apiKey, 'customer-1', customer('4821'));
+
+    // Act
+    const savedAgain = await paymentMethods.create(apiKey, card('935'), { 'Idempotency-Key': 'save-1' });
+    const createdAgain = await customers(apiKey, 'customer-1', customer('935'));
+    const otherCard = await paymentMethods.create(apiKey, card('4821', freshCard()), { 'Idempotency-Key': 'save-1' });
+
+    // Assess
+    expect([saved.status, created.status]).toEqual([200, 200]);
+    for (const [replay, first] of [
+      [savedAgain, saved],
+      [createdAgain, created],
+    ] as const) {
+      expect(replay.status, replay.rawBody).toBe(200);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.body).toEqual(first.body);
+    }
+    expect(otherCard.status).toBe(400);
+    expect(otherCard.body.error.code).toBe('idempotency_key_reused');
   });
 });

@@ -3,7 +3,7 @@ import { sandboxBooks } from '../../shared/providers/sandbox.ts';
 import { getPaymentMethod } from '../../shared/store/payment-methods.ts';
 import * as vault from '../../shared/store/vault.ts';
 import { newMerchant, testOwner } from '../support/merchant.ts';
-import { cardBody, paymentMethods, publishableKeyOf } from '../support/payment-methods.ts';
+import { cardBody, paymentMethods, savedFromBrowser } from '../support/payment-methods.ts';
 import { freshCard, payments } from '../support/payments.ts';
 
 const heldFor = (paymentId: string) => [...sandboxBooks.authorizations.values()].filter((a) => a.paymentId === paymentId);
@@ -15,7 +15,7 @@ describe('a payment with a saved payment method (pm_)', () => {
   it("is charged with the vault's card and CVC first, then with the token the provider issued; the CVC is gone after the first", async () => {
     // Prepare: a shopper's browser saves the card for the merchant's customer
     const { apiKey, customerId, merchantId } = await newMerchant();
-    const pm = (await paymentMethods.create(await publishableKeyOf(apiKey), cardBody(freshCard(), { customer_id: customerId }))).body;
+    const pm = (await savedFromBrowser(apiKey, cardBody(freshCard()), customerId)).body;
 
     // Act
     const first = await charge(apiKey, pm.id);

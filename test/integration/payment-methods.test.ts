@@ -1,11 +1,13 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { handler as updateCustomer } from '../../functions/customers/update.ts';
 import { handler as getCustomer } from '../../functions/customers/get.ts';
 import { handler as listKeys } from '../../functions/api-keys/list.ts';
+import { handler as createKey } from '../../functions/api-keys/create.ts';
 import { clock } from '../../shared/domain/clock.ts';
 import { createCustomer } from '../../shared/domain/customers.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
+import { rateLimitKeys } from '../../shared/store/keys.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant, testActor } from '../support/merchant.ts';
 import { freshCard } from '../support/payments.ts';
@@ -54,6 +56,32 @@ describe('publishable keys', () => {
     expect(read.body.error.message).toBe('Invalid API key: a publishable key can only create payment methods');
   });
 
+  it("cannot name a customer (400 parameter_invalid customer_id), nor reach a customer's payment method by saving its card again", async () => {
+    // Prepare: the merchant's server saved a customer's card, with the customer's name and e-mail
+    const { apiKey, customerId } = await newMerchant();
+    const publishable = await publishableKeyOf(apiKey);
+    const number = freshCard();
+    const billing = { name: 'Jane Customer', email: 'jane.customer@example.com' };
+    const customers = await paymentMethods.create(apiKey, cardBody(number, { customer_id: customerId, billing_details: billing }));
+    const elsewhere = { ...cardBody(number), card: { number, exp_month: 1, exp_year: 2035, cvc: '123' } };
+
+    // Act: anyone with the page's key names the customer, or saves the customer's card again without naming it
+    const named = await paymentMethods.create(publishable, { ...elsewhere, customer_id: customerId });
+    const unnamed = await paymentMethods.create(publishable, elsewhere);
+
+    // Assess: refused; a payment method of nobody's, which tells nothing of the customer's; the customer's unchanged
+    expect(customers.status, customers.rawBody).toBe(200);
+    expect(named.status).toBe(400);
+    expect(named.body.error).toMatchObject({ type: 'invalid_request_error', code: 'parameter_invalid', param: 'customer_id' });
+    expect(named.body.error.message).toMatch(/a publishable key cannot name a customer/);
+    expect(unnamed.status, unnamed.rawBody).toBe(200);
+    expect(unnamed.body).toMatchObject({ customer_id: null, billing_details: null, card: { exp_month: 1, exp_year: 2035 } });
+    expect(unnamed.body.id).not.toBe(customers.body.id);
+    expect((await paymentMethods.get(apiKey, customers.body.id)).body).toEqual(customers.body);
+    const listed = await paymentMethods.list(apiKey, { customer_id: customerId });
+    expect(listed.body.data.map((pm: { id: string }) => pm.id)).toEqual([customers.body.id]);
+  });
+
   it('limits payment-method creates to 30 a minute per key and client IP; a secret key is not limited by it', async () => {
     // Prepare
     const { apiKey } = await newMerchant();
@@ -73,6 +101,44 @@ describe('publishable keys', () => {
     expect(over.status).toBe(429);
     expect(over.body.error.type).toBe('rate_limit_error');
     expect(otherIp.status).toBe(200);
+    expect(server.status).toBe(200);
+  });
+});
+
+describe('publishable keys, over many client IPs', () => {
+  it('limit payment-method creates to 600 a minute per key whatever the IPs: 429 with the limit, its headers and Retry-After', async () => {
+    // Prepare: a key that has saved 599 cards this minute, from as many IPs (its window, counted as the service counts it)
+    const { apiKey } = await newMerchant();
+    const made = await invokeHttp(
+      createKey,
+      apiEvent({ method: 'POST', path: '/api/api-keys', headers: bearer(apiKey), body: { name: 'Checkout page', type: 'publishable' } }),
+    );
+    const realNow = clock.now;
+    const windowStart = Math.floor(realNow() / 60_000) * 60_000;
+    clock.now = () => windowStart + 15_000;
+    await db.send(
+      new PutCommand({
+        TableName: TABLE,
+        Item: { ...rateLimitKeys.window('payment-methods-create-per-key', made.body.id, windowStart), count: 599 },
+      }),
+    );
+    const save = (key: string, ip: string) => paymentMethods.create(key, cardBody(freshCard()), {}, ip);
+
+    // Act: the 600th from one more IP, the 601st from yet another, then the merchant's server
+    const [last, over, server] = await (async () =>
+      [await save(made.body.key, '203.0.113.1'), await save(made.body.key, '203.0.113.2'), await save(apiKey, '203.0.113.2')] as const)().finally(
+      () => {
+        clock.now = realNow;
+      },
+    );
+
+    // Assess
+    expect(last.status, last.rawBody).toBe(200);
+    expect(last.headers).toMatchObject({ 'x-ratelimit-limit': '600', 'x-ratelimit-remaining': '0' }); // the window with the fewest left
+    expect(over.status).toBe(429);
+    expect(over.body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded' });
+    expect(over.body.error.message).toMatch(/600/);
+    expect(over.headers).toMatchObject({ 'x-ratelimit-limit': '600', 'x-ratelimit-remaining': '0', 'retry-after': '45' });
     expect(server.status).toBe(200);
   });
 });

@@ -6,7 +6,7 @@ import { listPayments } from '../../shared/store/payments.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import { connect, merchantIn, type Mode, type Provider, receivedBy } from '../support/connected-accounts.ts';
 import type { Json } from '../support/lambda.ts';
-import { cardBody, paymentMethods, publishableKeyOf } from '../support/payment-methods.ts';
+import { cardBody, savedFromBrowser } from '../support/payment-methods.ts';
 import { freshCard, payments } from '../support/payments.ts';
 import { renewOn, subscribe } from '../support/renewals.ts';
 import { rules } from '../support/rules.ts';
@@ -52,7 +52,7 @@ describe.each(['test', 'live'] as Mode[])('a subscription on a saved card, in %s
     const firstAccount = await connect(secretKey, first, mode);
     const renewingAccount = await connect(secretKey, renewer, mode);
     const number = freshCard();
-    const pm = (await paymentMethods.create(await publishableKeyOf(secretKey), cardBody(number, { customer_id: customerId }))).body;
+    const pm = (await savedFromBrowser(secretKey, cardBody(number), customerId)).body;
     const paid = await payments.create(secretKey, { amount: 1900, currency: 'eur', routing: first, payment_method: pm.id });
     expect(paid.body, paid.rawBody).toMatchObject({ status: 'succeeded', connector_id: firstAccount });
     const networkId = (await getPaymentMethod(owner, pm.id))!.tokens[firstAccount]!.network_transaction_id!;

@@ -6,7 +6,7 @@ import { getPaymentMethod } from '../../shared/store/payment-methods.ts';
 import { listPayments } from '../../shared/store/payments.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
-import { cardBody, paymentMethods, publishableKeyOf } from '../support/payment-methods.ts';
+import { cardBody, paymentMethods, savedFromBrowser } from '../support/payment-methods.ts';
 import { freshCard, payments } from '../support/payments.ts';
 import { renewOn, subscribe } from '../support/renewals.ts';
 import { rules } from '../support/rules.ts';
@@ -22,7 +22,7 @@ describe('a subscription on a saved card (pm_)', () => {
   it('renews off-session at another provider than the one that first charged the card: the vault card, merchant-initiated with the network id', async () => {
     // Prepare: the shopper saves a card, pays at Stripe; the merchant then routes everything to Adyen
     const { apiKey, customerId, merchantId } = await newMerchant();
-    const pm = (await paymentMethods.create(await publishableKeyOf(apiKey), cardBody(freshCard(), { customer_id: customerId }))).body;
+    const pm = (await savedFromBrowser(apiKey, cardBody(freshCard()), customerId)).body;
     const first = await payments.create(apiKey, { amount: 2900, currency: 'eur', routing: 'stripe', payment_method: pm.id });
     expect(first.status, first.rawBody).toBe(200);
     const firstNetworkId = (await getPaymentMethod(testOwner(merchantId), pm.id))!.tokens.stripe!.network_transaction_id;

@@ -5,7 +5,7 @@ import { getPaymentMethod } from '../../shared/store/payment-methods.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import { connect, liveKeyOf, merchantIn, type Mode, type Provider, PROVIDERS, receivedBy } from '../support/connected-accounts.ts';
 import type { Json } from '../support/lambda.ts';
-import { cardBody, paymentMethods, publishableKeyOf } from '../support/payment-methods.ts';
+import { cardBody, paymentMethods, publishableKeyOf, savedFromBrowser } from '../support/payment-methods.ts';
 import { freshCard, payments } from '../support/payments.ts';
 
 /**
@@ -77,10 +77,8 @@ describe.each(['test', 'live'] as Mode[])('a saved card at connected accounts in
       const { secretKey, customerId, owner } = await merchantIn(mode);
       const home = await connect(secretKey, provider, mode);
       const elsewhere = await connect(secretKey, anotherThan(provider), mode);
-      const publishable = await publishableKeyOf(secretKey);
-      expect(publishable.startsWith(`pk_${mode}_`)).toBe(true);
       const number = freshCard();
-      const saved = await paymentMethods.create(publishable, cardBody(number, { customer_id: customerId }));
+      const saved = await savedFromBrowser(secretKey, cardBody(number), customerId);
       expect(saved.status, saved.rawBody).toBe(200);
       const pm = saved.body;
 
@@ -156,7 +154,7 @@ describe('a saved card never charged', () => {
     const { secretKey, customerId } = await merchantIn('test');
     await connect(secretKey, provider, 'test');
     const number = freshCard();
-    const pm = (await paymentMethods.create(await publishableKeyOf(secretKey), cardBody(number, { customer_id: customerId }))).body;
+    const pm = (await savedFromBrowser(secretKey, cardBody(number), customerId)).body;
     clock.now = () => realNow() + 61 * 60_000;
     // Act
     const paid = await pay(secretKey, pm.id, provider);

@@ -14,7 +14,7 @@ import { connect, receivedBy } from '../support/connected-accounts.ts';
 import { startInboundGateway } from '../support/inbound.ts';
 import { apiEvent, invokeHttp, type Json } from '../support/lambda.ts';
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
-import { cardBody, paymentMethods, publishableKeyOf } from '../support/payment-methods.ts';
+import { cardBody, savedFromBrowser } from '../support/payment-methods.ts';
 import { payloadChecker, responseChecker } from '../support/openapi.ts';
 import { freshCard, payments } from '../support/payments.ts';
 import { DUE, read, SUBSCRIBED_AT } from '../support/recovery.ts';
@@ -51,7 +51,7 @@ async function subscribedAtConnectors(routing: { only: boolean }) {
   const adyen = await connect(apiKey, 'adyen', 'test');
   const { clockId, customerId } = await customerOnClock(apiKey, SUBSCRIBED_AT);
   const number = freshCard();
-  const pm = (await paymentMethods.create(await publishableKeyOf(apiKey), cardBody(number, { customer_id: customerId }))).body;
+  const pm = (await savedFromBrowser(apiKey, cardBody(number), customerId)).body;
   const paid = await payments.create(apiKey, { amount: 2900, currency: 'eur', routing: 'stripe', payment_method: pm.id });
   expect(paid.body, paid.rawBody).toMatchObject({ status: 'succeeded', connector_id: stripe });
   const strategy = routing.only ? 'fixed' : 'smart';

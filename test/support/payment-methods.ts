@@ -39,3 +39,13 @@ export async function publishableKeyOf(secretKey: string): Promise<string> {
   if (res.status !== 200) throw new Error(`publishable key not created: ${res.rawBody}`);
   return res.body.key as string;
 }
+
+/**
+ * A card saved as a checkout page saves it (the publishable key, which names no customer), then attached to the
+ * customer by the merchant's server (its secret key): the attach's answer.
+ */
+export async function savedFromBrowser(secretKey: string, body: unknown, customerId: string) {
+  const saved = await paymentMethods.create(await publishableKeyOf(secretKey), body);
+  if (saved.status !== 200) throw new Error(`card not saved: ${saved.rawBody}`);
+  return paymentMethods.attach(secretKey, saved.body.id as string, customerId);
+}
