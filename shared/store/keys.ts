@@ -427,11 +427,9 @@ export type CredentialKind = 'api_key' | 'publishable' | 'session';
 export const idempotencyKeys = {
   /**
    * Whose keys a key is among: the owner's and the kind of credential, so a publishable key's (a shopper's browser)
-   * never meet a secret key's or a session's. A secret key's scope is the owner's, as before kinds were told apart (a
-   * retry across that change still finds its first answer); the others are prefixed, and never collide with it, as an
-   * owner's scope begins with the merchant's id.
+   * never meet a secret key's or a session's.
    */
-  scope: (owner: Owner, credential: CredentialKind): string => (credential === 'api_key' ? scopeOf(owner) : `${credential}:${scopeOf(owner)}`),
+  scope: (owner: Owner, credential: CredentialKind): string => `${credential}:${scopeOf(owner)}`,
   record: (scope: string, key: string): Key => ({ pk: `IDEM#${scope}#${key}`, sk: 'IDEM' }),
 };
 

@@ -430,8 +430,9 @@ const cases: Record<string, Case> = {
     path: 'status',
     prepare: async () => {
       const [scope, key] = [newId('merchant'), randomUUID()];
-      await put({ ...idempotencyKeys.record(scope, key), type: 'idempotency', request_hash: 'h', status: 'done', locked_until: 0, first_at: 0 });
-      return () => claimIdempotencyKey(scope, key, 'h', Date.now(), 10_000, 60_000);
+      const hash = '0'.repeat(64); // a hash of the kept form: only its status is wrong
+      await put({ ...idempotencyKeys.record(scope, key), type: 'idempotency', request_hash: hash, status: 'done', locked_until: 0, first_at: 0 });
+      return () => claimIdempotencyKey(scope, key, hash, Date.now(), 10_000, 60_000);
     },
   },
 };
