@@ -89,6 +89,8 @@ async function onLocalStack() {
 }
 
 async function measure() {
+  // the hosted pages' private functions run in this process, as the local runtime runs them
+  (await import('../infra/local/private-functions.ts')).runPrivateFunctionsInProcess();
   const { benchCapacity } = await import('./capacity.ts');
   const { merge, replaySequence, startLoad } = await import('./load.ts');
   const { newMerchant } = await import('../test/support/merchant.ts');

@@ -23,7 +23,13 @@ export type Trigger =
    * its first failure, bisected, until a record is `maxRecordAgeSeconds` old; then the batch's description goes to
    * `failuresTo`'s dead-letter queue (the stream keeps records 24 hours)
    */
-  | { type: 'stream'; itemType: string; batchSize: number; maxRecordAgeSeconds: number; failuresTo: QueueName };
+  | { type: 'stream'; itemType: string; batchSize: number; maxRecordAgeSeconds: number; failuresTo: QueueName }
+  /**
+   * invoked synchronously by the named HTTP functions only (shared/invoke.ts), never reached by a route: where what a
+   * public page asks for needs a grant the page must not hold (provider credentials, the vault's cards). CDK lets only
+   * `callers` invoke it and deploys it beside them (their area's stack).
+   */
+  | { type: 'invoke'; callers: readonly string[] };
 
 export type { QueueName };
 
@@ -94,17 +100,28 @@ export const catalog: readonly FunctionSpec[] = [
     secrets: ['links'],
   }),
   http('GET', '/hosted/3ds/return/{id}', 'hosted/3ds-return', 'Where the provider brings the shopper back after 3-D Secure', 'public', {
-    secrets: ['links', 'credentials'],
+    secrets: ['links'],
   }),
   http('GET', '/hosted/3ds/sandbox', 'hosted/3ds-sandbox', "The sandbox issuer's 3-D Secure challenge page", 'public', { secrets: ['links'] }),
   http('GET', '/hosted/3ds/sandbox/answer', 'hosted/3ds-sandbox-answer', "The shopper's answer to the sandbox challenge", 'public', {
     secrets: ['links'],
   }),
   http('GET', '/hosted/pay/{id}', 'hosted/pay', "An invoice's payment page, for its customer (signed link)", 'public', { secrets: ['links'] }),
-  http('POST', '/hosted/pay/{id}', 'hosted/pay-submit', 'The customer pays the invoice from its payment page', 'public', {
+  http('POST', '/hosted/pay/{id}', 'hosted/pay-submit', 'The customer pays the invoice from its payment page', 'public', { secrets: ['links'] }),
+  // What those public pages do at the provider, apart: no route reaches these, only the page that names them calls them.
+  {
+    name: 'private/pay-invoice',
+    trigger: { type: 'invoke', callers: ['hosted/pay-submit'] },
+    ...API,
     vault: 'decrypt',
     secrets: ['links', 'fingerprints', 'credentials'],
-  }),
+  },
+  {
+    name: 'private/finish-authentication',
+    trigger: { type: 'invoke', callers: ['hosted/3ds-return'] },
+    ...API,
+    secrets: ['credentials'],
+  },
 
   http('POST', '/api/customers', 'customers/create', 'Create a customer', 'merchant', { secrets: ['idempotency'] }),
   http('GET', '/api/customers', 'customers/list', 'List customers'),

@@ -5,7 +5,8 @@ import { constructIdOf } from './constructs/functions.ts';
  * How the catalog splits into nested stacks, each well under CloudFormation's 500 resources (an endpoint takes 8).
  * An HTTP function belongs to the area named right after `/api` (`/api/payments/{id}/capture` → `payments`), whose
  * nested stack `Api<Area>` holds its functions, resources, methods and permissions: a new catalog entry needs no
- * change to `infra/`. Queue and schedule functions are the `Workers` stack.
+ * change to `infra/`. A private function (trigger `invoke`) goes with its callers, into their area's stack (they are
+ * granted its invocation by its ARN). Queue, schedule and stream functions are the `Workers` stack.
  */
 export const API_PREFIX = '/api';
 /** The pages and scripts for shoppers' browsers (hosted card fields): one area, `hosted`, beside the API's. */
@@ -27,9 +28,22 @@ export const stackIdOfArea = (area: string): string => `Api${constructIdOf(area)
 
 export const isHttp = (spec: FunctionSpec): spec is HttpFunctionSpec => spec.trigger.type === 'http';
 
-/** The HTTP functions by area (in catalog order) and the workers. */
-export function splitCatalog(specs: readonly FunctionSpec[]): { areas: Map<string, HttpFunctionSpec[]>; workers: FunctionSpec[] } {
-  const areas = new Map<string, HttpFunctionSpec[]>();
+export const isInvoked = (spec: FunctionSpec): spec is FunctionSpec & { trigger: { type: 'invoke' } } => spec.trigger.type === 'invoke';
+
+/** The area of a private function: its callers', which must all be HTTP functions of one area. */
+function areaOfInvoked(spec: FunctionSpec & { trigger: { type: 'invoke' } }, specs: readonly FunctionSpec[]): string {
+  const callers = spec.trigger.callers.map((name) => specs.find((s) => s.name === name));
+  const areas = new Set(callers.map((caller) => (caller && isHttp(caller) ? areaOf(caller) : undefined)));
+  const [area] = areas;
+  if (callers.length === 0 || areas.size !== 1 || !area) {
+    throw new Error(`${spec.name}: its callers (${spec.trigger.callers.join(', ')}) must be HTTP functions of one area`);
+  }
+  return area;
+}
+
+/** The HTTP functions by area (in catalog order) with the private functions they invoke, and the workers. */
+export function splitCatalog(specs: readonly FunctionSpec[]): { areas: Map<string, FunctionSpec[]>; workers: FunctionSpec[] } {
+  const areas = new Map<string, FunctionSpec[]>();
   const stackIds = new Map<string, string>();
   for (const spec of specs.filter(isHttp)) {
     const area = areaOf(spec);
@@ -38,5 +52,9 @@ export function splitCatalog(specs: readonly FunctionSpec[]): { areas: Map<strin
     stackIds.set(stackIdOfArea(area), area);
     areas.set(area, [...(areas.get(area) ?? []), spec]);
   }
-  return { areas, workers: specs.filter((spec) => !isHttp(spec)) };
+  for (const spec of specs.filter(isInvoked)) {
+    const area = areaOfInvoked(spec, specs);
+    areas.set(area, [...areas.get(area)!, spec]);
+  }
+  return { areas, workers: specs.filter((spec) => !isHttp(spec) && !isInvoked(spec)) };
 }

@@ -2,7 +2,7 @@ import { NestedStack } from 'aws-cdk-lib';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import type { FunctionSpec, HttpFunctionSpec } from '../functions/catalog.ts';
+import type { FunctionSpec } from '../functions/catalog.ts';
 import type { AppApi } from './constructs/api.ts';
 import { ApiRoutes } from './constructs/api-routes.ts';
 import { ApiStage } from './constructs/api-stage.ts';
@@ -18,14 +18,14 @@ import { API_PREFIX, HOSTED_PREFIX } from './areas.ts';
 
 export interface ApiAreaStackProps {
   area: string;
-  /** The area's HTTP functions. */
-  specs: readonly HttpFunctionSpec[];
+  /** The area's HTTP functions, and the private functions they invoke. */
+  specs: readonly FunctionSpec[];
   api: AppApi;
   stageName: string;
   functionDefaults: FunctionDefaults;
 }
 
-/** One area of the API (`/api/payments/...`): its functions, resources, methods and invoke permissions. */
+/** One area of the API (`/api/payments/...`): its functions (with the private ones they invoke), resources, methods and invoke permissions. */
 export class ApiAreaStack extends NestedStack {
   readonly functions: readonly AppFunction[];
 

@@ -24,6 +24,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { catalog, type FunctionSpec, handlerFile, type HttpFunctionSpec, type QueueName, type VaultAccess } from '../../functions/catalog.ts';
 import type { Config } from '../../shared/config.ts';
+import { functionVariableOf } from '../../shared/invoke-names.ts';
 import { arnVariableOf, type SecretPurpose } from '../../shared/secret-purposes.ts';
 import { tableDefinition } from '../../shared/store/table-definition.ts';
 import type { OtpEmail } from './email.ts';
@@ -127,6 +128,8 @@ const describeTrigger = (spec: FunctionSpec): string => {
       return `schedule ${t.expression}`;
     case 'stream':
       return 'table stream';
+    case 'invoke':
+      return `invoked by ${t.callers.join(', ')}`;
   }
 };
 
@@ -384,12 +387,26 @@ export class AppFunctions extends Construct {
       this.addTrigger(fn, queues, table);
       return fn;
     });
+    for (const callee of this.all) if (callee.spec.trigger.type === 'invoke') this.letCallersInvoke(callee, callee.spec.trigger.callers);
 
     this.suppressNagFindings();
   }
 
   httpFunctions(): (AppFunction & { spec: HttpFunctionSpec })[] {
     return this.all.filter((f): f is AppFunction & { spec: HttpFunctionSpec } => f.spec.trigger.type === 'http');
+  }
+
+  /**
+   * A private function's callers (catalog `invoke`, all in this construct: infra/areas.ts places it beside them) may
+   * invoke it, and only it: `lambda:InvokeFunction` on its ARN, and its name in the variable shared/invoke.ts reads.
+   */
+  private letCallersInvoke(callee: AppFunction, callers: readonly string[]): void {
+    for (const name of callers) {
+      const caller = this.all.find((fn) => fn.spec.name === name);
+      if (!caller) throw new Error(`${callee.spec.name}: its caller ${name} is not beside it`);
+      caller.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [callee.function.functionArn] }));
+      caller.function.addEnvironment(functionVariableOf(callee.spec.name), callee.function.functionName);
+    }
   }
 
   private addTrigger(fn: AppFunction, queues: AppQueues, table: ITable): void {

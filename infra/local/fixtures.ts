@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import type { FunctionSpec } from '../../functions/catalog.ts';
 import { projectRoot } from './lambda.ts';
 
-const FOLDER = { http: 'http', queue: 'sqs', schedule: 'schedule', stream: 'dynamodb' } as const;
+const FOLDER = { http: 'http', queue: 'sqs', schedule: 'schedule', stream: 'dynamodb', invoke: 'invoke' } as const;
 
 /** `customers/get` → `customers-get` */
 export const fixtureBaseName = (functionName: string): string => functionName.replace(/\//g, '-');

@@ -25,7 +25,9 @@ function usage(message: string): never {
           ? `queue ${t.queue}`
           : t.type === 'schedule'
             ? `schedule ${t.expression}`
-            : 'table stream';
+            : t.type === 'stream'
+              ? 'table stream'
+              : `invoked by ${t.callers.join(', ')}`;
     console.error(`  ${f.name.padEnd(24)} ${what}`);
   }
   process.exit(2);
@@ -52,6 +54,7 @@ try {
   // The provider fakes on free ports: a connector fixture verifies its credentials against one.
   [stack, fakes] = await Promise.all([startLocalStack({ logLevel: 'WARN' }), startProviderFakes()]);
   Object.assign(process.env, stack.env, fakes.env);
+  (await import('./private-functions.ts')).runPrivateFunctionsInProcess();
   const { createDemoMerchant } = await import('../../shared/domain/demo.ts');
   const demo = await createDemoMerchant();
   const { createFixtureObjects } = await import('./fixture-objects.ts');

@@ -102,6 +102,7 @@ try {
   // Before any handler module is imported: shared/config.ts reads the environment at import time. The fakes' base
   // URLs never replace one the user set (no fake is started for that provider).
   Object.assign(process.env, stack.env, fakes.env);
+  (await import('./private-functions.ts')).runPrivateFunctionsInProcess(catalog);
 
   gateway = await startGateway({ port, catalog });
   // Links made outside a request (a renewal's invoice e-mail) point at this gateway.

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { invokeFunction } from '../invoke.ts';
 import { logger } from '../logger.ts';
+import type { PayInvoiceInput } from '../schemas/private.ts';
 import * as customers from '../store/customers.ts';
 import * as invoices from '../store/invoices.ts';
 import type { InvoiceRecord } from '../store/invoices.ts';
@@ -9,7 +11,7 @@ import * as rateLimits from '../store/rate-limits.ts';
 import * as servedForms from '../store/served-forms.ts';
 import * as subscriptions from '../store/subscriptions.ts';
 import type { Merchant } from './auth.ts';
-import { Declined, InvalidState, NotFound, OperationInProgress, ProvidersUnavailable } from './errors.ts';
+import { Declined, InvalidState, NotFound, OperationInProgress, ProvidersUnavailable, ResourceMissing } from './errors.ts';
 import { newEvent } from './events.ts';
 import { businessNow, clock } from './clock.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
@@ -127,6 +129,8 @@ export async function payPage(invoiceId: string, query: LinkQuery & { payment_id
   return pageOf(invoice);
 }
 
+const NO_SAVED_CARD = 'There is no saved card any more: enter a card.';
+
 /** The form: the saved card, or a new one. */
 export type PayForm = { formId: string } & ({ saved: true } | { card: { number: string; exp_month: number; exp_year: number; cvc: string } });
 
@@ -145,8 +149,7 @@ export async function payInvoice(invoiceId: string, query: LinkQuery, form: PayF
   if (use === 'unknown') {
     return { go: 'stay', page: await pageOf(invoice, { problem: 'This page had expired, so nothing was charged: please try again.' }) };
   }
-  const saved = 'saved' in form ? await savedCardOf(invoice) : undefined;
-  if ('saved' in form && !saved) return { go: 'stay', page: await pageOf(invoice, { problem: 'There is no saved card any more: enter a card.' }) };
+  if ('saved' in form && !(await savedCardOf(invoice))) return { go: 'stay', page: await pageOf(invoice, { problem: NO_SAVED_CARD }) };
   const now = clock.now();
   const hour = hourOf(now);
   if (!(await rateLimits.takeWindowSlot(DECLINE_LIMIT, invoice.id, hour, hour + HOUR_MS, DECLINES_PER_HOUR))) {
@@ -155,28 +158,10 @@ export async function payInvoice(invoiceId: string, query: LinkQuery, form: PayF
   // paid, or not tried (nothing charged): the slot is given back; a decline, a challenge at the bank, an unknown keep it
   const notDeclined = () => rateLimits.returnWindowSlot(DECLINE_LIMIT, invoice.id, hour);
   try {
-    const payment = await createPayment(
-      actorOf(invoice),
-      {
-        amount: invoice.total,
-        currency: invoice.currency,
-        customer_id: invoice.customer_id,
-        payment_method: saved ? saved.id : { type: 'card', card: (form as Extract<PayForm, { card: unknown }>).card },
-        capture_method: 'automatic',
-        routing: 'smart',
-        three_d_secure: 'automatic',
-        return_url: pageUrl,
-        description: `Invoice ${invoice.number}`,
-        metadata: { invoice_id: invoice.id },
-      },
-      origin,
-      undefined,
-      apiBaseOf(pageUrl, invoice.id),
-    );
-    if (payment.status === 'succeeded' || payment.status === 'captured') {
-      await notDeclined();
-      await paidOnline(invoice, payment.id);
-    }
+    // the charge itself runs apart (private/pay-invoice), where the provider's credentials and the vault's cards are
+    const card = 'card' in form ? { card: form.card } : {};
+    const payment = await invokeFunction<InvoiceCharged>(PAY_INVOICE, { invoice_id: invoice.id, form_id: form.formId, page_url: pageUrl, ...card });
+    if (payment.status === 'succeeded' || payment.status === 'captured') await notDeclined();
     return { go: 'page', url: `${pageUrl}&payment_id=${payment.id}` };
   } catch (error) {
     // Declined (the slot stays taken), or no provider could take it (nothing charged): the page again, saying so.
@@ -191,8 +176,49 @@ export async function payInvoice(invoiceId: string, query: LinkQuery, form: PayF
       const problem = 'The payment could not be made just now and nothing was charged: try again in a few minutes.';
       return { go: 'stay', page: await pageOf(invoice, { problem }) };
     }
+    if ('saved' in form && error instanceof ResourceMissing && error.details.param === 'payment_method') {
+      await notDeclined();
+      return { go: 'stay', page: await pageOf(invoice, { problem: NO_SAVED_CARD }) };
+    }
     throw error;
   }
+}
+
+/** The private function that charges an invoice for its page (catalog `private/pay-invoice`). */
+const PAY_INVOICE = 'private/pay-invoice';
+export type InvoiceCharged = { id: string; status: string };
+
+/**
+ * `private/pay-invoice`: charges the invoice its page was posted for, with the typed card or the customer's saved one
+ * (the page has checked the link, the form and the hour's declines), and an approved payment pays the invoice. A
+ * decline or anything else the payment refuses is thrown as the payment throws it; a saved card gone meanwhile is
+ * `ResourceMissing`.
+ */
+export async function chargeInvoice(input: PayInvoiceInput): Promise<InvoiceCharged> {
+  const invoice = await invoices.getInvoiceById(input.invoice_id);
+  if (!invoice) throw new NotFound();
+  const saved = input.card ? undefined : await savedCardOf(invoice);
+  if (!input.card && !saved) throw new ResourceMissing('payment_method', 'the customer has no saved card');
+  const payment = await createPayment(
+    actorOf(invoice),
+    {
+      amount: invoice.total,
+      currency: invoice.currency,
+      customer_id: invoice.customer_id,
+      payment_method: saved ? saved.id : { type: 'card', card: input.card! },
+      capture_method: 'automatic',
+      routing: 'smart',
+      three_d_secure: 'automatic',
+      return_url: input.page_url,
+      description: `Invoice ${invoice.number}`,
+      metadata: { invoice_id: invoice.id },
+    },
+    originOf(input.form_id),
+    undefined,
+    apiBaseOf(input.page_url, invoice.id),
+  );
+  if (payment.status === 'succeeded' || payment.status === 'captured') await paidOnline(invoice, payment.id);
+  return { id: payment.id, status: payment.status };
 }
 
 /**

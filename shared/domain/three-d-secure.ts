@@ -1,4 +1,6 @@
 import type { ShopperAction } from '../providers/index.ts';
+import { invokeFunction } from '../invoke.ts';
+import type { FinishAuthenticationInput } from '../schemas/private.ts';
 import * as payments from '../store/payments.ts';
 import { NotFound } from './errors.ts';
 import { isId } from './ids.ts';
@@ -54,8 +56,20 @@ export async function shopperReturned(paymentId: string, returned: Record<string
   ) {
     throw new NotFound(EXPIRED);
   }
+  // finished at the provider apart (private/finish-authentication), where the provider's credentials are
+  return invokeFunction<ShopperStep>(FINISH_AUTHENTICATION, { payment_id: paymentId, returned: fromProvider });
+}
+
+const FINISH_AUTHENTICATION = 'private/finish-authentication';
+
+/**
+ * `private/finish-authentication`: the payment whose signed return page the shopper reached (the page checked the
+ * signatures) is finished at the provider with the provider's fields, captured when automatic, and the shopper sent
+ * back to the merchant.
+ */
+export async function finishReturnedAuthentication({ payment_id: paymentId, returned }: FinishAuthenticationInput): Promise<ShopperStep> {
   const payment = await signedPayment(paymentId);
-  await finishAuthentication(payment, fromProvider);
+  await finishAuthentication(payment, returned);
   await captureAuthenticated(payment.id);
   return backToMerchant(payment);
 }

@@ -51,7 +51,7 @@ export const PayLinkQuery = v.object({
   payment_id: v.optional(v.pipe(v.string(), v.regex(/^pay_[0-9a-z]{26}$/, 'a payment id'))),
 });
 
-const FormId = v.pipe(
+export const FormId = v.pipe(
   v.string(),
   v.regex(/^\d{1,15}\.[0-9a-f-]{36}$/, "the page's form id"),
   v.examples(['1795302000000.2207e25f-f761-493c-a705-bd5fa7331bae']),

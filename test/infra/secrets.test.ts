@@ -13,8 +13,8 @@ import { mergedTemplate, type Resource } from './templates.ts';
 /**
  * Who may open connector accounts' provider credentials, by name: a change to this list is a change to who can act as
  * the merchant at their provider. Every one calls a provider (or checks its signature) with them: a payment's
- * operations, the invoice page's charge and the 3-D Secure return (the authentication finished at the provider),
- * disputes, reconciliation, and the connector's own create, update and provider notifications.
+ * operations, the private functions that charge an invoice for its page and finish 3-D Secure for the return page,
+ * disputes, reconciliation, and the connector's own create, update and provider notifications. No public page.
  */
 const CREDENTIAL_READERS = [
   'connectors/create',
@@ -23,12 +23,12 @@ const CREDENTIAL_READERS = [
   'connectors/webhooks',
   'disputes/accept',
   'disputes/evidence',
-  'hosted/3ds-return',
-  'hosted/pay-submit',
   'payments/capture',
   'payments/create',
   'payments/refund',
   'payments/void',
+  'private/finish-authentication',
+  'private/pay-invoice',
   'workers/payment-method-removal',
   'workers/reconcile-account',
   'workers/reconciler',
@@ -121,14 +121,55 @@ describe('secrets (CDK)', () => {
     expect(readersOf('credentials')).toEqual(CREDENTIAL_READERS);
   });
 
-  it('keeps provider credentials from sign-in and from the hosted pages that charge nothing', () => {
-    const pages = functions.filter((fn) => fn.name.startsWith('hosted/') && !['hosted/pay-submit', 'hosted/3ds-return'].includes(fn.name));
+  it('keeps provider credentials from sign-in and from every hosted page', () => {
+    const pages = functions.filter((fn) => fn.name.startsWith('hosted/'));
     const signIn = functions.filter((fn) => fn.name.startsWith('auth/'));
-    expect(pages.length).toBeGreaterThan(5);
+    expect(pages.map((fn) => fn.name).sort()).toEqual(
+      catalog
+        .filter((spec) => spec.name.startsWith('hosted/'))
+        .map((spec) => spec.name)
+        .sort(),
+    );
+    expect(pages.map((fn) => fn.name)).toEqual(expect.arrayContaining(['hosted/pay-submit', 'hosted/3ds-return']));
     expect(signIn.length).toBe(2);
     for (const fn of [...pages, ...signIn]) {
       expect(readableBy(fn.statements), fn.name).not.toContain('credentials');
       expect(fn.env[arnVariableOf('credentials')], fn.name).toBeUndefined();
+    }
+  });
+
+  it('lets the private functions that act for those pages read them, invoked by the page that names them and nothing else', () => {
+    const invoked = catalog.flatMap((spec) => (spec.trigger.type === 'invoke' ? [{ name: spec.name, callers: [...spec.trigger.callers] }] : []));
+    expect(invoked).toEqual([
+      { name: 'private/pay-invoice', callers: ['hosted/pay-submit'] },
+      { name: 'private/finish-authentication', callers: ['hosted/3ds-return'] },
+    ]);
+    const logicalIdOf = (name: string) =>
+      Object.entries(resources).find(([, r]) => r.Type === 'AWS::Lambda::Function' && String(r.Properties?.Description).startsWith(`${name}:`))![0];
+    for (const { name, callers } of invoked) {
+      expect(readableBy(functions.find((fn) => fn.name === name)!.statements), name).toContain('credentials');
+      const id = logicalIdOf(name);
+      // who may invoke it: its callers, by its ARN alone
+      const invokers = functions.filter((fn) =>
+        fn.statements.some((s) => [s.Action].flat().includes('lambda:InvokeFunction') && refersTo(s.Resource, id)),
+      );
+      expect(
+        invokers.map((fn) => fn.name),
+        name,
+      ).toEqual(callers);
+      // no route reaches it: no permission for API Gateway (or anyone) to invoke it
+      const permissions = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Permission' && refersTo(r.Properties?.FunctionName, id));
+      expect(permissions, name).toEqual([]);
+    }
+    // a caller invokes only its own private function, and no other function invokes anything
+    for (const fn of functions) {
+      const resourcesInvoked = fn.statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('lambda:')));
+      const mine = invoked.filter((i) => i.callers.includes(fn.name));
+      expect(resourcesInvoked.length, fn.name).toBe(mine.length);
+      for (const s of resourcesInvoked) {
+        expect([s.Action].flat(), fn.name).toEqual(['lambda:InvokeFunction']);
+        expect(JSON.stringify(s.Resource), fn.name).not.toContain('*');
+      }
     }
   });
 

@@ -33,10 +33,12 @@ describe('stacks', () => {
     expect(count).toBeLessThan(BUDGET);
   });
 
-  it('puts each HTTP function in the stack of its area (the path after /api) and the others in Workers', () => {
+  it("puts each HTTP function in the stack of its area (the path after /api), a private one in its callers', the others in Workers", () => {
     expect(root.functions.map((fn) => fn.spec.name).sort()).toEqual(catalog.map((spec) => spec.name).sort());
+    const areaOfName = (name: string) => stackIdOfArea(areaOf(catalog.filter(isHttp).find((spec) => spec.name === name)!));
     for (const fn of root.functions) {
-      const expected = isHttp(fn.spec) ? stackIdOfArea(areaOf(fn.spec)) : 'Workers';
+      const { trigger } = fn.spec;
+      const expected = isHttp(fn.spec) ? stackIdOfArea(areaOf(fn.spec)) : trigger.type === 'invoke' ? areaOfName(trigger.callers[0]!) : 'Workers';
       expect(NestedStack.of(fn).node.id, fn.spec.name).toBe(expected);
     }
     expect(stackIdOfArea('test_helpers')).toBe('ApiTestHelpers');

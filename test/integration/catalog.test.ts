@@ -8,23 +8,28 @@ import { buildOpenApi } from '../../infra/openapi/document.ts';
 import { config } from '../../shared/config.ts';
 import type { HttpHandler } from '../../shared/http/index.ts';
 import { authenticated } from '../../shared/http/types.ts';
+import { useLocalInvoker } from '../../shared/invoke.ts';
 import { SECRET_PURPOSES, SECRETS } from '../../shared/secret-purposes.ts';
 import { fakeContext, invokeHttp } from '../support/lambda.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import { newMerchant } from '../support/merchant.ts';
 import { type ResponseCheck, responseChecker } from '../support/openapi.ts';
 
+const allSecrets = new Map(SECRET_PURPOSES.map((p) => [SECRETS[p].variable, config[SECRETS[p].variable]] as const));
+
 /**
  * Runs `act` as the function would in AWS as far as secrets go: the purposes its catalog entry does not name are
- * withheld (locally every function shares one process holding them all), so a missing declaration fails here.
+ * withheld (locally every function shares one process holding them all), so a missing declaration fails here. A
+ * private function it invokes runs with its own entry's secrets (see the invoker below).
  */
 async function withItsSecretsOnly<T>(spec: FunctionSpec, act: () => Promise<T>): Promise<T> {
-  const withheld = SECRET_PURPOSES.filter((p) => !spec.secrets?.includes(p)).map((p) => [SECRETS[p].variable, config[SECRETS[p].variable]] as const);
-  for (const [variable] of withheld) config[variable] = undefined;
+  const before = [...allSecrets.keys()].map((variable) => [variable, config[variable]] as const);
+  for (const purpose of SECRET_PURPOSES)
+    config[SECRETS[purpose].variable] = spec.secrets?.includes(purpose) ? allSecrets.get(SECRETS[purpose].variable) : undefined;
   try {
     return await act();
   } finally {
-    for (const [variable, value] of withheld) config[variable] = value;
+    for (const [variable, value] of before) config[variable] = value;
   }
 }
 
@@ -38,6 +43,11 @@ describe('the function catalog', () => {
     // A connector fixture's credentials are verified by a provider: here, its local fake
     fakes = await startProviderFakes();
     Object.assign(config, fakes.env);
+    useLocalInvoker(async (name, payload) => {
+      const spec = catalog.find((f) => f.name === name)!;
+      const handler = (await import(/* @vite-ignore */ `../../${handlerFile(name)}`)) as { handler: (e: unknown, c: unknown) => Promise<unknown> };
+      return withItsSecretsOnly(spec, () => handler.handler(payload, fakeContext({ name, timeout: spec.timeout })));
+    });
   });
   afterAll(() => fakes.close());
 
@@ -86,7 +96,10 @@ describe('the function catalog', () => {
     '%s runs its fixture',
     async (_name, spec) => {
       // Prepare
-      const placeholders = placeholdersFrom(await newMerchant({ payments: true }));
+      // a private function's payload names what a page would have: the fixture objects
+      const demo = await newMerchant({ payments: true, publishableKey: true });
+      const objects = spec.trigger.type === 'invoke' ? placeholdersFrom(await createFixtureObjects(demo)) : {};
+      const placeholders = { ...placeholdersFrom(demo), ...objects };
       const { event, missing } = readFixture(defaultFixturePath(spec), placeholders);
       const handler = (
         (await import(/* @vite-ignore */ `../../${handlerFile(spec.name)}`)) as { handler: (e: unknown, c: unknown) => Promise<unknown> }
@@ -96,6 +109,7 @@ describe('the function catalog', () => {
       // Assess
       expect(missing).toEqual([]);
       if (spec.trigger.type === 'queue' || spec.trigger.type === 'stream') expect(result).toEqual({ batchItemFailures: [] });
+      if (spec.trigger.type === 'invoke') expect(result).toMatchObject({ ok: true });
       // a scheduled sweep reads every account of the test database (the daily reconciliation asks each one's provider)
     },
     60_000,

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { captureOutput, markRunning } from './leak-capture.ts';
 
 Object.assign(process.env, inject('localEnv'));
+// a public function's private one (catalog trigger `invoke`) runs in this process, as the local runtime runs it
+(await import('../../infra/local/private-functions.ts')).runPrivateFunctionsInProcess();
 
 // What the file prints, and that it runs, for the leak scan after the suite (test/card-scan).
 const { dir } = inject('leakCapture');
