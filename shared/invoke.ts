@@ -5,6 +5,7 @@ import * as domainErrors from './domain/errors.ts';
 import { AppError } from './domain/errors.ts';
 import { onFirstUse } from './first-use.ts';
 import { functionVariableOf } from './invoke-names.ts';
+import { localInvoker } from './local-invoker.ts';
 import { traced } from './tracer.ts';
 import { worker } from './worker.ts';
 
@@ -22,11 +23,6 @@ interface SentError {
   fields: Record<string, unknown>;
 }
 
-export type LocalInvoker = (name: string, payload: unknown) => Promise<unknown>;
-let localInvoker: LocalInvoker | undefined;
-/** Locally: how a private function runs in this process (infra/local, test/support/env.ts register it). */
-export const useLocalInvoker = (invoker: LocalInvoker): void => void (localInvoker = invoker);
-
 const lambda = onFirstUse(async () => {
   const sdk = await import('@aws-sdk/client-lambda');
   return { sdk, client: traced(new sdk.LambdaClient({})) };
@@ -40,9 +36,10 @@ export async function invokeFunction<R>(name: string, payload: unknown): Promise
 }
 
 async function invokeLocally(name: string, payload: unknown): Promise<unknown> {
-  if (!localInvoker) throw new Error(`No local invoker is registered to run ${name}`);
+  const invoker = localInvoker();
+  if (!invoker) throw new Error(`No local invoker is registered to run ${name}`);
   // what crosses the boundary is JSON, as in AWS
-  return JSON.parse(JSON.stringify((await localInvoker(name, JSON.parse(JSON.stringify(payload)))) ?? null));
+  return JSON.parse(JSON.stringify((await invoker(name, JSON.parse(JSON.stringify(payload)))) ?? null));
 }
 
 async function invokeInAws(name: string, payload: unknown): Promise<unknown> {

@@ -4,13 +4,16 @@
  * environment is set (shared/config.ts reads it at import).
  */
 import { catalog as fullCatalog, type FunctionSpec } from '../../functions/catalog.ts';
-import { useLocalInvoker } from '../../shared/invoke.ts';
+import { useLocalInvoker } from '../../shared/local-invoker.ts';
 import { contextFor, loadHandler } from './lambda.ts';
 
 export function runPrivateFunctionsInProcess(catalog: readonly FunctionSpec[] = fullCatalog): void {
-  useLocalInvoker(async (name, payload) => {
-    const spec = catalog.find((f) => f.name === name && f.trigger.type === 'invoke');
-    if (!spec) throw new Error(`No private function "${name}" in the catalog`);
-    return (await loadHandler(name))(payload, contextFor(spec));
-  });
+  useLocalInvoker((name, payload) => runPrivateFunction(name, payload, catalog));
+}
+
+/** Runs the catalog's private function `name` on `payload` in this process. */
+export async function runPrivateFunction(name: string, payload: unknown, catalog: readonly FunctionSpec[] = fullCatalog): Promise<unknown> {
+  const spec = catalog.find((f) => f.name === name && f.trigger.type === 'invoke');
+  if (!spec) throw new Error(`No private function "${name}" in the catalog`);
+  return (await loadHandler(name))(payload, contextFor(spec));
 }

@@ -8,7 +8,7 @@ import { buildOpenApi } from '../../infra/openapi/document.ts';
 import { config } from '../../shared/config.ts';
 import type { HttpHandler } from '../../shared/http/index.ts';
 import { authenticated } from '../../shared/http/types.ts';
-import { useLocalInvoker } from '../../shared/invoke.ts';
+import { useLocalInvoker } from '../../shared/local-invoker.ts';
 import { SECRET_PURPOSES, SECRETS } from '../../shared/secret-purposes.ts';
 import { fakeContext, invokeHttp } from '../support/lambda.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';

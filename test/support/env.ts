@@ -3,11 +3,13 @@
  * environment into process.env, so handler modules (shared/config.ts reads env at import) see it.
  */
 import { afterAll, beforeAll, expect, inject } from 'vitest';
+import { useLocalInvoker } from '../../shared/local-invoker.ts';
 import { captureOutput, markRunning } from './leak-capture.ts';
 
 Object.assign(process.env, inject('localEnv'));
-// a public function's private one (catalog trigger `invoke`) runs in this process, as the local runtime runs it
-(await import('../../infra/local/private-functions.ts')).runPrivateFunctionsInProcess();
+// A public function's private one (catalog trigger `invoke`) runs in this process, as the local runtime runs it. The
+// catalog and the handlers are imported at the first call: a test file may still set its environment before then.
+useLocalInvoker(async (name, payload) => (await import('../../infra/local/private-functions.ts')).runPrivateFunction(name, payload));
 
 // What the file prints, and that it runs, for the leak scan after the suite (test/card-scan).
 const { dir } = inject('leakCapture');
