@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { catalog } from '../../functions/catalog.ts';
 import { PaymentOrchestrationStack } from '../../infra/stack.ts';
 import { arnVariableOf, SECRET_PURPOSES, SECRETS, type SecretPurpose } from '../../shared/secret-purposes.ts';
-import { mergedTemplate, type Resource } from './templates.ts';
+import { mergedTemplate, type Resource, functionsOf, refersTo, type Statement } from './templates.ts';
 
 /*
  * The app's secrets in CDK (infra/constructs/secret.ts): one Secrets Manager secret per purpose, and each function
@@ -38,31 +38,14 @@ const CREDENTIAL_READERS = [
 /** Who may open webhook endpoints' signing secrets: their configuration, rotation, the test send and the delivery worker. */
 const WEBHOOK_SECRET_READERS = ['webhooks/configure', 'webhooks/rotate-secret', 'webhooks/test', 'workers/webhook-delivery'];
 
-interface Statement {
-  Action: string | string[];
-  Resource: unknown;
-  Condition?: unknown;
-}
-
 const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
 const stack = new PaymentOrchestrationStack(app, 'PaymentOrchestration');
 const resources = mergedTemplate(stack).toJSON().Resources as Record<string, Resource>;
 const idOf = (purpose: SecretPurpose) => Stack.of(stack).getLogicalId(stack.secrets[purpose].node.defaultChild as CfnResource);
 const secretIds = new Map(SECRET_PURPOSES.map((purpose) => [purpose, idOf(purpose)]));
-const refersTo = (value: unknown, id: string) => JSON.stringify(value ?? null).includes(`"${id}"`);
-const policies = Object.values(resources).filter((r) => r.Type === 'AWS::IAM::Policy');
 
 /** Each function with its role's statements and its environment. */
-const functions = Object.values(resources)
-  .filter((r) => r.Type === 'AWS::Lambda::Function')
-  .map((fn) => {
-    const roleId = JSON.stringify(fn.Properties?.Role).match(/"Fn::GetAtt":\["([A-Za-z0-9]+)"/)![1]!;
-    const statements = policies
-      .filter((p) => refersTo(p.Properties?.Roles, roleId))
-      .flatMap((p) => (p.Properties?.PolicyDocument as { Statement: Statement[] }).Statement);
-    const env = (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
-    return { name: String(fn.Properties?.Description).split(':')[0]!, statements, env };
-  });
+const functions = functionsOf(resources);
 /** The purposes whose secret a function's statements name. */
 const readableBy = (statements: Statement[]) =>
   SECRET_PURPOSES.filter((purpose) => statements.some((s) => refersTo(s.Resource, secretIds.get(purpose)!)));

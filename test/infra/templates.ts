@@ -66,3 +66,28 @@ export function mergedTemplate(root: Stack): Template {
   }
   return Template.fromJSON({ Resources: resources, Outputs: rootTemplate.Outputs ?? {} });
 }
+
+/** An IAM policy statement as the template holds it. */
+export interface Statement {
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: unknown;
+}
+
+/** Whether `value` names the logical id `id` anywhere (a Ref, a GetAtt). */
+export const refersTo = (value: unknown, id: string): boolean => JSON.stringify(value ?? null).includes(`"${id}"`);
+
+/** Each function of the template (named by its catalog entry) with its role's policy statements and its environment. */
+export function functionsOf(resources: Record<string, Resource>) {
+  const policies = Object.values(resources).filter((r) => r.Type === 'AWS::IAM::Policy');
+  return Object.values(resources)
+    .filter((r) => r.Type === 'AWS::Lambda::Function')
+    .map((fn) => {
+      const roleId = JSON.stringify(fn.Properties?.Role).match(/"Fn::GetAtt":\["([A-Za-z0-9]+)"/)![1]!;
+      const statements = policies
+        .filter((p) => refersTo(p.Properties?.Roles, roleId))
+        .flatMap((p) => (p.Properties?.PolicyDocument as { Statement: Statement[] }).Statement);
+      const env = (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+      return { name: String(fn.Properties?.Description).split(':')[0]!, statements, env };
+    });
+}

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { catalog, type FunctionSpec } from '../../functions/catalog.ts';
 import { VAULT_DELETES, VAULT_KEEPS, VAULT_READS, VAULT_TABLE_KEY_USE, VAULT_WRITES } from '../../infra/constructs/functions.ts';
 import { PaymentOrchestrationStack } from '../../infra/stack.ts';
-import { mergedTemplate, type Resource } from './templates.ts';
+import { mergedTemplate, type Resource, functionsOf, refersTo, type Statement } from './templates.ts';
 
 /*
  * The card vault in CDK (infra/constructs/vault.ts): its own stack, a key per mode, a card table and a CVC table, and
@@ -24,12 +24,6 @@ const KEEPING_FUNCTIONS = ['payment-methods/attach'];
 const build = (specs: readonly FunctionSpec[]) =>
   new PaymentOrchestrationStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'PaymentOrchestration', { catalog: specs });
 
-interface Statement {
-  Action: string | string[];
-  Resource: unknown;
-  Condition?: unknown;
-}
-
 /** The deployment read as one template, with what each function may do and is told. */
 function inspect(stack: PaymentOrchestrationStack) {
   const resources = mergedTemplate(stack).toJSON().Resources as Record<string, Resource>;
@@ -39,18 +33,7 @@ function inspect(stack: PaymentOrchestrationStack) {
   const liveKeyId = idOf(keys.live);
   const tableId = idOf(table);
   const cvcTableId = idOf(cvcTable);
-  const refersTo = (value: unknown, id: string) => JSON.stringify(value ?? null).includes(`"${id}"`);
-  const policies = Object.values(resources).filter((r) => r.Type === 'AWS::IAM::Policy');
-  const functions = Object.values(resources)
-    .filter((r) => r.Type === 'AWS::Lambda::Function')
-    .map((fn) => {
-      const roleId = JSON.stringify(fn.Properties?.Role).match(/"Fn::GetAtt":\["([A-Za-z0-9]+)"/)![1]!;
-      const statements = policies
-        .filter((p) => refersTo(p.Properties?.Roles, roleId))
-        .flatMap((p) => (p.Properties?.PolicyDocument as { Statement: Statement[] }).Statement);
-      const env = (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
-      return { name: String(fn.Properties?.Description).split(':')[0]!, statements, env };
-    });
+  const functions = functionsOf(resources);
   /** The actions a function may take on `id`, those allowed only through DynamoDB apart. */
   const actionsOn = (statements: Statement[], id: string) => {
     const on = statements.filter((s) => refersTo(s.Resource, id));
