@@ -71,7 +71,7 @@ const ConfigSchema = v.object({
   WHATSAPP_TEMPLATE_NAME: v.optional(v.pipe(v.string(), v.minLength(1)), 'invoice_ready'),
   WHATSAPP_TEMPLATE_LANGUAGE: v.optional(v.pipe(v.string(), v.minLength(2)), 'en'),
   WHATSAPP_META_API_VERSION: v.optional(v.pipe(v.string(), v.regex(/^v\d+\.\d+$/)), 'v20.0'),
-  /** `POST /api/payments/create` requests a merchant may make per minute (DECISIONS "Rate limits"); ops may raise it */
+  /** `POST /api/payments/create` requests a merchant may make per minute (docs/api.md "Rate limits"); ops may raise it */
   PAYMENTS_PER_MINUTE: v.optional(v.pipe(v.string(), v.regex(/^[1-9]\d*$/), v.transform(Number)), '100'),
   /** first webhook retry's jitter cap (doubling per attempt); lowered locally to watch retries happen */
   WEBHOOK_RETRY_BASE_MS: v.optional(v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number)), '10000'),

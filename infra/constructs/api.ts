@@ -15,7 +15,7 @@ export class AppApi extends Construct {
   readonly roots: ReadonlyMap<string, Resource>;
   /**
    * Bodies, queries and path values are validated by the handlers (valibot) so that every 400 has the app's error
-   * shape and the DECISIONS.md codes; API Gateway only checks that declared path parameters are present.
+   * shape and the codes of docs/api.md "Answers and errors"; API Gateway only checks that declared path parameters are present.
    */
   readonly validator: RequestValidator;
 
@@ -45,7 +45,7 @@ export class AppApi extends Construct {
       id: 'AwsSolutions-APIG2',
       reason:
         'A request validator is attached to every method but checks path parameters only: bodies and queries are ' +
-        'validated by the handlers (valibot) so that every 400 carries the error shape and codes of DECISIONS.md ' +
+        'validated by the handlers (valibot) so that every 400 carries the error shape and codes of docs/api.md ' +
         '(malformed JSON, body_too_large, param), identically locally and in AWS; an API Gateway model would answer ' +
         'first, in another shape, and reject the empty bodies that capture and refund accept.',
     });
@@ -67,7 +67,7 @@ export class AppApi extends Construct {
     return `https://${this.api.restApiId}.execute-api.${region}.${urlSuffix}/${stageName}/`;
   }
 
-  /** API Gateway's own answers (unknown route, throttling, gateway failures) in the error shape of DECISIONS.md. */
+  /** API Gateway's own answers (unknown route, throttling, gateway failures) in the error shape of docs/api.md "Answers and errors". */
   private addGatewayResponses(): void {
     const body = (type: string, code: string, message: string) =>
       `{"error":{"type":"${type}","code":"${code}","message":${message},"request_id":"$context.requestId"}}`;

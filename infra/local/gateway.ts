@@ -32,7 +32,7 @@ const PARSE_FAULTS: Record<string, readonly [string, string?]> = {
   ERR_HTTP_REQUEST_TIMEOUT: ['the request did not arrive in time'],
 };
 
-/** The gateway's own answers, in the error shape of DECISIONS.md like the deployed API's gateway responses. */
+/** The gateway's own answers, in the error shape of docs/api.md "Answers and errors" like the deployed API's gateway responses. */
 export const routeNotFound = (requestId: string) => ({
   error: { type: 'invalid_request_error', code: 'route_not_found', message: 'Resource not found', request_id: requestId },
 });
@@ -41,7 +41,7 @@ export const payloadTooLarge = (requestId: string) => ({
 });
 /**
  * A request Node's HTTP parser refuses (headers over MAX_HEADER_BYTES, a malformed request line or header): 400 in the
- * error shape, with the reason in words (DECISIONS "Wire conventions": 400 is the status of any malformed request).
+ * error shape, with the reason in words (docs/api.md "Requests": 400 is the status of any malformed request).
  */
 export const unparsedRequest = (requestId: string, reason: string, param?: string) => ({
   error: {

@@ -112,7 +112,7 @@ export const PARAMETERS = {
   },
 };
 
-/** What every webhook delivery says beyond its trigger (DECISIONS.md "Webhooks"). */
+/** What every webhook delivery says beyond its trigger (docs/api.md "Webhooks"). */
 export const WEBHOOK_DELIVERY =
   'Sent to every active endpoint subscribed to this event (or to `*`), signed per Standard Webhooks (the `webhook-*` headers). ' +
   'At least once: the same `webhook-id` may arrive again, and events may arrive out of order: `data.object.sequence` grows with every ' +

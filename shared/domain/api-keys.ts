@@ -48,7 +48,7 @@ export async function createApiKey(merchantId: string, input: { name: string; mo
 }
 
 /**
- * The key modes a credential manages (DECISIONS "API keys"): a sign-in session both, an API key its own mode only, so
+ * The key modes a credential manages (docs/api.md "API keys"): a sign-in session both, an API key its own mode only, so
  * a leaked test key can never mint a live one.
  */
 const managedModes = (merchant: Merchant): readonly KeyMode[] =>

@@ -48,7 +48,7 @@ const view = (c: ShownConnector, baseUrl: string) => ({
 async function checkedCredentials(provider: ProviderName, raw: unknown, mode: Mode) {
   const module = await providerModule(provider);
   const parsed = v.safeParse(module.credentialsSchema, raw);
-  // A credential of the wrong shape is a bad field like any other (DECISIONS "Wire conventions"); one the provider
+  // A credential of the wrong shape is a bad field like any other (docs/api.md "Answers and errors"); one the provider
   // refuses is connector_verification_failed (below).
   if (!parsed.success) {
     const issue = parsed.issues[0];

@@ -23,7 +23,7 @@ import { count } from '../metrics.ts';
 import { modeOf } from './connectors.ts';
 
 /**
- * Disputes (chargebacks), DECISIONS "Disputes": created from what the provider reports, moved only forward by the
+ * Disputes (chargebacks), docs/api.md "Disputes": created from what the provider reports, moved only forward by the
  * DISPUTE table. The disputed amount leaves the balance when the dispute is first recorded (unless it is already
  * won) and comes back if it is won; the merchant answers with evidence or accepts, both forwarded to the provider.
  */
@@ -38,7 +38,7 @@ export const disputeObject = (d: StoredDispute) => ({
   evidence_due_by: d.evidence_due_by,
   created_at: d.created_at,
   livemode: d.livemode,
-  // DECISIONS "Lists": returned on disputes too. A dispute is opened by the provider and its evidence body holds only
+  // docs/api.md "Lists": returned on disputes too. A dispute is opened by the provider and its evidence body holds only
   // the text forwarded to it, so nothing sets a dispute's metadata yet: always {}.
   metadata: {} as Record<string, string>,
 });
@@ -228,7 +228,7 @@ export async function reconcileDisputeOperation(dispute: StoredDispute & { op: O
   await runAction(dispute, action, { op: dispute.op, takeOver: disputesStore.disputeTarget(dispute) }, 'reconciler');
 }
 
-/** Where each provider's fake takes a test dispute (DECISIONS "Test mode"): its API origin, as configured. */
+/** Where each provider's fake takes a test dispute (docs/api.md "Test mode"): its API origin, as configured. */
 const fakeOrigin = (provider: string): string | undefined =>
   ({ stripe: config.STRIPE_API_BASE_URL, adyen: config.ADYEN_CHECKOUT_BASE_URL, braintree: config.BRAINTREE_GATEWAY_URL })[provider];
 

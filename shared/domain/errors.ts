@@ -1,6 +1,6 @@
 /**
  * Typed errors that carry their HTTP status and are safe to show. The error mapper in `shared/http` renders these
- * (and only these) into the error shape of DECISIONS.md; anything else becomes a bare 500.
+ * (and only these) into the error shape of docs/api.md "Answers and errors"; anything else becomes a bare 500.
  */
 export type ErrorType =
   'invalid_request_error' | 'authentication_error' | 'permission_error' | 'card_error' | 'rate_limit_error' | 'idempotency_error' | 'api_error';
@@ -34,7 +34,7 @@ export class AppError extends Error {
 
 /**
  * The message each status starts with: the spec's table ("Errors") for 400, 401, 402, 404, 429 and 500. The spec
- * states no 409; its text here is that of `idempotency_key_in_use` (DECISIONS "Idempotency"), and a 409 that
+ * states no 409; its text here is that of `idempotency_key_in_use` (docs/api.md "Idempotency"), and a 409 that
  * involves no key says what it is instead (OPERATION_IN_PROGRESS).
  */
 export const MESSAGES = {
@@ -53,12 +53,12 @@ export const OPERATION_IN_PROGRESS = 'Operation in progress';
 
 /**
  * The spec's message for `status`, followed by `: ` and `reason` when there is one a developer can act on
- * (DECISIONS "Errors"): `Invalid request body: amount must be an integer from 1 to 99999999`.
+ * (docs/api.md "Answers and errors"): `Invalid request body: amount must be an integer from 1 to 99999999`.
  */
 export const messageFor = (status: keyof typeof MESSAGES, reason?: string): string => (reason ? `${MESSAGES[status]}: ${reason}` : MESSAGES[status]);
 
 export class BadRequest extends AppError {
-  /** `code`: one DECISIONS names ("Wire conventions"); the general `parameter_invalid` unless a client acts otherwise */
+  /** `code`: one docs/api.md names ("Answers and errors"); the general `parameter_invalid` unless a client acts otherwise */
   constructor(code = 'parameter_invalid', param?: string, reason?: string) {
     super(400, 'invalid_request_error', code, messageFor(400, reason), param ? { param } : {});
   }

@@ -2,7 +2,7 @@ import type { Owner } from '../store/keys.ts';
 import { clock } from './clock.ts';
 import { newId } from './ids.ts';
 
-/** Every event a merchant can subscribe to (DECISIONS.md "Webhooks"). */
+/** Every event a merchant can subscribe to (docs/api.md "Webhooks"). */
 export const EVENT_TYPES = [
   'payment.succeeded',
   'payment.requires_action',

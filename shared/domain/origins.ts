@@ -1,6 +1,6 @@
 import { plainWebUrl } from './header-values.ts';
 
-/** Checkout origins: the pages allowed to frame the hosted card fields (DECISIONS "Hosted card fields"). */
+/** Checkout origins: the pages allowed to frame the hosted card fields (docs/api.md "Hosted card fields"). */
 export const MAX_CHECKOUT_ORIGINS = 20;
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);

@@ -42,7 +42,7 @@ export async function requestOtp(email: string): Promise<{ request_id: string; e
   return { request_id, expires_in: OTP_TTL_SECONDS };
 }
 
-/** What a guess that could not obtain a try answers (DECISIONS.md "Authentication"). */
+/** What a guess that could not obtain a try answers (docs/api.md "Sign-in"). */
 const REFUSED_TRY = { unknown: 'invalid_otp', used: 'invalid_otp', expired: 'otp_expired', exhausted: 'otp_attempts_exceeded' } as const;
 
 /**

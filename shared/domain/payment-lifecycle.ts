@@ -40,7 +40,7 @@ export async function getPayment(merchant: Merchant, paymentId: string) {
 
 /**
  * Changes the fields sent of `description` (null clears it) and `metadata` (replaced whole). Nothing about money
- * moves, so no state changes and no event is emitted (the event list of DECISIONS has no `payment.updated`).
+ * moves, so no state changes and no event is emitted (the event list of docs/api.md "Webhooks" has no `payment.updated`).
  */
 export async function updatePayment(merchant: Merchant, paymentId: string, input: v.InferOutput<typeof UpdatePaymentBody>) {
   const payment = await load(merchant, paymentId);

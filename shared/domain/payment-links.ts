@@ -22,7 +22,7 @@ import { type LinkQuery, verifyPayLink } from './signed-links.ts';
 import { retryNow } from './subscriptions.ts';
 
 /**
- * The hosted payment link (DECISIONS "Subscription recovery"): `/hosted/pay/inv_…`, signed and expiring, where the
+ * The hosted payment link (docs/api.md "Subscription recovery"): `/hosted/pay/inv_…`, signed and expiring, where the
  * customer pays an open invoice with their saved card or a new one, through 3-D Secure when their bank asks. Reading
  * the page changes nothing (link scanners open it); only the customer's own payment, once approved, pays the invoice.
  */

@@ -6,7 +6,7 @@ import { isoNow } from './clock.ts';
 import { NotFound } from './errors.ts';
 import { RECONCILIATION_EXCEPTION, transition } from './state-machines.ts';
 
-/** How the merchant settled a difference (DECISIONS "Reconciliation with providers' payouts"). */
+/** How the merchant settled a difference (docs/api.md "Reconciliation"). */
 export const RESOLUTIONS = ['accepted', 'adjusted', 'claimed_from_provider', 'timing_difference', 'other'] as const;
 
 export const exceptionView = (e: ExceptionRecord) => ({

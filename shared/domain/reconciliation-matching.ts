@@ -1,6 +1,6 @@
 import { type FeeSchedule, feeOf, type PayoutLine, type ProviderPayout } from '../providers/index.ts';
 
-/** What does not match between a payout and our records (DECISIONS "Reconciliation with providers' payouts"). */
+/** What does not match between a payout and our records (docs/api.md "Reconciliation"). */
 export const EXCEPTION_KINDS = [
   'missing_in_provider',
   'missing_in_ledger',

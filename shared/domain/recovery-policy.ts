@@ -1,7 +1,7 @@
 import { addDays } from './billing-dates.ts';
 
 /**
- * Subscription recovery (DECISIONS "Subscription recovery"): what a declined renewal does next, by its decline code.
+ * Subscription recovery (docs/api.md "Subscription recovery"): what a declined renewal does next, by its decline code.
  * One table, read top-down; `renewals.ts` applies it after every declined run of a period.
  */
 export type Treatment =

@@ -6,7 +6,7 @@ import { type Merchant, ownerOf } from './auth.ts';
 import { NotFound } from './errors.ts';
 
 /**
- * Refunds as objects (DECISIONS "Refunds"): each refund of a payment, with its own status. A `pending` refund holds
+ * Refunds as objects (docs/api.md "Refunds"): each refund of a payment, with its own status. A `pending` refund holds
  * its amount on the payment (`amount_refunded` includes it) until the provider confirms it.
  */
 export const refundObject = (r: StoredRefund) => ({

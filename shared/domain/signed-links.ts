@@ -9,7 +9,7 @@ import { readSecret } from '../secrets.ts';
 import { clock } from './clock.ts';
 import { constantTimeEqual, hmac } from './credentials.ts';
 
-/** A link is valid for 7 days from when it was made (DECISIONS.md "Invoices"). */
+/** A link is valid for 7 days from when it was made (docs/api.md "Invoices"). */
 export const PDF_LINK_TTL_SECONDS = 7 * 24 * 60 * 60;
 
 const nowSeconds = (): number => Math.floor(clock.now() / 1000);
@@ -49,7 +49,7 @@ async function verifyLink(id: string, query: LinkQuery, purpose: Purpose): Promi
   return authentic && Number(expires) > nowSeconds();
 }
 
-/** A payment link stays valid 30 days: past the last retry of a renewal (DECISIONS "Subscription recovery"). */
+/** A payment link stays valid 30 days: past the last retry of a renewal (docs/api.md "Subscription recovery"). */
 export const PAY_LINK_TTL_SECONDS = 30 * 24 * 60 * 60;
 
 /** `${baseUrl}/hosted/pay/<invoice id>?expires=<epoch s>&signature=<hex>`: the page where the customer pays the invoice. */

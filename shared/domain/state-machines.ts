@@ -70,7 +70,7 @@ export const INVOICE = {
 export type InvoiceState = 'draft' | 'sent' | 'paid';
 
 /**
- * A subscription (DECISIONS "Subscriptions"): paused and resumed by the merchant, cancelled for good; renewals move
+ * A subscription (docs/api.md "Subscriptions"): paused and resumed by the merchant, cancelled for good; renewals move
  * it to `past_due` on a declined charge (again on each declined retry) and back to `active` once a period is paid.
  */
 export const SUBSCRIPTION = {

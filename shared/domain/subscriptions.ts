@@ -16,7 +16,7 @@ import { allows, SUBSCRIPTION, SUBSCRIPTION_CHANGEABLE, transition } from './sta
 import { clockTimeOf } from './clock-binding.ts';
 
 /**
- * Subscriptions and their state machine (the SUBSCRIPTION table in state-machines.ts, DECISIONS.md "Subscriptions"):
+ * Subscriptions and their state machine (the SUBSCRIPTION table in state-machines.ts, docs/api.md "Subscriptions"):
  *   active → paused (pause) → active (resume); active | paused | past_due → cancelled (cancel, permanent);
  *   active → past_due (a declined renewal) → active (a retry that succeeds).
  * Every move is one commit with its event in the same transaction; any other move answers invalid_state with the
@@ -118,7 +118,7 @@ type UpdateInput = v.InferOutput<typeof UpdateSubscriptionBody>;
  * Changes the terms (plan, amount, metadata, cancel_at_period_end) of a subscription that is not cancelled. They
  * apply from the next period: the renewal on `next_billing` bills the new plan and amount, or cancels the
  * subscription when `cancel_at_period_end` is set (renewals.ts). No state changes and no event is emitted (the
- * event list of DECISIONS has no `subscription.updated`).
+ * event list of docs/api.md "Webhooks" has no `subscription.updated`).
  */
 export async function updateSubscription(merchant: Merchant, subscriptionId: string, input: UpdateInput) {
   const subscription = await load(merchant, subscriptionId);

@@ -6,7 +6,7 @@
 import { currencyExponent } from './currency.ts';
 import { BadRequest } from './errors.ts';
 
-/** A tax rate has at most this many decimals (DECISIONS.md "Invoices"). */
+/** A tax rate has at most this many decimals (docs/api.md "Invoices"). */
 export const TAX_RATE_DECIMALS = 4;
 const RATE_SCALE = 10n ** BigInt(TAX_RATE_DECIMALS);
 /** subtotal × rate% = subtotal × units / (100 × 10^4) */

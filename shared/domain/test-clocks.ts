@@ -14,7 +14,7 @@ import { deleteCustomersPaymentMethods } from './payment-method-deletion.ts';
 import { allows, TEST_CLOCK } from './state-machines.ts';
 
 /**
- * Test clocks (DECISIONS "Test clocks"): a customer bound to a clock has its billing follow the clock's time. An
+ * Test clocks (docs/api.md "Test clocks"): a customer bound to a clock has its billing follow the clock's time. An
  * advance answers `advancing` at once and the clocks queue's worker runs it (test-clock-advance.ts), so the API's
  * functions do not load the renewal and settlement code.
  */

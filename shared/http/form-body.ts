@@ -20,7 +20,7 @@ export function fromOwnPage(headers: Readonly<Record<string, string | undefined>
  * A form a shopper's browser posts (a hosted page without script): taken only from our own page (`fromOwnPage`: 403
  * `permission_denied` otherwise, before anything is read), parsed by `@middy/http-urlencode-body-parser`, then
  * validated like a JSON body. A field sent twice is an array, which no form schema accepts. Refusals are the
- * 400s of DECISIONS: another content type `invalid_content_type`, over 64 KB `body_too_large`.
+ * 400s of docs/api.md "Requests": another content type `invalid_content_type`, over 64 KB `body_too_large`.
  */
 export const formBody = (): MiddlewareObj<APIGatewayProxyEvent> => {
   const parser = httpUrlencodeBodyParser<APIGatewayProxyEvent>();

@@ -39,7 +39,7 @@ interface MiddyHttpError {
 const isMiddyHttpError = (e: unknown): e is MiddyHttpError => e instanceof Error && typeof (e as Partial<MiddyHttpError>).statusCode === 'number';
 
 /**
- * Middy's 415/422 as the 400s of DECISIONS (`invalid_content_type`, `invalid_json`), with a reason. A key Middy
+ * Middy's 415/422 as the 400s of docs/api.md "Requests" (`invalid_content_type`, `invalid_json`), with a reason. A key Middy
  * forbids (`__proto__`, or `constructor` holding a `prototype`) is a field like any invalid one: `parameter_invalid`
  * naming its path, as the schemas name a bad metadata key.
  */

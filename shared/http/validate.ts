@@ -52,7 +52,7 @@ export function notFoundReason(entity: Entity, id: string, livemode: boolean | u
 
 /**
  * Validates body and query with valibot; the first issue names the offending field in `param` and the message says why.
- * A query parameter the endpoint does not take answers 400 `parameter_unknown` first (DECISIONS "Wire conventions": a
+ * A query parameter the endpoint does not take answers 400 `parameter_unknown` first (docs/api.md "Requests": a
  * typo in a filter must not silently widen a list); an endpoint without a query schema takes none.
  */
 export const validate = (options: ValidateOptions): MiddlewareObj<APIGatewayProxyEvent> => {

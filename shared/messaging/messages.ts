@@ -30,7 +30,7 @@ export interface MessageSender {
 
 /**
  * The channel exists in the API but this deployment has no sender for it: the merchant can choose another channel.
- * A bad value of a field like any other (`parameter_invalid`, DECISIONS "Wire conventions").
+ * A bad value of a field like any other (`parameter_invalid`, docs/api.md "Answers and errors").
  */
 export class ChannelNotConfigured extends AppError {
   constructor() {

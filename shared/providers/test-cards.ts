@@ -17,7 +17,7 @@ export const TEST_CARDS: Readonly<Record<string, { decline: string } | { soft: '
   };
 
 /**
- * Stripe's 3-D Secure test cards (DECISIONS "3-D Secure"): whether the issuer asks the shopper to authenticate, and
+ * Stripe's 3-D Secure test cards (docs/api.md "Test mode"): whether the issuer asks the shopper to authenticate, and
  * what it answers once the shopper passed. Any other card authenticates frictionless when asked to; 378282246310005
  * has no 3-D Secure at all. `everyCharge`: asks even off-session, where nobody can answer (authentication_required).
  */

@@ -29,7 +29,7 @@ export interface ShopperAction {
   data?: Record<string, string>;
 }
 
-/** A payment's 3-D Secure outcome, as DECISIONS "3-D Secure" records it. */
+/** A payment's 3-D Secure outcome, as docs/api.md "3-D Secure" records it. */
 export interface ThreeDSecureResult {
   version: string | null;
   flow: 'challenge' | 'frictionless';
@@ -204,7 +204,7 @@ export interface DisputeDesk {
   accept(disputeReference: string, idempotencyKey: string): Promise<OperationResult>;
 }
 
-/** The dispute states of DECISIONS "Disputes", which each provider's own states are mapped to. */
+/** The dispute states of docs/api.md "Disputes", which each provider's own states are mapped to. */
 export type DisputeStatus = 'needs_response' | 'under_review' | 'won' | 'lost' | 'accepted';
 
 /**
@@ -322,7 +322,7 @@ export interface FeeSchedule {
 export type Mode = 'test' | 'live';
 
 /**
- * How a provider's raw answer is classed (DECISIONS "Error map"): `hard` is the card's final answer (no failover),
+ * How a provider's raw answer is classed (docs/api.md "Provider answers"): `hard` is the card's final answer (no failover),
  * `soft` a processing error and `outage` an unreachable provider (both fail over), `unknown` a timeout or a
  * connection lost after sending (resolved before anything else is tried).
  */

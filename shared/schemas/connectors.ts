@@ -3,7 +3,7 @@ import { PROVIDERS } from '../providers/types.ts';
 import { listQuery, Metadata } from './common.ts';
 
 /**
- * Connector account bodies (DECISIONS "Providers, connector accounts and routing"). `credentials` is an object whose
+ * Connector account bodies (docs/api.md "Providers and connector accounts"). `credentials` is an object whose
  * fields each provider's module checks (shared/providers/<name>/): a wrong or missing field is a 400 naming it, e.g.
  * `credentials.secret_key`. `label` 1–100 characters, trimmed.
  */

@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 
 /**
- * The reason a developer can act on for a failed validation, as DECISIONS "Wire conventions" shows it after the
+ * The reason a developer can act on for a failed validation, as docs/api.md "Answers and errors" shows it after the
  * spec's text: `amount must be an integer from 1 to 99999999`, `email is required`, `mode must be one of: live, test`,
  * `phone must be E.164: + then 8 to 15 digits`. It names the field and the rule in words, never a validator's
  * internals (an expected type such as `never`, a regular expression) nor the value sent (it may be a card number).

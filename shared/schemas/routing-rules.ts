@@ -3,7 +3,7 @@ import { listQuery } from './common.ts';
 import { PROVIDERS } from '../providers/types.ts';
 
 /**
- * Routing rule bodies (DECISIONS.md "Providers and routing" leaves validation to us; the rules for users are in
+ * Routing rule bodies (docs/api.md "Routing" states what a rule may hold; the rules for users are in
  * docs/providers.md "Routing rules"). `strategy` defaults to `fixed` (a rule names a provider), `priority` (0–1000) to
  * 100, `three_d_secure` to `automatic`; `conditions` is required on create (`[]` on purpose for a catch-all); `status` is `active` on create, and PUT may
  * disable it. Condition values are trimmed and normalized per field (amount without leading zeros, currency uppercase,

@@ -82,8 +82,8 @@
 export type Key = { pk: string; sk: string };
 
 /**
- * Whose data a key holds: a merchant in one mode. Test and live data never share a partition (DECISIONS
- * "Authentication"), so no list, counter, sequence or index mixes them. Stored records carry both fields, so a record
+ * Whose data a key holds: a merchant in one mode. Test and live data never share a partition (docs/api.md
+ * "Credentials and modes"), so no list, counter, sequence or index mixes them. Stored records carry both fields, so a record
  * is its own owner. Live partitions are named by the merchant's id; test ones add `:test`.
  */
 export interface Owner {

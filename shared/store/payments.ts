@@ -36,7 +36,7 @@ export interface RoutingDecision {
   latency_ms: number;
 }
 
-/** An authorization attempt at one provider (DECISIONS "Attempts"): written `pending` before the call, finished after. */
+/** An authorization attempt at one provider (docs/api.md "Providers and connector accounts"): written `pending` before the call, finished after. */
 export interface PaymentAttempt {
   /** `att_…`: also the provider's idempotency key for this attempt */
   id: string;

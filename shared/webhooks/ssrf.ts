@@ -1,5 +1,5 @@
 /**
- * SSRF guard for merchant webhook URLs (DECISIONS.md "Webhooks"): non-public addresses (private, loopback, link-local,
+ * SSRF guard for merchant webhook URLs (docs/api.md "Webhooks"): non-public addresses (private, loopback, link-local,
  * metadata, …) are refused at configure time (`validateWebhookUrl`, `resolveAndCheck`) and again at delivery, where the
  * HTTP client connects to the address `resolveAndCheck` checked, so DNS rebinding cannot redirect it. Hosts are parsed
  * by WHATWG `new URL()`, which normalizes every IPv4 spelling and IPv6 literal; addresses are classified against

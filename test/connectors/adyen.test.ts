@@ -40,7 +40,7 @@ const APPROVED_CARD = '4242424242424242';
 const PROCESSING_ERROR_CARD = '4000000000000119';
 const CHARGES_FAIL_LATER_CARD = '4000000000000341';
 
-/** Stripe's decline codes (DECISIONS "Error map": our decline_code vocabulary). */
+/** Stripe's decline codes (docs/api.md "Provider answers": our decline_code vocabulary). */
 const STRIPE_DECLINE_CODES = new Set([
   'authentication_required',
   'call_issuer',

@@ -123,7 +123,7 @@ describe('authorize', () => {
     const attempt = request();
     // When it is authorized
     const result = approved(await stripe.authorize(attempt));
-    // Then the fake holds the amount under that PaymentIntent, made as DECISIONS describes
+    // Then the fake holds the amount under that PaymentIntent, made as docs/api.md "Providers and connector accounts" describes
     expect(result.reference).toMatch(/^pi_/);
     expect(result.providerToken).toBe(''); // nothing kept for later without storeFor
     expect(holdOf(result.reference)).toMatchObject({ idempotencyKey: attempt.idempotencyKey, amount: 5000, currency: 'eur', state: 'authorized' });

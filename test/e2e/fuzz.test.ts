@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpFunctions, type HttpFunctionSpec } from '../../functions/catalog.ts';
 import type { Gateway } from '../../infra/local/gateway.ts';
 import type { DemoMerchant } from '../../shared/domain/demo.ts';
-import { DECISIONS_400_CODES } from '../support/error-codes.ts';
+import { DOCUMENTED_400_CODES } from '../support/error-codes.ts';
 import { newMerchant } from '../support/merchant.ts';
 import { rawRequest, type RawResponse } from '../support/raw-http.ts';
 import { startTestGateway } from '../support/runtime.ts';
@@ -406,7 +406,7 @@ function problemWith(res: RawResponse): string | undefined {
   if (typeof error.code !== 'string' || error.code === '') return `error without a code: ${JSON.stringify(error)}`;
   if (typeof error.message !== 'string' || error.message === '') return `error without a message: ${JSON.stringify(error)}`;
   if (/\bat .+\.(ts|js):\d+/.test(error.message)) return `stack trace in the message: ${error.message}`;
-  if (res.status === 400 && !DECISIONS_400_CODES.has(error.code)) return `a 400 code DECISIONS does not name: ${error.code}`;
+  if (res.status === 400 && !DOCUMENTED_400_CODES.has(error.code)) return `a 400 code docs/api.md does not name: ${error.code}`;
   // (the names of unknown query parameters are repeated as sent: only valibot's own phrasings are looked for here)
   if (/\(expected |: Expected .+ but received /.test(error.message)) return `validator internals in the message: ${error.message}`;
   if (typeof error.request_id !== 'string' || error.request_id === '') return `error without request_id: ${JSON.stringify(error)}`;

@@ -14,7 +14,7 @@ import { paymentBody, payments } from '../support/payments.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { streamEvents } from '../support/stream.ts';
 
-/** One event read with its payload, and sent again (DECISIONS "Lists": `GET /api/events/:id`, `POST /api/events/:id/redeliver`). */
+/** One event read with its payload, and sent again (docs/api.md "Lists": `GET /api/events/:id`, `POST /api/events/:id/redeliver`). */
 const call = {
   configure: (key: string, body: unknown) =>
     invokeHttp(configure, apiEvent({ method: 'POST', path: '/api/webhooks/configure', headers: bearer(key), body })),

@@ -50,7 +50,7 @@ import { startReceiver } from '../support/receiver.ts';
 import { streamEvents } from '../support/stream.ts';
 
 /**
- * Test and live apart (DECISIONS "Authentication"): one merchant's test objects and live objects never meet. Each
+ * Test and live apart (docs/api.md "Credentials and modes"): one merchant's test objects and live objects never meet. Each
  * mode gets the same kinds of objects; then every list, read, change, counter, sequence and webhook delivery is asked
  * with each mode's key: it sees its own mode's objects only, and the other mode's answer 404 as if absent.
  */

@@ -6,7 +6,7 @@ import { newMerchant } from '../support/merchant.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
 
 /**
- * `capture_method: automatic` (DECISIONS "Payments"): the create captures the payment once authorized, through the
+ * `capture_method: automatic` (docs/api.md "Payments"): the create captures the payment once authorized, through the
  * capture operation. A run that stops between authorization and capture is finished by the retry with the same
  * Idempotency-Key: exactly one capture at the provider.
  */

@@ -5,7 +5,7 @@ import { newMerchant, testOwner } from '../support/merchant.ts';
 import { paymentBody, payments } from '../support/payments.ts';
 import { rules } from '../support/rules.ts';
 
-/** `customer_id` instead of `customer{}` (DECISIONS "Payments"): the payment is linked to that customer. */
+/** `customer_id` instead of `customer{}` (docs/api.md "Payments"): the payment is linked to that customer. */
 describe('a payment naming its customer by id', () => {
   it('is linked to the customer: its id, its e-mail (for filters), and its card on file', async () => {
     // Prepare: a merchant with its customer (jane@example.com)

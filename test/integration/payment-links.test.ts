@@ -18,7 +18,7 @@ import { DUE, read, subscribedOnCard } from '../support/recovery.ts';
 import { sandboxButton } from '../support/three-d-secure.ts';
 
 /**
- * The hosted payment link (DECISIONS "Subscription recovery"): a renewal the issuer wants authenticated waits for
+ * The hosted payment link (docs/api.md "Subscription recovery"): a renewal the issuer wants authenticated waits for
  * the customer, who gets `/hosted/pay/inv_…` and pays there, through 3-D Secure. On a test clock, through the
  * handlers as API Gateway would invoke them.
  */

@@ -6,7 +6,7 @@ import { bearer, newMerchant } from '../support/merchant.ts';
 
 const load = async (name: string) => ((await import(/* @vite-ignore */ `../../${handlerFile(name)}`)) as { handler: HttpHandler }).handler;
 
-/** Every merchant GET without a path id: the lists, balance and analytics (DECISIONS "Wire conventions"). */
+/** Every merchant GET without a path id: the lists, balance and analytics (docs/api.md "Requests"). */
 const collections = httpFunctions()
   .filter((f) => f.trigger.method === 'GET' && f.trigger.auth === 'merchant' && !f.trigger.path.includes('{'))
   .map((f) => [f.trigger.path, f.name] as const);

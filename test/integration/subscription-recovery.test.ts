@@ -14,7 +14,7 @@ const updateTestCard = (key: string, id: string, body: unknown) =>
   invokeHttp(updateCard, apiEvent({ method: 'POST', path: `/api/test_helpers/payment_methods/${id}/update`, headers: bearer(key), body }));
 
 /**
- * The retry policy by decline code (DECISIONS "Subscription recovery"), played on a test clock: a monthly subscription
+ * The retry policy by decline code (docs/api.md "Subscription recovery"), played on a test clock: a monthly subscription
  * on a saved card due on 15 March 2027, whose renewal the built-in sandbox declines with the card's code.
  */
 describe('a declined renewal follows the retry policy of its decline code', () => {

@@ -25,7 +25,7 @@ import { bearer, newMerchant, sessionOf } from '../support/merchant.ts';
 import { freshCard, paymentBody, payments } from '../support/payments.ts';
 
 /**
- * Test clocks (DECISIONS "Test clocks"): a customer bound to a clock has its subscriptions renew, retry and settle on
+ * Test clocks (docs/api.md "Test clocks"): a customer bound to a clock has its subscriptions renew, retry and settle on
  * the clock's time; advancing it runs that work, in time order, in the clocks worker.
  */
 type Handler = Parameters<typeof invokeHttp>[0];

@@ -20,7 +20,7 @@ import { allowShop, fakeChallenge, shopperReturns } from '../support/three-d-sec
 /**
  * A card saved during a payment the shopper authenticated with a 3-D Secure challenge, at the merchant's Stripe and
  * Adyen accounts (the fakes): the subscription on it renews on a test clock without a challenge, merchant-initiated
- * with the network transaction id of that first authorization (DECISIONS "3-D Secure": off-session charges are never
+ * with the network transaction id of that first authorization (docs/api.md "3-D Secure": off-session charges are never
  * challenged).
  */
 let fakes: ProviderFakes;

@@ -22,7 +22,7 @@ import { paymentBody, payments } from '../support/payments.ts';
 import { type ReceivedWebhook, startReceiver } from '../support/receiver.ts';
 import { streamEvents } from '../support/stream.ts';
 
-/** One webhook endpoint read and changed (DECISIONS "Lists": `GET|PUT /api/webhooks/:id`). */
+/** One webhook endpoint read and changed (docs/api.md "Lists": `GET|PUT /api/webhooks/:id`). */
 const call = {
   configure: (key: string, body: unknown) =>
     invokeHttp(configure, apiEvent({ method: 'POST', path: '/api/webhooks/configure', headers: bearer(key), body })),

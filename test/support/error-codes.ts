@@ -1,5 +1,5 @@
-/** The 400 codes DECISIONS "Wire conventions" names ("No other 400 code"). */
-export const DECISIONS_400_CODES: ReadonlySet<string> = new Set([
+/** The 400 codes docs/api.md "Answers and errors" names (no other 400 code is used). */
+export const DOCUMENTED_400_CODES: ReadonlySet<string> = new Set([
   'parameter_invalid',
   'parameter_missing',
   'parameter_unknown',

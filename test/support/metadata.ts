@@ -1,4 +1,4 @@
-/** Metadata that breaks each limit of DECISIONS "Wire conventions" (50 keys, key ≤ 40 chars, value ≤ 500 chars). */
+/** Metadata that breaks each limit of docs/api.md "Requests" (50 keys, key ≤ 40 chars, value ≤ 500 chars). */
 export const BAD_METADATA: [string, Record<string, string>][] = [
   ['51 keys', Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v']))],
   ['a 41-char key', { ['k'.repeat(41)]: 'v' }],

@@ -9,11 +9,11 @@ import { DisputeEvidenceBody } from '../../shared/schemas/disputes.ts';
 import { CreatePaymentBody, ListPaymentsQuery } from '../../shared/schemas/payments.ts';
 import { CreateRoutingRuleBody } from '../../shared/schemas/routing-rules.ts';
 import { ConfigureWebhookBody } from '../../shared/schemas/webhooks.ts';
-import { DECISIONS_400_CODES, VALIDATOR_JARGON } from '../support/error-codes.ts';
+import { DOCUMENTED_400_CODES, VALIDATOR_JARGON } from '../support/error-codes.ts';
 
 /**
- * Errors written for people (DECISIONS "Wire conventions"): a 400 of bad input names the field in `param` and says the
- * rule in words, never a validator's internals, with one of the codes DECISIONS names. First a table of rules and the
+ * Errors written for people (docs/api.md "Answers and errors"): a 400 of bad input names the field in `param` and says the
+ * rule in words, never a validator's internals, with one of the codes docs/api.md names. First a table of rules and the
  * sentences they produce; then every field of every request schema of the catalog, given bad input of each kind.
  */
 
@@ -270,7 +270,7 @@ describe('every request schema of the catalog, given bad input', () => {
     const error = invalidParameter(c.schema as v.GenericSchema, issue);
     const param = error.details.param;
     expect(error.status).toBe(400);
-    expect(DECISIONS_400_CODES.has(error.code), error.code).toBe(true);
+    expect(DOCUMENTED_400_CODES.has(error.code), error.code).toBe(true);
     expect(error.message).not.toMatch(VALIDATOR_JARGON);
     expect(error.message).not.toMatch(/ (has the wrong format|is not valid here)$/); // a rule not put in words
     expect(param, error.message).toBeTruthy();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cappedRecovery, recoveryAfter, treatmentOf } from '../../shared/domain/recovery-policy.ts';
 
-/** The retry policy by decline code (DECISIONS "Subscription recovery"): a period first tried on 2027-03-15. */
+/** The retry policy by decline code (docs/api.md "Subscription recovery"): a period first tried on 2027-03-15. */
 const FIRST_TRY = '2027-03-15';
 
 describe('the retry policy', () => {

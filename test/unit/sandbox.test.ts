@@ -34,7 +34,7 @@ const authorize = (provider: ProviderName, number: string, overrides: Partial<Au
     ...overrides,
   });
 
-/** The outcomes DECISIONS.md documents for Stripe's test cards. */
+/** The outcomes docs/api.md "Test mode" documents for Stripe's test cards. */
 const DOCUMENTED_DECLINES: ReadonlyArray<[string, string]> = [
   ['4000000000000002', 'generic_decline'],
   ['4000000000009995', 'insufficient_funds'],
@@ -66,7 +66,7 @@ describe('SandboxConnector.authorize', () => {
     });
 
     it('every TEST_CARDS entry is a documented card with its documented outcome', () => {
-      // Assess: the table the connector reads agrees with DECISIONS.md, and holds only Luhn-valid numbers
+      // Assess: the table the connector reads agrees with docs/api.md "Test mode", and holds only Luhn-valid numbers
       const documented = new Map<string, unknown>(DOCUMENTED_DECLINES.map(([n, decline]) => [n, { decline }]));
       documented.set(PROCESSING_ERROR_CARD, { soft: 'first_attempt_processing_error' });
       documented.set(CHARGES_FAIL_LATER_CARD, { laterChargesDecline: true });

@@ -1,5 +1,5 @@
 /**
- * Adyen's answers mapped to our decline codes (Stripe's vocabulary) and failure classes (DECISIONS "Error map"):
+ * Adyen's answers mapped to our decline codes (Stripe's vocabulary) and failure classes (docs/api.md "Provider answers"):
  * `hard` is the card's final answer (no failover), `soft` a processing error and `outage` an unreachable or
  * overloaded Adyen (both fail over), `unknown` an answer that may hide an authorization (resolved before anything
  * else is tried). Sources: Adyen's "Refusal reasons", "Result codes", "Error codes" and "Response handling" pages,

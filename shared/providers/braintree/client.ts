@@ -1,5 +1,5 @@
 /**
- * Braintree's GraphQL API (DECISIONS "Providers"): plain `fetch` POSTs to `/graphql`, Basic auth
+ * Braintree's GraphQL API (docs/api.md "Providers and connector accounts"): plain `fetch` POSTs to `/graphql`, Basic auth
  * `public_key:private_key`, `Braintree-Version` pinned, the documents in queries.ts. The answer is data, or a failure
  * already mapped (errors.ts).
  */

@@ -1,7 +1,7 @@
 import type { MappedFailure } from '../types.ts';
 
 /**
- * Braintree's error map (DECISIONS "Error map"): its raw answers → our `decline_code` (Stripe's vocabulary) and a class:
+ * Braintree's error map (docs/api.md "Provider answers"): its raw answers → our `decline_code` (Stripe's vocabulary) and a class:
  * `hard` is the card's final answer (no failover), `soft` and `outage` fail over, `unknown` may have been carried out
  * (looked up by orderId first). A decline is a transaction PROCESSOR_DECLINED, GATEWAY_REJECTED or FAILED, whose newest
  * `statusHistory` event has the processor code (`legacyCode`) or rejection reason; the rest fails as a GraphQL error

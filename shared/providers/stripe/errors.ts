@@ -19,7 +19,7 @@ export interface Row {
 }
 
 /**
- * Stripe's answers → our class (DECISIONS "Error map"), read top-down: the first row whose given fields all match
+ * Stripe's answers → our class (docs/api.md "Provider answers"), read top-down: the first row whose given fields all match
  * wins. The decline code we record is Stripe's own: `decline_code`, else `code` (`card_declined` alone is
  * `generic_decline`); a failure that is not the card's answer records `processing_error`.
  */

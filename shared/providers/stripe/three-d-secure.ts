@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
 import type { ShopperAction, ThreeDSecureResult } from '../types.ts';
 
-/** Stripe's `three_d_secure.result` in DECISIONS' words (Stripe's enum, `Charge.PaymentMethodDetails.Card.ThreeDSecure`). */
+/** Stripe's `three_d_secure.result` in the words of docs/api.md "3-D Secure" (Stripe's enum, `Charge.PaymentMethodDetails.Card.ThreeDSecure`). */
 const RESULTS: Record<string, ThreeDSecureResult['result']> = {
   authenticated: 'authenticated',
   attempt_acknowledged: 'attempted',

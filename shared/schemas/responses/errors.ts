@@ -18,7 +18,7 @@ const MESSAGE_PATTERN = new RegExp(
   `^(${[...Object.values(MESSAGES), OPERATION_IN_PROGRESS].map((text) => escape(text).replace('100', '\\d+')).join('|')})(: .+)?$`,
 );
 
-/** The one error shape (DECISIONS.md "Wire conventions"), rendered by shared/http/error-mapper.ts. */
+/** The one error shape (docs/api.md "Answers and errors"), rendered by shared/http/error-mapper.ts. */
 export const ErrorBody = v.object({
   error: v.object({
     type: v.picklist(ERROR_TYPES),

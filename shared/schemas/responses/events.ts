@@ -1,5 +1,5 @@
 /**
- * The events a merchant's webhook endpoint receives (DECISIONS.md "Webhooks"): for each event type, what triggers it
+ * The events a merchant's webhook endpoint receives (docs/api.md "Webhooks"): for each event type, what triggers it
  * and the object its `data.object` carries, the resource as the API returns it plus its `sequence`. The one mapping
  * of event types to payloads: the OpenAPI document's `webhooks` section and its event components are built from it.
  */

@@ -3,7 +3,7 @@
  * shopper, the challenge page Adyen hosts (plain HTML, a password and Pass / Fail, no script) and the redirect back
  * to the payment's `returnUrl` with `redirectResult`, which /payments/details then redeems (server.ts).
  *
- * Cards (DECISIONS "3-D Secure"): Adyen's 3DS2 test cards 5454 5454 5454 5454 (redirect by GET) and
+ * Cards (docs/api.md "Test mode"): Adyen's 3DS2 test cards 5454 5454 5454 5454 (redirect by GET) and
  * 4917 6100 0000 0000 (redirect by POST form) always challenge; with `threeDSRequestorChallengeInd` 03/04 every other
  * enrolled card does too; 378282246310005 is not enrolled; any other card authenticates frictionless. Without the
  * shopper's browser (`browserInfo`) or with `attemptAuthentication: never` nothing authenticates and a challenge card
