@@ -76,7 +76,8 @@ const checks: Record<Field, (final: boolean) => string> = {
   expiry(final) {
     const d = digits(fields.expiry.value);
     if (!d) return final ? 'Enter the expiry date as MM / YY.' : '';
-    if (!final && d.length < 4) return d.length >= 2 && (Number(d.slice(0, 2)) < 1 || Number(d.slice(0, 2)) > 12) ? 'The month must be 01 to 12.' : '';
+    if (!final && d.length < 4)
+      return d.length >= 2 && (Number(d.slice(0, 2)) < 1 || Number(d.slice(0, 2)) > 12) ? 'The month must be 01 to 12.' : '';
     const exp = expiryOf();
     if (!exp) return 'Enter the expiry date as MM / YY.';
     if (exp.month < 1 || exp.month > 12) return 'The month must be 01 to 12.';
@@ -155,7 +156,10 @@ async function submit(): Promise<void> {
     const body = (await res.json().catch(() => ({}))) as SavedCard;
     if (res.ok && body.id) {
       const c = body.card;
-      tell({ type: 'payment_method', payment_method: { id: body.id, card: { brand: c.brand, last4: c.last4, exp_month: c.exp_month, exp_year: c.exp_year } } });
+      tell({
+        type: 'payment_method',
+        payment_method: { id: body.id, card: { brand: c.brand, last4: c.last4, exp_month: c.exp_month, exp_year: c.exp_year } },
+      });
     } else {
       const error = body.error ?? { type: 'api_error', message: 'The card could not be saved' };
       const param = String(error.param ?? '');
