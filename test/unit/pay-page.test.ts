@@ -10,7 +10,7 @@ const pageWith = (brand: string, last4: string): PayPage => ({
     currency: 'USD',
     merchant_email: 'shop@example.com',
     due_date: '2027-01-31',
-  } as PayPage['invoice'],
+  } as unknown as PayPage['invoice'],
   savedCard: { brand, last4, exp_month: 12, exp_year: 2034 },
   formId: '1764662400000.abc',
 });
