@@ -2,18 +2,19 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type * as esbuild from 'esbuild';
 
-/** The scripts served to browsers, each `shared/hosted/browser/<name>.ts` bundled by esbuild into one plain script. */
+/**
+ * The scripts served to browsers, each `shared/hosted/browser/<name>.ts` bundled by esbuild into one plain script.
+ * `npm start` and the tests bundle them from the source on first use; the Lambda build (infra/bundle.ts) bundles them
+ * once and inlines their text as `BUILT_BROWSER_SCRIPTS` (esbuild's `define`), so Lambda needs neither esbuild nor the
+ * source. No generated file, no step to run first (docs/architecture.md, "Project layout").
+ */
 export type BrowserScript = 'card-fields' | 'card-fields-frame';
 const SCRIPTS: readonly BrowserScript[] = ['card-fields', 'card-fields-frame'];
 
-/** Defined only in a Lambda bundle: the function build (infra/bundle.ts) sets it to `buildBrowserScripts()`. */
+/** Defined only in a Lambda bundle, as `buildBrowserScripts()`. */
 declare const BUILT_BROWSER_SCRIPTS: Record<BrowserScript, string> | undefined;
 
-/**
- * Bundles every browser script from its source. esbuild is a development dependency, required here when called (a
- * static import would bundle it into the Lambda), which is only where the source is: the function build, `npm start`
- * and the tests.
- */
+/** Bundles every browser script from its source; esbuild is required when called, as a static import would bundle it. */
 export function buildBrowserScripts(): Record<BrowserScript, string> {
   const { buildSync } = createRequire(import.meta.url)('esbuild') as typeof esbuild;
   const { outputFiles } = buildSync({
