@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, buildSync } from 'esbuild';
+import { buildBrowserScripts } from '../shared/hosted/browser-scripts.ts';
 
 /** The repository root: entries and tsconfig are resolved from here, whatever the working directory. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -32,6 +33,9 @@ export const FUNCTION_BUILD: BuildOptions = {
   alias: { http: NODE_HTTP_SHIM, 'node:http': NODE_HTTP_SHIM, '@aws-crypto/client-node': '@aws-crypto/client-node/build/module/src/index.js' },
   // CommonJS dependencies bundled into an ES module still call `require` for Node built-ins (each chunk declares its own).
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  // The hosted pages' browser scripts, bundled here from shared/hosted/browser and inlined into the functions that serve
+  // them (shared/hosted/browser-scripts.ts): Lambda needs neither esbuild nor the scripts' source.
+  define: { BUILT_BROWSER_SCRIPTS: JSON.stringify(buildBrowserScripts()) },
   // Warnings and errors only: `npm run synth` stays quiet.
   logLevel: 'warning',
 };

@@ -1,7 +1,7 @@
 import { http } from '../../shared/http/index.ts';
 import { scriptAnswer } from '../../shared/hosted/answers.ts';
-import { CARD_FIELDS_FRAME_SCRIPT } from '../../shared/hosted/card-fields-frame-script.ts';
+import { browserScript } from '../../shared/hosted/browser-scripts.ts';
 
-const answer = scriptAnswer(CARD_FIELDS_FRAME_SCRIPT);
+const answer = scriptAnswer(browserScript('card-fields-frame'));
 
 export const handler = http({ auth: 'public', file: 'text/javascript' }, async () => answer);

@@ -1,8 +1,8 @@
 import { http } from '../../shared/http/index.ts';
 import { scriptAnswer } from '../../shared/hosted/answers.ts';
-import { CARD_FIELDS_SCRIPT } from '../../shared/hosted/card-fields-script.ts';
+import { browserScript } from '../../shared/hosted/browser-scripts.ts';
 import { CardFieldsScriptQuery } from '../../shared/schemas/hosted.ts';
 
-const answer = scriptAnswer(CARD_FIELDS_SCRIPT);
+const answer = scriptAnswer(browserScript('card-fields'));
 
 export const handler = http({ auth: 'public', query: CardFieldsScriptQuery, file: 'text/javascript' }, async () => answer);

@@ -1,6 +1,7 @@
 import type { PayPage } from '../domain/payment-links.ts';
 import { formatMoney } from '../domain/tax.ts';
 import type { FileBody } from '../http/response.ts';
+import { CARD_BRANDS } from '../model/card-numbers.ts';
 import { escapeHtml, pageAnswer, styleHash } from './answers.ts';
 
 const CSS = [
@@ -10,7 +11,8 @@ const CSS = [
   'fieldset{border:1px solid #d4d4d8;border-radius:8px;margin:1rem 0}[role=alert]{color:#991b1b}',
 ].join('');
 
-const BRANDS: Record<string, string> = { visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express', discover: 'Discover' };
+/** The saved card's brand as a shopper reads it (shared/model/card-numbers.ts), else as stored. */
+const brandLabel = (brand: string) => CARD_BRANDS.find((b) => b.name === brand)?.label ?? brand;
 
 /**
  * The customer's page for paying one invoice: the saved card in one click, or a new card; plain forms, no script,
@@ -51,7 +53,7 @@ function body(page: PayPage, amount: string, action: string): string {
   const problem = page.problem ? `<p role="alert">${escapeHtml(page.problem)}</p>` : '';
   const formId = `<input type="hidden" name="form_id" value="${escapeHtml(page.formId)}">`;
   const saved = page.savedCard
-    ? `<form method="post" action="${escapeHtml(action)}">${formId}<input type="hidden" name="pay_with" value="saved"><button type="submit">Pay ${escapeHtml(amount)} with ${escapeHtml(BRANDS[page.savedCard.brand] ?? page.savedCard.brand)} •••• ${escapeHtml(page.savedCard.last4)}</button></form>`
+    ? `<form method="post" action="${escapeHtml(action)}">${formId}<input type="hidden" name="pay_with" value="saved"><button type="submit">Pay ${escapeHtml(amount)} with ${escapeHtml(brandLabel(page.savedCard.brand))} •••• ${escapeHtml(page.savedCard.last4)}</button></form>`
     : '';
   const field = (name: string, label: string, attributes: string) =>
     `<label for="${name}">${label}</label><input id="${name}" name="${name}" required ${attributes}>`;

@@ -9,6 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog, handlerFile } from '../../functions/catalog.ts';
 import { bundleFunction } from '../../infra/bundle.ts';
+import { buildBrowserScripts } from '../../shared/hosted/browser-scripts.ts';
 import { type Gateway, startGateway } from '../../infra/local/gateway.ts';
 import type { HandlerLoader, LambdaHandler } from '../../infra/local/lambda.ts';
 import { startStreamPollers } from '../../infra/local/stream.ts';
@@ -130,5 +131,14 @@ describe('the functions as built for Lambda', () => {
     } finally {
       await receiver.close();
     }
+  }, 120_000);
+
+  it('serve the card fields scripts built into their bundles, as built from their source', async () => {
+    // Act: the script a checkout page includes, and the card fields page's own, each from its bundled function
+    const [mount, frame] = await Promise.all([call(null, 'GET', '/hosted/card-fields.js'), call(null, 'GET', '/hosted/card-fields-frame.js')]);
+    // Assess: the scripts as built from shared/hosted/browser, with no esbuild nor source beside the bundles
+    const built = buildBrowserScripts();
+    expect([mount.status, mount.type, mount.bytes.toString('utf8')]).toEqual([200, 'text/javascript; charset=utf-8', built['card-fields']]);
+    expect([frame.status, frame.type, frame.bytes.toString('utf8')]).toEqual([200, 'text/javascript; charset=utf-8', built['card-fields-frame']]);
   }, 120_000);
 });

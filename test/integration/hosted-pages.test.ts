@@ -16,7 +16,7 @@ describe('hosted card fields pages', () => {
     expect(res.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(res.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
     expect(res.headers['x-content-type-options']).toBe('nosniff');
-    expect(res.rawBody).toContain('window.CardFields = { mount: mount }');
+    expect(res.rawBody).toContain('window.CardFields = { mount }');
   });
 
   it('answers an unknown publishable key with a 401 page (with a CSP), not the fields', async () => {
