@@ -26,6 +26,7 @@ import { ATTEMPT, transition } from './state-machines.ts';
 export interface Authorization {
   /** the payment, stored `processing` with its first attempt */
   payment: PaymentRecord;
+  /** the targets to try in order, and the routing decision shown for the one that answered */
   route: RoutedTargets;
   /** what each target is sent: the card, or its token there, and who initiated the charge */
   methodAt: (target: RouteTarget) => Pick<AuthorizeRequest, 'card' | 'providerToken' | 'initiator'>;
