@@ -4,7 +4,7 @@
  * first page of `GET /api/payments/list` recorded, with and without a filter.
  */
 import * as v from 'valibot';
-import { createPayment } from '../shared/domain/payments.ts';
+import { createPayment } from '../shared/domain/payment-create.ts';
 import { CreatePaymentBody } from '../shared/schemas/payments.ts';
 import { type HttpResult } from '../test/support/lambda.ts';
 import { newMerchant, testActor } from '../test/support/merchant.ts';

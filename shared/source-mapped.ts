@@ -24,7 +24,7 @@ function mapOf(file: string): SourceMap | undefined {
 /** A bundled file's position in a stack frame: `file:///var/task/index.mjs:1:2345`. */
 const BUNDLE_POSITION = /((?:file:\/\/)?\/[^\s()]+\.mjs):(\d+):(\d+)/g;
 
-/** The error, its stack's bundle positions replaced by source ones (`shared/domain/payments.ts:120:7`); returned for logging. */
+/** The error, its stack's bundle positions replaced by source ones (`shared/domain/payment-create.ts:120:7`); returned for logging. */
 export function withSourceStack<E extends Error>(error: E): E {
   if (typeof error.stack !== 'string') return error;
   error.stack = error.stack.replace(BUNDLE_POSITION, (position: string, file: string, line: string, column: string) => {

@@ -1,4 +1,4 @@
-import { createPayment } from '../../shared/domain/payments.ts';
+import { createPayment } from '../../shared/domain/payment-create.ts';
 import { http } from '../../shared/http/index.ts';
 import { CreatePaymentBody } from '../../shared/schemas/payments.ts';
 import { Payment } from '../../shared/schemas/responses/payments.ts';

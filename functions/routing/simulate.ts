@@ -1,4 +1,4 @@
-import { simulateRoute } from '../../shared/domain/payments.ts';
+import { simulateRoute } from '../../shared/domain/payment-routing.ts';
 import { http } from '../../shared/http/index.ts';
 import { SimulateRouteBody } from '../../shared/schemas/payments.ts';
 import { RouteSimulation } from '../../shared/schemas/responses/payments.ts';

@@ -26,7 +26,7 @@ import { stripeSignature } from '../../test/fakes/stripe/notifier.ts';
 import { openTestDispute } from '../../shared/domain/disputes.ts';
 import { createTestClock } from '../../shared/domain/test-clocks.ts';
 import { createPaymentMethod } from '../../shared/domain/payment-methods.ts';
-import { createPayment } from '../../shared/domain/payments.ts';
+import { createPayment } from '../../shared/domain/payment-create.ts';
 import { sandboxAnswerSignature, threeDSecureLinks } from '../../shared/domain/signed-links.ts';
 import { changeSettings } from '../../shared/domain/settings.ts';
 import { reconcileConnector } from '../../shared/domain/reconciliation.ts';

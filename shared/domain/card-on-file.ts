@@ -12,12 +12,15 @@ import { Declined, OperationInProgress, OutcomeUnknown, ResourceMissing } from '
 import { newId } from './ids.ts';
 import { describeTarget } from './connectors.ts';
 import { capturePayment } from './payment-lifecycle.ts';
-import { authorizePayment, paymentView, resolveAuthorization, routeSavedCard, storedCardOf } from './payments.ts';
+import { authorizePayment, type RenewalAttempts } from './authorization.ts';
+import { resolveAuthorization } from './authorization-outcomes.ts';
+import { storedCardOf } from './payment-create.ts';
+import { routeSavedCard } from './payment-routing.ts';
+import { paymentView } from './payment-view.ts';
 import { cardToCharge, offSessionAt, tokenKept } from './saved-cards.ts';
-import type { AuthorizeResult } from '../providers/index.ts';
+import type { TransactItem } from '../store/client.ts';
 import type { CustomerRecord } from '../store/customers.ts';
 import type { PaymentRecord } from '../store/payments.ts';
-import type { RouteTarget } from './connectors.ts';
 
 export interface StoredCardCharge {
   customerId: string;
@@ -41,28 +44,29 @@ export interface RenewalCharge {
   why: string;
 }
 
-/** The renewal options of an authorization: each attempt's reason, and its attempts appended to the invoice. */
-const renewalOptions = (renewal: RenewalCharge | undefined) =>
-  renewal
-    ? {
-        why: renewal.why,
-        recorded: (payment: PaymentRecord) => [
-          invoices.attemptsAppended(
-            renewal.invoiceId,
-            (payment.attempts ?? []).map((a) => ({
-              payment_id: payment.id,
-              attempt_id: a.id,
-              provider: a.provider,
-              connector_id: a.connector_id,
-              status: a.status,
-              decline_code: a.decline_code,
-              reason: a.reason ?? '',
-              created_at: a.created_at,
-            })),
-          ),
-        ],
-      }
-    : {};
+/**
+ * A renewal's authorization: each attempt's reason, and its attempts appended to the invoice; with `retries` (a
+ * routed saved card), each retry counted against the card's cap and a soft decline failing over.
+ */
+const renewalAttempts = (renewal: RenewalCharge, retries?: { counted: (index: number) => TransactItem[] }): RenewalAttempts => ({
+  why: renewal.why,
+  recorded: (payment: PaymentRecord) => [
+    invoices.attemptsAppended(
+      renewal.invoiceId,
+      (payment.attempts ?? []).map((a) => ({
+        payment_id: payment.id,
+        attempt_id: a.id,
+        provider: a.provider,
+        connector_id: a.connector_id,
+        status: a.status,
+        decline_code: a.decline_code,
+        reason: a.reason ?? '',
+        created_at: a.created_at,
+      })),
+    ),
+  ],
+  ...(retries ? { counted: retries.counted, failoverOnDecline: (code: string) => treatmentOf(code) === 'soft' } : {}),
+});
 
 /**
  * Charges the customer's card on file and captures it: a provider token, at the provider that issued it (a token
@@ -91,19 +95,22 @@ export async function chargeCardOnFile(merchant: Merchant, charge: StoredCardCha
     card: { brand: card.brand as CardBrand, last4: card.last4, bin: '', exp_month: card.exp_month, exp_year: card.exp_year, fingerprint: '' },
   });
   const target = { provider: card.provider, connectorId: card.connector_id ?? null, label: null };
-  const payment = await authorizePayment(
-    base,
-    [target],
+  const payment = await authorizePayment({
+    payment: base,
+    route: {
+      targets: [target],
+      describe: () => ({
+        strategy: 'card_on_file',
+        reason: `The customer's card on file is a token of ${describeTarget(target)}, so the charge goes there only.`,
+        alternatives_considered: [],
+        latency_ms: Math.round(performance.now() - started),
+      }),
+    },
     // A renewal without the shopper: merchant-initiated (the card on file keeps no network transaction id).
-    () => ({ providerToken: card.provider_token, initiator: { type: 'merchant' } }),
-    () => ({
-      strategy: 'card_on_file',
-      reason: `The customer's card on file is a token of ${describeTarget(target)}, so the charge goes there only.`,
-      alternatives_considered: [],
-      latency_ms: Math.round(performance.now() - started),
-    }),
-    { onFile: card, ...renewalOptions(charge.renewal) },
-  );
+    methodAt: () => ({ providerToken: card.provider_token, initiator: { type: 'merchant' } }),
+    onFile: card,
+    ...(charge.renewal ? { renewal: renewalAttempts(charge.renewal) } : {}),
+  });
   return captureCharge(merchant, id, payment);
 }
 
@@ -144,15 +151,16 @@ async function captureCharge(merchant: Merchant, id: string, payment: PaymentRec
  */
 async function chargeSavedCard(merchant: Merchant, customer: CustomerRecord, charge: StoredCardCharge & { paymentMethodId: string }, id: string) {
   const charged = await cardToCharge(merchant, charge.paymentMethodId);
-  const { targets, describe } = await routeSavedCard(merchant, charge, charged.card.number);
+  const route = await routeSavedCard(merchant, charge, charged.card.number);
   const base = chargeRecord(merchant, customer, charge, id, { card: await storedCardOf(charged.card), payment_method_id: charge.paymentMethodId });
-  const kept = (target: RouteTarget, result: AuthorizeResult) => tokenKept(charged, target, result);
   const { renewal } = charge;
   const retries = renewal ? await retriesOf(merchant, charged.paymentMethod!, renewal.run) : undefined;
-  const payment = await authorizePayment(base, targets.slice(0, retries?.attempts), (target) => offSessionAt(charged, target), describe, {
-    kept,
-    ...renewalOptions(renewal),
-    ...(retries ? { counted: retries.counted, failoverOnDecline: (code: string) => treatmentOf(code) === 'soft' } : {}),
+  const payment = await authorizePayment({
+    payment: base,
+    route: { ...route, targets: route.targets.slice(0, retries?.attempts) },
+    methodAt: (target) => offSessionAt(charged, target),
+    kept: (target, result) => tokenKept(charged, target, result),
+    ...(renewal ? { renewal: renewalAttempts(renewal, retries) } : {}),
   });
   return captureCharge(merchant, id, payment);
 }

@@ -5,7 +5,7 @@ import { createApiKey } from './api-keys.ts';
 import type { Merchant } from './auth.ts';
 import { createCustomer, listCustomers } from './customers.ts';
 import { capturePayment } from './payment-lifecycle.ts';
-import { createPayment } from './payments.ts';
+import { createPayment } from './payment-create.ts';
 
 export const DEMO_EMAIL = 'demo@merchant.test';
 

@@ -17,7 +17,7 @@ import { businessNow, clock } from './clock.ts';
 import { freshOrigin, idFor, type Origin } from './ids.ts';
 import { sendInvoice } from './invoice-delivery.ts';
 import { markInvoicePaid, payUrlOf, view } from './invoices.ts';
-import { createPayment } from './payments.ts';
+import { createPayment } from './payment-create.ts';
 import { type LinkQuery, verifyPayLink } from './signed-links.ts';
 import { retryNow } from './subscriptions.ts';
 

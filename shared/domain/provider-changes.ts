@@ -10,7 +10,7 @@ import { clock, isoNow } from './clock.ts';
 import { OperationInProgress } from './errors.ts';
 import { recordDisputeChange } from './disputes.ts';
 import { newEvent } from './events.ts';
-import { paymentView } from './payments.ts';
+import { paymentView } from './payment-view.ts';
 import { confirmRefund, failRefund, type OutcomeContext } from './refund-outcomes.ts';
 import { allows, PAYMENT } from './state-machines.ts';
 import { historyEntry } from './timeline-entries.ts';

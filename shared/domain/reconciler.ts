@@ -10,7 +10,8 @@ import { clock } from './clock.ts';
 import { reconcileInvoiceSend } from './invoice-delivery.ts';
 import { reconcilePaymentOperation, reconcileRefundOperation } from './payment-lifecycle.ts';
 import { awaiting } from './operations.ts';
-import { finishAuthentication, resolveAuthorization } from './payments.ts';
+import { resolveAuthorization } from './authorization-outcomes.ts';
+import { finishAuthentication } from './shopper-authentication.ts';
 import { resumeStalledAdvances } from './test-clocks.ts';
 import { count } from '../metrics.ts';
 

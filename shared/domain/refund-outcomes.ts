@@ -5,7 +5,7 @@ import * as payments from '../store/payments.ts';
 import type { PaymentRecord, RefundRecord, StoredRefund } from '../store/payments.ts';
 import { OperationInProgress } from './errors.ts';
 import { newEvent } from './events.ts';
-import { paymentView } from './payments.ts';
+import { paymentView } from './payment-view.ts';
 import { refundObject } from './refunds.ts';
 import { allows, PAYMENT, REFUND } from './state-machines.ts';
 import { type ChangeSource, historyEntry } from './timeline-entries.ts';

@@ -4,7 +4,8 @@ import type { FinishAuthenticationInput } from '../schemas/private.ts';
 import * as payments from '../store/payments.ts';
 import { NotFound } from './errors.ts';
 import { isId } from './ids.ts';
-import { captureAuthenticated, finishAuthentication } from './payments.ts';
+import { captureAuthenticated } from './payment-create.ts';
+import { finishAuthentication } from './shopper-authentication.ts';
 import { type LinkQuery, sandboxAnswerSignature, verifyHandOff, verifySandboxAnswer, verifyThreeDSecureReturn } from './signed-links.ts';
 
 /** Where the shopper goes next: a provider's page (GET, or a form to POST), or back to the merchant. */

@@ -1,4 +1,4 @@
-/** Payments and routing as the API returns them (shared/domain/payments.ts `paymentView`, routing-rules.ts). */
+/** Payments and routing as the API returns them (shared/domain/payment-view.ts `paymentView`, routing-rules.ts). */
 import * as v from 'valibot';
 import { PROVIDERS } from '../../providers/types.ts';
 import { CARD_BRANDS, RULE_OPERATORS, RULE_STATUSES, RULE_STRATEGIES, RULE_THREE_D_SECURE } from '../routing-rules.ts';
