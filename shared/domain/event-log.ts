@@ -6,9 +6,9 @@ import type { EventRecord } from '../store/events.ts';
 import * as webhooks from '../store/webhooks.ts';
 import type { WebhookRecord } from '../store/webhooks.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import { clock } from './clock.ts';
-import { BadRequest, InvalidState, NotFound } from './errors.ts';
-import type { EventType } from './events.ts';
+import { clock } from '../model/clock.ts';
+import { BadRequest, InvalidState, NotFound } from '../model/errors.ts';
+import type { EventType } from '../model/events.ts';
 import { listedEvent } from './webhooks.ts';
 
 /** An active endpoint that takes events of this type. */

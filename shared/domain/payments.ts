@@ -17,7 +17,8 @@ import { readSecret } from '../secrets.ts';
 import * as customers from '../store/customers.ts';
 import type { CardOnFile } from '../store/customers.ts';
 import type { TransactItem } from '../store/client.ts';
-import { type Change, commit, type Operation } from '../store/commit.ts';
+import { type Change, commit } from '../store/commit.ts';
+import type { Operation } from '../model/targets.ts';
 import {
   cardToCharge,
   cardToSave,
@@ -43,9 +44,9 @@ import type { PaymentAttempt, PaymentRecord, RoutingDecision, StoredPayment } fr
 import * as velocityStore from '../store/velocity.ts';
 import * as routingSetup from '../store/routing-setup.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import { binOf, cardBrand, cardFingerprint, type StoredCard } from './cards.ts';
+import { binOf, cardBrand, cardFingerprint, type StoredCard } from '../model/cards.ts';
 import { checkReturnUrl } from './checkout.ts';
-import { clock, isoNow } from './clock.ts';
+import { clock, isoNow } from '../model/clock.ts';
 import {
   activeConnectors,
   connectorForOperation,
@@ -65,12 +66,12 @@ import {
   ProviderRefused,
   ProvidersUnavailable,
   ResourceMissing,
-} from './errors.ts';
+} from '../model/errors.ts';
 import { capturePayment } from './payment-lifecycle.ts';
-import { newEvent } from './events.ts';
+import { newEvent } from '../model/events.ts';
 import { type ChangeSource, historyEntry } from './timeline-entries.ts';
 import * as inbound from '../store/inbound.ts';
-import { freshOrigin, idFor, newId, type Origin } from './ids.ts';
+import { freshOrigin, idFor, newId, type Origin } from '../model/ids.ts';
 import { threeDSecureLinks } from './signed-links.ts';
 import { leaseFromNow, runOperation } from './operations.ts';
 import * as ledger from '../store/ledger.ts';
@@ -79,8 +80,8 @@ import { assessRisk, RISK_DECLINE_THRESHOLD } from './risk.ts';
 import { forcedProvider, planRoute, type RoutePlan } from './routing.ts';
 import { chance, countAttempt, meanApprovedAmount, recentStats, roundRobinTurn } from './routing-context.ts';
 import { activeRules, type PaymentFacts } from './routing-rules.ts';
-import { ATTEMPT, PAYMENT, transition } from './state-machines.ts';
-import type { Owner } from '../store/keys.ts';
+import { ATTEMPT, PAYMENT, transition } from '../model/state-machines.ts';
+import type { Owner } from '../model/targets.ts';
 import { annotate } from '../tracer.ts';
 
 export type CreatePaymentInput = v.InferOutput<typeof CreatePaymentBody>;

@@ -3,9 +3,9 @@ import { listItems, metadataKeyOf, NUMERIC_OPERATORS, type RuleCondition, type R
 import * as routingRules from '../store/routing-rules.ts';
 import type { RoutingRuleChanges, RoutingRuleRecord } from '../store/routing-rules.ts';
 import type { PageQuery } from '../store/pagination.ts';
-import { BadRequest, NotFound } from './errors.ts';
-import { freshOrigin, idFor, type Origin } from './ids.ts';
-import { ROUTING_RULE } from './state-machines.ts';
+import { BadRequest, NotFound } from '../model/errors.ts';
+import { freshOrigin, idFor, type Origin } from '../model/ids.ts';
+import { ROUTING_RULE } from '../model/state-machines.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 
 export type { RuleCondition, RuleField, RuleOperator };

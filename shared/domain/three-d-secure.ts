@@ -2,8 +2,8 @@ import type { ShopperAction } from '../providers/index.ts';
 import { invokeFunction } from '../invoke.ts';
 import type { FinishAuthenticationInput } from '../schemas/private.ts';
 import * as payments from '../store/payments.ts';
-import { NotFound } from './errors.ts';
-import { isId } from './ids.ts';
+import { NotFound } from '../model/errors.ts';
+import { isId } from '../model/ids.ts';
 import { captureAuthenticated, finishAuthentication } from './payments.ts';
 import { type LinkQuery, sandboxAnswerSignature, verifyHandOff, verifySandboxAnswer, verifyThreeDSecureReturn } from './signed-links.ts';
 

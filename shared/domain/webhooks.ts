@@ -9,12 +9,12 @@ import type { WebhookRecord } from '../store/webhooks.ts';
 import type { PageQuery } from '../store/pagination.ts';
 import { type HostLookup, resolveAndCheck, validateWebhookUrl } from '../webhooks/ssrf.ts';
 import { newWebhookSecret, sealSecret } from '../webhooks/sealed-secret.ts';
-import { clock } from './clock.ts';
-import { BadRequest, NotFound, OperationInProgress } from './errors.ts';
-import { type EventType, newEvent } from './events.ts';
-import { freshOrigin, idFor, type Origin } from './ids.ts';
+import { clock } from '../model/clock.ts';
+import { BadRequest, NotFound, OperationInProgress } from '../model/errors.ts';
+import { type EventType, newEvent } from '../model/events.ts';
+import { freshOrigin, idFor, type Origin } from '../model/ids.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import { WEBHOOK_ENDPOINT } from './state-machines.ts';
+import { WEBHOOK_ENDPOINT } from '../model/state-machines.ts';
 
 export const MAX_WEBHOOKS_PER_MERCHANT = 16;
 

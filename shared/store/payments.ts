@@ -1,13 +1,14 @@
 import * as v from 'valibot';
 import { encodeTime } from 'ulid';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { CardBrand, StoredCard } from '../domain/cards.ts';
+import type { CardBrand, StoredCard } from '../model/cards.ts';
 import type { AppliedStrategy } from '../domain/routing.ts';
-import type { AttemptState, PaymentStatus } from '../domain/state-machines.ts';
+import type { AttemptState, PaymentStatus } from '../model/state-machines.ts';
 import { PROVIDERS, type ProviderName, type ShopperAction, type ThreeDSecureResult } from '../providers/types.ts';
 import { db, TABLE, type TransactItem } from './client.ts';
 import { counterAdd, readCells } from './counters.ts';
-import type { Move, Operation, Target } from './commit.ts';
+import type { Move } from './commit.ts';
+import type { Operation, Target } from '../model/targets.ts';
 import { equalityFilter } from './expressions.ts';
 import { disputeOf, type StoredDispute } from './disputes.ts';
 import { invoiceOf, type StoredInvoice } from './invoices.ts';
@@ -23,7 +24,8 @@ import {
   StringMap,
   Text,
 } from './item-schemas.ts';
-import { LEASE_SHARDS, leaseKeys, type Owner, ownedBy, paymentCountKeys, paymentKeys, refundKeys } from './keys.ts';
+import { LEASE_SHARDS, leaseKeys, ownedBy, paymentCountKeys, paymentKeys, refundKeys } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 import { unpackFields } from './stored-form.ts';
 import { writeShards } from './write-shards.ts';
 import { countItems, type ListSpec, listPage, listPageAcross, type Page, type PageQuery, type RangeSpec, shardedList } from './pagination.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import { reconcileLeased } from '../../shared/domain/reconciler.ts';
 import { expiredOperations } from '../../shared/store/payments.ts';
 import { newMerchant as anyMerchant } from '../support/merchant.ts';

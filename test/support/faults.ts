@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { handler as balanceFn } from '../../functions/balance/get.ts';
 import { handler as listFn } from '../../functions/payments/list.ts';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import { reconcile } from '../../shared/domain/reconciler.ts';
 import { PROVIDERS, type ProviderName } from '../../shared/providers/types.ts';
 import { sandboxBooks, type SandboxFault, sandboxSettings } from '../../shared/providers/sandbox.ts';

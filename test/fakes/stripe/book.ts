@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { cardBrand, luhnValid } from '../../../shared/domain/cards.ts';
+import { cardBrand, luhnValid } from '../../../shared/model/cards.ts';
 import { TEST_CARDS } from '../../../shared/providers/test-cards.ts';
 import type { FakeHold } from '../types.ts';
 import { type Answer, badParam, missing, ok, refused } from './answers.ts';
