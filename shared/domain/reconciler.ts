@@ -3,7 +3,7 @@ import { providerDeadlines } from '../providers/deadlines.ts';
 import { commit } from '../store/commit.ts';
 import type { Operation } from '../model/targets.ts';
 import * as payments from '../store/payments.ts';
-import type { Leased } from '../store/payments.ts';
+import { expiredOperations, type Leased } from '../store/leases.ts';
 import { connectorForOperation } from './connectors.ts';
 import { reconcileDisputeOperation } from './disputes.ts';
 import { applyProviderChange } from './provider-changes.ts';
@@ -29,7 +29,7 @@ export interface ReconcileReport {
  */
 export async function reconcile(now = clock.now()): Promise<ReconcileReport> {
   const report: ReconcileReport = { found: 0, settled: 0, pending: 0 };
-  for (const leased of await payments.expiredOperations(now)) {
+  for (const leased of await expiredOperations(now)) {
     report.found++;
     if (await reconcileLeased(leased)) report.settled++;
     else report.pending++;

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { RESOLUTIONS } from '../domain/reconciliation-exceptions.ts';
-import { EXCEPTION_KINDS } from '../domain/reconciliation-matching.ts';
+import { EXCEPTION_KINDS } from '../model/reconciliation.ts';
 import { idPattern } from '../model/ids.ts';
 import { listQuery } from './common.ts';
 

@@ -2,7 +2,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { encodeTime } from 'ulid';
 import * as v from 'valibot';
 import type { DomainEvent } from '../model/events.ts';
-import { EXCEPTION_KINDS, type ExceptionKind } from '../domain/reconciliation-matching.ts';
+import { EXCEPTION_KINDS, type ExceptionKind } from '../model/reconciliation.ts';
 import type { Transition } from '../model/state-machines.ts';
 import { db, isConditionFailure, TABLE } from './client.ts';
 import { commit } from './commit.ts';

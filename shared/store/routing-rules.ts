@@ -1,7 +1,7 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
-import type { RuleCondition, RuleField, RuleOperator } from '../domain/routing-rules.ts';
+import type { RuleCondition, RuleField, RuleOperator } from '../model/routing.ts';
 import type { Transition } from '../model/state-machines.ts';
 import { assignments, statusIn } from './expressions.ts';
 import { conditionalWrite, type Created, db, TABLE } from './client.ts';

@@ -14,7 +14,7 @@ import { sendInvoice } from '../../shared/domain/invoice-delivery.ts';
 import { LEASE_MS } from '../../shared/domain/operations.ts';
 import { reconcileLeased } from '../../shared/domain/reconciler.ts';
 import { emailSender } from '../../shared/messaging/email.ts';
-import { expiredOperations } from '../../shared/store/payments.ts';
+import { expiredOperations } from '../../shared/store/leases.ts';
 import { createInvoice, markInvoicePaid } from '../../shared/domain/invoices.ts';
 import { newId } from '../../shared/model/ids.ts';
 import { listDeliveries } from '../../shared/domain/webhooks.ts';

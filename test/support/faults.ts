@@ -14,7 +14,8 @@ import { sandboxBooks, type SandboxFault, sandboxSettings } from '../../shared/p
 
 export { PROVIDERS };
 import { db } from '../../shared/store/client.ts';
-import { expiredOperations, getStoredPayment } from '../../shared/store/payments.ts';
+import { getStoredPayment } from '../../shared/store/payments.ts';
+import { expiredOperations } from '../../shared/store/leases.ts';
 import { apiEvent, type HttpResult, invokeHttp } from './lambda.ts';
 import { bearer, testOwner } from './merchant.ts';
 
