@@ -9,7 +9,6 @@ import { freshOrigin, idFor, type Origin } from '../model/ids.ts';
 import { ROUTING_RULE } from '../model/state-machines.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 
-
 /** At most this many rules per merchant (active and disabled alike); the next create answers 400 `too_many_rules`. */
 export const MAX_RULES_PER_MERCHANT = 50;
 

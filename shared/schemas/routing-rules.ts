@@ -11,7 +11,6 @@ import { LIST_OPERATORS, NUMERIC_OPERATORS, RULE_BASE_FIELDS, RULE_OPERATORS, ty
  * brand and e-mail domain lowercase). Every failure is a 400 naming the field, e.g. `conditions.0.value`.
  */
 
-
 export const CARD_BRANDS = ['visa', 'mastercard', 'amex', 'discover', 'jcb', 'diners', 'unionpay', 'unknown'] as const;
 export const RULE_STRATEGIES = ['fixed', 'smart'] as const;
 export const RULE_STATUSES = ['active', 'disabled'] as const;
