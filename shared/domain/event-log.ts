@@ -8,12 +8,8 @@ import type { WebhookRecord } from '../store/webhooks.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { clock } from '../model/clock.ts';
 import { BadRequest, InvalidState, NotFound } from '../model/errors.ts';
-import type { EventType } from '../model/events.ts';
 import { listedEvent } from './webhooks.ts';
-
-/** An active endpoint that takes events of this type. */
-export const subscribed = (webhook: WebhookRecord, type: EventType) =>
-  webhook.status === 'active' && (webhook.events.includes('*') || webhook.events.includes(type));
+import { subscribed } from './webhook-subscriptions.ts';
 
 const modeName = (merchant: Merchant) => (merchant.livemode ? 'live' : 'test');
 

@@ -9,7 +9,7 @@ import { postWebhook, type WebhookHttpResult } from '../webhooks/http-client.ts'
 import { openSecret } from '../webhooks/sealed-secret.ts';
 import { signatureHeaders } from '../webhooks/signing.ts';
 import { clock } from '../model/clock.ts';
-import { subscribed } from './event-log.ts';
+import { subscribed } from './webhook-subscriptions.ts';
 import { type DomainEvent, eventPayload } from '../model/events.ts';
 import { count } from '../metrics.ts';
 import { modeOf } from './connectors.ts';
