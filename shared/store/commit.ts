@@ -24,7 +24,7 @@ import {
   testClockKeys,
   webhookKeys,
 } from './keys.ts';
-import type { Operation, Owner, Target } from '../model/targets.ts';
+import type { Operation, Target } from '../model/targets.ts';
 
 /**
  * The one place a change becomes a DynamoDB transaction. A use case says WHAT changes (an entity's transition and
