@@ -1,8 +1,8 @@
 import type { Context } from 'aws-lambda';
 import * as v from 'valibot';
 import { config } from './config.ts';
-import * as domainErrors from './domain/errors.ts';
-import { AppError } from './domain/errors.ts';
+import * as domainErrors from './model/errors.ts';
+import { AppError } from './model/errors.ts';
 import { onFirstUse } from './first-use.ts';
 import { functionVariableOf } from './invoke-names.ts';
 import { localInvoker } from './local-invoker.ts';

@@ -1,7 +1,7 @@
 import { Stack, Validations } from 'aws-cdk-lib';
 import { EndpointType, type RequestValidator, type Resource, ResponseType, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
-import { MESSAGES } from '../../shared/domain/errors.ts';
+import { MESSAGES } from '../../shared/model/errors.ts';
 import { PATH_PREFIXES } from '../areas.ts';
 
 /**

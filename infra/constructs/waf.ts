@@ -4,7 +4,7 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnLoggingConfiguration, CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { MESSAGES } from '../../shared/domain/errors.ts';
+import { MESSAGES } from '../../shared/model/errors.ts';
 
 export interface ApiFirewallProps {
   stage: Stage;

@@ -6,7 +6,7 @@
  */
 import { SANDBOX_APPROVED_CARD } from '../../shared/providers/test-cards.ts';
 import { type Merchant, ownerOf } from '../../shared/domain/auth.ts';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import type { DemoMerchant } from '../../shared/domain/demo.ts';
 import { createConnector } from '../../shared/domain/connectors.ts';
 import { createCustomer } from '../../shared/domain/customers.ts';

@@ -9,8 +9,8 @@ import { authenticated } from '../../shared/http/types.ts';
  */
 import { readdirSync } from 'node:fs';
 import { httpFunctions, type HttpFunctionSpec } from '../../functions/catalog.ts';
-import { EVENT_TYPES } from '../../shared/domain/events.ts';
-import { exampleId, idPattern } from '../../shared/domain/ids.ts';
+import { EVENT_TYPES } from '../../shared/model/events.ts';
+import { exampleId, idPattern } from '../../shared/model/ids.ts';
 import type { HttpHandler } from '../../shared/http/index.ts';
 import { EVENTS, eventPayloadSchema } from '../../shared/schemas/responses/events.ts';
 import * as responses from '../../shared/schemas/responses/index.ts';

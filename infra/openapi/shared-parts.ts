@@ -1,6 +1,6 @@
 /** The hand-written parts of the OpenAPI document: servers, tags, security, shared headers and the error responses. */
-import { MESSAGES } from '../../shared/domain/errors.ts';
-import { exampleId, idPattern } from '../../shared/domain/ids.ts';
+import { MESSAGES } from '../../shared/model/errors.ts';
+import { exampleId, idPattern } from '../../shared/model/ids.ts';
 
 export const SERVERS = [
   { url: 'http://localhost:3000', description: 'Local runtime (`npm start`)' },

@@ -1,9 +1,9 @@
 import { PROVIDERS } from '../providers/types.ts';
 import * as ledger from '../store/ledger.ts';
 import type { OutcomeRow } from '../store/ledger.ts';
-import { clock } from './clock.ts';
+import { clock } from '../model/clock.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import type { Owner } from '../store/keys.ts';
+import type { Owner } from '../model/targets.ts';
 
 /** Windows are whole UTC days ending today: 24h = today, 7d = the last 7 days including today, … */
 export const PERIODS = { '24h': 1, '7d': 7, '30d': 30, '90d': 90 } as const;

@@ -2,10 +2,10 @@ import * as apiKeys from '../store/api-keys.ts';
 import type { ApiKeyRecord } from '../store/api-keys.ts';
 import type { PageQuery } from '../store/pagination.ts';
 import type { Merchant } from './auth.ts';
-import { API_KEY_PREFIX, KEY_PREFIX, type KeyMode, type KeyType, newApiKey, sha256 } from './credentials.ts';
-import { BadRequest, NotFound } from './errors.ts';
-import { freshOrigin, idFor, type Origin } from './ids.ts';
-import { API_KEY, transition } from './state-machines.ts';
+import { API_KEY_PREFIX, KEY_PREFIX, type KeyMode, type KeyType, newApiKey, sha256 } from '../model/credentials.ts';
+import { BadRequest, NotFound } from '../model/errors.ts';
+import { freshOrigin, idFor, type Origin } from '../model/ids.ts';
+import { API_KEY, transition } from '../model/state-machines.ts';
 
 /** What a key looks like after creation: a secret key by prefix and last4, never the key itself; a publishable key in full. */
 const view = (k: ApiKeyRecord) => ({

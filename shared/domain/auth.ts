@@ -1,9 +1,9 @@
-import { clock, isoNow } from './clock.ts';
-import { API_KEY_PREFIX, KEY_PREFIX, PUBLISHABLE_KEY_PREFIX, SESSION_PREFIX, sha256 } from './credentials.ts';
-import { BadRequest, Unauthorized } from './errors.ts';
+import { clock, isoNow } from '../model/clock.ts';
+import { API_KEY_PREFIX, KEY_PREFIX, PUBLISHABLE_KEY_PREFIX, SESSION_PREFIX, sha256 } from '../model/credentials.ts';
+import { BadRequest, Unauthorized } from '../model/errors.ts';
 import * as apiKeys from '../store/api-keys.ts';
 import * as sessions from '../store/sessions.ts';
-import type { Owner } from '../store/keys.ts';
+import type { Owner } from '../model/targets.ts';
 
 export interface Merchant {
   id: string;

@@ -1,6 +1,6 @@
 import { type AuthorizeResult, FAILED_CHALLENGE, type ThreeDSecureResult } from '../providers/index.ts';
 import type { RouteTarget } from './connectors.ts';
-import { BadRequest } from './errors.ts';
+import { BadRequest } from '../model/errors.ts';
 
 /**
  * Where 3-D Secure meets routing and what a payment records of it (docs/api.md "3-D Secure"). Braintree authenticates

@@ -1,6 +1,7 @@
 import { type Connector, lookupWithin, type ProviderName } from '../providers/index.ts';
 import type { TransactItem } from '../store/client.ts';
-import { commit, type Operation } from '../store/commit.ts';
+import { commit } from '../store/commit.ts';
+import type { Operation } from '../model/targets.ts';
 import * as customers from '../store/customers.ts';
 import type { CardOnFile } from '../store/customers.ts';
 import * as inbound from '../store/inbound.ts';
@@ -8,14 +9,14 @@ import * as ledger from '../store/ledger.ts';
 import type { AttemptOutcome } from '../store/ledger.ts';
 import * as payments from '../store/payments.ts';
 import type { PaymentAttempt, PaymentRecord, StoredPayment } from '../store/payments.ts';
-import { clock } from './clock.ts';
+import { clock } from '../model/clock.ts';
 import { connectorForOperation } from './connectors.ts';
-import { OperationInProgress } from './errors.ts';
-import { newEvent } from './events.ts';
-import { idFor, type Origin } from './ids.ts';
+import { OperationInProgress } from '../model/errors.ts';
+import { newEvent } from '../model/events.ts';
+import { idFor, type Origin } from '../model/ids.ts';
 import { runOperation } from './operations.ts';
 import { paymentView } from './payment-view.ts';
-import { ATTEMPT, PAYMENT, transition } from './state-machines.ts';
+import { ATTEMPT, PAYMENT, transition } from '../model/state-machines.ts';
 import { type ChangeSource, historyEntry } from './timeline-entries.ts';
 
 /*

@@ -2,7 +2,8 @@ import { type AuthorizeRequest, type AuthorizeResult, authorizeWithin, type Conn
 import { logger } from '../logger.ts';
 import { count } from '../metrics.ts';
 import type { TransactItem } from '../store/client.ts';
-import { type Change, commit, type Operation } from '../store/commit.ts';
+import { type Change, commit } from '../store/commit.ts';
+import type { Operation } from '../model/targets.ts';
 import type { CardOnFile } from '../store/customers.ts';
 import type { AttemptOutcome } from '../store/ledger.ts';
 import * as paymentMethodsStore from '../store/payment-methods.ts';
@@ -12,15 +13,15 @@ import { attemptReason, type PassedOver } from './attempt-reasons.ts';
 import { AUTHENTICATION_DECLINE, authenticatesElsewhere, redirectsShopper } from './authentication-policy.ts';
 import { finishCreate } from './authorization-outcomes.ts';
 import { updateSavedCard } from './card-updates.ts';
-import { isoNow } from './clock.ts';
+import { isoNow } from '../model/clock.ts';
 import { connectorForTarget, describeTarget, modeOf, type RouteTarget } from './connectors.ts';
-import { OperationInProgress, OutcomeUnknown, ProvidersUnavailable } from './errors.ts';
-import { newId } from './ids.ts';
+import { OperationInProgress, OutcomeUnknown, ProvidersUnavailable } from '../model/errors.ts';
+import { newId } from '../model/ids.ts';
 import { leaseFromNow, runOperation } from './operations.ts';
 import type { RoutedTargets, SoftFailureSeen } from './payment-routing.ts';
 import { countAttempt } from './routing-context.ts';
 import { awaitShopper, type ShopperAuthentication } from './shopper-authentication.ts';
-import { ATTEMPT, transition } from './state-machines.ts';
+import { ATTEMPT, transition } from '../model/state-machines.ts';
 
 /** A payment to authorize: where, with what, and what a create or a renewal adds to it. */
 export interface Authorization {

@@ -1,7 +1,7 @@
 import * as cardCharges from '../store/card-charges.ts';
 import type { TransactItem } from '../store/client.ts';
-import type { Owner } from '../store/keys.ts';
-import { addDays } from './billing-dates.ts';
+import type { Owner } from '../model/targets.ts';
+import { addDays } from '../model/billing-dates.ts';
 
 /**
  * The per-card cap of subscription recovery: at most CARD_RETRY_CAP retries of one saved card (its `pm_`

@@ -3,9 +3,9 @@ import * as paymentMethods from '../store/payment-methods.ts';
 import type { PaymentMethodRecord } from '../store/payment-methods.ts';
 import * as vault from '../store/vault.ts';
 import type { Merchant } from './auth.ts';
-import { binOf, cardBrand } from './cards.ts';
-import { BadRequest, NotFound } from './errors.ts';
-import { newEvent } from './events.ts';
+import { binOf, cardBrand } from '../model/cards.ts';
+import { BadRequest, NotFound } from '../model/errors.ts';
+import { newEvent } from '../model/events.ts';
 import { loadPaymentMethod, paymentMethodView } from './payment-methods.ts';
 import { retryWithUpdatedCard } from './subscriptions.ts';
 

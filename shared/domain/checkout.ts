@@ -2,8 +2,8 @@ import { isLocal } from '../config.ts';
 import * as apiKeys from '../store/api-keys.ts';
 import * as settings from '../store/settings.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import { sha256 } from './credentials.ts';
-import { BadRequest, Unauthorized } from './errors.ts';
+import { sha256 } from '../model/credentials.ts';
+import { BadRequest, Unauthorized } from '../model/errors.ts';
 import { plainWebUrl } from './header-values.ts';
 import { isLoopback } from './origins.ts';
 

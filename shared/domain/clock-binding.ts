@@ -1,6 +1,6 @@
-import type { Owner } from '../store/keys.ts';
+import type { Owner } from '../model/targets.ts';
 import * as testClocks from '../store/test-clocks.ts';
-import { BadRequest } from './errors.ts';
+import { BadRequest } from '../model/errors.ts';
 
 /** How a customer binds to a test clock (few per clock, as at Stripe), and the time of a bound customer's billing. */
 export const MAX_CUSTOMERS_PER_CLOCK = 3;

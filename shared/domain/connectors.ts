@@ -8,13 +8,13 @@ import type { PageQuery } from '../store/pagination.ts';
 import * as routingStats from '../store/routing-stats.ts';
 import type { ProviderStats } from '../store/routing-stats.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import { isoNow } from './clock.ts';
+import { isoNow } from '../model/clock.ts';
 import { isUnknownKey, issueReason } from '../schemas/issue-reason.ts';
-import { BadRequest, NotFound } from './errors.ts';
-import { freshOrigin, idFor, type Origin } from './ids.ts';
-import { CONNECTOR, transition } from './state-machines.ts';
+import { BadRequest, NotFound } from '../model/errors.ts';
+import { freshOrigin, idFor, type Origin } from '../model/ids.ts';
+import { CONNECTOR, transition } from '../model/state-machines.ts';
 import { scoreProvider } from './routing.ts';
-import type { Owner } from '../store/keys.ts';
+import type { Owner } from '../model/targets.ts';
 import { annotate } from '../tracer.ts';
 
 /**

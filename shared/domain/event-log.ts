@@ -6,14 +6,10 @@ import type { EventRecord } from '../store/events.ts';
 import * as webhooks from '../store/webhooks.ts';
 import type { WebhookRecord } from '../store/webhooks.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import { clock } from './clock.ts';
-import { BadRequest, InvalidState, NotFound } from './errors.ts';
-import type { EventType } from './events.ts';
+import { clock } from '../model/clock.ts';
+import { BadRequest, InvalidState, NotFound } from '../model/errors.ts';
 import { listedEvent } from './webhooks.ts';
-
-/** An active endpoint that takes events of this type. */
-export const subscribed = (webhook: WebhookRecord, type: EventType) =>
-  webhook.status === 'active' && (webhook.events.includes('*') || webhook.events.includes(type));
+import { subscribed } from './webhook-subscriptions.ts';
 
 const modeName = (merchant: Merchant) => (merchant.livemode ? 'live' : 'test');
 

@@ -4,9 +4,9 @@ import * as paymentMethods from '../store/payment-methods.ts';
 import * as connectors from '../store/connectors.ts';
 import * as inbound from '../store/inbound.ts';
 import * as payments from '../store/payments.ts';
-import { clock } from './clock.ts';
+import { clock } from '../model/clock.ts';
 import { verifyInboundWebhook } from './follow-up.ts';
-import { BadRequest, NotFound } from './errors.ts';
+import { BadRequest, NotFound } from '../model/errors.ts';
 import { applyProviderChange } from './provider-changes.ts';
 import { updateSavedCard } from './card-updates.ts';
 

@@ -1,16 +1,16 @@
 import { emailSender } from '../messaging/email.ts';
 import { messageSender } from '../messaging/messages.ts';
-import type { Operation } from '../store/commit.ts';
+import type { Operation } from '../model/targets.ts';
 import * as customers from '../store/customers.ts';
 import * as invoices from '../store/invoices.ts';
 import type { InvoiceRecord, StoredInvoice } from '../store/invoices.ts';
-import { clock, isoNow } from './clock.ts';
+import { clock, isoNow } from '../model/clock.ts';
 import { beginOn, finish, leaseFromNow, runOperation } from './operations.ts';
-import { BadRequest, ResourceMissing } from './errors.ts';
-import { newId } from './ids.ts';
+import { BadRequest, ResourceMissing } from '../model/errors.ts';
+import { newId } from '../model/ids.ts';
 import { type InvoiceChannel, type InvoiceView, load, move, pdfUrlOf, payUrlOf, refusal } from './invoices.ts';
 import { PDF_LINK_TTL_SECONDS } from './signed-links.ts';
-import { INVOICE, transition } from './state-machines.ts';
+import { INVOICE, transition } from '../model/state-machines.ts';
 import { formatMoney } from './tax.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 

@@ -3,8 +3,8 @@
  * the first render, not at cold start: the link is checked and the invoice read while it loads.
  */
 import * as invoices from '../store/invoices.ts';
-import { NotFound } from './errors.ts';
-import { isId } from './ids.ts';
+import { NotFound } from '../model/errors.ts';
+import { isId } from '../model/ids.ts';
 import { type LinkQuery, verifyPdfLink } from './signed-links.ts';
 
 /**

@@ -11,16 +11,16 @@ import { type Change, commit } from '../store/commit.ts';
 import * as customers from '../store/customers.ts';
 import * as invoices from '../store/invoices.ts';
 import type { InvoiceChannel, InvoiceRecord, InvoiceStatus, StoredInvoice } from '../store/invoices.ts';
-import { clock, isoNow } from './clock.ts';
+import { clock, isoNow } from '../model/clock.ts';
 import { clockTimeOf } from './clock-binding.ts';
-import { BadRequest, InvalidState, NotFound, ResourceMissing } from './errors.ts';
-import { newEvent } from './events.ts';
-import { freshOrigin, idFor, isId, type Origin } from './ids.ts';
-import { INVOICE, transition } from './state-machines.ts';
+import { BadRequest, InvalidState, NotFound, ResourceMissing } from '../model/errors.ts';
+import { newEvent } from '../model/events.ts';
+import { freshOrigin, idFor, isId, type Origin } from '../model/ids.ts';
+import { INVOICE, transition } from '../model/state-machines.ts';
 import { signedPdfUrl, signedPayUrl } from './signed-links.ts';
 import { invoiceTotals } from './tax.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import type { Owner } from '../store/keys.ts';
+import type { Owner } from '../model/targets.ts';
 
 export type { InvoiceChannel, InvoiceStatus };
 

@@ -1,7 +1,8 @@
 import type { OperationResult } from '../providers/index.ts';
-import { type Change, commit, type Move, type Operation, type Target } from '../store/commit.ts';
-import { clock } from './clock.ts';
-import { OperationInProgress, OutcomeUnknown, ProviderRefused, ProvidersUnavailable } from './errors.ts';
+import { type Change, commit, type Move } from '../store/commit.ts';
+import type { Operation, Target } from '../model/targets.ts';
+import { clock } from '../model/clock.ts';
+import { OperationInProgress, OutcomeUnknown, ProviderRefused, ProvidersUnavailable } from '../model/errors.ts';
 import { count } from '../metrics.ts';
 
 /**

@@ -4,10 +4,10 @@ import * as merchants from '../store/merchants.ts';
 import * as otpRequests from '../store/otp-requests.ts';
 import * as rateLimits from '../store/rate-limits.ts';
 import * as sessions from '../store/sessions.ts';
-import { clock } from './clock.ts';
-import { constantTimeEqual, hmac, newOtp, newSessionToken, sha256 } from './credentials.ts';
-import { Unauthorized } from './errors.ts';
-import { newId } from './ids.ts';
+import { clock } from '../model/clock.ts';
+import { constantTimeEqual, hmac, newOtp, newSessionToken, sha256 } from '../model/credentials.ts';
+import { Unauthorized } from '../model/errors.ts';
+import { newId } from '../model/ids.ts';
 
 export const OTP_TTL_SECONDS = 600;
 export const OTP_MAX_ATTEMPTS = 5;

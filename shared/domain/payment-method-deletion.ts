@@ -5,9 +5,9 @@ import type { PaymentMethodRecord } from '../store/payment-methods.ts';
 import * as subscriptions from '../store/subscriptions.ts';
 import * as vault from '../store/vault.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import { isoNow } from './clock.ts';
-import { InvalidState, NotFound } from './errors.ts';
-import { newEvent } from './events.ts';
+import { isoNow } from '../model/clock.ts';
+import { InvalidState, NotFound } from '../model/errors.ts';
+import { newEvent } from '../model/events.ts';
 import { loadPaymentMethod, paymentMethodView } from './payment-methods.ts';
 
 /** Every page of a list read at once while a customer's payment methods are deleted. */

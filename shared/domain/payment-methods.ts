@@ -7,10 +7,10 @@ import * as vault from '../store/vault.ts';
 import { ttl } from '../store/client.ts';
 import { readSecret } from '../secrets.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import { binOf, cardBrand } from './cards.ts';
-import { hmac } from './credentials.ts';
-import { BadRequest, InvalidState, NotFound, ResourceMissing } from './errors.ts';
-import { freshOrigin, idFor, type Origin } from './ids.ts';
+import { binOf, cardBrand } from '../model/cards.ts';
+import { hmac } from '../model/credentials.ts';
+import { BadRequest, InvalidState, NotFound, ResourceMissing } from '../model/errors.ts';
+import { freshOrigin, idFor, type Origin } from '../model/ids.ts';
 import { modeOf } from './connectors.ts';
 
 export interface NewPaymentMethod {

@@ -6,13 +6,13 @@ import * as ledger from '../store/ledger.ts';
 import * as payments from '../store/payments.ts';
 import type { PaymentRecord, StoredPayment } from '../store/payments.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { clock, isoNow } from './clock.ts';
-import { OperationInProgress } from './errors.ts';
+import { clock, isoNow } from '../model/clock.ts';
+import { OperationInProgress } from '../model/errors.ts';
 import { recordDisputeChange } from './disputes.ts';
-import { newEvent } from './events.ts';
+import { newEvent } from '../model/events.ts';
 import { paymentView } from './payment-view.ts';
 import { confirmRefund, failRefund, type OutcomeContext } from './refund-outcomes.ts';
-import { allows, PAYMENT } from './state-machines.ts';
+import { allows, PAYMENT } from '../model/state-machines.ts';
 import { historyEntry } from './timeline-entries.ts';
 
 /**

@@ -1,12 +1,13 @@
 import { logger } from '../logger.ts';
 import { providerDeadlines } from '../providers/deadlines.ts';
-import { commit, type Operation } from '../store/commit.ts';
+import { commit } from '../store/commit.ts';
+import type { Operation } from '../model/targets.ts';
 import * as payments from '../store/payments.ts';
-import type { Leased } from '../store/payments.ts';
+import { expiredOperations, type Leased } from '../store/leases.ts';
 import { connectorForOperation } from './connectors.ts';
 import { reconcileDisputeOperation } from './disputes.ts';
 import { applyProviderChange } from './provider-changes.ts';
-import { clock } from './clock.ts';
+import { clock } from '../model/clock.ts';
 import { reconcileInvoiceSend } from './invoice-delivery.ts';
 import { reconcilePaymentOperation, reconcileRefundOperation } from './payment-lifecycle.ts';
 import { awaiting } from './operations.ts';
@@ -29,7 +30,7 @@ export interface ReconcileReport {
  */
 export async function reconcile(now = clock.now()): Promise<ReconcileReport> {
   const report: ReconcileReport = { found: 0, settled: 0, pending: 0 };
-  for (const leased of await payments.expiredOperations(now)) {
+  for (const leased of await expiredOperations(now)) {
     report.found++;
     if (await reconcileLeased(leased)) report.settled++;
     else report.pending++;

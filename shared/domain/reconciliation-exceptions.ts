@@ -2,9 +2,9 @@ import type { PageQuery } from '../store/pagination.ts';
 import * as reconciliationStore from '../store/reconciliation.ts';
 import type { ExceptionFilters, ExceptionRecord } from '../store/reconciliation.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import { isoNow } from './clock.ts';
-import { NotFound } from './errors.ts';
-import { RECONCILIATION_EXCEPTION, transition } from './state-machines.ts';
+import { isoNow } from '../model/clock.ts';
+import { NotFound } from '../model/errors.ts';
+import { RECONCILIATION_EXCEPTION, transition } from '../model/state-machines.ts';
 
 /** How the merchant settled a difference (docs/api.md "Reconciliation"). */
 export const RESOLUTIONS = ['accepted', 'adjusted', 'claimed_from_provider', 'timing_difference', 'other'] as const;

@@ -1,15 +1,5 @@
 import { type FeeSchedule, feeOf, type PayoutLine, type ProviderPayout } from '../providers/index.ts';
-
-/** What does not match between a payout and our records (docs/api.md "Reconciliation"). */
-export const EXCEPTION_KINDS = [
-  'missing_in_provider',
-  'missing_in_ledger',
-  'amount_mismatch',
-  'currency_mismatch',
-  'fee_mismatch',
-  'payout_total_mismatch',
-] as const;
-export type ExceptionKind = (typeof EXCEPTION_KINDS)[number];
+import type { ExceptionKind } from '../model/reconciliation.ts';
 
 /** The record a line names, as our ledger holds it: `amount` is its size (a refund's or dispute's, not signed). */
 export interface LedgerObject {

@@ -1,4 +1,4 @@
-import { addDays } from './billing-dates.ts';
+import { addDays } from '../model/billing-dates.ts';
 
 /**
  * Subscription recovery (docs/api.md "Subscription recovery"): what a declined renewal does next, by its decline code.

@@ -3,7 +3,7 @@ import type { ListRefundsQuery } from '../schemas/payments.ts';
 import * as payments from '../store/payments.ts';
 import type { StoredRefund } from '../store/payments.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import { NotFound } from './errors.ts';
+import { NotFound } from '../model/errors.ts';
 
 /**
  * Refunds as objects (docs/api.md "Refunds"): each refund of a payment, with its own status. A `pending` refund holds

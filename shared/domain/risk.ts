@@ -2,7 +2,7 @@
  * Risk score 0–100 from real signals; ≥ 85 declines the payment as fraudulent before any provider sees it.
  * Every signal that contributed is returned, so a decision can be explained.
  */
-import { binOf } from './cards.ts';
+import { binOf } from '../model/cards.ts';
 
 export const RISK_DECLINE_THRESHOLD = 85;
 

@@ -1,8 +1,8 @@
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import * as routingStats from '../store/routing-stats.ts';
 import type { RecentStats } from '../store/routing-stats.ts';
-import { clock } from './clock.ts';
-import type { Owner } from '../store/keys.ts';
+import { clock } from '../model/clock.ts';
+import type { Owner } from '../model/targets.ts';
 
 /** The sliding window of recent authorizations that smart routing and risk read. */
 export const STATS_WINDOW_MS = 15 * 60 * 1000;

@@ -1,14 +1,13 @@
 import type { ProviderName } from '../providers/types.ts';
-import { listItems, metadataKeyOf, NUMERIC_OPERATORS, type RuleCondition, type RuleField, type RuleOperator } from '../schemas/routing-rules.ts';
+import { listItems, metadataKeyOf } from '../schemas/routing-rules.ts';
+import { NUMERIC_OPERATORS, type RuleCondition, type RuleField, type RuleOperator } from '../model/routing.ts';
 import * as routingRules from '../store/routing-rules.ts';
 import type { RoutingRuleChanges, RoutingRuleRecord } from '../store/routing-rules.ts';
 import type { PageQuery } from '../store/pagination.ts';
-import { BadRequest, NotFound } from './errors.ts';
-import { freshOrigin, idFor, type Origin } from './ids.ts';
-import { ROUTING_RULE } from './state-machines.ts';
+import { BadRequest, NotFound } from '../model/errors.ts';
+import { freshOrigin, idFor, type Origin } from '../model/ids.ts';
+import { ROUTING_RULE } from '../model/state-machines.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-
-export type { RuleCondition, RuleField, RuleOperator };
 
 /** At most this many rules per merchant (active and disabled alike); the next create answers 400 `too_many_rules`. */
 export const MAX_RULES_PER_MERCHANT = 50;

@@ -1,12 +1,11 @@
 import { FEES, type FeeSchedule, feeOf, PROVIDERS, type ProviderName } from '../providers/index.ts';
+import type { AppliedStrategy } from '../model/routing.ts';
 import type { ProviderStats } from '../store/routing-stats.ts';
 import { type PaymentFacts, type RoutingRule, ruleMatches } from './routing-rules.ts';
 
 /** What a merchant may ask for in `routing`: a strategy, or a provider name to force it. */
 export const ROUTING_CHOICES = ['smart', 'rules', 'lowest_cost', 'round_robin', ...PROVIDERS] as const;
 export type RoutingChoice = (typeof ROUTING_CHOICES)[number];
-
-export type AppliedStrategy = 'smart' | 'rules' | 'lowest_cost' | 'round_robin' | 'forced';
 
 export interface RoutePlan {
   strategy: AppliedStrategy;

@@ -5,8 +5,8 @@ import type { PaymentMethodRecord } from '../store/payment-methods.ts';
 import * as vault from '../store/vault.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { modeOf, type RouteTarget } from './connectors.ts';
-import { BadRequest, ResourceMissing } from './errors.ts';
-import type { Origin } from './ids.ts';
+import { BadRequest, ResourceMissing } from '../model/errors.ts';
+import type { Origin } from '../model/ids.ts';
 import { detachPaymentMethod, keepPaymentMethod, savePaymentMethod } from './payment-methods.ts';
 
 /** The card a create charges: the one sent with it, or a saved payment method's (its number read from the vault). */

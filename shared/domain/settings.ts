@@ -1,7 +1,7 @@
 import * as settings from '../store/settings.ts';
 import type { SettingsRecord } from '../store/settings.ts';
 import { ownerOf, type Merchant } from './auth.ts';
-import { isoNow } from './clock.ts';
+import { isoNow } from '../model/clock.ts';
 
 export interface SettingsView {
   object: 'settings';

@@ -1,20 +1,21 @@
 import type { AuthorizeResult, ProviderName, ShopperAction } from '../providers/index.ts';
-import { commit, type Operation } from '../store/commit.ts';
+import { commit } from '../store/commit.ts';
+import type { Operation } from '../model/targets.ts';
 import * as inbound from '../store/inbound.ts';
 import * as payments from '../store/payments.ts';
 import type { PaymentRecord, StoredPayment } from '../store/payments.ts';
 import { challengeOutcome } from './authentication-policy.ts';
 import { finishAttempt, finishCreate, sourceOf } from './authorization-outcomes.ts';
-import { clock } from './clock.ts';
+import { clock } from '../model/clock.ts';
 import { connectorForOperation } from './connectors.ts';
-import { OperationInProgress } from './errors.ts';
-import { newEvent } from './events.ts';
-import { newId } from './ids.ts';
+import { OperationInProgress } from '../model/errors.ts';
+import { newEvent } from '../model/events.ts';
+import { newId } from '../model/ids.ts';
 import { leaseFromNow, runOperation } from './operations.ts';
 import { paymentView } from './payment-view.ts';
 import { tokenKeptOnApproval } from './saved-cards.ts';
 import { threeDSecureLinks } from './signed-links.ts';
-import { PAYMENT } from './state-machines.ts';
+import { PAYMENT } from '../model/state-machines.ts';
 import { type ChangeSource, historyEntry } from './timeline-entries.ts';
 
 /*

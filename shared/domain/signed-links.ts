@@ -6,8 +6,8 @@
  * proves itself.
  */
 import { readSecret } from '../secrets.ts';
-import { clock } from './clock.ts';
-import { constantTimeEqual, hmac } from './credentials.ts';
+import { clock } from '../model/clock.ts';
+import { constantTimeEqual, hmac } from '../model/credentials.ts';
 
 /** A link is valid for 7 days from when it was made (docs/api.md "Invoices"). */
 export const PDF_LINK_TTL_SECONDS = 7 * 24 * 60 * 60;

@@ -5,14 +5,14 @@ import * as customers from '../store/customers.ts';
 import * as paymentMethods from '../store/payment-methods.ts';
 import * as subscriptions from '../store/subscriptions.ts';
 import type { SubscriptionRecord } from '../store/subscriptions.ts';
-import type { Owner } from '../store/keys.ts';
+import type { Owner } from '../model/targets.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import { firstBillingDate, resumedNextBilling, type Schedule, utcDate } from './billing-dates.ts';
-import { businessNow, isoNow } from './clock.ts';
-import { InvalidState, NotFound, ResourceMissing } from './errors.ts';
-import { newEvent } from './events.ts';
-import { freshOrigin, idFor, isId, type Origin } from './ids.ts';
-import { allows, SUBSCRIPTION, SUBSCRIPTION_CHANGEABLE, transition } from './state-machines.ts';
+import { firstBillingDate, resumedNextBilling, type Schedule, utcDate } from '../model/billing-dates.ts';
+import { businessNow, isoNow } from '../model/clock.ts';
+import { InvalidState, NotFound, ResourceMissing } from '../model/errors.ts';
+import { newEvent } from '../model/events.ts';
+import { freshOrigin, idFor, isId, type Origin } from '../model/ids.ts';
+import { allows, SUBSCRIPTION, SUBSCRIPTION_CHANGEABLE, transition } from '../model/state-machines.ts';
 import { clockTimeOf } from './clock-binding.ts';
 
 /**

@@ -4,7 +4,7 @@
  * ever decides a minor unit.
  */
 import { currencyExponent } from './currency.ts';
-import { BadRequest } from './errors.ts';
+import { BadRequest } from '../model/errors.ts';
 
 /** A tax rate has at most this many decimals (docs/api.md "Invoices"). */
 export const TAX_RATE_DECIMALS = 4;

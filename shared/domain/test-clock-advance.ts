@@ -1,15 +1,15 @@
 import * as v from 'valibot';
 import { logger } from '../logger.ts';
 import { TestClockMessage } from '../schemas/test-clocks.ts';
-import type { Owner } from '../store/keys.ts';
+import type { Owner } from '../model/targets.ts';
 import * as subscriptions from '../store/subscriptions.ts';
 import * as testClocks from '../store/test-clocks.ts';
-import { addDays, utcDate } from './billing-dates.ts';
-import { atBusinessTime } from './clock.ts';
-import { newEvent } from './events.ts';
+import { addDays, utcDate } from '../model/billing-dates.ts';
+import { atBusinessTime } from '../model/clock.ts';
+import { newEvent } from '../model/events.ts';
 import { renewalMessageOf, renewPeriod } from './renewals.ts';
 import { nextSettlementDay, runSettlementDay } from './settlements.ts';
-import { allows, TEST_CLOCK } from './state-machines.ts';
+import { allows, TEST_CLOCK } from '../model/state-machines.ts';
 import { machineIso, testClockView } from './test-clocks.ts';
 
 /**

@@ -2,16 +2,16 @@ import * as v from 'valibot';
 import { config } from '../config.ts';
 import { sendJson } from '../queues-client.ts';
 import type { AdvanceTestClockBody, CreateTestClockBody, TestClockMessage } from '../schemas/test-clocks.ts';
-import type { Owner } from '../store/keys.ts';
+import type { Owner } from '../model/targets.ts';
 import type { PageQuery } from '../store/pagination.ts';
 import * as testClocks from '../store/test-clocks.ts';
 import type { TestClockRecord } from '../store/test-clocks.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import { clock as machineClock } from './clock.ts';
-import { BadRequest, InvalidState, NotFound } from './errors.ts';
-import { freshOrigin, idFor, type Origin } from './ids.ts';
+import { clock as machineClock } from '../model/clock.ts';
+import { BadRequest, InvalidState, NotFound } from '../model/errors.ts';
+import { freshOrigin, idFor, type Origin } from '../model/ids.ts';
 import { deleteCustomersPaymentMethods } from './payment-method-deletion.ts';
-import { allows, TEST_CLOCK } from './state-machines.ts';
+import { allows, TEST_CLOCK } from '../model/state-machines.ts';
 
 /**
  * Test clocks (docs/api.md "Test clocks"): a customer bound to a clock has its billing follow the clock's time. An

@@ -1,5 +1,5 @@
 import type { HistoryEntry } from '../store/item-schemas.ts';
-import { isoNow } from './clock.ts';
+import { isoNow } from '../model/clock.ts';
 
 export type { HistoryEntry };
 

@@ -1,7 +1,7 @@
 import * as disputesStore from '../store/disputes.ts';
 import * as payments from '../store/payments.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import { NotFound } from './errors.ts';
+import { NotFound } from '../model/errors.ts';
 import type { HistoryEntry } from './timeline-entries.ts';
 
 type TimelineObject = 'payment' | 'attempt' | 'refund' | 'dispute';

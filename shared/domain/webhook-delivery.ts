@@ -8,12 +8,12 @@ import type { WebhookRecord } from '../store/webhooks.ts';
 import { postWebhook, type WebhookHttpResult } from '../webhooks/http-client.ts';
 import { openSecret } from '../webhooks/sealed-secret.ts';
 import { signatureHeaders } from '../webhooks/signing.ts';
-import { clock } from './clock.ts';
-import { subscribed } from './event-log.ts';
-import { type DomainEvent, eventPayload } from './events.ts';
+import { clock } from '../model/clock.ts';
+import { subscribed } from './webhook-subscriptions.ts';
+import { type DomainEvent, eventPayload } from '../model/events.ts';
 import { count } from '../metrics.ts';
 import { modeOf } from './connectors.ts';
-import { WEBHOOK_ENDPOINT } from './state-machines.ts';
+import { WEBHOOK_ENDPOINT } from '../model/state-machines.ts';
 
 export const DELIVERY_TIMEOUT_MS = 15_000;
 

@@ -9,12 +9,13 @@ import type { WebhookRecord } from '../store/webhooks.ts';
 import type { PageQuery } from '../store/pagination.ts';
 import { type HostLookup, resolveAndCheck, validateWebhookUrl } from '../webhooks/ssrf.ts';
 import { newWebhookSecret, sealSecret } from '../webhooks/sealed-secret.ts';
-import { clock } from './clock.ts';
-import { BadRequest, NotFound, OperationInProgress } from './errors.ts';
-import { type EventType, newEvent } from './events.ts';
-import { freshOrigin, idFor, type Origin } from './ids.ts';
+import { clock } from '../model/clock.ts';
+import { BadRequest, NotFound, OperationInProgress } from '../model/errors.ts';
+import { type EventType, newEvent } from '../model/events.ts';
+import { freshOrigin, idFor, type Origin } from '../model/ids.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import { WEBHOOK_ENDPOINT } from './state-machines.ts';
+import { WEBHOOK_ENDPOINT } from '../model/state-machines.ts';
+import { subscribed } from './webhook-subscriptions.ts';
 
 export const MAX_WEBHOOKS_PER_MERCHANT = 16;
 
@@ -182,9 +183,7 @@ const sampleObject = (type: EventType): Record<string, unknown> => ({
  */
 export async function testWebhook(merchant: Merchant, input: v.InferOutput<typeof TestWebhookBody>) {
   const endpoints = await webhooks.listWebhooks(ownerOf(merchant));
-  const target = input.webhook_id
-    ? endpoints.find((w) => w.id === input.webhook_id)
-    : endpoints.find((w) => w.status === 'active' && (w.events.includes('*') || w.events.includes(input.event)));
+  const target = input.webhook_id ? endpoints.find((w) => w.id === input.webhook_id) : endpoints.find((w) => subscribed(w, input.event));
   if (!target) throw new BadRequest('no_webhook_endpoint', input.webhook_id ? 'webhook_id' : 'event');
   // Signing and the HTTP client are loaded by the one webhook function that delivers, not by the others' cold starts.
   const { deliver } = await import('./webhook-delivery.ts');

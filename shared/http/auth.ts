@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { authenticate } from '../domain/auth.ts';
-import { Unauthorized } from '../domain/errors.ts';
+import { Unauthorized } from '../model/errors.ts';
 import { logger } from '../logger.ts';
 import { stateOf } from './types.ts';
 import { annotate } from '../tracer.ts';

@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { AppError, MESSAGES } from '../domain/errors.ts';
+import { AppError, MESSAGES } from '../model/errors.ts';
 import { logger } from '../logger.ts';
 import { withSourceStack } from '../source-mapped.ts';
 import { errorPage } from '../hosted/answers.ts';

@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { BadRequest, PermissionDenied } from '../domain/errors.ts';
+import { BadRequest, PermissionDenied } from '../model/errors.ts';
 import { MAX_BODY_BYTES } from './json-body.ts';
 import { stateOf } from './types.ts';
 

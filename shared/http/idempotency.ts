@@ -1,8 +1,8 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { clock } from '../domain/clock.ts';
-import { hmac } from '../domain/credentials.ts';
-import { AppError, BadRequest, IdempotencyKeyInUse, IdempotencyKeyReused } from '../domain/errors.ts';
+import { clock } from '../model/clock.ts';
+import { hmac } from '../model/credentials.ts';
+import { AppError, BadRequest, IdempotencyKeyInUse, IdempotencyKeyReused } from '../model/errors.ts';
 import { readSecret } from '../secrets.ts';
 import * as idempotencyStore from '../store/idempotency.ts';
 import { logger } from '../logger.ts';

@@ -3,7 +3,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as v from 'valibot';
-import type { Entity, Origin } from '../domain/ids.ts';
+import type { Entity, Origin } from '../model/ids.ts';
 import { logger } from '../logger.ts';
 import { auth as authenticate } from './auth.ts';
 import { errorMapper } from './error-mapper.ts';
@@ -59,7 +59,7 @@ export interface HttpInput<A extends Auth, B, Q, P> {
   requestId: string;
   /** the API's public base URL as this request reached it (for links such as an invoice's `pdf_url`) */
   baseUrl: string;
-  /** ids and creation time for what the request creates: an idempotent retry gets the same (shared/domain/ids.ts) */
+  /** ids and creation time for what the request creates: an idempotent retry gets the same (shared/model/ids.ts) */
   origin: Origin;
   /** with `rawBody`: the body as sent and the (lower-cased) headers */
   raw: { headers: Readonly<Record<string, string | undefined>>; body: string };

@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { BadRequest } from '../domain/errors.ts';
+import { BadRequest } from '../model/errors.ts';
 import { stateOf } from './types.ts';
 
 export const MAX_BODY_BYTES = 64 * 1024;

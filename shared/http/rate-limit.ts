@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { clock } from '../domain/clock.ts';
-import { AppError, RateLimited } from '../domain/errors.ts';
+import { clock } from '../model/clock.ts';
+import { AppError, RateLimited } from '../model/errors.ts';
 import * as keys from '../store/keys.ts';
 import * as rateLimits from '../store/rate-limits.ts';
 import { maybeStateOf, type RequestState, stateOf } from './types.ts';

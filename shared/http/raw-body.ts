@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { BadRequest } from '../domain/errors.ts';
+import { BadRequest } from '../model/errors.ts';
 import { MAX_BODY_BYTES } from './json-body.ts';
 import { stateOf } from './types.ts';
 

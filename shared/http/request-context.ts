@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { config } from '../config.ts';
-import { freshOrigin } from '../domain/ids.ts';
+import { freshOrigin } from '../model/ids.ts';
 import { logger } from '../logger.ts';
 import { initState } from './types.ts';
 

@@ -1,7 +1,7 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { Merchant } from '../domain/auth.ts';
-import type { Entity, Origin } from '../domain/ids.ts';
+import type { Entity, Origin } from '../model/ids.ts';
 
 export type { Merchant };
 

@@ -1,8 +1,8 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import * as v from 'valibot';
-import { BadRequest, NotFound } from '../domain/errors.ts';
-import { type Entity, ENTITY_NAMES, isId } from '../domain/ids.ts';
+import { BadRequest, NotFound } from '../model/errors.ts';
+import { type Entity, ENTITY_NAMES, isId } from '../model/ids.ts';
 import { isUnknownKey, issueReason } from '../schemas/issue-reason.ts';
 import { maybeStateOf, stateOf } from './types.ts';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { config, isLocal } from '../config.ts';
-import { isoNow } from '../domain/clock.ts';
+import { isoNow } from '../model/clock.ts';
 import { addToLocalOutbox } from './local-outbox.ts';
 import { onFirstUse } from '../first-use.ts';
 import { traced } from '../tracer.ts';

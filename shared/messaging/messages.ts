@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Config, config, isLocal } from '../config.ts';
-import { isoNow } from '../domain/clock.ts';
-import { AppError, messageFor } from '../domain/errors.ts';
+import { isoNow } from '../model/clock.ts';
+import { AppError, messageFor } from '../model/errors.ts';
 import { addToLocalOutbox } from './local-outbox.ts';
 import { onFirstUse } from '../first-use.ts';
 import { traced } from '../tracer.ts';

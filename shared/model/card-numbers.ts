@@ -1,6 +1,6 @@
 /**
  * What a card number says: its brand (the first digits that name it, the lengths its numbers have, its CVC's length,
- * how it is grouped on screen) and whether it passes the Luhn check. The server (`shared/domain/cards.ts`) and the card
+ * how it is grouped on screen) and whether it passes the Luhn check. The server (`shared/model/cards.ts`) and the card
  * fields' script (`shared/hosted/browser/card-fields-frame.ts`) both read this module, so it imports nothing: it is
  * bundled for browsers too.
  */

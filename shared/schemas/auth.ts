@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { exampleId, idPattern } from '../domain/ids.ts';
+import { exampleId, idPattern } from '../model/ids.ts';
 import { Email } from './common.ts';
 
 export const RequestOtpBody = v.object({ email: Email });

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { type Entity, ENTITY_NAMES, idPattern } from '../domain/ids.ts';
+import { type Entity, ENTITY_NAMES, idPattern } from '../model/ids.ts';
 
 export const Email = v.pipe(v.string(), v.trim(), v.maxLength(254), v.email(), v.toLowerCase(), v.examples(['jane@example.com']));
 

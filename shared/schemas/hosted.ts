@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { notExpired } from './payments.ts';
-import { luhnValid } from '../domain/cards.ts';
+import { luhnValid } from '../model/cards.ts';
 
 const PublishableKey = v.pipe(
   v.string(),

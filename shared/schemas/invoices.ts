@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { exampleId, idPattern } from '../domain/ids.ts';
+import { exampleId, idPattern } from '../model/ids.ts';
 import { isTaxRate } from '../domain/tax.ts';
 import { listQuery, Metadata, Name } from './common.ts';
 import { Currency } from './payments.ts';

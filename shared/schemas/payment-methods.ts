@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { exampleId } from '../domain/ids.ts';
+import { exampleId } from '../model/ids.ts';
 import { CardNumber, ExpYear, notExpired } from './payments.ts';
 import { Email, listQuery, Name } from './common.ts';
 

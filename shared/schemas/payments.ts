@@ -1,11 +1,11 @@
 import * as v from 'valibot';
-import { clock } from '../domain/clock.ts';
-import { luhnValid } from '../domain/cards.ts';
+import { clock } from '../model/clock.ts';
+import { luhnValid } from '../model/cards.ts';
 import { isCurrency } from '../domain/currency.ts';
 import { ROUTING_CHOICES } from '../domain/routing.ts';
 import { SANDBOX_APPROVED_CARD } from '../providers/test-cards.ts';
 import { PROVIDERS } from '../providers/types.ts';
-import { exampleId, idPattern } from '../domain/ids.ts';
+import { exampleId, idPattern } from '../model/ids.ts';
 import { Email, listQuery, Metadata, Name, Phone } from './common.ts';
 
 export const Amount = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(99_999_999), v.examples([4999]));

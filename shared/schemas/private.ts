@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { idPattern } from '../domain/ids.ts';
+import { idPattern } from '../model/ids.ts';
 import { FormId } from './hosted.ts';
 
 /*

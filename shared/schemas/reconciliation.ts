@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { RESOLUTIONS } from '../domain/reconciliation-exceptions.ts';
-import { EXCEPTION_KINDS } from '../domain/reconciliation-matching.ts';
-import { idPattern } from '../domain/ids.ts';
+import { EXCEPTION_KINDS } from '../model/reconciliation.ts';
+import { idPattern } from '../model/ids.ts';
 import { listQuery } from './common.ts';
 
 /** Reconciliation exceptions: a list like every list, filtered by kind, connector account and status. */

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { listQuery } from './common.ts';
 import { PROVIDERS } from '../providers/types.ts';
+import { LIST_OPERATORS, NUMERIC_OPERATORS, RULE_BASE_FIELDS, RULE_OPERATORS, type RuleField, type RuleOperator } from '../model/routing.ts';
 
 /**
  * Routing rule bodies (docs/api.md "Routing" states what a rule may hold; the rules for users are in
@@ -9,14 +10,6 @@ import { PROVIDERS } from '../providers/types.ts';
  * disable it. Condition values are trimmed and normalized per field (amount without leading zeros, currency uppercase,
  * brand and e-mail domain lowercase). Every failure is a 400 naming the field, e.g. `conditions.0.value`.
  */
-
-export const RULE_BASE_FIELDS = ['currency', 'amount', 'card_brand', 'card_bin', 'customer_email_domain'] as const;
-export type RuleField = (typeof RULE_BASE_FIELDS)[number] | `metadata.${string}`;
-
-export const NUMERIC_OPERATORS = ['greater_than', 'greater_than_or_equal', 'less_than', 'less_than_or_equal'] as const;
-export const LIST_OPERATORS = ['in', 'not_in'] as const;
-export const RULE_OPERATORS = ['equals', 'not_equals', ...LIST_OPERATORS, ...NUMERIC_OPERATORS, 'contains'] as const;
-export type RuleOperator = (typeof RULE_OPERATORS)[number];
 
 export const CARD_BRANDS = ['visa', 'mastercard', 'amex', 'discover', 'jcb', 'diners', 'unionpay', 'unknown'] as const;
 export const RULE_STRATEGIES = ['fixed', 'smart'] as const;
@@ -108,7 +101,6 @@ export const RuleCondition = v.pipe(
   ),
   v.transform((c) => ({ field: c.field, operator: c.operator, value: normalizeValue(c.field, c.operator, c.value)! })),
 );
-export type RuleCondition = v.InferOutput<typeof RuleCondition>;
 
 const RuleName = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100), v.examples(['EUR to Adyen']));
 const Priority = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000));

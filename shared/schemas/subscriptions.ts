@@ -1,8 +1,8 @@
 import * as v from 'valibot';
-import { addDays, INTERVALS, isCalendarDate, MAX_INTERVAL_COUNT, utcDate } from '../domain/billing-dates.ts';
+import { addDays, INTERVALS, isCalendarDate, MAX_INTERVAL_COUNT, utcDate } from '../model/billing-dates.ts';
 import { MAX_RENEWAL_RUNS } from '../domain/recovery-policy.ts';
-import { clock } from '../domain/clock.ts';
-import { exampleId, idPattern } from '../domain/ids.ts';
+import { clock } from '../model/clock.ts';
+import { exampleId, idPattern } from '../model/ids.ts';
 import { listQuery, Metadata } from './common.ts';
 import { Amount, Currency } from './payments.ts';
 

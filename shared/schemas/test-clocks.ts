@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { idPattern } from '../domain/ids.ts';
+import { idPattern } from '../model/ids.ts';
 import { listQuery, Name } from './common.ts';
 
 /** An ISO 8601 UTC timestamp (`2027-01-31T00:00:00Z`): a test clock's time. */

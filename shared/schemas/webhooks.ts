@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { EVENT_TYPES } from '../domain/events.ts';
-import { idPattern } from '../domain/ids.ts';
+import { EVENT_TYPES } from '../model/events.ts';
+import { idPattern } from '../model/ids.ts';
 import { listQuery, Metadata } from './common.ts';
 
 const EventName = v.picklist(EVENT_TYPES);

@@ -1,7 +1,7 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import type { KeyMode, KeyType } from '../domain/credentials.ts';
-import type { Transition } from '../domain/state-machines.ts';
+import type { KeyMode, KeyType } from '../model/credentials.ts';
+import type { Transition } from '../model/state-machines.ts';
 import { conditionalWrite, type Created, createOrFind, db, TABLE } from './client.ts';
 import { nullable, picklistOf, recordReader, Text } from './item-schemas.ts';
 import { statusIn } from './expressions.ts';

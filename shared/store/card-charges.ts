@@ -1,6 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, TABLE, type TransactItem, ttl } from './client.ts';
-import { cardChargeKeys, type Owner } from './keys.ts';
+import { cardChargeKeys } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 
 /** A day's count of a saved card's charge retries. */
 export interface DayCount {

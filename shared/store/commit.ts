@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DomainEvent } from '../domain/events.ts';
-import type { Transition } from '../domain/state-machines.ts';
+import type { DomainEvent } from '../model/events.ts';
+import type { Transition } from '../model/state-machines.ts';
 import { db, isConditionFailure, sendConditional, TABLE, type TransactItem } from './client.ts';
 import { eventPut } from './events.ts';
 import { storedEntries, storedFields } from './stored-form.ts';
@@ -14,7 +14,6 @@ import {
   type Key,
   LEASE_SHARDS,
   leaseKeys,
-  type Owner,
   paymentKeys,
   paymentMethodKeys,
   reconciliationKeys,
@@ -25,68 +24,13 @@ import {
   testClockKeys,
   webhookKeys,
 } from './keys.ts';
+import type { Operation, Target } from '../model/targets.ts';
 
 /**
  * The one place a change becomes a DynamoDB transaction. A use case says WHAT changes (an entity's transition and
  * fields, new items, the events, the ledger's counter cells, an external operation begun or finished); `commit`
  * alone says HOW: keys, condition and update expressions, the event items, and what a failed condition means.
  */
-
-/** The stored things a change can write, by id: the key (and list keys) are built here, from keys.ts. */
-export type Target =
-  | { entity: 'payment'; id: string; owner: Owner }
-  | { entity: 'refund'; id: string; paymentId: string; owner: Owner }
-  | { entity: 'invoice'; id: string; owner: Owner }
-  | { entity: 'subscription'; id: string; owner: Owner }
-  /** the renewal of one period of a subscription (its state is in `state`, not `status`) */
-  | { entity: 'subscription_period'; subscriptionId: string; periodStart: string }
-  | { entity: 'dispute'; id: string; paymentId: string; providerReference: string; owner: Owner }
-  /** which payment a provider's reference names (per connector account), written with the authorization */
-  | { entity: 'payment_reference'; connectorId: string; reference: string }
-  /** an inbound notification applied (its provider event id): created with the change, so none applies twice */
-  | { entity: 'inbound'; connectorId: string; eventId: string }
-  | { entity: 'settlement'; id: string; owner: Owner }
-  /** the marker that makes the daily job settle an owner's currency at most once a day */
-  | { entity: 'settlement_day'; owner: Owner; day: string; currency: string }
-  /** `owner` lists the clock for its merchant when it is created */
-  | { entity: 'test_clock'; id: string; owner?: Owner }
-  | { entity: 'webhook'; id: string; owner: Owner }
-  | { entity: 'payment_method'; id: string; owner: Owner }
-  | { entity: 'reconciliation_exception'; id: string; owner: Owner }
-  /** the owner's gapless invoice numbers: the last one given (see commitNumbered) */
-  | { entity: 'invoice_counter'; owner: Owner };
-
-/**
- * An external side effect in flight on an item: `begin` writes it before the outside call (its id is the call's
- * idempotency key), the commit that records the answer finishes it. While its lease runs nobody else may start
- * one on the item; once the lease ends the reconciler (or a retried request) may take it over.
- */
-export interface Operation {
-  id: string;
-  kind: OperationKind;
-  lease_until: number;
-  /** which provider, with which reference, for how much: what the reconciler needs to ask about it */
-  provider?: string;
-  /** the merchant's connector account the call goes through (absent: the built-in sandbox) */
-  connector_id?: string;
-  reference?: string;
-  amount?: number;
-  currency?: string;
-  /** an authorization's attempt number (1 = first provider tried) */
-  attempt?: number;
-  /** an invoice send's channel and address: what the reconciler needs to send it again */
-  channel?: string;
-  to?: string;
-  /**
-   * the provider accepted the call and reports its outcome later (Adyen's `received`, a pending Stripe refund): the
-   * operation stays on the item until a notification or the reconciler (at `lease_until`) settles it
-   */
-  awaiting?: boolean;
-  /** an `authenticate` operation's end of the shopper's hour (its lease is shorter while a return asks the provider) */
-  shopper_until?: number;
-}
-/** `authenticate`: the shopper is authenticating at the provider (its lease: how long they may take) */
-export type OperationKind = 'authorize' | 'authenticate' | 'capture' | 'void' | 'refund' | 'invoice_send' | 'dispute_evidence' | 'dispute_accept';
 
 export interface Create {
   create: Target;

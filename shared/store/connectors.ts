@@ -1,11 +1,12 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import type { Transition } from '../domain/state-machines.ts';
+import type { Transition } from '../model/state-machines.ts';
 import { PROVIDERS } from '../providers/types.ts';
 import { conditionalWrite, type Created, db, TABLE } from './client.ts';
 import { assignments, statusIn } from './expressions.ts';
 import { recordReader, StringMap } from './item-schemas.ts';
-import { connectorKeys, merchantKeys, type Owner, reconciliationKeys } from './keys.ts';
+import { connectorKeys, merchantKeys, reconciliationKeys } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 import { capCountOf, putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
 import { copyPuts, updateWithCopies } from './routing-copies.ts';

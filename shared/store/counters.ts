@@ -1,5 +1,6 @@
 import { TABLE, type TransactItem } from './client.ts';
-import { counterKeys, type Owner } from './keys.ts';
+import { counterKeys } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 import { acrossShards, queryAll } from './pagination.ts';
 import { counterShards } from './write-shards.ts';
 

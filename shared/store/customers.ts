@@ -4,7 +4,8 @@ import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import { assignments, ownerCondition } from './expressions.ts';
 import { conditionalUpdate, conditionalWrite, type Created, createOrFind, db, TABLE } from './client.ts';
 import { Int, nullable, recordReader, StringMap, Text } from './item-schemas.ts';
-import { customerKeys, type Owner, ownedBy } from './keys.ts';
+import { customerKeys, ownedBy } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 import { writeShards } from './write-shards.ts';
 import { listPageAcross, type Page, type PageQuery, shardedList } from './pagination.ts';
 

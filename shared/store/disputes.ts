@@ -1,11 +1,12 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import type { DisputeState } from '../domain/state-machines.ts';
+import type { DisputeState } from '../model/state-machines.ts';
 import { DISPUTE_REASONS, type DisputeReason } from '../providers/types.ts';
 import { db, TABLE } from './client.ts';
-import type { Operation, Target } from './commit.ts';
+import type { Operation, Target } from '../model/targets.ts';
 import { HistoryItem, Int, nullable, operationItem, picklistOf, recordReader, Text } from './item-schemas.ts';
-import { disputeKeys, type Owner, ownedBy, paymentKeys } from './keys.ts';
+import { disputeKeys, ownedBy, paymentKeys } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 import { type ListSpec, listPage, type Page, type PageQuery } from './pagination.ts';
 import { refundOf, type StoredRefund } from './payments.ts';
 

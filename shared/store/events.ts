@@ -1,10 +1,11 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { type DomainEvent, EVENT_TYPES } from '../domain/events.ts';
+import { type DomainEvent, EVENT_TYPES } from '../model/events.ts';
 import { conditionalWrite, db, TABLE, ttl } from './client.ts';
 import { Int, nullable, recordReader, Text } from './item-schemas.ts';
-import { eventKeys, type Owner } from './keys.ts';
+import { eventKeys } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 import { listPageAcross, type Page, type PageQuery, shardedList } from './pagination.ts';
 
 const KEEP_MS = 30 * 24 * 60 * 60 * 1000;

@@ -1,4 +1,4 @@
-import type { Owner } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 /** Small builders for DynamoDB expressions, so every repository writes them the same way. */
 
 /**

@@ -1,12 +1,14 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import type { DomainEvent } from '../domain/events.ts';
-import type { InvoiceState } from '../domain/state-machines.ts';
+import type { DomainEvent } from '../model/events.ts';
+import type { InvoiceState } from '../model/state-machines.ts';
 import { equalityFilter } from './expressions.ts';
 import { db, TABLE, type TransactItem } from './client.ts';
-import { commitNumbered, type Operation, type Target } from './commit.ts';
+import { commitNumbered } from './commit.ts';
+import type { Operation, Target } from '../model/targets.ts';
 import { Int, nullable, operationItem, picklistOf, recordReader, StringMap, Text } from './item-schemas.ts';
-import { invoiceKeys, merchantKeys, type Owner, ownedBy } from './keys.ts';
+import { invoiceKeys, merchantKeys, ownedBy } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 import { listPage, merchantList, type Page, type PageQuery } from './pagination.ts';
 
 export type InvoiceStatus = InvoiceState;

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { OperationKind } from './commit.ts';
+import type { OperationKind } from '../model/targets.ts';
 
 /*
  * Pieces of the schemas of stored records. Every repository checks what it reads back from the table with the

@@ -79,17 +79,10 @@
  * share a list, counter, sequence or set.
  */
 
+import type { Owner } from '../model/targets.ts';
+
 export type Key = { pk: string; sk: string };
 
-/**
- * Whose data a key holds: a merchant in one mode. Test and live data never share a partition (docs/api.md
- * "Credentials and modes"), so no list, counter, sequence or index mixes them. Stored records carry both fields, so a record
- * is its own owner. Live partitions are named by the merchant's id; test ones add `:test`.
- */
-export interface Owner {
-  merchant_id: string;
-  livemode: boolean;
-}
 export const scopeOf = (owner: Owner): string => (owner.livemode ? owner.merchant_id : `${owner.merchant_id}:test`);
 /** Whether a stored record belongs to the owner. */
 export const ownedBy = (record: { merchant_id?: string | undefined; livemode?: boolean | undefined } | undefined, owner: Owner): boolean =>

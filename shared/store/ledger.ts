@@ -1,7 +1,8 @@
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import type { TransactItem } from './client.ts';
 import { type CounterCell, counterAdd, randomShard, readCells, sumBySortKey } from './counters.ts';
-import { type BalanceBucket, counterKeys, ledgerSortKeys, type Owner } from './keys.ts';
+import { type BalanceBucket, counterKeys, ledgerSortKeys } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 import type { PaymentRecord } from './payments.ts';
 
 /**

@@ -1,10 +1,11 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { isoNow } from '../domain/clock.ts';
-import { newId } from '../domain/ids.ts';
+import { isoNow } from '../model/clock.ts';
+import { newId } from '../model/ids.ts';
 import { conditionalWrite, type Created, createOrFind, db, TABLE, type TransactItem } from './client.ts';
 import { recordReader, Text } from './item-schemas.ts';
-import { type Key, merchantKeys, type Owner } from './keys.ts';
+import { type Key, merchantKeys } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 
 export interface MerchantRecord {
   id: string;

@@ -1,6 +1,7 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, TABLE } from './client.ts';
-import type { Key, Owner } from './keys.ts';
+import type { Key } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 import type { IndexName } from './table-definition.ts';
 
 export interface PageQuery {

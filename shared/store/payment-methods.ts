@@ -1,11 +1,12 @@
 import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
-import { clock } from '../domain/clock.ts';
+import { clock } from '../model/clock.ts';
 import { conditionalWrite, db, isConditionFailure, sendConditional, TABLE, type TransactItem, ttl } from './client.ts';
 import type { Move } from './commit.ts';
 import { Int, nullable, recordReader, Text } from './item-schemas.ts';
-import { customerKeys, type Owner, ownedBy, paymentMethodKeys } from './keys.ts';
+import { customerKeys, ownedBy, paymentMethodKeys } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 import { listPage, type Page, type PageQuery } from './pagination.ts';
 
 /** A saved card: what may be shown of it, and the reusable token each connector account issued for it. */

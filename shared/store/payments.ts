@@ -1,16 +1,15 @@
 import * as v from 'valibot';
 import { encodeTime } from 'ulid';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { CardBrand, StoredCard } from '../domain/cards.ts';
-import type { AppliedStrategy } from '../domain/routing.ts';
-import type { AttemptState, PaymentStatus } from '../domain/state-machines.ts';
+import type { CardBrand, StoredCard } from '../model/cards.ts';
+import type { AppliedStrategy } from '../model/routing.ts';
+import type { AttemptState, PaymentStatus } from '../model/state-machines.ts';
 import { PROVIDERS, type ProviderName, type ShopperAction, type ThreeDSecureResult } from '../providers/types.ts';
 import { db, TABLE, type TransactItem } from './client.ts';
 import { counterAdd, readCells } from './counters.ts';
-import type { Move, Operation, Target } from './commit.ts';
+import type { Move } from './commit.ts';
+import type { Operation, Target } from '../model/targets.ts';
 import { equalityFilter } from './expressions.ts';
-import { disputeOf, type StoredDispute } from './disputes.ts';
-import { invoiceOf, type StoredInvoice } from './invoices.ts';
 import {
   type HistoryEntry,
   HistoryItem,
@@ -23,7 +22,8 @@ import {
   StringMap,
   Text,
 } from './item-schemas.ts';
-import { LEASE_SHARDS, leaseKeys, type Owner, ownedBy, paymentCountKeys, paymentKeys, refundKeys } from './keys.ts';
+import { ownedBy, paymentCountKeys, paymentKeys, refundKeys } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 import { unpackFields } from './stored-form.ts';
 import { writeShards } from './write-shards.ts';
 import { countItems, type ListSpec, listPage, listPageAcross, type Page, type PageQuery, type RangeSpec, shardedList } from './pagination.ts';
@@ -264,7 +264,7 @@ const ListedPaymentItem = v.object({
 });
 const readPayment: (item: Record<string, unknown>) => StoredPayment = recordReader('payment', PaymentItem);
 const readListedPayment: (item: Record<string, unknown>) => PaymentRecord = recordReader('payment', ListedPaymentItem);
-const paymentOf = (item: Record<string, unknown>): StoredPayment => readPayment(unpackFields('payment', item));
+export const paymentOf = (item: Record<string, unknown>): StoredPayment => readPayment(unpackFields('payment', item));
 /** A listed payment is shown without its history (see domain paymentView), so its history entries are not unpacked. */
 const listedPaymentOf = ({ history: _history, ...item }: Record<string, unknown>): PaymentRecord => readListedPayment(unpackFields('payment', item));
 export const refundOf: (item: Record<string, unknown>) => StoredRefund = recordReader('refund', RefundItem);
@@ -345,54 +345,6 @@ export async function refundPage(owner: Owner, paymentId: string | undefined, pa
   };
   const result = await listPage(spec, page);
   return { data: result.data.map(refundOf), has_more: result.has_more };
-}
-
-/** An item of the lease index whose operation's lease ended: the reconciler's work list. */
-export type Leased =
-  | { entity: 'payment'; payment: StoredPayment & { op: Operation } }
-  | { entity: 'refund'; refund: StoredRefund & { op: Operation } }
-  | { entity: 'invoice'; invoice: StoredInvoice & { op: Operation } }
-  | { entity: 'dispute'; dispute: StoredDispute & { op: Operation } };
-
-/**
- * Items whose operation's lease ended before `now` (every lease shard, oldest first, at most `limit` per shard: by
- * default 500 a run over the 20 shards, as with 50 over 10 before).
- */
-export async function expiredOperations(now: number, limit = 25): Promise<Leased[]> {
-  const shards = await Promise.all(
-    Array.from({ length: LEASE_SHARDS }, async (_, shard) => {
-      const out = await db.send(
-        new QueryCommand({
-          TableName: TABLE,
-          IndexName: 'gsi2',
-          KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :now',
-          ExpressionAttributeValues: { ':pk': leaseKeys.partition(shard), ':now': new Date(now).toISOString() },
-          Limit: limit,
-        }),
-      );
-      return out.Items ?? [];
-    }),
-  );
-  return shards.flat().flatMap((item): Leased[] => {
-    if (!item.op) return [];
-    if (item.type === 'payment') {
-      const payment = paymentOf(item);
-      return payment.op ? [{ entity: 'payment', payment: { ...payment, op: payment.op } }] : [];
-    }
-    if (item.type === 'refund') {
-      const refund = refundOf(item);
-      return refund.op ? [{ entity: 'refund', refund: { ...refund, op: refund.op } }] : [];
-    }
-    if (item.type === 'dispute') {
-      const dispute = disputeOf(item);
-      return dispute.op ? [{ entity: 'dispute', dispute: { ...dispute, op: dispute.op } }] : [];
-    }
-    if (item.type === 'invoice') {
-      const invoice = invoiceOf(item);
-      return invoice.op ? [{ entity: 'invoice', invoice: { ...invoice, op: invoice.op } }] : [];
-    }
-    return [];
-  });
 }
 
 export interface PaymentFilters {

@@ -1,14 +1,16 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { encodeTime } from 'ulid';
 import * as v from 'valibot';
-import type { DomainEvent } from '../domain/events.ts';
-import { EXCEPTION_KINDS, type ExceptionKind } from '../domain/reconciliation-matching.ts';
-import type { Transition } from '../domain/state-machines.ts';
+import type { DomainEvent } from '../model/events.ts';
+import { EXCEPTION_KINDS, type ExceptionKind } from '../model/reconciliation.ts';
+import type { Transition } from '../model/state-machines.ts';
 import { db, isConditionFailure, TABLE } from './client.ts';
-import { commit, type Target } from './commit.ts';
+import { commit } from './commit.ts';
+import type { Target } from '../model/targets.ts';
 import { equalityFilter } from './expressions.ts';
 import { Int, nullable, picklistOf, recordReader, Text } from './item-schemas.ts';
-import { type Owner, ownedBy, RECONCILE_SHARDS, reconciliationKeys, refundKeys } from './keys.ts';
+import { ownedBy, RECONCILE_SHARDS, reconciliationKeys, refundKeys } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 import { refundOf, type StoredRefund } from './payments.ts';
 import { acrossShards, listPage, merchantList, type Page, type PageQuery, queryAll } from './pagination.ts';
 

@@ -1,5 +1,6 @@
 import { TABLE, type TransactItem } from './client.ts';
-import { connectorKeys, type Key, type Owner, ROUTING_COPIES, routingCopyKeys, routingRuleKeys } from './keys.ts';
+import { connectorKeys, type Key, ROUTING_COPIES, routingCopyKeys, routingRuleKeys } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 import { type Item, queryAll } from './pagination.ts';
 
 /**

@@ -1,12 +1,13 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
-import type { RuleCondition, RuleField, RuleOperator } from '../domain/routing-rules.ts';
-import type { Transition } from '../domain/state-machines.ts';
+import type { RuleCondition, RuleField, RuleOperator } from '../model/routing.ts';
+import type { Transition } from '../model/state-machines.ts';
 import { assignments, statusIn } from './expressions.ts';
 import { conditionalWrite, type Created, db, TABLE } from './client.ts';
 import { Int, picklistOf, recordReader, Text } from './item-schemas.ts';
-import { type Owner, routingRuleKeys } from './keys.ts';
+import { routingRuleKeys } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 import { deleteWithinMerchantCap, putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
 import { copyDeletes, copyPuts, updateWithCopies } from './routing-copies.ts';

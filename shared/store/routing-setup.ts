@@ -1,5 +1,5 @@
 import { connectorOf, type ConnectorRecord } from './connectors.ts';
-import type { Owner } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 import { readRoutingCopy } from './routing-copies.ts';
 import { routingRuleOf, type RoutingRuleRecord } from './routing-rules.ts';
 

@@ -1,7 +1,8 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import { db, TABLE, ttl } from './client.ts';
-import { type Owner, ROUTING_STAT_SHARDS, routingStatKeys, scopeOf } from './keys.ts';
+import { ROUTING_STAT_SHARDS, routingStatKeys, scopeOf } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 import { acrossShards } from './pagination.ts';
 
 export const STAT_BUCKET_MS = 60_000;

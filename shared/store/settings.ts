@@ -2,7 +2,8 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { db, TABLE } from './client.ts';
 import { recordReader, Text } from './item-schemas.ts';
-import { type Owner, settingsKeys } from './keys.ts';
+import { settingsKeys } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 
 export interface SettingsRecord {
   merchant_id: string;

@@ -1,13 +1,15 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import type { DomainEvent } from '../domain/events.ts';
-import type { Transition } from '../domain/state-machines.ts';
+import type { DomainEvent } from '../model/events.ts';
+import type { Transition } from '../model/state-machines.ts';
 import { db, TABLE, type TransactItem } from './client.ts';
-import { commit, type Target } from './commit.ts';
+import { commit } from './commit.ts';
+import type { Target } from '../model/targets.ts';
 import { equalityFilter, ownerCondition } from './expressions.ts';
 import { Int, nullable, picklistOf, recordReader, Text } from './item-schemas.ts';
 import { counterShards } from './write-shards.ts';
-import { BALANCE_INDEX_SHARDS, counterKeys, counterShardOf, ledgerSortKeys, type Owner, ownerOfItem, settlementKeys } from './keys.ts';
+import { BALANCE_INDEX_SHARDS, counterKeys, counterShardOf, ledgerSortKeys, ownerOfItem, settlementKeys } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 import { balanceAdd, type BalanceCell, balanceCellOf } from './ledger.ts';
 import { acrossShards, listPage, merchantList, type Page, type PageQuery, queryAll } from './pagination.ts';
 

@@ -1,5 +1,5 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import type { Target } from './commit.ts';
+import type { Target } from '../model/targets.ts';
 
 /*
  * How an entity's fields are stored when not as they are, so that a payment as its create commits it fits one write

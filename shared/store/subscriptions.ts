@@ -1,13 +1,15 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { INTERVALS, type Interval } from '../domain/billing-dates.ts';
-import { isoNow } from '../domain/clock.ts';
-import type { PeriodState, SubscriptionState, Transition } from '../domain/state-machines.ts';
+import { INTERVALS, type Interval } from '../model/billing-dates.ts';
+import { isoNow } from '../model/clock.ts';
+import type { PeriodState, SubscriptionState, Transition } from '../model/state-machines.ts';
 import { equalityFilter } from './expressions.ts';
 import { db, TABLE } from './client.ts';
-import { commit, type Create, type Move, type Target } from './commit.ts';
+import { commit, type Create, type Move } from './commit.ts';
+import type { Target } from '../model/targets.ts';
 import { Int, nullable, picklistOf, recordReader, StringMap, Text } from './item-schemas.ts';
-import { type Owner, ownedBy, RENEWAL_SHARDS, subscriptionKeys } from './keys.ts';
+import { ownedBy, RENEWAL_SHARDS, subscriptionKeys } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 import { listPage, merchantList, type Page, type PageQuery, queryAll } from './pagination.ts';
 
 export type SubscriptionStatus = SubscriptionState;
@@ -256,7 +258,7 @@ export async function nextDueOnClock(clockId: string): Promise<string | undefine
 
 // ---------------------------------------------------------------------------------------------------------------
 // The renewal of one period: a row per subscription and period that makes the renewal idempotent (its states are
-// the PERIOD table of domain/state-machines.ts).
+// the PERIOD table of model/state-machines.ts).
 //
 //   open      claimed by one worker (`claim`, `lease_until`): the invoice is made, then the charge or the send
 //   charging  the card is being charged: never charged again from here, whatever happens

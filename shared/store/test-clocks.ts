@@ -1,12 +1,13 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import type { DomainEvent } from '../domain/events.ts';
-import { TEST_CLOCK, type Transition } from '../domain/state-machines.ts';
+import type { DomainEvent } from '../model/events.ts';
+import { TEST_CLOCK, type Transition } from '../model/state-machines.ts';
 import { conditionalWrite, db, TABLE } from './client.ts';
 import { commit } from './commit.ts';
 import { statusIn } from './expressions.ts';
 import { nullable, recordReader, Text } from './item-schemas.ts';
-import { customerKeys, invoiceKeys, type Owner, ownedBy, subscriptionKeys, testClockKeys } from './keys.ts';
+import { customerKeys, invoiceKeys, ownedBy, subscriptionKeys, testClockKeys } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 import { listPage, merchantList, type Page, type PageQuery, queryAll } from './pagination.ts';
 
 /**

@@ -1,9 +1,10 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
-import { clock } from '../domain/clock.ts';
+import { clock } from '../model/clock.ts';
 import type { VaultContext } from '../vault-crypto.ts';
 import { db, isConditionFailure, ttl } from './client.ts';
-import { type Key, type Owner, scopeOf } from './keys.ts';
+import { type Key, scopeOf } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 
 /**
  * The card vault: DynamoDB access to its own two tables, the only module that reads or writes them. Card numbers are

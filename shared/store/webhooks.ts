@@ -1,11 +1,12 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { EVENT_TYPES, type EventType } from '../domain/events.ts';
-import type { Transition } from '../domain/state-machines.ts';
+import { EVENT_TYPES, type EventType } from '../model/events.ts';
+import type { Transition } from '../model/state-machines.ts';
 import { type Created, db, TABLE } from './client.ts';
 import { commit } from './commit.ts';
 import { picklistOf, recordReader, StringMap, Text } from './item-schemas.ts';
-import { type Owner, webhookKeys } from './keys.ts';
+import { webhookKeys } from './keys.ts';
+import type { Owner } from '../model/targets.ts';
 import { deleteWithinMerchantCap, putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
 

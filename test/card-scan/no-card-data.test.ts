@@ -2,7 +2,7 @@
  * After the whole suite (this project runs last, see vitest.config.ts): no card number in the main table (its
  * idempotency records read field by field), a queue message, a log line or a local e-mail; the vault holds none in
  * clear.
- * Webhook payloads are the events' stored payloads (domain/events.ts `eventPayload`): the table scan covers them.
+ * Webhook payloads are the events' stored payloads (model/events.ts `eventPayload`): the table scan covers them.
  */
 import { type AttributeValue, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, inject, it } from 'vitest';

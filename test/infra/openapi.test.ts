@@ -15,7 +15,7 @@ import { handler as openTestDispute } from '../../functions/test-helpers/dispute
 import type { Gateway } from '../../infra/local/gateway.ts';
 import { loadHandler } from '../../infra/local/lambda.ts';
 import { buildOpenApi, type OpenApiDocument, operationIdOf } from '../../infra/openapi/document.ts';
-import { EVENT_TYPES, eventPayload } from '../../shared/domain/events.ts';
+import { EVENT_TYPES, eventPayload } from '../../shared/model/events.ts';
 import type { HttpHandler } from '../../shared/http/index.ts';
 import { listEvents } from '../../shared/store/events.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';

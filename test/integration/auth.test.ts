@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { handler as requestOtp } from '../../functions/auth/request-otp.ts';
 import { handler as verifyOtp } from '../../functions/auth/verify-otp.ts';
 import { handler as listCustomers } from '../../functions/customers/list.ts';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import { listLocalOutbox } from '../../shared/messaging/local-outbox.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer } from '../support/merchant.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as updateCard } from '../../functions/test-helpers/payment-method-update.ts';
 import { config } from '../../shared/config.ts';
 import { listEvents } from '../../shared/store/events.ts';
-import type { Owner } from '../../shared/store/keys.ts';
+import type { Owner } from '../../shared/model/targets.ts';
 import { getPaymentMethod } from '../../shared/store/payment-methods.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import { connect, merchantIn, receivedBy } from '../support/connected-accounts.ts';

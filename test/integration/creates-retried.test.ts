@@ -7,7 +7,7 @@ import { handler as createRule } from '../../functions/routing/rules/create.ts';
 import { handler as listRules } from '../../functions/routing/rules/list.ts';
 import { handler as configureWebhook } from '../../functions/webhooks/configure.ts';
 import { handler as listWebhooks } from '../../functions/webhooks/list.ts';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import { db } from '../../shared/store/client.ts';
 import { apiEvent, type HttpResult, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant } from '../support/merchant.ts';

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer, type Socket } from 'node:net';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { newId } from '../../shared/domain/ids.ts';
+import { newId } from '../../shared/model/ids.ts';
 import { createDocumentClient, db, MAX_ATTEMPTS, REQUEST_TIMEOUT_MS, TABLE } from '../../shared/store/client.ts';
 import { commit, keyOf } from '../../shared/store/commit.ts';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { handlerFile, httpFunctions, type HttpFunctionSpec } from '../../functions/catalog.ts';
-import { hmac } from '../../shared/domain/credentials.ts';
+import { hmac } from '../../shared/model/credentials.ts';
 import { authenticated } from '../../shared/http/types.ts';
 import type { HttpHandler } from '../../shared/http/index.ts';
 import { readSecret } from '../../shared/secrets.ts';

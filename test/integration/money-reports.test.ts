@@ -7,7 +7,7 @@ import { handler as settlementGetFn } from '../../functions/settlements/get.ts';
 import { handler as settlementsFn } from '../../functions/settlements/list.ts';
 import { handler as createRule } from '../../functions/routing/rules/create.ts';
 import { handler as dailyJob } from '../../functions/workers/daily-settlement.ts';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import { sandboxSettings } from '../../shared/providers/sandbox.ts';
 import { apiEvent, fakeContext, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant } from '../support/merchant.ts';

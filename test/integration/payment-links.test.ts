@@ -6,7 +6,7 @@ import { handler as sandboxAnswer } from '../../functions/hosted/3ds-sandbox-ans
 import { handler as payPage } from '../../functions/hosted/pay.ts';
 import { handler as paySubmit } from '../../functions/hosted/pay-submit.ts';
 import { config } from '../../shared/config.ts';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import type { HttpHandler } from '../../shared/http/index.ts';
 import { listLocalOutbox } from '../../shared/messaging/local-outbox.ts';
 import { advanceClockTo } from '../support/clocks.ts';

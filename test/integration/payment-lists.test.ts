@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import { withFault } from '../support/faults.ts';
 import { newMerchant } from '../support/merchant.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';

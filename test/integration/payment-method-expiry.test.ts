@@ -1,7 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.ts';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { paymentMethodKeys } from '../../shared/store/keys.ts';
 import { moveClock, resetClock } from '../support/faults.ts';
@@ -12,7 +12,7 @@ import { CARDS, freshCard, payments } from '../support/payments.ts';
 /*
  * A payment method a publishable key made (anyone's browser can make them) that nobody attaches nor charges is
  * deleted a day after it was saved, with its card in the vault: a TTL on both, and read as absent from then on,
- * before DynamoDB deletes it. Time moves with the clock the service reads (shared/domain/clock.ts).
+ * before DynamoDB deletes it. Time moves with the clock the service reads (shared/model/clock.ts).
  */
 
 const DAY_S = 24 * 60 * 60;

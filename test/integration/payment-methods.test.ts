@@ -4,7 +4,7 @@ import { handler as updateCustomer } from '../../functions/customers/update.ts';
 import { handler as getCustomer } from '../../functions/customers/get.ts';
 import { handler as listKeys } from '../../functions/api-keys/list.ts';
 import { handler as createKey } from '../../functions/api-keys/create.ts';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import { createCustomer } from '../../shared/domain/customers.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { rateLimitKeys } from '../../shared/store/keys.ts';

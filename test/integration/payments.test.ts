@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { clock } from '../../shared/domain/clock.ts';
-import { newId } from '../../shared/domain/ids.ts';
+import { clock } from '../../shared/model/clock.ts';
+import { newId } from '../../shared/model/ids.ts';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { cardFingerprint } from '../../shared/domain/cards.ts';
+import { cardFingerprint } from '../../shared/model/cards.ts';
 import { readSecret } from '../../shared/secrets.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { velocityKeys } from '../../shared/store/keys.ts';

@@ -6,7 +6,7 @@ import { handler as listDisputes } from '../../functions/disputes/list.ts';
 import { handler as listRefunds } from '../../functions/refunds/list.ts';
 import { handler as listEvents } from '../../functions/webhooks/events.ts';
 import { config } from '../../shared/config.ts';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import { AWAIT_RECHECK_MS } from '../../shared/domain/operations.ts';
 import { reconcile } from '../../shared/domain/reconciler.ts';
 import type { ProviderName } from '../../shared/providers/types.ts';

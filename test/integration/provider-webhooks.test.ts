@@ -10,7 +10,7 @@ import { handler as getRefund } from '../../functions/refunds/get.ts';
 import { handler as listEvents } from '../../functions/webhooks/events.ts';
 import { buildOpenApi } from '../../infra/openapi/document.ts';
 import { config } from '../../shared/config.ts';
-import { eventPayload } from '../../shared/domain/events.ts';
+import { eventPayload } from '../../shared/model/events.ts';
 import { listEvents as storedEvents } from '../../shared/store/events.ts';
 import { getRefund as storedRefund, getStoredPayment } from '../../shared/store/payments.ts';
 import type { ProviderName } from '../../shared/providers/types.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import { newMerchant } from '../support/merchant.ts';
 import { paymentBody, payments } from '../support/payments.ts';
 

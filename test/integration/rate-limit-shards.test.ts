@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import { http } from '../../shared/http/index.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { rateLimitKeys, windowShards } from '../../shared/store/keys.ts';

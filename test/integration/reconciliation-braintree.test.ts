@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.ts';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import { feeFor } from '../../shared/providers/fees.ts';
 import { type BraintreeFake, startBraintreeFake } from '../fakes/braintree/server.ts';
 import { startInboundGateway } from '../support/inbound.ts';

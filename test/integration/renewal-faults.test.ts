@@ -7,7 +7,7 @@ import { listEvents } from '../../shared/store/events.ts';
 import { listInvoices } from '../../shared/store/invoices.ts';
 import { listPayments } from '../../shared/store/payments.ts';
 import { loadSubscription } from '../../shared/store/subscriptions.ts';
-import { addDays } from '../../shared/domain/billing-dates.ts';
+import { addDays } from '../../shared/model/billing-dates.ts';
 import { type Fault, heldFor, moneyProblems, moveClock, openOperations, PROVIDERS, resetClock, runReconciler, withFault } from '../support/faults.ts';
 import { apiEvent, fakeContext, invokeHttp, queueEvent } from '../support/lambda.ts';
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { db, TABLE } from '../../shared/store/client.ts';
-import { type Owner, ROUTING_STAT_SHARDS, routingStatKeys } from '../../shared/store/keys.ts';
+import { ROUTING_STAT_SHARDS, routingStatKeys } from '../../shared/store/keys.ts';
+import type { Owner } from '../../shared/model/targets.ts';
 import { flushAttempts, readStats, recordAttempt, statsFlush } from '../../shared/store/routing-stats.ts';
 import { watchingDb } from '../support/db-calls.ts';
 

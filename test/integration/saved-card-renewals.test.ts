@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { handler as updateSubscription } from '../../functions/subscriptions/update.ts';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import { sandboxBooks } from '../../shared/providers/sandbox.ts';
 import { getPaymentMethod } from '../../shared/store/payment-methods.ts';
 import { listPayments } from '../../shared/store/payments.ts';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.ts';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import { getPaymentMethod } from '../../shared/store/payment-methods.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
 import { connect, liveKeyOf, merchantIn, type Mode, type Provider, PROVIDERS, receivedBy } from '../support/connected-accounts.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../shared/domain/ids.ts';
+import { newId } from '../../shared/model/ids.ts';
 import { putPayoutSettlement } from '../../shared/store/settlements.ts';
 import { newMerchant } from '../support/merchant.ts';
 import { recon } from '../support/reconciliation.ts';

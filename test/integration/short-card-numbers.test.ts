@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { luhnValid } from '../../shared/domain/cards.ts';
+import { luhnValid } from '../../shared/model/cards.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { paymentMethodKeys } from '../../shared/store/keys.ts';
 import { getPaymentMethod } from '../../shared/store/payment-methods.ts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { deflateRawSync } from 'node:zlib';
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../shared/domain/ids.ts';
+import { newId } from '../../shared/model/ids.ts';
 import { getApiKey, getApiKeyByHash } from '../../shared/store/api-keys.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { getCustomer } from '../../shared/store/customers.ts';

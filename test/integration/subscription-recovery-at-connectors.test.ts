@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as recovery } from '../../functions/analytics/recovery.ts';
 import { handler as timeline } from '../../functions/payments/timeline.ts';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import { buildOpenApi } from '../../infra/openapi/document.ts';
 import { config } from '../../shared/config.ts';
-import { eventPayload } from '../../shared/domain/events.ts';
+import { eventPayload } from '../../shared/model/events.ts';
 import { chance } from '../../shared/domain/routing-context.ts';
 import { getPaymentMethod } from '../../shared/store/payment-methods.ts';
 import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';

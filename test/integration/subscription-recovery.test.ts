@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { handler as recovery } from '../../functions/analytics/recovery.ts';
 import { handler as updateCard } from '../../functions/test-helpers/payment-method-update.ts';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 
 const realNow = clock.now;
 import { advanceClockTo } from '../support/clocks.ts';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import { reconcile } from '../../shared/domain/reconciler.ts';
 import { type Fault, heldFor, moneyProblems, moveClock, resetClock, storedPayment, withFault } from '../support/faults.ts';
 import { newMerchant } from '../support/merchant.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import { reconcileLeased } from '../../shared/domain/reconciler.ts';
-import { expiredOperations } from '../../shared/store/payments.ts';
+import { expiredOperations } from '../../shared/store/leases.ts';
 import { newMerchant as anyMerchant } from '../support/merchant.ts';
 import { payments } from '../support/payments.ts';
 import { rules } from '../support/rules.ts';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { handler as handOff } from '../../functions/hosted/3ds-hand-off.ts';
 import { handler as returned } from '../../functions/hosted/3ds-return.ts';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import { reconcileLeased } from '../../shared/domain/reconciler.ts';
-import { expiredOperations } from '../../shared/store/payments.ts';
+import { expiredOperations } from '../../shared/store/leases.ts';
 import { sandboxBooks } from '../../shared/providers/sandbox.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { newMerchant } from '../support/merchant.ts';

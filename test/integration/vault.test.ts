@@ -3,7 +3,7 @@ import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.ts';
 import { db } from '../../shared/store/client.ts';
-import type { Owner } from '../../shared/store/keys.ts';
+import type { Owner } from '../../shared/model/targets.ts';
 import { CVC_KEEP_MS, deleteCard, forgetCvc, putCard, readCard } from '../../shared/store/vault.ts';
 import { open, seal } from '../../shared/vault-crypto.ts';
 import { moveClock, resetClock } from '../support/faults.ts';

@@ -10,7 +10,7 @@ import { handler as rotate } from '../../functions/webhooks/rotate-secret.ts';
 import { handler as test } from '../../functions/webhooks/test.ts';
 import { handler as update } from '../../functions/webhooks/update.ts';
 import { handler as worker } from '../../functions/workers/webhook-delivery.ts';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import { ROTATION_MS, SECRET_OVERLAP_MS } from '../../shared/domain/webhooks.ts';
 import { eventsQueue, type EventsMessage } from '../../shared/events/queue.ts';
 import { db, TABLE } from '../../shared/store/client.ts';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { handler as getBalance } from '../../functions/balance/get.ts';
 import { handler as createCustomer } from '../../functions/customers/create.ts';
 import { handler as listCustomers } from '../../functions/customers/list.ts';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { counterKeys, customerKeys, type Key, paymentKeys, shardOf } from '../../shared/store/keys.ts';
 import { counterShards, type WriteShards, writeShards, writeShardsFor } from '../../shared/store/write-shards.ts';

@@ -4,7 +4,7 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { inflateRawSync } from 'node:zlib';
-import { luhnValid } from '../../shared/domain/cards.ts';
+import { luhnValid } from '../../shared/model/cards.ts';
 import { unpack } from '../../shared/store/stored-form.ts';
 
 /** Visa 4, Mastercard 5 and 2221–2720, Amex/Diners/JCB 3, Discover/UnionPay 6: a 13-digit ms timestamp starts with 1. */

@@ -7,14 +7,15 @@
 import { randomUUID } from 'node:crypto';
 import { handler as balanceFn } from '../../functions/balance/get.ts';
 import { handler as listFn } from '../../functions/payments/list.ts';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import { reconcile } from '../../shared/domain/reconciler.ts';
 import { PROVIDERS, type ProviderName } from '../../shared/providers/types.ts';
 import { sandboxBooks, type SandboxFault, sandboxSettings } from '../../shared/providers/sandbox.ts';
 
 export { PROVIDERS };
 import { db } from '../../shared/store/client.ts';
-import { expiredOperations, getStoredPayment } from '../../shared/store/payments.ts';
+import { getStoredPayment } from '../../shared/store/payments.ts';
+import { expiredOperations } from '../../shared/store/leases.ts';
 import { apiEvent, type HttpResult, invokeHttp } from './lambda.ts';
 import { bearer, testOwner } from './merchant.ts';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Merchant } from '../../shared/domain/auth.ts';
-import type { Owner } from '../../shared/store/keys.ts';
+import type { Owner } from '../../shared/model/targets.ts';
 
 /**
  * A fresh merchant with its own `sk_test_` key and one customer (and, when asked, an authorized and a captured
@@ -16,9 +16,9 @@ export const bearer = (credential: string) => ({ Authorization: `Bearer ${creden
 /** A sign-in session token of the merchant, as verify-otp issues one (signing in itself is tested in auth.test.ts). */
 export async function sessionOf(merchantId: string): Promise<string> {
   const [{ newSessionToken, sha256 }, { putSession }, { clock }] = await Promise.all([
-    import('../../shared/domain/credentials.ts'),
+    import('../../shared/model/credentials.ts'),
     import('../../shared/store/sessions.ts'),
-    import('../../shared/domain/clock.ts'),
+    import('../../shared/model/clock.ts'),
   ]);
   const token = newSessionToken();
   await putSession(sha256(token), { merchant_id: merchantId, expires_ms: clock.now() + 3_600_000 });

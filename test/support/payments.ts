@@ -5,7 +5,7 @@ import { handler as list } from '../../functions/payments/list.ts';
 import { handler as refund } from '../../functions/payments/refund.ts';
 import { handler as voidPayment } from '../../functions/payments/void.ts';
 import { handler as simulate } from '../../functions/routing/simulate.ts';
-import { luhnValid } from '../../shared/domain/cards.ts';
+import { luhnValid } from '../../shared/model/cards.ts';
 import { apiEvent, invokeHttp } from './lambda.ts';
 import { bearer } from './merchant.ts';
 

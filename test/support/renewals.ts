@@ -1,6 +1,6 @@
 import { handler as createSubscription } from '../../functions/subscriptions/create.ts';
 import { handler as renewalWorker } from '../../functions/workers/renewal.ts';
-import { clock } from '../../shared/domain/clock.ts';
+import { clock } from '../../shared/model/clock.ts';
 import { apiEvent, fakeContext, invokeHttp, queueEvent } from './lambda.ts';
 import { bearer } from './merchant.ts';
 

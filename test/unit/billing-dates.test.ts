@@ -8,7 +8,7 @@ import {
   isCalendarDate,
   resumedNextBilling,
   type Schedule,
-} from '../../shared/domain/billing-dates.ts';
+} from '../../shared/model/billing-dates.ts';
 
 const schedule = (anchor: string, interval: Schedule['interval'], interval_count = 1): Schedule => ({ anchor, interval, interval_count });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cardBrand, cardFingerprint, luhnValid } from '../../shared/domain/cards.ts';
+import { cardBrand, cardFingerprint, luhnValid } from '../../shared/model/cards.ts';
 import { currencyExponent, isCurrency } from '../../shared/domain/currency.ts';
 
 /** Stripe's public test card numbers: all Luhn-valid. */

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { newEvent } from '../../shared/domain/events.ts';
-import { PAYMENT, SETTLEMENT, TEST_CLOCK } from '../../shared/domain/state-machines.ts';
+import { newEvent } from '../../shared/model/events.ts';
+import { PAYMENT, SETTLEMENT, TEST_CLOCK } from '../../shared/model/state-machines.ts';
 import type { TransactItem } from '../../shared/store/client.ts';
-import { type Change, type Operation, type Target, transactItemsOf } from '../../shared/store/commit.ts';
+import { type Change, transactItemsOf } from '../../shared/store/commit.ts';
+import type { Operation, Target } from '../../shared/model/targets.ts';
 import { settlementKeys, testClockKeys } from '../../shared/store/keys.ts';
 
 /** An update's or delete's condition (or an update's expression) with its names and values written in. */

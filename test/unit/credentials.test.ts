@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { constantTimeEqual, newApiKey, newOtp, newSessionToken, randomBase62, sha256 } from '../../shared/domain/credentials.ts';
-import { isId, newId } from '../../shared/domain/ids.ts';
+import { constantTimeEqual, newApiKey, newOtp, newSessionToken, randomBase62, sha256 } from '../../shared/model/credentials.ts';
+import { isId, newId } from '../../shared/model/ids.ts';
 
 describe('credentials', () => {
   it('issues API keys as the mode prefix plus 32 random bytes in base62', () => {

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Declined, NotFound, OperationInProgress } from '../../shared/domain/errors.ts';
+import { Declined, NotFound, OperationInProgress } from '../../shared/model/errors.ts';
 import { invoked, invokeFunction } from '../../shared/invoke.ts';
 import { useLocalInvoker } from '../../shared/local-invoker.ts';
 import { fakeContext } from '../support/lambda.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type PaymentFacts, type RuleCondition, compareRules, ruleMatches } from '../../shared/domain/routing-rules.ts';
+import { type PaymentFacts, compareRules, ruleMatches } from '../../shared/domain/routing-rules.ts';
+import type { RuleCondition } from '../../shared/model/routing.ts';
 
 const facts = (overrides: Partial<PaymentFacts> = {}): PaymentFacts => ({
   currency: 'EUR',

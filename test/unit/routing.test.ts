@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PaymentFacts, RoutingRule, RuleCondition } from '../../shared/domain/routing-rules.ts';
+import type { PaymentFacts, RoutingRule } from '../../shared/domain/routing-rules.ts';
+import type { RuleCondition } from '../../shared/model/routing.ts';
 import { EXPLORATION_RATE, planRoute, type RoutingInput, scoreProvider } from '../../shared/domain/routing.ts';
 import { feeFor } from '../../shared/providers/fees.ts';
 import { PROVIDERS, type ProviderName } from '../../shared/providers/types.ts';

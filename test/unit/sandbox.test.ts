@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { luhnValid } from '../../shared/domain/cards.ts';
+import { luhnValid } from '../../shared/model/cards.ts';
 import { SandboxConnector, sandboxBooks, sandboxSettings } from '../../shared/providers/sandbox.ts';
 import { SANDBOX_APPROVED_CARD, TEST_CARDS } from '../../shared/providers/test-cards.ts';
 import { type AuthorizeRequest, type AuthorizeResult, type Connector, PROVIDERS, type ProviderName } from '../../shared/providers/types.ts';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CreateCustomerBody } from '../../shared/schemas/customers.ts';
 import { ListCustomersQuery } from '../../shared/schemas/customers.ts';
 import { VerifyOtpBody } from '../../shared/schemas/auth.ts';
-import { newId } from '../../shared/domain/ids.ts';
+import { newId } from '../../shared/model/ids.ts';
 
 const ok = (schema: v.GenericSchema, input: unknown) => v.safeParse(schema, input).success;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidState } from '../../shared/domain/errors.ts';
-import { EVENT_TYPES } from '../../shared/domain/events.ts';
-import { allows, MACHINES, type StateMachine, transition } from '../../shared/domain/state-machines.ts';
+import { InvalidState } from '../../shared/model/errors.ts';
+import { EVENT_TYPES } from '../../shared/model/events.ts';
+import { allows, MACHINES, type StateMachine, transition } from '../../shared/model/state-machines.ts';
 
 const machines = Object.entries(MACHINES).map(([entity, { table, states, initial }]) => ({
   entity,

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../shared/domain/errors.ts';
+import { AppError } from '../../shared/model/errors.ts';
 import { formatMoney, formatTaxRate, invoiceTotals, taxRateUnits } from '../../shared/domain/tax.ts';
 import { CalendarDate, CreateInvoiceBody } from '../../shared/schemas/invoices.ts';
 

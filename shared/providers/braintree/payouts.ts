@@ -4,7 +4,7 @@
  * per-transaction fee in GraphQL: fees come from the day's payment-level fee report. A day is read once it is over
  * and its fee reports are published (else the next run reads it); the cursor is the last day read.
  */
-import { clock } from '../../domain/clock.ts';
+import { clock } from '../../model/clock.ts';
 import { logger } from '../../logger.ts';
 import { providerDeadlines } from '../deadlines.ts';
 import { fetchProviderDocument } from '../documents.ts';

@@ -1,6 +1,6 @@
 /** Subscriptions and invoices as the API returns them (shared/domain/subscriptions.ts, invoices.ts). */
 import * as v from 'valibot';
-import { INTERVALS } from '../../domain/billing-dates.ts';
+import { INTERVALS } from '../../model/billing-dates.ts';
 import { INVOICE_CHANNELS } from '../invoices.ts';
 import { SUBSCRIPTION_STATUSES } from '../subscriptions.ts';
 import { Amount, CalendarDate, Currency, Id, list, Livemode, Metadata, Timestamp } from './common.ts';

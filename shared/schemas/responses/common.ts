@@ -4,7 +4,7 @@
  * examples of the OpenAPI document.
  */
 import * as v from 'valibot';
-import { type Entity, exampleId, idPattern } from '../../domain/ids.ts';
+import { type Entity, exampleId, idPattern } from '../../model/ids.ts';
 
 export const Id = (entity: Entity) => v.pipe(v.string(), v.regex(idPattern(entity)), v.examples([exampleId(entity)]));
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { type ErrorType, MESSAGES, OPERATION_IN_PROGRESS } from '../../domain/errors.ts';
+import { type ErrorType, MESSAGES, OPERATION_IN_PROGRESS } from '../../model/errors.ts';
 import { Id } from './common.ts';
 
 const ERROR_TYPES = [

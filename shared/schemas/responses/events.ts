@@ -4,7 +4,7 @@
  * of event types to payloads: the OpenAPI document's `webhooks` section and its event components are built from it.
  */
 import * as v from 'valibot';
-import type { EventType } from '../../domain/events.ts';
+import type { EventType } from '../../model/events.ts';
 import { Id, Livemode, Timestamp } from './common.ts';
 import { Dispute } from './disputes.ts';
 import { Invoice, Subscription } from './billing.ts';
@@ -142,7 +142,7 @@ export const EVENTS: Record<EventType, EventDefinition> = {
   },
 };
 
-/** The body a merchant's endpoint receives for events of `type` (shared/domain/events.ts `eventPayload`). */
+/** The body a merchant's endpoint receives for events of `type` (shared/model/events.ts `eventPayload`). */
 export const eventPayloadSchema = (type: EventType) =>
   v.object({
     id: v.pipe(Id('event'), v.description('the `webhook-id` header too: the same across retries of a delivery')),

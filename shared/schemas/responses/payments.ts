@@ -1,7 +1,8 @@
 /** Payments and routing as the API returns them (shared/domain/payment-view.ts `paymentView`, routing-rules.ts). */
 import * as v from 'valibot';
 import { PROVIDERS } from '../../providers/types.ts';
-import { CARD_BRANDS, RULE_OPERATORS, RULE_STATUSES, RULE_STRATEGIES, RULE_THREE_D_SECURE } from '../routing-rules.ts';
+import { CARD_BRANDS, RULE_STATUSES, RULE_STRATEGIES, RULE_THREE_D_SECURE } from '../routing-rules.ts';
+import { RULE_OPERATORS } from '../../model/routing.ts';
 import { Amount, Count, Currency, Email, Id, list, Livemode, Metadata, Phone, Timestamp } from './common.ts';
 
 const Provider = v.pipe(v.picklist(PROVIDERS), v.description('lowercase provider name'));

@@ -1,6 +1,6 @@
 /** Reconciliation runs and exceptions as the API returns them (shared/domain/reconciliation.ts). */
 import * as v from 'valibot';
-import { EXCEPTION_KINDS } from '../../domain/reconciliation-matching.ts';
+import { EXCEPTION_KINDS } from '../../model/reconciliation.ts';
 import { Id, list, Livemode, Timestamp } from './common.ts';
 
 export const ReconciliationRun = v.object({

@@ -1,6 +1,6 @@
 /** Webhook endpoints, the delivery log and test deliveries as the API returns them (shared/domain/webhooks.ts). */
 import * as v from 'valibot';
-import { EVENT_TYPES } from '../../domain/events.ts';
+import { EVENT_TYPES } from '../../model/events.ts';
 import { Count, Id, list, Livemode, Metadata, Timestamp } from './common.ts';
 
 const webhookEntries = {

@@ -1,5 +1,5 @@
 import { type Answer, badParam, FakeControlError, missing, ok, refused } from './answers.ts';
-import type { Notify, Payments } from './book.ts';
+import type { Notify, Payments } from './objects.ts';
 import { type Form, nested, text } from './form.ts';
 import { fixture, newId, type StripeObject } from './objects.ts';
 import { page } from './reads.ts';

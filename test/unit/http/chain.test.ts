@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { AppError, IdempotencyKeyInUse, InvalidState, NotFound, OperationInProgress } from '../../../shared/domain/errors.ts';
+import { AppError, IdempotencyKeyInUse, InvalidState, NotFound, OperationInProgress } from '../../../shared/model/errors.ts';
 import { http } from '../../../shared/http/index.ts';
 import { validate } from '../../../shared/http/validate.ts';
 import { apiEvent, invokeHttp } from '../../support/lambda.ts';

@@ -1,4 +1,4 @@
-import type { Owner } from '../store/keys.ts';
+import type { Owner } from './targets.ts';
 import { clock } from './clock.ts';
 import { newId } from './ids.ts';
 

@@ -1,7 +1,7 @@
-import { brandOf, type CardBrand } from '../model/card-numbers.ts';
+import { brandOf, type CardBrand } from './card-numbers.ts';
 import { hmac } from './credentials.ts';
 
-export { type CardBrand, luhnValid } from '../model/card-numbers.ts';
+export { type CardBrand, luhnValid } from './card-numbers.ts';
 
 /** The brand a number's first digits name (shared/model/card-numbers.ts, the table the card fields' script reads too). */
 export const cardBrand = (number: string): CardBrand => brandOf(number).name;
