@@ -1,4 +1,4 @@
-/** What does not match between a payout and our records (DECISIONS "Reconciliation with providers' payouts"). */
+/** What does not match between a payout and our records (docs/api.md "Reconciliation"). */
 export const EXCEPTION_KINDS = [
   'missing_in_provider',
   'missing_in_ledger',
