@@ -26,7 +26,7 @@ export default tseslint.config(
     },
   },
   { files: ['infra/local/**', 'test/**', 'client/examples/**'], rules: { 'no-console': 'off' } },
-  // Import boundaries (DESIGN "Changes and side effects"): handlers stay thin, domain code never talks to AWS,
+  // Import boundaries (docs/architecture.md "Project layout"): handlers stay thin, domain code never talks to AWS,
   // the store knows nothing of request schemas, and nothing shared depends on a handler. A later block replaces an
   // earlier one's rule for the same file, so each block lists every boundary of its files.
   boundary('functions/**', [THIN_HANDLERS]),

@@ -33,8 +33,8 @@ export class AppError extends Error {
 }
 
 /**
- * The message each status starts with: the spec's table ("Errors") for 400, 401, 402, 404, 429 and 500. The spec
- * states no 409; its text here is that of `idempotency_key_in_use` (docs/api.md "Idempotency"), and a 409 that
+ * The message each status starts with: docs/api.md "Answers and errors" for 400, 401, 402, 404, 429 and 500.
+ * None is stated for 409; its text here is that of `idempotency_key_in_use` (docs/api.md "Idempotency"), and a 409 that
  * involves no key says what it is instead (OPERATION_IN_PROGRESS).
  */
 export const MESSAGES = {
@@ -103,7 +103,7 @@ export class NotFound extends AppError {
 export class RateLimited extends AppError {
   /** refused before anything of the request was written (the function awaits its admission before its first write) */
   override readonly nothingCommitted = true;
-  /** `limit`: the endpoint's requests per minute, named in the message (the spec's text for the default 100) */
+  /** `limit`: the endpoint's requests per minute, named in the message (docs/api.md "Answers and errors" for the default 100) */
   constructor(limit: number, headers: Record<string, string>) {
     super(429, 'rate_limit_error', 'rate_limit_exceeded', MESSAGES[429].replace('100', String(limit)), {}, headers);
   }

@@ -318,7 +318,7 @@ export const invoiceKeys = {
 };
 
 /**
- * Write-sharded per-merchant counters, summed on read (see DESIGN.md): over the write shards of the configured
+ * Write-sharded per-merchant counters, summed on read (docs/architecture.md "Balance, settlements and analytics"): over the write shards of the configured
  * PAYMENTS_PER_MINUTE (write-shards.ts `counterShards`), one up to 3,000 a minute.
  */
 /** Partitions of the balance cells' index, shared by every merchant (each one's cells spread from its own). */

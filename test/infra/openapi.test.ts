@@ -24,7 +24,7 @@ import { payloadChecker } from '../support/openapi.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';
 import { startTestGateway } from '../support/runtime.ts';
 
-/** The error statuses the spec's endpoint tables state (spec/payment-orchestration-api.md, "Endpoints"). */
+/** The error statuses each endpoint documents beside 400/401/429/500, as the API contract lists them. */
 const SPEC_ERRORS: Record<string, number[]> = {
   'POST /api/auth/request-otp': [400, 429],
   'POST /api/auth/verify-otp': [400, 401],

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 const root = new URL('../../', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
 
-/** The README is the door (DESIGN "Keeping it simple"): short, its client example the checked file, its links alive. */
+/** The README is the door: short, its client example the checked file, its links alive. */
 describe('the README', () => {
   const readme = read('README.md');
 

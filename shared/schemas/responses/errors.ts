@@ -13,7 +13,7 @@ const ERROR_TYPES = [
 ] as const satisfies readonly ErrorType[];
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-/** A message starts with the spec's text of its status (429's with the endpoint's limit), then `: ` and a reason. */
+/** A message starts with the status's sentence (docs/api.md "Answers and errors") (429's with the endpoint's limit), then `: ` and a reason. */
 const MESSAGE_PATTERN = new RegExp(
   `^(${[...Object.values(MESSAGES), OPERATION_IN_PROGRESS].map((text) => escape(text).replace('100', '\\d+')).join('|')})(: .+)?$`,
 );
@@ -27,7 +27,7 @@ export const ErrorBody = v.object({
       v.string(),
       v.regex(MESSAGE_PATTERN),
       v.description(
-        "the spec's text for the status, then `: ` and the reason where one is known, e.g. `Resource not found: no payment pay_… in test mode`",
+        "the status's sentence (e.g. `Resource not found`), then `: ` and the reason where one is known, e.g. `Resource not found: no payment pay_… in test mode`",
       ),
     ),
     param: v.optional(v.pipe(v.string(), v.description('the offending field (dot path) or header'))),
