@@ -8,7 +8,7 @@ import { type AdyenCredentials, AdyenCredentialsSchema } from './credentials.ts'
 export { ADYEN_EXPONENTS, adyenValue } from './amounts.ts';
 export { checkoutBaseUrl } from './client.ts';
 export type { AdyenCredentials } from './credentials.ts';
-export { parseProviderToken } from './payments.ts';
+export { parseProviderToken } from './authorization.ts';
 
 /** Why a verification failed, in words a merchant can act on (never the key itself). */
 function verificationFailure(answer: Exclude<Answer<unknown>, { ok: true }>, merchantAccount: string): string {

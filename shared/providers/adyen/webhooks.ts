@@ -7,7 +7,7 @@
 import * as v from 'valibot';
 import type { InboundWebhook, WebhookVerification } from '../types.ts';
 import type { AdyenCredentials } from './credentials.ts';
-import { type NotificationItem, notificationOf } from './notification-changes.ts';
+import { type NotificationItem, notificationOf } from './changes.ts';
 
 const ItemSchema = v.looseObject({
   eventCode: v.string(),

@@ -14,7 +14,7 @@ import { toStripeAmount } from './amounts.ts';
 import { findIntent, reverseAttempt } from './attempts.ts';
 import { type Sent, send } from './client.ts';
 import { refusalOf } from './errors.ts';
-import { alreadyCanceled, authorizeAnswer, foundIn, type IntentParams, notSent, parseToken } from './intents.ts';
+import { alreadyCanceled, authorizeAnswer, foundIn, type IntentParams, notSent, parseToken } from './authorization.ts';
 import { AUTHENTICATION_FAILURE } from './three-d-secure.ts';
 import { changesOf } from './reads.ts';
 

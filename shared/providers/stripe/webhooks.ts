@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import type { InboundWebhook, ProviderCardUpdate, WebhookVerification } from '../types.ts';
 import { eventChange, isoOf } from './changes.ts';
-import { stripeTokenOf } from './intents.ts';
+import { stripeTokenOf } from './authorization.ts';
 
 /** What Stripe expects back: any 2xx; its own examples answer this. */
 const ACKNOWLEDGEMENT = { contentType: 'application/json', body: '{"received":true}' };

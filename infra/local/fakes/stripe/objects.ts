@@ -3,10 +3,10 @@ import { readFileSync } from 'node:fs';
 
 /**
  * Stripe's objects as its own mock server answers them: every object the fake returns starts as a copy of the
- * resource's example in `test/contracts/stripe-fixtures3.json` and only overrides fields the fake
+ * resource's example in `infra/local/fakes/contracts/stripe-fixtures3.json` and only overrides fields the fake
  * gives meaning to. Shapes are never invented here.
  */
-const FIXTURES_PATH = new URL('../../contracts/stripe-fixtures3.json', import.meta.url);
+const FIXTURES_PATH = new URL('../contracts/stripe-fixtures3.json', import.meta.url);
 const fixtures = (JSON.parse(readFileSync(FIXTURES_PATH, 'utf8')) as { resources: Record<string, Record<string, unknown>> }).resources;
 
 export type StripeObject = Record<string, unknown>;

@@ -14,14 +14,14 @@ import {
   parse,
   validate,
 } from 'graphql';
-import type { BraintreeCredentials } from '../../../shared/providers/braintree/index.ts';
+import type { BraintreeCredentials } from '../../../../shared/providers/braintree/index.ts';
 import { Faults } from '../faults.ts';
 import { listen } from '../listen.ts';
 import type { FakeFault, FakeOperation, FakeRequest, FakeServer } from '../types.ts';
-import { type CallContext, FakeGateway, type FakeMerchant } from './gateway.ts';
+import { type CallContext, FakeGateway, type FakeMerchant } from './book.ts';
 import { BraintreeNotifications } from './notifications.ts';
 import { BraintreePayouts } from './payouts.ts';
-import { braintreeSchema } from './schema.ts';
+import { braintreeSchema } from './contract.ts';
 import { type PayoutFaults, payoutFaultsOf } from '../payout-faults.ts';
 
 /**
@@ -430,7 +430,7 @@ function format(result: ExecutionResult): Record<string, unknown> {
   return { ...(result.data !== undefined ? { data: result.data } : {}), ...(errors?.length ? { errors } : {}) };
 }
 
-// Run on its own (`npx tsx test/fakes/braintree/server.ts`, PORT to choose the port): for the local runtime and manual tries.
+// Run on its own (`npx tsx infra/local/fakes/braintree/server.ts`, PORT to choose the port): for the local runtime and manual tries.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const fake = await startBraintreeFake({ port: Number(process.env.PORT ?? 12113) });
   console.log(`Braintree fake on ${fake.url}/graphql: BRAINTREE_GATEWAY_URL=${fake.url}, credentials ${JSON.stringify(FAKE_BRAINTREE_CREDENTIALS)}`);

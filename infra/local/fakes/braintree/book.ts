@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { GraphQLError } from 'graphql';
-import { currencyExponent } from '../../../shared/domain/currency.ts';
+import { currencyExponent } from '../../../../shared/domain/currency.ts';
 import type { FakeDispute, FakeHold } from '../types.ts';
 import {
   answerFor,

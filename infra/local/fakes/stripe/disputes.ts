@@ -1,4 +1,4 @@
-import { DISPUTE_REASONS } from '../../../shared/providers/types.ts';
+import { DISPUTE_REASONS } from '../../../../shared/providers/types.ts';
 import { type Answer, badParam, FakeControlError, missing, ok, refused } from './answers.ts';
 import type { Notify, Payments } from './book.ts';
 import { type Form, nested, text } from './form.ts';
