@@ -18,7 +18,7 @@ import type { BraintreeCredentials } from '../../../../shared/providers/braintre
 import { Faults } from '../faults.ts';
 import { listen } from '../listen.ts';
 import type { FakeFault, FakeOperation, FakeRequest, FakeServer } from '../types.ts';
-import { type CallContext, FakeGateway, type FakeMerchant } from './book.ts';
+import { type CallContext, BraintreeBook, type FakeMerchant } from './book.ts';
 import { BraintreeNotifications } from './notifications.ts';
 import { BraintreePayouts } from './payouts.ts';
 import { braintreeSchema } from './contract.ts';
@@ -102,7 +102,7 @@ export interface BraintreeFake extends FakeServer {
    * the fake's books (e.g. `settleCaptures = false` / `settleRefunds = false` keep captures / refunds unsettled,
    * `settle(id)` runs the batch for one, `declineSettlement(id)` has the processor decline a capture)
    */
-  readonly gateway: FakeGateway;
+  readonly gateway: BraintreeBook;
   /** the next call of `operation` waits before being carried out until the test releases it */
   stall(operation: FakeOperation): Stall;
   /**
@@ -129,7 +129,7 @@ interface PendingStall {
 export async function startBraintreeFake(options: { port?: number; notificationDelayMs?: number } = {}): Promise<BraintreeFake> {
   const schema = braintreeSchema();
   const notifications = new BraintreeNotifications(options.notificationDelayMs);
-  const gateway = new FakeGateway(FAKE_MERCHANTS, (merchant, kind, subject) =>
+  const gateway = new BraintreeBook(FAKE_MERCHANTS, (merchant, kind, subject) =>
     notifications.notify({ publicKey: merchant.publicKey, privateKey: merchant.privateKey }, kind, subject),
   );
   let origin = '';
@@ -387,7 +387,7 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-function authenticate(gateway: FakeGateway, header: string | undefined): FakeMerchant | undefined {
+function authenticate(gateway: BraintreeBook, header: string | undefined): FakeMerchant | undefined {
   const match = /^Basic\s+(\S+)$/i.exec(header ?? '');
   if (!match) return undefined;
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');

@@ -7,7 +7,7 @@ import { CHALLENGE_PATH, type Challenge, type Challenges } from './three-d-secur
 import { authenticationFailure, authenticationStep, declineAfterAuthentication, merchantInitiation, threeDSecureRecord } from './confirmation.ts';
 import { StripeDisputes } from './disputes.ts';
 import { type Form, nested, text } from './form.ts';
-import { cardError, errorBody, fixture, list, newId, type StripeObject } from './objects.ts';
+import { cardError, errorBody, fixture, list, newId, type Notify, type Payments, type StripeObject } from './objects.ts';
 import { StripePayouts } from './payouts.ts';
 import { listIntents, page, searchIntents } from './reads.ts';
 import { StripeRefunds } from './refunds.ts';
@@ -18,19 +18,6 @@ const CANCELLATION_REASONS = new Set(['duplicate', 'fraudulent', 'requested_by_c
 const now = () => Math.floor(Date.now() / 1000);
 /** A card network's id for an authorization: 15 digits, like a Visa Transaction ID. */
 const networkTransactionId = () => Array.from(randomBytes(15), (byte) => byte % 10).join('');
-
-/** Sends the account's event `type` about `object` to its webhook endpoint. */
-export type Notify = (type: string, object: StripeObject) => void;
-
-/** What refunds and disputes read of the payments they belong to. */
-export interface Payments {
-  intent(id: string): StripeObject | undefined;
-  hold(id: string): FakeHold | undefined;
-  /** the PaymentIntent's Charge as Stripe shows it now (amounts captured and refunded, disputed) */
-  charge(intentId: string): StripeObject;
-  /** whether a dispute of the PaymentIntent is still open */
-  disputedNow(intentId: string): boolean;
-}
 
 /**
  * One Stripe account's books: PaymentIntents, their PaymentMethods, Customers, refunds, disputes, the holds, and the
