@@ -3,7 +3,7 @@ import { within } from '../transport.ts';
 import type { ConnectorAccountRef, ProviderModule, Verification } from '../types.ts';
 import { type Answer, clientFor, send } from './client.ts';
 import { AdyenConnector } from './connector.ts';
-import { type AdyenCredentials, AdyenCredentialsSchema } from './credentials.ts';
+import { type AdyenCredentials, adyenCredentialsSchema } from './credentials.ts';
 
 export { ADYEN_EXPONENTS, adyenValue } from './amounts.ts';
 export { checkoutBaseUrl } from './client.ts';
@@ -21,7 +21,7 @@ function verificationFailure(answer: Exclude<Answer<unknown>, { ok: true }>, mer
 
 export const adyenProvider: ProviderModule<AdyenCredentials> = {
   provider: 'adyen',
-  credentialsSchema: AdyenCredentialsSchema,
+  credentialsSchema: adyenCredentialsSchema,
   hint: (credentials) => `…${credentials.api_key.slice(-4)}`,
   modeMismatch: (credentials, mode) =>
     mode === 'live' && !credentials.live_url_prefix
