@@ -9,7 +9,7 @@ import { relative, resolve } from 'node:path';
 import { catalog, type FunctionSpec } from '../../functions/catalog.ts';
 import { defaultFixturePath, fixtureBaseName, placeholdersFrom, readFixture } from './fixtures.ts';
 import { invokeFunction, projectRoot } from './lambda.ts';
-import { type ProviderFakes, startProviderFakes } from '../../test/fakes/index.ts';
+import { type ProviderFakes, startProviderFakes } from './fakes/index.ts';
 import { startLocalStack, type LocalStack } from './services.ts';
 
 const [name, fixtureArg] = process.argv.slice(2).filter((a) => !a.startsWith('--'));

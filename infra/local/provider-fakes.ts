@@ -1,5 +1,5 @@
 /**
- * The provider fakes `npm start` runs (test/fakes/, docs/providers.md "Local provider fakes"), so a merchant can pay
+ * The provider fakes `npm start` runs (infra/local/fakes/, docs/providers.md "Local provider fakes"), so a merchant can pay
  * through the real connectors without a network. `STRIPE_FAKE_PORT` (and Adyen's, Braintree's) moves a fake, 0 to any
  * free port; `PROVIDER_FAKES=off` runs none; a connector base URL you set keeps that provider's fake off;
  * `FAKE_NOTIFICATION_DELAY_MS` (default 3 s) delays notifications, so a refund can be seen pending first.
@@ -94,7 +94,7 @@ export async function runProviderFakes(settings: FakeSettings): Promise<RunningF
   }
 
   // Loaded only when needed: the fakes bring GraphQL and Adyen's contract validators.
-  const { FAKES, FAKE_CREDENTIALS } = await import('../../test/fakes/index.ts');
+  const { FAKES, FAKE_CREDENTIALS } = await import('./fakes/index.ts');
   const results = await Promise.allSettled(
     wanted.map((fake) => FAKES[fake.provider].start({ port: fake.port, notificationDelayMs: settings.notificationDelayMs })),
   );

@@ -1,4 +1,4 @@
-import { followUpModule, sandboxDisputeDesk } from '../providers/follow-up.ts';
+import { followUpModule, sandboxDisputeDesk } from '../providers/index.ts';
 import type { DisputeDesk, InboundWebhook, ProviderName, WebhookVerification } from '../providers/types.ts';
 import type { ConnectorRecord } from '../store/connectors.ts';
 import { accountOf, openedCredentials } from './connectors.ts';

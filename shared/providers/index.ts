@@ -6,24 +6,43 @@ import {
   type Connector,
   type LookupResult,
   PROVIDERS,
+  type ProviderFollowUp,
   type ProviderModule,
   type ProviderName,
+  type ProviderPayouts,
+  type ProviderPlugin,
 } from './types.ts';
 
 export * from './types.ts';
 export { FEES, feeFor, feeOf } from './fees.ts';
+export { sandboxDisputeDesk } from './sandbox.ts';
 
 /**
- * Each provider's live integration on its own API (shared/providers/<name>/), used through connector accounts. Loaded
- * on first use: most functions never call a live provider, and the SDKs would lengthen every cold start.
+ * Each provider's live integration on its own API (shared/providers/<name>/), used through connector accounts: one
+ * plugin per provider, the same files in each folder, every part loaded on first use (most functions never call a
+ * live provider, and the SDKs would lengthen every cold start).
  */
-const liveModules: Record<ProviderName, () => Promise<ProviderModule>> = {
-  stripe: async () => (await import('./stripe/index.ts')).stripeProvider as unknown as ProviderModule,
-  adyen: async () => (await import('./adyen/index.ts')).adyenProvider as unknown as ProviderModule,
-  braintree: async () => (await import('./braintree/index.ts')).braintreeProvider as unknown as ProviderModule,
+const PLUGINS: Readonly<Record<ProviderName, ProviderPlugin>> = {
+  stripe: {
+    connection: async () => (await import('./stripe/index.ts')).stripeProvider,
+    followUp: async () => (await import('./stripe/follow-up.ts')).stripeFollowUp,
+    payouts: async () => (await import('./stripe/payouts.ts')).stripePayouts,
+  },
+  adyen: {
+    connection: async () => (await import('./adyen/index.ts')).adyenProvider,
+    followUp: async () => (await import('./adyen/follow-up.ts')).adyenFollowUp,
+    payouts: async () => (await import('./adyen/payouts.ts')).adyenPayouts,
+  },
+  braintree: {
+    connection: async () => (await import('./braintree/index.ts')).braintreeProvider,
+    followUp: async () => (await import('./braintree/follow-up.ts')).braintreeFollowUp,
+    payouts: async () => (await import('./braintree/payouts.ts')).braintreePayouts,
+  },
 };
 
-export const providerModule = (provider: ProviderName): Promise<ProviderModule> => liveModules[provider]();
+export const providerModule = (provider: ProviderName): Promise<ProviderModule> => PLUGINS[provider].connection();
+export const followUpModule = (provider: ProviderName): Promise<ProviderFollowUp> => PLUGINS[provider].followUp();
+export const payoutsModule = (provider: ProviderName): Promise<ProviderPayouts> => PLUGINS[provider].payouts();
 
 /** The built-in, offline sandbox of each provider: test mode's stand-in for a provider with no connected test account. */
 const sandboxes: Record<ProviderName, Connector> = {

@@ -120,8 +120,7 @@ export type AuthorizeResult =
       latencyMs: number;
     }
   | { outcome: 'soft_failure'; reason: SoftFailure; latencyMs: number }
-  | { outcome: 'unknown'; latencyMs: number }
-  | { outcome: 'requires_action'; reference: string; action: ShopperAction; latencyMs: number };
+  | { outcome: 'unknown'; latencyMs: number };
 
 /**
  * A capture, void, refund or dispute action's answer. `pending`: the provider accepted it and reports the outcome
@@ -162,13 +161,6 @@ export interface Connector {
    * (the reconciler, card data long gone) the connector searches by our reference.
    */
   lookup(idempotencyKey: string, signal?: AbortSignal, replay?: AuthorizeRequest): Promise<LookupResult>;
-  /**
-   * After the shopper came back from authenticating (`returned`: the query or form fields the provider's redirect
-   * carried), what the provider says of the authorization `reference` now, under `idempotencyKey` (asking again
-   * changes nothing): approved (with `threeDSecure`), declined (`authentication_required` when the shopper failed or
-   * abandoned it), still `requires_action`, or a soft failure/unknown when the provider could not be asked.
-   */
-  completeAuthentication(reference: string, returned: Record<string, string>, idempotencyKey: string, signal?: AbortSignal): Promise<AuthorizeResult>;
   /**
    * Cancels whatever the authorization under `idempotencyKey` holds, and makes sure a request under that key still
    * in flight can no longer authorize (ok: nothing is or will be held under it).
@@ -359,7 +351,7 @@ export interface ProviderModule<Credentials extends object = Record<string, unkn
 
 /**
  * What follows a payment at a provider: its notifications and its disputes (`shared/providers/<name>/follow-up.ts`).
- * A module apart from the connector, so the functions that only pay never bundle what these need (Braintree's SDK,
+ * A part apart from the connector, so a function that only pays never loads what these need (Braintree's SDK,
  * Adyen's HMAC validator and a PDF renderer for its defense documents).
  */
 export interface ProviderFollowUp<Credentials extends object = Record<string, unknown>> {
@@ -420,7 +412,7 @@ export interface PayoutsFrom {
 
 /**
  * A provider's payouts (`shared/providers/<name>/payouts.ts`): the one method reconciliation calls on a connector
- * account, loaded only by the functions that reconcile. `cursor` is the provider's own place to read on from (Stripe:
+ * account, loaded only when a function reconciles. `cursor` is the provider's own place to read on from (Stripe:
  * the newest payout's creation time; an Adyen settlement batch number; a Braintree settlement date).
  */
 export interface ProviderPayouts<Credentials extends object = Record<string, unknown>> {
@@ -433,4 +425,17 @@ export interface ProviderPayouts<Credentials extends object = Record<string, unk
     from: PayoutsFrom,
     signal?: AbortSignal,
   ): Promise<{ payouts: ProviderPayout[]; cursor: string | null } | undefined>;
+}
+
+/**
+ * One provider's plugin: the same parts in every `shared/providers/<name>/`, each loaded on first use, so a cold start
+ * parses no provider's code (nor its SDK) before a call needs it.
+ */
+export interface ProviderPlugin {
+  /** `index.ts`: its credentials, their check, and the connector */
+  connection(): Promise<ProviderModule>;
+  /** `follow-up.ts`: its inbound webhooks and dispute actions */
+  followUp(): Promise<ProviderFollowUp>;
+  /** `payouts.ts`: what reconciliation reads */
+  payouts(): Promise<ProviderPayouts>;
 }

@@ -4,7 +4,7 @@ import type { DemoCheckout, Exchange } from '../../infra/local/demo-checkout/ser
 import type { Gateway } from '../../infra/local/gateway.ts';
 import { config } from '../../shared/config.ts';
 import { sandboxBooks } from '../../shared/providers/sandbox.ts';
-import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
+import { type ProviderFakes, startProviderFakes } from '../../infra/local/fakes/index.ts';
 import { type Chromium, launchChromium } from '../support/browser.ts';
 import { openShop, type ShopOptions, typeCardAndPay } from '../support/demo-shop.ts';
 import { bearer } from '../support/merchant.ts';

@@ -9,9 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.ts';
 import { adyenProvider } from '../../shared/providers/adyen/index.ts';
-import { threeDSecureOf } from '../../shared/providers/adyen/three-ds.ts';
+import { threeDSecureOf } from '../../shared/providers/adyen/three-d-secure.ts';
 import type { AuthorizeRequest, AuthorizeResult, Connector, ShopperAction } from '../../shared/providers/types.ts';
-import { type AdyenFakeServer, ADYEN_FAKE_CREDENTIALS, startAdyenFake } from '../fakes/adyen/server.ts';
+import { type AdyenFakeServer, ADYEN_FAKE_CREDENTIALS, startAdyenFake } from '../../infra/local/fakes/adyen/server.ts';
 
 const CHALLENGE_BY_GET = '5454545454545454';
 const CHALLENGE_BY_POST = '4917610000000000';

@@ -13,7 +13,7 @@ import {
   ADYEN_FAKE_MERCHANT_ACCOUNT,
   type AdyenFakeServer,
   startAdyenFake,
-} from '../fakes/adyen/server.ts';
+} from '../../infra/local/fakes/adyen/server.ts';
 
 let fake: AdyenFakeServer;
 let adyen: Connector;

@@ -9,17 +9,17 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.ts';
 import { adyenFollowUp } from '../../shared/providers/adyen/follow-up.ts';
 import { type AdyenCredentials, adyenProvider } from '../../shared/providers/adyen/index.ts';
-import { notificationOf } from '../../shared/providers/adyen/notification-changes.ts';
+import { notificationOf } from '../../shared/providers/adyen/changes.ts';
 import type { Connector, DisputeDesk, InboundNotification, ProviderChange } from '../../shared/providers/types.ts';
-import { listen } from '../fakes/listen.ts';
+import { listen } from '../../infra/local/fakes/listen.ts';
 import {
   ADYEN_FAKE_CREDENTIALS,
   ADYEN_FAKE_HMAC_KEY,
   ADYEN_FAKE_MERCHANT_ACCOUNT,
   type AdyenFakeServer,
   startAdyenFake,
-} from '../fakes/adyen/server.ts';
-import { hmacSignature, type NotificationItem } from '../fakes/adyen/notifications.ts';
+} from '../../infra/local/fakes/adyen/server.ts';
+import { hmacSignature, type NotificationItem } from '../../infra/local/fakes/adyen/notifications.ts';
 
 interface Received {
   headers: Record<string, string | undefined>;

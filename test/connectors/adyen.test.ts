@@ -33,8 +33,8 @@ import {
   ADYEN_FAKE_CREDENTIALS,
   ADYEN_FAKE_MERCHANT_ACCOUNT,
   startAdyenFake,
-} from '../fakes/adyen/server.ts';
-import type { FakeOperation } from '../fakes/types.ts';
+} from '../../infra/local/fakes/adyen/server.ts';
+import type { FakeOperation } from '../../infra/local/fakes/types.ts';
 
 const APPROVED_CARD = '4242424242424242';
 const PROCESSING_ERROR_CARD = '4000000000000119';

@@ -4,7 +4,12 @@ import { config } from '../../shared/config.ts';
 import { BRAINTREE_VERSION, braintreeProvider } from '../../shared/providers/braintree/index.ts';
 import { DOCUMENTS } from '../../shared/providers/braintree/queries.ts';
 import type { AuthorizeRequest, AuthorizeResult, Connector } from '../../shared/providers/types.ts';
-import { type BraintreeFake, type BraintreeFakeRequest, FAKE_BRAINTREE_CREDENTIALS, startBraintreeFake } from '../fakes/braintree/server.ts';
+import {
+  type BraintreeFake,
+  type BraintreeFakeRequest,
+  FAKE_BRAINTREE_CREDENTIALS,
+  startBraintreeFake,
+} from '../../infra/local/fakes/braintree/server.ts';
 
 // Merchant-initiated charges of a raw card at Braintree (the vault's number, kept in our vault, not Braintree's) and
 // the network transaction id: the connector against the fake, which executes every document against Braintree's schema.

@@ -6,8 +6,8 @@ import { config } from '../../shared/config.ts';
 import { braintreeFollowUp } from '../../shared/providers/braintree/follow-up.ts';
 import { type BraintreeCredentials, braintreeProvider } from '../../shared/providers/braintree/index.ts';
 import type { Connector, DisputeDesk, InboundWebhook, WebhookVerification } from '../../shared/providers/types.ts';
-import { listen } from '../fakes/listen.ts';
-import { type BraintreeFake, FAKE_BRAINTREE_CREDENTIALS, startBraintreeFake } from '../fakes/braintree/server.ts';
+import { listen } from '../../infra/local/fakes/listen.ts';
+import { type BraintreeFake, FAKE_BRAINTREE_CREDENTIALS, startBraintreeFake } from '../../infra/local/fakes/braintree/server.ts';
 
 // Notifications made by the fake (signed the Braintree way, form-encoded) reach a local endpoint over HTTP and are read
 // by the real parseWebhook (the braintree SDK's webhookNotification.parse); changesOf and the dispute actions run the

@@ -26,8 +26,13 @@ import { PAYOUT_DOCUMENTS } from '../../shared/providers/braintree/payout-querie
 import { DOCUMENTS } from '../../shared/providers/braintree/queries.ts';
 import { TEST_CARDS } from '../../shared/providers/test-cards.ts';
 import type { AuthorizeRequest, Connector } from '../../shared/providers/types.ts';
-import { braintreeSchema } from '../fakes/braintree/schema.ts';
-import { type BraintreeFake, type BraintreeFakeRequest, FAKE_BRAINTREE_CREDENTIALS, startBraintreeFake } from '../fakes/braintree/server.ts';
+import { braintreeSchema } from '../../infra/local/fakes/braintree/contract.ts';
+import {
+  type BraintreeFake,
+  type BraintreeFakeRequest,
+  FAKE_BRAINTREE_CREDENTIALS,
+  startBraintreeFake,
+} from '../../infra/local/fakes/braintree/server.ts';
 
 // The connector runs against the fake over HTTP: the fake validates and executes every request against Braintree's
 // published schema, so a document the real API would reject fails here too.

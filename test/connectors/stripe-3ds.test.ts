@@ -6,8 +6,8 @@ import { config } from '../../shared/config.ts';
 import { stripeProvider } from '../../shared/providers/stripe/index.ts';
 import { threeDSecureOf } from '../../shared/providers/stripe/three-d-secure.ts';
 import type { AuthorizeRequest, AuthorizeResult, Connector, ShopperAction } from '../../shared/providers/types.ts';
-import { listen } from '../fakes/listen.ts';
-import { STRIPE_FAKE_SECRET_KEY, type StripeFake, startStripeFake } from '../fakes/stripe/server.ts';
+import { listen } from '../../infra/local/fakes/listen.ts';
+import { STRIPE_FAKE_SECRET_KEY, type StripeFake, startStripeFake } from '../../infra/local/fakes/stripe/server.ts';
 
 // 3-D Secure at Stripe: the real SDK against the Stripe fake over HTTP; the shopper's browser is plain HTTP that
 // follows the action, answers the fake's challenge page and comes back to a local return URL, which echoes the

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.ts';
 import { stripeProvider } from '../../shared/providers/stripe/index.ts';
 import type { AuthorizeRequest, AuthorizeResult, Connector } from '../../shared/providers/types.ts';
-import { STRIPE_FAKE_SECRET_KEY, type StripeFake, startStripeFake } from '../fakes/stripe/server.ts';
+import { STRIPE_FAKE_SECRET_KEY, type StripeFake, startStripeFake } from '../../infra/local/fakes/stripe/server.ts';
 
 // Merchant-initiated charges of a raw card (the vault's number at an account holding no token for it), and the
 // network transaction id they carry: the real SDK against the Stripe fake over HTTP.

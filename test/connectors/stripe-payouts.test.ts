@@ -6,8 +6,8 @@ import { config } from '../../shared/config.ts';
 import { clientFor } from '../../shared/providers/stripe/client.ts';
 import { stripeProvider } from '../../shared/providers/stripe/index.ts';
 import type { Connector } from '../../shared/providers/types.ts';
-import { STRIPE_DISPUTE_FEE } from '../fakes/stripe/payouts.ts';
-import { STRIPE_FAKE_SECRET_KEY, type StripeFake, startStripeFake } from '../fakes/stripe/server.ts';
+import { STRIPE_DISPUTE_FEE } from '../../infra/local/fakes/stripe/payouts.ts';
+import { STRIPE_FAKE_SECRET_KEY, type StripeFake, startStripeFake } from '../../infra/local/fakes/stripe/server.ts';
 
 /**
  * The Stripe fake's payouts, read with the official SDK as reconciliation reads them: `GET /v1/payouts` and a payout's
@@ -15,7 +15,7 @@ import { STRIPE_FAKE_SECRET_KEY, type StripeFake, startStripeFake } from '../fak
  * fake of its own, so a payout carries only that test's money.
  */
 const fixtures = (
-  JSON.parse(readFileSync(new URL('../contracts/stripe-fixtures3.json', import.meta.url), 'utf8')) as {
+  JSON.parse(readFileSync(new URL('../../infra/local/fakes/contracts/stripe-fixtures3.json', import.meta.url), 'utf8')) as {
     resources: Record<string, Record<string, unknown>>;
   }
 ).resources;

@@ -6,16 +6,16 @@ import { config } from '../../shared/config.ts';
 import { stripeFollowUp } from '../../shared/providers/stripe/follow-up.ts';
 import { stripeProvider } from '../../shared/providers/stripe/index.ts';
 import type { Connector, DisputeDesk, InboundWebhook, ProviderChange } from '../../shared/providers/types.ts';
-import { listen } from '../fakes/listen.ts';
-import { stripeSignature } from '../fakes/stripe/notifier.ts';
-import { STRIPE_FAKE_CREDENTIALS, STRIPE_FAKE_WEBHOOK_SECRET, type StripeFake, startStripeFake } from '../fakes/stripe/server.ts';
+import { listen } from '../../infra/local/fakes/listen.ts';
+import { stripeSignature } from '../../infra/local/fakes/stripe/notifications.ts';
+import { STRIPE_FAKE_CREDENTIALS, STRIPE_FAKE_WEBHOOK_SECRET, type StripeFake, startStripeFake } from '../../infra/local/fakes/stripe/server.ts';
 
 // The real connector and SDK against the fake over HTTP; the fake's events go to a local endpoint that records them
 // as they arrived (raw body, lower-cased headers), and parseWebhook reads them as the service would.
 const account = { id: 'con_stripe_webhooks', mode: 'test' as const };
 const originalBaseUrl = config.STRIPE_API_BASE_URL;
 const fixtures = (
-  JSON.parse(readFileSync(new URL('../contracts/stripe-fixtures3.json', import.meta.url), 'utf8')) as {
+  JSON.parse(readFileSync(new URL('../../infra/local/fakes/contracts/stripe-fixtures3.json', import.meta.url), 'utf8')) as {
     resources: Record<string, Record<string, unknown>>;
   }
 ).resources;

@@ -8,7 +8,7 @@ import { toStripeAmount } from '../../shared/providers/stripe/amounts.ts';
 import { classify, ERROR_MAP, mapStripeFailure, ruleFor, type StripeFailure } from '../../shared/providers/stripe/errors.ts';
 import { stripeProvider } from '../../shared/providers/stripe/index.ts';
 import type { AuthorizeRequest, AuthorizeResult, Connector, FailureClass } from '../../shared/providers/types.ts';
-import { STRIPE_FAKE_LIVE_KEY, STRIPE_FAKE_SECRET_KEY, type StripeFake, startStripeFake } from '../fakes/stripe/server.ts';
+import { STRIPE_FAKE_LIVE_KEY, STRIPE_FAKE_SECRET_KEY, type StripeFake, startStripeFake } from '../../infra/local/fakes/stripe/server.ts';
 
 // The real SDK against the fake over HTTP: the fake listens on a free port and the connector is pointed at it
 // through STRIPE_API_BASE_URL before any client is made.

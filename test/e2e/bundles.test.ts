@@ -15,7 +15,7 @@ import type { HandlerLoader, LambdaHandler } from '../../infra/local/lambda.ts';
 import { startStreamPollers } from '../../infra/local/stream.ts';
 import { startQueuePollers, type Workers } from '../../infra/local/workers.ts';
 import { TABLE } from '../../shared/store/client.ts';
-import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
+import { type ProviderFakes, startProviderFakes } from '../../infra/local/fakes/index.ts';
 import { newMerchant } from '../support/merchant.ts';
 import { paymentBody } from '../support/payments.ts';
 import { startReceiver } from '../support/receiver.ts';

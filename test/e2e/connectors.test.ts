@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAKE_CREDENTIALS } from '../fakes/index.ts';
-import { STRIPE_FAKE_LIVE_KEY } from '../fakes/stripe/server.ts';
+import { FAKE_CREDENTIALS } from '../../infra/local/fakes/index.ts';
+import { STRIPE_FAKE_LIVE_KEY } from '../../infra/local/fakes/stripe/server.ts';
 import { DEMO_EMAIL } from '../../shared/domain/demo.ts';
 import type { Json } from '../support/lambda.ts';
 import { RuntimeExited, startRuntimeProcess, type RuntimeProcess } from '../support/runtime.ts';

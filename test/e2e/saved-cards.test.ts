@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../infra/local/gateway.ts';
 import { config } from '../../shared/config.ts';
-import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
+import { type ProviderFakes, startProviderFakes } from '../../infra/local/fakes/index.ts';
 import { credentialsFor, merchantIn, type Mode, PROVIDERS, receivedBy } from '../support/connected-accounts.ts';
 import type { Json } from '../support/lambda.ts';
 import { freshCard } from '../support/payments.ts';

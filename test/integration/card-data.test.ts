@@ -8,7 +8,7 @@ import { config } from '../../shared/config.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { queueDefinitions } from '../../shared/queues.ts';
 import { idempotencyKeys } from '../../shared/store/keys.ts';
-import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
+import { type ProviderFakes, startProviderFakes } from '../../infra/local/fakes/index.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';
 import { CARDS, paymentBody, payments } from '../support/payments.ts';

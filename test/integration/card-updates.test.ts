@@ -4,7 +4,7 @@ import { config } from '../../shared/config.ts';
 import { listEvents } from '../../shared/store/events.ts';
 import type { Owner } from '../../shared/model/targets.ts';
 import { getPaymentMethod } from '../../shared/store/payment-methods.ts';
-import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
+import { type ProviderFakes, startProviderFakes } from '../../infra/local/fakes/index.ts';
 import { connect, merchantIn, receivedBy } from '../support/connected-accounts.ts';
 import { startInboundGateway } from '../support/inbound.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';

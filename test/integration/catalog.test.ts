@@ -11,7 +11,7 @@ import { authenticated } from '../../shared/http/types.ts';
 import { useLocalInvoker } from '../../shared/local-invoker.ts';
 import { SECRET_PURPOSES, SECRETS } from '../../shared/secret-purposes.ts';
 import { fakeContext, invokeHttp } from '../support/lambda.ts';
-import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
+import { type ProviderFakes, startProviderFakes } from '../../infra/local/fakes/index.ts';
 import { newMerchant } from '../support/merchant.ts';
 import { type ResponseCheck, responseChecker } from '../support/openapi.ts';
 

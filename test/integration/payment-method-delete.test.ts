@@ -9,7 +9,7 @@ import { handler as delivery } from '../../functions/workers/webhook-delivery.ts
 import { config } from '../../shared/config.ts';
 import { getAnyPaymentMethod } from '../../shared/store/payment-methods.ts';
 import { listEvents } from '../../shared/store/events.ts';
-import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
+import { type ProviderFakes, startProviderFakes } from '../../infra/local/fakes/index.ts';
 import { connect, merchantIn, type Provider, PROVIDERS } from '../support/connected-accounts.ts';
 import { customerOnClock } from '../support/clocks.ts';
 import { apiEvent, fakeContext, invokeHttp, queueEvent } from '../support/lambda.ts';

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.ts';
 import { feeFor } from '../../shared/providers/fees.ts';
-import { ADYEN_CHARGEBACK_FEE } from '../fakes/adyen/payouts.ts';
-import { type AdyenFakeServer, startAdyenFake } from '../fakes/adyen/server.ts';
+import { ADYEN_CHARGEBACK_FEE } from '../../infra/local/fakes/adyen/payouts.ts';
+import { type AdyenFakeServer, startAdyenFake } from '../../infra/local/fakes/adyen/server.ts';
 import { deliver, startInboundGateway } from '../support/inbound.ts';
 import { paymentBody, payments } from '../support/payments.ts';
 import { adyenMerchant, capturedAt, dailyJobFor, disputedAt, recon } from '../support/reconciliation.ts';

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { config } from '../../shared/config.ts';
 import { clock } from '../../shared/model/clock.ts';
 import { feeFor } from '../../shared/providers/fees.ts';
-import { type BraintreeFake, startBraintreeFake } from '../fakes/braintree/server.ts';
+import { type BraintreeFake, startBraintreeFake } from '../../infra/local/fakes/braintree/server.ts';
 import { startInboundGateway } from '../support/inbound.ts';
 import { paymentBody, payments } from '../support/payments.ts';
 import { braintreeMerchant, capturedAt, disputedAt, recon } from '../support/reconciliation.ts';

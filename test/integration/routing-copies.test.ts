@@ -7,7 +7,7 @@ import { config } from '../../shared/config.ts';
 import { db, TABLE } from '../../shared/store/client.ts';
 import { API_KEY_HASH_COPIES, connectorKeys, ROUTING_COPIES, routingCopyKeys, routingRuleKeys } from '../../shared/store/keys.ts';
 import type { Owner } from '../../shared/model/targets.ts';
-import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
+import { type ProviderFakes, startProviderFakes } from '../../infra/local/fakes/index.ts';
 import { type SeenCall, watchingDb } from '../support/db-calls.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant, testOwner } from '../support/merchant.ts';

@@ -3,7 +3,7 @@ import { config } from '../../shared/config.ts';
 import { clock } from '../../shared/model/clock.ts';
 import { getPaymentMethod } from '../../shared/store/payment-methods.ts';
 import { listPayments } from '../../shared/store/payments.ts';
-import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
+import { type ProviderFakes, startProviderFakes } from '../../infra/local/fakes/index.ts';
 import { connect, merchantIn, type Mode, type Provider, receivedBy } from '../support/connected-accounts.ts';
 import type { Json } from '../support/lambda.ts';
 import { cardBody, savedFromBrowser } from '../support/payment-methods.ts';

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.ts';
 import { clock } from '../../shared/model/clock.ts';
 import { getPaymentMethod } from '../../shared/store/payment-methods.ts';
-import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
+import { type ProviderFakes, startProviderFakes } from '../../infra/local/fakes/index.ts';
 import { connect, liveKeyOf, merchantIn, type Mode, type Provider, PROVIDERS, receivedBy } from '../support/connected-accounts.ts';
 import type { Json } from '../support/lambda.ts';
 import { cardBody, paymentMethods, publishableKeyOf, savedFromBrowser } from '../support/payment-methods.ts';

@@ -14,7 +14,7 @@ const { logger } = await import('../../shared/logger.ts');
 const { handler: createConnector } = await import('../../functions/connectors/create.ts');
 const { handler: listConnectors } = await import('../../functions/connectors/list.ts');
 const { handler: configureWebhook } = await import('../../functions/webhooks/configure.ts');
-const { startProviderFakes } = await import('../fakes/index.ts');
+const { startProviderFakes } = await import('../../infra/local/fakes/index.ts');
 const { apiEvent, invokeHttp } = await import('../support/lambda.ts');
 const { bearer, newMerchant } = await import('../support/merchant.ts');
 

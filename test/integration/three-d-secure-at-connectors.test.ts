@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.ts';
 import { chance } from '../../shared/domain/routing-context.ts';
-import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
+import { type ProviderFakes, startProviderFakes } from '../../infra/local/fakes/index.ts';
 import { connect, merchantIn, receivedBy } from '../support/connected-accounts.ts';
 import { payments } from '../support/payments.ts';
 import { rules } from '../support/rules.ts';

@@ -4,7 +4,7 @@ import { handler as sandboxAnswer } from '../../functions/hosted/3ds-sandbox-ans
 import { handler as sandboxPage } from '../../functions/hosted/3ds-sandbox.ts';
 import { config } from '../../shared/config.ts';
 import { sandboxBooks } from '../../shared/providers/sandbox.ts';
-import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
+import { type ProviderFakes, startProviderFakes } from '../../infra/local/fakes/index.ts';
 import { connect, liveKeyOf, merchantIn } from '../support/connected-accounts.ts';
 import { moveClock, resetClock } from '../support/faults.ts';
 import type { HttpResult } from '../support/lambda.ts';

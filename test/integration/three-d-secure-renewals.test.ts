@@ -8,7 +8,7 @@ import { config } from '../../shared/config.ts';
 import { clocksQueue } from '../../shared/domain/test-clocks.ts';
 import type { TestClockMessage } from '../../shared/schemas/test-clocks.ts';
 import { getPaymentMethod } from '../../shared/store/payment-methods.ts';
-import { type ProviderFakes, startProviderFakes } from '../fakes/index.ts';
+import { type ProviderFakes, startProviderFakes } from '../../infra/local/fakes/index.ts';
 import { connect, merchantIn, receivedBy } from '../support/connected-accounts.ts';
 import { apiEvent, fakeContext, invokeHttp, type Json, queueEvent } from '../support/lambda.ts';
 import { bearer } from '../support/merchant.ts';

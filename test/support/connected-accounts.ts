@@ -2,8 +2,8 @@ import { handler as createKey } from '../../functions/api-keys/create.ts';
 import { handler as createConnector } from '../../functions/connectors/create.ts';
 import { handler as createCustomer } from '../../functions/customers/create.ts';
 import type { Owner } from '../../shared/model/targets.ts';
-import { FAKE_CREDENTIALS, type ProviderFakes } from '../fakes/index.ts';
-import { STRIPE_FAKE_LIVE_KEY } from '../fakes/stripe/server.ts';
+import { FAKE_CREDENTIALS, type ProviderFakes } from '../../infra/local/fakes/index.ts';
+import { STRIPE_FAKE_LIVE_KEY } from '../../infra/local/fakes/stripe/server.ts';
 import { apiEvent, invokeHttp, type Json } from './lambda.ts';
 import { bearer, newMerchant, sessionOf } from './merchant.ts';
 

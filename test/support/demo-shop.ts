@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import type { Gateway } from '../../infra/local/gateway.ts';
 import { type Exchange, startDemoCheckout } from '../../infra/local/demo-checkout/server.ts';
 import type { Provider } from './connected-accounts.ts';
-import { FAKE_CREDENTIALS } from '../fakes/index.ts';
+import { FAKE_CREDENTIALS } from '../../infra/local/fakes/index.ts';
 import { bearer, newMerchant } from './merchant.ts';
 
 export interface ShopOptions {

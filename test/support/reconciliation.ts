@@ -15,10 +15,10 @@ import { handler as dailyReconciliation } from '../../functions/workers/daily-re
 import { handler as reconcileAccount } from '../../functions/workers/reconcile-account.ts';
 import { type ReconciliationMessage, reconciliationsQueue } from '../../shared/domain/reconciliation.ts';
 import type { ProviderName } from '../../shared/providers/types.ts';
-import { ADYEN_FAKE_CREDENTIALS, type AdyenFakeServer } from '../fakes/adyen/server.ts';
-import { type BraintreeFake, FAKE_BRAINTREE_CREDENTIALS } from '../fakes/braintree/server.ts';
-import { type StripeFake, stripeFakeAccount } from '../fakes/stripe/server.ts';
-import type { FakeServer } from '../fakes/types.ts';
+import { ADYEN_FAKE_CREDENTIALS, type AdyenFakeServer } from '../../infra/local/fakes/adyen/server.ts';
+import { type BraintreeFake, FAKE_BRAINTREE_CREDENTIALS } from '../../infra/local/fakes/braintree/server.ts';
+import { type StripeFake, stripeFakeAccount } from '../../infra/local/fakes/stripe/server.ts';
+import type { FakeServer } from '../../infra/local/fakes/types.ts';
 import { apiEvent, fakeContext, invokeHttp, queueEvent } from './lambda.ts';
 import { bearer, newMerchant } from './merchant.ts';
 import { paymentBody, payments } from './payments.ts';

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, createClient } from '../../client/src/index.ts';
-import { listen } from '../fakes/listen.ts';
+import { listen } from '../../infra/local/fakes/listen.ts';
 
 interface Seen {
   method: string;

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { secretReader } from '../../shared/secrets.ts';
-import { listen } from '../fakes/listen.ts';
+import { listen } from '../../infra/local/fakes/listen.ts';
 
 const ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:app-AbCdEf';
 

@@ -4,7 +4,7 @@
  * stores the card for `ContAuth` charges). lookup replays that request under the same key; reverse is the "technical
  * cancel" by reference. Captures, voids and refunds answer `received` (pending until the notification); a 422 is
  * `refused`. changesOf: none, as Checkout has no read API. Disputes and notifications: follow-up.ts. 3-D Secure:
- * a `RedirectShopper` answer sends the shopper on (three-ds.ts), and /payments/details with the `redirectResult` they
+ * a `RedirectShopper` answer sends the shopper on (three-d-secure.ts), and /payments/details with the `redirectResult` they
  * come back with finishes the payment.
  */
 import { providerDeadlines } from '../deadlines.ts';
@@ -25,11 +25,11 @@ import { adyenValue } from './amounts.ts';
 import { adyenKey, type Answer, type CheckoutClient, derivedKey, idempotent, operationFailure, send } from './client.ts';
 import type { AdyenCredentials } from './credentials.ts';
 import { mapPaymentResult } from './errors.ts';
-import { paymentRequest, parseProviderToken, storedTokenOf, tokenOf } from './payments.ts';
+import { paymentRequest, parseProviderToken, storedTokenOf, tokenOf } from './authorization.ts';
 
 /** Adyen's error codes for a token it does not hold: Contract not found, PaymentDetail not found. */
 const STORED_GONE = new Set(['800', '803']);
-import { shopperActionOf, threeDSecureOf } from './three-ds.ts';
+import { shopperActionOf, threeDSecureOf } from './three-d-secure.ts';
 
 interface Approval {
   reference: string;

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 /** Adyen's API URL prefix of a live company account: `[random]-[company name]`, one label of a host name. */
 const LIVE_URL_PREFIX = /^[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*$/;
 
-export const AdyenCredentialsSchema = v.strictObject({
+export const adyenCredentialsSchema = v.strictObject({
   api_key: v.pipe(
     v.string(),
     v.trim(),
@@ -18,4 +18,4 @@ export const AdyenCredentialsSchema = v.strictObject({
   /** the live endpoint prefix from the Customer Area (Developers > API URLs), e.g. `1797a841fbb37ca7-AdyenDemo` */
   live_url_prefix: v.optional(v.pipe(v.string(), v.trim(), v.regex(LIVE_URL_PREFIX, 'a prefix like 1797a841fbb37ca7-AdyenDemo'))),
 });
-export type AdyenCredentials = v.InferOutput<typeof AdyenCredentialsSchema>;
+export type AdyenCredentials = v.InferOutput<typeof adyenCredentialsSchema>;

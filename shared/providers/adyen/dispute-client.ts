@@ -1,7 +1,7 @@
 /**
  * Adyen's Disputes API v30 through a client typed from Adyen's published OpenAPI, like Checkout (client.ts).
  * `dispute-v30.d.ts` is generated from the whole (small) contract:
- *   npx openapi-typescript test/contracts/adyen-DisputeService-v30.json --default-non-nullable=false \
+ *   npx openapi-typescript infra/local/fakes/contracts/adyen-DisputeService-v30.json --default-non-nullable=false \
  *     -o shared/providers/adyen/dispute-v30.d.ts && npx prettier --write shared/providers/adyen/dispute-v30.d.ts
  */
 import type { Client } from 'openapi-fetch';

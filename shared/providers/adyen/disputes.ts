@@ -37,7 +37,7 @@ export function chooseDefense(reasons: DefenseReason[]): { reason: string; docum
   return { reason: first.defenseReasonCode, documentType };
 }
 
-export async function defendDispute(
+export async function submitEvidence(
   client: DisputeClient,
   merchantAccountCode: string,
   disputePspReference: string,

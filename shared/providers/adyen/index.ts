@@ -3,12 +3,12 @@ import { within } from '../transport.ts';
 import type { ConnectorAccountRef, ProviderModule, Verification } from '../types.ts';
 import { type Answer, clientFor, send } from './client.ts';
 import { AdyenConnector } from './connector.ts';
-import { type AdyenCredentials, AdyenCredentialsSchema } from './credentials.ts';
+import { type AdyenCredentials, adyenCredentialsSchema } from './credentials.ts';
 
 export { ADYEN_EXPONENTS, adyenValue } from './amounts.ts';
 export { checkoutBaseUrl } from './client.ts';
 export type { AdyenCredentials } from './credentials.ts';
-export { parseProviderToken } from './payments.ts';
+export { parseProviderToken } from './authorization.ts';
 
 /** Why a verification failed, in words a merchant can act on (never the key itself). */
 function verificationFailure(answer: Exclude<Answer<unknown>, { ok: true }>, merchantAccount: string): string {
@@ -21,7 +21,7 @@ function verificationFailure(answer: Exclude<Answer<unknown>, { ok: true }>, mer
 
 export const adyenProvider: ProviderModule<AdyenCredentials> = {
   provider: 'adyen',
-  credentialsSchema: AdyenCredentialsSchema,
+  credentialsSchema: adyenCredentialsSchema,
   hint: (credentials) => `…${credentials.api_key.slice(-4)}`,
   modeMismatch: (credentials, mode) =>
     mode === 'live' && !credentials.live_url_prefix

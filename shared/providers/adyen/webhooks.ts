@@ -7,7 +7,7 @@
 import * as v from 'valibot';
 import type { InboundWebhook, WebhookVerification } from '../types.ts';
 import type { AdyenCredentials } from './credentials.ts';
-import { type NotificationItem, notificationOf } from './notification-changes.ts';
+import { type NotificationItem, notificationOf } from './changes.ts';
 
 const ItemSchema = v.looseObject({
   eventCode: v.string(),
@@ -40,7 +40,7 @@ async function hmacValidatorClass(): Promise<HmacValidatorClass> {
 
 const ACKNOWLEDGEMENT = { contentType: 'text/plain', body: '[accepted]' };
 
-export async function parseAdyenWebhook(credentials: AdyenCredentials, request: InboundWebhook): Promise<WebhookVerification> {
+export async function parseWebhook(credentials: AdyenCredentials, request: InboundWebhook): Promise<WebhookVerification> {
   const hmacKey = credentials.hmac_key;
   if (!hmacKey) return { ok: false, reason: 'the connector has no hmac_key: Adyen notifications cannot be verified' };
   let body: unknown;

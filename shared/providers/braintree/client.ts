@@ -8,7 +8,7 @@ import type { MappedFailure, Mode } from '../types.ts';
 import type { BraintreeCredentials } from './credentials.ts';
 import { mapGraphQLErrorClass, mapHttpStatus, mapProcessorResponse, mapTransportError } from './errors.ts';
 
-/** The API version we wrote the documents against: the date of the schema snapshot in test/contracts. */
+/** The API version we wrote the documents against: the date of the schema snapshot in infra/local/fakes/contracts. */
 export const BRAINTREE_VERSION = '2025-04-29';
 export const SANDBOX_ORIGIN = 'https://payments.sandbox.braintree-api.com';
 export const LIVE_ORIGIN = 'https://payments.braintree-api.com';

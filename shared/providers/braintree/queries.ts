@@ -1,7 +1,7 @@
 /**
  * The GraphQL documents the Braintree connector sends, as constants (no query is built from input: values travel only
  * as variables). Each one is checked against Braintree's published schema
- * (`test/contracts/braintree-schema.graphql`) by the connector tests and executed against it by the fake.
+ * (`infra/local/fakes/contracts/braintree-schema.graphql`) by the connector tests and executed against it by the fake.
  * Deprecated fields are not used (`processorResponse` on Transaction: the status events carry it).
  */
 

@@ -7,9 +7,8 @@
 import { createHash } from 'node:crypto';
 import type { InboundNotification, InboundWebhook, ProviderChange, WebhookVerification } from '../types.ts';
 import { moneyOf } from './amounts.ts';
-import { ourRefundId } from './changes.ts';
+import { disputeReason, ourRefundId, replyBy } from './changes.ts';
 import type { BraintreeCredentials } from './credentials.ts';
-import { disputeReason, replyBy } from './dispute-words.ts';
 
 /** Braintree waits for any 2xx; the body is not read. */
 const ACKNOWLEDGEMENT = { contentType: 'text/plain', body: 'OK' };

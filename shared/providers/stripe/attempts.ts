@@ -3,7 +3,7 @@ import { providerDeadlines } from '../deadlines.ts';
 import { failedOperation } from '../failures.ts';
 import type { OperationResult } from '../types.ts';
 import { type Sent, send } from './client.ts';
-import { alreadyCanceled } from './intents.ts';
+import { alreadyCanceled } from './authorization.ts';
 
 /**
  * How far back the strongly consistent list is read. Stripe Search is eventually consistent ("under normal

@@ -1,7 +1,8 @@
 import Stripe from 'stripe';
 import { config } from '../../config.ts';
-import type { MappedFailure } from '../types.ts';
-import { classify, UNKNOWN } from './errors.ts';
+import { failedOperation } from '../failures.ts';
+import type { MappedFailure, OperationResult } from '../types.ts';
+import { classify, refusalOf, UNKNOWN } from './errors.ts';
 
 /** The longest any one Stripe request may take; callers with a deadline stop waiting sooner (their AbortSignal). */
 export const REQUEST_TIMEOUT_MS = 10_000;
@@ -63,4 +64,10 @@ export async function send<T>(call: () => Promise<T>, signal?: AbortSignal): Pro
   } finally {
     signal.removeEventListener('abort', onAbort);
   }
+}
+
+/** A failed action: Stripe's refusal in its words, else the error map's class. */
+export function operationFailure(sent: Extract<Sent<unknown>, { ok: false }>): Extract<OperationResult, { ok: false }> {
+  const refusal = refusalOf(sent.error);
+  return refusal === undefined ? failedOperation(sent.failure) : { ok: false, reason: 'refused', message: refusal };
 }

@@ -1,6 +1,5 @@
 import type Stripe from 'stripe';
 import { providerDeadlines } from '../deadlines.ts';
-import { failedOperation } from '../failures.ts';
 import {
   type AuthorizeRequest,
   type AuthorizeResult,
@@ -12,11 +11,10 @@ import {
 } from '../types.ts';
 import { toStripeAmount } from './amounts.ts';
 import { findIntent, reverseAttempt } from './attempts.ts';
-import { type Sent, send } from './client.ts';
-import { refusalOf } from './errors.ts';
-import { alreadyCanceled, authorizeAnswer, foundIn, type IntentParams, notSent, parseToken } from './intents.ts';
+import { changesOf } from './changes.ts';
+import { operationFailure, type Sent, send } from './client.ts';
+import { alreadyCanceled, authorizeAnswer, foundIn, type IntentParams, notSent, parseToken } from './authorization.ts';
 import { AUTHENTICATION_FAILURE } from './three-d-secure.ts';
-import { changesOf } from './reads.ts';
 
 const timeout = providerDeadlines.operationMs;
 
@@ -216,9 +214,3 @@ const goneAlready = (error: unknown) => {
   const code = (error as { code?: string } | undefined)?.code;
   return code === 'resource_missing' || code === 'payment_method_unexpected_state';
 };
-
-/** A failed action: Stripe's refusal in its words, else the error map's class. */
-export function operationFailure(sent: Extract<Sent<unknown>, { ok: false }>): Extract<OperationResult, { ok: false }> {
-  const refusal = refusalOf(sent.error);
-  return refusal === undefined ? failedOperation(sent.failure) : { ok: false, reason: 'refused', message: refusal };
-}

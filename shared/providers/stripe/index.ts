@@ -1,20 +1,16 @@
 import Stripe from 'stripe';
-import * as v from 'valibot';
 import type { ProviderModule, Verification } from '../types.ts';
 import { clientFor, send } from './client.ts';
 import { StripeConnector } from './connector.ts';
+import { type StripeCredentials, stripeCredentialsSchema } from './credentials.ts';
 
-export const StripeCredentials = v.object({
-  secret_key: v.pipe(v.string(), v.regex(/^(sk|rk)_(test|live)_[0-9A-Za-z_]{8,247}$/, 'a Stripe secret or restricted key (sk_test_…, rk_live_…)')),
-  webhook_secret: v.optional(v.pipe(v.string(), v.regex(/^whsec_[0-9A-Za-z+/=_]{8,250}$/, 'a Stripe webhook signing secret (whsec_…)'))),
-});
-export type StripeCredentials = v.InferOutput<typeof StripeCredentials>;
+export type { StripeCredentials } from './credentials.ts';
 
 const keyMode = (secretKey: string) => (/^(sk|rk)_live_/.test(secretKey) ? 'live' : 'test');
 
 export const stripeProvider: ProviderModule<StripeCredentials> = {
   provider: 'stripe',
-  credentialsSchema: StripeCredentials,
+  credentialsSchema: stripeCredentialsSchema,
 
   hint: (credentials) => `…${credentials.secret_key.slice(-4)}`,
 

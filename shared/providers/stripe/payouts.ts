@@ -3,7 +3,7 @@ import { providerDeadlines } from '../deadlines.ts';
 import type { PayoutLine, PayoutLineType, ProviderPayout, ProviderPayouts } from '../types.ts';
 import { fromStripeAmount } from './amounts.ts';
 import { clientFor, send } from './client.ts';
-import type { StripeCredentials } from './index.ts';
+import type { StripeCredentials } from './credentials.ts';
 
 const timeout = providerDeadlines.operationMs;
 /** More payouts in one run, or lines in one payout, than these are not read (a run reads a day or so). */

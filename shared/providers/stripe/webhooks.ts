@@ -1,7 +1,8 @@
 import Stripe from 'stripe';
 import type { InboundWebhook, ProviderCardUpdate, WebhookVerification } from '../types.ts';
 import { eventChange, isoOf } from './changes.ts';
-import { stripeTokenOf } from './intents.ts';
+import type { StripeCredentials } from './credentials.ts';
+import { stripeTokenOf } from './authorization.ts';
 
 /** What Stripe expects back: any 2xx; its own examples answer this. */
 const ACKNOWLEDGEMENT = { contentType: 'application/json', body: '{"received":true}' };
@@ -11,7 +12,8 @@ const ACKNOWLEDGEMENT = { contentType: 'application/json', body: '{"received":tr
  * `whsec_…` secret, within Stripe's default tolerance of 5 minutes). One event per request; its id is Stripe's
  * `evt_…`, the same on every delivery of that event.
  */
-export async function parseStripeWebhook(webhookSecret: string | undefined, request: InboundWebhook): Promise<WebhookVerification> {
+export async function parseWebhook(credentials: StripeCredentials, request: InboundWebhook): Promise<WebhookVerification> {
+  const webhookSecret = credentials.webhook_secret;
   if (!webhookSecret) {
     return { ok: false, reason: 'connect this account with its webhook_secret (whsec_…, from the Stripe endpoint) to receive its webhooks' };
   }

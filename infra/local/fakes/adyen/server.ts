@@ -17,7 +17,7 @@
  * (/cancels by our reference) is not notified: nothing of ours follows it.
  *
  * It also serves the Disputes API v30 calls the connector makes (under /ca/services/DisputeService/v30, checked
- * against that contract; disputes.ts), 3-D Secure (three-ds.ts: `RedirectShopper`, the shopper's challenge pages under
+ * against that contract; disputes.ts), 3-D Secure (three-d-secure.ts: `RedirectShopper`, the shopper's challenge pages under
  * /checkoutshopper/, and POST /v72/payments/details), and the test's controls under /_fake/ (JSON in and out).
  * Settlement batches close on demand (`POST /_fake/payouts`, payouts.ts): the batch's settlement details report is
  * served at Adyen's download path (X-API-Key) and announced by a signed REPORT_AVAILABLE.
@@ -42,7 +42,7 @@ import {
   challengePage,
   failedChallenge,
   returnTo,
-} from './three-ds.ts';
+} from './three-d-secure.ts';
 import { DISPUTE_OPERATIONS, type DisputeOperation, disputeRequestProblem, disputeResponseProblem } from './other-contracts.ts';
 
 /** An API key the fake knows, and the merchant account it may act for (Adyen: a web service user's key). */

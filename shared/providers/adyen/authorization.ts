@@ -2,7 +2,7 @@ import type { AuthorizeRequest, MappedFailure } from '../types.ts';
 import { adyenValue } from './amounts.ts';
 import type { components } from './checkout-v72.d.ts';
 import { adyenKey } from './client.ts';
-import { authenticationFields } from './three-ds.ts';
+import { authenticationFields } from './three-d-secure.ts';
 
 type PaymentRequest = components['schemas']['PaymentRequest'];
 type PaymentResponse = components['schemas']['PaymentResponse'];
@@ -20,7 +20,7 @@ export function parseProviderToken(token: string): { storedPaymentMethodId: stri
 /**
  * The /payments body: a raw card (stored for later when `storeFor` asks; merchant-initiated with the network's id
  * when `initiator` says so), or a charge on a stored card (the shopper's, or the merchant's when `initiator` says so).
- * The shopper's payments may authenticate when `authentication` says so (three-ds.ts); the merchant's never do.
+ * The shopper's payments may authenticate when `authentication` says so (three-d-secure.ts); the merchant's never do.
  */
 export function paymentRequest(request: AuthorizeRequest, merchantAccount: string): { request: PaymentRequest } | { failure: MappedFailure } {
   const value = adyenValue(request.amount, request.currency);

@@ -3,7 +3,7 @@
  * infra/local/provider-fakes.ts) and what end-to-end tests start. `env` points the connectors at them; `credentials`
  * are the accounts they accept.
  */
-import type { ProviderName } from '../../shared/providers/types.ts';
+import type { ProviderName } from '../../../shared/providers/types.ts';
 import { ADYEN_FAKE_CREDENTIALS, type AdyenFakeServer, startAdyenFake } from './adyen/server.ts';
 import { type BraintreeFake, FAKE_BRAINTREE_CREDENTIALS, startBraintreeFake } from './braintree/server.ts';
 import { STRIPE_FAKE_CREDENTIALS, type StripeFake, startStripeFake } from './stripe/server.ts';

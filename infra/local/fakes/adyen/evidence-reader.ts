@@ -4,7 +4,7 @@
  * (`Product description` for `product_description`; the text under a heading is joined with spaces).
  */
 import { decodePDFRawStream, PDFArray, PDFDocument, PDFRawStream } from 'pdf-lib';
-import { DISPUTE_EVIDENCE_FIELDS } from '../../../shared/providers/types.ts';
+import { DISPUTE_EVIDENCE_FIELDS } from '../../../../shared/providers/types.ts';
 
 /** Standard fonts show WinAnsi (Windows-1252) codes. */
 const winAnsi = new TextDecoder('windows-1252');

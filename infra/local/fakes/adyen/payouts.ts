@@ -1,6 +1,6 @@
-import { currencyExponent } from '../../../shared/domain/currency.ts';
-import { ADYEN_EXPONENTS } from '../../../shared/providers/adyen/amounts.ts';
-import { feeFor } from '../../../shared/providers/fees.ts';
+import { currencyExponent } from '../../../../shared/domain/currency.ts';
+import { ADYEN_EXPONENTS } from '../../../../shared/providers/adyen/amounts.ts';
+import { feeFor } from '../../../../shared/providers/fees.ts';
 import type { PayoutFaults } from '../payout-faults.ts';
 
 /** The fake's chargeback fee (minor units of the chargeback's currency), in the Chargeback row's Commission. */

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { cardBrand, luhnValid } from '../../../shared/model/cards.ts';
-import { TEST_CARDS } from '../../../shared/providers/test-cards.ts';
+import { cardBrand, luhnValid } from '../../../../shared/model/cards.ts';
+import { TEST_CARDS } from '../../../../shared/providers/test-cards.ts';
 import type { FakeHold } from '../types.ts';
 import { type Answer, badParam, missing, ok, refused } from './answers.ts';
-import { CHALLENGE_PATH, type Challenge, type Challenges } from './challenge.ts';
+import { CHALLENGE_PATH, type Challenge, type Challenges } from './three-d-secure.ts';
 import { authenticationFailure, authenticationStep, declineAfterAuthentication, merchantInitiation, threeDSecureRecord } from './confirmation.ts';
 import { StripeDisputes } from './disputes.ts';
 import { type Form, nested, text } from './form.ts';

@@ -14,14 +14,14 @@ import {
   parse,
   validate,
 } from 'graphql';
-import type { BraintreeCredentials } from '../../../shared/providers/braintree/index.ts';
+import type { BraintreeCredentials } from '../../../../shared/providers/braintree/index.ts';
 import { Faults } from '../faults.ts';
 import { listen } from '../listen.ts';
 import type { FakeFault, FakeOperation, FakeRequest, FakeServer } from '../types.ts';
-import { type CallContext, FakeGateway, type FakeMerchant } from './gateway.ts';
+import { type CallContext, BraintreeBook, type FakeMerchant } from './book.ts';
 import { BraintreeNotifications } from './notifications.ts';
 import { BraintreePayouts } from './payouts.ts';
-import { braintreeSchema } from './schema.ts';
+import { braintreeSchema } from './contract.ts';
 import { type PayoutFaults, payoutFaultsOf } from '../payout-faults.ts';
 
 /**
@@ -102,7 +102,7 @@ export interface BraintreeFake extends FakeServer {
    * the fake's books (e.g. `settleCaptures = false` / `settleRefunds = false` keep captures / refunds unsettled,
    * `settle(id)` runs the batch for one, `declineSettlement(id)` has the processor decline a capture)
    */
-  readonly gateway: FakeGateway;
+  readonly gateway: BraintreeBook;
   /** the next call of `operation` waits before being carried out until the test releases it */
   stall(operation: FakeOperation): Stall;
   /**
@@ -129,7 +129,7 @@ interface PendingStall {
 export async function startBraintreeFake(options: { port?: number; notificationDelayMs?: number } = {}): Promise<BraintreeFake> {
   const schema = braintreeSchema();
   const notifications = new BraintreeNotifications(options.notificationDelayMs);
-  const gateway = new FakeGateway(FAKE_MERCHANTS, (merchant, kind, subject) =>
+  const gateway = new BraintreeBook(FAKE_MERCHANTS, (merchant, kind, subject) =>
     notifications.notify({ publicKey: merchant.publicKey, privateKey: merchant.privateKey }, kind, subject),
   );
   let origin = '';
@@ -387,7 +387,7 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-function authenticate(gateway: FakeGateway, header: string | undefined): FakeMerchant | undefined {
+function authenticate(gateway: BraintreeBook, header: string | undefined): FakeMerchant | undefined {
   const match = /^Basic\s+(\S+)$/i.exec(header ?? '');
   if (!match) return undefined;
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
@@ -430,7 +430,7 @@ function format(result: ExecutionResult): Record<string, unknown> {
   return { ...(result.data !== undefined ? { data: result.data } : {}), ...(errors?.length ? { errors } : {}) };
 }
 
-// Run on its own (`npx tsx test/fakes/braintree/server.ts`, PORT to choose the port): for the local runtime and manual tries.
+// Run on its own (`npx tsx infra/local/fakes/braintree/server.ts`, PORT to choose the port): for the local runtime and manual tries.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const fake = await startBraintreeFake({ port: Number(process.env.PORT ?? 12113) });
   console.log(`Braintree fake on ${fake.url}/graphql: BRAINTREE_GATEWAY_URL=${fake.url}, credentials ${JSON.stringify(FAKE_BRAINTREE_CREDENTIALS)}`);

@@ -1,5 +1,5 @@
-import { AUTHENTICATION_CARDS, TEST_CARDS } from '../../../shared/providers/test-cards.ts';
-import { CHALLENGE_CARDS } from '../adyen/three-ds.ts';
+import { AUTHENTICATION_CARDS, TEST_CARDS } from '../../../../shared/providers/test-cards.ts';
+import { CHALLENGE_CARDS } from '../adyen/three-d-secure.ts';
 
 /**
  * How the fake answers an authorization, in Braintree's own terms: authorized, declined by the processor (its

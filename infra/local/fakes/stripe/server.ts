@@ -7,10 +7,10 @@ import type { FakeDispute, FakeHold, FakeOperation, FakeRequest, FakeServer } fr
 import { type Answer, FakeControlError } from './answers.ts';
 import { StripeBook } from './book.ts';
 import { control } from './control.ts';
-import { servePage } from './challenge.ts';
+import { servePage } from './three-d-secure.ts';
 import { expanded, expansionProblem, expansionsOf } from './expand.ts';
 import { type Form, parseForm, text } from './form.ts';
-import { StripeNotifier } from './notifier.ts';
+import { StripeNotifier } from './notifications.ts';
 import type { PayoutFaults } from './payouts.ts';
 import { cardError, errorBody, type StripeObject, statusError } from './objects.ts';
 
@@ -113,7 +113,7 @@ const idempotencyError = (message: string): Answer => ({ status: 400, body: erro
 /**
  * A local Stripe: Stripe's form-encoded requests and JSON answers (shaped from Stripe's fixtures), Bearer keys,
  * Idempotency-Key replays, state (PaymentIntents, refunds, disputes, Customers), the sandbox's test cards and Stripe's
- * 3-D Secure ones (with the challenge page Stripe hosts, `challenge.ts`), injected faults, and signed webhook events
+ * 3-D Secure ones (with the challenge page Stripe hosts, `three-d-secure.ts`), injected faults, and signed webhook events
  * for every change. `searchLagMs` is how long a PaymentIntent takes to become
  * searchable (Stripe: "less than a minute"); `notificationDelayMs` how long after a change its events are sent.
  */
@@ -285,7 +285,7 @@ function disputeView(dispute: StripeObject, book: StripeBook): FakeDispute {
   };
 }
 
-// `tsx test/fakes/stripe/server.ts`: a fake Stripe for the local runtime (PORT, default 12111).
+// `tsx infra/local/fakes/stripe/server.ts`: a fake Stripe for the local runtime (PORT, default 12111).
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const fake = await startStripeFake({ port: Number(process.env.PORT ?? 12111), notificationDelayMs: 3_000 });
   console.log(

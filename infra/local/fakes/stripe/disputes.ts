@@ -1,8 +1,7 @@
-import { DISPUTE_REASONS } from '../../../shared/providers/types.ts';
+import { DISPUTE_REASONS } from '../../../../shared/providers/types.ts';
 import { type Answer, badParam, FakeControlError, missing, ok, refused } from './answers.ts';
-import type { Notify, Payments } from './objects.ts';
 import { type Form, nested, text } from './form.ts';
-import { fixture, newId, type StripeObject } from './objects.ts';
+import { fixture, newId, type Notify, type Payments, type StripeObject } from './objects.ts';
 import { page } from './reads.ts';
 
 const now = () => Math.floor(Date.now() / 1000);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { GraphQLError } from 'graphql';
-import { currencyExponent } from '../../../shared/domain/currency.ts';
+import { currencyExponent } from '../../../../shared/domain/currency.ts';
 import type { FakeDispute, FakeHold } from '../types.ts';
 import {
   answerFor,
@@ -172,7 +172,7 @@ export function money(minor: number, currency: string): Money {
 const now = () => new Date().toISOString();
 const day = (at: Date) => at.toISOString().slice(0, 10);
 
-export class FakeGateway {
+export class BraintreeBook {
   readonly paymentMethods = new Map<string, PaymentMethodRecord>();
   readonly transactions = new Map<string, TransactionRecord>();
   readonly refunds = new Map<string, RefundRecord>();

@@ -1,5 +1,5 @@
 /**
- * Adyen's published Checkout API v72 (`test/contracts/adyen-CheckoutService-v72.json`, OpenAPI 3.1) as
+ * Adyen's published Checkout API v72 (`infra/local/fakes/contracts/adyen-CheckoutService-v72.json`, OpenAPI 3.1) as
  * the fake and the generated client types read it: JSON Schema 2020-12 validators for the request and response
  * bodies of the operations our connector calls, and the slice of the document those operations need.
  *
@@ -14,7 +14,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 type Json = Record<string, unknown>;
 
 export const CONTRACT_FILE =
-  process.env.ADYEN_CHECKOUT_CONTRACT ?? fileURLToPath(new URL('../../contracts/adyen-CheckoutService-v72.json', import.meta.url));
+  process.env.ADYEN_CHECKOUT_CONTRACT ?? fileURLToPath(new URL('../contracts/adyen-CheckoutService-v72.json', import.meta.url));
 
 /** The operations our connector calls, by the contract's path (all POST). */
 export const CONTRACT_PATHS = [

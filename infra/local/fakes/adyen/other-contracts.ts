@@ -1,5 +1,5 @@
 /**
- * Adyen's Webhooks v1 and Disputes API v30 contracts (`test/contracts/`), as the fake checks what it
+ * Adyen's Webhooks v1 and Disputes API v30 contracts (`infra/local/fakes/contracts/`), as the fake checks what it
  * sends and what it is sent: JSON Schema 2020-12 validators of their component schemas, compiled on first use.
  */
 import { readFileSync } from 'node:fs';
@@ -14,7 +14,7 @@ interface Document {
   webhooks?: Record<string, Record<string, Json>>;
 }
 
-const contractFile = (name: string) => fileURLToPath(new URL(`../../contracts/${name}`, import.meta.url));
+const contractFile = (name: string) => fileURLToPath(new URL(`../contracts/${name}`, import.meta.url));
 
 function validatorsOf(file: string) {
   let document: Document | undefined;

@@ -1,4 +1,4 @@
-import { feeFor } from '../../../shared/providers/fees.ts';
+import { feeFor } from '../../../../shared/providers/fees.ts';
 import { type Answer, badParam, FakeControlError, missing } from './answers.ts';
 import { type Form, nested, text } from './form.ts';
 import { fixture, newId, type StripeObject } from './objects.ts';

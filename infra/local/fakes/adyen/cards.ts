@@ -3,7 +3,7 @@
  * Adyen reports it, with its `refusalReasonCode`, `refusalReason` and the raw acquirer response (ISO 8583 code and
  * text, `additionalData.refusalReasonRaw`) where an issuer gives one.
  */
-import { TEST_CARDS } from '../../../shared/providers/test-cards.ts';
+import { TEST_CARDS } from '../../../../shared/providers/test-cards.ts';
 
 export interface AdyenRefusal {
   refusalReasonCode: string;

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildSchema, type GraphQLScalarType, GraphQLError, type GraphQLSchema, validateSchema } from 'graphql';
 
-/** Braintree's published GraphQL schema (braintree/graphql-api `schema.graphql`), copied into `test/contracts/`. */
-export const BRAINTREE_SCHEMA_PATH = fileURLToPath(new URL('../../contracts/braintree-schema.graphql', import.meta.url));
+/** Braintree's published GraphQL schema (braintree/graphql-api `schema.graphql`), copied into `infra/local/fakes/contracts/`. */
+export const BRAINTREE_SCHEMA_PATH = fileURLToPath(new URL('../contracts/braintree-schema.graphql', import.meta.url));
 
 /**
  * graphql 17 checks a rule Braintree's schema breaks: three `InStoreContext` fields are deprecated while the interface

@@ -4,26 +4,13 @@ import type { FakeHold } from '../types.ts';
 
 /**
  * Stripe's objects as its own mock server answers them: every object the fake returns starts as a copy of the
- * resource's example in `test/contracts/stripe-fixtures3.json` and only overrides fields the fake
+ * resource's example in `infra/local/fakes/contracts/stripe-fixtures3.json` and only overrides fields the fake
  * gives meaning to. Shapes are never invented here.
  */
-const FIXTURES_PATH = new URL('../../contracts/stripe-fixtures3.json', import.meta.url);
+const FIXTURES_PATH = new URL('../contracts/stripe-fixtures3.json', import.meta.url);
 const fixtures = (JSON.parse(readFileSync(FIXTURES_PATH, 'utf8')) as { resources: Record<string, Record<string, unknown>> }).resources;
 
 export type StripeObject = Record<string, unknown>;
-
-/** Sends the account's event `type` about `object` to its webhook endpoint. */
-export type Notify = (type: string, object: StripeObject) => void;
-
-/** What refunds and disputes read of the payments they belong to. */
-export interface Payments {
-  intent(id: string): StripeObject | undefined;
-  hold(id: string): FakeHold | undefined;
-  /** the PaymentIntent's Charge as Stripe shows it now (amounts captured and refunded, disputed) */
-  charge(intentId: string): StripeObject;
-  /** whether a dispute of the PaymentIntent is still open */
-  disputedNow(intentId: string): boolean;
-}
 
 /** A fresh copy of Stripe's example `resource`, with `fields` overriding its values (unknown fields are refused). */
 export function fixture(
@@ -113,4 +100,17 @@ export function statusError(status: number): StripeErrorBody {
     };
   if (status >= 500) return { type: 'api_error', message: 'Something went wrong on Stripe\u2019s end.' };
   return { type: 'invalid_request_error', message: `The request was refused (HTTP ${status}).` };
+}
+
+/** Sends the account's event `type` about `object` to its webhook endpoint. */
+export type Notify = (type: string, object: StripeObject) => void;
+
+/** What refunds and disputes read of the payments they belong to. */
+export interface Payments {
+  intent(id: string): StripeObject | undefined;
+  hold(id: string): FakeHold | undefined;
+  /** the PaymentIntent's Charge as Stripe shows it now (amounts captured and refunded, disputed) */
+  charge(intentId: string): StripeObject;
+  /** whether a dispute of the PaymentIntent is still open */
+  disputedNow(intentId: string): boolean;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { FEES, feeFor } from '../../../shared/providers/fees.ts';
+import { FEES, feeFor } from '../../../../shared/providers/fees.ts';
 import type { PayoutFaults } from '../payout-faults.ts';
-import { BraintreeError, type CallContext, type FakeGateway, money, type RefundRecord, type TransactionRecord } from './gateway.ts';
+import { BraintreeError, type CallContext, type BraintreeBook, money, type RefundRecord, type TransactionRecord } from './book.ts';
 
 /** The payment-level fee report's columns this fake fills (a flat-rate report; the SDKs' published names, in order). */
 const COLUMNS = [
@@ -81,7 +81,7 @@ export class BraintreePayouts {
   private readonly links = new Map<string, string>();
 
   constructor(
-    private readonly gateway: FakeGateway,
+    private readonly gateway: BraintreeBook,
     private readonly origin: () => string,
   ) {}
 

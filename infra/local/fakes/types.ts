@@ -1,7 +1,7 @@
 /**
- * What every provider fake (`test/fakes/<name>/`) offers its tests and the local runtime. A fake is a small stateful
+ * What every provider fake (`infra/local/fakes/<name>/`) offers its tests and the local runtime. A fake is a small stateful
  * HTTP server speaking the provider's wire format for the calls our connector makes, checked against the provider's
- * published contract in `test/contracts/`. It follows the sandbox's test-card table
+ * published contract in `infra/local/fakes/contracts/`. It follows the sandbox's test-card table
  * (`TEST_CARDS` in shared/providers/sandbox.ts), answering each with the provider's own raw code.
  */
 
