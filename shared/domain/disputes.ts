@@ -134,7 +134,7 @@ async function moveDispute(
   const committed = await commit({
     writes: [
       {
-        move: disputesStore.disputeTarget(dispute),
+        update: disputesStore.disputeTarget(dispute),
         transition: { ...move, from: [dispute.status] },
         set: { updated_at: now, ...(credit ? { debited: false } : {}), ...extra.set },
         append: { history: [historyEntry(`dispute.${move.to}`, context.source, context.reference, now)] },

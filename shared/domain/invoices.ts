@@ -189,7 +189,7 @@ export async function move(
   const event = newEvent(invoice, INVOICE[operation].event, { ...result });
   const committed = await commit({
     writes: [
-      { move: invoices.invoiceTarget(invoice), transition: step, set: changes, operation: sendOp ? { finish: sendOp } : { idle: clock.now() } },
+      { update: invoices.invoiceTarget(invoice), transition: step, set: changes, operation: sendOp ? { finish: sendOp } : { idle: clock.now() } },
     ],
     events: [event],
   });
@@ -232,7 +232,7 @@ export async function paymentFailedChange(
   if (invoice.status === 'paid') return {};
   const failed = { ...invoice, ...failure };
   return {
-    writes: [{ move: invoices.invoiceTarget(invoice), inStates: ['draft', 'sent'], set: failure }],
+    writes: [{ update: invoices.invoiceTarget(invoice), inStates: ['draft', 'sent'], set: failure }],
     events: [newEvent(invoice, 'invoice.payment_failed', { ...toView(failed, await pdfUrlOf(invoice.id, baseUrl)) })],
   };
 }

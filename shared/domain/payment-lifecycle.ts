@@ -113,7 +113,7 @@ async function cancelAuthentication(payment: StoredPayment & PaymentRecord, opId
   if (askingProvider(payment)) throw new OperationInProgress((payment.op!.lease_until - clock.now()) / 1000);
   const op = operationOn(payment, opId, 'void', undefined);
   const begin: Change = {
-    writes: [{ move: payments.paymentTarget(payment), inStates: ['requires_action'], operation: { replace: payment.op!.id, with: op } }],
+    writes: [{ update: payments.paymentTarget(payment), inStates: ['requires_action'], operation: { replace: payment.op!.id, with: op } }],
   };
   const refused = async (): Promise<never> => {
     throw new OperationInProgress(1);
@@ -172,7 +172,7 @@ async function recordPaymentOperation(payment: StoredPayment, op: Operation, res
   const committed = await commit({
     writes: [
       {
-        move: payments.paymentTarget(payment),
+        update: payments.paymentTarget(payment),
         transition: move,
         set: changes,
         append: { history: [historyEntry(move.event, source, result.reference, now)] },
@@ -256,7 +256,7 @@ async function reserveAndRefund(
     writes: [
       // From the status read (not any status the move allows), so the status counts move exactly once.
       {
-        move: payments.paymentTarget(payment),
+        update: payments.paymentTarget(payment),
         transition: { ...move, from: [payment.status] },
         add: { amount_refunded: amount },
         atMost: { amount_refunded: payment.amount_captured - amount },
@@ -303,7 +303,7 @@ async function recordRefund(payment: PaymentRecord, refund: StoredRefund, op: Op
   const accepted = await commit({
     writes: [
       {
-        move: payments.refundTarget(refund),
+        update: payments.refundTarget(refund),
         inStates: ['pending'],
         set: { provider_reference: result.reference },
         append: { history: [historyEntry('refund.accepted', source, result.reference)] },
@@ -330,7 +330,7 @@ async function takeBack(payment: PaymentRecord, refund: StoredRefund): Promise<v
         ? {
             writes: [
               {
-                move: payments.paymentTarget(now),
+                update: payments.paymentTarget(now),
                 transition: PAYMENT.restore,
                 add: { amount_refunded: -refund.amount },
                 expect: { amount_refunded: refund.amount },
@@ -341,7 +341,7 @@ async function takeBack(payment: PaymentRecord, refund: StoredRefund): Promise<v
           }
         : {
             writes: [
-              { move: payments.paymentTarget(now), add: { amount_refunded: -refund.amount }, expect: { amount_refunded: now.amount_refunded } },
+              { update: payments.paymentTarget(now), add: { amount_refunded: -refund.amount }, expect: { amount_refunded: now.amount_refunded } },
               remove,
             ],
           },

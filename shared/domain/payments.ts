@@ -551,7 +551,7 @@ export async function authorizePayment(
       // The first attempt creates the payment `processing` with its operation; a failover's replaces the one before.
       const begin: Change = op
         ? {
-            writes: [{ move: payments.paymentTarget(base), operation: { replace: op.id, with: next }, set: { attempts: [...trail, pending] } }],
+            writes: [{ update: payments.paymentTarget(base), operation: { replace: op.id, with: next }, set: { attempts: [...trail, pending] } }],
             counters: counted(index),
           }
         : {
@@ -711,7 +711,7 @@ async function awaitShopper(payment: PaymentRecord, attempt: Operation, action: 
   const result = await commit({
     writes: [
       {
-        move: payments.paymentTarget(waiting),
+        update: payments.paymentTarget(waiting),
         transition: PAYMENT.requireAction,
         set: fields,
         append: { history: [historyEntry(event.type, sourceOf(waiting), waiting.provider_reference)] },
@@ -752,8 +752,8 @@ const attemptMoveOf = (result: AuthorizeResult): keyof typeof ATTEMPT =>
             : 'fail';
 
 /** The payment's attempts with the one of `id` moved along ATTEMPT. */
-const finishAttempt = (p: StoredPayment, id: string, move: keyof typeof ATTEMPT, declineCode: string | null = null): PaymentAttempt[] =>
-  (p.attempts ?? []).map((a) => (a.id === id ? { ...a, status: transition('attempt', ATTEMPT, move, a.status).to, decline_code: declineCode } : a));
+const finishAttempt = (p: StoredPayment, id: string, step: keyof typeof ATTEMPT, declineCode: string | null = null): PaymentAttempt[] =>
+  (p.attempts ?? []).map((a) => (a.id === id ? { ...a, status: transition('attempt', ATTEMPT, step, a.status).to, decline_code: declineCode } : a));
 
 /**
  * An `unknown` authorization, resolved by asking the provider what it holds under the attempt's key: one found is
@@ -815,7 +815,7 @@ async function finishCreate(
   const result = await commit({
     writes: [
       {
-        move: payments.paymentTarget(payment),
+        update: payments.paymentTarget(payment),
         transition: PAYMENT[move],
         set: fields,
         append: { history: [historyEntry(event.type, source, payment.provider_reference)] },
@@ -861,7 +861,7 @@ export async function finishAuthentication(payment: StoredPayment, returned: Rec
   await runOperation<AuthorizeResult, void>({
     start: {
       op: asking,
-      begin: { writes: [{ move: target, inStates: ['requires_action'], operation: { replace: waiting.id, with: asking } }] },
+      begin: { writes: [{ update: target, inStates: ['requires_action'], operation: { replace: waiting.id, with: asking } }] },
       refused: async () => undefined,
     },
     call: async (op) => {
@@ -897,7 +897,7 @@ export async function finishAuthentication(payment: StoredPayment, returned: Rec
         return finishCreate(declined, op, [attempt], { source: by, after: 'requires_action' });
       }
       // Still waiting, or the provider could not say: the shopper's hour goes on (the reconciler asks again after it).
-      await commit({ writes: [{ move: target, operation: { replace: op.id, with: stillWaiting } }] });
+      await commit({ writes: [{ update: target, operation: { replace: op.id, with: stillWaiting } }] });
     },
   });
 }
@@ -955,7 +955,7 @@ async function recordLookup(
     // Recorded failed while its attempt was unknown: whatever the provider holds under the key is reversed.
     if (!(await connector.reverse(op.id)).ok) return 'pending';
     await commit({
-      writes: [{ move: payments.paymentTarget(payment), operation: { finish: op.id }, set: { attempts: finishAttempt(payment, op.id, 'reverse') } }],
+      writes: [{ update: payments.paymentTarget(payment), operation: { finish: op.id }, set: { attempts: finishAttempt(payment, op.id, 'reverse') } }],
     });
     return 'settled';
   }

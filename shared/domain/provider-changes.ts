@@ -69,7 +69,7 @@ async function confirmAwaiting(
   const confirmed = await commit({
     writes: [
       {
-        move: payments.paymentTarget(payment),
+        update: payments.paymentTarget(payment),
         append: {
           history: [historyEntry(change ?? `${kind === 'capture' ? 'capture' : 'cancellation'}.confirmed`, context.source, context.reference)],
         },
@@ -100,7 +100,7 @@ async function failCapture(
   const committed = await commit({
     writes: [
       {
-        move: payments.paymentTarget(payment),
+        update: payments.paymentTarget(payment),
         transition: PAYMENT.captureFail,
         expect: { amount_refunded: 0 },
         set: { amount_captured: 0, updated_at: now },

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import { clock } from '../domain/clock.ts';
 import { conditionalWrite, db, isConditionFailure, sendConditional, TABLE, type TransactItem, ttl } from './client.ts';
-import type { Move } from './commit.ts';
+import type { Update } from './commit.ts';
 import { Int, nullable, recordReader, Text } from './item-schemas.ts';
 import { customerKeys, type Owner, ownedBy, paymentMethodKeys } from './keys.ts';
 import { listPage, type Page, type PageQuery } from './pagination.ts';
@@ -253,8 +253,8 @@ const DELETED_KEPT_MS = 30 * 24 * 60 * 60_000;
  * (a second deletion is refused). The item keeps its tokens until the removal worker has removed them at each
  * connector account, and its customer, whose default and card claim it releases; the table's TTL ends it.
  */
-export const deletion = (record: PaymentMethodRecord, at: string): Move => ({
-  move: { entity: 'payment_method', id: record.id, owner: { merchant_id: record.merchant_id, livemode: record.livemode } },
+export const deletion = (record: PaymentMethodRecord, at: string): Update => ({
+  update: { entity: 'payment_method', id: record.id, owner: { merchant_id: record.merchant_id, livemode: record.livemode } },
   absent: ['deleted_at'],
   set: { deleted_at: at, expires_at: ttl(Date.parse(at) + DELETED_KEPT_MS) },
   unset: ['gsi1pk', 'gsi1sk'],

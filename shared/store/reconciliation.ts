@@ -56,7 +56,7 @@ export async function getException(owner: Owner, id: string): Promise<ExceptionR
 
 /** `resolve` (RECONCILIATION_EXCEPTION) with who did it and why, once. */
 export async function resolveException(exception: ExceptionRecord, resolve: Transition, fields: Partial<ExceptionRecord>): Promise<boolean> {
-  return (await commit({ writes: [{ move: exceptionTarget(exception), transition: resolve, set: fields }] })) === 'committed';
+  return (await commit({ writes: [{ update: exceptionTarget(exception), transition: resolve, set: fields }] })) === 'committed';
 }
 
 export interface ExceptionFilters {

@@ -93,8 +93,8 @@ export async function updateWebhook(owner: Owner, webhookId: string, changes: We
   const result = await commit({
     writes: [
       move
-        ? { move: target, transition: move, set, ...(unset.length > 0 ? { unset } : {}) }
-        : { move: target, inStates: ['active', 'disabled'], set, ...(unset.length > 0 ? { unset } : {}) },
+        ? { update: target, transition: move, set, ...(unset.length > 0 ? { unset } : {}) }
+        : { update: target, inStates: ['active', 'disabled'], set, ...(unset.length > 0 ? { unset } : {}) },
     ],
   });
   return result === 'committed';
@@ -112,7 +112,7 @@ export async function rotateWebhookSecret(
   const result = await commit({
     writes: [
       {
-        move: { entity: 'webhook', id: current.id, owner },
+        update: { entity: 'webhook', id: current.id, owner },
         inStates: ['active', 'disabled'],
         expect: { secret_sealed: current.secret_sealed },
         set: {
@@ -134,5 +134,5 @@ export const deleteWebhook = (owner: Owner, webhookId: string): Promise<boolean>
 /** `disable` (WEBHOOK_ENDPOINT): stops deliveries to an endpoint that answered 410 Gone. */
 export async function disableWebhook(owner: Owner, webhookId: string, disable: Transition, reason: string): Promise<void> {
   // refused: the endpoint was deleted or disabled meanwhile
-  await commit({ writes: [{ move: { entity: 'webhook', id: webhookId, owner }, transition: disable, set: { disabled_reason: reason } }] });
+  await commit({ writes: [{ update: { entity: 'webhook', id: webhookId, owner }, transition: disable, set: { disabled_reason: reason } }] });
 }

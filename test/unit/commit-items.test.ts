@@ -59,7 +59,7 @@ describe('transactItemsOf', () => {
     const change: Change = {
       writes: [
         {
-          move: { entity: 'settlement', id: 'set_1', owner },
+          update: { entity: 'settlement', id: 'set_1', owner },
           transition: SETTLEMENT.pay,
           set: { paid_at: '2027-01-03T00:00:00.000Z' },
           unset: ['gsi2pk', 'gsi2sk'],
@@ -85,15 +85,15 @@ describe('transactItemsOf', () => {
     const advancing = testClockKeys.advancing('2027-01-01T00:00:00.000Z', 'clk_1');
     const event = newEvent(owner, TEST_CLOCK.finish.event, { id: 'clk_1', object: 'test_clock' });
     const begin: Change = {
-      writes: [{ move: { entity: 'test_clock', id: 'clk_1' }, transition: TEST_CLOCK.advance, set: { target_time: '2027-02-01', ...advancing } }],
+      writes: [{ update: { entity: 'test_clock', id: 'clk_1' }, transition: TEST_CLOCK.advance, set: { target_time: '2027-02-01', ...advancing } }],
     };
     const progress: Change = {
-      writes: [{ move: { entity: 'test_clock', id: 'clk_1' }, inStates: TEST_CLOCK.finish.from, atMost: { frozen_time: '2027-01-15' } }],
+      writes: [{ update: { entity: 'test_clock', id: 'clk_1' }, inStates: TEST_CLOCK.finish.from, atMost: { frozen_time: '2027-01-15' } }],
     };
     const finish: Change = {
       writes: [
         {
-          move: { entity: 'test_clock', id: 'clk_1' },
+          update: { entity: 'test_clock', id: 'clk_1' },
           transition: TEST_CLOCK.finish,
           expect: { target_time: '2027-02-01' },
           set: { frozen_time: '2027-02-01', target_time: null },
@@ -130,7 +130,7 @@ describe('an operation on its item', () => {
 
   it('begins only where no operation is held, and indexes its lease', () => {
     // Act
-    const begun = only({ writes: [{ move: payment, inStates: PAYMENT.capture.from, operation: { begin: op } }] });
+    const begun = only({ writes: [{ update: payment, inStates: PAYMENT.capture.from, operation: { begin: op } }] });
     // Assess
     expect(begun.Update!.Key).toEqual({ pk: 'PAY#pay_1', sk: 'PAY' });
     expect(condition(begun)).toBe('attribute_exists(pk) AND status IN ("succeeded") AND attribute_not_exists(op)');
@@ -145,7 +145,7 @@ describe('an operation on its item', () => {
     // Act
     const [moved, put, counter, ...rest] = transactItemsOf(
       {
-        writes: [{ move: payment, transition: PAYMENT.capture, set: { amount_captured: 500 }, operation: { finish: op.id } }],
+        writes: [{ update: payment, transition: PAYMENT.capture, set: { amount_captured: 500 }, operation: { finish: op.id } }],
         events: [event],
         counters: [cell],
       },
@@ -162,7 +162,7 @@ describe('an operation on its item', () => {
   it('is taken over only once its lease ended, and its lease renewed', () => {
     // Act
     const now = op.lease_until + 1;
-    const taken = only({ writes: [{ move: payment, operation: { takeOver: op.id, now, leaseUntil: now + 70_000 } }] });
+    const taken = only({ writes: [{ update: payment, operation: { takeOver: op.id, now, leaseUntil: now + 70_000 } }] });
     // Assess
     expect(condition(taken)).toBe(`attribute_exists(pk) AND op.id = "op_1" AND op.lease_until < ${now}`);
     expect(update(taken)).toContain(`op.lease_until = ${now + 70_000}`);
