@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { newEvent } from '../../shared/domain/events.ts';
-import { PAYMENT, SETTLEMENT, TEST_CLOCK } from '../../shared/domain/state-machines.ts';
+import { CONNECTOR, PAYMENT, SETTLEMENT, TEST_CLOCK } from '../../shared/domain/state-machines.ts';
 import type { TransactItem } from '../../shared/store/client.ts';
 import { type Change, type Operation, type Target, transactItemsOf } from '../../shared/store/commit.ts';
-import { settlementKeys, testClockKeys } from '../../shared/store/keys.ts';
+import { connectorKeys, reconciliationKeys, routingCopyKeys, routingRuleKeys, settlementKeys, testClockKeys } from '../../shared/store/keys.ts';
 
 /** An update's or delete's condition (or an update's expression) with its names and values written in. */
 function resolved(expression: string | undefined, names: Record<string, string> = {}, values: Record<string, unknown> = {}): string {
@@ -184,5 +184,66 @@ describe('an operation on its item', () => {
     // Assess
     expect(removed.Delete!.Key).toEqual({ pk: 'PAY#pay_1', sk: 'PAY' });
     expect(condition(removed)).toBe('op.id = "op_1" AND status IN ("processing")');
+  });
+});
+
+describe('transactItemsOf, for the items of a merchant', () => {
+  const connector = { entity: 'connector', id: 'con_1', owner } as const;
+
+  it("moves a connector's routing copy along CONNECTOR like the item, in the copy's partition", () => {
+    // Act
+    const [item, copy] = transactItemsOf(
+      {
+        writes: [
+          { update: connector, transition: CONNECTOR.disable, expect: { mode: 'test' } },
+          { update: { ...connector, copy: 1 }, transition: CONNECTOR.disable },
+        ],
+      },
+      1,
+    );
+    // Assess
+    expect(item!.Update!.Key).toEqual(connectorKeys.item(owner, 'con_1'));
+    expect(copy!.Update!.Key).toEqual(routingCopyKeys.of(owner, 1, connectorKeys.item(owner, 'con_1').sk));
+    expect(condition(item!)).toBe('attribute_exists(pk) AND status IN ("active", "disabled") AND mode = "test"');
+    expect(condition(copy!)).toBe('attribute_exists(pk) AND status IN ("active", "disabled")');
+    expect(update(copy!)).toBe('SET status = "disabled" REMOVE change');
+  });
+
+  it('creates a connector findable by its id and listed for reconciliation; its routing copies in no index', () => {
+    // Act
+    const [item, copy] = transactItemsOf(
+      {
+        writes: [
+          { create: connector, item: { id: 'con_1' } },
+          { create: { ...connector, copy: 0 }, item: { id: 'con_1' } },
+        ],
+      },
+      1,
+    );
+    // Assess
+    expect(item!.Put!.Item).toMatchObject({ ...connectorKeys.byId('con_1'), ...reconciliationKeys.account('con_1'), type: 'connector' });
+    expect(Object.keys(copy!.Put!.Item!).sort()).toEqual(['id', 'pk', 'sk', 'type']);
+  });
+
+  it('counts under a cap, keeps an expiry not passed, sets a default only where none is, and deletes what exists', () => {
+    // Act
+    const [count, attach, setDefault, deleted] = transactItemsOf(
+      {
+        writes: [
+          { update: { entity: 'merchant', id: 'mer_1' }, add: { rule_count: 1 }, below: { rule_count: 50 } },
+          { update: { entity: 'payment_method', id: 'pm_1', owner }, above: { expires_at: 1000 }, unset: ['expires_at'] },
+          { update: { entity: 'customer', id: 'cus_1' }, setIfAbsent: { default_payment_method: 'pm_1' } },
+          { remove: { entity: 'routing_rule', id: 'rul_1', owner } },
+        ],
+      },
+      1,
+    );
+    // Assess
+    expect(condition(count!)).toBe('attribute_exists(pk) AND (attribute_not_exists(rule_count) OR rule_count = null OR rule_count < 50)');
+    expect(update(count!)).toBe('ADD rule_count 1 REMOVE change');
+    expect(condition(attach!)).toBe('attribute_exists(pk) AND (attribute_not_exists(expires_at) OR expires_at = null OR expires_at > 1000)');
+    expect(update(setDefault!)).toBe('SET default_payment_method = if_not_exists(default_payment_method, "pm_1") REMOVE change');
+    expect(deleted!.Delete!.Key).toEqual(routingRuleKeys.item(owner, 'rul_1'));
+    expect(condition(deleted!)).toBe('attribute_exists(pk)');
   });
 });
