@@ -22,7 +22,7 @@ export const awaiting = (op: Operation): Operation => ({ ...op, awaiting: true, 
 /**
  * Where a run starts. `begin`: a change that writes `op` on its item (with the item's own conditions). `takeOver`:
  * `op` is already on `target`, begun by a run that may have died; it is taken over once its lease ended (409 while
- * it runs). `refused`: what the caller answers when another run moved first (a take-over's default: 409).
+ * it runs). `refused`: what the caller answers when another run changed the item first (a take-over's default: 409).
  */
 export type Start<A> = { op: Operation; begin: Change; refused: () => Promise<A> } | { op: Operation; takeOver: Target; refused?: () => Promise<A> };
 

@@ -592,7 +592,7 @@ export async function authorizePayment(
           await countAttemptOutcome(base, provider, result, index < targets.length - 1);
           trail.push({
             ...pending,
-            status: transition('attempt', ATTEMPT, attemptMoveOf(result), pending.status).to,
+            status: transition('attempt', ATTEMPT, attemptStepOf(result), pending.status).to,
             decline_code: result.outcome === 'declined' ? result.declineCode : null,
             latency_ms: result.latencyMs,
           });
@@ -737,8 +737,8 @@ async function countAttemptOutcome(payment: PaymentRecord, provider: string, res
   if (result.outcome === 'soft_failure' && more) await count('Failovers', { mode, provider });
 }
 
-/** An attempt's move (ATTEMPT) from its connector's answer (a soft failure after a reversal: its key is closed). */
-const attemptMoveOf = (result: AuthorizeResult): keyof typeof ATTEMPT =>
+/** An attempt's step (ATTEMPT) from its connector's answer (a soft failure after a reversal: its key is closed). */
+const attemptStepOf = (result: AuthorizeResult): keyof typeof ATTEMPT =>
   result.outcome === 'requires_action'
     ? 'challenge'
     : result.outcome === 'approved'
@@ -793,7 +793,7 @@ async function finishCreate(
   } = {},
 ): Promise<void> {
   const succeeded = payment.status === 'succeeded';
-  const move = after ? (succeeded ? 'authenticate' : 'failAuthentication') : succeeded ? 'authorize' : 'decline';
+  const step = after ? (succeeded ? 'authenticate' : 'failAuthentication') : succeeded ? 'authorize' : 'decline';
   const event = newEvent(payment, succeeded ? 'payment.succeeded' : 'payment.failed', paymentView(payment));
   const { card } = payment;
   const cardOnFile =
@@ -816,7 +816,7 @@ async function finishCreate(
     writes: [
       {
         update: payments.paymentTarget(payment),
-        transition: PAYMENT[move],
+        transition: PAYMENT[step],
         set: fields,
         append: { history: [historyEntry(event.type, source, payment.provider_reference)] },
         operation: keepOperation
@@ -955,7 +955,9 @@ async function recordLookup(
     // Recorded failed while its attempt was unknown: whatever the provider holds under the key is reversed.
     if (!(await connector.reverse(op.id)).ok) return 'pending';
     await commit({
-      writes: [{ update: payments.paymentTarget(payment), operation: { finish: op.id }, set: { attempts: finishAttempt(payment, op.id, 'reverse') } }],
+      writes: [
+        { update: payments.paymentTarget(payment), operation: { finish: op.id }, set: { attempts: finishAttempt(payment, op.id, 'reverse') } },
+      ],
     });
     return 'settled';
   }

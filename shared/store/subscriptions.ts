@@ -86,10 +86,10 @@ export function subscriptionCreate(subscription: SubscriptionRecord): Create {
 }
 
 /**
- * A move of the subscription for `commit`: `transition` with `changes`, on the condition that the fields of `expect`
- * still hold. The renewal index follows the state the move leads to (added, moved or removed).
+ * An update of the subscription for `commit`: `transition` with `changes`, on the condition that the fields of `expect`
+ * still hold. The renewal index follows the state the transition leads to (added, moved or removed).
  */
-export function subscriptionMove(
+export function subscriptionUpdate(
   subscription: SubscriptionRecord,
   transition: Transition<SubscriptionStatus>,
   changes: Partial<SubscriptionRecord>,
