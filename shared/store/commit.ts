@@ -400,7 +400,8 @@ function listKeysOf(target: Target, status: unknown, shards: number): Record<str
   if (target.entity === 'reconciliation_exception') return reconciliationKeys.list(target.owner, target.id);
   if (target.entity === 'test_clock' && target.owner) return testClockKeys.list(target.owner, target.id);
   // found by its id alone (an inbound webhook), and listed for the daily reconciliation; a routing copy is in no index
-  if (target.entity === 'connector' && target.copy === undefined) return { ...connectorKeys.byId(target.id), ...reconciliationKeys.account(target.id) };
+  if (target.entity === 'connector' && target.copy === undefined)
+    return { ...connectorKeys.byId(target.id), ...reconciliationKeys.account(target.id) };
   return {};
 }
 
@@ -448,7 +449,8 @@ function updateItem(write: Update<string>, shards: number, mark?: string): Trans
     const status = name(stateField);
     conditions.push(`${status} IN (${write.transition.from.map(value).join(', ')})`);
     sets.push(`${status} = ${value(write.transition.to)}`);
-    for (const [field, v] of Object.entries(listKeysOnTransition(write.update, write.transition.to, shards))) sets.push(`${name(field)} = ${value(v)}`);
+    for (const [field, v] of Object.entries(listKeysOnTransition(write.update, write.transition.to, shards)))
+      sets.push(`${name(field)} = ${value(v)}`);
   }
   if (write.inStates) conditions.push(`${name(stateField)} IN (${write.inStates.map(value).join(', ')})`);
   for (const [field, v] of Object.entries(write.expect ?? {})) conditions.push(`${name(field)} = ${value(v)}`);
@@ -525,9 +527,10 @@ function removeItem({ remove, operation, inStates }: Remove<string>): TransactIt
     Delete: {
       TableName: TABLE,
       Key: keyOf(remove),
-      ConditionExpression: [operation ? '#op.id = :op' : 'attribute_exists(pk)', ...(inStates ? [`#status IN (${Object.keys(states).join(', ')})`] : [])].join(
-        ' AND ',
-      ),
+      ConditionExpression: [
+        operation ? '#op.id = :op' : 'attribute_exists(pk)',
+        ...(inStates ? [`#status IN (${Object.keys(states).join(', ')})`] : []),
+      ].join(' AND '),
       ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
       ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
     },
