@@ -75,6 +75,6 @@ export async function revokeApiKey(merchant: Merchant, keyId: string) {
   const key = await apiKeys.getApiKey(merchant.id, keyId);
   if (!key || !managedModes(merchant).includes(key.mode)) throw new NotFound();
   const step = transition('API key', API_KEY, 'revoke', key.status);
-  await apiKeys.revokeApiKey(key, step);
+  if (!(await apiKeys.revokeApiKey(key, step))) throw new NotFound();
   return { ...view(key), status: step.to };
 }

@@ -47,8 +47,8 @@ const automaticCapture = (payment: PaymentRecord): Operation => ({
 });
 
 /** The payment's attempts with the one of `id` moved along ATTEMPT. */
-export const finishAttempt = (p: StoredPayment, id: string, move: keyof typeof ATTEMPT, declineCode: string | null = null): PaymentAttempt[] =>
-  (p.attempts ?? []).map((a) => (a.id === id ? { ...a, status: transition('attempt', ATTEMPT, move, a.status).to, decline_code: declineCode } : a));
+export const finishAttempt = (p: StoredPayment, id: string, step: keyof typeof ATTEMPT, declineCode: string | null = null): PaymentAttempt[] =>
+  (p.attempts ?? []).map((a) => (a.id === id ? { ...a, status: transition('attempt', ATTEMPT, step, a.status).to, decline_code: declineCode } : a));
 
 /** Records the create's outcome (succeeded or failed) with its event, counters and card on file; the attempt's operation ends. */
 export async function finishCreate(
@@ -71,7 +71,7 @@ export async function finishCreate(
   } = {},
 ): Promise<void> {
   const succeeded = payment.status === 'succeeded';
-  const move = after ? (succeeded ? 'authenticate' : 'failAuthentication') : succeeded ? 'authorize' : 'decline';
+  const step = after ? (succeeded ? 'authenticate' : 'failAuthentication') : succeeded ? 'authorize' : 'decline';
   const event = newEvent(payment, succeeded ? 'payment.succeeded' : 'payment.failed', paymentView(payment));
   const { card } = payment;
   const cardOnFile =
@@ -93,8 +93,8 @@ export async function finishCreate(
   const result = await commit({
     writes: [
       {
-        move: payments.paymentTarget(payment),
-        transition: PAYMENT[move],
+        update: payments.paymentTarget(payment),
+        transition: PAYMENT[step],
         set: fields,
         append: { history: [historyEntry(event.type, source, payment.provider_reference)] },
         operation: keepOperation
@@ -166,7 +166,9 @@ async function recordLookup(
     // Recorded failed while its attempt was unknown: whatever the provider holds under the key is reversed.
     if (!(await connector.reverse(op.id)).ok) return 'pending';
     await commit({
-      writes: [{ move: payments.paymentTarget(payment), operation: { finish: op.id }, set: { attempts: finishAttempt(payment, op.id, 'reverse') } }],
+      writes: [
+        { update: payments.paymentTarget(payment), operation: { finish: op.id }, set: { attempts: finishAttempt(payment, op.id, 'reverse') } },
+      ],
     });
     return 'settled';
   }

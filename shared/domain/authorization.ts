@@ -110,7 +110,7 @@ export async function authorizePayment({
       const counters = renewal?.counted?.(index) ?? [];
       const begin: Change = op
         ? {
-            writes: [{ move: payments.paymentTarget(base), operation: { replace: op.id, with: next }, set: { attempts: [...trail, pending] } }],
+            writes: [{ update: payments.paymentTarget(base), operation: { replace: op.id, with: next }, set: { attempts: [...trail, pending] } }],
             counters,
           }
         : {
@@ -151,7 +151,7 @@ export async function authorizePayment({
           await countAttemptOutcome(base, provider, result, index < targets.length - 1);
           trail.push({
             ...pending,
-            status: transition('attempt', ATTEMPT, attemptMoveOf(result), pending.status).to,
+            status: transition('attempt', ATTEMPT, attemptStepOf(result), pending.status).to,
             decline_code: result.outcome === 'declined' ? result.declineCode : null,
             latency_ms: result.latencyMs,
           });
@@ -255,8 +255,8 @@ async function countAttemptOutcome(payment: PaymentRecord, provider: string, res
   if (result.outcome === 'soft_failure' && more) await count('Failovers', { mode, provider });
 }
 
-/** An attempt's move (ATTEMPT) from its connector's answer (a soft failure after a reversal: its key is closed). */
-const attemptMoveOf = (result: AuthorizeResult): keyof typeof ATTEMPT =>
+/** An attempt's step (ATTEMPT) from its connector's answer (a soft failure after a reversal: its key is closed). */
+const attemptStepOf = (result: AuthorizeResult): keyof typeof ATTEMPT =>
   result.outcome === 'requires_action'
     ? 'challenge'
     : result.outcome === 'approved'

@@ -36,7 +36,7 @@ export async function updateSavedCard(pm: PaymentMethodRecord, update: CardUpdat
   if (JSON.stringify(card) === JSON.stringify(pm.card)) return pm;
   const updated = { ...pm, card };
   const done = await commit({
-    writes: [{ move: { entity: 'payment_method', id: pm.id, owner }, expect: { card: pm.card }, set: { card } }],
+    writes: [{ update: { entity: 'payment_method', id: pm.id, owner }, expect: { card: pm.card }, set: { card } }],
     events: [newEvent(owner, 'payment_method.updated', paymentMethodView(updated))],
   });
   // Another update came first: this one is applied on top of it (the updater's report is the newest news).

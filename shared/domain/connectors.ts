@@ -118,10 +118,10 @@ export async function updateConnector(merchant: Merchant, id: string, input: v.I
   const existing = await connectorsStore.getShownConnector(ownerOf(merchant), id);
   if (!existing) throw new NotFound();
   const checked = input.credentials ? await checkedCredentials(existing.provider, input.credentials, mode) : undefined;
-  const move = input.status
-    ? transition('connector', CONNECTOR, input.status === 'active' ? 'enable' : 'disable', existing.status)
+  const step = input.status
+    ? { transition: transition('connector', CONNECTOR, input.status === 'active' ? 'enable' : 'disable', existing.status) }
     : // fields alone change in any state the connector may still be deleted from
-      { from: CONNECTOR.delete.from };
+      { inStates: CONNECTOR.delete.from };
   const changes = {
     label: input.label,
     credentials_sealed: checked && (await checked.sealedFor(merchant.id, id)),
@@ -130,7 +130,7 @@ export async function updateConnector(merchant: Merchant, id: string, input: v.I
     metadata: input.metadata,
     updated_at: isoNow(),
   };
-  const updated = await connectorsStore.updateConnector(ownerOf(merchant), id, changes, move);
+  const updated = await connectorsStore.updateConnector(ownerOf(merchant), id, changes, step);
   if (!updated) throw new NotFound();
   return view(updated, baseUrl);
 }

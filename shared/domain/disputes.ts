@@ -78,7 +78,7 @@ export async function recordDisputeChange(payment: PaymentRecord, change: Disput
     const known = disputes.find((d) => d.provider_reference === change.disputeReference);
     const operation = moveTo[change.status];
     if (known && (!operation || !(DISPUTE[operation].from as readonly string[]).includes(known.status))) return false;
-    if (await (known ? moveDispute(known, operation!, context) : openDispute(payment, change, context))) return true;
+    if (await (known ? stepDispute(known, operation!, context) : openDispute(payment, change, context))) return true;
   }
   throw new OperationInProgress(1, 'this dispute');
 }
@@ -121,24 +121,24 @@ async function openDispute(payment: PaymentRecord, change: DisputeChange, contex
 }
 
 /** Moves a dispute by the DISPUTE table; a won dispute that was debited gives its amount back. */
-async function moveDispute(
+async function stepDispute(
   dispute: StoredDispute,
   operation: keyof typeof DISPUTE,
   context: OutcomeContext,
   extra: { set?: Record<string, unknown>; finish?: string } = {},
 ): Promise<boolean> {
-  const move = DISPUTE[operation];
+  const step = DISPUTE[operation];
   const now = isoNow();
   const credit = operation === 'win' && dispute.debited;
-  const moved: StoredDispute = { ...dispute, status: move.to, updated_at: now, ...(credit ? { debited: false } : {}) };
-  const event = newEvent(dispute, move.event, disputeObject(moved));
+  const next: StoredDispute = { ...dispute, status: step.to, updated_at: now, ...(credit ? { debited: false } : {}) };
+  const event = newEvent(dispute, step.event, disputeObject(next));
   const committed = await commit({
     writes: [
       {
-        move: disputesStore.disputeTarget(dispute),
-        transition: { ...move, from: [dispute.status] },
+        update: disputesStore.disputeTarget(dispute),
+        transition: { ...step, from: [dispute.status] },
         set: { updated_at: now, ...(credit ? { debited: false } : {}), ...extra.set },
-        append: { history: [historyEntry(`dispute.${move.to}`, context.source, context.reference, now)] },
+        append: { history: [historyEntry(`dispute.${step.to}`, context.source, context.reference, now)] },
         ...(extra.finish ? { operation: { finish: extra.finish } } : {}),
       },
       ...(context.seen ? [context.seen] : []),
@@ -147,7 +147,7 @@ async function moveDispute(
     counters: credit ? ledger.disputeCounters(dispute, dispute.currency, -dispute.amount, ledger.dayOf(now)) : [],
   });
   if (committed === 'refused') return false;
-  await countDispute(dispute, move.to);
+  await countDispute(dispute, step.to);
   return true;
 }
 
@@ -206,14 +206,14 @@ const runAction = (dispute: StoredDispute, action: DisputeAction, start: Start<D
           op,
           result,
         );
-      const moved = await moveDispute(
+      const stepped = await stepDispute(
         dispute,
         action.kind === 'dispute_accept' ? 'accept' : 'review',
         { source, reference: result.reference },
         { finish: op.id },
       );
       // A notification may have moved it meanwhile (e.g. the provider closed it): the operation still ends.
-      if (!moved) await finish(disputesStore.disputeTarget(dispute), op);
+      if (!stepped) await finish(disputesStore.disputeTarget(dispute), op);
       return disputeObject((await disputesStore.findDispute(dispute, dispute.id)) ?? dispute);
     },
   });

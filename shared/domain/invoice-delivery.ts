@@ -8,7 +8,7 @@ import { clock, isoNow } from '../model/clock.ts';
 import { beginOn, finish, leaseFromNow, runOperation } from './operations.ts';
 import { BadRequest, ResourceMissing } from '../model/errors.ts';
 import { newId } from '../model/ids.ts';
-import { type InvoiceChannel, type InvoiceView, load, move, pdfUrlOf, payUrlOf, refusal } from './invoices.ts';
+import { type InvoiceChannel, type InvoiceView, load, pdfUrlOf, payUrlOf, refusal, stepInvoice } from './invoices.ts';
 import { PDF_LINK_TTL_SECONDS } from './signed-links.ts';
 import { INVOICE, transition } from '../model/state-machines.ts';
 import { formatMoney } from './tax.ts';
@@ -100,7 +100,7 @@ type SentView = InvoiceView & { status: 'sent'; sent_to: string };
 /** The message went out: the invoice moves to `sent` with its event, and the send's operation ends. */
 async function sent(invoice: StoredInvoice, op: Operation, pdfUrl: string): Promise<SentView> {
   const changes = { sent_at: isoNow(), sent_to: op.to!, channel: op.channel as InvoiceChannel };
-  return (await move(invoice, 'send', changes, pdfUrl, op.id)) as SentView;
+  return (await stepInvoice(invoice, 'send', changes, pdfUrl, op.id)) as SentView;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Invoices: draft on create (with a gapless per-merchant number), sent (again and again) by e-mail, SMS or WhatsApp,
- * paid once (the INVOICE table in state-machines.ts). Every move is one commit that carries its event
+ * paid once (the INVOICE table in state-machines.ts). Every transition is one commit that carries its event
  * (invoice.created / .sent / .paid) in the same transaction. The PDF (`invoice-pdf.ts`) is rendered on request behind a signed, expiring link (`pdf_url`, new on
  * every read).
  */
@@ -174,10 +174,10 @@ export async function listInvoices(merchant: Merchant, query: v.InferOutput<type
 
 /**
  * Applies `operation` of the INVOICE table with its changes and event in one commit, or answers invalid_state with
- * the reason: the invoice's state does not allow it (also when a racing move won), or a send is under way. `sendOp`:
- * the send operation that holds the invoice, finished by this move; without it, no live send may hold the invoice.
+ * the reason: the invoice's state does not allow it (also when a racing transition won), or a send is under way. `sendOp`:
+ * the send operation that holds the invoice, finished by this transition; without it, no live send may hold the invoice.
  */
-export async function move(
+export async function stepInvoice(
   invoice: StoredInvoice,
   operation: keyof typeof INVOICE,
   changes: Partial<InvoiceRecord>,
@@ -189,7 +189,7 @@ export async function move(
   const event = newEvent(invoice, INVOICE[operation].event, { ...result });
   const committed = await commit({
     writes: [
-      { move: invoices.invoiceTarget(invoice), transition: step, set: changes, operation: sendOp ? { finish: sendOp } : { idle: clock.now() } },
+      { update: invoices.invoiceTarget(invoice), transition: step, set: changes, operation: sendOp ? { finish: sendOp } : { idle: clock.now() } },
     ],
     events: [event],
   });
@@ -197,7 +197,7 @@ export async function move(
   return result;
 }
 
-/** Why a move of the invoice was refused, judged on the invoice as it is now. */
+/** Why a transition of the invoice was refused, judged on the invoice as it is now. */
 export async function refusal(invoice: InvoiceRecord, operation: keyof typeof INVOICE): Promise<InvalidState> {
   const now = await load(invoice, invoice.id);
   transition('invoice', INVOICE, operation, now.status);
@@ -216,7 +216,7 @@ export async function markInvoicePaid(
 ): Promise<InvoiceView & { status: 'paid'; paid_at: string }> {
   const invoice = await load(ownerOf(merchant), invoiceId);
   const changes = { paid_at: isoNow(), payment_id: paymentId ?? null, next_retry_at: null, retry_reason: null };
-  return (await move(invoice, 'markPaid', changes, await pdfUrlOf(invoice.id, baseUrl))) as InvoiceView & { status: 'paid'; paid_at: string };
+  return (await stepInvoice(invoice, 'markPaid', changes, await pdfUrlOf(invoice.id, baseUrl))) as InvoiceView & { status: 'paid'; paid_at: string };
 }
 
 /**
@@ -232,7 +232,7 @@ export async function paymentFailedChange(
   if (invoice.status === 'paid') return {};
   const failed = { ...invoice, ...failure };
   return {
-    writes: [{ move: invoices.invoiceTarget(invoice), inStates: ['draft', 'sent'], set: failure }],
+    writes: [{ update: invoices.invoiceTarget(invoice), inStates: ['draft', 'sent'], set: failure }],
     events: [newEvent(invoice, 'invoice.payment_failed', { ...toView(failed, await pdfUrlOf(invoice.id, baseUrl)) })],
   };
 }

@@ -1,5 +1,5 @@
 import type { OperationResult } from '../providers/index.ts';
-import { type Change, commit, type Move } from '../store/commit.ts';
+import { type Change, commit, type Update } from '../store/commit.ts';
 import type { Operation, Target } from '../model/targets.ts';
 import { clock } from '../model/clock.ts';
 import { OperationInProgress, OutcomeUnknown, ProviderRefused, ProvidersUnavailable } from '../model/errors.ts';
@@ -23,7 +23,7 @@ export const awaiting = (op: Operation): Operation => ({ ...op, awaiting: true, 
 /**
  * Where a run starts. `begin`: a change that writes `op` on its item (with the item's own conditions). `takeOver`:
  * `op` is already on `target`, begun by a run that may have died; it is taken over once its lease ended (409 while
- * it runs). `refused`: what the caller answers when another run moved first (a take-over's default: 409).
+ * it runs). `refused`: what the caller answers when another run changed the item first (a take-over's default: 409).
  */
 export type Start<A> = { op: Operation; begin: Change; refused: () => Promise<A> } | { op: Operation; takeOver: Target; refused?: () => Promise<A> };
 
@@ -43,9 +43,9 @@ export async function runOperation<R, A>({ start, call, record }: OperationRun<R
   return record(await call(op, retried), op);
 }
 
-/** A change that begins `op` on `target`, under the move's conditions (`inStates`, `expect`, …) and with its fields. */
-export const beginOn = (target: Target, op: Operation, move: Omit<Move, 'move' | 'operation'> = {}): Change => ({
-  writes: [{ move: target, ...move, operation: { begin: op } }],
+/** A change that begins `op` on `target`, under the update's conditions (`inStates`, `expect`, …) and with its fields. */
+export const beginOn = (target: Target, op: Operation, update: Omit<Update, 'update' | 'operation'> = {}): Change => ({
+  writes: [{ update: target, ...update, operation: { begin: op } }],
 });
 
 /** Takes over an operation whose lease ended, renewing its lease (undefined: another run took it or finished it). */
@@ -53,12 +53,12 @@ async function takeOver(target: Target, op: Operation): Promise<Operation | unde
   const now = clock.now();
   if (op.lease_until >= now) throw new OperationInProgress((op.lease_until - now) / 1000);
   const leaseUntil = now + LEASE_MS;
-  const taken = await commit({ writes: [{ move: target, operation: { takeOver: op.id, now, leaseUntil } }] });
+  const taken = await commit({ writes: [{ update: target, operation: { takeOver: op.id, now, leaseUntil } }] });
   return taken === 'committed' ? { ...op, lease_until: leaseUntil } : undefined;
 }
 
-/** Ends the operation on `target` without any other change (its call changed nothing, or its item moved meanwhile). */
-export const finish = (target: Target, op: Operation) => commit({ writes: [{ move: target, operation: { finish: op.id } }] });
+/** Ends the operation on `target` without any other change (its call changed nothing, or its item changed state meanwhile). */
+export const finish = (target: Target, op: Operation) => commit({ writes: [{ update: target, operation: { finish: op.id } }] });
 
 /** A retried call that could not reach the provider proves nothing about the first call: its outcome is unknown. */
 export const asRetried = (result: OperationResult, retried: boolean): OperationResult =>

@@ -25,7 +25,7 @@ import { annotate } from '../tracer.ts';
 /**
  * Capture, void and refund (the payment state machine is the PAYMENT table in state-machines.ts). Each goes through
  * the operation primitive: `begin` puts the operation on the item (conditional on the state and on no live
- * operation), the provider is called under the operation's id as idempotency key, and one commit applies the move
+ * operation), the provider is called under the operation's id as idempotency key, and one commit applies the transition
  * with its event and counters and finishes the operation. A run that dies leaves the operation for the reconciler,
  * which calls the provider again under the same key (no second effect) and finishes it.
  */
@@ -68,11 +68,11 @@ export async function listPayments(merchant: Merchant, query: ListInput) {
 export async function capturePayment(merchant: Merchant, paymentId: string, body: v.InferOutput<typeof CaptureBody>, origin: Origin = freshOrigin()) {
   const payment = await load(merchant, paymentId);
   const amount = body.amount ?? payment.amount;
-  return move(payment, 'capture', amount, origin);
+  return captureOrVoid(payment, 'capture', amount, origin);
 }
 
 export async function voidPayment(merchant: Merchant, paymentId: string, origin: Origin = freshOrigin()) {
-  return move(await load(merchant, paymentId), 'void', undefined, origin);
+  return captureOrVoid(await load(merchant, paymentId), 'void', undefined, origin);
 }
 
 /** An operation on an authorized payment, at the provider and account that hold its authorization. */
@@ -88,7 +88,7 @@ const operationOn = (payment: PaymentRecord, id: string, kind: 'capture' | 'void
 });
 
 /** Begins the capture or void on the payment, then carries it out. A retried request that already did it replays. */
-async function move(current: StoredPayment & PaymentRecord, kind: 'capture' | 'void', amount: number | undefined, origin: Origin) {
+async function captureOrVoid(current: StoredPayment & PaymentRecord, kind: 'capture' | 'void', amount: number | undefined, origin: Origin) {
   let payment = current;
   const opId = idFor('operation', origin);
   if (payment.last_operation === opId) return paymentView(payment);
@@ -101,7 +101,7 @@ async function move(current: StoredPayment & PaymentRecord, kind: 'capture' | 'v
   const refused = async (): Promise<never> => {
     const now = await payments.getStoredPayment(payment, payment.id);
     if (now?.op) throw new OperationInProgress((now.op.lease_until - clock.now()) / 1000);
-    // Moved by a racing request meanwhile; if the move is still allowed, a retry runs it (409, nothing stored).
+    // Moved by a racing request meanwhile; if the transition is still allowed, a retry runs it (409, nothing stored).
     if (now && (from as readonly string[]).includes(now.status)) throw new OperationInProgress(1);
     throw new InvalidState(undefined, `the payment became ${now?.status} meanwhile`);
   };
@@ -116,7 +116,7 @@ async function cancelAuthentication(payment: StoredPayment & PaymentRecord, opId
   if (askingProvider(payment)) throw new OperationInProgress((payment.op!.lease_until - clock.now()) / 1000);
   const op = operationOn(payment, opId, 'void', undefined);
   const begin: Change = {
-    writes: [{ move: payments.paymentTarget(payment), inStates: ['requires_action'], operation: { replace: payment.op!.id, with: op } }],
+    writes: [{ update: payments.paymentTarget(payment), inStates: ['requires_action'], operation: { replace: payment.op!.id, with: op } }],
   };
   const refused = async (): Promise<never> => {
     throw new OperationInProgress(1);
@@ -167,30 +167,30 @@ async function recordPaymentOperation(payment: StoredPayment, op: Operation, res
   const now = isoNow();
   const changes =
     op.kind === 'capture' ? { amount_captured: op.amount!, updated_at: now, last_operation: op.id } : { updated_at: now, last_operation: op.id };
-  const move = PAYMENT[op.kind as 'capture' | 'void'];
-  const moved: PaymentRecord = { ...(payment as PaymentRecord), ...changes, status: move.to };
-  const event = newEvent(payment, move.event, paymentView(moved));
+  const step = PAYMENT[op.kind as 'capture' | 'void'];
+  const next: PaymentRecord = { ...(payment as PaymentRecord), ...changes, status: step.to };
+  const event = newEvent(payment, step.event, paymentView(next));
   // A provider that confirms later keeps the operation on the payment, awaiting its notification or the reconciler.
   const operation = result.pending ? { replace: op.id, with: awaiting(op) } : { finish: op.id };
   const committed = await commit({
     writes: [
       {
-        move: payments.paymentTarget(payment),
-        transition: move,
+        update: payments.paymentTarget(payment),
+        transition: step,
         set: changes,
-        append: { history: [historyEntry(move.event, source, result.reference, now)] },
+        append: { history: [historyEntry(step.event, source, result.reference, now)] },
         operation,
       },
     ],
     events: [event],
     counters: [
       ...(op.kind === 'capture' ? ledger.captureCounters(payment, payment.currency, op.amount!, ledger.dayOf(now)) : []),
-      ...payments.paymentCountChange(payment as PaymentRecord, payment.status as PaymentRecord['status'], move.to),
+      ...payments.paymentCountChange(payment as PaymentRecord, payment.status as PaymentRecord['status'], step.to),
     ],
   });
   if (committed === 'refused') throw new OperationInProgress(1);
   if (op.kind === 'capture') await countCapture(payment, result.pending ? 'pending' : 'succeeded');
-  return paymentView(moved);
+  return paymentView(next);
 }
 
 const countCapture = (payment: { livemode: boolean; provider?: string | null }, outcome: 'succeeded' | 'pending' | 'failed'): Promise<void> =>
@@ -228,14 +228,14 @@ async function reserveAndRefund(
 ): Promise<RefundView> {
   const judge = async (read: PaymentRead) => {
     const payment = await load(merchant, paymentId, read);
-    const move = transition('payment', PAYMENT, 'refund', payment.status);
+    const step = transition('payment', PAYMENT, 'refund', payment.status);
     const remaining = payment.amount_captured - payment.amount_refunded;
     if (remaining <= 0) throw new InvalidState(undefined, 'the payment has been refunded in full');
     const amount = body.amount ?? remaining;
     if (amount > remaining) throw new BadRequest('amount_too_large', 'amount');
-    return { payment, move, amount, read };
+    return { payment, step, amount, read };
   };
-  const { payment, move, amount, read } = await judge(attempt === 1 ? 'eventual' : 'consistent').catch((error: unknown) => {
+  const { payment, step, amount, read } = await judge(attempt === 1 ? 'eventual' : 'consistent').catch((error: unknown) => {
     if (attempt === 1 && error instanceof AppError) return judge('consistent');
     throw error;
   });
@@ -257,10 +257,10 @@ async function reserveAndRefund(
   };
   const reservation: Change = {
     writes: [
-      // From the status read (not any status the move allows), so the status counts move exactly once.
+      // From the status read (not any status the transition allows), so the status counts change exactly once.
       {
-        move: payments.paymentTarget(payment),
-        transition: { ...move, from: [payment.status] },
+        update: payments.paymentTarget(payment),
+        transition: { ...step, from: [payment.status] },
         add: { amount_refunded: amount },
         atMost: { amount_refunded: payment.amount_captured - amount },
         ...(read === 'eventual' ? { expect: { amount_captured: payment.amount_captured, amount_refunded: payment.amount_refunded } } : {}),
@@ -306,7 +306,7 @@ async function recordRefund(payment: PaymentRecord, refund: StoredRefund, op: Op
   const accepted = await commit({
     writes: [
       {
-        move: payments.refundTarget(refund),
+        update: payments.refundTarget(refund),
         inStates: ['pending'],
         set: { provider_reference: result.reference },
         append: { history: [historyEntry('refund.accepted', source, result.reference)] },
@@ -333,7 +333,7 @@ async function takeBack(payment: PaymentRecord, refund: StoredRefund): Promise<v
         ? {
             writes: [
               {
-                move: payments.paymentTarget(now),
+                update: payments.paymentTarget(now),
                 transition: PAYMENT.restore,
                 add: { amount_refunded: -refund.amount },
                 expect: { amount_refunded: refund.amount },
@@ -344,7 +344,7 @@ async function takeBack(payment: PaymentRecord, refund: StoredRefund): Promise<v
           }
         : {
             writes: [
-              { move: payments.paymentTarget(now), add: { amount_refunded: -refund.amount }, expect: { amount_refunded: now.amount_refunded } },
+              { update: payments.paymentTarget(now), add: { amount_refunded: -refund.amount }, expect: { amount_refunded: now.amount_refunded } },
               remove,
             ],
           },

@@ -18,7 +18,7 @@ import { historyEntry } from './timeline-entries.ts';
 /**
  * Applies one change a provider reported about one of our payments (by notification, or answering the reconciler).
  * Every change is a transition of a state machine table, written on condition of the state it moves from: a report
- * that comes twice, or after a later one, finds its move no longer allowed and changes nothing. True when it changed
+ * that comes twice, or after a later one, finds its transition no longer allowed and changes nothing. True when it changed
  * something.
  */
 export async function applyProviderChange(stored: StoredPayment, change: ProviderChange, context: OutcomeContext): Promise<boolean> {
@@ -69,7 +69,7 @@ async function confirmAwaiting(
   const confirmed = await commit({
     writes: [
       {
-        move: payments.paymentTarget(payment),
+        update: payments.paymentTarget(payment),
         append: {
           history: [historyEntry(change ?? `${kind === 'capture' ? 'capture' : 'cancellation'}.confirmed`, context.source, context.reference)],
         },
@@ -94,13 +94,13 @@ async function failCapture(
   if (!allows(PAYMENT, 'captureFail', payment.status) || payment.amount_refunded > 0) return false;
   const capturedAt = payment.history?.findLast((h) => h.change === 'payment.captured')?.at ?? payment.updated_at;
   const now = isoNow();
-  const moved: PaymentRecord = { ...payment, status: PAYMENT.captureFail.to, amount_captured: 0, updated_at: now };
-  const event = newEvent(payment, PAYMENT.captureFail.event, { ...paymentView(moved), failure_reason: reason ?? null });
+  const next: PaymentRecord = { ...payment, status: PAYMENT.captureFail.to, amount_captured: 0, updated_at: now };
+  const event = newEvent(payment, PAYMENT.captureFail.event, { ...paymentView(next), failure_reason: reason ?? null });
   const op = payment.op?.kind === 'capture' ? payment.op : undefined;
   const committed = await commit({
     writes: [
       {
-        move: payments.paymentTarget(payment),
+        update: payments.paymentTarget(payment),
         transition: PAYMENT.captureFail,
         expect: { amount_refunded: 0 },
         set: { amount_captured: 0, updated_at: now },

@@ -104,6 +104,6 @@ async function settleAwaiting(leased: Leased): Promise<boolean> {
   const still =
     leased.entity === 'payment' ? (await payments.getStoredPayment(payment, payment.id))?.op : (await payments.getRefund(payment.id, item.id))?.op;
   if (still?.id !== op.id) return true;
-  await commit({ writes: [{ move: target, operation: { replace: op.id, with: awaiting(op) } }] });
+  await commit({ writes: [{ update: target, operation: { replace: op.id, with: awaiting(op) } }] });
   return false;
 }

@@ -41,16 +41,16 @@ export async function resolveException(merchant: Merchant, id: string, body: { r
   const owner = ownerOf(merchant);
   const exception = await reconciliationStore.getException(owner, id);
   if (!exception) throw new NotFound();
-  const move = transition('reconciliation exception', RECONCILIATION_EXCEPTION, 'resolve', exception.status);
+  const step = transition('reconciliation exception', RECONCILIATION_EXCEPTION, 'resolve', exception.status);
   const fields: Partial<ExceptionRecord> = {
     resolution: body.resolution,
     note: body.note ?? null,
     resolved_by: merchant.apiKeyId ?? merchant.id,
     resolved_at: isoNow(),
   };
-  if (!(await reconciliationStore.resolveException(exception, move, fields))) {
+  if (!(await reconciliationStore.resolveException(exception, step, fields))) {
     const now = await reconciliationStore.getException(owner, id);
     transition('reconciliation exception', RECONCILIATION_EXCEPTION, 'resolve', now?.status ?? 'resolved');
   }
-  return exceptionView({ ...exception, ...fields, status: move.to });
+  return exceptionView({ ...exception, ...fields, status: step.to });
 }

@@ -75,9 +75,9 @@ export async function reconcileAccount(account: ConnectorRecord): Promise<RunSum
     summary.exceptions_created += outcome.exceptions;
     if (outcome.created) summary.settlements_created.push(outcome.settlementId);
     if (!outcome.created) continue;
-    const moved = window.to > window.from;
-    cutoffs[payout.currency] = moved ? window.to : from;
-    carried[payout.currency] = [...(moved ? [] : (carried[payout.currency] ?? [])), ...outcome.paidAfter];
+    const advanced = window.to > window.from;
+    cutoffs[payout.currency] = advanced ? window.to : from;
+    carried[payout.currency] = [...(advanced ? [] : (carried[payout.currency] ?? [])), ...outcome.paidAfter];
   }
   if (read.cursor !== (lastRun?.cursor ?? null))
     await reconciliationStore.saveLastRun(owner, account.id, lastRun, { cursor: read.cursor, cutoffs, carried });
@@ -98,7 +98,7 @@ async function reconcilePayout(
   if (await settlementsStore.settlementExists(settlementId)) return { created: false, settlementId, matched: 0, exceptions: 0, paidAfter: [] };
   const resolve = resolver(account, owner);
   const found = await Promise.all(payout.lines.map((line) => resolve(line)));
-  const expected = (await movedIn(account, owner, payout.currency, window)).filter((m) => !paidBefore.has(movementKey(m)));
+  const expected = (await movementsIn(account, owner, payout.currency, window)).filter((m) => !paidBefore.has(movementKey(m)));
   const { lines, findings } = matchPayout(payout, found, expected, account.fees);
 
   let exceptions = 0;
@@ -161,7 +161,12 @@ function resolver(account: ConnectorRecord, owner: Owner) {
  * The money our ledger moved at the account in `currency` within the window (after the previous payout's last second,
  * to the end of this one's), which this payout should carry: its payments' captures and its refunds (not failed).
  */
-async function movedIn(account: ConnectorRecord, owner: Owner, currency: string, window: { from: string; to: string }): Promise<ExpectedMovement[]> {
+async function movementsIn(
+  account: ConnectorRecord,
+  owner: Owner,
+  currency: string,
+  window: { from: string; to: string },
+): Promise<ExpectedMovement[]> {
   if (window.to <= window.from) return [];
   const inWindow = (at: string | undefined) => at !== undefined && at > window.from && at <= window.to;
   const filters = {
@@ -170,13 +175,13 @@ async function movedIn(account: ConnectorRecord, owner: Owner, currency: string,
     created_gte: Date.parse(window.from) - CAPTURE_WINDOW_MS,
     created_lte: Date.parse(window.to),
   };
-  const moved: ExpectedMovement[] = [];
+  const movements: ExpectedMovement[] = [];
   for (let after: string | undefined, more = true; more;) {
     const page = await payments.listPayments(owner, filters, { limit: PAGE, starting_after: after });
     for (const listed of page.data.filter((p) => p.connector_id === account.id && p.amount_captured > 0)) {
       const payment = await payments.getStoredPayment(owner, listed.id);
       if (payment && inWindow(capturedAt(payment)))
-        moved.push({ payment_id: payment.id, refund_id: null, amount: payment.amount_captured, currency: payment.currency });
+        movements.push({ payment_id: payment.id, refund_id: null, amount: payment.amount_captured, currency: payment.currency });
     }
     after = page.data.at(-1)?.id;
     more = page.has_more;
@@ -186,9 +191,9 @@ async function movedIn(account: ConnectorRecord, owner: Owner, currency: string,
     if (refund.status === 'failed' || refund.currency !== currency || !inWindow(refund.created_at)) continue;
     if (!atAccount.has(refund.payment_id))
       atAccount.set(refund.payment_id, (await payments.getStoredPayment(owner, refund.payment_id))?.connector_id === account.id);
-    if (atAccount.get(refund.payment_id)) moved.push({ payment_id: refund.payment_id, refund_id: refund.id, amount: -refund.amount, currency });
+    if (atAccount.get(refund.payment_id)) movements.push({ payment_id: refund.payment_id, refund_id: refund.id, amount: -refund.amount, currency });
   }
-  return moved;
+  return movements;
 }
 
 const capturedAt = (payment: payments.StoredPayment) =>

@@ -58,7 +58,7 @@ export async function confirmRefund(payment: PaymentRecord, refund: StoredRefund
     const confirmed = await commit({
       writes: [
         {
-          move: payments.refundTarget(current),
+          update: payments.refundTarget(current),
           transition: REFUND.confirm,
           set: { provider_reference: providerRefundId },
           append: { history: [historyEntry('refund.succeeded', context.source, context.reference)] },
@@ -68,9 +68,8 @@ export async function confirmRefund(payment: PaymentRecord, refund: StoredRefund
       ],
       events: [event],
       counters,
-    }).catch((error: unknown) => {
-      if (error instanceof Error && error.name === 'TransactionCanceledException') return 'refused' as const;
-      throw error;
+      // the counters' cells kept conflicting with other writes: read again and retry, like a refusal
+      cancelled: 'contended',
     });
     if (confirmed === 'committed') {
       await countRefund(payment, 'succeeded');
@@ -100,13 +99,13 @@ export async function failRefund(payment: PaymentRecord, refund: StoredRefund, f
     const given = await commit({
       writes: [
         {
-          move: payments.paymentTarget(now),
+          update: payments.paymentTarget(now),
           ...(last ? { transition: PAYMENT.restore } : {}),
           add: { amount_refunded: -current.amount },
           expect: { amount_refunded: now.amount_refunded },
         },
         {
-          move: payments.refundTarget(current),
+          update: payments.refundTarget(current),
           transition: { ...REFUND.fail, from: [current.status] },
           set: { failure_reason: failureReason },
           append: { history: [historyEntry('refund.failed', context.source, context.reference)] },

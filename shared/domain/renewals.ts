@@ -25,7 +25,7 @@ import { paymentActionRequired, sendPaymentLink } from './payment-links.ts';
 import { cappedRecovery, recoveryAfter } from './recovery-policy.ts';
 import { capturePayment } from './payment-lifecycle.ts';
 import { PERIOD } from '../model/state-machines.ts';
-import { applyMove, scheduleOf, today } from './subscriptions.ts';
+import { scheduleOf, stepSubscription, today } from './subscriptions.ts';
 import { count } from '../metrics.ts';
 import { modeOf } from './connectors.ts';
 
@@ -276,7 +276,7 @@ async function completeRenewal(subscription: SubscriptionRecord, period: PeriodR
       }
     }
   }
-  const moved = await applyMove(
+  const stepped = await stepSubscription(
     subscription,
     'renew',
     {
@@ -291,22 +291,22 @@ async function completeRenewal(subscription: SubscriptionRecord, period: PeriodR
     { next_billing: period.period_start },
     { counters: await recoveredCounters(subscription, period) },
   );
-  return moved ? 'renewed' : skip('moved_meanwhile', message);
+  return stepped ? 'renewed' : skip('moved_meanwhile', message);
 }
 
 /**
  * The renewal of a subscription set to cancel at period end: `cancel` (subscription.cancelled) instead, on the
- * condition that the merchant has not unset it meanwhile and the period is still the one due. A refused move is
+ * condition that the merchant has not unset it meanwhile and the period is still the one due. A refused transition is
  * skipped: the next scan finds the subscription again if it is still due (renewing it, if the flag was unset).
  */
 async function cancelAtPeriodEnd(subscription: SubscriptionRecord, message: RenewalMessage): Promise<RenewalOutcome> {
-  const moved = await applyMove(
+  const stepped = await stepSubscription(
     subscription,
     'cancel',
     { cancelled_at: isoNow(), retry_attempt: null, retry_at: null, retry_reason: null, awaiting_card: null },
     { next_billing: message.period_start, cancel_at_period_end: true },
   );
-  return moved ? 'cancelled' : skip('moved_meanwhile', message);
+  return stepped ? 'cancelled' : skip('moved_meanwhile', message);
 }
 
 /**
@@ -329,7 +329,7 @@ async function recordDecline(subscription: SubscriptionRecord, period: PeriodRec
   const failed = invoice ? await paymentFailedChange(invoice, failure, baseUrl()) : {};
   const actionRequired =
     recovery.treatment === 'wait_for_shopper' && invoice ? [await paymentActionRequired({ ...invoice, ...failure }, config.PUBLIC_API_URL)] : [];
-  const moved = await applyMove(
+  const stepped = await stepSubscription(
     subscription,
     period.attempt === 0 ? 'decline' : 'declineRetry',
     {
@@ -357,7 +357,7 @@ async function recordDecline(subscription: SubscriptionRecord, period: PeriodRec
           : [],
     },
   );
-  if (!moved) return skip('moved_meanwhile', message);
+  if (!stepped) return skip('moved_meanwhile', message);
   if (actionRequired.length > 0) await sendPaymentLink(invoice!, baseUrl());
   return 'past_due';
 }

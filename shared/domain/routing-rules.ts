@@ -82,8 +82,8 @@ export async function createRoutingRule(merchant: Merchant, input: NewRoutingRul
 export async function updateRoutingRule(merchant: Merchant, ruleId: string, changes: RoutingRuleChanges): Promise<RoutingRule> {
   const { status, ...fields } = changes;
   // fields alone change in any state (a rule has no final one)
-  const move = status ? ROUTING_RULE[status === 'active' ? 'enable' : 'disable'] : { from: ROUTING_RULE.disable.from };
-  const rule = await routingRules.updateRoutingRule(ownerOf(merchant), ruleId, fields, move);
+  const step = status ? { transition: ROUTING_RULE[status === 'active' ? 'enable' : 'disable'] } : { inStates: ROUTING_RULE.disable.from };
+  const rule = await routingRules.updateRoutingRule(ownerOf(merchant), ruleId, fields, step);
   if (!rule) throw new NotFound();
   return view(rule);
 }

@@ -70,7 +70,7 @@ export async function awaitShopper(payment: PaymentRecord, attempt: Operation, a
   const result = await commit({
     writes: [
       {
-        move: payments.paymentTarget(waiting),
+        update: payments.paymentTarget(waiting),
         transition: PAYMENT.requireAction,
         set: fields,
         append: { history: [historyEntry(event.type, sourceOf(waiting), waiting.provider_reference)] },
@@ -105,7 +105,7 @@ export async function finishAuthentication(payment: StoredPayment, returned: Rec
   await runOperation<AuthorizeResult, void>({
     start: {
       op: asking,
-      begin: { writes: [{ move: target, inStates: ['requires_action'], operation: { replace: waiting.id, with: asking } }] },
+      begin: { writes: [{ update: target, inStates: ['requires_action'], operation: { replace: waiting.id, with: asking } }] },
       refused: async () => undefined,
     },
     call: async (op) => {
@@ -141,7 +141,7 @@ export async function finishAuthentication(payment: StoredPayment, returned: Rec
         return finishCreate(declined, op, [attempt], { source: by, after: 'requires_action' });
       }
       // Still waiting, or the provider could not say: the shopper's hour goes on (the reconciler asks again after it).
-      await commit({ writes: [{ move: target, operation: { replace: op.id, with: stillWaiting } }] });
+      await commit({ writes: [{ update: target, operation: { replace: op.id, with: stillWaiting } }] });
     },
   });
 }

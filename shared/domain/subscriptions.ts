@@ -19,7 +19,7 @@ import { clockTimeOf } from './clock-binding.ts';
  * Subscriptions and their state machine (the SUBSCRIPTION table in state-machines.ts, docs/api.md "Subscriptions"):
  *   active → paused (pause) → active (resume); active | paused | past_due → cancelled (cancel, permanent);
  *   active → past_due (a declined renewal) → active (a retry that succeeds).
- * Every move is one commit with its event in the same transaction; any other move answers invalid_state with the
+ * Every transition is one commit with its event in the same transaction; any other answers invalid_state with the
  * reason, e.g. "a cancelled subscription cannot be paused".
  */
 export const subscriptionView = (s: SubscriptionRecord) => ({
@@ -158,9 +158,9 @@ export type SubscriptionOperation = keyof typeof SUBSCRIPTION;
 /**
  * Applies `operation` of the SUBSCRIPTION table with `changes` (and its event) in one commit, on the condition that
  * the fields of `expect` still hold, with the writes and events of `also` (the invoice a renewal failed). Undefined
- * when the subscription's state does not allow the move, or a racing move won.
+ * when the subscription's state does not allow the transition, or a racing one won.
  */
-export async function applyMove(
+export async function stepSubscription(
   subscription: SubscriptionRecord,
   operation: SubscriptionOperation,
   changes: Partial<SubscriptionRecord>,
@@ -172,13 +172,13 @@ export async function applyMove(
   const set = { ...changes, updated_at: isoNow() };
   const updated: SubscriptionRecord = { ...subscription, ...set, status: step.to };
   const event = 'event' in step ? [newEvent(subscription, step.event, subscriptionView(updated))] : [];
-  const writes = [subscriptions.subscriptionMove(subscription, step, set, expect), ...(also.writes ?? [])];
+  const writes = [subscriptions.subscriptionUpdate(subscription, step, set, expect), ...(also.writes ?? [])];
   if ((await commit({ writes, events: [...event, ...(also.events ?? [])], counters: also.counters })) === 'refused') return undefined;
   return updated;
 }
 
-/** A merchant's move: invalid_state with the reason when the state does not allow it (also after a lost race). */
-async function move(
+/** A merchant's transition: invalid_state with the reason when the state does not allow it (also after a lost race). */
+async function merchantStep(
   merchant: Merchant,
   subscriptionId: string,
   operation: SubscriptionOperation,
@@ -187,28 +187,29 @@ async function move(
   const subscription = await load(merchant, subscriptionId);
   transition('subscription', SUBSCRIPTION, operation, subscription.status);
   const { changes, expect } = plan(subscription);
-  const moved = await applyMove(subscription, operation, changes, expect);
-  if (moved) return subscriptionView(moved);
+  const stepped = await stepSubscription(subscription, operation, changes, expect);
+  if (stepped) return subscriptionView(stepped);
   transition('subscription', SUBSCRIPTION, operation, (await load(merchant, subscriptionId)).status);
   throw new InvalidState(undefined, 'the subscription changed meanwhile; read it again');
 }
 
 /** active → paused: out of the renewal index, nothing renews while paused. */
-export const pauseSubscription = (merchant: Merchant, subscriptionId: string) => move(merchant, subscriptionId, 'pause', () => ({ changes: {} }));
+export const pauseSubscription = (merchant: Merchant, subscriptionId: string) =>
+  merchantStep(merchant, subscriptionId, 'pause', () => ({ changes: {} }));
 
 /**
  * paused → active: `next_billing` moves to the next future date of the anchor schedule (after today, and not
  * before the renewal it was waiting for); periods missed while paused are skipped, not billed.
  */
 export const resumeSubscription = (merchant: Merchant, subscriptionId: string) =>
-  move(merchant, subscriptionId, 'resume', (s) => ({
+  merchantStep(merchant, subscriptionId, 'resume', (s) => ({
     expect: { next_billing: s.next_billing },
     changes: { next_billing: resumedNextBilling(scheduleOf(s), s.next_billing, today()) },
   }));
 
 /** active | paused | past_due → cancelled, for good: out of the renewal index, no retry runs any more. */
 export const cancelSubscription = (merchant: Merchant, subscriptionId: string) =>
-  move(merchant, subscriptionId, 'cancel', () => ({
+  merchantStep(merchant, subscriptionId, 'cancel', () => ({
     changes: { cancelled_at: isoNow(), retry_attempt: null, retry_at: null, retry_reason: null, awaiting_card: null },
   }));
 
@@ -222,7 +223,7 @@ export async function retryNow(owner: Owner, subscriptionId: string, periodStart
   if (waiting?.status !== 'past_due' || waiting.next_billing !== periodStart || !waiting.retry_attempt) return;
   const day = utcDate((await clockTimeOf(waiting.test_clock)) ?? businessNow());
   const changes = { retry_at: day, awaiting_card: null, retry_reason: `${why}: charged again on ${day}` };
-  await applyMove(waiting, 'retryNow', changes, { next_billing: periodStart, retry_attempt: waiting.retry_attempt });
+  await stepSubscription(waiting, 'retryNow', changes, { next_billing: periodStart, retry_attempt: waiting.retry_attempt });
 }
 
 /** A card updated (card-updates.ts): each subscription waiting on it (past_due on `expired_card`) is due again. */

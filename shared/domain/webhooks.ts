@@ -94,14 +94,14 @@ export async function getWebhook(merchant: Merchant, webhookId: string) {
 export async function updateWebhook(merchant: Merchant, webhookId: string, input: v.InferOutput<typeof UpdateWebhookBody>) {
   const owner = ownerOf(merchant);
   const url = input.url === undefined ? undefined : await allowedUrl(input.url);
-  const move = input.status === 'disabled' ? WEBHOOK_ENDPOINT.disable : input.status === 'active' ? WEBHOOK_ENDPOINT.enable : undefined;
+  const step = input.status === 'disabled' ? WEBHOOK_ENDPOINT.disable : input.status === 'active' ? WEBHOOK_ENDPOINT.enable : undefined;
   const changes = {
     url,
     events: input.events && eventsOf(input.events),
     metadata: input.metadata,
     updated_at: new Date(clock.now()).toISOString(),
   };
-  const updated = await webhooks.updateWebhook(owner, webhookId, changes, move);
+  const updated = await webhooks.updateWebhook(owner, webhookId, changes, step);
   if (!updated) throw missingWebhook(merchant, webhookId);
   return getWebhook(merchant, webhookId);
 }

@@ -61,7 +61,7 @@ export type RefundState = 'pending' | 'succeeded' | 'failed';
 
 /**
  * An invoice is a `draft` on create, `sent` (again and again) by a send, `paid` once. A send holds the invoice with
- * its operation while the message goes out (see invoice-delivery.ts); no other move is made meanwhile.
+ * its operation while the message goes out (see invoice-delivery.ts); no other transition is made meanwhile.
  */
 export const INVOICE = {
   send: { from: ['draft', 'sent'], to: 'sent', event: 'invoice.sent' },
@@ -249,12 +249,12 @@ const PAST = {
  * developer can act on, e.g. "a voided payment cannot be captured".
  */
 export function transition<S extends string, O extends string>(entity: string, machine: StateMachine<S, O>, operation: O, current: S): Transition<S> {
-  const move = machine[operation];
-  if (move.from.includes(current)) return move;
+  const step = machine[operation];
+  if (step.from.includes(current)) return step;
   throw new InvalidState(undefined, `${article(current)} ${current.replace('_', ' ')} ${entity} cannot be ${PAST[operation] ?? operation}`);
 }
 
-/** Whether `operation` of `machine` may start from `current` (for a job that skips what it may not move). */
+/** Whether `operation` of `machine` may start from `current` (for a job that skips what it may not change). */
 export const allows = <S extends string, O extends string>(machine: StateMachine<S, O>, operation: O, current: string): boolean =>
   (machine[operation].from as readonly string[]).includes(current);
 

@@ -12,7 +12,7 @@ export interface Owner {
   livemode: boolean;
 }
 
-/** The stored things a change can write, by id: `commit` builds the key (and list keys) from keys.ts. */
+/** The stored things a change can write, by id: the key (and list keys) are built here, from keys.ts. */
 export type Target =
   | { entity: 'payment'; id: string; owner: Owner }
   | { entity: 'refund'; id: string; paymentId: string; owner: Owner }
@@ -32,9 +32,24 @@ export type Target =
   | { entity: 'test_clock'; id: string; owner?: Owner }
   | { entity: 'webhook'; id: string; owner: Owner }
   | { entity: 'payment_method'; id: string; owner: Owner }
+  /** a customer's claim on one card (by its fingerprint): a second save of the card finds the first */
+  | { entity: 'payment_method_card'; customerId: string; fingerprint: string }
+  | { entity: 'customer'; id: string }
   | { entity: 'reconciliation_exception'; id: string; owner: Owner }
+  /** how far the reconciliation of a connector account got */
+  | { entity: 'reconciliation_run'; owner: Owner; connectorId: string }
   /** the owner's gapless invoice numbers: the last one given (see commitNumbered) */
-  | { entity: 'invoice_counter'; owner: Owner };
+  | { entity: 'invoice_counter'; owner: Owner }
+  /** a merchant's profile, with the counts its caps are kept by */
+  | { entity: 'merchant'; id: string }
+  /** the merchant a sign-in e-mail belongs to: one per e-mail */
+  | { entity: 'merchant_email'; email: string }
+  /** `copy`: one of the item's routing copies (routing-copies.ts), not the item */
+  | { entity: 'connector'; id: string; owner: Owner; copy?: number }
+  | { entity: 'routing_rule'; id: string; owner: Owner; copy?: number }
+  | { entity: 'api_key'; id: string; merchantId: string }
+  /** one copy of the item authentication reads by the key's hash (keys.ts `API_KEY_HASH_COPIES`) */
+  | { entity: 'api_key_hash'; keyHash: string; copy: number };
 
 /**
  * An external side effect in flight on an item: `begin` writes it before the outside call (its id is the call's

@@ -1,11 +1,12 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { KeyMode, KeyType } from '../model/credentials.ts';
 import type { Transition } from '../model/state-machines.ts';
-import { conditionalWrite, type Created, createOrFind, db, TABLE } from './client.ts';
+import { type Created, db, TABLE } from './client.ts';
+import { commit } from './commit.ts';
+import type { Target } from '../model/targets.ts';
 import { nullable, picklistOf, recordReader, Text } from './item-schemas.ts';
-import { statusIn } from './expressions.ts';
-import { API_KEY_HASH_COPIES, apiKeyKeys, type Key } from './keys.ts';
+import { API_KEY_HASH_COPIES, apiKeyKeys } from './keys.ts';
 import { listPage, merchantSet, type Page, type PageQuery } from './pagination.ts';
 
 export interface ApiKeyRecord {
@@ -73,29 +74,26 @@ const authOf = (key: ApiKeyRecord): ApiKeyAuthRecord => ({
   last_used: key.last_used,
 });
 
+const keyTarget = (key: Pick<ApiKeyRecord, 'merchant_id' | 'id'>): Target => ({ entity: 'api_key', id: key.id, merchantId: key.merchant_id });
 /** Every copy of a key's hash item: `from` 1 leaves out the first (0). */
-const copiesOf = (keyHash: string, from = 0) => Array.from({ length: API_KEY_HASH_COPIES - from }, (_, i) => apiKeyKeys.byHash(keyHash, from + i));
+const copiesOf = (keyHash: string, from = 0): Target[] =>
+  Array.from({ length: API_KEY_HASH_COPIES - from }, (_, i) => ({ entity: 'api_key_hash', keyHash, copy: from + i }));
 
 /**
  * The listed key item and every copy of the hash-lookup item are written together, so a key is never half-created.
  * A key already stored under its id (a retried create) is answered instead, and the new hash is not written.
  */
 export async function putApiKey(key: ApiKeyRecord): Promise<Created<ApiKeyRecord>> {
-  const itemKey = apiKeyKeys.item(key.merchant_id, key.id);
-  const put = await createOrFind(
-    new TransactWriteCommand({
-      TransactItems: [
-        { Put: { TableName: TABLE, Item: { ...itemKey, type: 'api_key', ...key }, ConditionExpression: 'attribute_not_exists(pk)' } },
-        ...copiesOf(key.key_hash).map((copy) => ({
-          Put: { TableName: TABLE, Item: { ...copy, type: 'api_key_hash', ...authOf(key) }, ConditionExpression: 'attribute_not_exists(pk)' },
-        })),
-      ],
-    }),
-    itemKey,
-  );
-  if (put.created) return { created: true, record: key };
-  if (!put.existing) throw new Error(`API key ${key.id} refused, and no key is stored under its id`);
-  return { created: false, record: apiKeyOf(put.existing) };
+  const put = await commit({
+    writes: [
+      { create: keyTarget(key), item: { ...key }, refusal: 'exists' },
+      ...copiesOf(key.key_hash).map((copy) => ({ create: copy, item: { ...authOf(key) } })),
+    ],
+  });
+  if (put === 'committed') return { created: true, record: key };
+  const existing = put === 'exists' ? await getApiKey(key.merchant_id, key.id) : undefined;
+  if (!existing) throw new Error(`API key ${key.id} refused, and no key is stored under its id`);
+  return { created: false, record: existing };
 }
 
 export async function getApiKey(merchantId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
@@ -121,22 +119,10 @@ export async function listApiKeys(merchantId: string, page: PageQuery, modes: re
   return { data: result.data.map(apiKeyOf), has_more: result.has_more };
 }
 
-/** `revoke` (API_KEY) of the listed item and every copy of the hash item at once. */
-export async function revokeApiKey(key: ApiKeyRecord, revoke: Transition): Promise<void> {
-  const from = statusIn(revoke.from);
-  const update = (k: Key) => ({
-    Update: {
-      TableName: TABLE,
-      Key: k,
-      UpdateExpression: 'SET #status = :to',
-      ConditionExpression: `attribute_exists(pk) AND ${from.expression}`,
-      ExpressionAttributeNames: from.names,
-      ExpressionAttributeValues: { ':to': revoke.to, ...from.values },
-    },
-  });
-  await db.send(
-    new TransactWriteCommand({ TransactItems: [update(apiKeyKeys.item(key.merchant_id, key.id)), ...copiesOf(key.key_hash).map(update)] }),
-  );
+/** `revoke` (API_KEY) of the listed item and every copy of the hash item at once; false when the key is gone. */
+export async function revokeApiKey(key: ApiKeyRecord, revoke: Transition): Promise<boolean> {
+  const revoked = await commit({ writes: [keyTarget(key), ...copiesOf(key.key_hash)].map((target) => ({ update: target, transition: revoke })) });
+  return revoked === 'committed';
 }
 
 /**
@@ -146,39 +132,12 @@ export async function revokeApiKey(key: ApiKeyRecord, revoke: Transition): Promi
  * interleave. Updates only: GET functions may write nothing else (infra/constructs/functions.ts).
  */
 export async function touchApiKey(keyHash: string, auth: ApiKeyAuthRecord, now: string, cutoff: string): Promise<void> {
+  const [first, ...others] = copiesOf(keyHash);
   // refused: used within the minute, or revoked; nothing to record
-  await conditionalWrite(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Update: {
-            TableName: TABLE,
-            Key: apiKeyKeys.byHash(keyHash),
-            UpdateExpression: 'SET last_used = :now',
-            ConditionExpression: '#status = :active AND (last_used = :null OR last_used < :cutoff)',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':now': now, ':cutoff': cutoff, ':active': 'active', ':null': null },
-          },
-        },
-        {
-          Update: {
-            TableName: TABLE,
-            Key: apiKeyKeys.item(auth.merchant_id, auth.key_id),
-            UpdateExpression: 'SET last_used = :now',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':now': now },
-          },
-        },
-        ...copiesOf(keyHash, 1).map((key) => ({
-          Update: {
-            TableName: TABLE,
-            Key: key,
-            UpdateExpression: 'SET last_used = :now',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':now': now },
-          },
-        })),
-      ],
-    }),
-  );
+  await commit({
+    writes: [
+      { update: first!, inStates: ['active'], below: { last_used: cutoff }, set: { last_used: now } },
+      ...[keyTarget({ merchant_id: auth.merchant_id, id: auth.key_id }), ...others].map((target) => ({ update: target, set: { last_used: now } })),
+    ],
+  });
 }

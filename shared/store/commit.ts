@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DomainEvent } from '../model/events.ts';
+import type { Operation, Owner, Target } from '../model/targets.ts';
 import type { Transition } from '../model/state-machines.ts';
 import { db, isConditionFailure, sendConditional, TABLE, type TransactItem } from './client.ts';
 import { eventPut } from './events.ts';
@@ -14,17 +15,22 @@ import {
   type Key,
   LEASE_SHARDS,
   leaseKeys,
+  apiKeyKeys,
+  connectorKeys,
+  customerKeys,
+  merchantKeys,
   paymentKeys,
   paymentMethodKeys,
   reconciliationKeys,
   refundKeys,
+  routingCopyKeys,
+  routingRuleKeys,
   settlementKeys,
   shardOf,
   subscriptionKeys,
   testClockKeys,
   webhookKeys,
 } from './keys.ts';
-import type { Operation, Target } from '../model/targets.ts';
 
 /**
  * The one place a change becomes a DynamoDB transaction. A use case says WHAT changes (an entity's transition and
@@ -32,14 +38,24 @@ import type { Operation, Target } from '../model/targets.ts';
  * alone says HOW: keys, condition and update expressions, the event items, and what a failed condition means.
  */
 
-export interface Create {
+/**
+ * What `commit` answers when a write's condition is the one that failed (the item exists, is in another state, is missing):
+ * the caller branches on the value. A write without one answers `refused`.
+ */
+interface Refusable<R extends string> {
+  refusal?: R;
+}
+
+/** Puts a new item: refused when one is stored under its key. */
+export interface Create<R extends string = never> extends Refusable<R> {
   create: Target;
   item: Record<string, unknown>;
   operation?: Operation;
 }
 
-export interface Move {
-  move: Target;
+/** Changes an existing item (refused when it is missing), under the conditions given. */
+export interface Update<R extends string = never> extends Refusable<R> {
+  update: Target;
   /** the item must be in one of `transition.from`; its status becomes `transition.to` */
   transition?: Transition;
   /** the item must be in one of these states (and stays in it) */
@@ -50,7 +66,13 @@ export interface Move {
   absent?: readonly string[];
   /** fields that must not exceed these values (numbers, or ISO times) */
   atMost?: Record<string, number | string>;
+  /** fields that must be absent, null or less than these values (a count under its cap, a time not reached) */
+  below?: Record<string, number | string>;
+  /** fields that must be absent, null or more than these values (an expiry not yet passed) */
+  above?: Record<string, number | string>;
   set?: Record<string, unknown>;
+  /** fields set only where the item has none (a value set first stays) */
+  setIfAbsent?: Record<string, unknown>;
   add?: Record<string, number>;
   /** entries appended to list fields (a `history`) */
   append?: Record<string, readonly unknown[]>;
@@ -64,8 +86,8 @@ export interface Move {
  * provider call may have taken effect); `finish`: this one holds it
  * (and is removed); `replace`: this one holds it and gives way to the next (a failover's attempt); `takeOver`: this
  * one holds it and its lease ended, so its lease is renewed for whoever takes it over; `idle`: no live operation
- * holds the item at that instant (a move that must not overtake an external call in flight, e.g. mark-paid during a
- * send), and none is written.
+ * holds the item at that instant (an update that must not overtake an external call in flight, e.g. mark-paid during
+ * a send), and none is written.
  */
 export type OperationStep =
   | { begin: Operation }
@@ -74,26 +96,40 @@ export type OperationStep =
   | { takeOver: string; now: number; leaseUntil: number }
   | { idle: number };
 
-/** Deletes an item that an operation held and that turned out to have changed nothing (the operation must hold it). */
-export interface Remove {
+/**
+ * Deletes an item: one that an operation held and that turned out to have changed nothing (`operation`: the
+ * operation must hold it), or one that goes for good (it must exist).
+ */
+export interface Remove<R extends string = never> extends Refusable<R> {
   remove: Target;
-  operation: string;
+  operation?: string;
   /** the item must (still) be in one of these states */
   inStates?: readonly string[];
 }
 
-export interface Change {
-  writes: readonly (Create | Move | Remove)[];
+export type Write<R extends string = never> = Create<R> | Update<R> | Remove<R>;
+
+export interface Change<R extends string = never> {
+  writes: readonly Write<R>[];
   events?: readonly DomainEvent[];
   /** counter cells (ledger, analytics) built by the store's ledger */
   counters?: readonly TransactItem[];
+  /**
+   * What `commit` answers when DynamoDB cancelled the transaction with no condition failing (other transactions
+   * kept writing its items past the client's retries, hot counter cells say): for a caller that reads again and
+   * retries. Without it, that cancellation is thrown.
+   */
+  cancelled?: R;
 }
 
-/** `refused`: a condition did not hold (someone moved first, the item exists or is missing); nothing was written. */
-export type CommitResult = 'committed' | 'refused';
+/**
+ * `committed`; otherwise nothing was written: the `refusal` of the write whose condition failed (`refused` when it
+ * has none, or when a condition of an event failed), or the change's `cancelled`.
+ */
+export type CommitResult<R extends string = never> = 'committed' | 'refused' | R;
 
-export async function commit(change: Change): Promise<CommitResult> {
-  const shards = await writeShards.forWrite();
+export async function commit<R extends string = never>(change: Change<R>): Promise<CommitResult<R>> {
+  const shards = await listShardsFor(change);
   if (change.counters?.length) await counterShards.forWrite();
   const [only] = change.writes;
   if (change.writes.length === 1 && !change.events?.length && !change.counters?.length && !('remove' in only!)) return commitOne(only!, shards);
@@ -101,16 +137,36 @@ export async function commit(change: Change): Promise<CommitResult> {
     await db.send(new TransactWriteCommand({ TransactItems: transactItemsOf(change, shards) }));
     return 'committed';
   } catch (e) {
-    if (isConditionFailure(e)) return 'refused';
+    if (isConditionFailure(e)) return refusalOf(change, e);
+    if (change.cancelled !== undefined && e instanceof Error && e.name === 'TransactionCanceledException') return change.cancelled;
     throw e;
   }
 }
 
+/**
+ * The refusal of the first write whose condition failed, by the transaction's cancellation reasons (one per item, in
+ * order; `offset`: items sent before the change's own).
+ */
+function refusalOf<R extends string>(change: Change<R>, e: unknown, offset = 0): CommitResult<R> {
+  const reasons = (e as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
+  const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed') - offset;
+  return (failed >= 0 && change.writes[failed]?.refusal) || 'refused';
+}
+
+/**
+ * The payments list's shards (listKeysOf), when a write may list a payment: only then is the table's record of them
+ * raised first (a change of other items, such as a GET's touch of its API key, writes nothing else).
+ */
+const listShardsFor = async (change: Change<string>): Promise<number> =>
+  change.writes.some((write) => targetOf(write).entity === 'payment') ? writeShards.forWrite() : writeShards.configured;
+
+const targetOf = (write: Write<string>): Target => ('create' in write ? write.create : 'remove' in write ? write.remove : write.update);
+
 /** The items of the transaction a change becomes (pure); `shards`: the payments list's (listKeysOf). */
-export function transactItemsOf(change: Change, shards: number): TransactItem[] {
+export function transactItemsOf(change: Change<string>, shards: number): TransactItem[] {
   return [
     ...change.writes.map((write) =>
-      'create' in write ? createItem(write, shards) : 'remove' in write ? removeItem(write) : moveItem(write, shards),
+      'create' in write ? createItem(write, shards) : 'remove' in write ? removeItem(write) : updateItem(write, shards),
     ),
     ...(change.events ?? []).map(eventPut),
     ...(change.counters ?? []),
@@ -125,11 +181,12 @@ const NUMBER_RACE_BUDGET_MS = 8_000;
 
 /**
  * Commits the change `build` makes for the next number of a gapless sequence (`counter` holds the last number given,
- * in `n`), with the counter moved from the number read to the next in the same transaction: numbers are consecutive
- * and a refused change uses none. A commit that lost the number (the counter moved, or another transaction held it)
- * waits a jittered while, reads the counter again and builds again. `refused`: another condition of the change failed.
+ * in `n`), with the counter advanced from the number read to the next in the same transaction: numbers are
+ * consecutive and a refused change uses none. A commit that lost the number (the counter advanced, or another
+ * transaction held it) waits a jittered while, reads the counter again and builds again. Otherwise refused: another
+ * condition of the change failed (its write's `refusal`, as `commit` answers).
  */
-export async function commitNumbered(counter: Target, build: (n: number) => Change): Promise<CommitResult> {
+export async function commitNumbered<R extends string = never>(counter: Target, build: (n: number) => Change<R>): Promise<CommitResult<R>> {
   const started = performance.now();
   const shards = await writeShards.forWrite();
   for (let attempt = 1; ; attempt++) {
@@ -142,7 +199,7 @@ export async function commitNumbered(counter: Target, build: (n: number) => Chan
       return 'committed';
     } catch (e) {
       if (!lostNumberRace(e)) {
-        if (isConditionFailure(e)) return 'refused';
+        if (isConditionFailure(e)) return refusalOf(change, e, 1);
         throw e;
       }
       if (performance.now() - started > NUMBER_RACE_BUDGET_MS) throw e;
@@ -152,7 +209,7 @@ export async function commitNumbered(counter: Target, build: (n: number) => Chan
   }
 }
 
-/** The counter moves from `current` (absent: 0) to the next number, only if nobody moved it meanwhile. */
+/** The counter advances from `current` (absent: 0) to the next number, only if nobody advanced it meanwhile. */
 function numberItem(counter: Target, current: number): TransactItem {
   return {
     Update: {
@@ -190,15 +247,15 @@ function lostNumberRace(e: unknown): boolean {
  * here the `change` mark the write leaves on the item does (8 random bytes): a refused condition on an item that
  * already carries this write's mark was this very write, answered late.
  */
-async function commitOne(write: Create | Move, shards: number): Promise<CommitResult> {
+async function commitOne<R extends string>(write: Create<R> | Update<R>, shards: number): Promise<CommitResult<R>> {
   const mark = randomBytes(8).toString('base64url');
   const command =
     'create' in write
       ? new PutCommand({ ...createItem(write, shards, mark).Put!, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })
-      : new UpdateCommand({ ...moveItem(write, shards, mark).Update!, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
+      : new UpdateCommand({ ...updateItem(write, shards, mark).Update!, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
   const result = await sendConditional(command);
   if (result.written) return 'committed';
-  return (result.old?.change as { S?: string } | undefined)?.S === mark ? 'committed' : 'refused';
+  return (result.old?.change as { S?: string } | undefined)?.S === mark ? 'committed' : (write.refusal ?? 'refused');
 }
 
 export function keyOf(target: Target): Key {
@@ -233,8 +290,30 @@ export function keyOf(target: Target): Key {
       return invoiceKeys.numberCounter(target.owner);
     case 'reconciliation_exception':
       return reconciliationKeys.item(target.id);
+    case 'reconciliation_run':
+      return reconciliationKeys.lastRun(target.owner, target.connectorId);
+    case 'payment_method_card':
+      return paymentMethodKeys.customerCard(target.customerId, target.fingerprint);
+    case 'customer':
+      return customerKeys.item(target.id);
+    case 'merchant':
+      return merchantKeys.profile(target.id);
+    case 'merchant_email':
+      return merchantKeys.byEmail(target.email);
+    case 'connector':
+      return copyOr(target, connectorKeys.item(target.owner, target.id));
+    case 'routing_rule':
+      return copyOr(target, routingRuleKeys.item(target.owner, target.id));
+    case 'api_key':
+      return apiKeyKeys.item(target.merchantId, target.id);
+    case 'api_key_hash':
+      return apiKeyKeys.byHash(target.keyHash, target.copy);
   }
 }
+
+/** The item's key, or its routing copy's (the same sort key in the copy's partition). */
+const copyOr = (target: { owner: Owner; copy?: number }, key: Key): Key =>
+  target.copy === undefined ? key : routingCopyKeys.of(target.owner, target.copy, key.sk);
 
 /** The field that holds the item's state (what `transition` and `inStates` test and set). */
 const stateFieldOf = (target: Target): string => (target.entity === 'subscription_period' ? 'state' : 'status');
@@ -249,11 +328,14 @@ function listKeysOf(target: Target, status: unknown, shards: number): Record<str
   if (target.entity === 'settlement') return settlementKeys.list(target.owner, target.id);
   if (target.entity === 'reconciliation_exception') return reconciliationKeys.list(target.owner, target.id);
   if (target.entity === 'test_clock' && target.owner) return testClockKeys.list(target.owner, target.id);
+  // found by its id alone (an inbound webhook), and listed for the daily reconciliation; a routing copy is in no index
+  if (target.entity === 'connector' && target.copy === undefined)
+    return { ...connectorKeys.byId(target.id), ...reconciliationKeys.account(target.id) };
   return {};
 }
 
-/** List keys a move writes: only payments become listed by a move (once no longer processing). */
-const movedListKeysOf = (target: Target, status: unknown, shards: number): Record<string, string> =>
+/** List keys a transition writes: only payments become listed by one (once no longer processing). */
+const listKeysOnTransition = (target: Target, status: unknown, shards: number): Record<string, string> =>
   target.entity === 'payment' ? listKeysOf(target, status, shards) : {};
 
 function leaseIndex(key: Key, leaseUntil: number) {
@@ -261,7 +343,7 @@ function leaseIndex(key: Key, leaseUntil: number) {
 }
 
 /** `shards`: the payments list's (listKeysOf); `mark`: the `change` mark of a write sent alone (commitOne). */
-function createItem({ create, item, operation }: Create, shards: number, mark?: string): TransactItem {
+function createItem({ create, item, operation }: Create<string>, shards: number, mark?: string): TransactItem {
   const key = keyOf(create);
   return {
     Put: {
@@ -279,8 +361,8 @@ function createItem({ create, item, operation }: Create, shards: number, mark?: 
   };
 }
 
-function moveItem(write: Move, shards: number, mark?: string): TransactItem {
-  const key = keyOf(write.move);
+function updateItem(write: Update<string>, shards: number, mark?: string): TransactItem {
+  const key = keyOf(write.update);
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   let n = 0;
@@ -291,21 +373,35 @@ function moveItem(write: Move, shards: number, mark?: string): TransactItem {
   const sets: string[] = [];
   const adds: string[] = [];
   const removes: string[] = [];
-  const stateField = stateFieldOf(write.move);
+  const stateField = stateFieldOf(write.update);
   if (write.transition) {
     const status = name(stateField);
     conditions.push(`${status} IN (${write.transition.from.map(value).join(', ')})`);
     sets.push(`${status} = ${value(write.transition.to)}`);
-    for (const [field, v] of Object.entries(movedListKeysOf(write.move, write.transition.to, shards))) sets.push(`${name(field)} = ${value(v)}`);
+    for (const [field, v] of Object.entries(listKeysOnTransition(write.update, write.transition.to, shards)))
+      sets.push(`${name(field)} = ${value(v)}`);
   }
   if (write.inStates) conditions.push(`${name(stateField)} IN (${write.inStates.map(value).join(', ')})`);
   for (const [field, v] of Object.entries(write.expect ?? {})) conditions.push(`${name(field)} = ${value(v)}`);
   for (const field of write.absent ?? []) conditions.push(`attribute_not_exists(${name(field)})`);
   for (const [field, v] of Object.entries(write.atMost ?? {})) conditions.push(`${name(field)} <= ${value(v)}`);
-  const stored = storedFields(write.move.entity, write.set ?? {});
+  for (const [bound, comparison] of [
+    [write.below, '<'],
+    [write.above, '>'],
+  ] as const) {
+    for (const [field, v] of Object.entries(bound ?? {})) {
+      const n = name(field);
+      conditions.push(`(attribute_not_exists(${n}) OR ${n} = ${value(null)} OR ${n} ${comparison} ${value(v)})`);
+    }
+  }
+  const stored = storedFields(write.update.entity, write.set ?? {});
   for (const [field, v] of Object.entries(stored.set)) sets.push(`${name(field)} = ${value(v)}`);
+  for (const [field, v] of Object.entries(write.setIfAbsent ?? {})) {
+    const n = name(field);
+    sets.push(`${n} = if_not_exists(${n}, ${value(v)})`);
+  }
   for (const [field, v] of Object.entries(write.add ?? {})) adds.push(`${name(field)} ${value(v)}`);
-  for (const [field, entries] of Object.entries(storedEntries(write.move.entity, write.append ?? {}))) {
+  for (const [field, entries] of Object.entries(storedEntries(write.update.entity, write.append ?? {}))) {
     const list = name(field);
     sets.push(`${list} = list_append(if_not_exists(${list}, ${value([])}), ${value(entries)})`);
   }
@@ -352,15 +448,20 @@ function moveItem(write: Move, shards: number, mark?: string): TransactItem {
   };
 }
 
-function removeItem({ remove, operation, inStates }: Remove): TransactItem {
+function removeItem({ remove, operation, inStates }: Remove<string>): TransactItem {
   const states = Object.fromEntries((inStates ?? []).map((state, i) => [`:s${i}`, state]));
+  const names = { ...(operation ? { '#op': 'op' } : {}), ...(inStates ? { '#status': 'status' } : {}) };
+  const values = { ...(operation ? { ':op': operation } : {}), ...states };
   return {
     Delete: {
       TableName: TABLE,
       Key: keyOf(remove),
-      ConditionExpression: ['#op.id = :op', ...(inStates ? [`#status IN (${Object.keys(states).join(', ')})`] : [])].join(' AND '),
-      ExpressionAttributeNames: { '#op': 'op', ...(inStates ? { '#status': 'status' } : {}) },
-      ExpressionAttributeValues: { ':op': operation, ...states },
+      ConditionExpression: [
+        operation ? '#op.id = :op' : 'attribute_exists(pk)',
+        ...(inStates ? [`#status IN (${Object.keys(states).join(', ')})`] : []),
+      ].join(' AND '),
+      ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+      ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
     },
   };
 }

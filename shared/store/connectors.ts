@@ -1,15 +1,15 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { Transition } from '../model/state-machines.ts';
 import { PROVIDERS } from '../providers/types.ts';
-import { conditionalWrite, type Created, db, TABLE } from './client.ts';
-import { assignments, statusIn } from './expressions.ts';
+import { type Created, db, TABLE } from './client.ts';
+import { commit, type Update } from './commit.ts';
 import { recordReader, StringMap } from './item-schemas.ts';
-import { connectorKeys, merchantKeys, reconciliationKeys } from './keys.ts';
+import { connectorKeys } from './keys.ts';
 import type { Owner } from '../model/targets.ts';
-import { capCountOf, putWithinMerchantCap } from './merchants.ts';
+import { countDown, putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
-import { copyPuts, updateWithCopies } from './routing-copies.ts';
+import { copiesOf } from './routing-copies.ts';
 
 /**
  * A merchant's provider account: its credentials only sealed (shared/sealing.ts), bound to this connector. A deleted
@@ -41,8 +41,8 @@ export type ConnectorChanges = Partial<
 const routingBody = <T extends { metadata?: unknown }>({ metadata: _metadata, ...item }: T): Omit<T, 'metadata'> => item;
 /** An empty metadata is not stored. */
 const storedMetadata = (metadata: Record<string, string> | undefined) => (metadata && Object.keys(metadata).length > 0 ? metadata : undefined);
-/** A transition of CONNECTOR, or (no `to`) the states a change of fields alone may be made in. */
-export type ConnectorMove = Pick<Transition, 'from'> & { to?: string };
+/** How a change goes along CONNECTOR: with a transition of its status, or in the states its fields alone may change in. */
+export type ConnectorStep = { transition: Transition } | { inStates: readonly string[] };
 
 export const connectorOf = recordReader('connector', ConnectorItem);
 
@@ -52,16 +52,23 @@ export const ownerOfConnector = (c: Pick<ConnectorRecord, 'merchant_id' | 'mode'
   livemode: c.mode === 'live',
 });
 const modeOf = (owner: Owner) => (owner.livemode ? 'live' : 'test');
+const connectorTarget = (owner: Owner, id: string) => ({
+  entity: 'connector' as const,
+  id,
+  owner: { merchant_id: owner.merchant_id, livemode: owner.livemode },
+});
 
-/** What a change of a connector requires: the connector is of the owner's mode and in one of the move's states. */
-const changeable = (owner: Owner, move: ConnectorMove) => {
-  const from = statusIn(move.from);
-  return {
-    expression: `attribute_exists(pk) AND #mode = :mode AND ${from.expression}`,
-    names: { '#mode': 'mode', ...from.names },
-    values: { ':mode': modeOf(owner), ...from.values },
-  };
-};
+/**
+ * A change of the owner's connector (of the owner's mode, along `step`) and the same change of its routing copies
+ * (without `itemOnly`, which routing never reads).
+ */
+function withCopies(owner: Owner, id: string, step: ConnectorStep, set: Record<string, unknown>, itemOnly: Partial<Update> = {}): Update[] {
+  const target = connectorTarget(owner, id);
+  return [
+    { update: target, ...step, expect: { mode: modeOf(owner) }, set: { ...set, ...itemOnly.set }, unset: itemOnly.unset },
+    ...copiesOf(target).map((copy): Update => ({ update: copy, ...step, set })),
+  ];
+}
 
 /** A connector the API shows: not deleted. */
 export type ShownConnector = ConnectorRecord & { status: 'active' | 'disabled' };
@@ -73,19 +80,14 @@ const isShown = (c: ConnectorRecord | undefined): c is ShownConnector => c !== u
  */
 export async function putConnector(connector: ConnectorRecord, max: number): Promise<Created<ConnectorRecord> | undefined> {
   const owner = ownerOfConnector(connector);
-  const key = connectorKeys.item(owner, connector.id);
+  const target = connectorTarget(owner, connector.id);
+  const item = { ...routingBody(connector), ...(storedMetadata(connector.metadata) ? { metadata: connector.metadata } : {}) };
   const put = await putWithinMerchantCap(
     { owner, count: 'connector_count', max },
-    key,
-    'connector',
-    {
-      ...routingBody(connector),
-      ...(storedMetadata(connector.metadata) ? { metadata: connector.metadata } : {}),
-      ...connectorKeys.byId(connector.id),
-      ...reconciliationKeys.account(connector.id),
-    },
+    { create: target, item },
+    item,
     connectorOf,
-    (item) => copyPuts(owner, key, routingBody(item)),
+    copiesOf(target).map((copy) => ({ create: copy, item: routingBody(connector) })),
   );
   return put && { created: put.created, record: connectorOf(put.record) };
 }
@@ -143,36 +145,16 @@ export async function connectorPage(owner: Owner, page: PageQuery): Promise<Page
 }
 
 /**
- * Applies the changes (and the move) to the owner's connector and its routing copies; undefined when there is none in
- * the move's states (the key holds the merchant and mode).
+ * Applies the changes (along `step`) to the owner's connector and its routing copies; undefined when there is none
+ * in the step's states (the key holds the merchant and mode).
  */
-export async function updateConnector(owner: Owner, id: string, changes: ConnectorChanges, move: ConnectorMove): Promise<ShownConnector | undefined> {
+export async function updateConnector(owner: Owner, id: string, changes: ConnectorChanges, step: ConnectorStep): Promise<ShownConnector | undefined> {
   const { metadata, ...shared } = changes;
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const sets = assignments(
-    Object.entries({ ...shared, status: move.to }).filter(([, value]) => value !== undefined),
-    names,
-    values,
-  );
-  const set = { expression: `SET ${sets.join(', ')}`, names, values };
+  const set = Object.fromEntries(Object.entries(shared).filter(([, value]) => value !== undefined));
   // metadata changes the item alone: set when not empty, removed when emptied
-  const itemSet =
-    metadata === undefined
-      ? set
-      : storedMetadata(metadata)
-        ? {
-            expression: `${set.expression}, #metadata = :metadata`,
-            names: { ...names, '#metadata': 'metadata' },
-            values: { ...values, ':metadata': metadata },
-          }
-        : { expression: `${set.expression} REMOVE #metadata`, names: { ...names, '#metadata': 'metadata' }, values };
-  const updated = await conditionalWrite(
-    new TransactWriteCommand({
-      TransactItems: updateWithCopies(owner, connectorKeys.item(owner, id), set, changeable(owner, move), itemSet),
-    }),
-  );
-  return updated ? getShownConnector(owner, id) : undefined;
+  const itemOnly = metadata === undefined ? {} : storedMetadata(metadata) ? { set: { metadata } } : { unset: ['metadata'] };
+  const updated = await commit({ writes: withCopies(owner, id, step, set, itemOnly) });
+  return updated === 'committed' ? getShownConnector(owner, id) : undefined;
 }
 
 /**
@@ -180,25 +162,8 @@ export async function updateConnector(owner: Owner, id: string, changes: Connect
  * under the cap; false when there is none to delete.
  */
 export async function deleteConnector(owner: Owner, id: string, at: string, remove: Transition): Promise<boolean> {
-  const deleted = {
-    expression: 'SET #status = :to, updated_at = :at',
-    names: { '#status': 'status' },
-    values: { ':to': remove.to, ':at': at },
-  };
-  return conditionalWrite(
-    new TransactWriteCommand({
-      TransactItems: [
-        ...updateWithCopies(owner, connectorKeys.item(owner, id), deleted, changeable(owner, remove)),
-        {
-          Update: {
-            TableName: TABLE,
-            Key: merchantKeys.profile(owner.merchant_id),
-            UpdateExpression: 'ADD #count :minus',
-            ExpressionAttributeNames: { '#count': capCountOf(owner, 'connector_count') },
-            ExpressionAttributeValues: { ':minus': -1 },
-          },
-        },
-      ],
-    }),
-  );
+  const deleted = await commit({
+    writes: [...withCopies(owner, id, { transition: remove }, { updated_at: at }), countDown(owner, 'connector_count')],
+  });
+  return deleted === 'committed';
 }

@@ -1,9 +1,10 @@
-import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import { clock } from '../model/clock.ts';
-import { conditionalWrite, db, isConditionFailure, sendConditional, TABLE, type TransactItem, ttl } from './client.ts';
-import type { Move } from './commit.ts';
+import { conditionalWrite, db, sendConditional, TABLE, type TransactItem, ttl } from './client.ts';
+import { commit, type Create, type Update } from './commit.ts';
+import type { Target } from '../model/targets.ts';
 import { Int, nullable, recordReader, Text } from './item-schemas.ts';
 import { customerKeys, ownedBy, paymentMethodKeys } from './keys.ts';
 import type { Owner } from '../model/targets.ts';
@@ -111,25 +112,23 @@ export async function findCustomerCard(customerId: string, fingerprint: string):
 }
 
 const listed = (record: PaymentMethodRecord) => (record.customer_id ? paymentMethodKeys.byCustomer(record.customer_id, record.id) : {});
+const paymentMethodTarget = (record: Pick<PaymentMethodRecord, 'id' | 'merchant_id' | 'livemode'>): Target => ({
+  entity: 'payment_method',
+  id: record.id,
+  owner: { merchant_id: record.merchant_id, livemode: record.livemode },
+});
 
 /** The claim of one card per customer: written with the payment method, it makes a second save of the card find the first. */
-const cardClaim = (customerId: string, record: PaymentMethodRecord) => ({
-  Put: {
-    TableName: TABLE,
-    Item: { ...paymentMethodKeys.customerCard(customerId, record.card.fingerprint), type: 'payment_method_card', payment_method_id: record.id },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  },
+const cardClaim = (customerId: string, record: PaymentMethodRecord): Create<'taken'> => ({
+  create: { entity: 'payment_method_card', customerId, fingerprint: record.card.fingerprint },
+  item: { payment_method_id: record.id },
+  refusal: 'taken',
 });
 
 /** The customer's first payment method becomes its default (a default already set stays). */
-const defaultFor = (customerId: string, paymentMethodId: string) => ({
-  Update: {
-    TableName: TABLE,
-    Key: customerKeys.item(customerId),
-    UpdateExpression: 'SET default_payment_method = if_not_exists(default_payment_method, :pm)',
-    ConditionExpression: 'attribute_exists(pk)',
-    ExpressionAttributeValues: { ':pm': paymentMethodId },
-  },
+const defaultFor = (customerId: string, paymentMethodId: string): Update => ({
+  update: { entity: 'customer', id: customerId },
+  setIfAbsent: { default_payment_method: paymentMethodId },
 });
 
 /**
@@ -138,24 +137,14 @@ const defaultFor = (customerId: string, paymentMethodId: string) => ({
  * stored (a retried create).
  */
 export async function putPaymentMethod(record: PaymentMethodRecord): Promise<'created' | 'taken' | 'exists'> {
-  const put = {
-    Put: {
-      TableName: TABLE,
-      Item: { ...paymentMethodKeys.item(record.id), ...listed(record), type: 'payment_method', ...record },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
-  const items = record.customer_id ? [put, cardClaim(record.customer_id, record), defaultFor(record.customer_id, record.id)] : [put];
-  try {
-    await db.send(new TransactWriteCommand({ TransactItems: items }));
-    return 'created';
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    const [pm, claim] = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
-    if (pm?.Code === 'ConditionalCheckFailed') return 'exists';
-    if (claim?.Code === 'ConditionalCheckFailed') return 'taken';
-    throw error;
-  }
+  const put: Create<'exists'> = { create: paymentMethodTarget(record), item: { ...listed(record), ...record }, refusal: 'exists' };
+  const customerId = record.customer_id;
+  const result = await commit<'exists' | 'taken'>({
+    writes: customerId ? [put, cardClaim(customerId, record), defaultFor(customerId, record.id)] : [put],
+  });
+  if (result === 'committed') return 'created';
+  if (result === 'refused') throw new Error(`Payment method ${record.id} refused: its customer ${customerId} is missing`);
+  return result;
 }
 
 /** A card saved again: its new expiry (and billing details, when given) on the payment method. */
@@ -176,30 +165,21 @@ export async function updateCard(id: string, card: { exp_month: number; exp_year
  * its expiry if it had one. False: not detached, or expired.
  */
 export async function attach(record: PaymentMethodRecord, customerId: string): Promise<boolean> {
-  const entry = paymentMethodKeys.byCustomer(customerId, record.id);
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: TABLE,
-              Key: paymentMethodKeys.item(record.id),
-              // attached, it is kept: a publishable key's expiry goes
-              UpdateExpression: 'SET customer_id = :c, gsi1pk = :g1, gsi1sk = :s1 REMOVE expires_at',
-              ConditionExpression: `attribute_exists(pk) AND customer_id = :none AND attribute_not_exists(deleted_at) AND (${notExpired})`,
-              ExpressionAttributeValues: { ':c': customerId, ':g1': entry.gsi1pk, ':s1': entry.gsi1sk, ':none': null, ':now': ttl(clock.now()) },
-            },
-          },
-          defaultFor(customerId, record.id),
-        ],
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  const attached = await commit({
+    writes: [
+      {
+        update: paymentMethodTarget(record),
+        expect: { customer_id: null },
+        absent: ['deleted_at'],
+        above: { expires_at: ttl(clock.now()) },
+        // attached, it is kept: a publishable key's expiry goes
+        set: { customer_id: customerId, ...paymentMethodKeys.byCustomer(customerId, record.id) },
+        unset: ['expires_at'],
+      },
+      defaultFor(customerId, record.id),
+    ],
+  });
+  return attached === 'committed';
 }
 
 /**
@@ -254,8 +234,8 @@ const DELETED_KEPT_MS = 30 * 24 * 60 * 60_000;
  * (a second deletion is refused). The item keeps its tokens until the removal worker has removed them at each
  * connector account, and its customer, whose default and card claim it releases; the table's TTL ends it.
  */
-export const deletion = (record: PaymentMethodRecord, at: string): Move => ({
-  move: { entity: 'payment_method', id: record.id, owner: { merchant_id: record.merchant_id, livemode: record.livemode } },
+export const deletion = (record: PaymentMethodRecord, at: string): Update => ({
+  update: paymentMethodTarget(record),
   absent: ['deleted_at'],
   set: { deleted_at: at, expires_at: ttl(Date.parse(at) + DELETED_KEPT_MS) },
   unset: ['gsi1pk', 'gsi1sk'],

@@ -7,7 +7,7 @@ import type { AttemptState, PaymentStatus } from '../model/state-machines.ts';
 import { PROVIDERS, type ProviderName, type ShopperAction, type ThreeDSecureResult } from '../providers/types.ts';
 import { db, TABLE, type TransactItem } from './client.ts';
 import { counterAdd, readCells } from './counters.ts';
-import type { Move } from './commit.ts';
+import type { Update } from './commit.ts';
 import type { Operation, Target } from '../model/targets.ts';
 import { equalityFilter } from './expressions.ts';
 import {
@@ -158,8 +158,8 @@ export const paymentTarget = (p: Pick<PaymentRecord, 'id' | 'merchant_id' | 'liv
 export const paymentDetailsChange = (
   p: Pick<PaymentRecord, 'id' | 'merchant_id' | 'livemode'>,
   changes: Partial<Pick<PaymentRecord, 'description' | 'metadata' | 'updated_at'>>,
-): Move => ({
-  move: paymentTarget(p),
+): Update => ({
+  update: paymentTarget(p),
   inStates: ['succeeded', 'failed', 'captured', 'voided', 'refunded'] satisfies PaymentRecord['status'][],
   set: changes,
 });

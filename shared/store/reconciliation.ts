@@ -1,10 +1,10 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { encodeTime } from 'ulid';
 import * as v from 'valibot';
 import type { DomainEvent } from '../model/events.ts';
 import { EXCEPTION_KINDS, type ExceptionKind } from '../model/reconciliation.ts';
 import type { Transition } from '../model/state-machines.ts';
-import { db, isConditionFailure, TABLE } from './client.ts';
+import { db, TABLE } from './client.ts';
 import { commit } from './commit.ts';
 import type { Target } from '../model/targets.ts';
 import { equalityFilter } from './expressions.ts';
@@ -58,7 +58,7 @@ export async function getException(owner: Owner, id: string): Promise<ExceptionR
 
 /** `resolve` (RECONCILIATION_EXCEPTION) with who did it and why, once. */
 export async function resolveException(exception: ExceptionRecord, resolve: Transition, fields: Partial<ExceptionRecord>): Promise<boolean> {
-  return (await commit({ writes: [{ move: exceptionTarget(exception), transition: resolve, set: fields }] })) === 'committed';
+  return (await commit({ writes: [{ update: exceptionTarget(exception), transition: resolve, set: fields }] })) === 'committed';
 }
 
 export interface ExceptionFilters {
@@ -96,26 +96,10 @@ export async function readLastRun(owner: Owner, connectorId: string): Promise<La
  * a run refused so is not lost: what it made is what the other run found made.
  */
 export async function saveLastRun(owner: Owner, connectorId: string, read: LastRun | undefined, run: LastRun): Promise<void> {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: reconciliationKeys.lastRun(owner, connectorId),
-        UpdateExpression: 'SET #cursor = :cursor, cutoffs = :cutoffs, carried = :carried, #type = :type',
-        ConditionExpression: read ? '#cursor = :read' : 'attribute_not_exists(pk)',
-        ExpressionAttributeNames: { '#type': 'type', '#cursor': 'cursor' },
-        ExpressionAttributeValues: {
-          ':cursor': run.cursor,
-          ':cutoffs': run.cutoffs,
-          ':carried': run.carried,
-          ':type': 'reconciliation_run',
-          ...(read ? { ':read': read.cursor } : {}),
-        },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  const target: Target = { entity: 'reconciliation_run', owner, connectorId };
+  const fields = { cursor: run.cursor, cutoffs: run.cutoffs, carried: run.carried };
+  // refused: another run saved first (what this one made is what that one found made)
+  await commit({ writes: [read ? { update: target, expect: { cursor: read.cursor }, set: fields } : { create: target, item: fields }] });
 }
 
 /** The owner's refunds made between two times (epoch ms): refund ids are ULIDs, so the range is a key range of its list. */

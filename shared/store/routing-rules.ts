@@ -1,16 +1,16 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
 import type { RuleCondition, RuleField, RuleOperator } from '../model/routing.ts';
 import type { Transition } from '../model/state-machines.ts';
-import { assignments, statusIn } from './expressions.ts';
-import { conditionalWrite, type Created, db, TABLE } from './client.ts';
+import { type Created, db, TABLE } from './client.ts';
+import { commit, type Update } from './commit.ts';
 import { Int, picklistOf, recordReader, Text } from './item-schemas.ts';
 import { routingRuleKeys } from './keys.ts';
 import type { Owner } from '../model/targets.ts';
 import { deleteWithinMerchantCap, putWithinMerchantCap } from './merchants.ts';
 import { listPage, merchantSet, merchantSetItems, type Page, type PageQuery } from './pagination.ts';
-import { copyDeletes, copyPuts, updateWithCopies } from './routing-copies.ts';
+import { copiesOf } from './routing-copies.ts';
 
 export interface RoutingRuleRecord {
   id: string;
@@ -56,43 +56,42 @@ export type RoutingRuleChanges = Partial<
   Pick<RoutingRuleRecord, 'name' | 'strategy' | 'priority' | 'conditions' | 'provider' | 'three_d_secure' | 'status'>
 >;
 
+/** How a change goes along ROUTING_RULE: with a transition of its status, or in the states its fields alone may change in. */
+export type RoutingRuleStep = { transition: Transition } | { inStates: readonly string[] };
+
+const ruleTarget = (owner: Owner, id: string) => ({
+  entity: 'routing_rule' as const,
+  id,
+  owner: { merchant_id: owner.merchant_id, livemode: owner.livemode },
+});
+
 /**
  * Writes a new rule, with its routing copies, unless the merchant already has `max` (counted as `rule_count` on its
  * profile, in the same transaction); undefined then. A rule already stored under this id (a retried create) is
  * answered as it is. A delete (deleteRoutingRule) lowers `rule_count` in the same way.
  */
 export async function putRoutingRule(rule: RoutingRuleRecord, max: number): Promise<Created<RoutingRuleRecord> | undefined> {
-  const key = routingRuleKeys.item(rule, rule.id);
-  return putWithinMerchantCap({ owner: rule, count: 'rule_count', max }, key, 'routing_rule', rule, routingRuleOf, (item) =>
-    copyPuts(rule, key, item),
-  );
+  const target = ruleTarget(rule, rule.id);
+  const copies = copiesOf(target).map((copy) => ({ create: copy, item: { ...rule } }));
+  return putWithinMerchantCap({ owner: rule, count: 'rule_count', max }, { create: target, item: { ...rule } }, rule, routingRuleOf, copies);
 }
 
 /**
- * Applies the changes (and `move`, a transition of ROUTING_RULE; without `to`, the states fields alone change in) to
- * the merchant's rule and its routing copies; undefined when it does not exist (the key holds the merchant).
+ * Applies the changes (along `step`) to the merchant's rule and its routing copies; undefined when it does not exist
+ * (the key holds the merchant).
  */
 export async function updateRoutingRule(
   owner: Owner,
   ruleId: string,
   changes: Omit<RoutingRuleChanges, 'status'>,
-  move: Pick<Transition, 'from'> & { to?: string },
+  step: RoutingRuleStep,
 ): Promise<RoutingRuleRecord | undefined> {
-  const entries = Object.entries({ ...changes, status: move.to }).filter(([, value]) => value !== undefined);
-  // Nothing to change still reads the rule through the same conditional write (a no-op SET), so 404 stays 404.
-  if (entries.length === 0) entries.push(['id', ruleId]);
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const sets = assignments(entries, names, values);
-  const key = routingRuleKeys.item(owner, ruleId);
-  const updated = await conditionalWrite(
-    new TransactWriteCommand({
-      TransactItems: updateWithCopies(owner, key, { expression: `SET ${sets.join(', ')}`, names, values }, existingIn(move.from)),
-    }),
-  );
-  if (!updated) return undefined;
-  const out = await db.send(new GetCommand({ TableName: TABLE, Key: key, ConsistentRead: true }));
-  return out.Item && routingRuleOf(out.Item);
+  const set = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+  // nothing to change still goes through the same conditional write, so 404 stays 404
+  const target = ruleTarget(owner, ruleId);
+  const writes = [target, ...copiesOf(target)].map((update): Update => ({ update, ...step, set }));
+  if ((await commit({ writes })) !== 'committed') return undefined;
+  return getRoutingRule(owner, ruleId);
 }
 
 /** The owner's rule by id, read consistently; undefined when there is none (the key holds the merchant and mode). */
@@ -106,14 +105,14 @@ export async function getRoutingRule(owner: Owner, ruleId: string): Promise<Rout
  * the cap, in one transaction; false when there is none.
  */
 export async function deleteRoutingRule(owner: Owner, ruleId: string): Promise<boolean> {
-  const key = routingRuleKeys.item(owner, ruleId);
-  return deleteWithinMerchantCap(owner, 'rule_count', key, copyDeletes(owner, key));
+  const target = ruleTarget(owner, ruleId);
+  return deleteWithinMerchantCap(
+    owner,
+    'rule_count',
+    target,
+    copiesOf(target).map((copy) => ({ remove: copy })),
+  );
 }
-
-const existingIn = (states: readonly string[]) => {
-  const from = statusIn(states);
-  return { ...from, expression: `attribute_exists(pk) AND ${from.expression}` };
-};
 
 /** A page of the merchant's rules, newest first, read consistently (a rule just made or changed is in it). */
 export async function routingRulePage(owner: Owner, page: PageQuery): Promise<Page<RoutingRuleRecord>> {

@@ -206,7 +206,7 @@ export async function pendingSettlementsOf(owner: Owner): Promise<SettlementReco
 /** `pay` (SETTLEMENT) with its `settlement.paid` event, once: the settlement leaves the pending index. */
 export async function markSettlementPaid(settlement: SettlementRecord, pay: Transition, paidAt: string, event: DomainEvent): Promise<boolean> {
   const paid = await commit({
-    writes: [{ move: settlementTarget(settlement), transition: pay, set: { paid_at: paidAt }, unset: ['gsi2pk', 'gsi2sk'] }],
+    writes: [{ update: settlementTarget(settlement), transition: pay, set: { paid_at: paidAt }, unset: ['gsi2pk', 'gsi2sk'] }],
     events: [event],
   });
   return paid === 'committed';

@@ -5,7 +5,7 @@ import { isoNow } from '../model/clock.ts';
 import type { PeriodState, SubscriptionState, Transition } from '../model/state-machines.ts';
 import { equalityFilter } from './expressions.ts';
 import { db, TABLE } from './client.ts';
-import { commit, type Create, type Move } from './commit.ts';
+import { commit, type Create, type Update } from './commit.ts';
 import type { Target } from '../model/targets.ts';
 import { Int, nullable, picklistOf, recordReader, StringMap, Text } from './item-schemas.ts';
 import { ownedBy, RENEWAL_SHARDS, subscriptionKeys } from './keys.ts';
@@ -88,17 +88,17 @@ export function subscriptionCreate(subscription: SubscriptionRecord): Create {
 }
 
 /**
- * A move of the subscription for `commit`: `transition` with `changes`, on the condition that the fields of `expect`
- * still hold. The renewal index follows the state the move leads to (added, moved or removed).
+ * An update of the subscription for `commit`: `transition` with `changes`, on the condition that the fields of `expect`
+ * still hold. The renewal index follows the state the transition leads to (added, moved or removed).
  */
-export function subscriptionMove(
+export function subscriptionUpdate(
   subscription: SubscriptionRecord,
   transition: Transition<SubscriptionStatus>,
   changes: Partial<SubscriptionRecord>,
   expect?: Partial<Pick<SubscriptionRecord, 'next_billing' | 'retry_attempt' | 'cancel_at_period_end' | 'awaiting_card'>>,
-): Move {
+): Update {
   const keys = indexKeysOf({ ...subscription, ...changes, status: transition.to });
-  return { move: subscriptionTarget(subscription), transition, expect, set: { ...changes, ...keys }, unset: keys ? [] : ['gsi2pk', 'gsi2sk'] };
+  return { update: subscriptionTarget(subscription), transition, expect, set: { ...changes, ...keys }, unset: keys ? [] : ['gsi2pk', 'gsi2sk'] };
 }
 
 /** The merchant's change of terms for `commit`: the fields only, while the subscription is in one of `states`. */
@@ -106,7 +106,7 @@ export const subscriptionChange = (
   subscription: SubscriptionRecord,
   states: readonly SubscriptionStatus[],
   changes: Partial<Pick<SubscriptionRecord, 'amount' | 'plan' | 'metadata' | 'cancel_at_period_end' | 'updated_at'>>,
-): Move => ({ move: subscriptionTarget(subscription), inStates: states, set: changes });
+): Update => ({ update: subscriptionTarget(subscription), inStates: states, set: changes });
 
 /** The subscription as the table holds it, checked when read back (see item-schemas.ts). */
 const SubscriptionItem = v.object({
@@ -334,12 +334,12 @@ export async function claimPeriod(
       ? await commit({
           writes: [{ create: target, item: { subscription_id: subscriptionId, period_start: periodStart, ...held, created_at: isoNow() } }],
         })
-      : await commit({ writes: [{ move: target, inStates: ['failed'], expect: { attempt: attempt - 1 }, set: held }] });
+      : await commit({ writes: [{ update: target, inStates: ['failed'], expect: { attempt: attempt - 1 }, set: held }] });
   // A claim abandoned before the charge: an `open` one of this attempt whose lease ran out (lease_until < now).
   const takenOver =
     claimed === 'committed'
       ? claimed
-      : await commit({ writes: [{ move: target, inStates: ['open'], expect: { attempt }, atMost: { lease_until: now - 1 }, set: held }] });
+      : await commit({ writes: [{ update: target, inStates: ['open'], expect: { attempt }, atMost: { lease_until: now - 1 }, set: held }] });
   if (takenOver === 'refused') return undefined;
   const period = await getPeriod(subscriptionId, periodStart);
   return period?.claim === claim ? period : undefined;
@@ -354,7 +354,7 @@ export async function takeOverCharging(period: PeriodRecord, claim: string, now:
   const taken = await commit({
     writes: [
       {
-        move: periodTarget(period.subscription_id, period.period_start),
+        update: periodTarget(period.subscription_id, period.period_start),
         inStates: ['charging'],
         expect: { claim: period.claim },
         atMost: { lease_until: now - 1 },
@@ -375,7 +375,7 @@ export async function updateClaimedPeriod(
   const updated = await commit({
     writes: [
       {
-        move: periodTarget(period.subscription_id, period.period_start),
+        update: periodTarget(period.subscription_id, period.period_start),
         inStates: states,
         expect: { claim: period.claim },
         set: { ...changes, updated_at: now },

@@ -72,7 +72,7 @@ export async function listTestClocks(owner: Owner, page: PageQuery): Promise<Pag
  */
 export async function beginAdvance(clock: TestClockRecord, advance: Transition, target: string, at: string): Promise<TestClockRecord | undefined> {
   const set = { target_time: target, updated_at: at, ...testClockKeys.advancing(at, clock.id) };
-  const begun = await commit({ writes: [{ move: { entity: 'test_clock', id: clock.id }, transition: advance, set }] });
+  const begun = await commit({ writes: [{ update: { entity: 'test_clock', id: clock.id }, transition: advance, set }] });
   return begun === 'committed' ? { ...clock, status: advance.to as TestClockRecord['status'], target_time: target, updated_at: at } : undefined;
 }
 
@@ -81,7 +81,7 @@ export async function recordAdvance(clockId: string, frozenTime: string, at: str
   const recorded = await commit({
     writes: [
       {
-        move: { entity: 'test_clock', id: clockId },
+        update: { entity: 'test_clock', id: clockId },
         // the states an advance runs in: those it finishes from
         inStates: TEST_CLOCK.finish.from,
         atMost: { frozen_time: frozenTime },
@@ -113,7 +113,7 @@ export async function finishAdvance(
   const finished = await commit({
     writes: [
       {
-        move: { entity: 'test_clock', id: clock.id },
+        update: { entity: 'test_clock', id: clock.id },
         transition: finish,
         expect: { target_time: clock.target_time },
         set: { frozen_time: clock.target_time, target_time: null, updated_at: at },

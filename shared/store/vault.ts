@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import { config } from '../config.ts';
 import { clock } from '../model/clock.ts';
 import type { VaultContext } from '../vault-crypto.ts';
-import { db, isConditionFailure, ttl } from './client.ts';
+import { conditionalWrite, db, ttl } from './client.ts';
 import { type Key, scopeOf } from './keys.ts';
 import type { Owner } from '../model/targets.ts';
 
@@ -106,21 +106,15 @@ const pastItsTime = (item: Record<string, unknown>): boolean => item.expires_at 
  * vault holds none. Kept already, nothing changes. Needs no key: the sealed card is left as it is.
  */
 export async function keepCard(owner: Owner, paymentMethodId: string): Promise<boolean> {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: vaultTable(),
-        Key: vaultKeys.card(owner, paymentMethodId),
-        UpdateExpression: 'REMOVE expires_at',
-        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(expires_at) OR expires_at > :now)',
-        ExpressionAttributeValues: { ':now': ttl(clock.now()) },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return conditionalWrite(
+    new UpdateCommand({
+      TableName: vaultTable(),
+      Key: vaultKeys.card(owner, paymentMethodId),
+      UpdateExpression: 'REMOVE expires_at',
+      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(expires_at) OR expires_at > :now)',
+      ExpressionAttributeValues: { ':now': ttl(clock.now()) },
+    }),
+  );
 }
 
 /** Deletes the CVC (after the first authorization with it). Idempotent. */

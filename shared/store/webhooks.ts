@@ -48,13 +48,19 @@ const WebhookItem = v.object({
   metadata: v.optional(StringMap),
 });
 const webhookOf: (item: Record<string, unknown>) => WebhookRecord = recordReader('webhook endpoint', WebhookItem);
+const webhookTarget = (owner: Owner, id: string) => ({
+  entity: 'webhook' as const,
+  id,
+  owner: { merchant_id: owner.merchant_id, livemode: owner.livemode },
+});
 
 /**
  * Writes a new endpoint unless the merchant has `max` already (counted as `webhook_count` on its profile); undefined
  * then. An endpoint already stored under this id (a retried configure) is answered as it is.
  */
 export async function putWebhook(webhook: WebhookRecord, max: number): Promise<Created<WebhookRecord> | undefined> {
-  return putWithinMerchantCap({ owner: webhook, count: 'webhook_count', max }, webhookKeys.item(webhook, webhook.id), 'webhook', webhook, webhookOf);
+  const target = webhookTarget(webhook, webhook.id);
+  return putWithinMerchantCap({ owner: webhook, count: 'webhook_count', max }, { create: target, item: { ...webhook } }, webhook, webhookOf);
 }
 
 /** The owner's endpoints (at most 16), newest first: an event goes to the endpoints of its own mode only. */
@@ -83,19 +89,19 @@ export interface WebhookChanges {
 }
 
 /**
- * Changes the endpoint's fields and, with `move`, its status (WEBHOOK_ENDPOINT `enable`/`disable`; enabling forgets
+ * Changes the endpoint's fields and, with `step`, its status (WEBHOOK_ENDPOINT `enable`/`disable`; enabling forgets
  * why it was disabled). False when there is no such endpoint.
  */
-export async function updateWebhook(owner: Owner, webhookId: string, changes: WebhookChanges, move?: Transition): Promise<boolean> {
+export async function updateWebhook(owner: Owner, webhookId: string, changes: WebhookChanges, step?: Transition): Promise<boolean> {
   const emptied = changes.metadata !== undefined && Object.keys(changes.metadata).length === 0;
   const set = Object.fromEntries(Object.entries(changes).filter(([name, value]) => value !== undefined && !(name === 'metadata' && emptied)));
-  const unset = [...(move?.to === 'active' ? ['disabled_reason'] : []), ...(emptied ? ['metadata'] : [])];
+  const unset = [...(step?.to === 'active' ? ['disabled_reason'] : []), ...(emptied ? ['metadata'] : [])];
   const target = { entity: 'webhook', id: webhookId, owner } as const;
   const result = await commit({
     writes: [
-      move
-        ? { move: target, transition: move, set, ...(unset.length > 0 ? { unset } : {}) }
-        : { move: target, inStates: ['active', 'disabled'], set, ...(unset.length > 0 ? { unset } : {}) },
+      step
+        ? { update: target, transition: step, set, ...(unset.length > 0 ? { unset } : {}) }
+        : { update: target, inStates: ['active', 'disabled'], set, ...(unset.length > 0 ? { unset } : {}) },
     ],
   });
   return result === 'committed';
@@ -113,7 +119,7 @@ export async function rotateWebhookSecret(
   const result = await commit({
     writes: [
       {
-        move: { entity: 'webhook', id: current.id, owner },
+        update: { entity: 'webhook', id: current.id, owner },
         inStates: ['active', 'disabled'],
         expect: { secret_sealed: current.secret_sealed },
         set: {
@@ -130,10 +136,10 @@ export async function rotateWebhookSecret(
 
 /** Deletes the endpoint and lowers the count; false when there is no such endpoint. */
 export const deleteWebhook = (owner: Owner, webhookId: string): Promise<boolean> =>
-  deleteWithinMerchantCap(owner, 'webhook_count', webhookKeys.item(owner, webhookId));
+  deleteWithinMerchantCap(owner, 'webhook_count', webhookTarget(owner, webhookId));
 
 /** `disable` (WEBHOOK_ENDPOINT): stops deliveries to an endpoint that answered 410 Gone. */
 export async function disableWebhook(owner: Owner, webhookId: string, disable: Transition, reason: string): Promise<void> {
   // refused: the endpoint was deleted or disabled meanwhile
-  await commit({ writes: [{ move: { entity: 'webhook', id: webhookId, owner }, transition: disable, set: { disabled_reason: reason } }] });
+  await commit({ writes: [{ update: { entity: 'webhook', id: webhookId, owner }, transition: disable, set: { disabled_reason: reason } }] });
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { newEvent } from '../../shared/model/events.ts';
-import { PAYMENT, SETTLEMENT, TEST_CLOCK } from '../../shared/model/state-machines.ts';
+import { CONNECTOR, PAYMENT, SETTLEMENT, TEST_CLOCK } from '../../shared/model/state-machines.ts';
 import type { TransactItem } from '../../shared/store/client.ts';
 import { type Change, transactItemsOf } from '../../shared/store/commit.ts';
 import type { Operation, Target } from '../../shared/model/targets.ts';
-import { settlementKeys, testClockKeys } from '../../shared/store/keys.ts';
+import { connectorKeys, reconciliationKeys, routingCopyKeys, routingRuleKeys, settlementKeys, testClockKeys } from '../../shared/store/keys.ts';
 
 /** An update's or delete's condition (or an update's expression) with its names and values written in. */
 function resolved(expression: string | undefined, names: Record<string, string> = {}, values: Record<string, unknown> = {}): string {
@@ -60,7 +60,7 @@ describe('transactItemsOf', () => {
     const change: Change = {
       writes: [
         {
-          move: { entity: 'settlement', id: 'set_1', owner },
+          update: { entity: 'settlement', id: 'set_1', owner },
           transition: SETTLEMENT.pay,
           set: { paid_at: '2027-01-03T00:00:00.000Z' },
           unset: ['gsi2pk', 'gsi2sk'],
@@ -86,15 +86,15 @@ describe('transactItemsOf', () => {
     const advancing = testClockKeys.advancing('2027-01-01T00:00:00.000Z', 'clk_1');
     const event = newEvent(owner, TEST_CLOCK.finish.event, { id: 'clk_1', object: 'test_clock' });
     const begin: Change = {
-      writes: [{ move: { entity: 'test_clock', id: 'clk_1' }, transition: TEST_CLOCK.advance, set: { target_time: '2027-02-01', ...advancing } }],
+      writes: [{ update: { entity: 'test_clock', id: 'clk_1' }, transition: TEST_CLOCK.advance, set: { target_time: '2027-02-01', ...advancing } }],
     };
     const progress: Change = {
-      writes: [{ move: { entity: 'test_clock', id: 'clk_1' }, inStates: TEST_CLOCK.finish.from, atMost: { frozen_time: '2027-01-15' } }],
+      writes: [{ update: { entity: 'test_clock', id: 'clk_1' }, inStates: TEST_CLOCK.finish.from, atMost: { frozen_time: '2027-01-15' } }],
     };
     const finish: Change = {
       writes: [
         {
-          move: { entity: 'test_clock', id: 'clk_1' },
+          update: { entity: 'test_clock', id: 'clk_1' },
           transition: TEST_CLOCK.finish,
           expect: { target_time: '2027-02-01' },
           set: { frozen_time: '2027-02-01', target_time: null },
@@ -131,7 +131,7 @@ describe('an operation on its item', () => {
 
   it('begins only where no operation is held, and indexes its lease', () => {
     // Act
-    const begun = only({ writes: [{ move: payment, inStates: PAYMENT.capture.from, operation: { begin: op } }] });
+    const begun = only({ writes: [{ update: payment, inStates: PAYMENT.capture.from, operation: { begin: op } }] });
     // Assess
     expect(begun.Update!.Key).toEqual({ pk: 'PAY#pay_1', sk: 'PAY' });
     expect(condition(begun)).toBe('attribute_exists(pk) AND status IN ("succeeded") AND attribute_not_exists(op)');
@@ -146,7 +146,7 @@ describe('an operation on its item', () => {
     // Act
     const [moved, put, counter, ...rest] = transactItemsOf(
       {
-        writes: [{ move: payment, transition: PAYMENT.capture, set: { amount_captured: 500 }, operation: { finish: op.id } }],
+        writes: [{ update: payment, transition: PAYMENT.capture, set: { amount_captured: 500 }, operation: { finish: op.id } }],
         events: [event],
         counters: [cell],
       },
@@ -163,7 +163,7 @@ describe('an operation on its item', () => {
   it('is taken over only once its lease ended, and its lease renewed', () => {
     // Act
     const now = op.lease_until + 1;
-    const taken = only({ writes: [{ move: payment, operation: { takeOver: op.id, now, leaseUntil: now + 70_000 } }] });
+    const taken = only({ writes: [{ update: payment, operation: { takeOver: op.id, now, leaseUntil: now + 70_000 } }] });
     // Assess
     expect(condition(taken)).toBe(`attribute_exists(pk) AND op.id = "op_1" AND op.lease_until < ${now}`);
     expect(update(taken)).toContain(`op.lease_until = ${now + 70_000}`);
@@ -185,5 +185,66 @@ describe('an operation on its item', () => {
     // Assess
     expect(removed.Delete!.Key).toEqual({ pk: 'PAY#pay_1', sk: 'PAY' });
     expect(condition(removed)).toBe('op.id = "op_1" AND status IN ("processing")');
+  });
+});
+
+describe('transactItemsOf, for the items of a merchant', () => {
+  const connector = { entity: 'connector', id: 'con_1', owner } as const;
+
+  it("moves a connector's routing copy along CONNECTOR like the item, in the copy's partition", () => {
+    // Act
+    const [item, copy] = transactItemsOf(
+      {
+        writes: [
+          { update: connector, transition: CONNECTOR.disable, expect: { mode: 'test' } },
+          { update: { ...connector, copy: 1 }, transition: CONNECTOR.disable },
+        ],
+      },
+      1,
+    );
+    // Assess
+    expect(item!.Update!.Key).toEqual(connectorKeys.item(owner, 'con_1'));
+    expect(copy!.Update!.Key).toEqual(routingCopyKeys.of(owner, 1, connectorKeys.item(owner, 'con_1').sk));
+    expect(condition(item!)).toBe('attribute_exists(pk) AND status IN ("active", "disabled") AND mode = "test"');
+    expect(condition(copy!)).toBe('attribute_exists(pk) AND status IN ("active", "disabled")');
+    expect(update(copy!)).toBe('SET status = "disabled" REMOVE change');
+  });
+
+  it('creates a connector findable by its id and listed for reconciliation; its routing copies in no index', () => {
+    // Act
+    const [item, copy] = transactItemsOf(
+      {
+        writes: [
+          { create: connector, item: { id: 'con_1' } },
+          { create: { ...connector, copy: 0 }, item: { id: 'con_1' } },
+        ],
+      },
+      1,
+    );
+    // Assess
+    expect(item!.Put!.Item).toMatchObject({ ...connectorKeys.byId('con_1'), ...reconciliationKeys.account('con_1'), type: 'connector' });
+    expect(Object.keys(copy!.Put!.Item!).sort()).toEqual(['id', 'pk', 'sk', 'type']);
+  });
+
+  it('counts under a cap, keeps an expiry not passed, sets a default only where none is, and deletes what exists', () => {
+    // Act
+    const [count, attach, setDefault, deleted] = transactItemsOf(
+      {
+        writes: [
+          { update: { entity: 'merchant', id: 'mer_1' }, add: { rule_count: 1 }, below: { rule_count: 50 } },
+          { update: { entity: 'payment_method', id: 'pm_1', owner }, above: { expires_at: 1000 }, unset: ['expires_at'] },
+          { update: { entity: 'customer', id: 'cus_1' }, setIfAbsent: { default_payment_method: 'pm_1' } },
+          { remove: { entity: 'routing_rule', id: 'rul_1', owner } },
+        ],
+      },
+      1,
+    );
+    // Assess
+    expect(condition(count!)).toBe('attribute_exists(pk) AND (attribute_not_exists(rule_count) OR rule_count = null OR rule_count < 50)');
+    expect(update(count!)).toBe('ADD rule_count 1 REMOVE change');
+    expect(condition(attach!)).toBe('attribute_exists(pk) AND (attribute_not_exists(expires_at) OR expires_at = null OR expires_at > 1000)');
+    expect(update(setDefault!)).toBe('SET default_payment_method = if_not_exists(default_payment_method, "pm_1") REMOVE change');
+    expect(deleted!.Delete!.Key).toEqual(routingRuleKeys.item(owner, 'rul_1'));
+    expect(condition(deleted!)).toBe('attribute_exists(pk)');
   });
 });
