@@ -72,7 +72,7 @@ import { type ChangeSource, historyEntry } from './timeline-entries.ts';
 import * as inbound from '../store/inbound.ts';
 import { freshOrigin, idFor, newId, type Origin } from './ids.ts';
 import { threeDSecureLinks } from './signed-links.ts';
-import { leaseFromNow, runOperation } from './operations.ts';
+import { leaseFromNow, runOperation, takeOverOperation } from './operations.ts';
 import * as ledger from '../store/ledger.ts';
 import type { AttemptOutcome } from '../store/ledger.ts';
 import { assessRisk, RISK_DECLINE_THRESHOLD } from './risk.ts';
@@ -559,8 +559,11 @@ export async function authorizePayment(
             counters: counted(index),
           };
       const first = !op;
-      const step = await runOperation<AuthorizeResult, PaymentRecord | 'failover' | 'taken'>({
-        start: { op: next, begin, refused: async () => (first ? 'taken' : Promise.reject(new OperationInProgress(1))) },
+      const step = await runOperation<void, AuthorizeResult, PaymentRecord | 'failover' | 'taken'>({
+        what: 'this payment',
+        target: () => payments.paymentTarget(base),
+        start: () => ({ op: next, begin }),
+        onRefused: async () => (first ? 'taken' : Promise.reject(new OperationInProgress(1))),
         call: async (attempt) => {
           const connector = await connectorForTarget(base, target);
           const request: AuthorizeRequest = {
@@ -858,12 +861,14 @@ export async function finishAuthentication(payment: StoredPayment, returned: Rec
   const held = (payment.attempts ?? []).find((a) => a.status === 'requires_action');
   const stillWaiting: Operation = { ...waiting, id: held?.id ?? waiting.id, lease_until: shopperUntil };
   const target = payments.paymentTarget(payment);
-  await runOperation<AuthorizeResult, void>({
-    start: {
+  await runOperation<void, AuthorizeResult, void>({
+    what: 'this payment',
+    target: () => target,
+    start: () => ({
       op: asking,
       begin: { writes: [{ move: target, inStates: ['requires_action'], operation: { replace: waiting.id, with: asking } }] },
-      refused: async () => undefined,
-    },
+    }),
+    onRefused: async () => undefined,
     call: async (op) => {
       const connector = await connectorForOperation(payment, op);
       const result = await connector.completeAuthentication(op.reference!, returned, op.id);
@@ -932,28 +937,45 @@ const sourceOf = (payment: PaymentRecord): ChangeSource => (payment.routing_deci
 export async function resolveAuthorization(payment: StoredPayment, by: 'request' | 'reconciler'): Promise<'settled' | 'absent' | 'pending'> {
   const op = payment.op;
   if (!op || op.kind !== 'authorize') return 'settled';
-  if (by === 'reconciler' && op.lease_until >= clock.now()) return 'pending';
-  return runOperation({
-    start: { op, takeOver: payments.paymentTarget(payment), refused: async () => 'pending' as const },
+  return takeOverOperation<void, Lookup, 'settled' | 'absent' | 'pending'>({
+    what: 'this payment',
+    target: () => payments.paymentTarget(payment),
+    held: () => op,
+    busy: async (_, held) => {
+      if (by === 'reconciler') return 'pending';
+      throw new OperationInProgress((held.lease_until - clock.now()) / 1000);
+    },
+    onRefused: async () => 'pending',
     call: async (held) => {
       const connector = await connectorForOperation(payment, held);
-      return { connector, found: await lookupWithin(connector, held.id) };
+      const found = await lookupWithin(connector, held.id);
+      // Recorded failed while its attempt was unknown, or nothing found (or nobody can tell): the key is closed at
+      // the provider, cancelling whatever it holds or will hold under it (a request still in flight can no longer
+      // authorize).
+      const unused = payment.status !== 'processing' || (found.found !== 'authorized' && found.found !== 'declined');
+      return { found, reversed: unused ? (await connector.reverse(held.id)).ok : false };
     },
-    record: ({ connector, found }, held) => recordLookup(payment, held, connector, found, by === 'reconciler' ? 'reconciler' : undefined),
+    record: ({ found, reversed }, held) => recordLookup(payment, held, found, reversed, by === 'reconciler' ? 'reconciler' : undefined),
   });
+}
+
+/** What the provider holds under an unfinished authorization's key, and whether the key was closed there. */
+interface Lookup {
+  found: Awaited<ReturnType<typeof lookupWithin>>;
+  reversed: boolean;
 }
 
 /** What the provider holds under an unfinished authorization's key, recorded on its payment. */
 async function recordLookup(
   payment: StoredPayment,
   op: Operation,
-  connector: Connector,
-  found: Awaited<ReturnType<typeof lookupWithin>>,
+  found: Lookup['found'],
+  reversed: boolean,
   reconciler?: 'reconciler',
 ): Promise<'settled' | 'absent' | 'pending'> {
   if (payment.status !== 'processing') {
-    // Recorded failed while its attempt was unknown: whatever the provider holds under the key is reversed.
-    if (!(await connector.reverse(op.id)).ok) return 'pending';
+    // Recorded failed while its attempt was unknown: whatever the provider held under the key was reversed.
+    if (!reversed) return 'pending';
     await commit({
       writes: [{ move: payments.paymentTarget(payment), operation: { finish: op.id }, set: { attempts: finishAttempt(payment, op.id, 'reverse') } }],
     });
@@ -987,9 +1009,8 @@ async function recordLookup(
     await finishCreate(declined, op, [attempt], { source });
     return 'settled';
   }
-  // Nothing found, or nobody can tell (a provider with no read by reference): the key is closed at the provider
-  // first, cancelling whatever it holds or will hold under it (a request still in flight can no longer authorize).
-  if (!(await connector.reverse(op.id)).ok) return 'pending';
+  // Nothing found, or nobody can tell (a provider with no read by reference): removed once the key is closed.
+  if (!reversed) return 'pending';
   await commit({ writes: [{ remove: payments.paymentTarget(payment), operation: op.id, inStates: ['processing'] }] });
   return 'absent';
 }
