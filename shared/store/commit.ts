@@ -86,7 +86,7 @@ export interface Operation {
   shopper_until?: number;
 }
 /** `authenticate`: the shopper is authenticating at the provider (its lease: how long they may take) */
-export type OperationKind = 'authorize' | 'authenticate' | 'capture' | 'void' | 'refund' | 'invoice_send' | 'dispute_evidence' | 'dispute_accept';
+export type OperationKind = 'authorize' | 'authenticate' | 'capture' | 'void' | 'refund' | 'invoice_send' | 'dispute_evidence' | 'dispute_accept' | 'renewal';
 
 export interface Create {
   create: Target;

@@ -16,8 +16,9 @@ vi.mock('../../shared/store/commit.ts', () => ({
       if (item.op) return 'refused';
       item.op = step.begin as Operation;
     } else if ('takeOver' in step) {
-      if (item.op?.id !== step.takeOver || item.op.lease_until >= (step.now as number)) return 'refused';
-      item.op = { ...item.op, lease_until: step.leaseUntil as number };
+      const held = item.op;
+      if (!held || held.id !== step.takeOver || held.lease_until >= (step.now as number)) return 'refused';
+      item.op = { ...held, lease_until: step.leaseUntil as number };
     }
     return 'committed';
   },
