@@ -174,7 +174,7 @@ export const periodRenewal: DeclaredOperation<PeriodRun, PeriodResult, RenewalOu
     const target = subscriptions.periodTarget(subscription_id, period_start);
     const begin: Change =
       attempt === 0
-        ? { writes: [{ create: target, item: { subscription_id, period_start, state: PERIOD.retry.to, ...held, created_at: isoNow() } }] }
+        ? { writes: [{ create: target, item: { subscription_id, period_start, state: 'open', ...held, created_at: isoNow() } }] }
         : { writes: [{ move: target, transition: PERIOD.retry, expect: { attempt: attempt - 1 }, set: held }] };
     return { op, begin };
   },
