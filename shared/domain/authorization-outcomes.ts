@@ -1,4 +1,4 @@
-import { type Connector, lookupWithin, type ProviderName } from '../providers/index.ts';
+import { lookupWithin, type ProviderName } from '../providers/index.ts';
 import type { TransactItem } from '../store/client.ts';
 import { commit } from '../store/commit.ts';
 import type { Operation } from '../model/targets.ts';
@@ -14,7 +14,7 @@ import { connectorForOperation } from './connectors.ts';
 import { OperationInProgress } from '../model/errors.ts';
 import { newEvent } from '../model/events.ts';
 import { idFor, type Origin } from '../model/ids.ts';
-import { runOperation } from './operations.ts';
+import { takeOverOperation } from './operations.ts';
 import { paymentView } from './payment-view.ts';
 import { ATTEMPT, PAYMENT, transition } from '../model/state-machines.ts';
 import { type ChangeSource, historyEntry } from './timeline-entries.ts';
@@ -143,28 +143,45 @@ export const sourceOf = (payment: PaymentRecord): ChangeSource => (payment.routi
 export async function resolveAuthorization(payment: StoredPayment, by: 'request' | 'reconciler'): Promise<'settled' | 'absent' | 'pending'> {
   const op = payment.op;
   if (!op || op.kind !== 'authorize') return 'settled';
-  if (by === 'reconciler' && op.lease_until >= clock.now()) return 'pending';
-  return runOperation({
-    start: { op, takeOver: payments.paymentTarget(payment), refused: async () => 'pending' as const },
+  return takeOverOperation<void, Lookup, 'settled' | 'absent' | 'pending'>({
+    what: 'this payment',
+    target: () => payments.paymentTarget(payment),
+    held: () => op,
+    busy: async (_, held) => {
+      if (by === 'reconciler') return 'pending';
+      throw new OperationInProgress((held.lease_until - clock.now()) / 1000);
+    },
+    onRefused: async () => 'pending',
     call: async (held) => {
       const connector = await connectorForOperation(payment, held);
-      return { connector, found: await lookupWithin(connector, held.id) };
+      const found = await lookupWithin(connector, held.id);
+      // Recorded failed while its attempt was unknown, or nothing found (or nobody can tell): the key is closed at
+      // the provider, cancelling whatever it holds or will hold under it (a request still in flight can no longer
+      // authorize).
+      const unused = payment.status !== 'processing' || (found.found !== 'authorized' && found.found !== 'declined');
+      return { found, reversed: unused ? (await connector.reverse(held.id)).ok : false };
     },
-    record: ({ connector, found }, held) => recordLookup(payment, held, connector, found, by === 'reconciler' ? 'reconciler' : undefined),
+    record: ({ found, reversed }, held) => recordLookup(payment, held, found, reversed, by === 'reconciler' ? 'reconciler' : undefined),
   });
+}
+
+/** What the provider holds under an unfinished authorization's key, and whether the key was closed there. */
+interface Lookup {
+  found: Awaited<ReturnType<typeof lookupWithin>>;
+  reversed: boolean;
 }
 
 /** What the provider holds under an unfinished authorization's key, recorded on its payment. */
 async function recordLookup(
   payment: StoredPayment,
   op: Operation,
-  connector: Connector,
-  found: Awaited<ReturnType<typeof lookupWithin>>,
+  found: Lookup['found'],
+  reversed: boolean,
   reconciler?: 'reconciler',
 ): Promise<'settled' | 'absent' | 'pending'> {
   if (payment.status !== 'processing') {
-    // Recorded failed while its attempt was unknown: whatever the provider holds under the key is reversed.
-    if (!(await connector.reverse(op.id)).ok) return 'pending';
+    // Recorded failed while its attempt was unknown: whatever the provider held under the key was reversed.
+    if (!reversed) return 'pending';
     await commit({
       writes: [
         { update: payments.paymentTarget(payment), operation: { finish: op.id }, set: { attempts: finishAttempt(payment, op.id, 'reverse') } },
@@ -200,9 +217,8 @@ async function recordLookup(
     await finishCreate(declined, op, [attempt], { source });
     return 'settled';
   }
-  // Nothing found, or nobody can tell (a provider with no read by reference): the key is closed at the provider
-  // first, cancelling whatever it holds or will hold under it (a request still in flight can no longer authorize).
-  if (!(await connector.reverse(op.id)).ok) return 'pending';
+  // Nothing found, or nobody can tell (a provider with no read by reference): removed once the key is closed.
+  if (!reversed) return 'pending';
   await commit({ writes: [{ remove: payments.paymentTarget(payment), operation: op.id, inStates: ['processing'] }] });
   return 'absent';
 }

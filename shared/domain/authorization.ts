@@ -118,8 +118,11 @@ export async function authorizePayment({
             counters,
           };
       const first = !op;
-      const step = await runOperation<AuthorizeResult, PaymentRecord | 'failover' | 'taken'>({
-        start: { op: next, begin, refused: async () => (first ? 'taken' : Promise.reject(new OperationInProgress(1))) },
+      const step = await runOperation<void, AuthorizeResult, PaymentRecord | 'failover' | 'taken'>({
+        what: 'this payment',
+        target: () => payments.paymentTarget(base),
+        start: () => ({ op: next, begin }),
+        onRefused: async () => (first ? 'taken' : Promise.reject(new OperationInProgress(1))),
         call: async (attempt) => {
           const connector = await connectorForTarget(base, target);
           const request: AuthorizeRequest = {

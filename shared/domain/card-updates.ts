@@ -4,7 +4,7 @@ import type { PaymentMethodRecord } from '../store/payment-methods.ts';
 import * as vault from '../store/vault.ts';
 import type { Merchant } from './auth.ts';
 import { binOf, cardBrand } from '../model/cards.ts';
-import { BadRequest, NotFound } from '../model/errors.ts';
+import { BadRequest, NotFound, OperationInProgress } from '../model/errors.ts';
 import { newEvent } from '../model/events.ts';
 import { loadPaymentMethod, paymentMethodView } from './payment-methods.ts';
 import { retryWithUpdatedCard } from './subscriptions.ts';
@@ -27,7 +27,7 @@ export interface CardUpdate {
  * payment method and the number from the vault. The fingerprint stays: it names the payment method, not the plastic.
  * An update that changes nothing shown (the same one again) sends nothing.
  */
-export async function updateSavedCard(pm: PaymentMethodRecord, update: CardUpdate): Promise<PaymentMethodRecord> {
+export async function updateSavedCard(pm: PaymentMethodRecord, update: CardUpdate, attempt = 1): Promise<PaymentMethodRecord> {
   const owner = { merchant_id: pm.merchant_id, livemode: pm.livemode };
   const { number, exp_month, exp_year } = update;
   const shown = number ? { last4: number.slice(-4), bin: binOf(number), brand: cardBrand(number) } : pickShown(update);
@@ -39,11 +39,16 @@ export async function updateSavedCard(pm: PaymentMethodRecord, update: CardUpdat
     writes: [{ update: { entity: 'payment_method', id: pm.id, owner }, expect: { card: pm.card }, set: { card } }],
     events: [newEvent(owner, 'payment_method.updated', paymentMethodView(updated))],
   });
-  // Another update came first: this one is applied on top of it (the updater's report is the newest news).
-  if (done === 'refused') return updateSavedCard(await reload(pm), update);
+  // Another update came first: this one is applied on top of it (the updater's report is the newest news), a few
+  // times at most; then the caller is told to try again (409) rather than racing on without end.
+  if (done === 'refused' && attempt >= UPDATE_ATTEMPTS) throw new OperationInProgress(1, 'this payment method');
+  if (done === 'refused') return updateSavedCard(await reload(pm), update, attempt + 1);
   await retryWithUpdatedCard(pm.id);
   return updated;
 }
+
+/** How often an update is applied again on top of one that came first, before it answers 409. */
+const UPDATE_ATTEMPTS = 5;
 
 const pickShown = ({ last4, brand }: CardUpdate) => ({ ...(last4 ? { last4 } : {}), ...(brand ? { brand } : {}) });
 

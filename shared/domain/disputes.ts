@@ -1,6 +1,6 @@
 import { config } from '../config.ts';
 import type * as v from 'valibot';
-import type { DisputeEvidence, ProviderChange } from '../providers/types.ts';
+import type { DisputeEvidence, OperationResult, ProviderChange } from '../providers/types.ts';
 import type { DisputeEvidenceBody, OpenTestDisputeBody } from '../schemas/disputes.ts';
 import { commit } from '../store/commit.ts';
 import type { Operation } from '../model/targets.ts';
@@ -16,7 +16,7 @@ import { disputeDeskFor } from './follow-up.ts';
 import { BadRequest, InvalidState, NotFound, OperationInProgress, ProvidersUnavailable } from '../model/errors.ts';
 import { newEvent } from '../model/events.ts';
 import { freshOrigin, idFor, newId, type Origin } from '../model/ids.ts';
-import { beginOn, finish, giveUp, leaseFromNow, runOperation, type Start } from './operations.ts';
+import { beginOn, type DeclaredOperation, finish, giveUp, leaseFromNow, runOperation, takeOverOperation } from './operations.ts';
 import type { OutcomeContext } from './refund-outcomes.ts';
 import { DISPUTE, type DisputeState, transition } from '../model/state-machines.ts';
 import { historyEntry } from './timeline-entries.ts';
@@ -164,59 +164,66 @@ export async function submitDisputeEvidence(merchant: Merchant, id: string, body
 /** Accepts the dispute at the provider: the merchant does not contest it, and its amount stays debited. */
 export const acceptDispute = (merchant: Merchant, id: string, origin = freshOrigin()) => act(merchant, id, { kind: 'dispute_accept' }, origin);
 
-/** An evidence submission or acceptance through the operation runner: begun on the dispute, then carried out. */
+/** An evidence submission or acceptance on `dispute` (as read) under the operation `opId`. */
+interface DisputeRun {
+  dispute: StoredDispute;
+  action: DisputeAction;
+  opId: string;
+  source: OutcomeContext['source'];
+}
+
+const moveOf = (action: DisputeAction) => (action.kind === 'dispute_accept' ? 'accept' : 'review');
+
+/** An evidence submission or acceptance: begun on the dispute, forwarded to the provider's dispute desk, recorded. */
+export const disputeAction: DeclaredOperation<DisputeRun, OperationResult, DisputeView> = {
+  what: 'this dispute',
+  target: ({ dispute }) => disputesStore.disputeTarget(dispute),
+  held: ({ dispute }) => dispute.op,
+  own: ({ opId }, held) => held.id === opId,
+  start: ({ dispute, action, opId }) => {
+    transition('dispute', DISPUTE, moveOf(action), dispute.status);
+    const op: Operation = {
+      id: opId,
+      kind: action.kind,
+      lease_until: leaseFromNow(),
+      provider: dispute.provider,
+      ...(dispute.connector_id ? { connector_id: dispute.connector_id } : {}),
+      reference: dispute.provider_reference,
+    };
+    const begin = beginOn(disputesStore.disputeTarget(dispute), op, {
+      inStates: DISPUTE[moveOf(action)].from,
+      ...(action.kind === 'dispute_evidence' ? { set: { evidence: action.evidence } } : {}),
+    });
+    return { op, begin };
+  },
+  onRefused: () => Promise.reject(new InvalidState(undefined, 'the dispute changed meanwhile; read it again')),
+  call: async (op, { dispute, action }) => {
+    const desk = await disputeDeskFor(dispute, op);
+    return action.kind === 'dispute_accept'
+      ? desk.accept(dispute.provider_reference, op.id)
+      : desk.submitEvidence(dispute.provider_reference, action.evidence, op.id);
+  },
+  record: async (result, op, { dispute, action, source }) => {
+    if (!result.ok)
+      return giveUp(
+        disputesStore.disputeTarget(dispute),
+        { id: dispute.payment_id, livemode: dispute.livemode, provider: dispute.provider },
+        op,
+        result,
+      );
+    const moved = await stepDispute({ ...dispute, op }, moveOf(action), { source, reference: result.reference }, { finish: op.id });
+    // A notification may have moved it meanwhile (e.g. the provider closed it): the operation still ends.
+    if (!moved) await finish(disputesStore.disputeTarget(dispute), op);
+    return disputeObject((await disputesStore.findDispute(dispute, dispute.id)) ?? dispute);
+  },
+};
+
+/** An evidence submission or acceptance through the operation driver: begun on the dispute, then carried out. */
 async function act(merchant: Merchant, id: string, action: DisputeAction, origin: Origin) {
   const dispute = await disputesStore.findDispute(ownerOf(merchant), id);
   if (!dispute || dispute.livemode !== merchant.livemode) throw new NotFound();
-  const opId = idFor('operation', origin);
-  if (dispute.op?.id === opId) return runAction(dispute, action, { op: dispute.op, takeOver: disputesStore.disputeTarget(dispute) });
-  if (dispute.op) throw new OperationInProgress((dispute.op.lease_until - clock.now()) / 1000, 'this dispute');
-  const operation = action.kind === 'dispute_accept' ? 'accept' : 'review';
-  transition('dispute', DISPUTE, operation, dispute.status);
-  const op: Operation = {
-    id: opId,
-    kind: action.kind,
-    lease_until: leaseFromNow(),
-    provider: dispute.provider,
-    ...(dispute.connector_id ? { connector_id: dispute.connector_id } : {}),
-    reference: dispute.provider_reference,
-  };
-  const begin = beginOn(disputesStore.disputeTarget(dispute), op, {
-    inStates: DISPUTE[operation].from,
-    ...(action.kind === 'dispute_evidence' ? { set: { evidence: action.evidence } } : {}),
-  });
-  const refused = () => Promise.reject(new InvalidState(undefined, 'the dispute changed meanwhile; read it again'));
-  return runAction({ ...dispute, op }, action, { op, begin, refused });
+  return runOperation(disputeAction, { dispute, action, opId: idFor('operation', origin), source: 'api' });
 }
-
-const runAction = (dispute: StoredDispute, action: DisputeAction, start: Start<DisputeView>, source: OutcomeContext['source'] = 'api') =>
-  runOperation({
-    start,
-    call: async (op) => {
-      const desk = await disputeDeskFor(dispute, op);
-      return action.kind === 'dispute_accept'
-        ? desk.accept(dispute.provider_reference, op.id)
-        : desk.submitEvidence(dispute.provider_reference, action.evidence, op.id);
-    },
-    record: async (result, op) => {
-      if (!result.ok)
-        return giveUp(
-          disputesStore.disputeTarget(dispute),
-          { id: dispute.payment_id, livemode: dispute.livemode, provider: dispute.provider },
-          op,
-          result,
-        );
-      const stepped = await stepDispute(
-        dispute,
-        action.kind === 'dispute_accept' ? 'accept' : 'review',
-        { source, reference: result.reference },
-        { finish: op.id },
-      );
-      // A notification may have moved it meanwhile (e.g. the provider closed it): the operation still ends.
-      if (!stepped) await finish(disputesStore.disputeTarget(dispute), op);
-      return disputeObject((await disputesStore.findDispute(dispute, dispute.id)) ?? dispute);
-    },
-  });
 
 type DisputeView = ReturnType<typeof disputeObject>;
 
@@ -226,7 +233,7 @@ export async function reconcileDisputeOperation(dispute: StoredDispute & { op: O
     dispute.op.kind === 'dispute_accept'
       ? { kind: 'dispute_accept' }
       : { kind: 'dispute_evidence', evidence: (dispute.evidence ?? {}) as DisputeEvidence };
-  await runAction(dispute, action, { op: dispute.op, takeOver: disputesStore.disputeTarget(dispute) }, 'reconciler');
+  await takeOverOperation(disputeAction, { dispute, action, opId: dispute.op.id, source: 'reconciler' });
 }
 
 /** Where each provider's fake takes a test dispute (docs/api.md "Test mode"): its API origin, as configured. */

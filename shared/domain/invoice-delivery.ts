@@ -4,8 +4,8 @@ import type { Operation } from '../model/targets.ts';
 import * as customers from '../store/customers.ts';
 import * as invoices from '../store/invoices.ts';
 import type { InvoiceRecord, StoredInvoice } from '../store/invoices.ts';
-import { clock, isoNow } from '../model/clock.ts';
-import { beginOn, finish, leaseFromNow, runOperation } from './operations.ts';
+import { isoNow } from '../model/clock.ts';
+import { beginOn, type DeclaredOperation, finish, leaseFromNow, runOperation, takeOverOperation } from './operations.ts';
 import { BadRequest, ResourceMissing } from '../model/errors.ts';
 import { newId } from '../model/ids.ts';
 import { type InvoiceChannel, type InvoiceView, load, pdfUrlOf, payUrlOf, refusal, stepInvoice } from './invoices.ts';
@@ -55,40 +55,77 @@ export function invoiceMessage(invoice: InvoiceRecord, pdfUrl: string, payUrl: s
  * finished by the reconciler (reconcileInvoiceSend).
  */
 export async function sendInvoice(merchant: Merchant, invoiceId: string, channel: InvoiceChannel, baseUrl: string): Promise<SentView> {
-  let invoice = await load(ownerOf(merchant), invoiceId);
-  // A send whose run died holds the invoice: it is finished first (sent again, at least once), never overwritten.
-  if (invoice.op && invoice.op.lease_until < clock.now()) {
-    const finished = await reconcileInvoiceSend(invoice as StoredInvoice & { op: Operation }, baseUrl);
-    if (finished) return finished;
-    invoice = await load(ownerOf(merchant), invoiceId);
-  }
-  const { from } = transition('invoice', INVOICE, 'send', invoice.status);
-  const customer = await customers.getCustomer(invoice, invoice.customer_id);
-  if (!customer) throw new ResourceMissing('customer_id');
-  const to = channel === 'email' ? customer.email : customer.phone;
-  if (!to) throw new BadRequest('customer_has_no_phone', 'channel');
+  const invoice = await load(ownerOf(merchant), invoiceId);
+  return runOperation(invoiceSend, { invoice, channel, baseUrl, links: await linksOf(invoice, baseUrl) }) as Promise<SentView>;
+}
+
+async function linksOf(invoice: InvoiceRecord, baseUrl: string | undefined): Promise<{ pdfUrl: string; payUrl: string }> {
   const [pdfUrl, payUrl] = await Promise.all([pdfUrlOf(invoice.id, baseUrl), payUrlOf(invoice.id, baseUrl)]);
   if (!pdfUrl || !payUrl) throw new Error('No public base URL to link the invoice PDF from');
-
-  // Begun before the message goes out: a racing mark-paid (or send) is refused instead of following it.
-  const message = invoiceMessage(invoice, pdfUrl, payUrl);
-  const op: Operation = { id: newId('operation'), kind: 'invoice_send', lease_until: leaseFromNow(), channel, to };
-  const target = invoices.invoiceTarget(invoice);
-  return runOperation({
-    start: { op, begin: beginOn(target, op, { inStates: from }), refused: async () => Promise.reject(await refusal(invoice, 'send')) },
-    call: () =>
-      deliver(channel, to, message).then(
-        () => undefined,
-        (error: unknown) => error,
-      ),
-    record: async (error) => {
-      if (error === undefined) return sent(invoice, op, pdfUrl);
-      // Not sent: the operation ends and the invoice stays as it was.
-      await finish(target, op);
-      throw error;
-    },
-  });
+  return { pdfUrl, payUrl };
 }
+
+/** A send of `invoice` (as read) over `channel`; the reconciler's take-over names neither (the operation holds them). */
+interface InvoiceSendRun {
+  invoice: StoredInvoice;
+  channel?: InvoiceChannel;
+  baseUrl?: string;
+  /** a first send's links, made before it begins */
+  links?: { pdfUrl: string; payUrl: string };
+}
+
+/** What a send's call did: sent (with the invoice as sent and its PDF link), not sent (why), or nothing to send. */
+type Delivery = { sent: { current: StoredInvoice; pdfUrl: string } } | { failed: unknown } | { skipped: true };
+
+/**
+ * An invoice send: begun on the invoice before the message goes out (a racing mark-paid or second send is refused),
+ * the message sent, the invoice moved to `sent`. A failed send leaves the invoice as it was. Taken over (its run
+ * died), it is sent again: nobody knows whether its message went out (a message service takes no idempotency key),
+ * so at least once. A customer may get the invoice twice, never not at all; a send charges nothing, so nobody pays
+ * twice. An invoice paid meanwhile (mark-paid after the lease ended) is not sent again; the operation ends.
+ */
+export const invoiceSend: DeclaredOperation<InvoiceSendRun, Delivery, SentView | undefined> = {
+  what: 'this invoice',
+  target: ({ invoice }) => invoices.invoiceTarget(invoice),
+  held: ({ invoice }) => invoice.op,
+  // a send in flight: the invoice is being sent at this moment
+  busy: async ({ invoice }) => Promise.reject(await refusal(invoice, 'send')),
+  // a send whose run died holds the invoice: finished first (sent again, at least once), never overwritten
+  settleStale: async (input, stale) => {
+    const finished = await takeOverOperation(invoiceSend, { invoice: { ...input.invoice, op: stale }, baseUrl: input.baseUrl });
+    return finished ? { answer: finished } : { again: { ...input, invoice: await load(input.invoice, input.invoice.id) } };
+  },
+  start: async ({ invoice, channel }) => {
+    transition('invoice', INVOICE, 'send', invoice.status);
+    const customer = await customers.getCustomer(invoice, invoice.customer_id);
+    if (!customer) throw new ResourceMissing('customer_id');
+    const to = channel === 'email' ? customer.email : customer.phone;
+    if (!to) throw new BadRequest('customer_has_no_phone', 'channel');
+    const op: Operation = { id: newId('operation'), kind: 'invoice_send', lease_until: leaseFromNow(), channel, to };
+    return { op, begin: beginOn(invoices.invoiceTarget(invoice), op, { inStates: INVOICE.send.from }) };
+  },
+  onRefused: async ({ invoice }) => Promise.reject(await refusal(invoice, 'send')),
+  call: async (op, { invoice, baseUrl, links }, retried) => {
+    const current = retried ? await load(invoice, invoice.id) : invoice;
+    if (!(INVOICE.send.from as readonly string[]).includes(current.status)) return { skipped: true };
+    const { pdfUrl, payUrl } = links ?? (await linksOf(current, baseUrl));
+    const sending = deliver(op.channel as InvoiceChannel, op.to!, invoiceMessage(current, pdfUrl, payUrl));
+    // A take-over that fails to send keeps its operation for the reconciler's next run; a first send's ends.
+    if (retried) await sending;
+    const failed = await sending.then(
+      () => undefined,
+      (error: unknown) => ({ failed: error }),
+    );
+    return failed ?? { sent: { current, pdfUrl } };
+  },
+  record: async (delivery, op, { invoice }) => {
+    if ('sent' in delivery) return sent(delivery.sent.current, op, delivery.sent.pdfUrl);
+    // Not sent: the operation ends and the invoice stays as it was.
+    await finish(invoices.invoiceTarget(invoice), op);
+    if ('failed' in delivery) throw delivery.failed;
+    return undefined;
+  },
+};
 
 async function deliver(channel: InvoiceChannel, to: string, message: ReturnType<typeof invoiceMessage>): Promise<void> {
   if (channel === 'email') await emailSender.send({ to, subject: message.subject, text: message.email });
@@ -103,28 +140,6 @@ async function sent(invoice: StoredInvoice, op: Operation, pdfUrl: string): Prom
   return (await stepInvoice(invoice, 'send', changes, pdfUrl, op.id)) as SentView;
 }
 
-/**
- * The reconciler's part for invoice sends: a send whose run died (its lease ended) is taken over and finished.
- * Nobody knows whether its message went out (a message service takes no idempotency key), so it is sent again:
- * at least once. A customer may get the invoice twice, never not at all; a send charges nothing, so nobody pays
- * twice. An invoice that was paid meanwhile (mark-paid after the lease ended) is not sent again; the operation ends.
- */
-export async function reconcileInvoiceSend(invoice: StoredInvoice & { op: Operation }, baseUrl?: string): Promise<SentView | undefined> {
-  const target = invoices.invoiceTarget(invoice);
-  return runOperation({
-    start: { op: invoice.op, takeOver: target },
-    call: async (op) => {
-      const current = await load(invoice, invoice.id);
-      if (!(INVOICE.send.from as readonly string[]).includes(current.status)) return undefined;
-      const [pdfUrl, payUrl] = await Promise.all([pdfUrlOf(current.id, baseUrl), payUrlOf(current.id, baseUrl)]);
-      if (!pdfUrl || !payUrl) throw new Error('No public base URL to link the invoice PDF from');
-      await deliver(op.channel as InvoiceChannel, op.to!, invoiceMessage(current, pdfUrl, payUrl));
-      return { current, pdfUrl };
-    },
-    record: async (delivered, op) => {
-      if (delivered) return sent(delivered.current, op, delivered.pdfUrl);
-      await finish(target, op);
-      return undefined;
-    },
-  });
-}
+/** The reconciler's part for invoice sends: a send whose run died (its lease ended) is taken over and finished. */
+export const reconcileInvoiceSend = (invoice: StoredInvoice & { op: Operation }, baseUrl?: string): Promise<SentView | undefined> =>
+  takeOverOperation(invoiceSend, { invoice, baseUrl });

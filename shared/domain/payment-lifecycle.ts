@@ -12,7 +12,7 @@ import { AppError, BadRequest, InvalidState, NotFound, OperationInProgress, Prov
 import { newEvent } from '../model/events.ts';
 import { freshOrigin, idFor, type Origin } from '../model/ids.ts';
 import * as ledger from '../store/ledger.ts';
-import { asRetried, awaiting, beginOn, giveUp, leaseFromNow, runOperation, type Start } from './operations.ts';
+import { asRetried, awaiting, beginOn, type DeclaredOperation, giveUp, leaseFromNow, runOperation, takeOverOperation } from './operations.ts';
 import { resolveAuthorization } from './authorization-outcomes.ts';
 import { paymentView, type PaymentView } from './payment-view.ts';
 import { askingProvider } from './shopper-authentication.ts';
@@ -87,50 +87,82 @@ const operationOn = (payment: PaymentRecord, id: string, kind: 'capture' | 'void
   currency: payment.currency,
 });
 
-/** Begins the capture or void on the payment, then carries it out. A retried request that already did it replays. */
-async function captureOrVoid(current: StoredPayment & PaymentRecord, kind: 'capture' | 'void', amount: number | undefined, origin: Origin) {
-  let payment = current;
-  const opId = idFor('operation', origin);
-  if (payment.last_operation === opId) return paymentView(payment);
-  if (payment.op?.id === opId) return runPaymentOperation(payment, { op: payment.op, takeOver: payments.paymentTarget(payment) });
-  if (kind === 'void' && payment.status === 'requires_action' && payment.op?.kind === 'authenticate') return cancelAuthentication(payment, opId);
-  if (payment.op && !payment.op.awaiting) payment = await finishStale(payment);
-  const { from } = transition('payment', PAYMENT, kind, payment.status);
-  if (amount !== undefined && amount > payment.amount) throw new BadRequest('amount_too_large', 'amount');
-  const op = operationOn(payment, opId, kind, amount);
-  const refused = async (): Promise<never> => {
+/** A capture or void of `payment` (as read) under the operation `opId`: what the declared `captureOrVoidOperation` is given. */
+interface CaptureOrVoid {
+  payment: StoredPayment & PaymentRecord;
+  kind: 'capture' | 'void';
+  amount: number | undefined;
+  opId: string;
+  source: ChangeSource;
+}
+
+/** A void while the shopper authenticates takes the shopper's operation over (a return meanwhile finds it gone). */
+const cancelsAuthentication = ({ payment, kind }: CaptureOrVoid): boolean =>
+  kind === 'void' && payment.status === 'requires_action' && payment.op?.kind === 'authenticate';
+
+/**
+ * A capture or void: begun on the payment (conditional on its state and on no live operation), the provider asked
+ * under the operation's id, the payment moved with its event and counters. A retried request that already did it
+ * replays; one whose run died takes its operation over.
+ */
+export const captureOrVoidOperation: DeclaredOperation<CaptureOrVoid, OperationResult, PaymentView> = {
+  what: 'this payment',
+  target: ({ payment }) => payments.paymentTarget(payment),
+  replay: ({ payment, opId }) => (payment.last_operation === opId ? paymentView(payment) : undefined),
+  // the shopper's own operation gives way to a void; a return asking the provider about it does not
+  held: (input) => (cancelsAuthentication(input) && !askingProvider(input.payment) ? undefined : input.payment.op),
+  own: ({ opId }, held) => held.id === opId,
+  settleStale: async (input, stale) => {
+    // one the provider accepted for later is settled by its notification or the reconciler, not by this request
+    if (stale.awaiting) throw new OperationInProgress(1);
+    return { again: { ...input, payment: await finishStale(input.payment) } };
+  },
+  start: (input) => {
+    const { payment, kind, amount, opId } = input;
+    const op = operationOn(payment, opId, kind, amount);
+    if (cancelsAuthentication(input)) {
+      return {
+        op,
+        begin: {
+          writes: [{ update: payments.paymentTarget(payment), inStates: ['requires_action'], operation: { replace: payment.op!.id, with: op } }],
+        },
+      };
+    }
+    const { from } = transition('payment', PAYMENT, kind, payment.status);
+    if (amount !== undefined && amount > payment.amount) throw new BadRequest('amount_too_large', 'amount');
+    return { op, begin: beginOn(payments.paymentTarget(payment), op, { inStates: from }) };
+  },
+  onRefused: async (input, op) => {
+    if (cancelsAuthentication(input)) throw new OperationInProgress(1);
+    const { payment } = input;
     const now = await payments.getStoredPayment(payment, payment.id);
+    if (now?.last_operation === op.id) return paymentView(now as PaymentRecord);
     if (now?.op) throw new OperationInProgress((now.op.lease_until - clock.now()) / 1000);
     // Moved by a racing request meanwhile; if the transition is still allowed, a retry runs it (409, nothing stored).
-    if (now && (from as readonly string[]).includes(now.status)) throw new OperationInProgress(1);
+    if (now && (PAYMENT[input.kind].from as readonly string[]).includes(now.status)) throw new OperationInProgress(1);
     throw new InvalidState(undefined, `the payment became ${now?.status} meanwhile`);
-  };
-  return runPaymentOperation(payment, { op, begin: beginOn(payments.paymentTarget(payment), op, { inStates: from }), refused });
-}
+  },
+  call: async (op, { payment }, retried) => {
+    const connector = await connectorForOperation(payment, op);
+    const result =
+      op.kind === 'capture'
+        ? await connector.capture(op.reference!, op.amount!, payment.currency, op.id)
+        : await connector.void(op.reference!, op.id);
+    return asRetried(result, retried);
+  },
+  record: (result, op, { payment, source }) => recordPaymentOperation(payment, op, result, source),
+};
+
+/** Begins the capture or void on the payment, then carries it out. A retried request that already did it replays. */
+const captureOrVoid = (payment: StoredPayment & PaymentRecord, kind: 'capture' | 'void', amount: number | undefined, origin: Origin) =>
+  runOperation(captureOrVoidOperation, { payment, kind, amount, opId: idFor('operation', origin), source: 'api' });
 
 /**
- * A void while the shopper authenticates: the void takes the shopper's operation over (a return meanwhile finds it
- * gone and changes nothing) and cancels the authorization at the provider.
- */
-async function cancelAuthentication(payment: StoredPayment & PaymentRecord, opId: string) {
-  if (askingProvider(payment)) throw new OperationInProgress((payment.op!.lease_until - clock.now()) / 1000);
-  const op = operationOn(payment, opId, 'void', undefined);
-  const begin: Change = {
-    writes: [{ update: payments.paymentTarget(payment), inStates: ['requires_action'], operation: { replace: payment.op!.id, with: op } }],
-  };
-  const refused = async (): Promise<never> => {
-    throw new OperationInProgress(1);
-  };
-  return runPaymentOperation(payment, { op, begin, refused });
-}
-
-/**
- * Another request's operation is on the payment: while its lease runs, this one waits (409); once it ended, the
- * operation is finished first (as the reconciler would), so its provider call is recorded, never overwritten.
+ * Another request's operation whose lease ended is on the payment: it is finished first (as the reconciler would),
+ * so its provider call is recorded, never overwritten.
  */
 async function finishStale(payment: StoredPayment & PaymentRecord): Promise<StoredPayment & PaymentRecord> {
   const op = payment.op!;
-  if (op.lease_until >= clock.now()) throw new OperationInProgress((op.lease_until - clock.now()) / 1000);
   const settled =
     op.kind === 'authorize'
       ? (await resolveAuthorization(payment, 'reconciler')) !== 'pending'
@@ -142,21 +174,6 @@ async function finishStale(payment: StoredPayment & PaymentRecord): Promise<Stor
   if (!settled && now.op) throw new OperationInProgress(1);
   return now;
 }
-
-/** A capture or void through the operation runner: the provider asked under the operation's id, the answer recorded. */
-const runPaymentOperation = (payment: StoredPayment, start: Start<PaymentView>, source: ChangeSource = 'api') =>
-  runOperation({
-    start,
-    call: async (op, retried) => {
-      const connector = await connectorForOperation(payment, op);
-      const result =
-        op.kind === 'capture'
-          ? await connector.capture(op.reference!, op.amount!, payment.currency, op.id)
-          : await connector.void(op.reference!, op.id);
-      return asRetried(result, retried);
-    },
-    record: (result, op) => recordPaymentOperation(payment, op, result, source),
-  });
 
 /** The capture or void's answer: the payment moves with its event and counters, and the operation ends (or awaits). */
 async function recordPaymentOperation(payment: StoredPayment, op: Operation, result: OperationResult, source: ChangeSource) {
@@ -205,9 +222,7 @@ export async function refundPayment(merchant: Merchant, paymentId: string, body:
   const refundId = idFor('refund', origin);
   const earlier = origin.seed === null ? undefined : await payments.getRefund(paymentId, refundId);
   if (!earlier) return reserveAndRefund(merchant, paymentId, refundId, body);
-  const payment = await load(merchant, paymentId);
-  if (!earlier.op || earlier.op.awaiting) return refundView(payment, earlier);
-  return runRefund(payment, earlier, { op: earlier.op, takeOver: payments.refundTarget(earlier) });
+  return runOperation(refundOperation, { payment: await load(merchant, paymentId), refund: earlier, source: 'api' });
 }
 
 const RESERVE_ATTEMPTS = 5;
@@ -270,23 +285,41 @@ async function reserveAndRefund(
     ],
     counters: payments.paymentCountChange(payment, payment.status, 'refunded'),
   };
-  const refused = async () => {
+  const retry = async () => {
     if (attempt === RESERVE_ATTEMPTS) throw new OperationInProgress(1, 'this payment (concurrent refunds)');
     return reserveAndRefund(merchant, paymentId, refundId, body, attempt + 1);
   };
-  return runRefund(payment, refund, { op, begin: reservation, refused });
+  return runOperation(refundOperation, { payment, refund, reservation, retry, source: 'api' });
 }
 
 type RefundView = ReturnType<typeof refundView>;
 
-/** A refund through the operation runner: the provider asked under the refund's id, the answer recorded. */
-const runRefund = (payment: PaymentRecord, refund: StoredRefund, start: Start<RefundView>, source: ChangeSource = 'api') =>
-  runOperation({
-    start,
-    call: async (op, retried) =>
-      asRetried(await (await connectorForOperation(payment, op)).refund(op.reference!, refund.amount, payment.currency, op.id), retried),
-    record: (result, op) => recordRefund(payment, refund, op, result, source),
-  });
+/**
+ * A refund's run: fresh (its `reservation` begins it, `retry` judges again when a concurrent refund moved first), or
+ * of a refund stored by an earlier run (its operation taken over, or its answer replayed).
+ */
+interface RefundRun {
+  payment: PaymentRecord;
+  refund: StoredRefund;
+  reservation?: Change;
+  retry?: () => Promise<RefundView>;
+  source: ChangeSource;
+}
+
+/** A refund: reserved on the payment, the provider asked under the refund's id, the answer recorded. */
+export const refundOperation: DeclaredOperation<RefundRun, OperationResult, RefundView> = {
+  what: 'this payment',
+  target: ({ refund }) => payments.refundTarget(refund),
+  replay: ({ payment, refund, reservation }) => (!reservation && (!refund.op || refund.op.awaiting) ? refundView(payment, refund) : undefined),
+  held: ({ refund, reservation }) => (reservation ? undefined : refund.op),
+  // the refund item is the request's own (its id comes from the request)
+  own: () => true,
+  start: ({ refund, reservation }) => ({ op: refund.op!, begin: reservation! }),
+  onRefused: ({ retry }) => (retry ? retry() : Promise.reject(new OperationInProgress(1))),
+  call: async (op, { payment, refund }, retried) =>
+    asRetried(await (await connectorForOperation(payment, op)).refund(op.reference!, refund.amount, payment.currency, op.id), retried),
+  record: (result, op, { payment, refund, source }) => recordRefund(payment, refund, op, result, source),
+};
 
 /**
  * The refund's answer: confirmed (counters and event), accepted for later (the refund stays `pending`, its operation
@@ -356,11 +389,19 @@ async function takeBack(payment: PaymentRecord, refund: StoredRefund): Promise<v
 
 /** The reconciler's part: an operation whose lease ended is taken over and carried out again under its own key. */
 export async function reconcilePaymentOperation(payment: StoredPayment): Promise<void> {
-  await runPaymentOperation(payment, { op: payment.op!, takeOver: payments.paymentTarget(payment) }, 'reconciler');
+  const op = payment.op!;
+  const kind = op.kind as 'capture' | 'void';
+  await takeOverOperation(captureOrVoidOperation, {
+    payment: payment as StoredPayment & PaymentRecord,
+    kind,
+    amount: op.amount,
+    opId: op.id,
+    source: 'reconciler',
+  });
 }
 
 export async function reconcileRefundOperation(refund: StoredRefund): Promise<void> {
   const payment = await payments.loadPayment(refund.payment_id);
   if (!payment) return;
-  await runRefund(payment as PaymentRecord, refund, { op: refund.op!, takeOver: payments.refundTarget(refund) }, 'reconciler');
+  await takeOverOperation(refundOperation, { payment: payment as PaymentRecord, refund, source: 'reconciler' });
 }

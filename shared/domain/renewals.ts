@@ -4,6 +4,8 @@ import { config } from '../config.ts';
 import { logger } from '../logger.ts';
 import { sendJson } from '../queues-client.ts';
 import { RenewalMessage, type RenewalMessageBody } from '../schemas/subscriptions.ts';
+import type { Change } from '../store/commit.ts';
+import type { Operation } from '../model/targets.ts';
 import * as customers from '../store/customers.ts';
 import * as invoices from '../store/invoices.ts';
 import type { InvoiceStatus } from '../store/invoices.ts';
@@ -19,7 +21,7 @@ import { clock, isoNow } from '../model/clock.ts';
 import { AppError } from '../model/errors.ts';
 import { sendInvoice } from './invoice-delivery.ts';
 import { newId } from '../model/ids.ts';
-import { LEASE_MS } from './operations.ts';
+import { type DeclaredOperation, leaseFromNow, runOperation } from './operations.ts';
 import { createInvoice, markInvoicePaid, paymentFailedChange } from './invoices.ts';
 import { paymentActionRequired, sendPaymentLink } from './payment-links.ts';
 import { cappedRecovery, recoveryAfter } from './recovery-policy.ts';
@@ -78,8 +80,8 @@ const actorOf = (s: SubscriptionRecord): Merchant => ({ id: s.merchant_id, crede
 const baseUrl = () => config.PUBLIC_API_URL ?? '';
 
 /** Moves the period along the PERIOD table while this worker's claim holds it; false when the claim was lost. */
-const advance = (period: PeriodRecord, operation: keyof typeof PERIOD, changes: Partial<PeriodRecord> = {}) =>
-  subscriptions.updateClaimedPeriod(period, PERIOD[operation].from, { ...changes, state: PERIOD[operation].to }, isoNow());
+const advance = (period: PeriodRecord, operation: keyof typeof PERIOD, changes: Parameters<typeof subscriptions.stepClaimedPeriod>[2] = {}) =>
+  subscriptions.stepClaimedPeriod(period, PERIOD[operation], changes, isoNow());
 
 const skip = (reason: string, message: RenewalMessage): RenewalOutcome => {
   logger.info('Renewal skipped', { reason, ...message });
@@ -107,8 +109,14 @@ async function renewLoaded(subscription: SubscriptionRecord, message: RenewalMes
   const existing = await subscriptions.getPeriod(subscription_id, period);
   if (existing?.state === 'settled') return completeRenewal(subscription, existing);
   if (existing?.state === 'failed' && existing.attempt === attempt) return recordDecline(subscription, existing);
-  if (existing?.state === 'charging' && existing.attempt === attempt && existing.lease_until < clock.now())
-    return recoverCharge(subscription, existing);
+  if (existing?.state === 'charging' && existing.attempt === attempt) {
+    // A charge started without its payment id (never the case since it is chosen first) is not made again.
+    if (existing.lease_until < clock.now() && (!existing.payment_id || !existing.invoice_id)) {
+      logger.error('A renewal charge was started without a payment id; the period is not charged again', { ...message, period: existing });
+      return skip('charging_unknown', message);
+    }
+    return runOperation(periodRenewal, { subscription, message, period: existing });
+  }
 
   // Set to end with its current period: cancelled on the date it would renew, with no invoice and no charge.
   if (!existing && attempt === 0 && subscription.status === 'active' && subscription.cancel_at_period_end) {
@@ -124,13 +132,95 @@ async function renewLoaded(subscription: SubscriptionRecord, message: RenewalMes
         subscription.retry_at <= day;
   if (!due) return skip('attempt_not_due', message);
 
-  const claimed = await subscriptions.claimPeriod(subscription_id, period, attempt, randomUUID(), clock.now(), LEASE_MS);
-  if (!claimed) return skip('claimed', message);
-  return renewClaimed(subscription, claimed);
+  return runOperation(periodRenewal, { subscription, message, period: existing });
 }
 
-async function renewClaimed(subscription: SubscriptionRecord, claimed: PeriodRecord): Promise<RenewalOutcome> {
-  const message = { subscription_id: subscription.id, period_start: claimed.period_start, attempt: claimed.attempt };
+/** A run of the renewals queue's message on its period (as read, if it exists). */
+interface PeriodRun {
+  subscription: SubscriptionRecord;
+  message: RenewalMessage;
+  period?: PeriodRecord;
+}
+
+/** How a run of the period ended, for its record: the period as the run left it and what happened. */
+type PeriodResult = { skip: string } | { period: PeriodRecord; outcome: PeriodOutcome };
+type PeriodOutcome =
+  { settle: 'paid_elsewhere' | 'invoice_sent' } | { charged: string } | { declined: string; payment_id?: string } | { capped: string };
+
+/** The period's claim as an operation: its id is the claim, its lease the period's. */
+const claimOf = (period: PeriodRecord): Operation => ({ id: period.claim, kind: 'renewal', lease_until: period.lease_until });
+
+/**
+ * The renewal of a period, an operation like the others: its claim on the period (the operation, leased) is begun by
+ * a conditional write (the first attempt creates the period row; a retry moves a `failed` one back to `open` by the
+ * PERIOD table), so a second run finds it claimed and does nothing. The call makes the period's invoice and charges
+ * the card on file (or e-mails the invoice); the record settles or fails the period by the PERIOD table and moves the
+ * subscription. A claim whose run died is taken over once its lease ended, `open` (nothing charged yet) or `charging`
+ * (the charge is found by the period's payment id, or made again under it).
+ */
+export const periodRenewal: DeclaredOperation<PeriodRun, PeriodResult, RenewalOutcome> = {
+  what: 'this period',
+  target: ({ message }) => subscriptions.periodTarget(message.subscription_id, message.period_start),
+  held: ({ period, message }) =>
+    period && period.attempt === message.attempt && (period.state === 'open' || period.state === 'charging') ? claimOf(period) : undefined,
+  // the claim on this attempt of the period is any run's of its message to take over
+  own: () => true,
+  busy: async ({ message }) => skip('claimed', message),
+  onRefused: async ({ message }) => skip('claimed', message),
+  start: ({ message }) => {
+    const { subscription_id, period_start, attempt } = message;
+    const op: Operation = { id: randomUUID(), kind: 'renewal', lease_until: leaseFromNow() };
+    // The lease runs on the machine's clock; `created_at` is business time (a test clock's day), which dates the invoice.
+    const held = { attempt, claim: op.id, lease_until: op.lease_until, updated_at: new Date(clock.now()).toISOString() };
+    const target = subscriptions.periodTarget(subscription_id, period_start);
+    const begin: Change =
+      attempt === 0
+        ? { writes: [{ create: target, item: { subscription_id, period_start, state: 'open', ...held, created_at: isoNow() } }] }
+        : { writes: [{ update: target, transition: PERIOD.retry, expect: { attempt: attempt - 1 }, set: held }] };
+    return { op, begin };
+  },
+  takeOver: ({ period }, held, now, leaseUntil) => ({
+    writes: [
+      {
+        update: subscriptions.periodTarget(period!.subscription_id, period!.period_start),
+        inStates: [period!.state],
+        expect: { claim: held.id, attempt: period!.attempt },
+        atMost: { lease_until: now - 1 },
+        set: { lease_until: leaseUntil, updated_at: new Date(now).toISOString() },
+      },
+    ],
+  }),
+  call: async (op, { subscription, message, period }, retried) => {
+    if (retried) {
+      const taken = { ...period!, lease_until: op.lease_until };
+      return taken.state === 'charging' ? recoverCharge(subscription, taken) : renewClaimed(subscription, taken);
+    }
+    const claimed = await subscriptions.getPeriod(message.subscription_id, message.period_start);
+    return claimed?.claim === op.id ? renewClaimed(subscription, claimed) : { skip: 'claimed' };
+  },
+  record: async (result, _op, { subscription, message }) => {
+    if ('skip' in result) return skip(result.skip, message);
+    const { period, outcome } = result;
+    if ('settle' in outcome) {
+      if (!(await advance(period, 'settle', { outcome: outcome.settle }))) return skip('claim_lost', message);
+      return completeRenewal(subscription, { ...period, state: 'settled', outcome: outcome.settle });
+    }
+    if ('charged' in outcome) {
+      await advance(period, 'charged', { outcome: 'charged', payment_id: outcome.charged });
+      return completeRenewal(subscription, { ...period, state: 'settled', outcome: 'charged', payment_id: outcome.charged });
+    }
+    if ('capped' in outcome) {
+      const capped = { decline_code: CAPPED, capped_until: outcome.capped };
+      await advance(period, 'fail', capped);
+      return recordDecline(subscription, { ...period, state: 'failed', ...capped });
+    }
+    await advance(period, 'fail', { decline_code: outcome.declined, ...(outcome.payment_id ? { payment_id: outcome.payment_id } : {}) });
+    return recordDecline(subscription, { ...period, state: 'failed', decline_code: outcome.declined });
+  },
+};
+
+/** The claimed period's invoice, then its charge or send: how it ended, for the record. */
+async function renewClaimed(subscription: SubscriptionRecord, claimed: PeriodRecord): Promise<PeriodResult> {
   let period: PeriodRecord = claimed;
   let invoiceStatus: InvoiceStatus | undefined;
   // One invoice per period: a retry (or a run taking over an abandoned claim) reuses the one already made. Its id
@@ -151,7 +241,7 @@ async function renewClaimed(subscription: SubscriptionRecord, claimed: PeriodRec
       baseUrl(),
       { at: Date.parse(period.created_at), seed: `renewal#${subscription.id}#${period.period_start}` },
     );
-    if (!(await subscriptions.updateClaimedPeriod(period, ['open'], { invoice_id: invoice.id }, isoNow()))) return skip('claim_lost', message);
+    if (!(await subscriptions.stepClaimedPeriod(period, undefined, { invoice_id: invoice.id }, isoNow()))) return { skip: 'claim_lost' };
     period = { ...period, invoice_id: invoice.id };
     invoiceStatus = invoice.status;
   } else {
@@ -161,32 +251,27 @@ async function renewClaimed(subscription: SubscriptionRecord, claimed: PeriodRec
 
   // Since an earlier (declined) attempt the merchant may have collected the invoice another way (mark-paid): the
   // period is paid, so it renews without a charge.
-  if (invoiceStatus === 'paid') {
-    if (!(await advance(period, 'settle', { outcome: 'paid_elsewhere' }))) return skip('claim_lost', message);
-    return completeRenewal(subscription, { ...period, state: 'settled', outcome: 'paid_elsewhere' });
-  }
+  if (invoiceStatus === 'paid') return { period, outcome: { settle: 'paid_elsewhere' } };
 
   const customer = await customers.getCustomer(subscription, subscription.customer_id);
   // a card to charge: the subscription's saved card, else the customer's default one, else its card on file
   if (!subscription.payment_method && !customer?.default_payment_method && !customer?.card_on_file) {
     // Sent already by a run that died before recording it (or by the reconciler, finishing that run's send): not again.
     if (invoiceStatus !== 'sent') await sendInvoice(actorOf(subscription), invoiceId, 'email', baseUrl());
-    if (!(await advance(period, 'settle', { outcome: 'invoice_sent' }))) return skip('claim_lost', message);
-    return completeRenewal(subscription, { ...period, state: 'settled', outcome: 'invoice_sent' });
+    return { period, outcome: { settle: 'invoice_sent' } };
   }
 
   // The payment id is chosen and kept on the period before the provider is asked: a run that dies mid-charge
   // leaves it behind for the next run to find the outcome by (recoverCharge).
   const charging = { state: PERIOD.charge.to, payment_id: newId('payment') };
-  if (!(await advance(period, 'charge', { payment_id: charging.payment_id }))) return skip('claim_lost', message);
+  if (!(await advance(period, 'charge', { payment_id: charging.payment_id }))) return { skip: 'claim_lost' };
   return chargePeriod(subscription, { ...period, ...charging });
 }
 
-/** Charges the period's invoice to the card on file under the period's payment id, and records how it ended. */
-async function chargePeriod(subscription: SubscriptionRecord, period: PeriodRecord): Promise<RenewalOutcome> {
+/** Charges the period's invoice to the card on file under the period's payment id: how it ended, for the record. */
+async function chargePeriod(subscription: SubscriptionRecord, period: PeriodRecord): Promise<PeriodResult> {
   const message = { subscription_id: subscription.id, period_start: period.period_start, attempt: period.attempt };
   const invoiceId = period.invoice_id!;
-  let paymentId: string;
   try {
     const payment = await chargeCardOnFile(actorOf(subscription), {
       customerId: subscription.customer_id,
@@ -198,17 +283,11 @@ async function chargePeriod(subscription: SubscriptionRecord, period: PeriodReco
       paymentId: period.payment_id,
       renewal: { invoiceId, run: period.attempt, why: whyRuns(subscription, period) },
     });
-    paymentId = payment.id;
+    return { period, outcome: { charged: payment.id } };
   } catch (error) {
-    if (error instanceof CardRetryCapReached) {
-      const capped = { decline_code: CAPPED, capped_until: error.until };
-      await advance(period, 'fail', capped);
-      return recordDecline(subscription, { ...period, state: 'failed', ...capped });
-    }
+    if (error instanceof CardRetryCapReached) return { period, outcome: { capped: error.until } };
     if (error instanceof AppError && error.code === 'card_declined') {
-      const declineCode = error.details.decline_code ?? 'generic_decline';
-      await advance(period, 'fail', { decline_code: declineCode, payment_id: error.details.payment_id });
-      return recordDecline(subscription, { ...period, state: 'failed', decline_code: declineCode });
+      return { period, outcome: { declined: error.details.decline_code ?? 'generic_decline', payment_id: error.details.payment_id } };
     }
     logger.error('A renewal charge failed with an unknown outcome; the period stays charging until its lease runs out', {
       ...message,
@@ -216,8 +295,6 @@ async function chargePeriod(subscription: SubscriptionRecord, period: PeriodReco
     });
     throw error;
   }
-  await advance(period, 'charged', { outcome: 'charged', payment_id: paymentId });
-  return completeRenewal(subscription, { ...period, state: 'settled', outcome: 'charged', payment_id: paymentId });
 }
 
 /** A run's mark on its period when the card's retry cap let it send nothing (each failed run sets its own code). */
@@ -230,29 +307,17 @@ const whyRuns = (subscription: SubscriptionRecord, period: PeriodRecord): string
     : `retry ${period.attempt} of the period from ${period.period_start} (${subscription.retry_reason ?? 'scheduled'})`;
 
 /**
- * A run died while charging: the period is still `charging`, its lease ran out. The payment recorded under the
+ * A run died while charging: the period is still `charging`, its claim taken over. The payment recorded under the
  * period's payment id tells how the charge ended (captured, authorized but not captured yet, or declined); with
  * none recorded the charge is made again under the same id, which a live provider takes as the idempotency key of
  * the first attempt, so the customer pays at most once.
  */
-async function recoverCharge(subscription: SubscriptionRecord, stuck: PeriodRecord): Promise<RenewalOutcome> {
-  const message = { subscription_id: subscription.id, period_start: stuck.period_start, attempt: stuck.attempt };
-  if (!stuck.payment_id || !stuck.invoice_id) {
-    logger.error('A renewal charge was started without a payment id; the period is not charged again', { ...message, period: stuck });
-    return skip('charging_unknown', message);
-  }
-  const period = await subscriptions.takeOverCharging(stuck, randomUUID(), clock.now(), LEASE_MS);
-  if (!period) return skip('claimed', message);
-  const payment = await payments.getPayment(subscription, stuck.payment_id);
+async function recoverCharge(subscription: SubscriptionRecord, period: PeriodRecord): Promise<PeriodResult> {
+  const payment = await payments.getPayment(subscription, period.payment_id!);
   if (!payment) return chargePeriod(subscription, period);
-  if (payment.status === 'failed') {
-    const declineCode = payment.decline_code ?? 'generic_decline';
-    await advance(period, 'fail', { decline_code: declineCode });
-    return recordDecline(subscription, { ...period, state: 'failed', decline_code: declineCode });
-  }
+  if (payment.status === 'failed') return { period, outcome: { declined: payment.decline_code ?? 'generic_decline' } };
   if (payment.status === 'succeeded') await capturePayment(actorOf(subscription), payment.id, {});
-  await advance(period, 'charged', { outcome: 'charged' });
-  return completeRenewal(subscription, { ...period, state: 'settled', outcome: 'charged' });
+  return { period, outcome: { charged: payment.id } };
 }
 
 /** Paid or invoiced: the invoice is marked paid (once), the subscription moves to the next period, `subscription.renewed`. */

@@ -102,12 +102,14 @@ export async function finishAuthentication(payment: StoredPayment, returned: Rec
   const held = (payment.attempts ?? []).find((a) => a.status === 'requires_action');
   const stillWaiting: Operation = { ...waiting, id: held?.id ?? waiting.id, lease_until: shopperUntil };
   const target = payments.paymentTarget(payment);
-  await runOperation<AuthorizeResult, void>({
-    start: {
+  await runOperation<void, AuthorizeResult, void>({
+    what: 'this payment',
+    target: () => target,
+    start: () => ({
       op: asking,
       begin: { writes: [{ update: target, inStates: ['requires_action'], operation: { replace: waiting.id, with: asking } }] },
-      refused: async () => undefined,
-    },
+    }),
+    onRefused: async () => undefined,
     call: async (op) => {
       const connector = await connectorForOperation(payment, op);
       const result = await connector.completeAuthentication(op.reference!, returned, op.id);

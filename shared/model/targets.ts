@@ -80,5 +80,9 @@ export interface Operation {
   /** an `authenticate` operation's end of the shopper's hour (its lease is shorter while a return asks the provider) */
   shopper_until?: number;
 }
-/** `authenticate`: the shopper is authenticating at the provider (its lease: how long they may take) */
-export type OperationKind = 'authorize' | 'authenticate' | 'capture' | 'void' | 'refund' | 'invoice_send' | 'dispute_evidence' | 'dispute_accept';
+/**
+ * `authenticate`: the shopper is authenticating at the provider (its lease: how long they may take); `renewal`: a
+ * worker's claim on a subscription period (held in the period's own `claim` and `lease_until`)
+ */
+export type OperationKind =
+  'authorize' | 'authenticate' | 'capture' | 'void' | 'refund' | 'invoice_send' | 'dispute_evidence' | 'dispute_accept' | 'renewal';

@@ -1,7 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { INTERVALS, type Interval } from '../model/billing-dates.ts';
-import { isoNow } from '../model/clock.ts';
 import type { PeriodState, SubscriptionState, Transition } from '../model/state-machines.ts';
 import { equalityFilter } from './expressions.ts';
 import { db, TABLE } from './client.ts';
@@ -312,71 +311,20 @@ export async function getPeriod(subscriptionId: string, periodStart: string): Pr
 export const periodTarget = (subscriptionId: string, periodStart: string): Target => ({ entity: 'subscription_period', subscriptionId, periodStart });
 
 /**
- * Claims attempt `attempt` of a period for one worker: the first attempt only if the period was never claimed, a
- * retry only right after the previous attempt failed; either may also take over an `open` claim of the same attempt
- * whose lease ran out (a worker died before charging). Undefined when the claim is not to be had. Each way is one
- * conditional write through `commit`; the first that holds wins. The lease runs on the machine's `now`; the period's
- * `created_at` is business time (a test clock's day during an advance), and dates the period's invoice.
+ * Changes the period row only while this worker's claim holds it: its state changed by `step` (a PERIOD transition),
+ * or, without one, while it is `open`. False when it lost the claim (or the state was not the step's).
  */
-export async function claimPeriod(
-  subscriptionId: string,
-  periodStart: string,
-  attempt: number,
-  claim: string,
-  now: number,
-  leaseMs: number,
-): Promise<PeriodRecord | undefined> {
-  const target = periodTarget(subscriptionId, periodStart);
-  const iso = new Date(now).toISOString();
-  const held = { state: 'open' as const, attempt, claim, lease_until: now + leaseMs, updated_at: iso };
-  const claimed =
-    attempt === 0
-      ? await commit({
-          writes: [{ create: target, item: { subscription_id: subscriptionId, period_start: periodStart, ...held, created_at: isoNow() } }],
-        })
-      : await commit({ writes: [{ update: target, inStates: ['failed'], expect: { attempt: attempt - 1 }, set: held }] });
-  // A claim abandoned before the charge: an `open` one of this attempt whose lease ran out (lease_until < now).
-  const takenOver =
-    claimed === 'committed'
-      ? claimed
-      : await commit({ writes: [{ update: target, inStates: ['open'], expect: { attempt }, atMost: { lease_until: now - 1 }, set: held }] });
-  if (takenOver === 'refused') return undefined;
-  const period = await getPeriod(subscriptionId, periodStart);
-  return period?.claim === claim ? period : undefined;
-}
-
-/**
- * Takes over a period left `charging` by a run whose lease ran out (it died mid-charge): the new claim and lease,
- * on the condition that nobody took it over first. Undefined when another run did, or the lease still holds.
- */
-export async function takeOverCharging(period: PeriodRecord, claim: string, now: number, leaseMs: number): Promise<PeriodRecord | undefined> {
-  const changes = { claim, lease_until: now + leaseMs, updated_at: new Date(now).toISOString() };
-  const taken = await commit({
-    writes: [
-      {
-        update: periodTarget(period.subscription_id, period.period_start),
-        inStates: ['charging'],
-        expect: { claim: period.claim },
-        atMost: { lease_until: now - 1 },
-        set: changes,
-      },
-    ],
-  });
-  return taken === 'committed' ? { ...period, ...changes } : undefined;
-}
-
-/** Changes the period row only while this worker's claim holds it in one of `states`. False when it lost the claim. */
-export async function updateClaimedPeriod(
+export async function stepClaimedPeriod(
   period: PeriodRecord,
-  states: readonly PeriodState[],
-  changes: Partial<Omit<PeriodRecord, 'subscription_id' | 'period_start' | 'claim'>>,
+  step: Transition<PeriodState> | undefined,
+  changes: Partial<Omit<PeriodRecord, 'subscription_id' | 'period_start' | 'claim' | 'state'>>,
   now: string,
 ): Promise<boolean> {
   const updated = await commit({
     writes: [
       {
         update: periodTarget(period.subscription_id, period.period_start),
-        inStates: states,
+        ...(step ? { transition: step } : { inStates: ['open'] }),
         expect: { claim: period.claim },
         set: { ...changes, updated_at: now },
       },

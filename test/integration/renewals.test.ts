@@ -19,7 +19,9 @@ import { newId } from '../../shared/model/ids.ts';
 import { createInvoice } from '../../shared/domain/invoices.ts';
 import { reconcileLeased } from '../../shared/domain/reconciler.ts';
 import { LEASE_MS } from '../../shared/domain/operations.ts';
-import { renewalsQueue } from '../../shared/domain/renewals.ts';
+import { periodRenewal, renewalsQueue } from '../../shared/domain/renewals.ts';
+import { PERIOD } from '../../shared/model/state-machines.ts';
+import { commit } from '../../shared/store/commit.ts';
 import { emailSender } from '../../shared/messaging/email.ts';
 import { eventsQueue, type EventsMessage } from '../../shared/events/queue.ts';
 import { listLocalOutbox } from '../../shared/messaging/local-outbox.ts';
@@ -30,12 +32,20 @@ import { listEvents } from '../../shared/store/events.ts';
 import { listInvoices } from '../../shared/store/invoices.ts';
 import { listPayments } from '../../shared/store/payments.ts';
 import { expiredOperations } from '../../shared/store/leases.ts';
-import { claimPeriod, getPeriod, loadSubscription, updateClaimedPeriod } from '../../shared/store/subscriptions.ts';
+import { getPeriod, loadSubscription, stepClaimedPeriod } from '../../shared/store/subscriptions.ts';
 import { apiEvent, fakeContext, invokeHttp, queueEvent } from '../support/lambda.ts';
 import { bearer, newMerchant, testActor, testOwner } from '../support/merchant.ts';
 import { paymentBody, payments } from '../support/payments.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { streamEvents } from '../support/stream.ts';
+
+/** A worker's claim on the first attempt of a period (the begin of its renewal), made by a worker that then died. */
+async function claimPeriod(subscriptionId: string, periodStart: string) {
+  const message = { subscription_id: subscriptionId, period_start: periodStart, attempt: 0 };
+  const { begin } = await periodRenewal.start({ subscription: (await loadSubscription(subscriptionId))!, message });
+  expect(await commit(begin)).toBe('committed');
+  return getPeriod(subscriptionId, periodStart);
+}
 
 /** Stripe's "attaches, but later charges fail": the payment succeeds, renewals on its card-on-file token decline. */
 const CHARGES_DECLINE_LATER = '4000000000000341';
@@ -474,9 +484,9 @@ describe('renewing a period', () => {
     const abandoned = (await call.create(apiKey, monthly(customerId))).body;
     const stuck = (await call.create(apiKey, monthly(customerId))).body;
     at(abandoned.next_billing);
-    const dead = await claimPeriod(abandoned.id, abandoned.next_billing, 0, 'dead-worker', clock.now(), LEASE_MS);
-    const charging = await claimPeriod(stuck.id, stuck.next_billing, 0, 'dead-worker-2', clock.now(), LEASE_MS);
-    expect(await updateClaimedPeriod(charging!, ['open'], { state: 'charging' }, new Date(clock.now()).toISOString())).toBe(true);
+    const dead = await claimPeriod(abandoned.id, abandoned.next_billing);
+    const charging = await claimPeriod(stuck.id, stuck.next_billing);
+    expect(await stepClaimedPeriod(charging!, PERIOD.charge, {}, new Date(clock.now()).toISOString())).toBe(true);
     // Act: while the lease holds, racing workers do nothing; after it, one of them finishes the renewal
     const messages = await scan(abandoned.id, stuck.id);
     const whileHeld = await Promise.all([renew(messages), renew(messages)]);
@@ -508,7 +518,7 @@ describe('renewing a period', () => {
     const recorded = (await call.create(apiKey, monthly(customerId))).body;
     at(unrecorded.next_billing);
     const dieWhileCharging = async (sub: { id: string; next_billing: string }) => {
-      const period = (await claimPeriod(sub.id, sub.next_billing, 0, `dead-${sub.id}`, clock.now(), LEASE_MS))!;
+      const period = (await claimPeriod(sub.id, sub.next_billing))!;
       const invoice = await createInvoice(
         testActor(merchantId),
         {
@@ -523,9 +533,7 @@ describe('renewing a period', () => {
         'http://localhost:3000',
       );
       const payment_id = newId('payment');
-      expect(
-        await updateClaimedPeriod(period, ['open'], { invoice_id: invoice.id, state: 'charging', payment_id }, new Date(clock.now()).toISOString()),
-      ).toBe(true);
+      expect(await stepClaimedPeriod(period, PERIOD.charge, { invoice_id: invoice.id, payment_id }, new Date(clock.now()).toISOString())).toBe(true);
       return { payment_id, invoice_id: invoice.id };
     };
     const lost = await dieWhileCharging(unrecorded);
