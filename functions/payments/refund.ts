@@ -1,4 +1,4 @@
-import { refundPayment } from '../../shared/domain/payment-lifecycle.ts';
+import { refundPayment } from '../../shared/domain/refund-operation.ts';
 import { http } from '../../shared/http/index.ts';
 import { RefundBody } from '../../shared/schemas/payments.ts';
 import { Refund } from '../../shared/schemas/responses/payments.ts';

@@ -11,7 +11,7 @@ import type { DemoMerchant } from '../../shared/domain/demo.ts';
 import { createConnector } from '../../shared/domain/connectors.ts';
 import { createCustomer } from '../../shared/domain/customers.ts';
 import { createInvoice } from '../../shared/domain/invoices.ts';
-import { refundPayment } from '../../shared/domain/payment-lifecycle.ts';
+import { refundPayment } from '../../shared/domain/refund-operation.ts';
 import { dayOf } from '../../shared/store/ledger.ts';
 import { requestOtp } from '../../shared/domain/otp.ts';
 import { createRoutingRule } from '../../shared/domain/routing-rules.ts';
