@@ -41,7 +41,7 @@ const asJson = (text: string): unknown => {
   }
 };
 
-describe('card data after the whole suite', { timeout: 120_000 }, () => {
+describe('card data after the whole suite', { timeout: 360_000 }, () => {
   it('is scanned after every integration test file has finished', () => {
     // Assess
     expect(stillRunning(capture.dir)).toEqual([]);

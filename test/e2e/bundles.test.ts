@@ -130,5 +130,5 @@ describe('the functions as built for Lambda', () => {
     } finally {
       await receiver.close();
     }
-  }, 120_000);
+  }, 360_000);
 });

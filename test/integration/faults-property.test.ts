@@ -68,7 +68,7 @@ beforeAll(() => {
 afterEach(resetClock);
 
 describe('money under random interleavings of operations and faults', () => {
-  it('keeps every invariant, whatever the faults, retries and order', { timeout: 300_000 }, async () => {
+  it('keeps every invariant, whatever the faults, retries and order', { timeout: 900_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(stepArb, { minLength: 2, maxLength: 7 }), faultArb, async (steps, reconcilerFault) => {
         // Prepare

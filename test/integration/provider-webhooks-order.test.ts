@@ -152,7 +152,7 @@ describe.each(['stripe', 'adyen', 'braintree'] as const)('%s notifications twice
       }),
       { numRuns: 5 },
     );
-  }, 90_000);
+  }, 270_000);
 
   it('in reverse order, too', async () => {
     // Prepare

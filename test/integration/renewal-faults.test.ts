@@ -86,7 +86,7 @@ async function runRenewal(fault: Fault): Promise<number> {
 }
 
 describe('renewal under faults', () => {
-  it('at every DynamoDB command of the worker, before it reaches the table and after the table applied it', { timeout: 240_000 }, async () => {
+  it('at every DynamoDB command of the worker, before it reaches the table and after the table applied it', { timeout: 720_000 }, async () => {
     for (let step = 1; ; step++) {
       let commands = 0;
       for (const when of ['before', 'after'] as const) commands = Math.max(commands, await runRenewal({ kind: 'dynamodb', step, when }));
