@@ -403,20 +403,20 @@ export async function startSqs(options: { port?: number } = {}): Promise<SqsServ
 
 /**
  * Create every queue of `queueDefinitions` with its dead-letter queue (`<name>-dlq`, created first) and a
- * RedrivePolicy. Returns env var name → queue URL (e.g. `EVENTS_QUEUE_URL`).
+ * RedrivePolicy, each name after `prefix` (a test file's own set). Returns env var name → queue URL (e.g. `EVENTS_QUEUE_URL`).
  */
-export async function createQueues(client: SQSClient): Promise<Record<string, string>> {
+export async function createQueues(client: SQSClient, prefix = ''): Promise<Record<string, string>> {
   const urls: Record<string, string> = {};
   for (const q of queueDefinitions) {
     const dlq = await client.send(
-      new CreateQueueCommand({ QueueName: `${q.name}-dlq`, Attributes: { MessageRetentionPeriod: String(14 * 24 * 3600) } }),
+      new CreateQueueCommand({ QueueName: `${prefix}${q.name}-dlq`, Attributes: { MessageRetentionPeriod: String(14 * 24 * 3600) } }),
     );
     const dlqAttributes = await client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }));
     const deadLetterTargetArn = dlqAttributes.Attributes?.QueueArn;
     if (!deadLetterTargetArn) throw new Error(`No ARN for ${q.name}-dlq`);
     const main = await client.send(
       new CreateQueueCommand({
-        QueueName: q.name,
+        QueueName: `${prefix}${q.name}`,
         Attributes: {
           VisibilityTimeout: String(q.visibilityTimeout),
           RedrivePolicy: JSON.stringify({ deadLetterTargetArn, maxReceiveCount: q.maxReceiveCount }),
