@@ -148,7 +148,7 @@ export interface DynamoOptions {
   port?: number;
   /** Directory for the database file; in memory when absent. */
   persistPath?: string;
-  /** Overall start-up deadline (ms). Default 60 s (first JVM start on a slow disk). */
+  /** Overall start-up deadline (ms), a hang detector. Default 180 s: a first JVM start on a slow disk of a busy machine. */
   startTimeoutMs?: number;
   /** Echo DynamoDB Local's own output. */
   verbose?: boolean;
@@ -173,7 +173,7 @@ export function dynamoClient(endpoint: string): DynamoDBClient {
 export async function startDynamo(options: DynamoOptions = {}): Promise<DynamoService> {
   installExitHooks();
   const started = Date.now();
-  const deadline = started + (options.startTimeoutMs ?? 60_000);
+  const deadline = started + (options.startTimeoutMs ?? 180_000);
   // An auto-picked port can be taken between picking and binding; retry with another one in that case.
   for (let attempt = 1; ; attempt++) {
     const port = options.port ?? (await freePort());

@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+// The stream and queue pollers read across every merchant: this file's own table and queues hold only its own items.
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('bundles', { queues: true }));
 import { catalog, handlerFile } from '../../functions/catalog.ts';
 import { bundleFunction } from '../../infra/bundle.ts';
 import { type Gateway, startGateway } from '../../infra/local/gateway.ts';

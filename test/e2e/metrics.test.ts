@@ -1,4 +1,3 @@
-import { format } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 // Metrics printed as `npm start` (and a deployed function) prints them; set before any handler reads its environment.
 vi.hoisted(() => void (process.env.POWERTOOLS_METRICS_DISABLED = 'false'));
@@ -6,6 +5,7 @@ import type { Gateway } from '../../infra/local/gateway.ts';
 import { METRICS_NAMESPACE } from '../../shared/metrics.ts';
 import { bearer, newMerchant } from '../support/merchant.ts';
 import { CARDS, paymentBody } from '../support/payments.ts';
+import { printedFromNow } from '../support/printed.ts';
 import { startTestGateway } from '../support/runtime.ts';
 
 /** One line of CloudWatch's embedded metric format, as a deployed function prints it to its log. */
@@ -19,45 +19,6 @@ const emfLines = (output: string): EmfLine[] =>
     .split('\n')
     .filter((line) => line.startsWith('{"_aws":'))
     .map((line) => JSON.parse(line) as EmfLine);
-
-/** What this process prints from now on (the functions run in it, behind the local gateway), and a wait for a line of it. */
-function printedFromNow() {
-  let output = '';
-  const waiters = new Set<() => void>();
-  const keep = (text: string) => {
-    output += text;
-    for (const w of waiters) w();
-  };
-  // Powertools prints through the console (in dev mode) or to stdout: both are read.
-  const write = process.stdout.write.bind(process.stdout) as (...args: unknown[]) => boolean;
-  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
-    keep(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString());
-    return write(chunk, ...rest);
-  }) as typeof process.stdout.write;
-  const log = console.log;
-  console.log = (...args: unknown[]) => (keep(`${format(...args)}\n`), log(...args));
-  return {
-    output: () => output,
-    stop: () => {
-      process.stdout.write = write as typeof process.stdout.write;
-      console.log = log;
-    },
-    /** Resolves with what `find` returns once it returns something (checked on every write); 30 s catch a hang. */
-    waitFor: <T>(find: (output: string) => T | undefined) =>
-      new Promise<T>((resolve, reject) => {
-        const timer = setTimeout(() => (waiters.delete(check), reject(new Error(`not printed within 30 s:\n${output.slice(-4000)}`))), 30_000);
-        function check() {
-          const found = find(output);
-          if (found === undefined) return;
-          clearTimeout(timer);
-          waiters.delete(check);
-          resolve(found);
-        }
-        waiters.add(check);
-        check();
-      }),
-  };
-}
 
 /**
  * The business metrics as `npm start` prints them (the EMF lines CloudWatch turns into metrics in AWS): an approval,

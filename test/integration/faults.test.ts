@@ -1,4 +1,6 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+// The reconciler reads across every merchant: this file's own table holds only its own items.
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('faults'));
 import { handler as createInvoiceFn } from '../../functions/invoices/create.ts';
 import { handler as getInvoiceFn } from '../../functions/invoices/get.ts';
 import { handler as sendInvoiceFn } from '../../functions/invoices/send.ts';

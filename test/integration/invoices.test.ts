@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { PinpointSMSVoiceV2Client, SendTextMessageCommand } from '@aws-sdk/client-pinpoint-sms-voice-v2';
 import { SendWhatsAppMessageCommand, SocialMessagingClient } from '@aws-sdk/client-socialmessaging';
 import { describe, expect, it, vi } from 'vitest';
+// The reconciler's query of expired leases reads across every merchant: this file's own table holds only its own items.
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('invoices'));
 import { handler as create } from '../../functions/invoices/create.ts';
 import { handler as get } from '../../functions/invoices/get.ts';
 import { handler as list } from '../../functions/invoices/list.ts';

@@ -1,4 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+// The daily settlement reads across every merchant: this file's own table holds only its own items.
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('money-reports'));
 import { handler as overviewFn } from '../../functions/analytics/overview.ts';
 import { handler as providersFn } from '../../functions/analytics/providers.ts';
 import { handler as revenueFn } from '../../functions/analytics/revenue.ts';

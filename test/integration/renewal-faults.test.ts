@@ -1,4 +1,6 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+// The reconciler and the renewal scanner reads across every merchant: this file's own table holds only its own items.
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('renewal-faults'));
 import { handler as createSubscription } from '../../functions/subscriptions/create.ts';
 import { handler as renewalWorker } from '../../functions/workers/renewal.ts';
 import { eventsQueue } from '../../shared/events/queue.ts';

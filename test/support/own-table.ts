@@ -26,3 +26,29 @@ export async function useOwnTable(name: string, options: { queues?: boolean } = 
   Object.assign(process.env, queueUrls);
   return { tableName, queueUrls };
 }
+
+/**
+ * What `npm start` runs beside the gateway, on the file's own table and queues: a poller per queue and the table
+ * stream's pollers, each running the catalog's function in this process. Quiet unless a function fails.
+ */
+export async function startOwnWorkers(own: OwnTable): Promise<{ stop(): Promise<void> }> {
+  const [{ catalog }, { startQueuePollers }, { startStreamPollers }] = await Promise.all([
+    import('../../functions/catalog.ts'),
+    import('../../infra/local/workers.ts'),
+    import('../../infra/local/stream.ts'),
+  ]);
+  const endpoint = process.env.AWS_ENDPOINT_URL_DYNAMODB!;
+  const sqs = sqsClient(process.env.AWS_ENDPOINT_URL_SQS!);
+  const log = (line: string) => void (/fail|error/i.test(line) && console.log(line));
+  const queues = startQueuePollers({ catalog, sqs, queueUrls: own.queueUrls, log });
+  const streams = await startStreamPollers({
+    catalog,
+    dynamo: dynamoClient(endpoint),
+    dynamoEndpoint: endpoint,
+    tableName: own.tableName,
+    sqs,
+    queueUrls: own.queueUrls,
+    log,
+  });
+  return { stop: async () => void (await Promise.all([queues.stop(), streams.stop()])) };
+}
