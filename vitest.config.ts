@@ -6,10 +6,12 @@ export default defineConfig({
     pool: 'forks',
     // Handlers print OTP e-mails and logs; show them only for failing tests.
     silent: 'passed-only',
-    testTimeout: 20_000,
-    // The e2e test starts `npm start` (a JVM among other things) in a hook.
-    hookTimeout: 120_000,
-    teardownTimeout: 30_000,
+    // Time limits catch hangs, they do not measure speed: each is sized for a machine three times slower than a loaded
+    // 2-core one (docs/testing.md). A test that must finish faster says so in its own assertion.
+    testTimeout: 60_000,
+    // The runtime's own tests start `npm start` (a JVM among other things) in a hook.
+    hookTimeout: 360_000,
+    teardownTimeout: 90_000,
     // `vitest run` runs all three; `npm run test:unit` (`--project unit`) runs the pure tests without starting anything.
     // The card scan reads what every integration file left behind, so it runs in a later group (`groupOrder`), while
     // the local services still run (their teardown comes at the very end). Not group 0: with one worker, vitest runs

@@ -148,7 +148,7 @@ export interface DynamoOptions {
   port?: number;
   /** Directory for the database file; in memory when absent. */
   persistPath?: string;
-  /** Overall start-up deadline (ms). Default 60 s (first JVM start on a slow disk). */
+  /** Overall start-up deadline (ms), a hang detector. Default 180 s: a first JVM start on a slow disk of a busy machine. */
   startTimeoutMs?: number;
   /** Echo DynamoDB Local's own output. */
   verbose?: boolean;
@@ -173,7 +173,7 @@ export function dynamoClient(endpoint: string): DynamoDBClient {
 export async function startDynamo(options: DynamoOptions = {}): Promise<DynamoService> {
   installExitHooks();
   const started = Date.now();
-  const deadline = started + (options.startTimeoutMs ?? 60_000);
+  const deadline = started + (options.startTimeoutMs ?? 180_000);
   // An auto-picked port can be taken between picking and binding; retry with another one in that case.
   for (let attempt = 1; ; attempt++) {
     const port = options.port ?? (await freePort());
@@ -403,20 +403,20 @@ export async function startSqs(options: { port?: number } = {}): Promise<SqsServ
 
 /**
  * Create every queue of `queueDefinitions` with its dead-letter queue (`<name>-dlq`, created first) and a
- * RedrivePolicy. Returns env var name → queue URL (e.g. `EVENTS_QUEUE_URL`).
+ * RedrivePolicy, each name after `prefix` (a test file's own set). Returns env var name → queue URL (e.g. `EVENTS_QUEUE_URL`).
  */
-export async function createQueues(client: SQSClient): Promise<Record<string, string>> {
+export async function createQueues(client: SQSClient, prefix = ''): Promise<Record<string, string>> {
   const urls: Record<string, string> = {};
   for (const q of queueDefinitions) {
     const dlq = await client.send(
-      new CreateQueueCommand({ QueueName: `${q.name}-dlq`, Attributes: { MessageRetentionPeriod: String(14 * 24 * 3600) } }),
+      new CreateQueueCommand({ QueueName: `${prefix}${q.name}-dlq`, Attributes: { MessageRetentionPeriod: String(14 * 24 * 3600) } }),
     );
     const dlqAttributes = await client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }));
     const deadLetterTargetArn = dlqAttributes.Attributes?.QueueArn;
     if (!deadLetterTargetArn) throw new Error(`No ARN for ${q.name}-dlq`);
     const main = await client.send(
       new CreateQueueCommand({
-        QueueName: q.name,
+        QueueName: `${prefix}${q.name}`,
         Attributes: {
           VisibilityTimeout: String(q.visibilityTimeout),
           RedrivePolicy: JSON.stringify({ deadLetterTargetArn, maxReceiveCount: q.maxReceiveCount }),

@@ -11,7 +11,7 @@ import {
   type UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { config } from '../config.ts';
+import { config, isLocal } from '../config.ts';
 import type { Key } from './keys.ts';
 import { traced } from '../tracer.ts';
 
@@ -25,18 +25,23 @@ import { traced } from '../tracer.ts';
 export const CONNECT_TIMEOUT_MS = 1_000;
 export const REQUEST_TIMEOUT_MS = 2_000;
 export const MAX_ATTEMPTS = 3;
+/** DynamoDB Local on a loaded laptop or test machine may take seconds per answer: locally the limit only catches a hang. */
+const LOCAL_REQUEST_TIMEOUT_MS = 30_000;
 
 const CONFLICT_RETRIES = 5;
 
 /** A document client with the timeouts and retry limits above (the endpoint comes from AWS_ENDPOINT_URL_DYNAMODB locally). */
-export function createDocumentClient(clientConfig: DynamoDBClientConfig = {}): DynamoDBDocumentClient {
+export function createDocumentClient(
+  clientConfig: DynamoDBClientConfig = {},
+  requestTimeoutMs = isLocal ? LOCAL_REQUEST_TIMEOUT_MS : REQUEST_TIMEOUT_MS,
+): DynamoDBDocumentClient {
   const client = DynamoDBDocumentClient.from(
     traced(
       new DynamoDBClient({
         maxAttempts: MAX_ATTEMPTS,
         requestHandler: new NodeHttpHandler({
           connectionTimeout: CONNECT_TIMEOUT_MS,
-          requestTimeout: REQUEST_TIMEOUT_MS,
+          requestTimeout: requestTimeoutMs,
           // without it a request over its timeout is only logged as a warning
           throwOnRequestTimeout: true,
         }),

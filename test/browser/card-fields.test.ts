@@ -52,7 +52,7 @@ describe('hosted card fields in Chromium', () => {
     // Act: the shopper types with the keyboard only, tabs to Pay and presses Enter
     await typeCardAndPay(page, CARD);
     // Assess: paid, with the pm_ the frame posted to the page's exact origin
-    await expect.poll(() => page.locator('#result').getAttribute('data-outcome'), { timeout: 15_000 }).toBe('paid');
+    await expect.poll(() => page.locator('#result').getAttribute('data-outcome'), { timeout: 45_000 }).toBe('paid');
     expect(await page.locator('#result').textContent()).toMatch(/^Paid: pay_[0-9a-z]{26} is (succeeded|authorized)\.$/);
     const messages = (
       await page.evaluate(() => (window as unknown as { seenMessages: { origin: string; data: { type: string } }[] }).seenMessages)

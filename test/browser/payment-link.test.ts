@@ -41,10 +41,10 @@ describe('the hosted payment link in Chromium', () => {
     expect(await page.title()).toMatch(/^Pay invoice INV-\d{6}$/);
     // Act: one click, the bank's challenge (the page goes on there by itself), Pass
     await page.getByRole('button', { name: /^Pay .+ with Visa •••• 3184$/ }).click();
-    await expect.poll(() => page.title(), { timeout: 15_000 }).toBe('Authenticate (sandbox)');
+    await expect.poll(() => page.title(), { timeout: 45_000 }).toBe('Authenticate (sandbox)');
     await page.getByRole('button', { name: 'Pass' }).click();
     // Assess: back on the link's page, paid; the invoice paid by an authenticated payment
-    await expect.poll(() => page.title(), { timeout: 15_000 }).toMatch(/^Invoice INV-\d{6} is paid$/);
+    await expect.poll(() => page.title(), { timeout: 45_000 }).toMatch(/^Invoice INV-\d{6} is paid$/);
     expect(await page.getByRole('status').textContent()).toMatch(/^Paid on \d{4}-\d{2}-\d{2}\. Thank you\.$/);
     const invoice = await read.invoice(apiKey, invoiceId);
     expect(invoice.status).toBe('paid');
@@ -73,10 +73,10 @@ describe('the hosted payment link in Chromium', () => {
     };
     // Act: a card the issuer declines, then one it approves
     await typeCard('4000 0000 0000 0002');
-    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 15_000 }).toContain('Your card was declined. Try another card.');
+    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 45_000 }).toContain('Your card was declined. Try another card.');
     await typeCard('4242 4242 4242 4242');
     // Assess
-    await expect.poll(() => page.title(), { timeout: 15_000 }).toMatch(/is paid$/);
+    await expect.poll(() => page.title(), { timeout: 45_000 }).toMatch(/is paid$/);
     expect((await read.invoice(apiKey, invoiceId)).status).toBe('paid');
   });
 });

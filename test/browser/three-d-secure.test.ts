@@ -71,14 +71,14 @@ async function toChallenge(page: Page, issuer: Issuer, outcome: 'passed' | 'fail
 
 /** From the hand-off to the issuer's challenge page (through our form first when the issuer wants a POST). */
 async function onToIssuer(page: Page, issuer: Issuer) {
-  await expect.poll(() => page.title(), { timeout: 15_000 }).toBeOneOf(['Confirm your payment', CHALLENGE_TITLE[issuer]]);
+  await expect.poll(() => page.title(), { timeout: 45_000 }).toBeOneOf(['Confirm your payment', CHALLENGE_TITLE[issuer]]);
   if ((await page.title()) === 'Confirm your payment') await page.getByRole('button', { name: 'Continue to your bank' }).click();
-  await expect.poll(() => page.title(), { timeout: 15_000 }).toBe(CHALLENGE_TITLE[issuer]);
+  await expect.poll(() => page.title(), { timeout: 45_000 }).toBe(CHALLENGE_TITLE[issuer]);
 }
 
 /** Back at the shop: what its page says, and the payment id its server was handed. */
 async function backAtShop(page: Page) {
-  await page.waitForURL(/\/done\?payment_id=pay_/, { timeout: 15_000 });
+  await page.waitForURL(/\/done\?payment_id=pay_/, { timeout: 45_000 });
   const result = page.locator('#result');
   return {
     paymentId: new URL(page.url()).searchParams.get('payment_id')!,
@@ -167,7 +167,7 @@ describe.each(['sandbox', 'stripe'] as const)('a frictionless card in Chromium a
     // Act
     await typeCardAndPay(page, FRICTIONLESS);
     // Assess
-    await expect.poll(() => page.locator('#result').getAttribute('data-outcome'), { timeout: 15_000 }).toBe('paid');
+    await expect.poll(() => page.locator('#result').getAttribute('data-outcome'), { timeout: 45_000 }).toBe('paid');
     expect(new URL(page.url()).pathname).toBe('/');
     expect(created()).toMatchObject({ status: 'succeeded', three_d_secure: { flow: 'frictionless', result: 'authenticated' } });
     expect(exchanges.filter((e) => e.url.includes('/hosted/3ds/'))).toEqual([]);

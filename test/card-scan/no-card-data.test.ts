@@ -4,11 +4,12 @@
  * clear.
  * Webhook payloads are the events' stored payloads (model/events.ts `eventPayload`): the table scan covers them.
  */
-import { type AttributeValue, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { dynamoClient } from '../../infra/local/services.ts';
 import { cardFieldsIn, cardNumbersIn, luhnRunsIn, masked, readableItem } from '../support/card-numbers.ts';
 import { printedOutput, sentMessages, stillRunning } from '../support/leak-capture.ts';
+import { OWN_TABLE_INFIX } from '../support/own-table.ts';
 
 const capture = inject('leakCapture');
 if (!capture) throw new Error('The card scan reads what the integration project left: run both, e.g. `npx vitest run`.');
@@ -30,6 +31,13 @@ async function everyItem(TableName: string): Promise<Record<string, AttributeVal
   return (await Promise.all(Array.from({ length: SEGMENTS }, (_, i) => segment(i)))).flat();
 }
 
+/** Every item of the main table and of the files' own ones (support/own-table.ts). */
+async function everyMainItem(): Promise<Record<string, AttributeValue>[]> {
+  const names = (await db.send(new ListTablesCommand({}))).TableNames ?? [];
+  const main = names.filter((name) => name === capture.tableName || name.startsWith(`${capture.tableName}${OWN_TABLE_INFIX}`));
+  return (await Promise.all(main.map(everyItem))).flat();
+}
+
 /** One line per card number found, masked, and where. */
 const cardsIn = (where: string, text: string): string[] => cardNumbersIn(text).map((n) => `${masked(n)} in ${where}`);
 
@@ -41,7 +49,7 @@ const asJson = (text: string): unknown => {
   }
 };
 
-describe('card data after the whole suite', { timeout: 120_000 }, () => {
+describe('card data after the whole suite', { timeout: 360_000 }, () => {
   it('is scanned after every integration test file has finished', () => {
     // Assess
     expect(stillRunning(capture.dir)).toEqual([]);
@@ -49,7 +57,7 @@ describe('card data after the whole suite', { timeout: 120_000 }, () => {
 
   it('is in no main-table item, and no item has a field named like a CVC or a card number holding digits', async () => {
     // Act
-    const items = (await everyItem(capture.tableName)).map(readableItem);
+    const items = (await everyMainItem()).map(readableItem);
 
     // Assess
     const key = (item: Record<string, unknown>) => `${String(item.pk)} / ${String(item.sk)}`;
@@ -60,7 +68,7 @@ describe('card data after the whole suite', { timeout: 120_000 }, () => {
 
   it('is in no idempotency record: each keeps a keyed hash of its request and the response, nothing else', async () => {
     // Act: the records every Idempotency-Key of the suite left (requests with cards among them)
-    const records = (await everyItem(capture.tableName)).map(readableItem).filter((item) => item.type === 'idempotency');
+    const records = (await everyMainItem()).map(readableItem).filter((item) => item.type === 'idempotency');
 
     // Assess: no field a request's body could hide in; a response that holds no card, read as its client reads it
     const kept = new Set([

@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+// The stream and queue pollers read across every merchant: this file's own table and queues hold only its own items.
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('bundles', { queues: true }));
 import { catalog, handlerFile } from '../../functions/catalog.ts';
 import { bundleFunction } from '../../infra/bundle.ts';
 import { buildBrowserScripts } from '../../shared/hosted/browser-scripts.ts';
@@ -131,7 +133,7 @@ describe('the functions as built for Lambda', () => {
     } finally {
       await receiver.close();
     }
-  }, 120_000);
+  }, 360_000);
 
   it('serve the card fields scripts built into their bundles, as built from their source', async () => {
     // Act: the script a checkout page includes, and the card fields page's own, each from its bundled function
@@ -140,5 +142,5 @@ describe('the functions as built for Lambda', () => {
     const built = buildBrowserScripts();
     expect([mount.status, mount.type, mount.bytes.toString('utf8')]).toEqual([200, 'text/javascript; charset=utf-8', built['card-fields']]);
     expect([frame.status, frame.type, frame.bytes.toString('utf8')]).toEqual([200, 'text/javascript; charset=utf-8', built['card-fields-frame']]);
-  }, 120_000);
+  }, 360_000);
 });

@@ -3,26 +3,34 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+// A low limit, so that the script meets a 429; set before any handler reads its environment.
+const PAYMENTS_PER_MINUTE = vi.hoisted(() => {
+  process.env.PAYMENTS_PER_MINUTE = '4';
+  return 4;
+});
 import { buildClient, CLIENT_DIR } from '../../client/build.ts';
+import type { Gateway } from '../../infra/local/gateway.ts';
 import { projectRoot } from '../../infra/local/lambda.ts';
+import { newMerchant } from '../support/merchant.ts';
 import { freshCard } from '../support/payments.ts';
-import { startRuntimeProcess, type RuntimeProcess } from '../support/runtime.ts';
+import { startTestGateway } from '../support/runtime.ts';
 
 const run = promisify(execFile);
-const PAYMENTS_PER_MINUTE = 4;
 
 /**
  * The client package as a user gets it: built, packed with `npm pack`, installed from the tarball into a scratch
- * project (offline: it has no dependency), type-checked there, and run with plain `node` against `npm start`.
+ * project (offline: it has no dependency), type-checked there, and run with plain `node` against the local gateway
+ * (`npm start`'s, here in the test process) as a merchant with a few payments already.
  */
 describe('the client package, packed and installed into a scratch project', () => {
   let scratch: string;
-  let runtime: RuntimeProcess;
+  let runtime: { url: string; apiKey: string };
+  let gateway: Gateway;
 
   beforeAll(async () => {
     scratch = mkdtempSync(join(tmpdir(), 'client-scratch-'));
-    const [, started] = await Promise.all([
+    const [, started, merchant] = await Promise.all([
       (async () => {
         await buildClient();
         await run('npm', ['pack', CLIENT_DIR, '--pack-destination', scratch], { cwd: projectRoot });
@@ -30,12 +38,14 @@ describe('the client package, packed and installed into a scratch project', () =
         writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
         await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', `./${tarball}`], { cwd: scratch });
       })(),
-      startRuntimeProcess({ env: { PAYMENTS_PER_MINUTE: String(PAYMENTS_PER_MINUTE) } }),
+      startTestGateway(),
+      newMerchant({ payments: true }),
     ]);
-    runtime = started;
-  }, 180_000);
-  afterAll(() => {
-    runtime?.kill();
+    gateway = started;
+    runtime = { url: gateway.url, apiKey: merchant.apiKey };
+  });
+  afterAll(async () => {
+    await gateway?.close();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
@@ -79,7 +89,7 @@ console.log(captured.status);
     );
     // line 3, column 66: the `amount` of the body
     expect(wrong).toContain("wrong.ts(3,66): error TS2322: Type 'string' is not assignable to type 'number'.");
-  });
+  }, 300_000); // two tsc runs
 
   it('creates, captures, refunds and lists every page with plain node, and waits out a 429 by its Retry-After', async () => {
     // Prepare: the script a merchant would write
@@ -118,7 +128,7 @@ console.log(JSON.stringify({ captured, refunded, created, listed, retries }));
     expect(out.refunded.refund_id).toMatch(/^ref_/);
     expect(new Set(out.created).size).toBe(out.created.length);
     expect(out.created.length).toBeGreaterThan(PAYMENTS_PER_MINUTE);
-    // every page walked: the demo merchant's own payments and all of these, each once
+    // every page walked: the merchant's earlier payments and all of these, each once
     expect(out.listed).toEqual(expect.arrayContaining(out.created));
     expect(new Set(out.listed).size).toBe(out.listed.length);
     expect(out.listed.length).toBeGreaterThan(out.created.length);
@@ -129,5 +139,5 @@ console.log(JSON.stringify({ captured, refunded, created, listed, retries }));
       expect(retry.waitMs).toBeGreaterThanOrEqual(1000);
       expect(retry.waitMs).toBeLessThanOrEqual(60_000);
     }
-  }, 150_000);
+  }, 450_000);
 });

@@ -1,17 +1,30 @@
-import { createServer, type Server } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+// What `npm start` runs, here in the test process: the provider fakes (on free ports, their base URLs set before any
+// handler reads its environment), and the stream and queue pollers on this file's own table and queues.
+const { own, fakes } = await vi.hoisted(async () => {
+  const { providerFakeSettings, runProviderFakes } = await import('../../infra/local/provider-fakes.ts');
+  const started = await runProviderFakes(
+    providerFakeSettings({ PROVIDER_FAKES: 'on', STRIPE_FAKE_PORT: '0', ADYEN_FAKE_PORT: '0', BRAINTREE_FAKE_PORT: '0' }),
+  );
+  Object.assign(process.env, started.env);
+  return { own: await (await import('../support/own-table.ts')).useOwnTable('connectors-e2e', { queues: true }), fakes: started };
+});
+import type { Gateway } from '../../infra/local/gateway.ts';
+import { createDemoMerchant } from '../../shared/domain/demo.ts';
 import { FAKE_CREDENTIALS } from '../../infra/local/fakes/index.ts';
 import { STRIPE_FAKE_LIVE_KEY } from '../../infra/local/fakes/stripe/server.ts';
-import { DEMO_EMAIL } from '../../shared/domain/demo.ts';
 import type { Json } from '../support/lambda.ts';
-import { RuntimeExited, startRuntimeProcess, type RuntimeProcess } from '../support/runtime.ts';
+import { startOwnWorkers } from '../support/own-table.ts';
+import { printedFromNow } from '../support/printed.ts';
+import { startTestGateway } from '../support/runtime.ts';
 
 /**
- * Connector accounts through `npm start` as a developer meets them: the runtime runs the three provider fakes (on
- * free ports here), prints a curl per fake that connects it, and payments then go through the real connectors to
- * the fakes, over HTTP like curl. The fakes live in the runtime's process, out of the test's reach: failover is
- * driven by the test card that fails softly (4000000000000119: Stripe and Braintree always, Adyen at a payment's
- * first attempt only).
+ * Connector accounts through the local runtime as a developer meets them: it runs the three provider fakes (on free
+ * ports here), prints a curl per fake that connects it, and payments then go through the real connectors to the
+ * fakes, over HTTP like curl. The gateway, the pollers and the fakes run in this process as `npm start` runs them in
+ * its own; the fakes are driven only over HTTP: failover by the test card that fails softly (4000000000000119: Stripe
+ * and Braintree always, Adyen at a payment's first attempt only).
  */
 const SECRETS = [
   FAKE_CREDENTIALS.stripe.secret_key,
@@ -33,7 +46,12 @@ const card = (number: string) => ({ type: 'card', card: { number, exp_month: 12,
 const PRINTED_CURL = /^ {2}curl -s (\S+) -H "Authorization: Bearer (\S+)" -H 'Content-Type: application\/json' \\\n {4}-d '([^']*)'$/gm;
 
 describe('npm start with the provider fakes', () => {
-  let runtime: RuntimeProcess;
+  /** the gateway's URL, the merchant's test key, and what `npm start` prints: the fakes' block of its banner, then logs */
+  let runtime: { url: string; apiKey: string; output(): string };
+  let gateway: Gateway;
+  let workers: { stop(): Promise<void> };
+  const printed = printedFromNow();
+  const email = `connectors-${randomUUID()}@example.test`;
   /** every answer's body, as received */
   const answers: string[] = [];
   const connectors = {} as Record<Provider, { id: string; label: string }>;
@@ -54,9 +72,21 @@ describe('npm start with the provider fakes', () => {
   }
 
   beforeAll(async () => {
-    runtime = await startRuntimeProcess();
+    const [started, running, merchant] = await Promise.all([
+      startTestGateway(),
+      startOwnWorkers(own),
+      createDemoMerchant(email, { payments: false }),
+    ]);
+    [gateway, workers] = [started, running];
+    const banner = `${fakes.banner({ url: gateway.url, apiKey: merchant.apiKey }).join('\n')}\n`;
+    runtime = { url: gateway.url, apiKey: merchant.apiKey, output: () => banner + printed.output() };
   });
-  afterAll(() => runtime?.kill());
+  afterAll(async () => {
+    printed.stop();
+    await workers?.stop();
+    await gateway?.close();
+    await fakes.close();
+  });
 
   it('prints each fake on the port it was given and a curl per fake that connects it as a test account', async () => {
     // Assess the banner: every fake on a free port (the test asked for 0), never on the fixed default
@@ -179,14 +209,14 @@ describe('npm start with the provider fakes', () => {
   });
 
   it('answers a live key with no live account 400 connector_missing: test accounts and the sandbox never serve live mode', async () => {
-    // Signed in as the demo merchant (the code from the local outbox): a test key cannot make a live key
+    // Signed in as the merchant (the code from the local outbox): a test key cannot make a live key
     const requested = await fetch(`${runtime.url}/api/auth/request-otp`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ email: DEMO_EMAIL }),
+      body: JSON.stringify({ email }),
     }).then((res) => res.json() as Promise<Json>);
     const outbox = (await fetch(`${runtime.url}/_local/outbox`).then((res) => res.json())) as Json;
-    const otp = /(\d{6})/.exec(outbox.data.findLast((m: Json) => m.to === DEMO_EMAIL).text)![1];
+    const otp = /(\d{6})/.exec(outbox.data.findLast((m: Json) => m.to === email).text)![1];
     const signedIn = await fetch(`${runtime.url}/api/auth/verify-otp`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
@@ -230,7 +260,7 @@ describe('npm start with the provider fakes', () => {
   };
 
   /** Polls the runtime until `done` holds for the answer (the fakes notify a few seconds after a change). */
-  async function until(path: string, done: (body: Json) => boolean, timeoutMs = 20_000) {
+  async function until(path: string, done: (body: Json) => boolean, timeoutMs = 60_000) {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const res = await call('GET', path, runtime.apiKey);
@@ -307,39 +337,10 @@ describe('npm start with the provider fakes', () => {
 
   it('never answers with a credential, nor logs one after the banner', () => {
     expect(answers.length).toBeGreaterThan(10);
-    const logs = runtime.output().slice(runtime.output().indexOf('Ctrl-C to stop.'));
+    const logs = printed.output();
     for (const secret of SECRETS) {
       for (const answer of answers) expect(answer).not.toContain(secret);
       expect(logs).not.toContain(secret);
     }
   });
-});
-
-describe('npm start when a fake’s port is taken', () => {
-  let taken: Server | undefined;
-  afterAll(() => taken?.close());
-
-  it('says which fake and which variable, stops what it started and exits 1', async () => {
-    // Prepare: something already listens where the Adyen fake should
-    taken = createServer();
-    await new Promise<void>((resolve) => taken!.listen(0, '127.0.0.1', resolve));
-    const port = (taken.address() as { port: number }).port;
-    // Act: the runtime alone (no npm wrapper), so its exit code is its own
-    const failed = await startRuntimeProcess({
-      command: [process.execPath, '--import', 'tsx', 'infra/local/start.ts'],
-      env: { ADYEN_FAKE_PORT: String(port) },
-    }).then(
-      (proc) => {
-        proc.kill();
-        throw new Error('the runtime started although the Adyen fake’s port was taken');
-      },
-      (error: unknown) => error,
-    );
-    // Assess
-    expect(failed).toBeInstanceOf(RuntimeExited);
-    const { code, output } = failed as RuntimeExited;
-    expect(code).toBe(1);
-    expect(output).toContain(`Port ${port} (the Adyen fake) is in use. Stop what is using it or pick another: ADYEN_FAKE_PORT=`);
-    expect(output).toContain('Stopped.');
-  }, 120_000);
 });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:net';
 import {
   ChangeMessageVisibilityCommand,
   CreateQueueCommand,
@@ -15,7 +16,7 @@ import type { HandlerLoader } from '../../infra/local/lambda.ts';
 import { sqsClient } from '../../infra/local/services.ts';
 import { startQueuePollers, startScheduleTimers } from '../../infra/local/workers.ts';
 import { rawExchange, rawRequest } from '../support/raw-http.ts';
-import { isRunning, startRuntimeProcess, type RuntimeProcess } from '../support/runtime.ts';
+import { isRunning, RuntimeExited, startRuntimeProcess, type RuntimeProcess } from '../support/runtime.ts';
 
 /** The gateway's 404, with the request id it also sends as the Request-Id header. */
 const routeNotFound = async (res: Response) => {
@@ -97,7 +98,7 @@ describe('npm start', () => {
     const proc = runtime!;
     expect(isRunning(proc.dynamoPid)).toBe(true);
     proc.signal('SIGINT');
-    const code = await exitWithin(proc, 30_000);
+    const code = await exitWithin(proc, 90_000);
     // npm itself dies of the SIGINT (its own behaviour); the runtime under it prints "Stopped." right before exit(0).
     expect([0, 'SIGINT']).toContain(code);
     expect(proc.output()).toContain('Stopped.');
@@ -112,13 +113,42 @@ describe('local runtime process', () => {
     const proc = await startRuntimeProcess({ command: [process.execPath, '--import', 'tsx', 'infra/local/start.ts'] });
     try {
       proc.signal('SIGTERM', { only: true });
-      const code = await exitWithin(proc, 30_000);
+      const code = await exitWithin(proc, 90_000);
       expect(code).toBe(0);
       expect(isRunning(proc.dynamoPid)).toBe(false);
     } finally {
       proc.kill();
     }
   });
+});
+
+describe('npm start when a fake’s port is taken', () => {
+  let taken: Server | undefined;
+  afterAll(() => taken?.close());
+
+  it('says which fake and which variable, stops what it started and exits 1', async () => {
+    // Prepare: something already listens where the Adyen fake should
+    taken = createServer();
+    await new Promise<void>((resolve) => taken!.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    // Act: the runtime alone (no npm wrapper), so its exit code is its own
+    const failed = await startRuntimeProcess({
+      command: [process.execPath, '--import', 'tsx', 'infra/local/start.ts'],
+      env: { ADYEN_FAKE_PORT: String(port) },
+    }).then(
+      (proc) => {
+        proc.kill();
+        throw new Error('the runtime started although the Adyen fake’s port was taken');
+      },
+      (error: unknown) => error,
+    );
+    // Assess
+    expect(failed).toBeInstanceOf(RuntimeExited);
+    const { code, output } = failed as RuntimeExited;
+    expect(code).toBe(1);
+    expect(output).toContain(`Port ${port} (the Adyen fake) is in use. Stop what is using it or pick another: ADYEN_FAKE_PORT=`);
+    expect(output).toContain('Stopped.');
+  }, 360_000);
 });
 
 describe('local runtime when DynamoDB Local dies', () => {
@@ -130,7 +160,7 @@ describe('local runtime when DynamoDB Local dies', () => {
       expect(before.status).toBe(200);
       // Act: the JVM dies under it (out of memory, killed by the OS, …)
       process.kill(proc.dynamoPid, 'SIGKILL');
-      const code = await exitWithin(proc, 30_000);
+      const code = await exitWithin(proc, 90_000);
       // Assess
       expect(code).toBe(1);
       expect(proc.output()).toContain('DynamoDB Local killed by SIGKILL: the local API cannot work without it.');

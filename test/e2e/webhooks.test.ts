@@ -1,30 +1,44 @@
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+// The stream and queue pollers read every merchant's records: on this file's own table and queues they see only its
+// own. Retries are made quick with WEBHOOK_RETRY_BASE_MS. Both set before any handler reads its environment.
+const own = await vi.hoisted(async () => {
+  process.env.WEBHOOK_RETRY_BASE_MS = '100';
+  return (await import('../support/own-table.ts')).useOwnTable('webhooks-e2e', { queues: true });
+});
+import type { Gateway } from '../../infra/local/gateway.ts';
+import type { OpenApiDocument } from '../../infra/openapi/document.ts';
 import { type Api, apiClient, type Schemas } from '../support/api-client.ts';
+import { newMerchant } from '../support/merchant.ts';
+import { payloadChecker } from '../support/openapi.ts';
+import { startOwnWorkers } from '../support/own-table.ts';
 import { freshCard } from '../support/payments.ts';
 import { startReceiver } from '../support/receiver.ts';
-import { startRuntimeProcess, type RuntimeProcess } from '../support/runtime.ts';
-import { payloadChecker } from '../support/openapi.ts';
-import type { OpenApiDocument } from '../../infra/openapi/document.ts';
+import { startTestGateway } from '../support/runtime.ts';
 
 /**
- * Webhooks as a merchant sees them, against `npm start` (its table-stream and queue pollers running): events of
- * real payments arrive signed, failures are retried with the same webhook-id, 410 disables the endpoint; an endpoint
- * changed and its secret rotated, an event read and sent again.
- * Retries are made quick with WEBHOOK_RETRY_BASE_MS. Calls go through the typed client (checked against the document),
- * and every body received must match the `webhooks` section of the OpenAPI document the runtime serves.
+ * Webhooks as a merchant sees them, against what `npm start` runs (the gateway, the table-stream and queue pollers),
+ * here in the test process: events of real payments arrive signed, failures are retried with the same webhook-id, 410
+ * disables the endpoint; an endpoint changed and its secret rotated, an event read and sent again. Calls go through
+ * the typed client (checked against the document), and every body received must match the `webhooks` section of the
+ * OpenAPI document the gateway serves.
  */
 describe('webhook delivery from the local runtime', () => {
-  let runtime: RuntimeProcess;
+  let gateway: Gateway;
+  let workers: { stop(): Promise<void> };
   let api: Api;
   /** checks a delivered body against the `webhooks` section of the document the runtime serves */
   let matchesDocument: (body: string) => void;
   beforeAll(async () => {
-    runtime = await startRuntimeProcess({ env: { WEBHOOK_RETRY_BASE_MS: '100' } });
-    api = (await apiClient(runtime.url))(runtime.apiKey);
-    matchesDocument = payloadChecker((await (await fetch(`${runtime.url}/api/openapi.json`)).json()) as OpenApiDocument);
+    const [started, running, { apiKey }] = await Promise.all([startTestGateway(), startOwnWorkers(own), newMerchant()]);
+    [gateway, workers] = [started, running];
+    api = (await apiClient(gateway.url))(apiKey);
+    matchesDocument = payloadChecker((await (await fetch(`${gateway.url}/api/openapi.json`)).json()) as OpenApiDocument);
   });
-  afterAll(() => runtime?.kill());
+  afterAll(async () => {
+    await workers?.stop();
+    await gateway?.close();
+  });
 
   const pay = (amount: number) =>
     api.POST('/api/payments/create', {

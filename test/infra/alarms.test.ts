@@ -1,21 +1,19 @@
-import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { catalog } from '../../functions/catalog.ts';
 import { areaOf, isHttp } from '../../infra/areas.ts';
 import { THRESHOLDS } from '../../infra/constructs/observability.ts';
-import { defaultSettings, PaymentOrchestrationStack } from '../../infra/stack.ts';
+import { defaultSettings } from '../../infra/stack.ts';
 import { BUSINESS_METRICS, METRICS_NAMESPACE } from '../../shared/metrics.ts';
 import { PROVIDERS } from '../../shared/providers/types.ts';
 import { queueDefinitions } from '../../shared/queues.ts';
-import { mergedTemplate, type Resource } from './templates.ts';
+import { defaultDeployment, mergedTemplate, type Resource } from './templates.ts';
 
 /*
  * The alarms and the dashboard as synthesized (bundling skipped, as in stack.test.ts): each alarm watches a rate or a
  * sustained condition with a threshold that means something, the business metrics they read are the ones the code
  * emits (shared/metrics.ts: namespace, name, dimension set), and only what needs a person notifies the topic.
  */
-const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-const stack = new PaymentOrchestrationStack(app, 'PaymentOrchestration');
+const stack = await defaultDeployment();
 const resources = mergedTemplate(stack).toJSON().Resources as Record<string, Resource>;
 
 interface MetricQuery {

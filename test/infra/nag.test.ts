@@ -22,7 +22,8 @@ const run = (app: App): PolicyViolation[] => compliancePacks().flatMap((pack) =>
 const describeViolation = (v: PolicyViolation) =>
   `${v.ruleName}\n  ${v.violatingResources.map((r) => r.constructPath).join('\n  ')}\n  ${v.description}`;
 
-describe('cdk-nag (AwsSolutions, PCI DSS 3.2.1)', () => {
+describe('cdk-nag (AwsSolutions, PCI DSS 3.2.1)', { timeout: 360_000 }, () => {
+  // a synthesis per test
   const app = synth();
 
   it('finds no unacknowledged errors', () => {

@@ -1,9 +1,8 @@
-import { App, type CfnResource, Stack } from 'aws-cdk-lib';
+import { type CfnResource, Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { catalog } from '../../functions/catalog.ts';
-import { PaymentOrchestrationStack } from '../../infra/stack.ts';
 import { arnVariableOf, SECRET_PURPOSES, SECRETS, type SecretPurpose } from '../../shared/secret-purposes.ts';
-import { mergedTemplate, type Resource, functionsOf, refersTo, type Statement } from './templates.ts';
+import { defaultDeployment, mergedTemplate, type Resource, functionsOf, refersTo, type Statement } from './templates.ts';
 
 /*
  * The app's secrets in CDK (infra/constructs/secret.ts): one Secrets Manager secret per purpose, and each function
@@ -38,8 +37,7 @@ const CREDENTIAL_READERS = [
 /** Who may open webhook endpoints' signing secrets: their configuration, rotation, the test send and the delivery worker. */
 const WEBHOOK_SECRET_READERS = ['webhooks/configure', 'webhooks/rotate-secret', 'webhooks/test', 'workers/webhook-delivery'];
 
-const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-const stack = new PaymentOrchestrationStack(app, 'PaymentOrchestration');
+const stack = await defaultDeployment();
 const resources = mergedTemplate(stack).toJSON().Resources as Record<string, Resource>;
 const idOf = (purpose: SecretPurpose) => Stack.of(stack).getLogicalId(stack.secrets[purpose].node.defaultChild as CfnResource);
 const secretIds = new Map(SECRET_PURPOSES.map((purpose) => [purpose, idOf(purpose)]));

@@ -7,7 +7,7 @@ import { EMAIL_SENDERS, MESSAGE_SENDERS, queuesSentToBy, tableAccessOf } from '.
 import { defaultSettings, PaymentOrchestrationStack, settingsFromContext } from '../../infra/stack.ts';
 import { queueDefinitions } from '../../shared/queues.ts';
 import { tableDefinition } from '../../shared/store/table-definition.ts';
-import { mergedTemplate, type Resource } from './templates.ts';
+import { defaultDeployment, mergedTemplate, type Resource } from './templates.ts';
 import { METRICS_NAMESPACE } from '../../shared/metrics.ts';
 
 /*
@@ -15,8 +15,7 @@ import { METRICS_NAMESPACE } from '../../shared/metrics.ts';
  * (AssetStaging sees `stack.bundlingRequired === false` and stages the project directory as is, hashing only the
  * construct path), so synthesis takes seconds; `npm run synth` covers the real bundling.
  */
-const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-const stack = new PaymentOrchestrationStack(app, 'PaymentOrchestration');
+const stack = await defaultDeployment();
 const template = mergedTemplate(stack);
 const resources = template.toJSON().Resources as Record<string, Resource>;
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { catalog, type FunctionSpec } from '../../functions/catalog.ts';
 import { areaOf, isHttp, stackIdOfArea } from '../../infra/areas.ts';
 import { PaymentOrchestrationStack } from '../../infra/stack.ts';
-import { mergedTemplate, stacksOf } from './templates.ts';
+import { defaultDeployment, mergedTemplate, stacksOf } from './templates.ts';
 
 /* How the deployment splits into a root stack and nested stacks (infra/areas.ts, infra/stack.ts). */
 
@@ -12,7 +12,7 @@ const BUDGET = 0.7 * CLOUDFORMATION_LIMIT;
 
 const build = (specs: readonly FunctionSpec[] = catalog) =>
   new PaymentOrchestrationStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'PaymentOrchestration', { catalog: specs });
-const root = build();
+const root = await defaultDeployment();
 const counts = stacksOf(root).map(({ stack, template }) => [stack.node.path, Object.keys(template.Resources).length] as const);
 
 /** The logical id of the API's deployment: a new one makes CloudFormation deploy the API again. */
@@ -55,7 +55,7 @@ describe('stacks', () => {
     expect(deploymentIdOf(build())).toBe(deploymentIdOf(root));
     expect(deploymentIdOf(build(withPath('customers/get', '/api/customers/{id}/details')))).not.toBe(deploymentIdOf(root));
     expect(deploymentIdOf(build(catalog.filter((spec) => spec.name !== 'refunds/get')))).not.toBe(deploymentIdOf(root));
-  });
+  }, 360_000); // three more syntheses
 
   it('deploys the API after every area stack', () => {
     const idOf = (stack: NestedStack) => root.getLogicalId(stack.nestedStackResource as CfnResource);

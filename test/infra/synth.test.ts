@@ -38,7 +38,7 @@ const AGGREGATED_DYNAMODB_CLIENT = 'CreateBackup';
 describe('cdk synth', () => {
   it('builds every catalog function into a complete ESM bundle that reads no provider SDK, no X-Ray SDK and no ES facade of node:http at init, and every stack under 350 resources, offline, with cdk-nag passing', () => {
     // Act: the real CLI, as ops run it (bundling with esbuild, validation plugins on); about 25 s on a 2-core box
-    const run = spawnSync('npx', ['cdk', 'synth', '--quiet', '--output', out], { encoding: 'utf8', timeout: 180_000 });
+    const run = spawnSync('npx', ['cdk', 'synth', '--quiet', '--output', out], { encoding: 'utf8', timeout: 600_000 });
     // Assess
     expect(run.status, run.stderr).toBe(0);
     const assets = readdirSync(out).filter((d) => d.startsWith('asset.') && existsSync(join(out, d, 'index.mjs')));
@@ -76,5 +76,5 @@ describe('cdk synth', () => {
       const { Resources } = JSON.parse(readFileSync(join(out, file), 'utf8')) as { Resources: Record<string, unknown> };
       expect(Object.keys(Resources).length, file).toBeLessThan(350);
     }
-  }, 180_000);
+  }, 600_000);
 });

@@ -1,5 +1,9 @@
-import { type CfnResource, NestedStack, Stack } from 'aws-cdk-lib';
+import { existsSync, readFileSync, renameSync, watch, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { App, type CfnResource, NestedStack, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { inject } from 'vitest';
+import { PaymentOrchestrationStack } from '../../infra/stack.ts';
 
 /*
  * The deployment is a root stack and its nested stacks (infra/stack.ts). Tests read it as one template: every
@@ -21,12 +25,68 @@ interface TemplateJson {
   Outputs?: Record<string, { Value: unknown }>;
 }
 
+/** Templates synthesized once per run, by stack path, for the construct trees `defaultDeployment` built. */
+const synthesized = new WeakMap<Stack, Record<string, TemplateJson>>();
+
 /** The root and every stack nested in it, with its template. */
 export const stacksOf = (root: Stack): { stack: Stack; template: TemplateJson }[] =>
   root.node
     .findAll()
     .filter((c): c is Stack => Stack.isStack(c))
-    .map((stack) => ({ stack, template: Template.fromStack(stack).toJSON() as TemplateJson }));
+    .map((stack) => ({ stack, template: synthesized.get(root)?.[stack.node.path] ?? (Template.fromStack(stack).toJSON() as TemplateJson) }));
+
+/**
+ * The deployment as defaults make it (the catalog, default settings, bundling skipped), which most infra tests read.
+ * Each file builds its own construct tree (about a second), but the templates, the slow part, are synthesized once per
+ * run: the first file to ask writes them to the run's cache directory, the others wait for that file and read it.
+ */
+export async function defaultDeployment(): Promise<PaymentOrchestrationStack> {
+  const root = new PaymentOrchestrationStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'PaymentOrchestration');
+  const file = join(inject('suiteCache'), 'default-deployment.json');
+  const templates = await onceInRun(file, () => Object.fromEntries(stacksOf(root).map(({ stack, template }) => [stack.node.path, template])));
+  synthesized.set(root, templates);
+  return root;
+}
+
+/** What `make` returns, made by the first test file of the run to ask and kept as JSON in `file` for the others. */
+async function onceInRun<T>(file: string, make: () => T): Promise<T> {
+  try {
+    writeFileSync(`${file}.lock`, String(process.pid), { flag: 'wx' });
+  } catch {
+    return readWhenWritten<T>(file);
+  }
+  let made: { value?: T; error?: string };
+  try {
+    made = { value: make() };
+  } catch (error) {
+    made = { error: String((error as Error).stack ?? error) };
+  }
+  writeFileSync(`${file}.part`, JSON.stringify(made));
+  renameSync(`${file}.part`, file); // whole or absent for a reader
+  if (made.error !== undefined) throw new Error(made.error);
+  return made.value as T;
+}
+
+/** The value another file writes to `file` (its rename is the event); 10 minutes catch a maker that hangs. */
+function readWhenWritten<T>(file: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const watcher = watch(dirname(file));
+    const timer = setTimeout(() => done(new Error(`${file} was not written within 10 minutes`)), 600_000);
+    const read = () => {
+      if (!existsSync(file)) return;
+      const made = JSON.parse(readFileSync(file, 'utf8')) as { value?: T; error?: string };
+      done(made.error === undefined ? undefined : new Error(`made by another test file, which failed: ${made.error}`), made.value);
+    };
+    function done(error?: Error, value?: T) {
+      clearTimeout(timer);
+      watcher.close();
+      if (error) reject(error);
+      else resolve(value as T);
+    }
+    watcher.on('change', (_, name) => void (String(name) === basename(file) && read()));
+    read();
+  });
+}
 
 /** Replaces, anywhere in `value`, each object `from` matches by what it returns. */
 const replace = (value: unknown, from: (o: Record<string, unknown>) => unknown): unknown => {

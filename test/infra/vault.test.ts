@@ -1,10 +1,9 @@
-import { App, type CfnResource, NestedStack, Stack } from 'aws-cdk-lib';
+import { type CfnResource, NestedStack, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { catalog, type FunctionSpec } from '../../functions/catalog.ts';
 import { VAULT_DELETES, VAULT_KEEPS, VAULT_READS, VAULT_TABLE_KEY_USE, VAULT_WRITES } from '../../infra/constructs/functions.ts';
 import { PaymentOrchestrationStack } from '../../infra/stack.ts';
-import { mergedTemplate, type Resource, functionsOf, refersTo, type Statement } from './templates.ts';
+import { defaultDeployment, mergedTemplate, type Resource, functionsOf, refersTo, type Statement } from './templates.ts';
 
 /*
  * The card vault in CDK (infra/constructs/vault.ts): its own stack, a key per mode, a card table and a CVC table, and
@@ -20,9 +19,6 @@ const ENCRYPTING_FUNCTIONS = ['payment-methods/create', 'test-helpers/payment-me
 const DELETING_FUNCTIONS = ['customers/delete', 'payment-methods/delete', 'test-clocks/delete'];
 /** The functions that may only keep a card past its expiry (a publishable key's payment method attached): no key use. */
 const KEEPING_FUNCTIONS = ['payment-methods/attach'];
-
-const build = (specs: readonly FunctionSpec[]) =>
-  new PaymentOrchestrationStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'PaymentOrchestration', { catalog: specs });
 
 /** The deployment read as one template, with what each function may do and is told. */
 function inspect(stack: PaymentOrchestrationStack) {
@@ -43,8 +39,9 @@ function inspect(stack: PaymentOrchestrationStack) {
   return { resources, testKeyId, liveKeyId, tableId, cvcTableId, functions, actionsOn };
 }
 
+const stack = await defaultDeployment();
+
 describe('card vault (CDK)', () => {
-  const stack = build(catalog);
   const { resources, testKeyId, liveKeyId, tableId, cvcTableId, functions, actionsOn } = inspect(stack);
 
   it('keeps the vault keys and tables in a stack of their own, and only them', () => {

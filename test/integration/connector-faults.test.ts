@@ -1,4 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+// The reconciler reads across every merchant: this file's own table holds only its own items.
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('connector-faults'));
 import { handler as connect } from '../../functions/connectors/create.ts';
 import { config } from '../../shared/config.ts';
 import { createRoutingRule } from '../../shared/domain/routing-rules.ts';

@@ -3,7 +3,9 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBRecord, DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import { setTimeout } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+// The stream and queue pollers read across every merchant: this file's own table holds only its own items.
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('event-stream', { queues: true }));
 import { catalog } from '../../functions/catalog.ts';
 import { handler as configure } from '../../functions/webhooks/configure.ts';
 import { handler as eventStream } from '../../functions/workers/event-stream.ts';
@@ -40,8 +42,7 @@ describe('events through the table stream', () => {
     );
     const faults = { killed: 0, sendFailed: 0 };
     const streamed = new Set<string>();
-    // The table and the events queue are shared with the other test files: this test's pollers take this merchant's
-    // records only (the others' are left to their own tests), and acknowledge any other message without delivering it.
+    // The pollers take this merchant's records only, and acknowledge any other message without delivering it.
     const loader: HandlerLoader = async (name) => {
       if (name === 'workers/event-stream') {
         return (async (event: DynamoDBStreamEvent, context) => {
@@ -102,7 +103,7 @@ describe('events through the table stream', () => {
     );
     const webhookIds = () => new Set(receiver.received.map((r) => r.headers['webhook-id']));
     // every event arrived, or the deadline passed (then the assertions below name what is missing)
-    await Promise.race([receiver.waitUntil(() => webhookIds().size >= PAYMENTS * EVENTS_PER_PAYMENT.length), setTimeout(30_000)]);
+    await Promise.race([receiver.waitUntil(() => webhookIds().size >= PAYMENTS * EVENTS_PER_PAYMENT.length), setTimeout(90_000)]);
 
     // Assess: both faults happened, and every committed event reached the endpoint, signed, once, in order per payment
     expect(faults).toEqual({ killed: 1, sendFailed: 1 });
@@ -122,5 +123,5 @@ describe('events through the table stream', () => {
       expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
     }
     await receiver.close();
-  }, 60_000);
+  }, 180_000);
 });

@@ -1,4 +1,6 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+// The reconciler reads across every merchant: this file's own table holds only its own items.
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('faults'));
 import { handler as createInvoiceFn } from '../../functions/invoices/create.ts';
 import { handler as getInvoiceFn } from '../../functions/invoices/get.ts';
 import { handler as sendInvoiceFn } from '../../functions/invoices/send.ts';
@@ -145,7 +147,7 @@ async function expectBooksAgree(merchant: Merchant, paymentId: string | undefine
 }
 
 describe.each(Object.entries(FLOWS))('%s under faults', (_name, flow) => {
-  it('at every DynamoDB command, before it reaches the table and after the table applied it', { timeout: 120_000 }, async () => {
+  it('at every DynamoDB command, before it reaches the table and after the table applied it', { timeout: 360_000 }, async () => {
     for (let step = 1; ; step++) {
       const sentBefore = await run(flow, { kind: 'dynamodb', step, when: 'before' });
       const sentAfter = await run(flow, { kind: 'dynamodb', step, when: 'after' });
@@ -158,7 +160,7 @@ describe.each(Object.entries(FLOWS))('%s under faults', (_name, flow) => {
     await run(flow, { kind: 'provider', providers: PROVIDERS, fault });
   });
 
-  it('with no retry at all: the reconciler alone leaves nothing open, whatever step failed', { timeout: 120_000 }, async () => {
+  it('with no retry at all: the reconciler alone leaves nothing open, whatever step failed', { timeout: 360_000 }, async () => {
     for (let step = 1; ; step++) {
       const sent = await run(flow, { kind: 'dynamodb', step, when: 'after' }, { retry: false });
       if (sent < step) break;
@@ -261,7 +263,7 @@ describe('invoice send under faults', () => {
     expect(mailsFor(), context).toBeGreaterThanOrEqual(sentEvents.length);
   }
 
-  it('at every DynamoDB command, and when the e-mail service fails before or after accepting', { timeout: 120_000 }, async () => {
+  it('at every DynamoDB command, and when the e-mail service fails before or after accepting', { timeout: 360_000 }, async () => {
     for (let step = 1; ; step++) {
       let sent = 0;
       for (const when of ['before', 'after'] as const) {

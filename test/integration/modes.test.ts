@@ -162,7 +162,7 @@ beforeAll(async () => {
     world[mode].settlement = ids(await call(listSettlements, world[mode].key, 'GET', '/api/settlements'))[0] ?? '';
   }
   await streamEvents(merchantId);
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await Promise.all([fakes.close(), receivers.test.close(), receivers.live.close()]);

@@ -11,7 +11,7 @@ const secretOnly = catalog.flatMap((spec) =>
 );
 
 describe('a publishable key', () => {
-  it('gets 401 from every endpoint but payment-method create', { timeout: 60_000 }, async () => {
+  it('gets 401 from every endpoint but payment-method create', { timeout: 180_000 }, async () => {
     // Prepare
     const { apiKey } = await newMerchant();
     const publishable = await publishableKeyOf(apiKey);

@@ -1,4 +1,6 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+// The daily reconciliation reads across every merchant: this file's own table holds only its own items.
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('reconciliation-adyen'));
 import { config } from '../../shared/config.ts';
 import { feeFor } from '../../shared/providers/fees.ts';
 import { ADYEN_CHARGEBACK_FEE } from '../../infra/local/fakes/adyen/payouts.ts';

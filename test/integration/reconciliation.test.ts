@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+// The daily reconciliation and settlement reads across every merchant: this file's own table holds only its own items.
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('reconciliation'));
 import { config } from '../../shared/config.ts';
 import { runSettlementDay } from '../../shared/domain/settlements.ts';
 import { feeFor } from '../../shared/providers/fees.ts';

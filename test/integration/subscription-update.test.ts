@@ -1,4 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+// The renewal scanner reads across every merchant: this file's own table holds only its own items.
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('subscription-update'));
 import { handler as cancel } from '../../functions/subscriptions/cancel.ts';
 import { handler as create } from '../../functions/subscriptions/create.ts';
 import { handler as get } from '../../functions/subscriptions/get.ts';

@@ -1,4 +1,6 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+// The reconciler reads across every merchant: this file's own table holds only its own items.
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('test-clocks'));
 import { handler as getBalance } from '../../functions/balance/get.ts';
 import { handler as createCustomer } from '../../functions/customers/create.ts';
 import { handler as getCustomer } from '../../functions/customers/get.ts';

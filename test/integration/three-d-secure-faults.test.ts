@@ -1,4 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+// The reconciler reads across every merchant: this file's own table holds only its own items.
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('three-d-secure-faults'));
 import { clock } from '../../shared/model/clock.ts';
 import { reconcile } from '../../shared/domain/reconciler.ts';
 import { type Fault, heldFor, moneyProblems, moveClock, resetClock, storedPayment, withFault } from '../support/faults.ts';

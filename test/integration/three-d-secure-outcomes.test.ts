@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+// The reconciler's query of expired leases reads across every merchant: this file's own table holds only its own items.
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('three-d-secure-outcomes'));
 import { clock } from '../../shared/model/clock.ts';
 import { reconcileLeased } from '../../shared/domain/reconciler.ts';
 import { expiredOperations } from '../../shared/store/leases.ts';

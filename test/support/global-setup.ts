@@ -13,6 +13,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** APP_ENV, TABLE_NAME, AWS_ENDPOINT_URL_DYNAMODB, queue URLs, … (see `localEnv` in infra/local/services.ts). */
     localEnv: Record<string, string>;
+    /** A directory for this run alone, removed with it: what test files make once and share (test/infra/templates.ts). */
+    suiteCache: string;
   }
 }
 
@@ -20,6 +22,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // The vault's key file (a raw AES key per mode) is made for this run alone and removed with it.
   const keyDir = mkdtempSync(join(tmpdir(), 'payments-vault-'));
   const leakDir = mkdtempSync(join(tmpdir(), 'payments-leak-capture-'));
+  const cacheDir = mkdtempSync(join(tmpdir(), 'payments-suite-cache-'));
+  project.provide('suiteCache', cacheDir);
   const stack = await startLocalStack({ tableName: 'payments-test', vaultKeyFile: join(keyDir, 'vault-keys.json'), logLevel: 'WARN' });
   console.log(
     `[global-setup] DynamoDB Local ${stack.dynamo.endpoint} (pid ${stack.dynamo.pid}, up in ${stack.dynamo.startupMs} ms), SQS ${stack.sqs.endpoint}`,
@@ -35,5 +39,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await stack.stop();
     rmSync(keyDir, { recursive: true, force: true });
     rmSync(leakDir, { recursive: true, force: true });
+    rmSync(cacheDir, { recursive: true, force: true });
   };
 }

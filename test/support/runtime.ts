@@ -43,7 +43,7 @@ export interface RuntimeProcessOptions {
   /** Default `npm start`. */
   command?: string[];
   env?: Record<string, string>;
-  /** How long to wait for the banner (ms). Default 90 s: a JVM start on a busy 2-core machine. */
+  /** How long to wait for the banner (ms). Default 270 s: a JVM start on a 2-core machine three times busier than usual. */
   readyTimeoutMs?: number;
 }
 
@@ -98,8 +98,8 @@ export async function startRuntimeProcess(options: RuntimeProcessOptions = {}): 
     const m = await new Promise<RegExpExecArray>((resolve, reject) => {
       const timer = setTimeout(() => {
         waiters.delete(check);
-        reject(new Error(`local runtime not ready after ${options.readyTimeoutMs ?? 90_000} ms:\n${output}`));
-      }, options.readyTimeoutMs ?? 90_000);
+        reject(new Error(`local runtime not ready after ${options.readyTimeoutMs ?? 270_000} ms:\n${output}`));
+      }, options.readyTimeoutMs ?? 270_000);
       function check() {
         const found = banner.exec(output);
         if (found || closed) {
@@ -119,7 +119,7 @@ export async function startRuntimeProcess(options: RuntimeProcessOptions = {}): 
       merchantId: m[3]!,
       apiKey: m[4]!,
       output: () => output,
-      waitForOutput: <T>(find: (output: string) => T | undefined, ms = 10_000) =>
+      waitForOutput: <T>(find: (output: string) => T | undefined, ms = 30_000) =>
         new Promise<T>((resolve, reject) => {
           const timer = setTimeout(() => {
             waiters.delete(check);
