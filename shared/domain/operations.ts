@@ -93,7 +93,8 @@ export async function runOperation<I, R, A>(kind: DeclaredOperation<I, R, A>, ..
     input = settled.again;
   }
   const { op, begin } = await kind.start(input);
-  if ((await commit(begin)) === 'refused') return kind.onRefused ? kind.onRefused(input, op) : Promise.reject(new OperationInProgress(1, kind.what));
+  if ((await commit(begin)) !== 'committed')
+    return kind.onRefused ? kind.onRefused(input, op) : Promise.reject(new OperationInProgress(1, kind.what));
   return kind.record(await kind.call(op, input, false), op, input);
 }
 
@@ -112,7 +113,7 @@ async function takeOver<I, R, A>(kind: TakenOver<I, R, A>, input: I): Promise<A>
   const change = kind.takeOver?.(input, held, now, leaseUntil) ?? {
     writes: [{ update: kind.target(input), operation: { takeOver: held.id, now, leaseUntil } }],
   };
-  if ((await commit(change)) === 'refused')
+  if ((await commit(change)) !== 'committed')
     return kind.onRefused ? kind.onRefused(input, held) : Promise.reject(new OperationInProgress(1, kind.what));
   const op = { ...held, lease_until: leaseUntil };
   return kind.record(await kind.call(op, input, true), op, input);
