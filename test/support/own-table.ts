@@ -8,6 +8,7 @@
  *   await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('renewals'));
  */
 import { createQueues, createTable, dynamoClient, sqsClient } from '../../infra/local/services.ts';
+import { tableDefinition } from '../../shared/store/table-definition.ts';
 
 /** Between the run's table name and a file's own name: the card scan reads every table so named. */
 export const OWN_TABLE_INFIX = '-own-';
@@ -20,7 +21,10 @@ export interface OwnTable {
 
 export async function useOwnTable(name: string, options: { queues?: boolean } = {}): Promise<OwnTable> {
   const tableName = `${process.env.TABLE_NAME}${OWN_TABLE_INFIX}${name}`;
-  await createTable(dynamoClient(process.env.AWS_ENDPOINT_URL_DYNAMODB!), tableName);
+  // A stream only where the file runs the stream's pollers: DynamoDB Local keeps every stream record, and each write
+  // costs more the more it keeps, so unread streams would slow every later file of the run.
+  const definition = options.queues ? tableDefinition : { ...tableDefinition, streamView: undefined };
+  await createTable(dynamoClient(process.env.AWS_ENDPOINT_URL_DYNAMODB!), tableName, definition);
   process.env.TABLE_NAME = tableName;
   const queueUrls = options.queues ? await createQueues(sqsClient(process.env.AWS_ENDPOINT_URL_SQS!), `${name}-`) : {};
   Object.assign(process.env, queueUrls);
