@@ -95,7 +95,9 @@ describe('events through the table stream', () => {
     // Act: payments made, captured and partly refunded at once, three events each
     const ids = await Promise.all(
       Array.from({ length: PAYMENTS }, async () => {
-        const id = (await payments.create(apiKey, paymentBody())).body.id as string;
+        const created = await payments.create(apiKey, paymentBody());
+        expect(created.status, JSON.stringify(created.body)).toBe(200);
+        const id = created.body.id as string;
         expect((await payments.capture(apiKey, id)).status).toBe(200);
         expect((await payments.refund(apiKey, id, { amount: 500 })).status).toBe(200);
         return id;

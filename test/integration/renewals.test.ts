@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 // The renewal scanner reads every merchant's due subscriptions: this file's own table holds only its own.
-await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('renewals'));
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('renewals', { stream: true }));
 import { handler as createCustomer } from '../../functions/customers/create.ts';
 import { handler as markPaid } from '../../functions/invoices/mark-paid.ts';
 import { handler as cancel } from '../../functions/subscriptions/cancel.ts';

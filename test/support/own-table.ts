@@ -19,11 +19,11 @@ export interface OwnTable {
   queueUrls: Record<string, string>;
 }
 
-export async function useOwnTable(name: string, options: { queues?: boolean } = {}): Promise<OwnTable> {
+export async function useOwnTable(name: string, options: { queues?: boolean; stream?: boolean } = {}): Promise<OwnTable> {
   const tableName = `${process.env.TABLE_NAME}${OWN_TABLE_INFIX}${name}`;
-  // A stream only where the file runs the stream's pollers: DynamoDB Local keeps every stream record, and each write
+  // A stream only where the file reads it (its own queues imply the stream's pollers): DynamoDB Local keeps every stream record, and each write
   // costs more the more it keeps, so unread streams would slow every later file of the run.
-  const definition = options.queues ? tableDefinition : { ...tableDefinition, streamView: undefined };
+  const definition = options.queues || options.stream ? tableDefinition : { ...tableDefinition, streamView: undefined };
   await createTable(dynamoClient(process.env.AWS_ENDPOINT_URL_DYNAMODB!), tableName, definition);
   process.env.TABLE_NAME = tableName;
   const queueUrls = options.queues ? await createQueues(sqsClient(process.env.AWS_ENDPOINT_URL_SQS!), `${name}-`) : {};
