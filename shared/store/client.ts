@@ -25,8 +25,9 @@ import { traced } from '../tracer.ts';
 export const CONNECT_TIMEOUT_MS = 1_000;
 export const REQUEST_TIMEOUT_MS = 2_000;
 export const MAX_ATTEMPTS = 3;
-/** DynamoDB Local on a loaded laptop or test machine may take seconds per answer: locally the limit only catches a hang. */
+/** DynamoDB Local on a loaded laptop or test machine may take seconds to connect or answer: locally the limits only catch a hang. */
 const LOCAL_REQUEST_TIMEOUT_MS = 30_000;
+const LOCAL_CONNECT_TIMEOUT_MS = 10_000;
 
 const CONFLICT_RETRIES = 5;
 
@@ -40,7 +41,7 @@ export function createDocumentClient(
       new DynamoDBClient({
         maxAttempts: MAX_ATTEMPTS,
         requestHandler: new NodeHttpHandler({
-          connectionTimeout: CONNECT_TIMEOUT_MS,
+          connectionTimeout: isLocal ? LOCAL_CONNECT_TIMEOUT_MS : CONNECT_TIMEOUT_MS,
           requestTimeout: requestTimeoutMs,
           // without it a request over its timeout is only logged as a warning
           throwOnRequestTimeout: true,
