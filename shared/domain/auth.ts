@@ -4,6 +4,7 @@ import { BadRequest, Unauthorized } from '../model/errors.ts';
 import * as apiKeys from '../store/api-keys.ts';
 import * as sessions from '../store/sessions.ts';
 import type { Owner } from '../model/targets.ts';
+import type { Role } from '../model/permissions.ts';
 
 export interface Merchant {
   id: string;
@@ -13,6 +14,10 @@ export interface Merchant {
   apiKeyId?: string;
   /** an API key's mode; a sign-in session acts in test mode unless the request says `Livemode: true` */
   livemode: boolean;
+  /** a session's team member: who they are and their role in this merchant (absent for keys) */
+  user?: { id: string; email: string; role: Role };
+  /** an API key's last four characters, which name it in the audit log */
+  keyLast4?: string;
 }
 
 const LAST_USED_EVERY_MS = 60_000;
