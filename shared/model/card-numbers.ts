@@ -4,7 +4,9 @@
  * fields' script (`shared/hosted/browser/card-fields-frame.ts`) both read this module, so it imports nothing: it is
  * bundled for browsers too.
  */
-export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'discover' | 'jcb' | 'diners' | 'unionpay' | 'unknown';
+/** Every brand's name as the API writes it (a payment's card, a routing rule's condition). */
+export const CARD_BRAND_NAMES = ['visa', 'mastercard', 'amex', 'discover', 'jcb', 'diners', 'unionpay', 'unknown'] as const;
+export type CardBrand = (typeof CARD_BRAND_NAMES)[number];
 
 export interface Brand {
   name: CardBrand;

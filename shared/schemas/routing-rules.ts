@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { listQuery } from './common.ts';
 import { PROVIDERS } from '../providers/types.ts';
+import { CARD_BRAND_NAMES } from '../model/card-numbers.ts';
 import { LIST_OPERATORS, NUMERIC_OPERATORS, RULE_BASE_FIELDS, RULE_OPERATORS, type RuleField, type RuleOperator } from '../model/routing.ts';
 
 /**
@@ -11,7 +12,6 @@ import { LIST_OPERATORS, NUMERIC_OPERATORS, RULE_BASE_FIELDS, RULE_OPERATORS, ty
  * brand and e-mail domain lowercase). Every failure is a 400 naming the field, e.g. `conditions.0.value`.
  */
 
-export const CARD_BRANDS = ['visa', 'mastercard', 'amex', 'discover', 'jcb', 'diners', 'unionpay', 'unknown'] as const;
 export const RULE_STRATEGIES = ['fixed', 'smart'] as const;
 export const RULE_STATUSES = ['active', 'disabled'] as const;
 /** `required`: a matching payment authenticates (3-D Secure) as if its create said `three_d_secure: "required"` */
@@ -48,7 +48,7 @@ const OPERATORS_BY_KIND: Record<Kind, readonly RuleOperator[]> = {
 const ITEM: Record<Kind, (item: string) => string | undefined> = {
   amount: (s) => (/^\d{1,15}$/.test(s) ? String(Number(s)) : undefined),
   currency: (s) => (/^[A-Za-z]{3}$/.test(s) ? s.toUpperCase() : undefined),
-  card_brand: (s) => ((CARD_BRANDS as readonly string[]).includes(s.toLowerCase()) ? s.toLowerCase() : undefined),
+  card_brand: (s) => ((CARD_BRAND_NAMES as readonly string[]).includes(s.toLowerCase()) ? s.toLowerCase() : undefined),
   card_bin: (s) => (/^\d{6,8}$/.test(s) ? s : undefined),
   customer_email_domain: (s) => (/^[a-z0-9.-]{1,253}$/.test(s.toLowerCase()) ? s.toLowerCase() : undefined),
   metadata: (s) => s,

@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import { encodeTime } from 'ulid';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { CardBrand, StoredCard } from '../model/cards.ts';
+import type { StoredCard } from '../model/cards.ts';
+import { CARD_BRAND_NAMES } from '../model/card-numbers.ts';
 import type { AppliedStrategy } from '../model/routing.ts';
 import type { AttemptState, PaymentStatus } from '../model/state-machines.ts';
 import { PROVIDERS, type ProviderName, type ShopperAction, type ThreeDSecureResult } from '../providers/types.ts';
@@ -197,7 +198,7 @@ const PaymentItem = v.object({
   provider_reference: nullOrAbsent(Text),
   provider_token: nullOrAbsent(Text),
   card: v.object({
-    brand: picklistOf<CardBrand>()(['visa', 'mastercard', 'amex', 'discover', 'jcb', 'diners', 'unionpay', 'unknown']),
+    brand: v.picklist(CARD_BRAND_NAMES),
     last4: Text,
     bin: Text,
     exp_month: Int,

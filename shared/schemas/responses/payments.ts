@@ -1,7 +1,8 @@
 /** Payments and routing as the API returns them (shared/domain/payment-view.ts `paymentView`, routing-rules.ts). */
 import * as v from 'valibot';
+import { CARD_BRAND_NAMES } from '../../model/card-numbers.ts';
 import { PROVIDERS } from '../../providers/types.ts';
-import { CARD_BRANDS, RULE_STATUSES, RULE_STRATEGIES, RULE_THREE_D_SECURE } from '../routing-rules.ts';
+import { RULE_STATUSES, RULE_STRATEGIES, RULE_THREE_D_SECURE } from '../routing-rules.ts';
 import { RULE_OPERATORS } from '../../model/routing.ts';
 import { Amount, Count, Currency, Email, Id, list, Livemode, Metadata, Phone, Timestamp } from './common.ts';
 
@@ -51,7 +52,7 @@ const paymentEntries = {
     id: v.pipe(v.nullable(Id('paymentMethod')), v.description('the saved payment method charged; null for a card sent with the create')),
     type: v.literal('card'),
     card: v.object({
-      brand: v.picklist(CARD_BRANDS),
+      brand: v.picklist(CARD_BRAND_NAMES),
       last4: v.pipe(v.string(), v.regex(/^\d{4}$/), v.examples(['4242'])),
       exp_month: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(12), v.examples([12])),
       exp_year: v.pipe(v.number(), v.integer(), v.examples([2030])),
