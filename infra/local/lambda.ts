@@ -28,10 +28,16 @@ export function lambdaFunctionName(name: string): string {
   return `${STACK_PREFIX}-${name.replace(/\//g, '-')}`;
 }
 
+/**
+ * Locally a function runs for three times its deployed timeout: a loaded laptop or test machine is slower than Lambda,
+ * and there the limit only catches a hang (as the local DynamoDB client's limits do, shared/store/client.ts).
+ */
+export const LOCAL_TIMEOUT_FACTOR = 3;
+
 export interface LambdaContextOptions {
   /** catalog name, e.g. `customers/get` */
   name?: string;
-  /** seconds */
+  /** seconds, as deployed (the local deadline is LOCAL_TIMEOUT_FACTOR times that) */
   timeout?: number;
   /** MB */
   memory?: number;
@@ -40,7 +46,7 @@ export interface LambdaContextOptions {
 
 export function lambdaContext(options: LambdaContextOptions = {}): Context {
   const functionName = lambdaFunctionName(options.name ?? 'local-function');
-  const deadline = Date.now() + (options.timeout ?? 10) * 1000;
+  const deadline = Date.now() + (options.timeout ?? 10) * 1000 * LOCAL_TIMEOUT_FACTOR;
   const awsRequestId = options.awsRequestId ?? randomUUID();
   const day = new Date().toISOString().slice(0, 10).replace(/-/g, '/');
   return {
@@ -347,7 +353,7 @@ export class LambdaTimeoutError extends Error {
   }
 }
 
-/** Run a handler like the Lambda runtime: with its context, failing with `LambdaTimeoutError` past the timeout. */
+/** Run a handler like the Lambda runtime: with its context, failing with `LambdaTimeoutError` past its local deadline. */
 export async function invokeFunction<R = unknown>(
   spec: FunctionSpec,
   event: unknown,
@@ -357,7 +363,8 @@ export async function invokeFunction<R = unknown>(
   const context = contextFor(spec, options.awsRequestId);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new LambdaTimeoutError(spec.name, spec.timeout)), spec.timeout * 1000);
+    const seconds = spec.timeout * LOCAL_TIMEOUT_FACTOR;
+    timer = setTimeout(() => reject(new LambdaTimeoutError(spec.name, seconds)), seconds * 1000);
     timer.unref();
   });
   try {

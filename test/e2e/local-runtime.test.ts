@@ -12,7 +12,7 @@ import type { APIGatewayProxyEvent, Context, ScheduledEvent, SQSBatchResponse, S
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { FunctionSpec } from '../../functions/catalog.ts';
 import { startGateway } from '../../infra/local/gateway.ts';
-import type { HandlerLoader } from '../../infra/local/lambda.ts';
+import { type HandlerLoader, LOCAL_TIMEOUT_FACTOR } from '../../infra/local/lambda.ts';
 import { sqsClient } from '../../infra/local/services.ts';
 import { startQueuePollers, startScheduleTimers } from '../../infra/local/workers.ts';
 import { rawExchange, rawRequest } from '../support/raw-http.ts';
@@ -337,7 +337,9 @@ describe('local gateway', () => {
     expect(event.requestContext.requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(Math.abs(event.requestContext.requestTimeEpoch - Date.now())).toBeLessThan(10_000);
     expect(context.functionName).toBe('payments-local-things-get');
-    expect(context.getRemainingTimeInMillis()).toBeLessThanOrEqual(5000);
+    // its 5 s timeout, as a local deadline
+    expect(context.getRemainingTimeInMillis()).toBeLessThanOrEqual(5000 * LOCAL_TIMEOUT_FACTOR);
+    expect(context.getRemainingTimeInMillis()).toBeGreaterThan(5000 * (LOCAL_TIMEOUT_FACTOR - 1));
   });
 
   it('prefers the literal route and sends null parameters when there are none', async () => {

@@ -78,7 +78,7 @@ export function apiEvent(spec: ApiEventSpec): APIGatewayProxyEvent {
   });
 }
 
-/** A Lambda context; `getRemainingTimeInMillis` counts down from `timeout` (default 10 s). */
+/** A Lambda context; `getRemainingTimeInMillis` counts down from the local deadline (`timeout`, default 10 s, × LOCAL_TIMEOUT_FACTOR). */
 export function fakeContext(options: LambdaContextOptions = {}): Context {
   return lambdaContext(options);
 }
