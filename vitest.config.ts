@@ -4,6 +4,9 @@ export default defineConfig({
   test: {
     // Each test file in its own child process: handler modules (and their cold-start config) never leak between files.
     pool: 'forks',
+    // Two files at once on two cores: one file alone keeps about one core busy (its handlers and DynamoDB Local answer in
+    // turn). Vitest's default leaves one core idle (cores - 1).
+    maxWorkers: 2,
     // Handlers print OTP e-mails and logs; show them only for failing tests.
     silent: 'passed-only',
     // Time limits catch hangs, they do not measure speed: each is sized for a machine three times slower than a loaded
