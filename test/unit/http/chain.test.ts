@@ -94,7 +94,7 @@ describe('the HTTP chain', () => {
   });
 
   it('checks credentials before reading the body', async () => {
-    const handler = http({ auth: 'merchant', body: Body }, async () => ({}));
+    const handler = http({ auth: 'merchant', permission: 'payments:write', body: Body }, async () => ({}));
     const res = await invokeHttp(
       handler,
       apiEvent({ method: 'POST', path: '/x', body: '{not json', headers: { 'Content-Type': 'application/json' } }),
