@@ -66,7 +66,7 @@ export async function authenticate(credential: string | undefined, livemodeHeade
   if (credential.startsWith(SESSION_PREFIX)) {
     const session = await sessions.getSession(sha256(credential));
     if (!session || session.expires_ms <= clock.now()) throw new Unauthorized();
-    return { id: session.merchant_id, credential: 'session', livemode: asked ?? false };
+    return { id: session.merchant_id, credential: 'session', livemode: asked ?? false, ...(session.user && { user: session.user }) };
   }
   throw new Unauthorized();
 }
