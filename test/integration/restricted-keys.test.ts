@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { handler as createKey } from '../../functions/api-keys/create.ts';
 import { handler as listKeys } from '../../functions/api-keys/list.ts';
@@ -6,6 +7,7 @@ import { handler as listCustomers } from '../../functions/customers/list.ts';
 import { handler as createPayment } from '../../functions/payments/create.ts';
 import { handler as listPayments } from '../../functions/payments/list.ts';
 import { handler as refundPayment } from '../../functions/payments/refund.ts';
+import { rollApiKey } from '../../shared/domain/api-keys.ts';
 import { clock } from '../../shared/model/clock.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant, sessionOf } from '../support/merchant.ts';
@@ -233,6 +235,34 @@ describe('expiring and rolled keys', () => {
     expect((await listWith(rolled.body.key)).status).toBe(200);
     expect(again.status).toBe(400);
     expect(again.body.error.code).toBe('invalid_state');
+  });
+
+  it('a retried roll (the same Idempotency-Key) answers the same successor, without the key', async () => {
+    // Prepare
+    const { apiKey, apiKeyId } = await newMerchant();
+    const headers = { ...bearer(apiKey), 'Idempotency-Key': 'roll-1' };
+    const event = () => apiEvent({ method: 'POST', path: `/api/api-keys/${apiKeyId}/roll`, headers, body: { expires_in_hours: 1 } });
+    // Act
+    const first = await invokeHttp(rollKey, event());
+    const replay = await invokeHttp(rollKey, event());
+    // Assess
+    expect(first.status).toBe(200);
+    expect(replay.status).toBe(200);
+    expect(replay.body.id).toBe(first.body.id);
+    expect(replay.body.key).toBeUndefined();
+  });
+
+  it('a roll run again after its commit (its answer lost) answers the successor it made, without the key', async () => {
+    // Prepare
+    const { merchantId, apiKeyId } = await newMerchant();
+    const actor = { id: merchantId, credential: 'session' as const, livemode: false };
+    // an Idempotency-Key's origin: the same ids on every run
+    const origin = { at: Date.now(), seed: `roll-${randomUUID()}` };
+    // Act
+    const first = await rollApiKey(actor, apiKeyId, { expires_in_hours: 1 }, origin);
+    const again = await rollApiKey(actor, apiKeyId, { expires_in_hours: 1 }, origin);
+    // Assess
+    expect(again).toEqual({ ...first, key: undefined });
   });
 
   it.each([[-1], [169], [1.5]])('refuses an overlap of %s hours (400)', async (hours) => {
