@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { KeyMode, KeyType } from '../model/credentials.ts';
-import { GROUPS, type Grants, type Group, type Level } from '../model/permissions.ts';
+import { GROUPS, type Grants } from '../model/permissions.ts';
 import type { ApiKeyState, Transition } from '../model/state-machines.ts';
 import { type Created, db, TABLE } from './client.ts';
 import { commit } from './commit.ts';
@@ -36,17 +36,16 @@ export interface ApiKeyRecord {
 }
 
 /** What authentication reads: one consistent GetItem of a copy of the key's hash item (keys.ts `API_KEY_HASH_COPIES`). */
-export type ApiKeyAuthRecord = Pick<ApiKeyRecord, 'merchant_id' | 'mode' | 'key_type' | 'status' | 'last_used' | 'last4'> &
-  Pick<ApiKeyRecord, 'permissions' | 'valid_until' | 'allowed_ips'> & { key_id: string };
+export type ApiKeyAuthRecord = Pick<
+  ApiKeyRecord,
+  'merchant_id' | 'mode' | 'key_type' | 'status' | 'last_used' | 'last4' | 'permissions' | 'valid_until' | 'allowed_ips'
+> & { key_id: string };
 
 /** The two items of a key as the table holds them, checked when read back (see item-schemas.ts). */
 const Mode = picklistOf<KeyMode>()(['live', 'test']);
 const Type = picklistOf<KeyType>()(['secret', 'publishable', 'restricted']);
 const KeyStatus = picklistOf<ApiKeyState>()(['active', 'rolled', 'revoked']);
-const Permissions = v.record(v.picklist(GROUPS), v.picklist(['read', 'write'])) as v.GenericSchema<
-  Record<string, unknown>,
-  Partial<Record<Group, Level>>
->;
+const Permissions = v.record(v.picklist(GROUPS), v.picklist(['read', 'write']));
 const AllowedIps = nullable(v.array(Text));
 const ApiKeyItem = v.object({
   id: Text,

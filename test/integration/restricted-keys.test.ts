@@ -9,6 +9,7 @@ import { handler as listPayments } from '../../functions/payments/list.ts';
 import { handler as refundPayment } from '../../functions/payments/refund.ts';
 import { rollApiKey } from '../../shared/domain/api-keys.ts';
 import { clock } from '../../shared/model/clock.ts';
+import { db } from '../../shared/store/client.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant, sessionOf } from '../support/merchant.ts';
 import { sessionWithRole } from '../support/team.ts';
@@ -143,6 +144,41 @@ describe('restricted keys', () => {
     expect(rolled.body.id).not.toBe(rk.id);
     expect((await listWith(rolled.body.key, '203.0.113.7')).status).toBe(200);
     expect((await listWith(rolled.body.key, '127.0.0.1')).body.error.code).toBe('ip_not_allowed');
+  });
+});
+
+describe('the check costs no read', () => {
+  /** The DynamoDB reads `act` makes, by command and the partition key's prefix (`GetItem APIKEY`). */
+  async function readsOf(act: () => Promise<unknown>): Promise<string[]> {
+    const reads: string[] = [];
+    const name = `count-reads-${randomUUID()}`;
+    db.middlewareStack.add(
+      (next, context) => async (args) => {
+        const command = String(context.commandName).replace(/Command$/, '');
+        const pk = JSON.stringify(args.input).match(/"pk":"([A-Z]+)#/)?.[1];
+        if (['GetItem', 'Query', 'BatchGetItem'].includes(command)) reads.push(`${command} ${pk ?? '?'}`);
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      await act();
+    } finally {
+      db.middlewareStack.remove(name);
+    }
+    return reads;
+  }
+
+  it("a restricted, address-bound key's request reads what a secret key's does: the key's one item", async () => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    const rk = await keyOf(apiKey, { type: 'restricted', permissions: { customers: 'read' }, allowed_ips: ['127.0.0.0/8'] });
+    // Act
+    const secret = await readsOf(() => listWith(apiKey));
+    const restricted = await readsOf(() => listWith(rk.key));
+    // Assess
+    expect(restricted).toEqual(secret);
+    expect(secret.filter((read) => read.endsWith('APIKEY'))).toEqual(['GetItem APIKEY']);
   });
 });
 
