@@ -229,6 +229,20 @@ describe('expiring and rolled keys', () => {
     expect(after.body.error.message).toBe(`Invalid API key: this key expired on ${expiresAt}`);
   });
 
+  it('a publishable key may expire too', async () => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    const expiresAt = new Date(Date.now() + 60_000).toISOString();
+    const pk = await keyOf(apiKey, { type: 'publishable', expires_at: expiresAt });
+    // Act
+    clock.now = () => realNow() + 61_000;
+    const after = await listWith(pk.key);
+    // Assess
+    expect(pk.key).toMatch(/^pk_test_/);
+    expect(after.status).toBe(401);
+    expect(after.body.error.message).toBe(`Invalid API key: this key expired on ${expiresAt}`);
+  });
+
   it('refuses an expiry in the past (400)', async () => {
     const { apiKey } = await newMerchant();
     const res = await create(apiKey, { name: 'Server', expires_at: '2020-01-01T00:00:00Z' });
