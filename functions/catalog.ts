@@ -1,4 +1,5 @@
 import type { Auth } from '../shared/http/types.ts';
+import type { Group, Permission } from '../shared/model/permissions.ts';
 import type { QueueName } from '../shared/queues.ts';
 import type { SecretPurpose } from '../shared/secret-purposes.ts';
 
@@ -14,8 +15,11 @@ export type Sendable = QueueName | 'email' | 'messages';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export type Trigger =
-  /** `summary`: one line naming the operation, the title of its entry in the OpenAPI document */
-  | { type: 'http'; method: HttpMethod; path: string; auth: Auth; summary: string }
+  /**
+   * `summary`: one line naming the operation, the title of its entry in the OpenAPI document; `permission`: what a
+   * merchant's credential must hold (absent when public; null: any of the merchant's credentials), see AREA_GROUPS
+   */
+  | { type: 'http'; method: HttpMethod; path: string; auth: Auth; summary: string; permission?: Permission | null }
   | { type: 'queue'; queue: QueueName; batchSize: number }
   | { type: 'schedule'; expression: string; everyMinutesLocally: number }
   /**
@@ -65,6 +69,46 @@ export type VaultAccess = 'delete' | 'keep' | 'encrypt' | 'decrypt';
 
 const API: Pick<FunctionSpec, 'memory' | 'timeout'> = { memory: 512, timeout: 10 };
 
+/**
+ * The permission group of each area of merchant endpoints (the function name's first part); the level follows from
+ * the method: GET reads, every other method writes, except the operations in PERMISSION_EXCEPTIONS.
+ */
+const AREA_GROUPS: Readonly<Record<string, Group>> = {
+  payments: 'payments',
+  refunds: 'payments',
+  customers: 'customers',
+  'payment-methods': 'customers',
+  subscriptions: 'billing',
+  invoices: 'billing',
+  disputes: 'disputes',
+  routing: 'routing',
+  connectors: 'connectors',
+  webhooks: 'webhooks',
+  events: 'webhooks',
+  balance: 'finance',
+  settlements: 'finance',
+  reconciliation: 'finance',
+  analytics: 'analytics',
+  'test-clocks': 'test_clocks',
+  'test-helpers': 'test_clocks',
+  settings: 'settings',
+  'api-keys': 'api_keys',
+};
+/** Operations whose permission is not their area's group at their method's level. */
+const PERMISSION_EXCEPTIONS: Readonly<Record<string, Permission | null>> = {
+  // a simulation changes nothing: whoever reads the rules may try them
+  'routing/simulate': 'routing:read',
+};
+
+/** What a merchant's credential must hold to call the endpoint `name` (docs/api.md "Team, roles and restricted keys"). */
+function permissionOf(method: HttpMethod, name: string): Permission | null {
+  if (name in PERMISSION_EXCEPTIONS) return PERMISSION_EXCEPTIONS[name]!;
+  const area = name.split('/')[0]!;
+  const group = AREA_GROUPS[area];
+  if (!group) throw new Error(`No permission group for the area "${area}" of ${name} (functions/catalog.ts AREA_GROUPS)`);
+  return `${group}:${method === 'GET' ? 'read' : 'write'}`;
+}
+
 const http = (
   method: HttpMethod,
   path: string,
@@ -74,7 +118,7 @@ const http = (
   limits: Partial<typeof API> & Pick<FunctionSpec, 'sends' | 'vault' | 'secrets'> = {},
 ): FunctionSpec => ({
   name,
-  trigger: { type: 'http', method, path, auth, summary },
+  trigger: { type: 'http', method, path, auth, summary, ...(auth !== 'public' && { permission: permissionOf(method, name) }) },
   ...API,
   ...limits,
 });
@@ -89,6 +133,16 @@ export const catalog: readonly FunctionSpec[] = [
   http('GET', '/api/api-keys', 'api-keys/list', 'List API keys'),
   http('POST', '/api/api-keys', 'api-keys/create', 'Create an API key', 'merchant', { secrets: ['idempotency'] }),
   http('PUT', '/api/api-keys/{id}/revoke', 'api-keys/revoke', 'Revoke an API key'),
+  http(
+    'POST',
+    '/api/api-keys/{id}/roll',
+    'api-keys/roll',
+    'Roll an API key: a new key of the same kind; the old one works for the overlap given',
+    'merchant',
+    {
+      secrets: ['idempotency'],
+    },
+  ),
 
   http('GET', '/api/settings', 'settings/get', 'Retrieve the settings (checkout origins)'),
   http('PUT', '/api/settings', 'settings/update', 'Update the settings (checkout origins)'),

@@ -3,6 +3,7 @@ import { http } from '../../shared/http/index.ts';
 import { AnalyticsQuery } from '../../shared/schemas/reports.ts';
 import { RevenueReport } from '../../shared/schemas/responses/reports.ts';
 
-export const handler = http({ auth: 'merchant', query: AnalyticsQuery, response: RevenueReport }, async ({ merchant, query }) =>
-  revenue(merchant, query),
+export const handler = http(
+  { auth: 'merchant', permission: 'analytics:read', query: AnalyticsQuery, response: RevenueReport },
+  async ({ merchant, query }) => revenue(merchant, query),
 );

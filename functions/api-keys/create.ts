@@ -4,6 +4,6 @@ import { CreateApiKeyBody } from '../../shared/schemas/api-keys.ts';
 import { NewApiKey } from '../../shared/schemas/responses/accounts.ts';
 
 export const handler = http(
-  { auth: 'merchant', body: CreateApiKeyBody, idempotent: { withhold: ['key'] }, response: NewApiKey },
+  { auth: 'merchant', permission: 'api_keys:write', body: CreateApiKeyBody, idempotent: { withhold: ['key'] }, response: NewApiKey },
   async ({ merchant, body, origin }) => issueApiKey(merchant, body, origin),
 );

@@ -4,6 +4,6 @@ import { CreateConnectorBody } from '../../shared/schemas/connectors.ts';
 import { Connector } from '../../shared/schemas/responses/connectors.ts';
 
 export const handler = http(
-  { auth: 'merchant', body: CreateConnectorBody, idempotent: true, response: Connector },
+  { auth: 'merchant', permission: 'connectors:write', body: CreateConnectorBody, idempotent: true, response: Connector },
   async ({ merchant, body, baseUrl, origin }) => createConnector(merchant, body, baseUrl, origin),
 );

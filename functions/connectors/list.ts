@@ -3,6 +3,7 @@ import { http } from '../../shared/http/index.ts';
 import { ListConnectorsQuery } from '../../shared/schemas/connectors.ts';
 import { ConnectorList } from '../../shared/schemas/responses/connectors.ts';
 
-export const handler = http({ auth: 'merchant', query: ListConnectorsQuery, response: ConnectorList }, async ({ merchant, query, baseUrl }) =>
-  listConnectorsPage(merchant, query, baseUrl),
+export const handler = http(
+  { auth: 'merchant', permission: 'connectors:read', query: ListConnectorsQuery, response: ConnectorList },
+  async ({ merchant, query, baseUrl }) => listConnectorsPage(merchant, query, baseUrl),
 );

@@ -4,6 +4,6 @@ import { CreateCustomerBody } from '../../shared/schemas/customers.ts';
 import { Customer } from '../../shared/schemas/responses/accounts.ts';
 
 export const handler = http(
-  { auth: 'merchant', body: CreateCustomerBody, idempotent: true, response: Customer },
+  { auth: 'merchant', permission: 'customers:write', body: CreateCustomerBody, idempotent: true, response: Customer },
   async ({ merchant, body, origin }) => createCustomer(merchant, body, origin),
 );

@@ -4,6 +4,6 @@ import { UpdateCustomerBody } from '../../shared/schemas/customers.ts';
 import { Customer } from '../../shared/schemas/responses/accounts.ts';
 
 export const handler = http(
-  { auth: 'merchant', params: { id: 'customer' }, body: UpdateCustomerBody, response: Customer },
+  { auth: 'merchant', permission: 'customers:write', params: { id: 'customer' }, body: UpdateCustomerBody, response: Customer },
   async ({ merchant, params, body }) => updateCustomer(merchant, params.id, body),
 );

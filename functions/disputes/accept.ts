@@ -3,6 +3,6 @@ import { http } from '../../shared/http/index.ts';
 import { Dispute } from '../../shared/schemas/responses/disputes.ts';
 
 export const handler = http(
-  { auth: 'merchant', params: { id: 'dispute' }, idempotent: true, response: Dispute },
+  { auth: 'merchant', permission: 'disputes:write', params: { id: 'dispute' }, idempotent: true, response: Dispute },
   async ({ merchant, params, origin }) => acceptDispute(merchant, params.id, origin),
 );

@@ -4,6 +4,6 @@ import { DisputeEvidenceBody } from '../../shared/schemas/disputes.ts';
 import { Dispute } from '../../shared/schemas/responses/disputes.ts';
 
 export const handler = http(
-  { auth: 'merchant', params: { id: 'dispute' }, body: DisputeEvidenceBody, idempotent: true, response: Dispute },
+  { auth: 'merchant', permission: 'disputes:write', params: { id: 'dispute' }, body: DisputeEvidenceBody, idempotent: true, response: Dispute },
   async ({ merchant, params, body, origin }) => submitDisputeEvidence(merchant, params.id, body, origin),
 );

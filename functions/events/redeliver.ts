@@ -4,6 +4,6 @@ import { RedeliverEventBody } from '../../shared/schemas/webhooks.ts';
 import { EventRedelivery } from '../../shared/schemas/responses/webhooks.ts';
 
 export const handler = http(
-  { auth: 'merchant', params: { id: 'event' }, body: RedeliverEventBody, idempotent: true, response: EventRedelivery },
+  { auth: 'merchant', permission: 'webhooks:write', params: { id: 'event' }, body: RedeliverEventBody, idempotent: true, response: EventRedelivery },
   async ({ merchant, params, body }) => redeliverEvent(merchant, params.id, body),
 );

@@ -4,6 +4,6 @@ import { CreateInvoiceBody } from '../../shared/schemas/invoices.ts';
 import { Invoice } from '../../shared/schemas/responses/billing.ts';
 
 export const handler = http(
-  { auth: 'merchant', body: CreateInvoiceBody, idempotent: true, response: Invoice },
+  { auth: 'merchant', permission: 'billing:write', body: CreateInvoiceBody, idempotent: true, response: Invoice },
   async ({ merchant, body, baseUrl, origin }) => createInvoice(merchant, body, baseUrl, origin),
 );

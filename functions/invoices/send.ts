@@ -4,6 +4,6 @@ import { SendInvoiceBody } from '../../shared/schemas/invoices.ts';
 import { SentInvoice } from '../../shared/schemas/responses/billing.ts';
 
 export const handler = http(
-  { auth: 'merchant', params: { id: 'invoice' }, body: SendInvoiceBody, response: SentInvoice },
+  { auth: 'merchant', permission: 'billing:write', params: { id: 'invoice' }, body: SendInvoiceBody, response: SentInvoice },
   async ({ merchant, params, body, baseUrl }) => sendInvoice(merchant, params.id, body.channel, baseUrl),
 );

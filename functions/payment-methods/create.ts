@@ -7,6 +7,7 @@ import { PaymentMethod } from '../../shared/schemas/responses/payment-methods.ts
 export const handler = http(
   {
     auth: 'publishable',
+    permission: 'customers:write',
     body: CreatePaymentMethodBody,
     idempotent: true,
     rateLimit: { name: 'payment-methods-create', limit: 30, per: 'publishable key and ip', perPublishableKey: 600, concurrent: true },

@@ -2,6 +2,7 @@ import { deletePaymentMethod } from '../../shared/domain/payment-method-deletion
 import { http } from '../../shared/http/index.ts';
 import { DeletedPaymentMethod } from '../../shared/schemas/responses/payment-methods.ts';
 
-export const handler = http({ auth: 'merchant', params: { id: 'paymentMethod' }, response: DeletedPaymentMethod }, async ({ merchant, params }) =>
-  deletePaymentMethod(merchant, params.id),
+export const handler = http(
+  { auth: 'merchant', permission: 'customers:write', params: { id: 'paymentMethod' }, response: DeletedPaymentMethod },
+  async ({ merchant, params }) => deletePaymentMethod(merchant, params.id),
 );

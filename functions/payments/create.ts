@@ -7,6 +7,7 @@ import { config } from '../../shared/config.ts';
 export const handler = http(
   {
     auth: 'merchant',
+    permission: 'payments:write',
     body: CreatePaymentBody,
     idempotent: true,
     rateLimit: { name: 'payments-create', limit: config.PAYMENTS_PER_MINUTE, per: 'merchant', concurrent: true },

@@ -4,6 +4,6 @@ import { CreateSubscriptionBody } from '../../shared/schemas/subscriptions.ts';
 import { Subscription } from '../../shared/schemas/responses/billing.ts';
 
 export const handler = http(
-  { auth: 'merchant', body: CreateSubscriptionBody, idempotent: true, response: Subscription },
+  { auth: 'merchant', permission: 'billing:write', body: CreateSubscriptionBody, idempotent: true, response: Subscription },
   async ({ merchant, body, origin }) => createSubscription(merchant, body, origin),
 );

@@ -4,6 +4,6 @@ import { UpdateSubscriptionBody } from '../../shared/schemas/subscriptions.ts';
 import { Subscription } from '../../shared/schemas/responses/billing.ts';
 
 export const handler = http(
-  { auth: 'merchant', params: { id: 'subscription' }, body: UpdateSubscriptionBody, response: Subscription },
+  { auth: 'merchant', permission: 'billing:write', params: { id: 'subscription' }, body: UpdateSubscriptionBody, response: Subscription },
   async ({ merchant, params, body }) => updateSubscription(merchant, params.id, body),
 );

@@ -3,6 +3,7 @@ import { http } from '../../shared/http/index.ts';
 import { ListTestClocksQuery } from '../../shared/schemas/test-clocks.ts';
 import { TestClockList } from '../../shared/schemas/responses/test-clocks.ts';
 
-export const handler = http({ auth: 'merchant', query: ListTestClocksQuery, response: TestClockList }, async ({ merchant, query }) =>
-  listTestClocks(merchant, query),
+export const handler = http(
+  { auth: 'merchant', permission: 'test_clocks:read', query: ListTestClocksQuery, response: TestClockList },
+  async ({ merchant, query }) => listTestClocks(merchant, query),
 );

@@ -4,6 +4,13 @@ import { OpenTestDisputeBody } from '../../shared/schemas/disputes.ts';
 import { TestDisputeRequest } from '../../shared/schemas/responses/disputes.ts';
 
 export const handler = http(
-  { auth: 'merchant', params: { id: 'payment' }, body: OpenTestDisputeBody, idempotent: true, response: TestDisputeRequest },
+  {
+    auth: 'merchant',
+    permission: 'test_clocks:write',
+    params: { id: 'payment' },
+    body: OpenTestDisputeBody,
+    idempotent: true,
+    response: TestDisputeRequest,
+  },
   async ({ merchant, params, body }) => openTestDispute(merchant, params.id, body),
 );

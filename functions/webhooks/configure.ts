@@ -4,6 +4,6 @@ import { ConfigureWebhookBody } from '../../shared/schemas/webhooks.ts';
 import { NewWebhook } from '../../shared/schemas/responses/webhooks.ts';
 
 export const handler = http(
-  { auth: 'merchant', body: ConfigureWebhookBody, idempotent: { withhold: ['secret'] }, response: NewWebhook },
+  { auth: 'merchant', permission: 'webhooks:write', body: ConfigureWebhookBody, idempotent: { withhold: ['secret'] }, response: NewWebhook },
   async ({ merchant, body, origin }) => configureWebhook(merchant, body, origin),
 );

@@ -4,6 +4,6 @@ import { UpdateWebhookBody } from '../../shared/schemas/webhooks.ts';
 import { Webhook } from '../../shared/schemas/responses/webhooks.ts';
 
 export const handler = http(
-  { auth: 'merchant', params: { id: 'webhook' }, body: UpdateWebhookBody, response: Webhook },
+  { auth: 'merchant', permission: 'webhooks:write', params: { id: 'webhook' }, body: UpdateWebhookBody, response: Webhook },
   async ({ merchant, params, body }) => updateWebhook(merchant, params.id, body),
 );

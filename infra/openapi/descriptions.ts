@@ -13,11 +13,18 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
     '`Livemode: true`). The first sign-in of an unknown e-mail creates its merchant. A wrong, expired or used-up code ' +
     'answers 401.',
 
-  'api-keys/list': 'Lists API keys, newest first, with their prefix and last 4 characters, never the full key.',
+  'api-keys/list':
+    'Lists API keys, newest first, with their prefix and last 4 characters, never the full key; with their type, ' +
+    'permissions, `expires_at` and `allowed_ips`.',
   'api-keys/create':
-    'Creates an `sk_live_` or `sk_test_` key. The full key is in this response only (an idempotent replay omits it): ' +
-    'store it now. An API key may create keys of its own mode only.',
+    'Creates an `sk_live_`/`sk_test_` key, a publishable `pk_` key, or a restricted `rk_` key holding only the groups ' +
+    '`permissions` names (`team`, `audit_log` and `api_keys` cannot be granted). Any key may expire (`expires_at`); a ' +
+    'secret or restricted key may be bound to `allowed_ips`. The full key is in this response only (an idempotent ' +
+    'replay omits it): store it now. An API key may create keys of its own mode only.',
   'api-keys/revoke': 'Revokes a key: it answers 401 from the next request on. Revoking a revoked key answers 200.',
+  'api-keys/roll':
+    'Issues a new key of the same kind (type, mode, name, permissions, `allowed_ips`) and lets the old one work ' +
+    '`expires_in_hours` more (0: it stops at once); the old key is then `rolled`. The new key is in this response only.',
 
   'settings/get': 'Retrieves the settings of the mode the credential acts in. A merchant who never set any has no checkout origin.',
   'settings/update':

@@ -141,6 +141,7 @@ function operation(spec: HttpFunctionSpec, handler: HttpHandler['options'], ctx:
     description,
     tags: [tag.name],
     ...(auth === 'public' && { security: [] }),
+    ...(spec.trigger.permission && { 'x-permission': spec.trigger.permission }),
     ...(parameters.length > 0 && { parameters }),
     ...(body && {
       requestBody: {

@@ -71,7 +71,7 @@ export const SECURITY_SCHEMES = {
   bearer: {
     type: 'http',
     scheme: 'bearer',
-    description: 'An API key (`sk_live_…`, `sk_test_…`) or the session token from `POST /api/auth/verify-otp`.',
+    description: 'An API key (`sk_live_…`, `sk_test_…`, a restricted `rk_…`) or the session token from `POST /api/auth/verify-otp`.',
   },
 };
 
@@ -153,7 +153,7 @@ const STATUS = {
     { decline_code: 'insufficient_funds', payment_id: exampleId('payment') },
   ],
   403: [
-    "Refused for where the request came from: a shopper's payment form posted from another site (nothing was charged)",
+    "The credential may not do this (`permission_denied`: a key's or a role's permissions, e.g. `Permission denied: this key lacks payments:write`), or not from where the request came (`ip_not_allowed`: outside the key's `allowed_ips`; a shopper's payment form posted from another site)",
     'permission_error',
     'permission_denied',
     {},

@@ -1,10 +1,10 @@
 import { clock, isoNow } from '../model/clock.ts';
-import { API_KEY_PREFIX, KEY_PREFIX, PUBLISHABLE_KEY_PREFIX, SESSION_PREFIX, sha256 } from '../model/credentials.ts';
+import { KEY_PREFIX, SESSION_PREFIX, sha256 } from '../model/credentials.ts';
 import { BadRequest, Unauthorized } from '../model/errors.ts';
 import * as apiKeys from '../store/api-keys.ts';
 import * as sessions from '../store/sessions.ts';
 import type { Owner } from '../model/targets.ts';
-import type { Role } from '../model/permissions.ts';
+import { type Grants, type Role, SECRET_KEY_GRANTS } from '../model/permissions.ts';
 
 export interface Merchant {
   id: string;
@@ -18,6 +18,10 @@ export interface Merchant {
   user?: { id: string; email: string; role: Role };
   /** an API key's last four characters, which name it in the audit log */
   keyLast4?: string;
+  /** an API key's grants: a secret key's, or what a restricted key names (shared/http/permission.ts checks them) */
+  keyGrants?: Grants;
+  /** the CIDRs an API key may be used from (absent: anywhere) */
+  allowedIps?: readonly string[];
 }
 
 const LAST_USED_EVERY_MS = 60_000;
@@ -30,11 +34,14 @@ const LAST_USED_EVERY_MS = 60_000;
 export async function authenticate(credential: string | undefined, livemodeHeader?: string): Promise<Merchant> {
   const asked = livemodeHeader === undefined ? undefined : parseLivemode(livemodeHeader);
   if (!credential) throw new Unauthorized();
-  const prefixes = [API_KEY_PREFIX.live, API_KEY_PREFIX.test, PUBLISHABLE_KEY_PREFIX.live, PUBLISHABLE_KEY_PREFIX.test];
+  const prefixes = Object.values(KEY_PREFIX).flatMap((byMode) => Object.values(byMode));
   if (prefixes.some((prefix) => credential.startsWith(prefix))) {
     const hash = sha256(credential);
+    // everything the permission step needs is on this one item: a key's request reads nothing else
     const key = await apiKeys.getApiKeyByHash(hash);
-    if (!key || key.status !== 'active') throw new Unauthorized();
+    if (!key || key.status === 'revoked') throw new Unauthorized();
+    if (key.valid_until !== null && key.valid_until <= new Date(clock.now()).toISOString())
+      throw new Unauthorized('invalid_api_key', `this key expired on ${key.valid_until}`);
     const cutoff = new Date(clock.now() - LAST_USED_EVERY_MS).toISOString();
     if (!key.last_used || key.last_used < cutoff) await apiKeys.touchApiKey(hash, key, isoNow(), cutoff);
     const livemode = key.mode === 'live';
@@ -45,12 +52,21 @@ export async function authenticate(credential: string | undefined, livemodeHeade
         `an ${KEY_PREFIX[key.key_type][key.mode]} key acts in ${key.mode} mode; drop the Livemode header`,
       );
     }
-    return { id: key.merchant_id, credential: key.key_type === 'publishable' ? 'publishable' : 'api_key', apiKeyId: key.key_id, livemode };
+    return {
+      id: key.merchant_id,
+      credential: key.key_type === 'publishable' ? 'publishable' : 'api_key',
+      apiKeyId: key.key_id,
+      livemode,
+      keyLast4: key.last4,
+      ...(key.key_type === 'secret' && { keyGrants: SECRET_KEY_GRANTS }),
+      ...(key.key_type === 'restricted' && { keyGrants: key.permissions ?? {} }),
+      ...(key.allowed_ips && { allowedIps: key.allowed_ips }),
+    };
   }
   if (credential.startsWith(SESSION_PREFIX)) {
     const session = await sessions.getSession(sha256(credential));
     if (!session || session.expires_ms <= clock.now()) throw new Unauthorized();
-    return { id: session.merchant_id, credential: 'session', livemode: asked ?? false };
+    return { id: session.merchant_id, credential: 'session', livemode: asked ?? false, ...(session.user && { user: session.user }) };
   }
   throw new Unauthorized();
 }

@@ -6,6 +6,8 @@ import type * as v from 'valibot';
 import type { Entity, Origin } from '../model/ids.ts';
 import { logger } from '../logger.ts';
 import { auth as authenticate } from './auth.ts';
+import { permissionCheck } from './permission.ts';
+import type { Permission } from '../model/permissions.ts';
 import { errorMapper } from './error-mapper.ts';
 import { idempotency } from './idempotency.ts';
 import { jsonBody } from './json-body.ts';
@@ -26,6 +28,11 @@ type Returned<R> = R extends v.GenericSchema ? v.InferInput<R> : unknown;
 
 export interface HttpOptions<A extends Auth, B, Q, P extends Record<string, Entity>, R = AnySchema | undefined> {
   auth: A;
+  /**
+   * what a merchant's credential must hold to call it (required unless `auth` is public; the catalog says the same);
+   * null: any of the merchant's credentials may (signing out)
+   */
+  permission?: Permission | null;
   body?: B;
   query?: Q;
   /** path parameters → the entity whose id they carry */
@@ -73,7 +80,7 @@ export type HttpHandler = middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewa
 };
 
 /**
- * Builds an HTTP Lambda: trace and logger context (Powertools), request id, header normalization, error mapping, auth, rate limit, path ids, JSON body,
+ * Builds an HTTP Lambda: trace and logger context (Powertools), request id, header normalization, error mapping, auth, permission, rate limit, path ids, JSON body,
  * validation, idempotency and (with a concurrent rate limit) admission, in that order. The function receives validated input and returns the 200 body.
  */
 export function http<
@@ -91,7 +98,8 @@ export function http<
     // a shopper-facing answer (the hosted pages and their scripts) gets its errors as a page too
     .use(errorMapper({ page: options.file === 'text/html' || options.file === 'text/javascript' }));
   const merchantOnly = authenticated(options.auth);
-  if (merchantOnly) chain.use(authenticate({ publishable: options.auth === 'publishable' }));
+  if (merchantOnly && options.permission === undefined) throw new Error('An endpoint that takes a merchant credential declares its `permission`');
+  if (merchantOnly) chain.use(authenticate({ publishable: options.auth === 'publishable' })).use(permissionCheck(options.permission ?? null));
   if (options.rateLimit) chain.use(rateLimit(options.rateLimit, { replaysFree: Boolean(options.idempotent) && merchantOnly }));
   if (options.params) chain.use(pathIds(options.params));
   const strictQuery = merchantOnly;

@@ -14,11 +14,17 @@ export function randomBase62(bytes = 32): string {
 }
 
 export type KeyMode = 'live' | 'test';
-export type KeyType = 'secret' | 'publishable';
+/** `restricted` (`rk_`): a secret key limited to the permission groups it names */
+export type KeyType = 'secret' | 'publishable' | 'restricted';
 export const API_KEY_PREFIX: Record<KeyMode, string> = { live: 'sk_live_', test: 'sk_test_' };
 /** Publishable keys are public by design: they may only create payment methods and load the hosted pages. */
 export const PUBLISHABLE_KEY_PREFIX: Record<KeyMode, string> = { live: 'pk_live_', test: 'pk_test_' };
-export const KEY_PREFIX: Record<KeyType, Record<KeyMode, string>> = { secret: API_KEY_PREFIX, publishable: PUBLISHABLE_KEY_PREFIX };
+export const RESTRICTED_KEY_PREFIX: Record<KeyMode, string> = { live: 'rk_live_', test: 'rk_test_' };
+export const KEY_PREFIX: Record<KeyType, Record<KeyMode, string>> = {
+  secret: API_KEY_PREFIX,
+  publishable: PUBLISHABLE_KEY_PREFIX,
+  restricted: RESTRICTED_KEY_PREFIX,
+};
 export const SESSION_PREFIX = 'sess_';
 
 export const newApiKey = (mode: KeyMode, type: KeyType = 'secret'): string => KEY_PREFIX[type][mode] + randomBase62();

@@ -83,10 +83,13 @@ export class Unauthorized extends AppError {
   }
 }
 
-/** The request may not do this from where it came (a shopper's form posted from another site). */
+/**
+ * The request may not do this: its credential lacks the permission (`permission_denied`), or it came from where it may
+ * not (a shopper's form posted from another site; `ip_not_allowed`: an address outside the key's `allowed_ips`).
+ */
 export class PermissionDenied extends AppError {
-  constructor(reason?: string) {
-    super(403, 'permission_error', 'permission_denied', messageFor(403, reason));
+  constructor(reason?: string, code: 'permission_denied' | 'ip_not_allowed' = 'permission_denied') {
+    super(403, 'permission_error', code, messageFor(403, reason));
   }
 }
 

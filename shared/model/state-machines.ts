@@ -156,11 +156,15 @@ export const WEBHOOK_ENDPOINT = {
 } as const satisfies StateMachine<WebhookEndpointState, string>;
 export type WebhookEndpointState = 'active' | 'disabled';
 
-/** An API key is revoked for good; revoking a revoked key again is allowed and changes nothing. */
+/**
+ * An API key is revoked for good; revoking a revoked key again is allowed and changes nothing. A rolled key has a
+ * successor and works until its `expires_at` (the overlap the roll gave it); it is rolled once.
+ */
 export const API_KEY = {
-  revoke: { from: ['active', 'revoked'], to: 'revoked' },
+  roll: { from: ['active'], to: 'rolled' },
+  revoke: { from: ['active', 'rolled', 'revoked'], to: 'revoked' },
 } as const satisfies StateMachine<ApiKeyState, string>;
-export type ApiKeyState = 'active' | 'revoked';
+export type ApiKeyState = 'active' | 'rolled' | 'revoked';
 
 /**
  * A merchant's connector account: enabled and disabled by the merchant (routing uses active ones only), deleted for
@@ -212,7 +216,7 @@ export const MACHINES = {
   reconciliation_exception: { table: RECONCILIATION_EXCEPTION, states: ['open', 'resolved'], initial: ['open'] },
   test_clock: { table: TEST_CLOCK, states: ['ready', 'advancing'], initial: ['ready'] },
   webhook_endpoint: { table: WEBHOOK_ENDPOINT, states: ['active', 'disabled'], initial: ['active'] },
-  api_key: { table: API_KEY, states: ['active', 'revoked'], initial: ['active'] },
+  api_key: { table: API_KEY, states: ['active', 'rolled', 'revoked'], initial: ['active'] },
   connector: { table: CONNECTOR, states: ['active', 'disabled', 'deleted'], initial: ['active'] },
   routing_rule: { table: ROUTING_RULE, states: ['active', 'disabled'], initial: ['active'] },
 } as const satisfies Record<string, { table: StateMachine<string, string>; states: readonly string[]; initial: readonly string[] }>;
@@ -242,6 +246,7 @@ const PAST = {
   revoke: 'revoked',
   delete: 'deleted',
   resolve: 'resolved',
+  roll: 'rolled',
 } as Record<string, string>;
 
 /**

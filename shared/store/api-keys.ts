@@ -1,7 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { KeyMode, KeyType } from '../model/credentials.ts';
-import type { Transition } from '../model/state-machines.ts';
+import { GROUPS, type Grants } from '../model/permissions.ts';
+import type { ApiKeyState, Transition } from '../model/state-machines.ts';
 import { type Created, db, TABLE } from './client.ts';
 import { commit } from './commit.ts';
 import type { Target } from '../model/targets.ts';
@@ -17,28 +18,35 @@ export interface ApiKeyRecord {
   key_type: KeyType;
   prefix: string;
   last4: string;
-  status: 'active' | 'revoked';
+  status: ApiKeyState;
   created_at: string;
   last_used: string | null;
   key_hash: string;
   /** a publishable key itself (public by design, listed in full); a secret key is kept only as its hash */
   publishable_key?: string;
+  /** a restricted key's grants (absent for other keys) */
+  permissions?: Grants;
+  /**
+   * when the key stops working (ISO), or null; not `expires_at`, the table's TTL attribute: an expired key is kept, so
+   * its 401 can say when it expired
+   */
+  valid_until: string | null;
+  /** the CIDRs the key may be used from, or null (anywhere) */
+  allowed_ips: string[] | null;
 }
 
 /** What authentication reads: one consistent GetItem of a copy of the key's hash item (keys.ts `API_KEY_HASH_COPIES`). */
-export interface ApiKeyAuthRecord {
-  merchant_id: string;
-  key_id: string;
-  mode: KeyMode;
-  key_type: KeyType;
-  status: 'active' | 'revoked';
-  last_used: string | null;
-}
+export type ApiKeyAuthRecord = Pick<
+  ApiKeyRecord,
+  'merchant_id' | 'mode' | 'key_type' | 'status' | 'last_used' | 'last4' | 'permissions' | 'valid_until' | 'allowed_ips'
+> & { key_id: string };
 
 /** The two items of a key as the table holds them, checked when read back (see item-schemas.ts). */
 const Mode = picklistOf<KeyMode>()(['live', 'test']);
-const Type = picklistOf<KeyType>()(['secret', 'publishable']);
-const KeyStatus = picklistOf<ApiKeyRecord['status']>()(['active', 'revoked']);
+const Type = picklistOf<KeyType>()(['secret', 'publishable', 'restricted']);
+const KeyStatus = picklistOf<ApiKeyState>()(['active', 'rolled', 'revoked']);
+const Permissions = v.record(v.picklist(GROUPS), v.picklist(['read', 'write']));
+const AllowedIps = nullable(v.array(Text));
 const ApiKeyItem = v.object({
   id: Text,
   merchant_id: Text,
@@ -52,6 +60,9 @@ const ApiKeyItem = v.object({
   last_used: nullable(Text),
   key_hash: Text,
   publishable_key: v.optional(Text),
+  permissions: v.optional(Permissions),
+  valid_until: nullable(Text),
+  allowed_ips: AllowedIps,
 });
 /** `last_used` is written null with the key. */
 const ApiKeyAuthItem = v.object({
@@ -61,6 +72,10 @@ const ApiKeyAuthItem = v.object({
   key_type: Type,
   status: KeyStatus,
   last_used: nullable(Text),
+  last4: Text,
+  permissions: v.optional(Permissions),
+  valid_until: nullable(Text),
+  allowed_ips: AllowedIps,
 });
 const apiKeyOf: (item: Record<string, unknown>) => ApiKeyRecord = recordReader('API key', ApiKeyItem);
 const apiKeyAuthOf: (item: Record<string, unknown>) => ApiKeyAuthRecord = recordReader('API key hash', ApiKeyAuthItem);
@@ -72,6 +87,10 @@ const authOf = (key: ApiKeyRecord): ApiKeyAuthRecord => ({
   key_type: key.key_type,
   status: key.status,
   last_used: key.last_used,
+  last4: key.last4,
+  ...(key.permissions ? { permissions: key.permissions } : {}),
+  valid_until: key.valid_until,
+  allowed_ips: key.allowed_ips,
 });
 
 const keyTarget = (key: Pick<ApiKeyRecord, 'merchant_id' | 'id'>): Target => ({ entity: 'api_key', id: key.id, merchantId: key.merchant_id });
@@ -126,6 +145,21 @@ export async function revokeApiKey(key: ApiKeyRecord, revoke: Transition): Promi
 }
 
 /**
+ * `roll` (API_KEY) of the old key, with its new `valid_until`, and the successor's items, in one transaction: the
+ * successor exists exactly when the old key is rolled. `refused`: the old key is no longer active (or the successor's id is taken).
+ */
+export async function rollApiKey(old: ApiKeyRecord, roll: Transition, validUntil: string, successor: ApiKeyRecord): Promise<boolean> {
+  const rolled = await commit({
+    writes: [
+      ...[keyTarget(old), ...copiesOf(old.key_hash)].map((target) => ({ update: target, transition: roll, set: { valid_until: validUntil } })),
+      { create: keyTarget(successor), item: { ...successor } },
+      ...copiesOf(successor.key_hash).map((copy) => ({ create: copy, item: { ...authOf(successor) } })),
+    ],
+  });
+  return rolled === 'committed';
+}
+
+/**
  * Records use of a key at most once a minute: the condition on the first hash item lets one request per minute
  * through, so a busy key costs one extra write a minute, not one per request. Every copy gets the time, since any of
  * them may be the one the next request reads. A revocation writes the first copy too, so it and a touch never
@@ -136,7 +170,7 @@ export async function touchApiKey(keyHash: string, auth: ApiKeyAuthRecord, now: 
   // refused: used within the minute, or revoked; nothing to record
   await commit({
     writes: [
-      { update: first!, inStates: ['active'], below: { last_used: cutoff }, set: { last_used: now } },
+      { update: first!, inStates: ['active', 'rolled'], below: { last_used: cutoff }, set: { last_used: now } },
       ...[keyTarget({ merchant_id: auth.merchant_id, id: auth.key_id }), ...others].map((target) => ({ update: target, set: { last_used: now } })),
     ],
   });

@@ -1,16 +1,23 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { db, TABLE, ttl } from './client.ts';
-import { Int, recordReader, Text } from './item-schemas.ts';
+import { Int, picklistOf, recordReader, Text } from './item-schemas.ts';
+import { type Role, ROLES } from '../model/permissions.ts';
 import { sessionKeys } from './keys.ts';
 
 export interface SessionRecord {
   merchant_id: string;
   expires_ms: number;
+  /** the team member the session acts as (absent: the merchant's owner) */
+  user?: { id: string; email: string; role: Role };
 }
 
 /** The session as the table holds it, checked when read back (see item-schemas.ts). */
-const SessionItem = v.object({ merchant_id: Text, expires_ms: Int });
+const SessionItem = v.object({
+  merchant_id: Text,
+  expires_ms: Int,
+  user: v.optional(v.object({ id: Text, email: Text, role: picklistOf<Role>()(ROLES) })),
+});
 const sessionOf: (item: Record<string, unknown>) => SessionRecord = recordReader('session', SessionItem);
 
 export async function putSession(tokenHash: string, session: SessionRecord): Promise<void> {

@@ -29,6 +29,7 @@ const SPEC_ERRORS: Record<string, number[]> = {
   'POST /api/auth/request-otp': [400, 429],
   'POST /api/auth/verify-otp': [400, 401],
   'POST /api/payments/create': [400, 401, 402, 429, 500],
+  'POST /api/api-keys/{id}/roll': [400, 401, 403, 404],
   'GET /api/payments/{id}': [401, 404],
   'GET /api/payments/list': [401],
   'POST /api/payments/{id}/capture': [400, 401, 404],
@@ -145,14 +146,18 @@ describe('the OpenAPI document', () => {
     expect(statusesOf(document, route)).toEqual(expect.arrayContaining([200, ...errors]));
   });
 
-  it.each(httpFunctions().map((f) => [f.name, f] as const))('documents what %s needs: auth, 401, 404, the success body', (_name, spec) => {
-    const operation = operationOf(document, spec)!;
-    const statuses = Object.keys(operation.responses).map(Number);
-    expect(operation.security).toEqual(spec.trigger.auth === 'public' ? [] : undefined);
-    if (spec.trigger.auth !== 'public') expect(statuses).toContain(401);
-    if (spec.trigger.path.includes('{id}')) expect(statuses).toContain(404);
-    expect(operation.responses['200']!.content).toBeDefined();
-  });
+  it.each(httpFunctions().map((f) => [f.name, f] as const))(
+    'documents what %s needs: auth, its permission, 401, 403, 404, the success body',
+    (_name, spec) => {
+      const operation = operationOf(document, spec)!;
+      const statuses = Object.keys(operation.responses).map(Number);
+      expect(operation.security).toEqual(spec.trigger.auth === 'public' ? [] : undefined);
+      if (spec.trigger.auth !== 'public') expect(statuses).toEqual(expect.arrayContaining([401, 403]));
+      expect(operation['x-permission']).toBe(spec.trigger.permission ?? undefined);
+      if (spec.trigger.path.includes('{id}')) expect(statuses).toContain(404);
+      expect(operation.responses['200']!.content).toBeDefined();
+    },
+  );
 
   it.each(httpFunctions().map((f) => [f.name, f] as const))('%s: the request example is a body the handler accepts', async (_name, spec) => {
     const documented = operationOf(document, spec)!.requestBody as { content: Record<string, { example: unknown }> } | undefined;

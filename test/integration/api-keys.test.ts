@@ -75,6 +75,9 @@ describe('API keys', () => {
       last4: made.body.last4,
       mode: 'test',
       status: 'active',
+      permissions: null,
+      expires_at: null,
+      allowed_ips: null,
       created_at: made.body.created_at,
       last_used: null,
     });

@@ -8,6 +8,7 @@ import { buildOpenApi } from '../../infra/openapi/document.ts';
 import { config } from '../../shared/config.ts';
 import type { HttpHandler } from '../../shared/http/index.ts';
 import { authenticated } from '../../shared/http/types.ts';
+import { ROLE_EXCLUSIONS } from '../../shared/model/permissions.ts';
 import { useLocalInvoker } from '../../shared/local-invoker.ts';
 import { SECRET_PURPOSES, SECRETS } from '../../shared/secret-purposes.ts';
 import { fakeContext, invokeHttp } from '../support/lambda.ts';
@@ -63,6 +64,19 @@ describe('the function catalog', () => {
 
   it.each(httpFunctions().map((f) => [f.name, f] as const))('%s declares the auth the catalog says', async (_name, spec) => {
     expect((await load(spec.name)).options.auth).toBe(spec.trigger.auth);
+  });
+
+  it.each(httpFunctions().map((f) => [f.name, f] as const))('%s checks the permission the catalog says', async (_name, spec) => {
+    expect((await load(spec.name)).options.permission).toBe(spec.trigger.permission);
+  });
+
+  it('excludes a role only from routes the catalog has', () => {
+    const routes = httpFunctions().map((f) => `${f.trigger.method} ${f.trigger.path}`);
+    expect(
+      Object.values(ROLE_EXCLUSIONS)
+        .flat()
+        .filter((route) => !routes.includes(route)),
+    ).toEqual([]);
   });
 
   it.each(httpFunctions().map((f) => [f.name, f] as const))(

@@ -27,7 +27,7 @@ afterEach(() => {
  */
 function widgetEndpoint(failAfterWrite: () => Error | undefined) {
   const runs: Origin[] = [];
-  const handler = http({ auth: 'merchant', body: Body, idempotent: true }, async ({ body, origin }) => {
+  const handler = http({ auth: 'merchant', permission: 'payments:write', body: Body, idempotent: true }, async ({ body, origin }) => {
     runs.push(origin);
     const id = idFor('payment', origin);
     let created = true;

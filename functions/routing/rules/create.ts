@@ -4,6 +4,6 @@ import { CreateRoutingRuleBody } from '../../../shared/schemas/routing-rules.ts'
 import { RoutingRule } from '../../../shared/schemas/responses/payments.ts';
 
 export const handler = http(
-  { auth: 'merchant', body: CreateRoutingRuleBody, idempotent: true, response: RoutingRule },
+  { auth: 'merchant', permission: 'routing:write', body: CreateRoutingRuleBody, idempotent: true, response: RoutingRule },
   async ({ merchant, body, origin }) => createRoutingRule(merchant, body, origin),
 );

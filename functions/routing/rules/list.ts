@@ -3,6 +3,7 @@ import { http } from '../../../shared/http/index.ts';
 import { RoutingRuleList } from '../../../shared/schemas/responses/payments.ts';
 import { ListRoutingRulesQuery } from '../../../shared/schemas/routing-rules.ts';
 
-export const handler = http({ auth: 'merchant', query: ListRoutingRulesQuery, response: RoutingRuleList }, async ({ merchant, query }) =>
-  listRoutingRules(merchant, query),
+export const handler = http(
+  { auth: 'merchant', permission: 'routing:read', query: ListRoutingRulesQuery, response: RoutingRuleList },
+  async ({ merchant, query }) => listRoutingRules(merchant, query),
 );

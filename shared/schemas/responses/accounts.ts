@@ -1,5 +1,6 @@
 /** Sign-in, API keys and customers as the API returns them (shared/domain/otp.ts, api-keys.ts, customers.ts). */
 import * as v from 'valibot';
+import { GRANTABLE, type Group } from '../../model/permissions.ts';
 import { Email, Id, list, Livemode, Metadata, Phone, Timestamp } from './common.ts';
 
 export const OtpRequested = v.object({
@@ -24,15 +25,30 @@ const PublishableKey = v.pipe(
   v.examples(['pk_test_7Hq2mL9vT4kR1pZ8wN3bC6yF0hJ5dG2sA4eU7iO1qW3']),
 );
 
+const Level = v.picklist(['read', 'write']);
+
 const apiKeyEntries = {
   id: Id('apiKey'),
   object: v.literal('api_key'),
-  type: v.picklist(['secret', 'publishable']),
+  type: v.picklist(['secret', 'publishable', 'restricted']),
   name: v.pipe(v.string(), v.examples(['Checkout server'])),
-  prefix: v.pipe(v.string(), v.regex(/^[sp]k_(live|test)_$/), v.examples(['sk_test_'])),
+  prefix: v.pipe(v.string(), v.regex(/^[spr]k_(live|test)_$/), v.examples(['sk_test_'])),
   last4: v.pipe(v.string(), v.length(4), v.examples(['x9Qa'])),
   mode: v.picklist(['live', 'test']),
-  status: v.picklist(['active', 'revoked']),
+  status: v.pipe(v.picklist(['active', 'rolled', 'revoked']), v.description('`rolled`: it has a successor and works until `expires_at`')),
+  permissions: v.pipe(
+    v.nullable(
+      v.object(Object.fromEntries(GRANTABLE.map((group) => [group, v.optional(Level)])) as Record<Group, v.OptionalSchema<typeof Level, undefined>>),
+    ),
+    v.description("a restricted key's groups, each `read` or `write`; null for other keys"),
+    v.examples([{ payments: 'write', customers: 'read' }]),
+  ),
+  expires_at: v.pipe(v.nullable(Timestamp), v.description('when the key stops working, or null')),
+  allowed_ips: v.pipe(
+    v.nullable(v.array(v.string())),
+    v.description('the CIDRs the key may be used from, or null (anywhere)'),
+    v.examples([['203.0.113.0/24']]),
+  ),
   created_at: Timestamp,
   last_used: v.nullable(Timestamp),
 };
@@ -47,8 +63,8 @@ export const NewApiKey = v.object({
     v.union([
       v.pipe(
         v.string(),
-        v.regex(/^sk_(live|test)_[0-9A-Za-z]{43}$/),
-        v.description('A secret key, in this answer only: it is stored as a hash, so an idempotent replay of the create omits it.'),
+        v.regex(/^[sr]k_(live|test)_[0-9A-Za-z]{43}$/),
+        v.description('A secret or restricted key, in this answer only: it is stored as a hash, so an idempotent replay of the create omits it.'),
         v.examples(['sk_test_4eC39HqLyjWDarjtT1zdp7dcXz81Kf0pLm3Rt7Ux9Qa']),
       ),
       PublishableKey,

@@ -93,8 +93,12 @@ describe('the HTTP chain', () => {
     expect(ran).toBe(false);
   });
 
+  it('refuses to build an endpoint that takes a merchant credential without naming its permission', () => {
+    expect(() => http({ auth: 'merchant' }, async () => ({}))).toThrow(/declares its `permission`/);
+  });
+
   it('checks credentials before reading the body', async () => {
-    const handler = http({ auth: 'merchant', body: Body }, async () => ({}));
+    const handler = http({ auth: 'merchant', permission: 'payments:write', body: Body }, async () => ({}));
     const res = await invokeHttp(
       handler,
       apiEvent({ method: 'POST', path: '/x', body: '{not json', headers: { 'Content-Type': 'application/json' } }),
