@@ -18,7 +18,11 @@ import {
   apiKeyKeys,
   connectorKeys,
   customerKeys,
+  invitationKeys,
+  memberKeys,
   merchantKeys,
+  sessionKeys,
+  userKeys,
   paymentKeys,
   paymentMethodKeys,
   reconciliationKeys,
@@ -310,6 +314,18 @@ export function keyOf(target: Target): Key {
       return apiKeyKeys.item(target.merchantId, target.id);
     case 'api_key_hash':
       return apiKeyKeys.byHash(target.keyHash, target.copy);
+    case 'user':
+      return userKeys.byEmail(target.email);
+    case 'membership':
+      return memberKeys.item(target.merchantId, target.userId);
+    case 'membership_copy':
+      return userKeys.membershipCopy(target.email, target.merchantId);
+    case 'invitation':
+      return invitationKeys.item(target.merchantId, target.id);
+    case 'invitation_copy':
+      return userKeys.invitationCopy(target.email, target.id);
+    case 'session':
+      return sessionKeys.byTokenHash(target.tokenHash);
   }
 }
 

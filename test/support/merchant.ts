@@ -13,15 +13,22 @@ export async function newMerchant(options: { payments: boolean; publishableKey?:
 
 export const bearer = (credential: string) => ({ Authorization: `Bearer ${credential}` });
 
-/** A sign-in session token of the merchant, as verify-otp issues one (signing in itself is tested in auth.test.ts). */
+/**
+ * A sign-in session token of an owner of the merchant (a fresh user made its owner), as verify-otp issues one
+ * (signing in itself is tested in auth.test.ts, teams in team.test.ts).
+ */
 export async function sessionOf(merchantId: string): Promise<string> {
-  const [{ newSessionToken, sha256 }, { putSession }, { clock }] = await Promise.all([
+  const [{ newSessionToken, sha256 }, { putSession }, { clock }, { adoptLegacyMerchant }, { newId }] = await Promise.all([
     import('../../shared/model/credentials.ts'),
     import('../../shared/store/sessions.ts'),
     import('../../shared/model/clock.ts'),
+    import('../../shared/store/team.ts'),
+    import('../../shared/model/ids.ts'),
   ]);
+  const user = { id: newId('user'), email: `owner-${randomUUID()}@example.test`, created_at: new Date(clock.now()).toISOString(), last_merchant_id: null };
+  if ((await adoptLegacyMerchant({ id: merchantId, email: user.email }, user, user.created_at)) !== 'committed') throw new Error('owner not made');
   const token = newSessionToken();
-  await putSession(sha256(token), { merchant_id: merchantId, expires_ms: clock.now() + 3_600_000 });
+  await putSession(sha256(token), { user_id: user.id, email: user.email, merchant_id: merchantId, member_since: user.created_at, expires_ms: clock.now() + 3_600_000 });
   return token;
 }
 
