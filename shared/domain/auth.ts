@@ -64,7 +64,12 @@ export async function authenticate(credential: string | undefined, livemodeHeade
     // session at once; `member_since` tells a membership made again after a removal from the one the session joined.
     const member = await team.getMembership(session.merchantId, session.userId);
     if (!member || member.created_at !== session.memberSince) throw new Unauthorized();
-    return { id: session.merchantId, credential: 'session', livemode: asked ?? false, user: { id: member.user_id, email: member.email, role: member.role } };
+    return {
+      id: session.merchantId,
+      credential: 'session',
+      livemode: asked ?? false,
+      user: { id: member.user_id, email: member.email, role: member.role },
+    };
   }
   throw new Unauthorized();
 }
@@ -73,7 +78,8 @@ const NO_MERCHANT_YET = 'this session acts for no merchant yet: accept an invita
 
 /** A live sign-in session (whichever merchant it acts for, if any), or 401; an API key here is 401 too. */
 export async function authenticateSession(credential: string | undefined): Promise<SessionHolder & { memberSince: string | null }> {
-  if (!credential?.startsWith(SESSION_PREFIX)) throw new Unauthorized('invalid_api_key', 'this endpoint takes a session token from sign-in, not an API key');
+  if (!credential?.startsWith(SESSION_PREFIX))
+    throw new Unauthorized('invalid_api_key', 'this endpoint takes a session token from sign-in, not an API key');
   const tokenHash = sha256(credential);
   const session = await sessions.getSession(tokenHash);
   // a session made before teams names no user: its holder signs in again

@@ -32,9 +32,7 @@ function sessionAnswer(token: string, user: UserRecord, records: EmailRecords, c
     user_id: user.id,
     role: chosen?.role ?? null,
     memberships: records.memberships.map((m) => ({ merchant_id: m.merchant_id, business_name: m.business_name, role: m.role })),
-    invitations: records.invitations
-      .filter((i) => isPending(i, now))
-      .map((i) => ({ id: i.id, business_name: i.business_name, role: i.role })),
+    invitations: records.invitations.filter((i) => isPending(i, now)).map((i) => ({ id: i.id, business_name: i.business_name, role: i.role })),
   };
 }
 
@@ -118,7 +116,8 @@ export async function invite(merchant: Merchant, input: { email: string; role: R
   if (records.memberships.some((m) => m.merchant_id === merchant.id))
     throw new BadRequest('parameter_invalid', 'email', `${input.email} is already a member of this team`);
   const open = records.invitations.find((i) => i.merchant_id === merchant.id && isPending(i, now));
-  if (open) throw new BadRequest('parameter_invalid', 'email', `${input.email} is already invited (${open.id}); revoke that invitation to invite again`);
+  if (open)
+    throw new BadRequest('parameter_invalid', 'email', `${input.email} is already invited (${open.id}); revoke that invitation to invite again`);
   const invitation: InvitationRecord = {
     id: idFor('invitation', origin),
     merchant_id: merchant.id,

@@ -121,7 +121,15 @@ export const userKeys = {
   partition: (email: string) => `EMAIL#${email}`,
   /** sort keys of that partition: the legacy merchant item (merchantKeys.byEmail), the user, copies */
   kindOf: (sk: string): 'merchant_email' | 'user' | 'membership' | 'invitation' | 'other' =>
-    sk === 'EMAIL' ? 'merchant_email' : sk === 'USER' ? 'user' : sk.startsWith('MEMBER#') ? 'membership' : sk.startsWith('IVT#') ? 'invitation' : 'other',
+    sk === 'EMAIL'
+      ? 'merchant_email'
+      : sk === 'USER'
+        ? 'user'
+        : sk.startsWith('MEMBER#')
+          ? 'membership'
+          : sk.startsWith('IVT#')
+            ? 'invitation'
+            : 'other',
   membershipCopy: (email: string, merchantId: string): Key => ({ pk: `EMAIL#${email}`, sk: `MEMBER#${merchantId}` }),
   invitationCopy: (email: string, invitationId: string): Key => ({ pk: `EMAIL#${email}`, sk: `IVT#${invitationId}` }),
 };

@@ -150,17 +150,23 @@ const lastMerchant = (user: UserRecord, merchantId: string, expected?: string | 
  * e-mail item are made too); otherwise the user exists with no membership left, and the merchant is made only if
  * no racing sign-in made one meanwhile. `taken` when another sign-in won: read again.
  */
-export async function createMerchantWithOwner(
-  merchant: { id: string; email: string; created_at: string },
-  user: UserRecord,
-  isNew: boolean,
-) {
-  const owner: MembershipRecord = { merchant_id: merchant.id, user_id: user.id, email: user.email, role: 'owner', created_at: merchant.created_at, business_name: merchant.email };
+export async function createMerchantWithOwner(merchant: { id: string; email: string; created_at: string }, user: UserRecord, isNew: boolean) {
+  const owner: MembershipRecord = {
+    merchant_id: merchant.id,
+    user_id: user.id,
+    email: user.email,
+    role: 'owner',
+    created_at: merchant.created_at,
+    business_name: merchant.email,
+  };
   return commit<'taken' | 'member'>({
     writes: [
       { create: { entity: 'merchant', id: merchant.id }, item: { ...merchant, owner_count: 1 } },
       ...(isNew
-        ? [newUser({ ...user, last_merchant_id: merchant.id }), { create: { entity: 'merchant_email' as const, email: merchant.email }, item: { ...merchant } }]
+        ? [
+            newUser({ ...user, last_merchant_id: merchant.id }),
+            { create: { entity: 'merchant_email' as const, email: merchant.email }, item: { ...merchant } },
+          ]
         : [lastMerchant(user, merchant.id, user.last_merchant_id)]),
       ...membershipWrites(owner).filter((w) => !('update' in w)),
     ],
@@ -169,7 +175,14 @@ export async function createMerchantWithOwner(
 
 /** The user of an e-mail that has a merchant from before teams: made its owner. `taken`: a racing sign-in did it. */
 export async function adoptLegacyMerchant(merchant: { id: string; email: string }, user: UserRecord, at: string) {
-  const owner: MembershipRecord = { merchant_id: merchant.id, user_id: user.id, email: user.email, role: 'owner', created_at: at, business_name: merchant.email };
+  const owner: MembershipRecord = {
+    merchant_id: merchant.id,
+    user_id: user.id,
+    email: user.email,
+    role: 'owner',
+    created_at: at,
+    business_name: merchant.email,
+  };
   return commit<'taken' | 'member'>({ writes: [newUser({ ...user, last_merchant_id: merchant.id }), ...membershipWrites(owner)] });
 }
 
@@ -220,7 +233,14 @@ export async function acceptInvitation(invitation: InvitationRecord, accept: Tra
  */
 export async function changeRole(member: MembershipRecord, to: Role) {
   const expect = { role: member.role };
-  const counts = member.role === to ? [] : member.role === 'owner' ? [ownerCount(member.merchant_id, -1)] : to === 'owner' ? [ownerCount(member.merchant_id, 1)] : [];
+  const counts =
+    member.role === to
+      ? []
+      : member.role === 'owner'
+        ? [ownerCount(member.merchant_id, -1)]
+        : to === 'owner'
+          ? [ownerCount(member.merchant_id, 1)]
+          : [];
   return commit<'last_owner'>({
     writes: [
       { update: { entity: 'membership', merchantId: member.merchant_id, userId: member.user_id }, expect, set: { role: to } },

@@ -25,10 +25,21 @@ export async function sessionOf(merchantId: string): Promise<string> {
     import('../../shared/store/team.ts'),
     import('../../shared/model/ids.ts'),
   ]);
-  const user = { id: newId('user'), email: `owner-${randomUUID()}@example.test`, created_at: new Date(clock.now()).toISOString(), last_merchant_id: null };
+  const user = {
+    id: newId('user'),
+    email: `owner-${randomUUID()}@example.test`,
+    created_at: new Date(clock.now()).toISOString(),
+    last_merchant_id: null,
+  };
   if ((await adoptLegacyMerchant({ id: merchantId, email: user.email }, user, user.created_at)) !== 'committed') throw new Error('owner not made');
   const token = newSessionToken();
-  await putSession(sha256(token), { user_id: user.id, email: user.email, merchant_id: merchantId, member_since: user.created_at, expires_ms: clock.now() + 3_600_000 });
+  await putSession(sha256(token), {
+    user_id: user.id,
+    email: user.email,
+    merchant_id: merchantId,
+    member_since: user.created_at,
+    expires_ms: clock.now() + 3_600_000,
+  });
   return token;
 }
 

@@ -4,7 +4,11 @@ import { ROLES } from '../../model/permissions.ts';
 import { Email, Id, list, Timestamp } from './common.ts';
 
 const Role = v.pipe(v.picklist(ROLES), v.examples(['support']));
-const BusinessName = v.pipe(v.string(), v.description("the merchant's name (until it names itself, the e-mail it was created with)"), v.examples(['owner@shop.test']));
+const BusinessName = v.pipe(
+  v.string(),
+  v.description("the merchant's name (until it names itself, the e-mail it was created with)"),
+  v.examples(['owner@shop.test']),
+);
 
 export const Session = v.object({
   token: v.pipe(
