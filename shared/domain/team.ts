@@ -11,7 +11,7 @@ import * as team from '../store/team.ts';
 import type { EmailRecords, InvitationRecord, MembershipRecord, UserRecord } from '../store/team.ts';
 import type { Merchant, SessionHolder } from './auth.ts';
 
-/** A session lasts 12 hours (docs/api.md "Team and roles"). */
+/** A session lasts 12 hours (docs/api.md "Sign-in"). */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 /** An invitation can be accepted for 7 days. */
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;

@@ -4,7 +4,7 @@ import { Email, listQuery } from './common.ts';
 
 export const RoleField = v.pipe(
   v.picklist(ROLES),
-  v.description('owner, admin, developer, analyst, support or view_only (docs/api.md "Team and roles"); only an owner makes owners'),
+  v.description('owner, admin, developer, analyst, support or view_only (docs/api.md "Team"); only an owner makes owners'),
   v.examples(['support']),
 );
 
