@@ -215,6 +215,6 @@ export async function removeMember(merchant: Merchant, userId: string) {
   mayTouchOwners(merchant, member.role);
   const removed = await team.removeMember(member);
   if (removed === 'last_owner') throw new InvalidState(undefined, LAST_OWNER);
-  if (removed !== 'committed') throw new NotFound();
+  if (removed !== 'committed') return removeMember(merchant, userId); // changed or removed meanwhile: read again
   return { id: member.user_id, object: 'member' as const, deleted: true as const };
 }

@@ -250,11 +250,14 @@ export async function changeRole(member: MembershipRecord, to: Role) {
   });
 }
 
-/** Both items of the membership go (its sessions stop: they read it); `last_owner` when it is the only owner. */
+/**
+ * Both items of the membership go (its sessions stop: they read it), if its role is still the one read (so the owner
+ * count stays true); `last_owner` when it is the only owner, `refused` when it changed or went meanwhile.
+ */
 export async function removeMember(member: MembershipRecord) {
   return commit<'last_owner'>({
     writes: [
-      { remove: { entity: 'membership', merchantId: member.merchant_id, userId: member.user_id } },
+      { remove: { entity: 'membership', merchantId: member.merchant_id, userId: member.user_id }, expect: { role: member.role } },
       { remove: { entity: 'membership_copy', email: member.email, merchantId: member.merchant_id } },
       ...(member.role === 'owner' ? [ownerCount(member.merchant_id, -1)] : []),
     ],

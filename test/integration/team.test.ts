@@ -266,6 +266,24 @@ describe('members', () => {
     expect(team.body.data.filter((m: { role: string }) => m.role === 'owner')).toHaveLength(1);
   });
 
+  it('never lets the last owner go after a member was made owner and removed at once', async () => {
+    // Prepare: three merchants, each with an owner and an admin
+    const teams = await Promise.all(
+      [1, 2, 3].map(async () => {
+        const owner = await ownerSignUp();
+        return { owner, admin: await join(owner.token, 'admin') };
+      }),
+    );
+    // Act: the admin made owner and removed at the same moment; then the first owner tries to step down
+    await Promise.all(teams.flatMap(({ owner, admin }) => [setRole(owner.token, admin.userId, 'owner'), remove(owner.token, admin.userId)]));
+    await Promise.all(teams.map(({ owner }) => setRole(owner.token, owner.userId, 'admin')));
+    // Assess: every merchant still has an owner (the first owner stays one, or the admin became one and stayed)
+    for (const { owner } of teams) {
+      const team = await members(owner.token);
+      expect(team.body.data.filter((m: { role: string }) => m.role === 'owner').length).toBeGreaterThanOrEqual(1);
+    }
+  });
+
   it('lets only an owner make or unmake owners', async () => {
     // Prepare
     const owner = await ownerSignUp();
