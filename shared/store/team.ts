@@ -146,7 +146,7 @@ const lastMerchant = (user: UserRecord, merchantId: string, expected?: string | 
 });
 
 /**
- * A new merchant with the user as its owner. `user.new`: the e-mail's first sign-in (its user and the merchant's
+ * A new merchant with the user as its owner. `isNew`: the e-mail's first sign-in (its user and the merchant's
  * e-mail item are made too); otherwise the user exists with no membership left, and the merchant is made only if
  * no racing sign-in made one meanwhile. `taken` when another sign-in won: read again.
  */
@@ -168,6 +168,7 @@ export async function createMerchantWithOwner(merchant: { id: string; email: str
             { create: { entity: 'merchant_email' as const, email: merchant.email }, item: { ...merchant } },
           ]
         : [lastMerchant(user, merchant.id, user.last_merchant_id)]),
+      // the profile is created with its owner counted, so the membership's count update is left out
       ...membershipWrites(owner).filter((w) => !('update' in w)),
     ],
   });

@@ -169,6 +169,19 @@ describe('invitations', () => {
     expect(team.body.data).toHaveLength(1);
   });
 
+  it('gives an invited e-mail whose invitation was revoked a merchant of its own at its next sign-in', async () => {
+    const owner = await ownerSignUp();
+    const email = uniqueEmail();
+    const invited = await invite(owner.token, email, 'admin');
+    const first = await signIn(email);
+    await call(revokeInvitation, 'DELETE', `/api/team/invitations/${invited.body.id}`, owner.token);
+    const next = await signIn(email);
+    expect(first.body.merchant_id).toBeNull();
+    expect(next.body).toMatchObject({ user_id: first.body.user_id, role: 'owner', invitations: [] });
+    expect(next.body.merchant_id).toMatch(/^mer_/);
+    expect(next.body.merchant_id).not.toBe(owner.merchantId);
+  });
+
   it('refuses to invite a member again, or an e-mail already invited', async () => {
     const owner = await ownerSignUp();
     const member = await join(owner.token, 'analyst');
