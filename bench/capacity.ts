@@ -21,6 +21,7 @@ import { paymentKeys } from '../shared/store/keys.ts';
 import { type Call, record } from './dynamo.ts';
 import { itemBytes } from './model.ts';
 import { laterFlows } from './later-flows.ts';
+import { teamFlows } from './team-flows.ts';
 
 /** The default create: smart routing (which evaluates the merchant's rules, read with its accounts in one query whatever the routing), a new card. */
 export const SMART_ROUTED_CREATE = 'payment create, smart routing, a new card put on file';
@@ -136,6 +137,7 @@ export async function benchCapacity(): Promise<CapacityResult> {
   const saved = await savedCards(apiKey, customerId);
   operations.push(...saved.operations);
   await laterFlows(apiKey, customerId, async (name, op) => void operations.push(summarize(name, await steady(op))));
+  await teamFlows(async (name, op) => void operations.push(summarize(name, await steady(op))), RUNS + 1);
 
   const due = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
   const invoice = {

@@ -93,6 +93,7 @@ const AREA_GROUPS: Readonly<Record<string, Group>> = {
   'test-helpers': 'test_clocks',
   settings: 'settings',
   'api-keys': 'api_keys',
+  team: 'team',
 };
 /** Operations whose permission is not their area's group at their method's level. */
 const PERMISSION_EXCEPTIONS: Readonly<Record<string, Permission | null>> = {
@@ -118,7 +119,7 @@ const http = (
   limits: Partial<typeof API> & Pick<FunctionSpec, 'sends' | 'vault' | 'secrets'> = {},
 ): FunctionSpec => ({
   name,
-  trigger: { type: 'http', method, path, auth, summary, ...(auth !== 'public' && { permission: permissionOf(method, name) }) },
+  trigger: { type: 'http', method, path, auth, summary, ...(auth !== 'public' && auth !== 'session' && { permission: permissionOf(method, name) }) },
   ...API,
   ...limits,
 });
@@ -129,6 +130,18 @@ export const catalog: readonly FunctionSpec[] = [
     secrets: ['otp'],
   }),
   http('POST', '/api/auth/verify-otp', 'auth/verify-otp', 'Exchange a one-time code for a session token', 'public', { secrets: ['otp'] }),
+  http('POST', '/api/auth/sign-out', 'auth/sign-out', 'End the session', 'session'),
+
+  http('POST', '/api/team/invitations', 'team/invitations/create', 'Invite someone to the team by e-mail', 'merchant', {
+    sends: ['email'],
+    secrets: ['idempotency'],
+  }),
+  http('GET', '/api/team/invitations', 'team/invitations/list', "List the team's invitations"),
+  http('DELETE', '/api/team/invitations/{id}', 'team/invitations/revoke', 'Revoke an invitation'),
+  http('POST', '/api/team/invitations/{id}/accept', 'team/invitations/accept', 'Accept an invitation to a team', 'session'),
+  http('GET', '/api/team/members', 'team/members/list', "List the team's members"),
+  http('PUT', '/api/team/members/{user_id}', 'team/members/update', "Change a member's role"),
+  http('DELETE', '/api/team/members/{user_id}', 'team/members/delete', 'Remove a member from the team'),
 
   http('GET', '/api/api-keys', 'api-keys/list', 'List API keys'),
   http('POST', '/api/api-keys', 'api-keys/create', 'Create an API key', 'merchant', { secrets: ['idempotency'] }),

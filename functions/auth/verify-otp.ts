@@ -1,8 +1,8 @@
 import { verifyOtp } from '../../shared/domain/otp.ts';
 import { http } from '../../shared/http/index.ts';
 import { VerifyOtpBody } from '../../shared/schemas/auth.ts';
-import { Session } from '../../shared/schemas/responses/accounts.ts';
+import { Session } from '../../shared/schemas/responses/team.ts';
 
 export const handler = http({ auth: 'public', body: VerifyOtpBody, response: Session, errors: [401] }, async ({ body }) =>
-  verifyOtp(body.request_id, body.otp),
+  verifyOtp(body.request_id, body.otp, body.merchant_id),
 );

@@ -5,7 +5,8 @@
  * and the catalog test fill the fixtures' placeholders with these, so every fixture answers as in real use.
  */
 import { SANDBOX_APPROVED_CARD } from '../../shared/providers/test-cards.ts';
-import { type Merchant, ownerOf } from '../../shared/domain/auth.ts';
+import { authenticate, authenticateSession, type Merchant, ownerOf } from '../../shared/domain/auth.ts';
+import { acceptInvitation, invite, signIn } from '../../shared/domain/team.ts';
 import { clock } from '../../shared/model/clock.ts';
 import type { DemoMerchant } from '../../shared/domain/demo.ts';
 import { createConnector } from '../../shared/domain/connectors.ts';
@@ -67,6 +68,11 @@ export interface FixtureObjects {
   deletedTestClockId: string;
   otpRequestId: string;
   otp: string;
+  /** a session of the demo e-mail (its merchant's owner), a pending invitation, a session of the e-mail it invites (no merchant yet), and a member who joined */
+  sessionToken: string;
+  invitationId: string;
+  inviteeSessionToken: string;
+  memberUserId: string;
   /** a card saved for the demo customer (to read and detach), and one saved for nobody (to attach) */
   paymentMethodId: string;
   loosePaymentMethodId: string;
@@ -241,5 +247,20 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     ...(await threeDsLinks(baseUrl, authenticated.id)),
     checkoutOrigin: checkoutOrigin!,
     exceptionId,
+    ...(await teamObjects(demo, baseUrl)),
   };
+}
+
+/** The demo e-mail signed in as its merchant's owner, who invites one e-mail (signed in, not joined) and another who joined. */
+async function teamObjects(demo: DemoMerchant, baseUrl: string) {
+  const owner = await signIn(demo.email);
+  const actor = await authenticate(owner.token);
+  const [inviteeEmail, memberEmail] = ['invitee', 'member'].map((who) => `${who}+${demo.merchantId}@example.com`) as [string, string];
+  const [invitation, toJoin] = await Promise.all([
+    invite(actor, { email: inviteeEmail, role: 'support' }, baseUrl),
+    invite(actor, { email: memberEmail, role: 'developer' }, baseUrl),
+  ]);
+  const [invitee, member] = await Promise.all([signIn(inviteeEmail), signIn(memberEmail)]);
+  const joined = await acceptInvitation(await authenticateSession(member.token), toJoin.id);
+  return { sessionToken: owner.token, invitationId: invitation.id, inviteeSessionToken: invitee.token, memberUserId: joined.user_id };
 }

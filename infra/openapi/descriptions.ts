@@ -9,9 +9,31 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
     'for known and unknown addresses. The code is valid for `expires_in` seconds, once, with at most 5 wrong tries. ' +
     'Limited to 100 requests a minute per client IP.',
   'auth/verify-otp':
-    'Exchanges the code for a session token that works like an API key for 24 hours (test mode, unless a request carries ' +
-    '`Livemode: true`). The first sign-in of an unknown e-mail creates its merchant. A wrong, expired or used-up code ' +
-    'answers 401.',
+    'Exchanges the code for a session token that works like an API key for 12 hours (test mode, unless a request carries ' +
+    '`Livemode: true`), for one merchant: `merchant_id` if sent (one the user is a member of, else 401), else the one last ' +
+    "used. The answer lists the user's `memberships` and pending `invitations`. The first sign-in of an e-mail with no " +
+    'membership and no pending invitation creates its merchant, with the user as owner; with a pending invitation it ' +
+    'creates none and answers `merchant_id: null`: that token may only accept an invitation or sign out. A wrong, ' +
+    'expired or used-up code answers 401.',
+  'auth/sign-out': 'Ends the session: its token answers 401 from the next request on. A session token only.',
+
+  'team/invitations/create':
+    'Invites an e-mail to the team with a role and e-mails it how to join (locally: the outbox). The invitation can be ' +
+    'accepted for 7 days. Only an owner invites an owner (403). An e-mail already a member, or with a pending invitation, ' +
+    'answers 400 naming `email`.',
+  'team/invitations/list': 'Lists the invitations, newest first; a pending one past its 7 days shows `status: expired`.',
+  'team/invitations/revoke': 'Revokes an invitation: it can no longer be accepted. Revoking twice answers 200; an accepted one 400.',
+  'team/invitations/accept':
+    "Joins the team with the invitation's role and answers a session token for that merchant. A session token of the " +
+    'invited e-mail only: for any other session the invitation answers 404. An expired, revoked or accepted invitation ' +
+    'answers 400 `invalid_state`.',
+  'team/members/list': "Lists the team's members with their roles.",
+  'team/members/update':
+    "Changes a member's role; their next request has it. Only an owner makes or unmakes owners (403), and the last owner " +
+    'stays one (400 `invalid_state`).',
+  'team/members/delete':
+    'Removes a member: their sessions for this merchant answer 401 from the next request on. The last owner cannot be ' +
+    'removed (400 `invalid_state`); only an owner removes an owner (403).',
 
   'api-keys/list':
     'Lists API keys, newest first, with their prefix and last 4 characters, never the full key; with their type, ' +

@@ -13,7 +13,8 @@ export const SERVERS = [
 
 /** A tag per area of the API; `areas` are the first segments of the catalog's function names. */
 export const TAGS = [
-  { name: 'Authentication', areas: ['auth'], description: 'Sign in with a one-time code sent by e-mail; the token works like an API key for 24 h.' },
+  { name: 'Authentication', areas: ['auth'], description: 'Sign in with a one-time code sent by e-mail; the token works like an API key for 12 h.' },
+  { name: 'Team', areas: ['team'], description: "The merchant's members and their roles, and invitations by e-mail." },
   { name: 'API keys', areas: ['api-keys'], description: '`sk_live_…` and `sk_test_…` keys; the full key is shown once, at creation.' },
   {
     name: 'Settings and hosted pages',

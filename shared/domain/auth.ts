@@ -1,8 +1,9 @@
 import { clock, isoNow } from '../model/clock.ts';
 import { KEY_PREFIX, SESSION_PREFIX, sha256 } from '../model/credentials.ts';
-import { BadRequest, Unauthorized } from '../model/errors.ts';
+import { BadRequest, PermissionDenied, Unauthorized } from '../model/errors.ts';
 import * as apiKeys from '../store/api-keys.ts';
 import * as sessions from '../store/sessions.ts';
+import * as team from '../store/team.ts';
 import type { Owner } from '../model/targets.ts';
 import { type Grants, type Role, SECRET_KEY_GRANTS } from '../model/permissions.ts';
 
@@ -22,6 +23,15 @@ export interface Merchant {
   keyGrants?: Grants;
   /** the CIDRs an API key may be used from (absent: anywhere) */
   allowedIps?: readonly string[];
+}
+
+/** A sign-in session as such, with or without a merchant: what sign-out and an invitation's accept act on. */
+export interface SessionHolder {
+  tokenHash: string;
+  userId: string;
+  email: string;
+  /** null: the session acts for no merchant yet */
+  merchantId: string | null;
 }
 
 const LAST_USED_EVERY_MS = 60_000;
@@ -64,11 +74,32 @@ export async function authenticate(credential: string | undefined, livemodeHeade
     };
   }
   if (credential.startsWith(SESSION_PREFIX)) {
-    const session = await sessions.getSession(sha256(credential));
-    if (!session || session.expires_ms <= clock.now()) throw new Unauthorized();
-    return { id: session.merchant_id, credential: 'session', livemode: asked ?? false, ...(session.user && { user: session.user }) };
+    const session = await authenticateSession(credential);
+    if (session.merchantId === null) throw new PermissionDenied(NO_MERCHANT_YET);
+    // The membership is read with every request, so a role change counts from the next one and a removal stops the
+    // session at once; `member_since` tells a membership made again after a removal from the one the session joined.
+    const member = await team.getMembership(session.merchantId, session.userId);
+    if (!member || member.created_at !== session.memberSince) throw new Unauthorized();
+    return {
+      id: session.merchantId,
+      credential: 'session',
+      livemode: asked ?? false,
+      user: { id: member.user_id, email: member.email, role: member.role },
+    };
   }
   throw new Unauthorized();
+}
+
+const NO_MERCHANT_YET = 'this session acts for no merchant yet: accept an invitation (POST /api/team/invitations/{id}/accept) or sign out';
+
+/** A live sign-in session (whichever merchant it acts for, if any), or 401; an API key here is 401 too. */
+export async function authenticateSession(credential: string | undefined): Promise<SessionHolder & { memberSince: string | null }> {
+  if (!credential?.startsWith(SESSION_PREFIX))
+    throw new Unauthorized('invalid_api_key', 'this endpoint takes a session token from sign-in, not an API key');
+  const tokenHash = sha256(credential);
+  const session = await sessions.getSession(tokenHash);
+  if (!session || session.expires_ms <= clock.now()) throw new Unauthorized();
+  return { tokenHash, userId: session.user_id, email: session.email, merchantId: session.merchant_id, memberSince: session.member_since };
 }
 
 function parseLivemode(value: string): boolean {

@@ -1,7 +1,7 @@
 import { SANDBOX_APPROVED_CARD } from '../providers/test-cards.ts';
 import * as events from '../store/events.ts';
-import * as merchants from '../store/merchants.ts';
 import { createApiKey } from './api-keys.ts';
+import { merchantOwnedBy } from './team.ts';
 import type { Merchant } from './auth.ts';
 import { createCustomer, listCustomers } from './customers.ts';
 import { capturePayment } from './payment-lifecycle.ts';
@@ -33,7 +33,7 @@ export async function createDemoMerchant(
   email = DEMO_EMAIL,
   options: { payments: boolean; publishableKey?: boolean } = { payments: true, publishableKey: true },
 ): Promise<DemoMerchant> {
-  const merchant = await merchants.findOrCreateMerchant(email);
+  const merchant = { id: await merchantOwnedBy(email) };
   const [key, publishable] = await Promise.all([
     createApiKey(merchant.id, { name: 'Local demo key', mode: 'test' }),
     options.publishableKey ? createApiKey(merchant.id, { name: 'Local demo checkout', mode: 'test', type: 'publishable' }) : undefined,

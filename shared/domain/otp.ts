@@ -1,11 +1,10 @@
 import { readSecret } from '../secrets.ts';
 import { emailSender } from '../messaging/email.ts';
-import * as merchants from '../store/merchants.ts';
 import * as otpRequests from '../store/otp-requests.ts';
 import * as rateLimits from '../store/rate-limits.ts';
-import * as sessions from '../store/sessions.ts';
 import { clock } from '../model/clock.ts';
-import { constantTimeEqual, hmac, newOtp, newSessionToken, sha256 } from '../model/credentials.ts';
+import { constantTimeEqual, hmac, newOtp, sha256 } from '../model/credentials.ts';
+import { signIn } from './team.ts';
 import { Unauthorized } from '../model/errors.ts';
 import { newId } from '../model/ids.ts';
 
@@ -17,7 +16,6 @@ export const OTP_MAX_ATTEMPTS = 5;
  */
 export const OTP_MAX_WRONG_PER_EMAIL_HOUR = 20;
 const HOUR_MS = 60 * 60 * 1000;
-const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** The OTP is stored only as an HMAC bound to its request, so a leaked table reveals no code. */
 const otpHmac = async (requestId: string, otp: string) => hmac(await readSecret('otp'), `${requestId}:${otp}`);
@@ -46,11 +44,11 @@ export async function requestOtp(email: string): Promise<{ request_id: string; e
 const REFUSED_TRY = { unknown: 'invalid_otp', used: 'invalid_otp', expired: 'otp_expired', exhausted: 'otp_attempts_exceeded' } as const;
 
 /**
- * Exchanges a code for a 24 h session token. Single use, at most 5 tries (then the request is dead), and at most 20
- * wrong codes an hour per address over all its requests (then its codes wait for the next hour); compared in
- * constant time. The first sign-in of an address creates its merchant.
+ * Exchanges a code for a 12 h session token (team.ts `signIn`: for `merchantId`, else the merchant last used).
+ * Single use, at most 5 tries (then the request is dead), and at most 20 wrong codes an hour per address over all its
+ * requests (then its codes wait for the next hour); compared in constant time.
  */
-export async function verifyOtp(requestId: string, otp: string): Promise<{ token: string; merchant_id: string }> {
+export async function verifyOtp(requestId: string, otp: string, merchantId?: string) {
   const now = clock.now();
   // The try is counted atomically before the code is compared: only a guess that obtained one is compared, so
   // guesses sent at once get no more than 5 comparisons between them, and a right code after them none.
@@ -68,8 +66,5 @@ export async function verifyOtp(requestId: string, otp: string): Promise<{ token
   await rateLimits.returnWindowSlot('otp-wrong', address, hour.start);
   if (!(await otpRequests.consumeOtp(requestId))) throw new Unauthorized('invalid_otp');
 
-  const merchant = await merchants.findOrCreateMerchant(request.email);
-  const token = newSessionToken();
-  await sessions.putSession(sha256(token), { merchant_id: merchant.id, expires_ms: clock.now() + SESSION_TTL_MS });
-  return { token, merchant_id: merchant.id };
+  return signIn(request.email, merchantId);
 }

@@ -5,7 +5,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type * as v from 'valibot';
 import type { Entity, Origin } from '../model/ids.ts';
 import { logger } from '../logger.ts';
-import { auth as authenticate } from './auth.ts';
+import { auth as authenticate, sessionAuth } from './auth.ts';
 import { permissionCheck } from './permission.ts';
 import type { Permission } from '../model/permissions.ts';
 import { errorMapper } from './error-mapper.ts';
@@ -18,7 +18,7 @@ import { FileBody, fileResponse, jsonResponse, Redirect, redirectResponse } from
 
 export { FileBody, Redirect };
 import { requestContext } from './request-context.ts';
-import { type Auth, authenticated, type Merchant, stateOfContext, stateToContext } from './types.ts';
+import { type Auth, authenticated, type Merchant, type SessionHolder, stateOfContext, stateToContext } from './types.ts';
 import { type AnySchema, pathIds, validate } from './validate.ts';
 import { traceInvocation } from '../tracer.ts';
 
@@ -59,6 +59,8 @@ export interface HttpOptions<A extends Auth, B, Q, P extends Record<string, Enti
 
 export interface HttpInput<A extends Auth, B, Q, P> {
   merchant: A extends 'merchant' | 'publishable' ? Merchant : undefined;
+  /** with `auth: 'session'`: the sign-in session (which may act for no merchant yet) */
+  session: A extends 'session' ? SessionHolder : undefined;
   body: Out<B>;
   query: Out<Q>;
   params: { [K in keyof P]: string };
@@ -98,8 +100,11 @@ export function http<
     // a shopper-facing answer (the hosted pages and their scripts) gets its errors as a page too
     .use(errorMapper({ page: options.file === 'text/html' || options.file === 'text/javascript' }));
   const merchantOnly = authenticated(options.auth);
-  if (merchantOnly && options.permission === undefined) throw new Error('An endpoint that takes a merchant credential declares its `permission`');
-  if (merchantOnly) chain.use(authenticate({ publishable: options.auth === 'publishable' })).use(permissionCheck(options.permission ?? null));
+  if (options.auth === 'session') chain.use(sessionAuth());
+  else if (merchantOnly) {
+    if (options.permission === undefined) throw new Error('An endpoint that takes a merchant credential declares its `permission`');
+    chain.use(authenticate({ publishable: options.auth === 'publishable' })).use(permissionCheck(options.permission));
+  }
   if (options.rateLimit) chain.use(rateLimit(options.rateLimit, { replaysFree: Boolean(options.idempotent) && merchantOnly }));
   if (options.params) chain.use(pathIds(options.params));
   const strictQuery = merchantOnly;
@@ -113,6 +118,7 @@ export function http<
     const state = stateOfContext(context);
     const result = await fn({
       merchant: state.merchant as HttpInput<A, B, Q, P>['merchant'],
+      session: state.session as HttpInput<A, B, Q, P>['session'],
       body: state.body as Out<B>,
       query: state.query as Out<Q>,
       params: state.params as HttpInput<A, B, Q, P>['params'],

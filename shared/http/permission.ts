@@ -8,8 +8,7 @@ import { stateOf } from './types.ts';
 /**
  * The chain's step right after authentication (docs/api.md "Team, roles and restricted keys"): an API key used from
  * outside its `allowed_ips` is refused, then the endpoint's `permission` is compared with what the credential holds:
- * a key's grants (resolved with the key, no further read), a session's role (a session without a member is its
- * merchant's owner). A publishable key reaches only the endpoints that take one, so it holds no grants to check.
+ * a key's grants (resolved with the key, no further read), a session's role (its member's, read with the session). A publishable key reaches only the endpoints that take one, so it holds no grants to check.
  */
 export const permissionCheck = (permission: Permission | null): MiddlewareObj<APIGatewayProxyEvent> => ({
   before: (request) => {
@@ -24,7 +23,7 @@ export const permissionCheck = (permission: Permission | null): MiddlewareObj<AP
       return;
     }
     if (merchant.credential !== 'session') return;
-    const role = merchant.user?.role ?? 'owner';
+    const role = merchant.user!.role;
     if (!allows(ROLE_GRANTS[role], permission)) throw new PermissionDenied(`the ${role} role cannot ${level} ${group.replace('_', ' ')}`);
     const route = `${request.event.httpMethod} ${request.event.resource}`;
     if (ROLE_EXCLUSIONS[role]?.includes(route)) throw new PermissionDenied(`the ${role} role cannot use ${route}`);

@@ -1,18 +1,19 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import type { Merchant } from '../domain/auth.ts';
+import type { Merchant, SessionHolder } from '../domain/auth.ts';
 import type { Entity, Origin } from '../model/ids.ts';
 
-export type { Merchant };
+export type { Merchant, SessionHolder };
 
 /**
- * Who may call an endpoint: anyone; a merchant with a secret API key or session token; or (`publishable`) also a
- * publishable key, which may only create payment methods.
+ * Who may call an endpoint: anyone; a merchant with a secret API key or session token; (`publishable`) also a
+ * publishable key, which may only create payment methods; or (`session`) a sign-in session token only, also one that
+ * acts for no merchant yet (sign-out, accepting an invitation).
  */
-export type Auth = 'public' | 'merchant' | 'publishable';
+export type Auth = 'public' | 'merchant' | 'publishable' | 'session';
 
-/** An endpoint that needs a merchant's credential. */
-export const authenticated = (auth: Auth): auth is 'merchant' | 'publishable' => auth !== 'public';
+/** An endpoint that needs a credential. */
+export const authenticated = (auth: Auth): auth is 'merchant' | 'publishable' | 'session' => auth !== 'public';
 
 /** What the chain learns about a request on its way to the handler. */
 export interface RequestState {
@@ -21,6 +22,8 @@ export interface RequestState {
   /** Headers every response of this request carries (Request-Id, rate-limit headers). */
   responseHeaders: Record<string, string>;
   merchant?: Merchant;
+  /** with `auth: 'session'`: the sign-in session */
+  session?: SessionHolder;
   /** the JSON body as sent (before validation) */
   rawBody: unknown;
   /** the validated body */

@@ -38,7 +38,7 @@ export const pathIds = (params: Record<string, Entity>): MiddlewareObj<APIGatewa
 });
 
 /** Objects of the merchant whatever the mode (a key of either mode, the merchant itself): a 404 names no mode. */
-const MODELESS: ReadonlySet<Entity> = new Set(['apiKey', 'merchant', 'otpRequest']);
+const MODELESS: ReadonlySet<Entity> = new Set(['apiKey', 'merchant', 'otpRequest', 'user', 'invitation']);
 
 /**
  * `no payment pay_… in test mode` (without the mode where no merchant is signed in). An id is shown as sent when it

@@ -23,6 +23,8 @@ export const PREFIXES = {
   testClock: 'clk',
   paymentMethod: 'pm',
   reconciliationException: 'rex',
+  user: 'usr',
+  invitation: 'ivt',
 } as const;
 
 export type Entity = keyof typeof PREFIXES;
@@ -48,6 +50,8 @@ export const ENTITY_NAMES: Record<Entity, string> = {
   paymentMethod: 'payment method',
   testClock: 'test clock',
   reconciliationException: 'reconciliation exception',
+  user: 'team member',
+  invitation: 'invitation',
 };
 
 /** Ids carry the creation time (the clock's), so a time range of a list is a key range. */

@@ -188,6 +188,17 @@ export const ROUTING_RULE = {
 export type RoutingRuleState = 'active' | 'disabled';
 
 /**
+ * An invitation to a merchant's team is `pending` until the invited e-mail accepts it (then its membership exists) or
+ * the team revokes it; revoking a revoked one again changes nothing. A pending invitation past its 7 days is shown
+ * `expired` and can no longer be accepted (no stored change: the accept's condition reads the expiry).
+ */
+export const INVITATION = {
+  accept: { from: ['pending'], to: 'accepted' },
+  revoke: { from: ['pending', 'revoked'], to: 'revoked' },
+} as const satisfies StateMachine<InvitationState, string>;
+export type InvitationState = 'pending' | 'accepted' | 'revoked';
+
+/**
  * Every machine with its states and the states its entity is created in: what a reader (and the consistency test)
  * needs to see each one whole.
  */
@@ -219,6 +230,7 @@ export const MACHINES = {
   api_key: { table: API_KEY, states: ['active', 'rolled', 'revoked'], initial: ['active'] },
   connector: { table: CONNECTOR, states: ['active', 'disabled', 'deleted'], initial: ['active'] },
   routing_rule: { table: ROUTING_RULE, states: ['active', 'disabled'], initial: ['active'] },
+  invitation: { table: INVITATION, states: ['pending', 'accepted', 'revoked'], initial: ['pending'] },
 } as const satisfies Record<string, { table: StateMachine<string, string>; states: readonly string[]; initial: readonly string[] }>;
 
 const PAST = {

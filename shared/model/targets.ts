@@ -49,7 +49,17 @@ export type Target =
   | { entity: 'routing_rule'; id: string; owner: Owner; copy?: number }
   | { entity: 'api_key'; id: string; merchantId: string }
   /** one copy of the item authentication reads by the key's hash (keys.ts `API_KEY_HASH_COPIES`) */
-  | { entity: 'api_key_hash'; keyHash: string; copy: number };
+  | { entity: 'api_key_hash'; keyHash: string; copy: number }
+  /** a person, by the e-mail they sign in with (keys.ts: their e-mail's partition holds their memberships and invitations) */
+  | { entity: 'user'; email: string }
+  /** a user's membership of a merchant, with its role: in the merchant's partition (`merchantId`), or its copy in the user's (`email`) */
+  | { entity: 'membership'; merchantId: string; userId: string }
+  | { entity: 'membership_copy'; email: string; merchantId: string }
+  /** an invitation to join a merchant: in the merchant's partition, or its copy in the invited e-mail's */
+  | { entity: 'invitation'; merchantId: string; id: string }
+  | { entity: 'invitation_copy'; email: string; id: string }
+  /** a sign-in session, by its token's hash */
+  | { entity: 'session'; tokenHash: string };
 
 /**
  * An external side effect in flight on an item: `begin` writes it before the outside call (its id is the call's

@@ -18,7 +18,11 @@ import {
   apiKeyKeys,
   connectorKeys,
   customerKeys,
+  invitationKeys,
+  memberKeys,
   merchantKeys,
+  sessionKeys,
+  userKeys,
   paymentKeys,
   paymentMethodKeys,
   reconciliationKeys,
@@ -105,6 +109,8 @@ export interface Remove<R extends string = never> extends Refusable<R> {
   operation?: string;
   /** the item must (still) be in one of these states */
   inStates?: readonly string[];
+  /** fields that must still hold these values (a member removed as the role it was read with) */
+  expect?: Record<string, unknown>;
 }
 
 export type Write<R extends string = never> = Create<R> | Update<R> | Remove<R>;
@@ -310,6 +316,18 @@ export function keyOf(target: Target): Key {
       return apiKeyKeys.item(target.merchantId, target.id);
     case 'api_key_hash':
       return apiKeyKeys.byHash(target.keyHash, target.copy);
+    case 'user':
+      return userKeys.byEmail(target.email);
+    case 'membership':
+      return memberKeys.item(target.merchantId, target.userId);
+    case 'membership_copy':
+      return userKeys.membershipCopy(target.email, target.merchantId);
+    case 'invitation':
+      return invitationKeys.item(target.merchantId, target.id);
+    case 'invitation_copy':
+      return userKeys.invitationCopy(target.email, target.id);
+    case 'session':
+      return sessionKeys.byTokenHash(target.tokenHash);
   }
 }
 
@@ -450,10 +468,15 @@ function updateItem(write: Update<string>, shards: number, mark?: string): Trans
   };
 }
 
-function removeItem({ remove, operation, inStates }: Remove<string>): TransactItem {
+function removeItem({ remove, operation, inStates, expect }: Remove<string>): TransactItem {
   const states = Object.fromEntries((inStates ?? []).map((state, i) => [`:s${i}`, state]));
-  const names = { ...(operation ? { '#op': 'op' } : {}), ...(inStates ? { '#status': 'status' } : {}) };
-  const values = { ...(operation ? { ':op': operation } : {}), ...states };
+  const expected = Object.entries(expect ?? {});
+  const names = {
+    ...(operation ? { '#op': 'op' } : {}),
+    ...(inStates ? { '#status': 'status' } : {}),
+    ...Object.fromEntries(expected.map(([field], i) => [`#e${i}`, field])),
+  };
+  const values = { ...(operation ? { ':op': operation } : {}), ...states, ...Object.fromEntries(expected.map(([, v], i) => [`:e${i}`, v])) };
   return {
     Delete: {
       TableName: TABLE,
@@ -461,6 +484,7 @@ function removeItem({ remove, operation, inStates }: Remove<string>): TransactIt
       ConditionExpression: [
         operation ? '#op.id = :op' : 'attribute_exists(pk)',
         ...(inStates ? [`#status IN (${Object.keys(states).join(', ')})`] : []),
+        ...expected.map((_, i) => `#e${i} = :e${i}`),
       ].join(' AND '),
       ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
       ExpressionAttributeValues: Object.keys(values).length ? values : undefined,

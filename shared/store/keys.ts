@@ -9,6 +9,14 @@
  * | merchant by e-mail (sign-in)          | pk = EMAIL#<email>, sk = EMAIL                        | table |
  * | OTP request by id                     | pk = OTP#<req>, sk = OTP                              | table |
  * | session by token hash (auth)          | pk = SESS#<sha256>, sk = SESS                         | table |
+ * | user by e-mail (sign-in)              | pk = EMAIL#<email>, sk = USER                         | table |
+ * | an e-mail's user, memberships and invitations (sign-in) | pk = EMAIL#<email> (whole partition, consistent) | table |
+ * | a user's membership copy of a merchant | pk = EMAIL#<email>, sk = MEMBER#<mer>                | table |
+ * | an e-mail's invitation copy (accept)  | pk = EMAIL#<email>, sk = IVT#<ivt>                    | table |
+ * | membership by merchant and user (auth)| pk = MER#<mer>, sk = MEMBER#<usr>                     | table |
+ * | merchant's members                    | pk = MER#<mer>, sk begins_with MEMBER#                | table |
+ * | invitation by id                      | pk = MER#<mer>, sk = IVT#<ivt>                        | table |
+ * | merchant's invitations, newest first  | pk = MER#<mer>, sk begins_with IVT# (desc)            | table |
  * | API key by key hash (auth; one copy)  | pk = APIKEY#<sha256>[#<1..3>], sk = APIKEY            | table |
  * | merchant's API keys, newest first     | pk = MER#<mer>, sk begins_with KEY# (desc)            | table |
  * | API key by id                         | pk = MER#<mer>, sk = KEY#<key>                        | table |
@@ -101,6 +109,39 @@ export const otpKeys = {
 
 export const sessionKeys = {
   byTokenHash: (tokenHash: string): Key => ({ pk: `SESS#${tokenHash}`, sk: 'SESS' }),
+};
+
+/**
+ * A person's items live in their e-mail's partition (the user, a copy of each membership and of each invitation to
+ * them), so sign-in reads all it needs in one consistent query; a merchant's side (members, invitations) lives in its
+ * own partition, where authentication reads a session's membership by key.
+ */
+export const userKeys = {
+  byEmail: (email: string): Key => ({ pk: `EMAIL#${email}`, sk: 'USER' }),
+  partition: (email: string) => `EMAIL#${email}`,
+  /** sort keys of that partition: the merchant made at the e-mail's first sign-in (merchantKeys.byEmail), the user, copies */
+  kindOf: (sk: string): 'merchant_email' | 'user' | 'membership' | 'invitation' | 'other' =>
+    sk === 'EMAIL'
+      ? 'merchant_email'
+      : sk === 'USER'
+        ? 'user'
+        : sk.startsWith('MEMBER#')
+          ? 'membership'
+          : sk.startsWith('IVT#')
+            ? 'invitation'
+            : 'other',
+  membershipCopy: (email: string, merchantId: string): Key => ({ pk: `EMAIL#${email}`, sk: `MEMBER#${merchantId}` }),
+  invitationCopy: (email: string, invitationId: string): Key => ({ pk: `EMAIL#${email}`, sk: `IVT#${invitationId}` }),
+};
+
+export const memberKeys = {
+  item: (merchantId: string, userId: string): Key => ({ pk: `MER#${merchantId}`, sk: `MEMBER#${userId}` }),
+  listPrefix: (merchantId: string) => ({ pk: `MER#${merchantId}`, skPrefix: 'MEMBER#' }),
+};
+
+export const invitationKeys = {
+  item: (merchantId: string, invitationId: string): Key => ({ pk: `MER#${merchantId}`, sk: `IVT#${invitationId}` }),
+  listPrefix: (merchantId: string) => ({ pk: `MER#${merchantId}`, skPrefix: 'IVT#' }),
 };
 
 /**

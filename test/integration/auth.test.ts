@@ -43,7 +43,14 @@ describe('sign-in with a one-time password', () => {
     expect(requested.body).toEqual({ request_id: expect.stringMatching(/^req_[0-9a-z]{26}$/), expires_in: 600 });
     expect(requested.headers['request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(verified.status).toBe(200);
-    expect(verified.body).toEqual({ token: expect.stringMatching(/^sess_[0-9A-Za-z]{43}$/), merchant_id: expect.stringMatching(/^mer_/) });
+    expect(verified.body).toEqual({
+      token: expect.stringMatching(/^sess_[0-9A-Za-z]{43}$/),
+      merchant_id: expect.stringMatching(/^mer_/),
+      user_id: expect.stringMatching(/^usr_/),
+      role: 'owner',
+      memberships: [{ merchant_id: verified.body.merchant_id, business_name: email, role: 'owner' }],
+      invitations: [],
+    });
     expect(list.status).toBe(200);
     expect(list.body).toMatchObject({ data: [], has_more: false });
   });

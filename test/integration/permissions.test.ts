@@ -23,8 +23,7 @@ import {
   SECRET_KEY_GRANTS,
 } from '../../shared/model/permissions.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
-import { bearer, newMerchant } from '../support/merchant.ts';
-import { sessionWithRole } from '../support/team.ts';
+import { bearer, newMerchant, sessionOf } from '../support/merchant.ts';
 
 const endpoints = httpFunctions().filter((f) => f.trigger.auth !== 'public');
 
@@ -46,7 +45,7 @@ describe('every merchant endpoint checks the permission the catalog names', () =
   beforeAll(async () => {
     const demo = await newMerchant({ payments: false });
     for (const role of ROLES) {
-      const credential = await sessionWithRole(demo.merchantId, role);
+      const credential = await sessionOf(demo.merchantId, role);
       const may = (spec: HttpFunctionSpec) => {
         const permission = permissionOf(spec);
         return permission === null || (allows(ROLE_GRANTS[role], permission) && !ROLE_EXCLUSIONS[role]?.includes(route(spec)));

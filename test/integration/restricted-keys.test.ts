@@ -12,7 +12,6 @@ import { clock } from '../../shared/model/clock.ts';
 import { db } from '../../shared/store/client.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
 import { bearer, newMerchant, sessionOf } from '../support/merchant.ts';
-import { sessionWithRole } from '../support/team.ts';
 
 const realNow = clock.now;
 afterEach(() => {
@@ -328,7 +327,7 @@ describe('roles', () => {
   it('an analyst reads payments and is refused a refund, naming the role', async () => {
     // Prepare
     const { merchantId, capturedPaymentId } = await newMerchant({ payments: true });
-    const analyst = await sessionWithRole(merchantId, 'analyst');
+    const analyst = await sessionOf(merchantId, 'analyst');
     // Act
     const listed = await invokeHttp(listPayments, apiEvent({ path: '/api/payments/list', headers: bearer(analyst) }));
     const refund = await invokeHttp(
@@ -348,7 +347,7 @@ describe('roles', () => {
   it('support refunds a payment but creates none', async () => {
     // Prepare
     const { merchantId, capturedPaymentId } = await newMerchant({ payments: true });
-    const support = await sessionWithRole(merchantId, 'support');
+    const support = await sessionOf(merchantId, 'support');
     // Act
     const refund = await invokeHttp(
       refundPayment,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Merchant } from '../../shared/domain/auth.ts';
 import type { Owner } from '../../shared/model/targets.ts';
+import type { Role } from '../../shared/model/permissions.ts';
 
 /**
  * A fresh merchant with its own `sk_test_` key and one customer (and, when asked, an authorized and a captured
@@ -13,15 +14,34 @@ export async function newMerchant(options: { payments: boolean; publishableKey?:
 
 export const bearer = (credential: string) => ({ Authorization: `Bearer ${credential}` });
 
-/** A sign-in session token of the merchant, as verify-otp issues one (signing in itself is tested in auth.test.ts). */
-export async function sessionOf(merchantId: string): Promise<string> {
-  const [{ newSessionToken, sha256 }, { putSession }, { clock }] = await Promise.all([
+/**
+ * A sign-in session token of a member of the merchant with `role` (a fresh user seated as that member), as verify-otp
+ * issues one (signing in itself is tested in auth.test.ts, joining by invitation in team.test.ts).
+ */
+export async function sessionOf(merchantId: string, role: Role = 'owner'): Promise<string> {
+  const [{ newSessionToken, sha256 }, { putSession }, { clock }, { createMember }, { newId }] = await Promise.all([
     import('../../shared/model/credentials.ts'),
     import('../../shared/store/sessions.ts'),
     import('../../shared/model/clock.ts'),
+    import('../../shared/store/team.ts'),
+    import('../../shared/model/ids.ts'),
   ]);
+  const user = {
+    id: newId('user'),
+    email: `${role}-${randomUUID()}@example.test`,
+    created_at: new Date(clock.now()).toISOString(),
+    last_merchant_id: null,
+  };
+  const owner = { merchant_id: merchantId, user_id: user.id, email: user.email, role, created_at: user.created_at, business_name: user.email };
+  if ((await createMember(user, owner)) !== 'committed') throw new Error('owner not made');
   const token = newSessionToken();
-  await putSession(sha256(token), { merchant_id: merchantId, expires_ms: clock.now() + 3_600_000 });
+  await putSession(sha256(token), {
+    user_id: user.id,
+    email: user.email,
+    merchant_id: merchantId,
+    member_since: user.created_at,
+    expires_ms: clock.now() + 3_600_000,
+  });
   return token;
 }
 

@@ -8,16 +8,6 @@ export const OtpRequested = v.object({
   expires_in: v.pipe(v.number(), v.integer(), v.description('seconds the code stays valid'), v.examples([600])),
 });
 
-export const Session = v.object({
-  token: v.pipe(
-    v.string(),
-    v.regex(/^sess_[0-9A-Za-z]{43}$/),
-    v.description('send as `Authorization: Bearer <token>`; lives 24 h'),
-    v.examples(['sess_9xQ2mL7vT4kR1pZ8wN3bC6yF0hJ5dG2sA4eU7iO1qW3']),
-  ),
-  merchant_id: Id('merchant'),
-});
-
 const PublishableKey = v.pipe(
   v.string(),
   v.regex(/^pk_(live|test)_[0-9A-Za-z]{43}$/),
