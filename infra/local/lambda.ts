@@ -84,6 +84,8 @@ export interface ApiGatewayRequest {
    */
   domainName?: string;
   requestId?: string;
+  /** The method's operation name (`requestContext.operationName`): CDK names each method by its catalog entry. */
+  operationName?: string;
   now?: Date;
 }
 
@@ -201,6 +203,7 @@ export function apiGatewayEvent(req: ApiGatewayRequest): APIGatewayProxyEvent {
       },
       domainName,
       apiId: LOCAL_API_ID,
+      ...(req.operationName ? { operationName: req.operationName } : {}),
       authorizer: undefined,
     },
     body: req.body,

@@ -8,6 +8,8 @@ import { clock } from '../model/clock.ts';
 import { constantTimeEqual, hmac, newOtp, newSessionToken, sha256 } from '../model/credentials.ts';
 import { Unauthorized } from '../model/errors.ts';
 import { newId } from '../model/ids.ts';
+import type { AuditRequest } from '../model/audit.ts';
+import { recordFailedSignIn, recordSignIn } from './audit-log.ts';
 
 export const OTP_TTL_SECONDS = 600;
 export const OTP_MAX_ATTEMPTS = 5;
@@ -50,7 +52,11 @@ const REFUSED_TRY = { unknown: 'invalid_otp', used: 'invalid_otp', expired: 'otp
  * wrong codes an hour per address over all its requests (then its codes wait for the next hour); compared in
  * constant time. The first sign-in of an address creates its merchant.
  */
-export async function verifyOtp(requestId: string, otp: string): Promise<{ token: string; merchant_id: string }> {
+export async function verifyOtp(
+  requestId: string,
+  otp: string,
+  seen: Pick<AuditRequest, 'request_id' | 'ip' | 'user_agent'>,
+): Promise<{ token: string; merchant_id: string }> {
   const now = clock.now();
   // The try is counted atomically before the code is compared: only a guess that obtained one is compared, so
   // guesses sent at once get no more than 5 comparisons between them, and a right code after them none.
@@ -64,12 +70,16 @@ export async function verifyOtp(requestId: string, otp: string): Promise<{ token
   if (!(await rateLimits.takeWindowSlot('otp-wrong', address, hour.start, hour.end, OTP_MAX_WRONG_PER_EMAIL_HOUR)))
     throw new Unauthorized('otp_attempts_exceeded');
 
-  if (!constantTimeEqual(await otpHmac(requestId, otp), request.otp_hmac)) throw new Unauthorized('invalid_otp');
+  if (!constantTimeEqual(await otpHmac(requestId, otp), request.otp_hmac)) {
+    await recordFailedSignIn(request.email, seen);
+    throw new Unauthorized('invalid_otp');
+  }
   await rateLimits.returnWindowSlot('otp-wrong', address, hour.start);
   if (!(await otpRequests.consumeOtp(requestId))) throw new Unauthorized('invalid_otp');
 
   const merchant = await merchants.findOrCreateMerchant(request.email);
   const token = newSessionToken();
   await sessions.putSession(sha256(token), { merchant_id: merchant.id, expires_ms: clock.now() + SESSION_TTL_MS });
+  await recordSignIn('sign_in', { merchant_id: merchant.id, email: request.email }, seen);
   return { token, merchant_id: merchant.id };
 }

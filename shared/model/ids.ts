@@ -23,6 +23,7 @@ export const PREFIXES = {
   testClock: 'clk',
   paymentMethod: 'pm',
   reconciliationException: 'rex',
+  auditEntry: 'aud',
 } as const;
 
 export type Entity = keyof typeof PREFIXES;
@@ -48,6 +49,7 @@ export const ENTITY_NAMES: Record<Entity, string> = {
   paymentMethod: 'payment method',
   testClock: 'test clock',
   reconciliationException: 'reconciliation exception',
+  auditEntry: 'audit entry',
 };
 
 /** Ids carry the creation time (the clock's), so a time range of a list is a key range. */

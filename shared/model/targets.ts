@@ -49,7 +49,11 @@ export type Target =
   | { entity: 'routing_rule'; id: string; owner: Owner; copy?: number }
   | { entity: 'api_key'; id: string; merchantId: string }
   /** one copy of the item authentication reads by the key's hash (keys.ts `API_KEY_HASH_COPIES`) */
-  | { entity: 'api_key_hash'; keyHash: string; copy: number };
+  | { entity: 'api_key_hash'; keyHash: string; copy: number }
+  /** a merchant's settings in one mode (one item, written whole or in part, created by its first change) */
+  | { entity: 'settings'; owner: Owner }
+  /** an entry of the owner's audit log: what its indexes need (the actor's id, the action, the object's id) */
+  | { entity: 'audit_entry'; id: string; owner: Owner; actorId: string; action: string; objectId?: string };
 
 /**
  * An external side effect in flight on an item: `begin` writes it before the outside call (its id is the call's

@@ -36,7 +36,8 @@ export async function findOrCreateMerchant(email: string): Promise<MerchantRecor
   return winner;
 }
 
-async function findMerchantByEmail(email: string): Promise<MerchantRecord | undefined> {
+/** The merchant an e-mail signs in to, if any (read consistently). */
+export async function findMerchantByEmail(email: string): Promise<MerchantRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: merchantKeys.byEmail(email), ConsistentRead: true }));
   return out.Item && merchantOf(out.Item);
 }

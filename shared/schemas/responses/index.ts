@@ -9,3 +9,4 @@ export * from './connectors.ts';
 export * from './disputes.ts';
 export * from './events.ts';
 export * from './test-clocks.ts';
+export * from './audit-log.ts';
