@@ -111,6 +111,8 @@ export interface Remove<R extends string = never> extends Refusable<R> {
   operation?: string;
   /** the item must (still) be in one of these states */
   inStates?: readonly string[];
+  /** fields that must still hold these values (e.g. the owner's merchant and mode) */
+  expect?: Record<string, unknown>;
 }
 
 export type Write<R extends string = never> = Create<R> | Update<R> | Remove<R>;
@@ -507,10 +509,15 @@ function updateItem(write: Update<string>, shards: number, mark?: string): Trans
   };
 }
 
-function removeItem({ remove, operation, inStates }: Remove<string>): TransactItem {
+function removeItem({ remove, operation, inStates, expect }: Remove<string>): TransactItem {
   const states = Object.fromEntries((inStates ?? []).map((state, i) => [`:s${i}`, state]));
-  const names = { ...(operation ? { '#op': 'op' } : {}), ...(inStates ? { '#status': 'status' } : {}) };
-  const values = { ...(operation ? { ':op': operation } : {}), ...states };
+  const expected = Object.entries(expect ?? {});
+  const names = {
+    ...(operation ? { '#op': 'op' } : {}),
+    ...(inStates ? { '#status': 'status' } : {}),
+    ...Object.fromEntries(expected.map(([field], i) => [`#e${i}`, field])),
+  };
+  const values = { ...(operation ? { ':op': operation } : {}), ...states, ...Object.fromEntries(expected.map(([, value], i) => [`:e${i}`, value])) };
   return {
     Delete: {
       TableName: TABLE,
@@ -518,6 +525,7 @@ function removeItem({ remove, operation, inStates }: Remove<string>): TransactIt
       ConditionExpression: [
         operation ? '#op.id = :op' : 'attribute_exists(pk)',
         ...(inStates ? [`#status IN (${Object.keys(states).join(', ')})`] : []),
+        ...expected.map((_, i) => `#e${i} = :e${i}`),
       ].join(' AND '),
       ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
       ExpressionAttributeValues: Object.keys(values).length ? values : undefined,

@@ -8,6 +8,7 @@ import { handler as listLog } from '../../functions/audit-log/list.ts';
 import { handler as requestOtp } from '../../functions/auth/request-otp.ts';
 import { handler as verifyOtp } from '../../functions/auth/verify-otp.ts';
 import { handler as createConnector } from '../../functions/connectors/create.ts';
+import { handler as updateCustomer } from '../../functions/customers/update.ts';
 import { handler as updateSettings } from '../../functions/settings/update.ts';
 import { handler as configureWebhook } from '../../functions/webhooks/configure.ts';
 import { handler as rotateSecret } from '../../functions/webhooks/rotate-secret.ts';
@@ -157,6 +158,27 @@ describe('what the audit log records', () => {
     for (const entry of log) expect(entry.actor).toEqual({ type: 'api_key', id: apiKeyId });
     expect(log[0].changes).toEqual({ status: { to: 'revoked' } });
     expect(log[2].changes.checkout_origins).toEqual({ to: ['https://shop.example'] });
+  });
+
+  it("records a person's change of a customer with what changed, and not the same change by a secret key", async () => {
+    // Prepare
+    const { apiKey, merchantId, customerId } = await newMerchant();
+    const session = await sessionOf(merchantId);
+    const update = (credential: string, body: unknown) =>
+      invokeHttp(updateCustomer, apiEvent({ method: 'PUT', path: `/api/customers/${customerId}`, headers: as(credential), body }));
+    // Act
+    const byKey = await update(apiKey, { name: 'Jane Roe' });
+    const byPerson = await update(session, { phone: '+14155550100', metadata: { tier: 'gold' } });
+    // Assess
+    expect([byKey.status, byPerson.status]).toEqual([200, 200]);
+    const log = await wholeLog(session);
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({
+      action: 'customers.update',
+      object_id: customerId,
+      request_id: byPerson.headers['request-id'],
+      changes: { phone: { to: '+14155550100' }, metadata: { to: { tier: 'gold' } } },
+    });
   });
 
   it('shows a rotated webhook secret as "[changed]" and keeps no key, credential or secret in any entry', async () => {
