@@ -4,7 +4,6 @@ import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynam
 import {
   type DeleteCommand,
   DynamoDBDocumentClient,
-  GetCommand,
   type PutCommand,
   type TransactWriteCommand,
   type TransactWriteCommandInput,
@@ -12,7 +11,6 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { config, isLocal } from '../config.ts';
-import type { Key } from './keys.ts';
 import { traced } from '../tracer.ts';
 
 /**
