@@ -75,7 +75,7 @@ export function apiEvent(spec: ApiEventSpec): APIGatewayProxyEvent {
     body,
     sourceIp: spec.sourceIp ?? '127.0.0.1',
     domainName: 'localhost:3000',
-    operationName: spec.resource === undefined ? match?.route.name : undefined,
+    operationName: match && match.resource === resource ? match.route.name : undefined,
   });
 }
 
