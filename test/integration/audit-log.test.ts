@@ -203,6 +203,28 @@ describe('what the audit log records', () => {
     expect(stored).not.toMatch(/sealed"\s*:\s*"(?!\[changed\])/);
   });
 
+  it('writes nothing again for an idempotent replay', async () => {
+    // Prepare
+    const { merchantId } = await newMerchant();
+    const session = await sessionOf(merchantId);
+    const configure = () =>
+      invokeHttp(
+        configureWebhook,
+        apiEvent({
+          method: 'POST',
+          path: '/api/webhooks/configure',
+          headers: as(session, { 'Idempotency-Key': 'audit-replay-1' }),
+          body: { url: 'http://127.0.0.1:9/hooks', events: ['*'] },
+        }),
+      );
+    // Act
+    const first = await configure();
+    const replay = await configure();
+    // Assess
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect((await wholeLog(session)).map((entry) => [entry.action, entry.request_id])).toEqual([['webhooks.configure', first.headers['request-id']]]);
+  });
+
   it('is kept 400 days by the table (its TTL), and only by a change that was written', async () => {
     // Prepare
     const { apiKey, merchantId } = await newMerchant();
