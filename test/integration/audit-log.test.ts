@@ -127,7 +127,7 @@ describe('what the audit log records', () => {
         user_agent: 'support-desk/2.1',
         livemode: false,
         created_at: expect.any(String),
-        changes: expect.any(Object),
+        changes: { status: { from: 'captured', to: 'refunded' } },
       },
     ]);
   });
