@@ -94,6 +94,7 @@ const AREA_GROUPS: Readonly<Record<string, Group>> = {
   settings: 'settings',
   'api-keys': 'api_keys',
   team: 'team',
+  'audit-log': 'audit_log',
 };
 /** Operations whose permission is not their area's group at their method's level. */
 const PERMISSION_EXCEPTIONS: Readonly<Record<string, Permission | null>> = {
@@ -159,6 +160,9 @@ export const catalog: readonly FunctionSpec[] = [
 
   http('GET', '/api/settings', 'settings/get', 'Retrieve the settings (checkout origins)'),
   http('PUT', '/api/settings', 'settings/update', 'Update the settings (checkout origins)'),
+
+  http('GET', '/api/audit_log', 'audit-log/list', 'List the audit log (who changed what, from where)'),
+  http('GET', '/api/audit_log/export', 'audit-log/export', 'Export the audit log as JSON Lines'),
   // Pages and scripts for shoppers' browsers (HTML and JS, not JSON): the card fields a merchant's checkout frames.
   http('GET', '/hosted/card-fields.js', 'hosted/card-fields-script', 'The script a checkout page includes to mount the card fields', 'public'),
   http('GET', '/hosted/card-fields', 'hosted/card-fields', 'The card fields page (framed by a checkout origin)', 'public'),

@@ -8,6 +8,10 @@
 import type { paths } from './api.js';
 
 export type { components, paths } from './api.js';
+import type { components } from './api.js';
+
+/** An entry of the audit log, as the list and the export answer it. */
+export type AuditEntry = components['schemas']['AuditEntry'];
 
 type Method = 'get' | 'post' | 'put' | 'delete';
 /** The paths that have an operation for `M`. */
@@ -77,7 +81,12 @@ export function createClient(options: ClientOptions) {
   const maxWaitMs = options.maxWaitMs ?? 60_000;
   const doFetch = options.fetch ?? fetch;
 
-  async function call<P extends keyof paths, M extends Method>(method: M, path: P, request: RequestOptions<P, M>): Promise<ResponseOf<P, M>> {
+  async function call<P extends keyof paths, M extends Method>(
+    method: M,
+    path: P,
+    request: RequestOptions<P, M>,
+    read: (response: Response) => Promise<unknown> = (response) => response.json(),
+  ): Promise<ResponseOf<P, M>> {
     const url = new URL(baseUrl + fillPath(String(path), request.params as Record<string, string> | undefined));
     for (const [key, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
       if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
@@ -95,7 +104,7 @@ export function createClient(options: ClientOptions) {
         // No answer: safe to send again (a POST carries the same Idempotency-Key), unless the caller aborted.
         if (request.signal?.aborted || attempt >= maxAttempts) throw error;
       }
-      if (response?.ok) return (await response.json()) as ResponseOf<P, M>;
+      if (response?.ok) return (await read(response)) as ResponseOf<P, M>;
       if (response && (!RETRIED(response.status) || attempt >= maxAttempts)) {
         throw new ApiError(response.status, (await response.json().catch(() => ({}))) as ApiError['body'], response.headers);
       }
@@ -112,6 +121,18 @@ export function createClient(options: ClientOptions) {
     PUT: <P extends PathsWith<'put'>>(path: P, ...[request]: Args<P, 'put'>) => call('put', path, (request ?? {}) as RequestOptions<P, 'put'>),
     DELETE: <P extends PathsWith<'delete'>>(path: P, ...[request]: Args<P, 'delete'>) =>
       call('delete', path, (request ?? {}) as RequestOptions<P, 'delete'>),
+
+    /**
+     * The audit log of a time range (`created_after` inclusive, `created_before` exclusive), newest first: the JSON
+     * Lines of `GET /api/audit_log/export`, one entry per line, parsed.
+     */
+    exportAuditLog: async (query: RequestOptions<'/api/audit_log/export', 'get'>['query'] = {}): Promise<AuditEntry[]> => {
+      const lines = (await call('get', '/api/audit_log/export', { query }, (response) => response.text())) as unknown as string;
+      return lines
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as AuditEntry);
+    },
 
     /**
      * Every item of a list, page after page (newest first, as the API lists): `for await (const p of

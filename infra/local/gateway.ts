@@ -172,6 +172,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       // API Gateway's own name for the API (what links are built on), never the client's Host header.
       domainName: new URL(url).host,
       requestId,
+      operationName: spec.name,
     });
 
     let result;

@@ -90,6 +90,8 @@ export interface ApiGatewayRequest {
    */
   domainName?: string;
   requestId?: string;
+  /** The method's operation name (`requestContext.operationName`): CDK names each method by its catalog entry. */
+  operationName?: string;
   now?: Date;
 }
 
@@ -207,6 +209,7 @@ export function apiGatewayEvent(req: ApiGatewayRequest): APIGatewayProxyEvent {
       },
       domainName,
       apiId: LOCAL_API_ID,
+      ...(req.operationName ? { operationName: req.operationName } : {}),
       authorizer: undefined,
     },
     body: req.body,

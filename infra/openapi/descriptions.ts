@@ -54,6 +54,15 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
     'localhost, 127.0.0.1 or [::1]) whose pages may frame the hosted card fields of this mode; stored as browsers send ' +
     'them (lowercase, no default port, no trailing slash); a payment’s `return_url` must be on one of them. A secret key ' +
     'or a session token only.',
+  'audit-log/list':
+    'Lists the audit log of the mode the credential acts in, newest first: every write by a person, every write by any key ' +
+    'to API keys, the team, connectors, routing, webhooks and settings, and sign-ins (the live log). Filters: `actor_id`, ' +
+    '`action` (e.g. `payments.refund`), `object_id`, `created_after` (inclusive) and `created_before` (exclusive), ISO ' +
+    'date-times. Entries are kept 400 days and never changed; no secret is shown (`"[changed]"`).',
+  'audit-log/export':
+    'The audit log in a time range (`created_after` inclusive, `created_before` exclusive) as JSON Lines ' +
+    '(`application/x-ndjson`): one entry per line, newest first, each as the list shows it. At most 10,000 entries; a ' +
+    'longer range answers 400 asking for a narrower one.',
   'hosted/card-fields-script':
     'JavaScript for the merchant’s checkout page: `CardFields.mount(selector, {key})` frames the card fields and answers ' +
     '`{ready, submit()}`; `submit()` resolves with the new payment method (`{id, card}`), never the card number. See docs/checkout.md.',

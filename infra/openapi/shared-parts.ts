@@ -21,6 +21,12 @@ export const TAGS = [
     areas: ['settings', 'hosted'],
     description: 'Checkout origins, and the card fields a checkout page frames so that card numbers never reach the merchant.',
   },
+  {
+    name: 'Audit log',
+    areas: ['audit-log'],
+    description:
+      'Who changed what, when and from where: people’s writes, keys’ changes of settings, keys, connectors, routing and webhooks, sign-ins.',
+  },
   { name: 'Customers', areas: ['customers'], description: 'The people who pay; a payment whose `customer.email` matches is linked.' },
   {
     name: 'Payments',

@@ -7,6 +7,10 @@ import { constantTimeEqual, hmac, newOtp, sha256 } from '../model/credentials.ts
 import { signIn } from './team.ts';
 import { Unauthorized } from '../model/errors.ts';
 import { newId } from '../model/ids.ts';
+import type { AuditRequest } from '../model/audit.ts';
+
+type SeenFrom = Pick<AuditRequest, 'request_id' | 'ip' | 'user_agent'>;
+import { recordFailedSignIn, recordSignIn } from './audit-log.ts';
 
 export const OTP_TTL_SECONDS = 600;
 export const OTP_MAX_ATTEMPTS = 5;
@@ -48,7 +52,7 @@ const REFUSED_TRY = { unknown: 'invalid_otp', used: 'invalid_otp', expired: 'otp
  * Single use, at most 5 tries (then the request is dead), and at most 20 wrong codes an hour per address over all its
  * requests (then its codes wait for the next hour); compared in constant time.
  */
-export async function verifyOtp(requestId: string, otp: string, merchantId?: string) {
+export async function verifyOtp(requestId: string, otp: string, merchantId: string | undefined, seen: SeenFrom) {
   const now = clock.now();
   // The try is counted atomically before the code is compared: only a guess that obtained one is compared, so
   // guesses sent at once get no more than 5 comparisons between them, and a right code after them none.
@@ -62,9 +66,15 @@ export async function verifyOtp(requestId: string, otp: string, merchantId?: str
   if (!(await rateLimits.takeWindowSlot('otp-wrong', address, hour.start, hour.end, OTP_MAX_WRONG_PER_EMAIL_HOUR)))
     throw new Unauthorized('otp_attempts_exceeded');
 
-  if (!constantTimeEqual(await otpHmac(requestId, otp), request.otp_hmac)) throw new Unauthorized('invalid_otp');
+  if (!constantTimeEqual(await otpHmac(requestId, otp), request.otp_hmac)) {
+    await recordFailedSignIn(request.email, seen);
+    throw new Unauthorized('invalid_otp');
+  }
   await rateLimits.returnWindowSlot('otp-wrong', address, hour.start);
   if (!(await otpRequests.consumeOtp(requestId))) throw new Unauthorized('invalid_otp');
 
-  return signIn(request.email, merchantId);
+  const answer = await signIn(request.email, merchantId);
+  if (answer.merchant_id !== null)
+    await recordSignIn('sign_in', { merchant_id: answer.merchant_id, user_id: answer.user_id, email: request.email, role: answer.role! }, seen);
+  return answer;
 }

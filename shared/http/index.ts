@@ -5,6 +5,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type * as v from 'valibot';
 import type { Entity, Origin } from '../model/ids.ts';
 import { logger } from '../logger.ts';
+import { audited } from '../model/audit.ts';
+import { auditScope } from './audit.ts';
 import { auth as authenticate, sessionAuth } from './auth.ts';
 import { permissionCheck } from './permission.ts';
 import type { Permission } from '../model/permissions.ts';
@@ -83,7 +85,8 @@ export type HttpHandler = middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewa
 
 /**
  * Builds an HTTP Lambda: trace and logger context (Powertools), request id, header normalization, error mapping, auth, permission, rate limit, path ids, JSON body,
- * validation, idempotency and (with a concurrent rate limit) admission, in that order. The function receives validated input and returns the 200 body.
+ * validation, idempotency, (with a concurrent rate limit) admission and the audit entry's scope, in that order. The function receives validated
+ * input and returns the 200 body.
  */
 export function http<
   A extends Auth,
@@ -112,23 +115,26 @@ export function http<
   else chain.use(options.form ? formBody() : jsonBody()).use(validate({ body: options.body, query: options.query, strictQuery }));
   if (options.idempotent && merchantOnly) chain.use(idempotency(options.idempotent === true ? {} : options.idempotent));
   if (options.rateLimit?.concurrent) chain.use(admission());
+  if (merchantOnly && options.auth !== 'session') chain.use(auditScope(options.permission ?? null));
   chain.use(stateToContext());
 
   const handler = chain.handler(async (event, context) => {
     const state = stateOfContext(context);
-    const result = await fn({
-      merchant: state.merchant as HttpInput<A, B, Q, P>['merchant'],
-      session: state.session as HttpInput<A, B, Q, P>['session'],
-      body: state.body as Out<B>,
-      query: state.query as Out<Q>,
-      params: state.params as HttpInput<A, B, Q, P>['params'],
-      sourceIp: state.sourceIp,
-      requestId: state.requestId,
-      baseUrl: state.baseUrl,
-      origin: state.origin,
-      raw: { headers: event.headers ?? {}, body: typeof state.rawBody === 'string' ? state.rawBody : '' },
-      admitted: state.admission ?? Promise.resolve(),
-    });
+    const run = () =>
+      fn({
+        merchant: state.merchant as HttpInput<A, B, Q, P>['merchant'],
+        session: state.session as HttpInput<A, B, Q, P>['session'],
+        body: state.body as Out<B>,
+        query: state.query as Out<Q>,
+        params: state.params as HttpInput<A, B, Q, P>['params'],
+        sourceIp: state.sourceIp,
+        requestId: state.requestId,
+        baseUrl: state.baseUrl,
+        origin: state.origin,
+        raw: { headers: event.headers ?? {}, body: typeof state.rawBody === 'string' ? state.rawBody : '' },
+        admitted: state.admission ?? Promise.resolve(),
+      });
+    const result = state.audit ? await audited(state.audit, run) : await run();
     if (result instanceof Redirect) return redirectResponse(state, result);
     return result instanceof FileBody ? fileResponse(state, result) : jsonResponse(state, 200, result);
   });

@@ -1,6 +1,7 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { Merchant, SessionHolder } from '../domain/auth.ts';
+import type { AuditRequest } from '../model/audit.ts';
 import type { Entity, Origin } from '../model/ids.ts';
 
 export type { Merchant, SessionHolder };
@@ -43,6 +44,8 @@ export interface RequestState {
    * request may go on (a concurrent limit at once: its verdict is `admission`); `peek` sets the headers, counting nothing
    */
   rateLimit?: { count: () => Promise<void>; peek: () => Promise<void> };
+  /** an audited request's entry, written by the first commit of its function (shared/http/audit.ts) */
+  audit?: AuditRequest;
 }
 
 /** A Middy request of the chain (only the parts the state needs). */

@@ -25,6 +25,7 @@ export const PREFIXES = {
   reconciliationException: 'rex',
   user: 'usr',
   invitation: 'ivt',
+  auditEntry: 'aud',
 } as const;
 
 export type Entity = keyof typeof PREFIXES;
@@ -52,6 +53,7 @@ export const ENTITY_NAMES: Record<Entity, string> = {
   reconciliationException: 'reconciliation exception',
   user: 'team member',
   invitation: 'invitation',
+  auditEntry: 'audit entry',
 };
 
 /** Ids carry the creation time (the clock's), so a time range of a list is a key range. */

@@ -59,7 +59,11 @@ export type Target =
   | { entity: 'invitation'; merchantId: string; id: string }
   | { entity: 'invitation_copy'; email: string; id: string }
   /** a sign-in session, by its token's hash */
-  | { entity: 'session'; tokenHash: string };
+  | { entity: 'session'; tokenHash: string }
+  /** a merchant's settings in one mode (one item, written whole or in part, created by its first change) */
+  | { entity: 'settings'; owner: Owner }
+  /** an entry of the owner's audit log: what its indexes need (the actor's id, the action, the object's id) */
+  | { entity: 'audit_entry'; id: string; owner: Owner; actorId: string; action: string; objectId?: string };
 
 /**
  * An external side effect in flight on an item: `begin` writes it before the outside call (its id is the call's

@@ -4,7 +4,6 @@ import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynam
 import {
   type DeleteCommand,
   DynamoDBDocumentClient,
-  GetCommand,
   type PutCommand,
   type TransactWriteCommand,
   type TransactWriteCommandInput,
@@ -12,7 +11,6 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { config, isLocal } from '../config.ts';
-import type { Key } from './keys.ts';
 import { traced } from '../tracer.ts';
 
 /**
@@ -122,30 +120,6 @@ export async function sendConditional(command: ConditionalCommand): Promise<Cond
 
 /** Sends a conditional write; false when a condition did not hold (nothing was written). */
 export const conditionalWrite = async (command: ConditionalCommand): Promise<boolean> => (await sendConditional(command)).written;
-
-/**
- * Sends a conditional update that returns the item (`ReturnValues`), for its repository to parse; undefined when a
- * condition did not hold.
- */
-export async function conditionalUpdate(command: UpdateCommand): Promise<Record<string, unknown> | undefined> {
-  const result = await sendConditional(command);
-  return result.written ? (result.attributes ?? {}) : undefined;
-}
-
-/**
- * Creates an item (with whatever else the command writes) unless it is already there: when the write is refused,
- * what stands under `key` is read back, consistently. That is the object a retried request created on its first run
- * (its ids are minted again from the request's origin); `existing` is undefined when something else refused the
- * write (a cap reached, say).
- */
-export async function createOrFind(
-  command: ConditionalCommand,
-  key: Key,
-): Promise<{ created: true } | { created: false; existing: Record<string, unknown> | undefined }> {
-  if (await conditionalWrite(command)) return { created: true };
-  const out = await db.send(new GetCommand({ TableName: TABLE, Key: key, ConsistentRead: true }));
-  return { created: false, existing: out.Item };
-}
 
 /** What a create answers: the object it wrote, or the one a retried request's first run had written under its id. */
 export interface Created<T> {

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { takeAudit } from '../model/audit.ts';
 import type { DomainEvent } from '../model/events.ts';
 import type { Operation, Owner, Target } from '../model/targets.ts';
 import type { Transition } from '../model/state-machines.ts';
 import { db, isConditionFailure, sendConditional, TABLE, type TransactItem } from './client.ts';
+import { auditEntryOf, type WrittenFields } from './audit-entries.ts';
 import { eventPut } from './events.ts';
 import { storedEntries, storedFields } from './stored-form.ts';
 import { counterShards, writeShards } from './write-shards.ts';
@@ -16,6 +18,7 @@ import {
   LEASE_SHARDS,
   leaseKeys,
   apiKeyKeys,
+  auditKeys,
   connectorKeys,
   customerKeys,
   invitationKeys,
@@ -29,6 +32,7 @@ import {
   refundKeys,
   routingCopyKeys,
   routingRuleKeys,
+  settingsKeys,
   settlementKeys,
   shardOf,
   subscriptionKeys,
@@ -60,6 +64,8 @@ export interface Create<R extends string = never> extends Refusable<R> {
 /** Changes an existing item (refused when it is missing), under the conditions given. */
 export interface Update<R extends string = never> extends Refusable<R> {
   update: Target;
+  /** the item is created by this change when it is missing (a merchant's settings), instead of refused */
+  upsert?: true;
   /** the item must be in one of `transition.from`; its status becomes `transition.to` */
   transition?: Transition;
   /** the item must be in one of these states (and stays in it) */
@@ -109,7 +115,7 @@ export interface Remove<R extends string = never> extends Refusable<R> {
   operation?: string;
   /** the item must (still) be in one of these states */
   inStates?: readonly string[];
-  /** fields that must still hold these values (a member removed as the role it was read with) */
+  /** fields that must still hold these values (a member removed as the role it was read with; a customer in its owner's mode) */
   expect?: Record<string, unknown>;
 }
 
@@ -137,17 +143,59 @@ export type CommitResult<R extends string = never> = 'committed' | 'refused' | R
 export async function commit<R extends string = never>(change: Change<R>): Promise<CommitResult<R>> {
   const shards = await listShardsFor(change);
   if (change.counters?.length) await counterShards.forWrite();
+  const audit = auditOf(change, shards);
   const [only] = change.writes;
-  if (change.writes.length === 1 && !change.events?.length && !change.counters?.length && !('remove' in only!)) return commitOne(only!, shards);
+  if (!audit && change.writes.length === 1 && !change.events?.length && !change.counters?.length && !('remove' in only!))
+    return commitOne(only!, shards);
   try {
-    await db.send(new TransactWriteCommand({ TransactItems: transactItemsOf(change, shards) }));
+    await db.send(new TransactWriteCommand({ TransactItems: withAudit(transactItemsOf(change, shards), audit) }));
     return 'committed';
   } catch (e) {
+    audit?.release();
     if (isConditionFailure(e)) return refusalOf(change, e);
     if (change.cancelled !== undefined && e instanceof Error && e.name === 'TransactionCanceledException') return change.cancelled;
     throw e;
   }
 }
+
+/** DynamoDB's most items in one transaction. */
+const TRANSACTION_ITEMS = 100;
+
+/**
+ * The audit entry of the request this commit runs in, when the request is audited and no commit of it has carried
+ * its entry yet (docs/api.md "Audit log"): a Put of its own in the change's transaction, so the entry is written
+ * exactly when the change is. `release` hands it back to the request's next commit when this one writes nothing.
+ */
+function auditOf(change: Change<string>, shards: number): { put: TransactItem; release: () => void } | undefined {
+  const pending = takeAudit();
+  if (!pending) return undefined;
+  const { target, item } = auditEntryOf(pending.request, change.writes.map(writtenFieldsOf));
+  return { put: createItem({ create: target, item }, shards), release: pending.release };
+}
+
+/** The change's items with its audit entry last (so a refusal's index still names the change's own write). */
+function withAudit(items: TransactItem[], audit: { put: TransactItem; release: () => void } | undefined): TransactItem[] {
+  if (!audit) return items;
+  if (items.length >= TRANSACTION_ITEMS) {
+    audit.release();
+    throw new Error(`A change of ${items.length} items leaves no room in its transaction for its audit entry`);
+  }
+  return [...items, audit.put];
+}
+
+const writtenFieldsOf = (write: Write<string>): WrittenFields =>
+  'create' in write
+    ? { target: write.create, item: write.item }
+    : 'remove' in write
+      ? { target: write.remove, removed: true }
+      : {
+          target: write.update,
+          set: write.set,
+          setIfAbsent: write.setIfAbsent,
+          unset: write.unset,
+          expect: write.expect,
+          transition: write.transition,
+        };
 
 /**
  * The refusal of the first write whose condition failed, by the transaction's cancellation reasons (one per item, in
@@ -202,10 +250,14 @@ export async function commitNumbered<R extends string = never>(counter: Target, 
     const current = Number(read.Item?.n ?? 0);
     const change = build(current + 1);
     if (change.counters?.length) await counterShards.forWrite();
+    const audit = auditOf(change, shards);
     try {
-      await db.send(new TransactWriteCommand({ TransactItems: [numberItem(counter, current), ...transactItemsOf(change, shards)] }));
+      await db.send(
+        new TransactWriteCommand({ TransactItems: withAudit([numberItem(counter, current), ...transactItemsOf(change, shards)], audit) }),
+      );
       return 'committed';
     } catch (e) {
+      audit?.release();
       if (!lostNumberRace(e)) {
         if (isConditionFailure(e)) return refusalOf(change, e, 1);
         throw e;
@@ -328,6 +380,10 @@ export function keyOf(target: Target): Key {
       return userKeys.invitationCopy(target.email, target.id);
     case 'session':
       return sessionKeys.byTokenHash(target.tokenHash);
+    case 'settings':
+      return settingsKeys.item(target.owner);
+    case 'audit_entry':
+      return auditKeys.item(target.owner, target.id);
   }
 }
 
@@ -348,6 +404,7 @@ function listKeysOf(target: Target, status: unknown, shards: number): Record<str
   if (target.entity === 'settlement') return settlementKeys.list(target.owner, target.id);
   if (target.entity === 'reconciliation_exception') return reconciliationKeys.list(target.owner, target.id);
   if (target.entity === 'test_clock' && target.owner) return testClockKeys.list(target.owner, target.id);
+  if (target.entity === 'audit_entry') return auditKeys.indexes(target.owner, target);
   // found by its id alone (an inbound webhook), and listed for the daily reconciliation; a routing copy is in no index
   if (target.entity === 'connector' && target.copy === undefined)
     return { ...connectorKeys.byId(target.id), ...reconciliationKeys.account(target.id) };
@@ -389,7 +446,7 @@ function updateItem(write: Update<string>, shards: number, mark?: string): Trans
   const name = (field: string) => ((names[`#n${n}`] = field), `#n${n++}`);
   const value = (v: unknown) => ((values[`:v${n}`] = v), `:v${n++}`);
 
-  const conditions = ['attribute_exists(pk)'];
+  const conditions = write.upsert ? [] : ['attribute_exists(pk)'];
   const sets: string[] = [];
   const adds: string[] = [];
   const removes: string[] = [];
@@ -461,7 +518,7 @@ function updateItem(write: Update<string>, shards: number, mark?: string): Trans
       TableName: TABLE,
       Key: key,
       UpdateExpression: clauses.join(' '),
-      ConditionExpression: conditions.join(' AND '),
+      ConditionExpression: conditions.length ? conditions.join(' AND ') : undefined,
       ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
       ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
     },
@@ -476,7 +533,7 @@ function removeItem({ remove, operation, inStates, expect }: Remove<string>): Tr
     ...(inStates ? { '#status': 'status' } : {}),
     ...Object.fromEntries(expected.map(([field], i) => [`#e${i}`, field])),
   };
-  const values = { ...(operation ? { ':op': operation } : {}), ...states, ...Object.fromEntries(expected.map(([, v], i) => [`:e${i}`, v])) };
+  const values = { ...(operation ? { ':op': operation } : {}), ...states, ...Object.fromEntries(expected.map(([, value], i) => [`:e${i}`, value])) };
   return {
     Delete: {
       TableName: TABLE,

@@ -1,8 +1,8 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { PROVIDERS, type ProviderName } from '../providers/types.ts';
-import { assignments, ownerCondition } from './expressions.ts';
-import { conditionalUpdate, conditionalWrite, type Created, createOrFind, db, TABLE } from './client.ts';
+import { type Created, db, TABLE } from './client.ts';
+import { commit } from './commit.ts';
 import { Int, nullable, recordReader, StringMap, Text } from './item-schemas.ts';
 import { customerKeys, ownedBy } from './keys.ts';
 import type { Owner } from '../model/targets.ts';
@@ -89,20 +89,18 @@ export type CustomerChanges = Partial<Pick<CustomerRecord, 'email' | 'name' | 'p
 
 /** Writes a new customer; a customer already stored under its id (a retried create of the merchant) is answered. */
 export async function putCustomer(customer: CustomerRecord): Promise<Created<CustomerRecord>> {
-  const key = customerKeys.item(customer.id);
   const indexKeys = { ...customerKeys.list(customer, customer.id, await writeShards.forWrite()), ...customerKeys.byEmail(customer, customer.email) };
-  const put = await createOrFind(
-    new PutCommand({
-      TableName: TABLE,
-      Item: { ...key, type: 'customer', ...indexKeys, ...customer },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-    key,
-  );
-  if (put.created) return { created: true, record: customer };
-  const existing = put.existing && customerOf(put.existing);
-  if (!existing || !ownedBy(existing, customer)) throw new Error(`Customer ${customer.id} exists for another merchant`);
-  return { created: false, record: existing };
+  const put = await commit({ writes: [{ create: { entity: 'customer', id: customer.id }, item: { ...indexKeys, ...customer }, refusal: 'exists' }] });
+  if (put === 'committed') return { created: true, record: customer };
+  const stored = put === 'exists' ? await readCustomer(customer.id) : undefined;
+  if (!stored || !ownedBy(stored, customer)) throw new Error(`Customer ${customer.id} exists for another merchant`);
+  return { created: false, record: stored };
+}
+
+/** The customer as stored, read consistently (what a change just wrote). */
+async function readCustomer(customerId: string): Promise<CustomerRecord | undefined> {
+  const out = await db.send(new GetCommand({ TableName: TABLE, Key: customerKeys.item(customerId), ConsistentRead: true }));
+  return out.Item && customerOf(out.Item);
 }
 
 /** The owner's customer, or undefined when it does not exist or belongs to another merchant or mode. */
@@ -114,24 +112,10 @@ export async function getCustomer(owner: Owner, customerId: string): Promise<Cus
 
 /** Applies the changes only if the customer is the owner's; undefined otherwise. */
 export async function updateCustomer(owner: Owner, customerId: string, changes: CustomerChanges): Promise<CustomerRecord | undefined> {
-  const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
-  if (changes.email) entries.push(['gsi2pk', customerKeys.byEmail(owner, changes.email).gsi2pk]);
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const owned = ownerCondition(owner, names, values);
-  const sets = assignments(entries, names, values);
-  const updated = await conditionalUpdate(
-    new UpdateCommand({
-      TableName: TABLE,
-      Key: customerKeys.item(customerId),
-      UpdateExpression: sets.length ? `SET ${sets.join(', ')}` : 'SET #merchant = :merchant',
-      ConditionExpression: `attribute_exists(pk) AND ${owned}`,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-      ReturnValues: 'ALL_NEW',
-    }),
-  );
-  return updated && customerOf(updated);
+  const set: Record<string, unknown> = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+  if (changes.email) set.gsi2pk = customerKeys.byEmail(owner, changes.email).gsi2pk;
+  const updated = await commit({ writes: [{ update: { entity: 'customer', id: customerId }, expect: ownerFields(owner), set }] });
+  return updated === 'committed' ? readCustomer(customerId) : undefined;
 }
 
 /**
@@ -139,19 +123,11 @@ export async function updateCustomer(owner: Owner, customerId: string, changes: 
  * when it does not exist or is another merchant's or mode's.
  */
 export async function deleteCustomer(owner: Owner, customerId: string): Promise<boolean> {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const owned = ownerCondition(owner, names, values);
-  return conditionalWrite(
-    new DeleteCommand({
-      TableName: TABLE,
-      Key: customerKeys.item(customerId),
-      ConditionExpression: `attribute_exists(pk) AND ${owned}`,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    }),
-  );
+  return (await commit({ writes: [{ remove: { entity: 'customer', id: customerId }, expect: ownerFields(owner) }] })) === 'committed';
 }
+
+/** The fields that make an item the owner's (its merchant and mode), as a change's condition. */
+const ownerFields = (owner: Owner) => ({ merchant_id: owner.merchant_id, livemode: owner.livemode });
 
 /** The id and card on file of an owner's customer with this (lowercase) e-mail, if any. */
 export async function findCustomerByEmail(owner: Owner, email: string): Promise<Pick<CustomerRecord, 'id' | 'card_on_file'> | undefined> {

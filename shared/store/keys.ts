@@ -80,6 +80,10 @@
  * | payment method by id                  | pk = PM#<pm>, sk = PM                                 | table |
  * | customer's payment methods, newest first | gsi1pk = CUS#<cus>#PM, gsi1sk <pm> (desc)           | gsi1  |
  * | customer's payment method of one card | pk = PMCARD#<cus>#<fingerprint>, sk = PMCARD          | table |
+ * | owner's audit log, newest first (time range) | pk = AUD#<own>, sk <aud> (ULID: created_after/before) | table |
+ * | audit entries of one actor            | gsi1pk = AUD#<own>#ACTOR#<usr or key>, gsi1sk <aud>   | gsi1  |
+ * | audit entries of one object           | gsi2pk = AUD#<own>#OBJECT#<object id>, gsi2sk <aud>   | gsi2  |
+ * | audit entries of one action           | gsi3pk = AUD#<own>#ACTION#<action>, gsi3sk <aud> (sparse: only entries) | gsi3 |
  *
  * Unbounded entities (customers, payments, invoices, events) get their own partition and are listed through gsi1;
  * small per-merchant sets (API keys, rules, webhooks, connectors) live under MER#<mer> or MER#<own>. `<own>` is the
@@ -323,6 +327,27 @@ export const connectorKeys = {
   /** the connector without its merchant: what an inbound webhook (`/api/connectors/<con>/webhooks`) names */
   byId: (connectorId: string) => ({ gsi2pk: `CONID#${connectorId}`, gsi2sk: 'CON' }),
   listPrefix: (owner: Owner) => ({ pk: `MER#${scopeOf(owner)}`, skPrefix: 'CON#' }),
+};
+
+/**
+ * An owner's audit log: one partition per owner, sorted by entry id (a ULID: a time range is a key range), and one
+ * index per filter, so every filter is a query of its own partition. Entries are written by people and by keys
+ * changing settings-like groups, far below a partition's 1,000 writes a second.
+ */
+export const auditKeys = {
+  item: (owner: Owner, entryId: string): Key => ({ pk: `AUD#${scopeOf(owner)}`, sk: entryId }),
+  partition: (owner: Owner) => `AUD#${scopeOf(owner)}`,
+  byActor: (owner: Owner, actorId: string) => `AUD#${scopeOf(owner)}#ACTOR#${actorId}`,
+  byObject: (owner: Owner, objectId: string) => `AUD#${scopeOf(owner)}#OBJECT#${objectId}`,
+  byAction: (owner: Owner, action: string) => `AUD#${scopeOf(owner)}#ACTION#${action}`,
+  /** the index keys an entry carries (no object: not in the object index) */
+  indexes: (owner: Owner, entry: { id: string; actorId: string; action: string; objectId?: string }) => ({
+    gsi1pk: auditKeys.byActor(owner, entry.actorId),
+    gsi1sk: entry.id,
+    ...(entry.objectId ? { gsi2pk: auditKeys.byObject(owner, entry.objectId), gsi2sk: entry.id } : {}),
+    gsi3pk: auditKeys.byAction(owner, entry.action),
+    gsi3sk: entry.id,
+  }),
 };
 
 export const RENEWAL_SHARDS = 10;

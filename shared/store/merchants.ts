@@ -1,45 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import * as v from 'valibot';
-import { isoNow } from '../model/clock.ts';
-import { newId } from '../model/ids.ts';
 import { type Created, db, TABLE } from './client.ts';
 import { commit, type Create, keyOf, type Remove, type Update } from './commit.ts';
 import type { Target } from '../model/targets.ts';
-import { recordReader, Text } from './item-schemas.ts';
-import { merchantKeys } from './keys.ts';
 import type { Owner } from '../model/targets.ts';
-
-export interface MerchantRecord {
-  id: string;
-  email: string;
-  created_at: string;
-}
-
-/** The merchant's sign-in e-mail item (written with its profile) as the table holds it (see item-schemas.ts). */
-const MerchantItem = v.object({ id: Text, email: Text, created_at: Text });
-const merchantOf: (item: Record<string, unknown>) => MerchantRecord = recordReader('merchant', MerchantItem);
-
-/** The merchant signed in with this e-mail, created on first sign-in. Two racing first sign-ins get the same one. */
-export async function findOrCreateMerchant(email: string): Promise<MerchantRecord> {
-  const existing = await findMerchantByEmail(email);
-  if (existing) return existing;
-  const merchant: MerchantRecord = { id: newId('merchant'), email, created_at: isoNow() };
-  const created = await commit({
-    writes: [
-      { create: { entity: 'merchant', id: merchant.id }, item: { ...merchant } },
-      { create: { entity: 'merchant_email', email }, item: { ...merchant }, refusal: 'taken' },
-    ],
-  });
-  if (created === 'committed') return merchant;
-  const winner = created === 'taken' ? await findMerchantByEmail(email) : undefined;
-  if (!winner) throw new Error('Merchant sign-up refused, but no merchant has this e-mail');
-  return winner;
-}
-
-async function findMerchantByEmail(email: string): Promise<MerchantRecord | undefined> {
-  const out = await db.send(new GetCommand({ TableName: TABLE, Key: merchantKeys.byEmail(email), ConsistentRead: true }));
-  return out.Item && merchantOf(out.Item);
-}
 
 /** Caps count per mode: live keeps the count's name (`rule_count`), test counts in `test_rule_count`. */
 export const capCountOf = (owner: Owner, count: string) => (owner.livemode ? count : `test_${count}`);

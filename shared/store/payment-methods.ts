@@ -189,15 +189,10 @@ export async function attach(record: PaymentMethodRecord, customerId: string): P
 export async function detach(record: PaymentMethodRecord): Promise<void> {
   const customerId = record.customer_id;
   if (!customerId) return;
-  await sendConditional(
-    new UpdateCommand({
-      TableName: TABLE,
-      Key: paymentMethodKeys.item(record.id),
-      UpdateExpression: 'SET customer_id = :none REMOVE gsi1pk, gsi1sk',
-      ConditionExpression: 'customer_id = :c',
-      ExpressionAttributeValues: { ':none': null, ':c': customerId },
-    }),
-  );
+  // refused: detached already (a retry), which is what was asked
+  await commit({
+    writes: [{ update: paymentMethodTarget(record), expect: { customer_id: customerId }, set: { customer_id: null }, unset: ['gsi1pk', 'gsi1sk'] }],
+  });
   await releaseCustomer(record);
 }
 

@@ -1,6 +1,7 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { db, TABLE } from './client.ts';
+import { commit } from './commit.ts';
 import { recordReader, Text } from './item-schemas.ts';
 import { settingsKeys } from './keys.ts';
 import type { Owner } from '../model/targets.ts';
@@ -24,19 +25,16 @@ export async function getSettings(owner: Owner): Promise<SettingsRecord> {
 
 /** Sets the fields given (a whole value each: the list of origins is replaced, not merged) and answers the result. */
 export async function updateSettings(owner: Owner, changes: { checkout_origins?: string[] }, now: string): Promise<SettingsRecord> {
-  const fields: Record<string, unknown> = { type: 'settings', ...owner, updated_at: now, ...changes };
-  const names = Object.keys(fields);
   // a first update without origins still stores the default, so the item always reads back whole
-  const defaults = changes.checkout_origins ? '' : ', checkout_origins = if_not_exists(checkout_origins, :none)';
-  const out = await db.send(
-    new UpdateCommand({
-      TableName: TABLE,
-      Key: settingsKeys.item(owner),
-      UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :v${i}`).join(', ')}${defaults}`,
-      ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
-      ExpressionAttributeValues: { ...Object.fromEntries(names.map((name, i) => [`:v${i}`, fields[name]])), ...(defaults && { ':none': [] }) },
-      ReturnValues: 'ALL_NEW',
-    }),
-  );
-  return settingsOf(out.Attributes!);
+  await commit({
+    writes: [
+      {
+        update: { entity: 'settings', owner: { merchant_id: owner.merchant_id, livemode: owner.livemode } },
+        upsert: true,
+        set: { type: 'settings', merchant_id: owner.merchant_id, livemode: owner.livemode, updated_at: now, ...changes },
+        ...(changes.checkout_origins ? {} : { setIfAbsent: { checkout_origins: [] } }),
+      },
+    ],
+  });
+  return getSettings(owner);
 }

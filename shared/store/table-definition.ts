@@ -8,6 +8,8 @@ export const tableDefinition = {
   indexes: [
     { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
     { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+    /** sparse: only audit entries carry its keys (the log by action, keys.ts) */
+    { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
   ],
 } as const;
 

@@ -146,7 +146,7 @@ export async function bindCustomer(clockId: string, customerId: string, max: num
 
 /** Deletes the clock itself (its objects first: see domain/test-clocks.ts); false when it is gone already. */
 export async function deleteTestClock(clockId: string): Promise<boolean> {
-  return conditionalWrite(new DeleteCommand({ TableName: TABLE, Key: testClockKeys.item(clockId), ConditionExpression: 'attribute_exists(pk)' }));
+  return (await commit({ writes: [{ remove: { entity: 'test_clock', id: clockId } }] })) === 'committed';
 }
 
 /**

@@ -290,10 +290,11 @@ describe('table', () => {
         GlobalSecondaryIndexes: [
           { IndexName: 'gsi1', KeySchema: keySchema('gsi1pk', 'gsi1sk'), Projection: { ProjectionType: 'ALL' } },
           { IndexName: 'gsi2', KeySchema: keySchema('gsi2pk', 'gsi2sk'), Projection: { ProjectionType: 'ALL' } },
+          { IndexName: 'gsi3', KeySchema: keySchema('gsi3pk', 'gsi3sk'), Projection: { ProjectionType: 'ALL' } },
         ],
       },
     });
-    expect(tableDefinition.indexes.map((i) => i.name)).toEqual(['gsi1', 'gsi2']);
+    expect(tableDefinition.indexes.map((i) => i.name)).toEqual(['gsi1', 'gsi2', 'gsi3']);
   });
 });
 

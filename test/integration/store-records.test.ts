@@ -18,7 +18,6 @@ import {
   eventKeys,
   idempotencyKeys,
   invoiceKeys,
-  merchantKeys,
   otpKeys,
   paymentKeys,
   routingRuleKeys,
@@ -27,7 +26,6 @@ import {
   subscriptionKeys,
   webhookKeys,
 } from '../../shared/store/keys.ts';
-import { findOrCreateMerchant } from '../../shared/store/merchants.ts';
 import { getOtpRequest } from '../../shared/store/otp-requests.ts';
 import { getRefund, getStoredPayment, newPaymentRecord } from '../../shared/store/payments.ts';
 import { listRoutingRules } from '../../shared/store/routing-rules.ts';
@@ -334,15 +332,6 @@ const cases: Record<string, Case> = {
           last_used: null,
         });
       return () => getApiKeyByHash(hash);
-    },
-  },
-  "a merchant's e-mail item without the merchant's id": {
-    kind: 'merchant',
-    path: 'id',
-    prepare: async () => {
-      const email = `merchant-${randomUUID()}@example.test`;
-      await put({ ...merchantKeys.byEmail(email), type: 'merchant_email', email, created_at: NOW });
-      return () => findOrCreateMerchant(email);
     },
   },
   'a routing rule naming no provider': {

@@ -32,7 +32,7 @@ export interface ApiEventSpec {
 
 const httpRoutes = catalog
   .filter((f): f is HttpFunctionSpec => f.trigger.type === 'http')
-  .map((spec) => ({ method: spec.trigger.method, path: spec.trigger.path }));
+  .map((spec) => ({ method: spec.trigger.method, path: spec.trigger.path, name: spec.name }));
 
 /** An API Gateway REST proxy event, as API Gateway would send it for this request. */
 export function apiEvent(spec: ApiEventSpec): APIGatewayProxyEvent {
@@ -75,6 +75,7 @@ export function apiEvent(spec: ApiEventSpec): APIGatewayProxyEvent {
     body,
     sourceIp: spec.sourceIp ?? '127.0.0.1',
     domainName: 'localhost:3000',
+    operationName: match && match.resource === resource ? match.route.name : undefined,
   });
 }
 

@@ -18,7 +18,8 @@ function scriptedServer() {
       seen.push({ method: req.method!, url: req.url!, headers: req.headers });
       const answer = answers.shift() ?? { status: 500 };
       res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-      res.end(JSON.stringify(answer.body ?? { error: { code: 'scripted', message: `scripted ${answer.status}` } }));
+      const body = answer.body ?? { error: { code: 'scripted', message: `scripted ${answer.status}` } };
+      res.end(typeof body === 'string' ? body : JSON.stringify(body));
     });
   });
   return { server, seen, script: (next: typeof answers) => ((answers = next), seen.splice(0)) };
@@ -99,5 +100,16 @@ describe('the client package', () => {
     for await (const customer of client().listAll('/api/customers', { query: { limit: 2 } })) ids.push(customer.id);
     expect(ids).toEqual(['cus_3', 'cus_2', 'cus_1']);
     expect(seen.map((s) => s.url)).toEqual(['/api/customers?limit=2', '/api/customers?limit=2&starting_after=cus_2']);
+  });
+
+  it('exports the audit log of a time range as its entries, one per JSON line', async () => {
+    const entries = [
+      { id: 'aud_2', object: 'audit_entry', action: 'settings.update' },
+      { id: 'aud_1', object: 'audit_entry', action: 'webhooks.configure' },
+    ];
+    script([{ status: 200, headers: { 'content-type': 'application/x-ndjson' }, body: entries.map((e) => `${JSON.stringify(e)}\n`).join('') }]);
+    const got = await client().exportAuditLog({ created_after: '2026-01-01T00:00:00.000Z' });
+    expect(got).toEqual(entries);
+    expect(seen.map((s) => s.url)).toEqual(['/api/audit_log/export?created_after=2026-01-01T00%3A00%3A00.000Z']);
   });
 });

@@ -4,6 +4,6 @@ import { Member } from '../../../shared/schemas/responses/team.ts';
 import { changeRole } from '../../../shared/domain/team.ts';
 
 export const handler = http(
-  { auth: 'merchant', params: { user_id: 'user' }, body: UpdateMemberBody, response: Member, errors: [403] },
+  { auth: 'merchant', permission: 'team:write', params: { user_id: 'user' }, body: UpdateMemberBody, response: Member, errors: [403] },
   async ({ merchant, params, body }) => changeRole(merchant, params.user_id, body.role),
 );

@@ -10,3 +10,4 @@ export * from './disputes.ts';
 export * from './events.ts';
 export * from './test-clocks.ts';
 export * from './team.ts';
+export * from './audit-log.ts';
