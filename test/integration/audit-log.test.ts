@@ -98,7 +98,7 @@ async function capturedPayment(apiKey: string): Promise<string> {
 describe('what the audit log records', () => {
   it("writes one entry for a person's refund: their e-mail, address, browser and the response's Request-Id", async () => {
     // Prepare: a payment made and captured with the secret key (neither audited)
-    const { apiKey, merchantId, email } = await newMerchant();
+    const { apiKey, merchantId } = await newMerchant();
     const paymentId = await capturedPayment(apiKey);
     const session = await sessionOf(merchantId);
     // Act
@@ -120,7 +120,7 @@ describe('what the audit log records', () => {
         id: expect.stringMatching(/^aud_[0-9a-z]{26}$/),
         object: 'audit_entry',
         action: 'payments.refund',
-        actor: { type: 'user', id: merchantId, email, role: 'owner' },
+        actor: { type: 'user', id: expect.stringMatching(/^usr_/), email: expect.stringMatching(/^owner-.+@example\.test$/), role: 'owner' },
         object_id: paymentId,
         request_id: refund.headers['request-id'],
         ip: '203.0.113.7',
@@ -134,7 +134,7 @@ describe('what the audit log records', () => {
 
   it("writes none for a secret key's payments, one for each of its writes to connectors, routing, webhooks, settings and API keys", async () => {
     // Prepare
-    const { apiKey, apiKeyId } = await newMerchant();
+    const { apiKey, apiKeyId, merchantId } = await newMerchant();
     const paymentId = await capturedPayment(apiKey);
     expect((await payments.refund(apiKey, paymentId, { amount: 100 })).status).toBe(200);
     // Act
@@ -146,7 +146,7 @@ describe('what the audit log records', () => {
     const revoked = await call.revokeKey(apiKey, key.body.id);
     // Assess
     for (const res of [connector, rule, webhook, settings, key, revoked]) expect(res.status).toBe(200);
-    const log = await wholeLog(apiKey);
+    const log = await wholeLog(await sessionOf(merchantId));
     expect(log.map((entry) => [entry.action, entry.object_id, entry.request_id])).toEqual([
       ['api-keys.revoke', key.body.id, revoked.headers['request-id']],
       ['api-keys.create', key.body.id, key.headers['request-id']],
@@ -155,7 +155,7 @@ describe('what the audit log records', () => {
       ['routing.rules.create', rule.body.id, rule.headers['request-id']],
       ['connectors.create', connector.body.id, connector.headers['request-id']],
     ]);
-    for (const entry of log) expect(entry.actor).toEqual({ type: 'api_key', id: apiKeyId });
+    for (const entry of log) expect(entry.actor).toEqual({ type: 'api_key', id: apiKeyId, key_last4: apiKey.slice(-4) });
     expect(log[0].changes).toEqual({ status: { to: 'revoked' } });
     expect(log[2].changes.checkout_origins).toEqual({ to: ['https://shop.example'] });
   });
@@ -414,24 +414,25 @@ describe('whose log it is', () => {
     const [entry] = await wholeLog(victimSession);
     const attacker = await newMerchant();
     const attackerSession = await sessionOf(attacker.merchantId);
-    // Act
-    const reads = await Promise.all(
-      [attacker.apiKey, attackerSession].flatMap((credential) => [
+    const reads = (credential: string) =>
+      Promise.all([
         call.log(credential),
         call.log(credential, { object_id: webhook }),
-        call.log(credential, { actor_id: victim.merchantId }),
+        call.log(credential, { actor_id: entry.actor.id }),
         call.log(credential, { actor_id: victim.apiKeyId }),
         call.log(credential, { action: 'webhooks.configure' }),
         call.log(credential, { starting_after: entry.id }),
         call.export(credential),
-      ]),
-    );
-    // Assess
-    for (const read of reads) {
+      ]);
+    // Act
+    const [bySession, byKey] = [await reads(attackerSession), await reads(attacker.apiKey)];
+    // Assess: the attacker's owner reads only its own log; its secret key may not read a log at all
+    for (const read of bySession) {
       expect(read.status).toBe(200);
       expect(read.rawBody).not.toContain(victim.merchantId);
       expect(read.rawBody).not.toContain(webhook);
     }
+    for (const read of byKey) expect(read.body.error).toMatchObject({ type: 'permission_error', code: 'permission_denied' });
   });
 
   it('keeps test and live apart: a change is in the log of the mode it was made in; sign-ins are in the live log', async () => {

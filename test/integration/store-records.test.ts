@@ -462,6 +462,9 @@ describe('records read from the table are parsed by their schemas at the store b
         key_type: 'secret',
         status: 'active',
         last_used: null,
+        last4: 'abcd',
+        valid_until: null,
+        allowed_ips: null,
       });
     // Act
     const [read, claimed, auth] = await Promise.all([

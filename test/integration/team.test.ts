@@ -75,7 +75,7 @@ describe('invitations', () => {
     const first = await signIn(email);
     const beforeAccepting = await call(listCustomers, 'GET', '/api/customers', first.body.token);
     const joined = await accept(first.body.token, invited.body.id);
-    const team = await members(joined.body.token);
+    const team = await members(owner.token);
     const listed = await call(listInvitations, 'GET', '/api/team/invitations', owner.token);
     // Assess
     expect(invited.body).toMatchObject({ object: 'invitation', email, role: 'support', status: 'pending', invited_by: owner.email });
