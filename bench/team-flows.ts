@@ -1,9 +1,11 @@
 /**
  * Capacity of the team's flows (issue 46): an invitation e-mailed, one accepted (the membership made and a session
- * for the merchant), and a session's request, which reads the session and its membership (an API key's reads neither).
+ * for the merchant), a session's request, which reads the session and its membership (an API key's reads neither), and
+ * a page of the audit log the invitations wrote.
  * Each measured as the others in capacity.ts.
  */
 import { randomUUID } from 'node:crypto';
+import { handler as auditLog } from '../functions/audit-log/list.ts';
 import { handler as acceptInvitation } from '../functions/team/invitations/accept.ts';
 import { handler as createInvitation } from '../functions/team/invitations/create.ts';
 import { handler as listMembers } from '../functions/team/members/list.ts';
@@ -46,5 +48,9 @@ export async function teamFlows(measure: (name: string, op: () => Promise<unknow
   });
   await measure('team members list (a session: session and membership read)', async () =>
     ok(await invokeHttp(listMembers, apiEvent({ path: '/api/team/members', headers: bearer(owner.token) }))),
+  );
+  // the owner's invitations are audited (a person's writes): a page of their log
+  await measure('audit log page (10 entries, an owner)', async () =>
+    ok(await invokeHttp(auditLog, apiEvent({ path: '/api/audit_log', headers: bearer(owner.token), query: { limit: '10' } }))),
   );
 }
