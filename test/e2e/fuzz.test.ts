@@ -24,7 +24,15 @@ const CONCURRENCY = 6;
 const MERCHANTS = 3;
 
 const PROTO_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', 'isPrototypeOf', '__defineGetter__'];
-const ERROR_TYPES = ['invalid_request_error', 'authentication_error', 'card_error', 'rate_limit_error', 'idempotency_error', 'api_error'];
+const ERROR_TYPES = [
+  'invalid_request_error',
+  'authentication_error',
+  'permission_error',
+  'card_error',
+  'rate_limit_error',
+  'idempotency_error',
+  'api_error',
+];
 
 interface FuzzRequest {
   name: string;
