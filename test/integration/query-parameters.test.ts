@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { handlerFile, httpFunctions } from '../../functions/catalog.ts';
 import type { HttpHandler } from '../../shared/http/index.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
-import { bearer, newMerchant } from '../support/merchant.ts';
+import { bearer, newMerchant, sessionOf } from '../support/merchant.ts';
 
 const load = async (name: string) => ((await import(/* @vite-ignore */ `../../${handlerFile(name)}`)) as { handler: HttpHandler }).handler;
 
@@ -31,11 +31,12 @@ describe('unknown query parameters', () => {
   });
 
   it.each(collections)('GET %s?stauts=failed answers 400 parameter_unknown naming stauts', async (path, name) => {
-    // Prepare
-    const { apiKey } = await newMerchant();
+    // Prepare: the owner's session, which reads every group (a secret key reads neither the team nor the audit log)
+    const { merchantId } = await newMerchant();
+    const owner = await sessionOf(merchantId);
     const handler = await load(name);
     // Act
-    const res = await invokeHttp(handler, apiEvent({ path: `${path}?stauts=failed`, headers: bearer(apiKey) }));
+    const res = await invokeHttp(handler, apiEvent({ path: `${path}?stauts=failed`, headers: bearer(owner) }));
     // Assess
     expect(res.status).toBe(400);
     expect(res.body.error).toEqual({
@@ -48,12 +49,13 @@ describe('unknown query parameters', () => {
   });
 
   it.each(collections)('GET %s still answers 200 without parameters, or only those it requires', async (path, name) => {
-    // Prepare
-    const { apiKey, customerId } = await newMerchant();
+    // Prepare: the owner's session, which reads every group
+    const { merchantId, customerId } = await newMerchant();
+    const owner = await sessionOf(merchantId);
     const handler = await load(name);
     const required: Record<string, string> = path === '/api/payment_methods' ? { customer_id: customerId } : {};
     // Act
-    const res = await invokeHttp(handler, apiEvent({ path, query: required, headers: bearer(apiKey) }));
+    const res = await invokeHttp(handler, apiEvent({ path, query: required, headers: bearer(owner) }));
     // Assess
     expect(res.status).toBe(200);
   });
