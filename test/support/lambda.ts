@@ -79,9 +79,13 @@ export function apiEvent(spec: ApiEventSpec): APIGatewayProxyEvent {
   });
 }
 
-/** A Lambda context; `getRemainingTimeInMillis` counts down from the local deadline (`timeout`, default 10 s, × LOCAL_TIMEOUT_FACTOR). */
+/**
+ * A Lambda context; `getRemainingTimeInMillis` counts down from the local deadline (`timeout` × LOCAL_TIMEOUT_FACTOR).
+ * The default is a worker's usual 30 s: a test calling a worker without naming its timeout must not cut it at an API
+ * function's 10 s on a loaded machine (a renewal under load ran past 30 s, Middy's early timeout).
+ */
 export function fakeContext(options: LambdaContextOptions = {}): Context {
-  return lambdaContext(options);
+  return lambdaContext({ timeout: 30, ...options });
 }
 
 export interface HttpResult {
