@@ -34,6 +34,9 @@ async function withItsSecretsOnly<T>(spec: FunctionSpec, act: () => Promise<T>):
   }
 }
 
+/** Fixtures that need the fixture objects without naming one: a test event is sent to the configured endpoint. */
+const NEEDS_OBJECTS_UNNAMED = new Set(['webhooks/test']);
+
 const load = async (name: string) => ((await import(/* @vite-ignore */ `../../${handlerFile(name)}`)) as { handler: HttpHandler }).handler;
 
 describe('the function catalog', () => {
@@ -88,12 +91,16 @@ describe('the function catalog', () => {
   );
 
   it.each(httpFunctions().map((f) => [f.name, f] as const))('%s answers its fixture with a 200, as documented', async (_name, spec) => {
-    // Prepare: the fixture's placeholders filled with a fresh merchant and its objects, as `npm run invoke` does
+    // Prepare: the fixture's placeholders filled with a fresh merchant and, when it names more than the merchant's own
+    // objects, the fixture objects too, as `npm run invoke` does (made only then: they are most of this file's time)
     const demo = await newMerchant({ payments: true, publishableKey: true });
-    const { event, missing } = readFixture<APIGatewayProxyEvent>(defaultFixturePath(spec), {
-      ...placeholdersFrom(demo),
-      ...placeholdersFrom(await createFixtureObjects(demo)),
-    });
+    const path = defaultFixturePath(spec);
+    let { event, missing } = readFixture<APIGatewayProxyEvent>(path, placeholdersFrom(demo));
+    if (missing.length > 0 || NEEDS_OBJECTS_UNNAMED.has(spec.name))
+      ({ event, missing } = readFixture<APIGatewayProxyEvent>(path, {
+        ...placeholdersFrom(demo),
+        ...placeholdersFrom(await createFixtureObjects(demo)),
+      }));
     // Act
     const res = await withItsSecretsOnly(spec, async () => invokeHttp(await load(spec.name), event));
     // Assess
