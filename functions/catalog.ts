@@ -17,9 +17,9 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export type Trigger =
   /**
    * `summary`: one line naming the operation, the title of its entry in the OpenAPI document; `permission`: what a
-   * merchant's credential must hold (absent when public; null: any of the merchant's credentials), see AREA_GROUPS
+   * merchant's credential must hold (absent when public or a session's own endpoint), see AREA_GROUPS
    */
-  | { type: 'http'; method: HttpMethod; path: string; auth: Auth; summary: string; permission?: Permission | null }
+  | { type: 'http'; method: HttpMethod; path: string; auth: Auth; summary: string; permission?: Permission }
   | { type: 'queue'; queue: QueueName; batchSize: number }
   | { type: 'schedule'; expression: string; everyMinutesLocally: number }
   /**
@@ -97,13 +97,13 @@ const AREA_GROUPS: Readonly<Record<string, Group>> = {
   'audit-log': 'audit_log',
 };
 /** Operations whose permission is not their area's group at their method's level. */
-const PERMISSION_EXCEPTIONS: Readonly<Record<string, Permission | null>> = {
+const PERMISSION_EXCEPTIONS: Readonly<Record<string, Permission>> = {
   // a simulation changes nothing: whoever reads the rules may try them
   'routing/simulate': 'routing:read',
 };
 
 /** What a merchant's credential must hold to call the endpoint `name` (docs/api.md "Team, roles and restricted keys"). */
-function permissionOf(method: HttpMethod, name: string): Permission | null {
+function permissionOf(method: HttpMethod, name: string): Permission {
   if (name in PERMISSION_EXCEPTIONS) return PERMISSION_EXCEPTIONS[name]!;
   const area = name.split('/')[0]!;
   const group = AREA_GROUPS[area];

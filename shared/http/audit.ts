@@ -20,11 +20,11 @@ export function isAudited(
   operation: string | undefined,
   method: string,
   credential: string | undefined,
-  permission: Permission | null,
+  permission: Permission | undefined,
 ): operation is string {
   if (!operation || method === 'GET' || NEVER_AUDITED.has(operation)) return false;
   if (credential === 'session') return true;
-  return credential === 'api_key' && permission !== null && AUDITED_GROUPS.has(permissionParts(permission).group);
+  return credential === 'api_key' && permission !== undefined && AUDITED_GROUPS.has(permissionParts(permission).group);
 }
 
 /**
@@ -32,7 +32,7 @@ export function isAudited(
  * what (the catalog's operation, which API Gateway sends as `operationName`), on which object (the path's), from where.
  * The function then runs in its scope (shared/model/audit.ts), so its first commit writes the entry with the change.
  */
-export const auditScope = (permission: Permission | null): MiddlewareObj<APIGatewayProxyEvent> => ({
+export const auditScope = (permission: Permission | undefined): MiddlewareObj<APIGatewayProxyEvent> => ({
   before: (request) => {
     const state = stateOf(request);
     const event = request.event;

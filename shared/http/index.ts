@@ -30,11 +30,8 @@ type Returned<R> = R extends v.GenericSchema ? v.InferInput<R> : unknown;
 
 export interface HttpOptions<A extends Auth, B, Q, P extends Record<string, Entity>, R = AnySchema | undefined> {
   auth: A;
-  /**
-   * what a merchant's credential must hold to call it (required unless `auth` is public; the catalog says the same);
-   * null: any of the merchant's credentials may (signing out)
-   */
-  permission?: Permission | null;
+  /** what a merchant's credential must hold to call it (required unless `auth` is public or session; the catalog says the same) */
+  permission?: Permission;
   body?: B;
   query?: Q;
   /** path parameters → the entity whose id they carry */
@@ -115,7 +112,7 @@ export function http<
   else chain.use(options.form ? formBody() : jsonBody()).use(validate({ body: options.body, query: options.query, strictQuery }));
   if (options.idempotent && merchantOnly) chain.use(idempotency(options.idempotent === true ? {} : options.idempotent));
   if (options.rateLimit?.concurrent) chain.use(admission());
-  if (merchantOnly && options.auth !== 'session') chain.use(auditScope(options.permission ?? null));
+  if (merchantOnly && options.auth !== 'session') chain.use(auditScope(options.permission));
   chain.use(stateToContext());
 
   const handler = chain.handler(async (event, context) => {

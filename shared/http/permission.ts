@@ -10,13 +10,12 @@ import { stateOf } from './types.ts';
  * outside its `allowed_ips` is refused, then the endpoint's `permission` is compared with what the credential holds:
  * a key's grants (resolved with the key, no further read), a session's role (its member's, read with the session). A publishable key reaches only the endpoints that take one, so it holds no grants to check.
  */
-export const permissionCheck = (permission: Permission | null): MiddlewareObj<APIGatewayProxyEvent> => ({
+export const permissionCheck = (permission: Permission): MiddlewareObj<APIGatewayProxyEvent> => ({
   before: (request) => {
     const state = stateOf(request);
     const merchant = state.merchant!;
     if (merchant.allowedIps && !inRanges(state.sourceIp, merchant.allowedIps))
       throw new PermissionDenied(`this key may not be used from ${state.sourceIp}`, 'ip_not_allowed');
-    if (permission === null) return;
     const { group, level } = permissionParts(permission);
     if (merchant.credential === 'api_key') {
       if (!allows(merchant.keyGrants ?? {}, permission)) throw new PermissionDenied(`this key lacks ${permission}`);

@@ -36,7 +36,7 @@ interface Caller {
 }
 
 const route = (spec: HttpFunctionSpec) => `${spec.trigger.method} ${spec.trigger.path}`;
-const permissionOf = (spec: HttpFunctionSpec): Permission | null => spec.trigger.permission ?? null;
+const permissionOf = (spec: HttpFunctionSpec): Permission => spec.trigger.permission!;
 
 describe('every merchant endpoint checks the permission the catalog names', () => {
   const callers: Caller[] = [];
@@ -49,7 +49,7 @@ describe('every merchant endpoint checks the permission the catalog names', () =
       const credential = await sessionOf(demo.merchantId, role);
       const may = (spec: HttpFunctionSpec) => {
         const permission = permissionOf(spec);
-        return permission === null || (allows(ROLE_GRANTS[role], permission) && !ROLE_EXCLUSIONS[role]?.includes(route(spec)));
+        return allows(ROLE_GRANTS[role], permission) && !ROLE_EXCLUSIONS[role]?.includes(route(spec));
       };
       callers.push({ name: `the ${role} role`, credential, may });
     }
@@ -58,7 +58,7 @@ describe('every merchant endpoint checks the permission the catalog names', () =
       const { key } = await createApiKey(demo.merchantId, { name, mode: 'test', type: 'restricted', permissions });
       return { name: `a restricted key with ${JSON.stringify(permissions)}`, credential: key!, may: (spec) => grantsAllow(permissions, spec) };
     };
-    const groups = [...new Set(endpoints.map((spec) => permissionOf(spec)).filter((p) => p !== null))].map((p) => permissionParts(p).group);
+    const groups = [...new Set(endpoints.map((spec) => permissionOf(spec)))].map((p) => permissionParts(p).group);
     for (const group of new Set(groups)) {
       const others = Object.fromEntries(GRANTABLE.filter((g) => g !== group).map((g) => [g, 'write'])) as Grants;
       const holding = GRANTABLE.includes(group)
@@ -68,10 +68,7 @@ describe('every merchant endpoint checks the permission the catalog names', () =
     }
   }, 120_000);
 
-  const grantsAllow = (grants: Grants, spec: HttpFunctionSpec) => {
-    const permission = permissionOf(spec);
-    return permission === null || allows(grants, permission);
-  };
+  const grantsAllow = (grants: Grants, spec: HttpFunctionSpec) => allows(grants, permissionOf(spec));
 
   it.each(endpoints.map((spec) => [spec.name, spec] as const))('%s', async (_name, spec) => {
     // Prepare: a minimal request (an id of the right kind that names nothing, an empty body)
