@@ -1,4 +1,4 @@
-import { type AuthorizeResult, FAILED_CHALLENGE, type ThreeDSecureResult } from '../providers/index.ts';
+import { type AuthorizeResult, FAILED_CHALLENGE, type ThreeDSecureResult } from '../providers/types.ts';
 import type { RouteTarget } from './connectors.ts';
 import { BadRequest } from '../model/errors.ts';
 

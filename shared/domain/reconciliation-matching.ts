@@ -1,4 +1,5 @@
-import { type FeeSchedule, feeOf, type PayoutLine, type ProviderPayout } from '../providers/index.ts';
+import { feeOf } from '../providers/fees.ts';
+import type { FeeSchedule, PayoutLine, ProviderPayout } from '../providers/types.ts';
 import type { ExceptionKind } from '../model/reconciliation.ts';
 
 /** The record a line names, as our ledger holds it: `amount` is its size (a refund's or dispute's, not signed). */

@@ -1,4 +1,5 @@
-import { FEES, type FeeSchedule, feeOf, PROVIDERS, type ProviderName } from '../providers/index.ts';
+import { FEES, feeOf } from '../providers/fees.ts';
+import { type FeeSchedule, PROVIDERS, type ProviderName } from '../providers/types.ts';
 import type { AppliedStrategy } from '../model/routing.ts';
 import type { ProviderStats } from '../store/routing-stats.ts';
 import { type PaymentFacts, type RoutingRule, ruleMatches } from './routing-rules.ts';
