@@ -79,11 +79,15 @@ function remember<T extends { csrf_token?: string }>(session: T): T {
 }
 
 export const signIn = {
-  requestCode: (email: string) => auth<unknown>('POST', '/api/auth/request-otp', { email }),
-  verify: (email: string, code: string, merchantId?: string) =>
-    auth<Session>('POST', '/api/auth/verify-otp', { email, code, session: 'cookie', ...(merchantId ? { merchant_id: merchantId } : {}) }).then(
-      remember,
-    ),
+  /** e-mails a 6-digit code; the answer's `request_id` names it in `verify` */
+  requestCode: (email: string) => auth<{ request_id: string; expires_in: number }>('POST', '/api/auth/request-otp', { email }),
+  verify: (requestId: string, otp: string, merchantId?: string) =>
+    auth<Session>('POST', '/api/auth/verify-otp', {
+      request_id: requestId,
+      otp,
+      session: 'cookie',
+      ...(merchantId ? { merchant_id: merchantId } : {}),
+    }).then(remember),
 };
 
 /** The current session, or null when signed out (401). */

@@ -12,6 +12,8 @@ export interface ChartProps {
   values: number[];
   format(value: number): string;
   kind: 'bars' | 'days';
+  /** what an empty chart says */
+  emptyText?: string;
 }
 
 const COLOUR = '#3056d3';
@@ -56,7 +58,11 @@ export function Chart(props: ChartProps) {
   return (
     <figure class="chart">
       <figcaption>{props.title}</figcaption>
-      {props.values.length === 0 ? <p class="empty">Nothing in this period.</p> : <div ref={box} class="chart-box" aria-hidden="true" />}
+      {props.values.length === 0 ? (
+        <p class="empty">{props.emptyText ?? 'Nothing in this period.'}</p>
+      ) : (
+        <div ref={box} class="chart-box" aria-hidden="true" />
+      )}
       {props.values.length > 0 && (
         <details>
           <summary>{props.title}: the numbers</summary>

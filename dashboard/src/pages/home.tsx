@@ -80,6 +80,7 @@ export function Home() {
             <Chart
               kind="bars"
               title="Declines by code (latest 100)"
+              emptyText="No declined payments."
               labels={data.declines.map(([code]) => code)}
               values={data.declines.map(([, n]) => n)}
               format={(v) => String(Math.round(v))}

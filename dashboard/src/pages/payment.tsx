@@ -70,7 +70,7 @@ export function Payment(props: { id?: string; params?: { id?: string } }) {
         <dt>Provider</dt>
         <dd>{payment.provider ? label(payment.provider) : '—'}</dd>
         <dt>Routing</dt>
-        <dd>{payment.routing_decision ? `${label(payment.routing_decision.strategy)}: ${payment.routing_decision.reason}` : '—'}</dd>
+        <dd>{payment.routing_decision?.reason ?? '—'}</dd>
         <dt>Risk score</dt>
         <dd>{payment.risk_score}</dd>
         <dt>3-D Secure</dt>
@@ -153,7 +153,7 @@ export function Payment(props: { id?: string; params?: { id?: string } }) {
       <ol class="timeline">
         {timeline.map((e, i) => (
           <li key={`${e.id}-${i}`}>
-            <Time at={e.at} /> <strong>{label(e.object)}</strong> {e.change.replaceAll('_', ' ')}
+            <Time at={e.at} /> <strong>{label(e.object)}</strong> {e.change.replace(`${e.object}.`, '').replaceAll('_', ' ')}
             <span class="muted">
               {' '}
               by {e.source.replaceAll('_', ' ')}

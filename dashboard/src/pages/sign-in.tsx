@@ -6,21 +6,20 @@ import { useAction } from '../ui.tsx';
 export function SignIn(props: { onSignedIn(session: Session): void }) {
   const [email, setEmail] = useState('');
   const [code, setCode] = useState('');
-  const [sent, setSent] = useState(false);
+  const [requestId, setRequestId] = useState<string>();
   const [chooseFrom, setChooseFrom] = useState<Session>();
   const action = useAction();
 
   const sendCode = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      await signIn.requestCode(email.trim());
-      setSent(true);
+      setRequestId((await signIn.requestCode(email.trim())).request_id);
     });
   };
   const verify = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const session = await signIn.verify(email.trim(), code.trim());
+      const session = await signIn.verify(requestId!, code.trim());
       if (session.memberships.length > 1) setChooseFrom({ ...session, email: email.trim() });
       else props.onSignedIn({ ...session, email: email.trim() });
     });
@@ -56,7 +55,7 @@ export function SignIn(props: { onSignedIn(session: Session): void }) {
               Send code
             </button>
           </form>
-          {sent && (
+          {requestId && (
             <form onSubmit={verify}>
               <p role="status">We sent a 6-digit code to {email}. It is valid for 10 minutes.</p>
               <label for="code">Code</label>

@@ -1,0 +1,262 @@
+import { randomUUID } from 'node:crypto';
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { handler as deliveryWorker } from '../../functions/workers/webhook-delivery.ts';
+import type { Gateway } from '../../infra/local/gateway.ts';
+import { eventsQueue, type EventsMessage } from '../../shared/events/queue.ts';
+import { seriousViolations } from '../support/axe.ts';
+import { type Chromium, launchChromium } from '../support/browser.ts';
+import { fakeContext, queueEvent } from '../support/lambda.ts';
+import { bearer, newMerchant } from '../support/merchant.ts';
+import { startReceiver } from '../support/receiver.ts';
+import { startTestGateway } from '../support/runtime.ts';
+import { streamEvents } from '../support/stream.ts';
+
+// The merchant's dashboard in Chromium against the local gateway: signed in by the e-mailed code through the
+// HttpOnly cookie, every action through the API (asserted with the merchant's key), what a role may not do not
+// offered, every page without serious axe violations and usable 390 px wide.
+let gateway: Gateway;
+let chromium: Chromium;
+/** The events queue as the worker would get it: the test hands redeliveries to the delivery worker itself. */
+const queued: EventsMessage[] = [];
+const realSend = eventsQueue.send;
+beforeAll(async () => {
+  [gateway, chromium] = await Promise.all([startTestGateway(), launchChromium()]);
+  eventsQueue.send = async (messages) => void queued.push(...messages);
+});
+afterEach(async () => {
+  await Promise.all(chromium.context.pages().map((p) => p.close()));
+  await chromium.context.clearCookies();
+  queued.splice(0);
+});
+afterAll(async () => {
+  eventsQueue.send = realSend;
+  await Promise.all([gateway?.close(), chromium?.close()]);
+});
+
+const api = async (key: string, method: string, path: string, body?: unknown) => {
+  const response = await fetch(`${gateway.url}${path}`, {
+    method,
+    headers: { ...bearer(key), ...(body ? { 'Content-Type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: response.status, body: await response.json() };
+};
+
+/** The newest code the local outbox (newest first) holds for `email`. */
+async function codeFor(email: string): Promise<string> {
+  const outbox = (await (await fetch(`${gateway.url}/_local/outbox`)).json()) as { data: { to: string; text: string }[] };
+  const mail = outbox.data.find((m) => m.to === email);
+  return /\b(\d{6})\b/.exec(mail!.text)![1]!;
+}
+
+/** A new page (390 px wide when asked), failing the test on any script error or CSP refusal it reports. */
+async function newPage(width = 1280): Promise<Page> {
+  const page = await chromium.context.newPage();
+  await page.setViewportSize({ width, height: 844 });
+  page.on('pageerror', (error) => expect.fail(`script error on ${page.url()}: ${error.message}`));
+  page.on('console', (m) => m.type() === 'error' && /Content Security Policy/.test(m.text()) && expect.fail(m.text()));
+  return page;
+}
+
+async function signIn(page: Page, email: string): Promise<void> {
+  await page.goto(`${gateway.url}/dashboard`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByRole('button', { name: 'Send code' }).click();
+  await page.getByLabel('Code').waitFor();
+  await page.getByLabel('Code').fill(await codeFor(email));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+}
+
+const open = async (page: Page, name: string) => {
+  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name, exact: true }).click();
+  await page.getByRole('heading', { level: 1, name }).waitFor();
+};
+
+describe('the dashboard in Chromium', () => {
+  it('signs in with the e-mailed code, lists the payments and finds them by the card’s last 4 digits', async () => {
+    // Prepare: the demo merchant's two payments (one authorized, one captured), both on 4242 4242 4242 4242
+    const merchant = await newMerchant({ payments: true });
+    const page = await newPage();
+    // Act
+    await signIn(page, merchant.email);
+    await open(page, 'Payments');
+    const rows = page.getByRole('region', { name: 'Payments' }).getByRole('row');
+    await expect.poll(() => rows.count()).toBe(3); // the header and two payments
+    await page.getByLabel('Search').fill('4242');
+    await page.getByRole('button', { name: 'Search' }).click();
+    // Assess: the test-mode banner, both payments found, the cookie out of the page's reach
+    await expect.poll(() => page.getByRole('note').textContent()).toBe('Test mode');
+    await expect.poll(() => rows.count()).toBe(3);
+    expect(await page.getByRole('region', { name: 'Payments' }).textContent()).toContain('•••• 4242');
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+  });
+
+  it('shows a payment’s timeline; captures it and refunds part of it from the dialog', async () => {
+    // Prepare
+    const merchant = await newMerchant({ payments: true });
+    const page = await newPage();
+    await signIn(page, merchant.email);
+    await page.goto(`${gateway.url}/dashboard/payments/${merchant.paymentId}`);
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    expect(await page.locator('.timeline li').count()).toBeGreaterThan(0);
+    // Act: capture, then refund 10.00 of the 25.00 with the keyboard in the dialog
+    await page.getByRole('button', { name: 'Capture' }).click();
+    await page.getByRole('button', { name: 'Refund' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Refund this payment' });
+    await expect.poll(() => page.evaluate(() => document.activeElement?.closest('dialog') !== null)).toBe(true);
+    await dialog.getByLabel('Amount').fill('10.00');
+    await dialog.getByRole('button', { name: 'Refund' }).click();
+    // Assess: the page and the API agree
+    await dialog.waitFor({ state: 'hidden' });
+    await expect.poll(() => page.getByRole('region', { name: 'Refunds' }).textContent()).toContain('$10.00');
+    const { body } = await api(merchant.apiKey, 'GET', `/api/payments/${merchant.paymentId}`);
+    expect(body).toMatchObject({ status: 'refunded', amount_captured: 2500, amount_refunded: 1000 });
+    expect(await page.locator('.timeline').textContent()).toMatch(/captured[\s\S]*refund/i);
+  });
+
+  it('resends a webhook event to the endpoint, which receives it again', async () => {
+    // Prepare: an endpoint at a local receiver that got the payment's event once
+    const merchant = await newMerchant({ payments: false });
+    const receiver = await startReceiver([200]);
+    try {
+      await api(merchant.apiKey, 'POST', '/api/webhooks/configure', { url: receiver.url, events: ['payment.succeeded'] });
+      const card = { type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2034, cvc: '737' } };
+      await api(merchant.apiKey, 'POST', '/api/payments/create', { amount: 1200, currency: 'eur', payment_method: card });
+      await streamEvents(merchant.merchantId);
+      await deliveryWorker(queueEvent(queued.splice(0), 'events'), fakeContext());
+      await receiver.waitFor(1);
+      const page = await newPage();
+      await signIn(page, merchant.email);
+      await open(page, 'Webhooks');
+      // Act
+      await page.getByRole('button', { name: /^Resend evt_/ }).click();
+      await page.getByRole('status').filter({ hasText: 'resent to 1 endpoint' }).waitFor();
+      await deliveryWorker(queueEvent(queued.splice(0), 'events'), fakeContext());
+      // Assess: the same event, delivered again
+      await receiver.waitFor(2);
+      expect(receiver.received[1]!.body).toBe(receiver.received[0]!.body);
+      expect(receiver.received[1]!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id']);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('creates a routing rule and deletes it', async () => {
+    // Prepare
+    const merchant = await newMerchant({ payments: false });
+    const page = await newPage();
+    await signIn(page, merchant.email);
+    await open(page, 'Routing');
+    // Act: a rule for JPY payments to Adyen
+    await page.getByLabel('Rule name').fill('Yen to Adyen');
+    await page.getByLabel('Provider').selectOption('adyen');
+    await page.getByLabel('Value').fill('JPY');
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await page.getByRole('cell', { name: 'Yen to Adyen' }).waitFor();
+    const created = await api(merchant.apiKey, 'GET', '/api/routing/rules');
+    await page.getByRole('button', { name: 'Delete Yen to Adyen' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('No rules').waitFor();
+    // Assess
+    expect(created.body.data).toEqual([
+      expect.objectContaining({ name: 'Yen to Adyen', provider: 'adyen', conditions: [{ field: 'currency', operator: 'equals', value: 'JPY' }] }),
+    ]);
+    expect((await api(merchant.apiKey, 'GET', '/api/routing/rules')).body.data).toEqual([]);
+  });
+
+  it('offers an analyst, invited from the Team page, no Capture, Refund or key creation', async () => {
+    // Prepare: the owner invites an analyst, who signs in and joins
+    const merchant = await newMerchant({ payments: true });
+    const analyst = `analyst-${randomUUID()}@example.test`;
+    const page = await newPage();
+    await signIn(page, merchant.email);
+    await open(page, 'Team');
+    await page.getByLabel('E-mail').fill(analyst);
+    await page.getByLabel('Role', { exact: true }).selectOption('analyst');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    await page.getByRole('cell', { name: analyst }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signInInvited(page, analyst);
+    // Act
+    await page.goto(`${gateway.url}/dashboard/payments/${merchant.paymentId}`);
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    const buttons = await page.getByRole('button').allTextContents();
+    const links = await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link').allTextContents();
+    // Assess: read-only payments; no Developers, Team or Webhooks page offered; the API refuses a capture anyway
+    expect(buttons).not.toContain('Capture');
+    expect(buttons).not.toContain('Refund');
+    expect(buttons).not.toContain('Void');
+    expect(links).not.toContain('Developers');
+    expect(links).toContain('Payments');
+    await page.goto(`${gateway.url}/dashboard/developers`);
+    await page.getByRole('heading', { name: 'Developers' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Create key' }).count()).toBe(0);
+    const forced = await page.evaluate(async (id) => {
+      const session = await (await fetch('/api/auth/session')).json();
+      const r = await fetch(`/api/payments/${id}/capture`, {
+        method: 'POST',
+        headers: { 'X-CSRF-Token': session.csrf_token, 'Content-Type': 'application/json' },
+        body: '{}',
+      });
+      return { status: r.status, code: (await r.json()).error?.code };
+    }, merchant.paymentId!);
+    expect(forced).toEqual({ status: 403, code: 'permission_denied' });
+  });
+
+  it('has no serious axe violation on any page, nor sideways scrolling 390 px wide', async () => {
+    // Prepare
+    const merchant = await newMerchant({ payments: true });
+    const page = await newPage(390);
+    await page.goto(`${gateway.url}/dashboard`);
+    await page.getByLabel('Email').waitFor();
+    const found: Record<string, unknown> = { 'Sign in': await seriousViolations(page) };
+    const wide: Record<string, number> = {};
+    await signIn(page, merchant.email);
+    // Act: every page of the navigation, the payment's page and its refund dialog
+    const names = await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link').allTextContents();
+    for (const name of names) {
+      await open(page, name);
+      await page.locator('.loading').waitFor({ state: 'detached' });
+      found[name] = await seriousViolations(page);
+      wide[name] = await page.evaluate(() => document.documentElement.scrollWidth);
+    }
+    await page.goto(`${gateway.url}/dashboard/payments/${merchant.capturedPaymentId}`);
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    found.Payment = await seriousViolations(page);
+    wide.Payment = await page.evaluate(() => document.documentElement.scrollWidth);
+    await page.getByRole('button', { name: 'Refund' }).click();
+    found['Refund dialog'] = await seriousViolations(page);
+    // Assess
+    expect(names).toEqual([
+      'Home',
+      'Payments',
+      'Customers',
+      'Subscriptions',
+      'Invoices',
+      'Disputes',
+      'Routing',
+      'Connectors',
+      'Webhooks',
+      'Developers',
+      'Team',
+      'Audit log',
+      'Settings',
+      'Reconciliation',
+    ]);
+    expect(found).toEqual(Object.fromEntries(Object.keys(found).map((k) => [k, []])));
+    expect(Object.entries(wide).filter(([, w]) => w > 390)).toEqual([]);
+  });
+});
+
+/** An invited person's first sign-in: no merchant yet, so the page offers the invitation. */
+async function signInInvited(page: Page, email: string): Promise<void> {
+  await page.getByLabel('Email').fill(email);
+  await page.getByRole('button', { name: 'Send code' }).click();
+  await page.getByLabel('Code').waitFor();
+  await page.getByLabel('Code').fill(await codeFor(email));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: /^Join / }).click();
+  await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+}
