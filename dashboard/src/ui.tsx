@@ -249,7 +249,7 @@ export function ConfirmButton(props: {
           >
             {props.confirm}
           </button>
-          <button type="button" onClick={() => setOpen(false)}>
+          <button type="button" class="secondary" onClick={() => setOpen(false)}>
             Cancel
           </button>
         </div>

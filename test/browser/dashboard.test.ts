@@ -154,7 +154,7 @@ describe('the dashboard in Chromium', () => {
     await page.getByLabel('Provider').selectOption('adyen');
     await page.getByLabel('Value').fill('JPY');
     await page.getByRole('button', { name: 'Add rule' }).click();
-    await page.getByRole('cell', { name: 'Yen to Adyen' }).waitFor();
+    await page.getByRole('cell', { name: 'Yen to Adyen', exact: true }).waitFor();
     const created = await api(merchant.apiKey, 'GET', '/api/routing/rules');
     await page.getByRole('button', { name: 'Delete Yen to Adyen' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
@@ -176,7 +176,7 @@ describe('the dashboard in Chromium', () => {
     await page.getByLabel('E-mail').fill(analyst);
     await page.getByLabel('Role', { exact: true }).selectOption('analyst');
     await page.getByRole('button', { name: 'Invite' }).click();
-    await page.getByRole('cell', { name: analyst }).waitFor();
+    await page.getByRole('cell', { name: analyst, exact: true }).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await signInInvited(page, analyst);
     // Act

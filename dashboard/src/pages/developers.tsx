@@ -178,7 +178,7 @@ function RollKey(props: { id: string; name: string; made(key: NewKey): void }) {
             <button type="submit" disabled={action.busy}>
               Roll
             </button>
-            <button type="button" onClick={() => setOpen(false)}>
+            <button type="button" class="secondary" onClick={() => setOpen(false)}>
               Cancel
             </button>
           </div>

@@ -262,7 +262,7 @@ function RefundForm(props: { payment: Payment; refundable: number; done(): void;
         <button type="submit" disabled={action.busy}>
           Refund
         </button>
-        <button type="button" onClick={props.cancel}>
+        <button type="button" class="secondary" onClick={props.cancel}>
           Cancel
         </button>
       </div>

@@ -37,6 +37,7 @@ async function listPayments(filters: Filters, cursor: Cursor) {
     // An API without `search` still filters by e-mail; the last 4 digits need `search`.
     const unknown = error instanceof ApiError && error.code === 'parameter_unknown';
     if (unknown && filters.search.includes('@')) return api.GET('/api/payments/list', { query: { ...query, customer_email: filters.search } });
+    if (unknown) throw new Error('this API finds a payment by its id (pay_…) or the customer’s e-mail only', { cause: error });
     throw error;
   }
 }

@@ -176,7 +176,7 @@ function Simulate() {
       const amount = toMinor(form.amount, form.currency.trim().toUpperCase() || 'EUR');
       if (amount === undefined) throw new Error(`${form.amount} is not an amount such as 12.34`);
       const customer = form.email.trim() ? { customer: { email: form.email.trim() } } : {};
-      setResult(await api.POST('/api/routing/simulate', { body: { amount, currency: form.currency.trim(), routing: 'smart', ...customer } }));
+      setResult(await api.POST('/api/routing/simulate', { body: { amount, currency: form.currency.trim(), ...customer } }));
     });
   };
   return (

@@ -140,7 +140,7 @@ function Deliveries(props: { writable: boolean }) {
                 <code>{e.id}</code>
               </td>
               <td>
-                <Status value={e.delivered ? 'delivered' : 'pending'} />
+                <Status value={e.delivered ? 'delivered' : 'not_delivered'} />
               </td>
               <td>{e.attempts}</td>
               <td>{e.last_status_code ?? '—'}</td>
