@@ -102,7 +102,14 @@ export async function loadSession(): Promise<Session | null> {
 
 export const switchMerchant = (merchantId: string) => auth<Session>('PUT', '/api/auth/session', { merchant_id: merchantId }).then(remember);
 
-export const acceptInvitation = (id: string) => auth<unknown>('POST', `/api/team/invitations/${encodeURIComponent(id)}/accept`, {});
+/**
+ * Joins a team: the accept answers a Bearer session of its own (docs/api.md "Dashboard sessions"), which the page
+ * drops at once; the cookie session then switches to the merchant joined.
+ */
+export async function acceptInvitation(id: string): Promise<Session> {
+  const joined = await auth<{ merchant_id: string }>('POST', `/api/team/invitations/${encodeURIComponent(id)}/accept`, {});
+  return switchMerchant(joined.merchant_id);
+}
 
 export async function signOut(): Promise<void> {
   await auth<unknown>('POST', '/api/auth/sign-out', {}).catch(() => undefined);

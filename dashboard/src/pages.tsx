@@ -53,6 +53,7 @@ export function Pages() {
         <ErrorBoundary>
           <Router>
             <Route path={BASE} component={Home} />
+            <Route path={`${BASE}/`} component={Home} />
             <Route path={`${BASE}/payments`} component={Payments} />
             <Route path={`${BASE}/payments/:id`} component={Payment} />
             <Route path={`${BASE}/customers`} component={Customers} />

@@ -75,21 +75,37 @@ const open = async (page: Page, name: string) => {
 };
 
 describe('the dashboard in Chromium', () => {
-  it('signs in with the e-mailed code, lists the payments and finds them by the card’s last 4 digits', async () => {
-    // Prepare: the demo merchant's two payments (one authorized, one captured), both on 4242 4242 4242 4242
+  it('signs in with the e-mailed code, lists the payments and finds one by the customer’s e-mail and by its id', async () => {
+    // Prepare: the demo merchant's two payments for jane@example.com and one for sam@example.com
     const merchant = await newMerchant({ payments: true });
+    const card = { type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2034, cvc: '737' } };
+    const sams = await api(merchant.apiKey, 'POST', '/api/payments/create', {
+      amount: 990,
+      currency: 'eur',
+      payment_method: card,
+      customer: { email: 'sam@example.com' },
+    });
     const page = await newPage();
     // Act
     await signIn(page, merchant.email);
     await open(page, 'Payments');
-    const rows = page.getByRole('region', { name: 'Payments' }).getByRole('row');
-    await expect.poll(() => rows.count()).toBe(3); // the header and two payments
-    await page.getByLabel('Search').fill('4242');
+    const table = page.getByRole('region', { name: 'Payments' });
+    await expect.poll(() => table.getByRole('row').count()).toBe(4); // the header and three payments
+    await page.getByLabel('Search').fill('sam@example.com');
     await page.getByRole('button', { name: 'Search' }).click();
-    // Assess: the test-mode banner, both payments found, the cookie out of the page's reach
-    await expect.poll(() => page.getByRole('note').textContent()).toBe('Test mode');
-    await expect.poll(() => rows.count()).toBe(3);
-    expect(await page.getByRole('region', { name: 'Payments' }).textContent()).toContain('•••• 4242');
+    await expect.poll(() => table.getByRole('row').count()).toBe(2);
+    const found = await table.textContent();
+    await page.getByLabel('Search').fill(merchant.paymentId!);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    // Assess: the test-mode banner; Sam's payment alone, then the payment by its id; the cookie out of the page's reach
+    expect(await page.getByRole('note').textContent()).toBe('Test mode');
+    expect(found).toContain('sam@example.com');
+    expect(found).toContain('€9.90');
+    expect(found).not.toContain('jane@example.com');
+    expect(await page.locator('.lead').textContent()).toContain(merchant.paymentId);
+    expect(page.url()).toBe(`${gateway.url}/dashboard/payments/${merchant.paymentId}`);
+    expect(sams.status).toBe(200);
     expect(await page.evaluate(() => document.cookie)).toBe('');
   });
 
@@ -218,7 +234,7 @@ describe('the dashboard in Chromium', () => {
     const names = await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link').allTextContents();
     for (const name of names) {
       await open(page, name);
-      await page.locator('.loading').waitFor({ state: 'detached' });
+      await expect.poll(() => page.locator('.loading').count()).toBe(0);
       found[name] = await seriousViolations(page);
       wide[name] = await page.evaluate(() => document.documentElement.scrollWidth);
     }

@@ -131,16 +131,16 @@ function Invite(props: { roles: readonly Role[]; invited(): void }) {
           E-mail
           <input type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
         </label>
-        <label>
-          Role
-          <select value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
+        <div class="field">
+          <label for="invite-role">Role</label>
+          <select id="invite-role" value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
             {props.roles.map((r) => (
               <option key={r} value={r}>
                 {label(r)}
               </option>
             ))}
           </select>
-        </label>
+        </div>
       </div>
       {action.failure}
       <button type="submit" disabled={action.busy}>
