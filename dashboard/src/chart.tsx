@@ -12,6 +12,8 @@ export interface ChartProps {
   values: number[];
   format(value: number): string;
   kind: 'bars' | 'days';
+  /** counts: ticks on whole numbers only */
+  integer?: boolean;
   /** what an empty chart says */
   emptyText?: string;
 }
@@ -19,7 +21,11 @@ export interface ChartProps {
 const COLOUR = '#3056d3';
 
 function options(props: ChartProps, width: number): uPlot.Options {
-  const valueAxis: uPlot.Axis = { values: (_u, ticks) => ticks.map(props.format), size: 70 };
+  const valueAxis: uPlot.Axis = {
+    values: (_u, ticks) => ticks.map(props.format),
+    size: 70,
+    ...(props.integer ? { incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500] } : {}),
+  };
   const series: uPlot.Series = {
     label: props.title,
     stroke: COLOUR,

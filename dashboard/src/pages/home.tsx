@@ -81,6 +81,7 @@ export function Home() {
               kind="bars"
               title="Declines by code (latest 100)"
               emptyText="No declined payments."
+              integer
               labels={data.declines.map(([code]) => code)}
               values={data.declines.map(([, n]) => n)}
               format={(v) => String(Math.round(v))}

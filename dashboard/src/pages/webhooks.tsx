@@ -147,7 +147,7 @@ function Deliveries(props: { writable: boolean }) {
               <td>
                 <Time at={e.created_at} />
               </td>
-              <td>
+              <td class="row-actions">
                 {props.writable && (
                   <button
                     type="button"
