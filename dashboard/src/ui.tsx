@@ -1,6 +1,6 @@
 /** The pieces every page uses: loading, empty and error states, paged lists, tables that scroll in their own box, dialogs. */
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { messageOf } from './api.ts';
 import { dateTime, money } from './format.ts';
 
@@ -165,7 +165,7 @@ export function Dialog(props: { title: string; open: boolean; onClose(): void; c
     }
     if (!props.open && dialog.open) dialog.close();
   }, [props.open]);
-  const id = `dialog-${props.title.replace(/\W+/g, '-').toLowerCase()}`;
+  const id = useId();
   return (
     <dialog ref={ref} aria-labelledby={id} onClose={props.onClose}>
       <h2 id={id}>{props.title}</h2>

@@ -239,8 +239,9 @@ describe('the dashboard in Chromium', () => {
   });
 
   it('has no serious axe violation on any page, nor sideways scrolling 390 px wide', async () => {
-    // Prepare
+    // Prepare: a merchant with payments and a dispute to answer
     const merchant = await newMerchant({ payments: true });
+    const disputed = await api(merchant.apiKey, 'POST', `/api/test_helpers/payments/${merchant.capturedPaymentId}/dispute`, { reason: 'fraudulent' });
     const page = await newPage(390);
     await page.goto(`${gateway.url}/dashboard`);
     await page.getByLabel('Email').waitFor();
@@ -261,6 +262,10 @@ describe('the dashboard in Chromium', () => {
     wide.Payment = await page.evaluate(() => document.documentElement.scrollWidth);
     await page.getByRole('button', { name: 'Refund' }).click();
     found['Refund dialog'] = await seriousViolations(page);
+    await page.keyboard.press('Escape');
+    await open(page, 'Disputes');
+    await page.getByRole('button', { name: /^Evidence dis_/ }).click();
+    found['Evidence dialog'] = await seriousViolations(page);
     // Assess
     expect(names).toEqual([
       'Home',
@@ -278,6 +283,7 @@ describe('the dashboard in Chromium', () => {
       'Settings',
       'Reconciliation',
     ]);
+    expect(disputed.status).toBe(200);
     expect(found).toEqual(Object.fromEntries(Object.keys(found).map((k) => [k, []])));
     expect(Object.entries(wide).filter(([, w]) => w > 390)).toEqual([]);
   });

@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { label } from '../format.ts';
 import { useCan } from '../session.tsx';
-import { About, BASE, ConfirmButton, Heading, Money, States, Status, Table, Time, useAction, usePages } from '../ui.tsx';
+import { About, BASE, ConfirmButton, Dialog, Heading, Money, States, Status, Table, Time, useAction, usePages } from '../ui.tsx';
 
 export function Customers() {
   const list = usePages((cursor) => api.GET('/api/customers', { query: { limit: 25, ...cursor } }), []);
@@ -14,7 +14,7 @@ export function Customers() {
     <>
       <Heading>Customers</Heading>
       <States loaded={list} empty={list.rows.length === 0} emptyText="No customers yet.">
-        <Table caption="Customers" head={['E-mail', 'Name', 'Default payment method', 'Created']}>
+        <Table caption="Customers" head={['E-mail', 'Name', 'Default payment method', 'Created', '']}>
           {list.rows.map((c) => (
             <tr key={c.id}>
               <td>{c.email}</td>
@@ -25,12 +25,54 @@ export function Customers() {
               <td>
                 <Time at={c.created_at} />
               </td>
+              <td class="row-actions">
+                <PaymentMethods customerId={c.id} email={c.email} />
+              </td>
             </tr>
           ))}
         </Table>
         {list.pager}
       </States>
     </>
+  );
+}
+
+/** A customer's saved cards, read when asked for (one request per customer opened, never for the whole list). */
+function PaymentMethods(props: { customerId: string; email: string }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button type="button" onClick={() => setOpen(true)}>
+        <About text="Payment methods" about={`of ${props.email}`} />
+      </button>
+      <Dialog title={`Payment methods of ${props.email}`} open={open} onClose={() => setOpen(false)}>
+        <CardList customerId={props.customerId} />
+        <div class="actions">
+          <button type="button" class="secondary" onClick={() => setOpen(false)}>
+            Close
+          </button>
+        </div>
+      </Dialog>
+    </>
+  );
+}
+
+function CardList(props: { customerId: string }) {
+  const list = usePages(
+    (cursor) => api.GET('/api/payment_methods', { query: { customer_id: props.customerId, limit: 25, ...cursor } }),
+    [props.customerId],
+  );
+  return (
+    <States loaded={list} empty={list.rows.length === 0} emptyText="No saved cards.">
+      <ul class="cards">
+        {list.rows.map((m) => (
+          <li key={m.id}>
+            {label(m.card.brand)} •••• {m.card.last4}, expires {String(m.card.exp_month).padStart(2, '0')}/{m.card.exp_year}
+          </li>
+        ))}
+      </ul>
+      {list.pager}
+    </States>
   );
 }
 
@@ -165,7 +207,8 @@ export function Disputes() {
               <td>
                 <Time at={d.evidence_due_by} />
               </td>
-              <td>
+              <td class="row-actions">
+                {can('disputes:write') && d.status === 'needs_response' && <Evidence id={d.id} sent={list.reload} />}
                 {can('disputes:write') && d.status === 'needs_response' && (
                   <ConfirmButton
                     label="Accept"
@@ -182,6 +225,58 @@ export function Disputes() {
         </Table>
         {list.pager}
       </States>
+    </>
+  );
+}
+
+const EVIDENCE = [
+  ['product_description', 'Product description'],
+  ['customer_email_address', 'Customer e-mail'],
+  ['shipping_tracking_number', 'Shipping tracking number'],
+  ['refund_policy_disclosure', 'Refund policy disclosure'],
+  ['uncategorized_text', 'Anything else'],
+] as const;
+
+/** The merchant's evidence for a dispute, sent to its provider (docs/api.md "Disputes"). */
+function Evidence(props: { id: string; sent(): void }) {
+  const [open, setOpen] = useState(false);
+  const [fields, setFields] = useState<Record<string, string>>({});
+  const action = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const body = Object.fromEntries(Object.entries(fields).filter(([, v]) => v.trim() !== ''));
+    void action
+      .run(() => api.POST('/api/disputes/{id}/evidence', { params: { id: props.id }, body }))
+      .then((ok) => {
+        if (!ok) return;
+        setOpen(false);
+        props.sent();
+      });
+  };
+  return (
+    <>
+      <button type="button" onClick={() => setOpen(true)}>
+        <About text="Evidence" about={props.id} />
+      </button>
+      <Dialog title="Send evidence" open={open} onClose={() => setOpen(false)}>
+        <form onSubmit={submit}>
+          {EVIDENCE.map(([key, name]) => (
+            <label key={key}>
+              {name}
+              <textarea rows={2} maxLength={5000} value={fields[key] ?? ''} onInput={(e) => setFields({ ...fields, [key]: e.currentTarget.value })} />
+            </label>
+          ))}
+          {action.failure}
+          <div class="actions">
+            <button type="submit" disabled={action.busy}>
+              Send evidence
+            </button>
+            <button type="button" class="secondary" onClick={() => setOpen(false)}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      </Dialog>
     </>
   );
 }
