@@ -1,7 +1,7 @@
 /**
  * `npm run dashboard:screenshots`: each page of the merchant's dashboard as headless Chromium shows it, saved into
  * docs/dashboard/ (checked in, linked from the README). Starts `npm start` on free ports, gives the demo merchant a
- * little history through the API (payments, a decline, a refund, a webhook endpoint, a routing rule), signs in with
+ * little history through the API (payments, declines, a refund, a dispute, a webhook endpoint, a routing rule), signs in with
  * the code from the local outbox and visits every page. Needs Chromium (`apt-get install chromium`); CHROMIUM_PATH
  * overrides /usr/bin/chromium. Not a test.
  */
@@ -140,7 +140,8 @@ async function giveHistory(url: string, apiKey: string, receiverUrl: string): Pr
   await call('/api/webhooks/configure', { url: receiverUrl, events: ['payment.succeeded', 'payment.refunded'] });
   const paid = await pay(4900, 'eur', '4242424242424242', 'sam@example.com');
   await call(`/api/payments/${paid.id}/refund`, { amount: 1500 });
-  await pay(12900, 'usd', '5555555555554444', 'ada@example.com');
+  const disputed = await pay(12900, 'usd', '5555555555554444', 'ada@example.com');
+  await call(`/api/test_helpers/payments/${disputed.id}/dispute`, { reason: 'product_not_received' });
   await pay(3200, 'eur', '4000000000000002', 'lee@example.com');
   await pay(780, 'gbp', '4000000000009995', 'kim@example.com');
   await call('/api/routing/rules', {

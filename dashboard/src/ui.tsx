@@ -221,6 +221,8 @@ export function ConfirmButton(props: {
   about?: string;
   question: string;
   confirm: string;
+  /** the button that changes nothing (default `Cancel`) */
+  keep?: string;
   onConfirm(): Promise<unknown>;
   done(): void;
 }) {
@@ -250,7 +252,7 @@ export function ConfirmButton(props: {
             {props.confirm}
           </button>
           <button type="button" class="secondary" onClick={() => setOpen(false)}>
-            Cancel
+            {props.keep ?? 'Cancel'}
           </button>
         </div>
       </Dialog>

@@ -77,11 +77,14 @@ function CardList(props: { customerId: string }) {
 }
 
 export function Subscriptions() {
+  const can = useCan();
   const [status, setStatus] = useState('');
   const list = usePages(
     (cursor) => api.GET('/api/subscriptions', { query: { limit: 25, ...cursor, ...(status ? { status: status as 'active' } : {}) } }),
     [status],
   );
+  const action = useAction();
+  const act = (call: () => Promise<unknown>) => void action.run(call).then((ok) => ok && list.reload());
   return (
     <>
       <Heading>Subscriptions</Heading>
@@ -96,8 +99,9 @@ export function Subscriptions() {
           ))}
         </select>
       </label>
+      {action.failure}
       <States loaded={list} empty={list.rows.length === 0} emptyText="No subscriptions.">
-        <Table caption="Subscriptions" head={['Plan', 'Amount', 'Every', 'Status', 'Customer', 'Next billing']}>
+        <Table caption="Subscriptions" head={['Plan', 'Amount', 'Every', 'Status', 'Customer', 'Next billing', '']}>
           {list.rows.map((s) => (
             <tr key={s.id}>
               <td>{s.plan}</td>
@@ -116,6 +120,37 @@ export function Subscriptions() {
               </td>
               <td>
                 <Time at={s.next_billing} />
+              </td>
+              <td class="row-actions">
+                {can('billing:write') && s.status === 'paused' && (
+                  <button
+                    type="button"
+                    disabled={action.busy}
+                    onClick={() => act(() => api.PUT('/api/subscriptions/{id}/resume', { params: { id: s.id } }))}
+                  >
+                    <About text="Resume" about={s.id} />
+                  </button>
+                )}
+                {can('billing:write') && (s.status === 'active' || s.status === 'past_due') && (
+                  <button
+                    type="button"
+                    disabled={action.busy}
+                    onClick={() => act(() => api.PUT('/api/subscriptions/{id}/pause', { params: { id: s.id } }))}
+                  >
+                    <About text="Pause" about={s.id} />
+                  </button>
+                )}
+                {can('billing:write') && s.status !== 'cancelled' && (
+                  <ConfirmButton
+                    label="Cancel"
+                    about={s.id}
+                    question={`Cancel the subscription to ${s.plan}?`}
+                    confirm="Cancel the subscription"
+                    keep="Keep it"
+                    onConfirm={() => api.PUT('/api/subscriptions/{id}/cancel', { params: { id: s.id } })}
+                    done={list.reload}
+                  />
+                )}
               </td>
             </tr>
           ))}
