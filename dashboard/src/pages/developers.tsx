@@ -6,13 +6,14 @@ import { useState } from 'preact/hooks';
 import { GRANTABLE, type Group, type Level } from '../../../shared/model/permissions.ts';
 import { api, type components } from '../api.ts';
 import { label } from '../format.ts';
-import { useCan } from '../session.tsx';
+import { useCan, useSession } from '../session.tsx';
 import { About, ConfirmButton, Dialog, Heading, States, Status, Table, Time, useAction, usePages } from '../ui.tsx';
 
 type NewKey = components['schemas']['NewApiKey'];
 
 export function Developers() {
   const can = useCan();
+  const { live } = useSession();
   const writable = can('api_keys:write');
   const list = usePages((cursor) => api.GET('/api/api-keys', { query: { limit: 25, ...cursor } }), []);
   const [made, setMade] = useState<NewKey>();
@@ -73,6 +74,36 @@ export function Developers() {
                     done={() => changed()}
                   />
                 )}
+              </td>
+            </tr>
+          ))}
+        </Table>
+        {list.pager}
+      </States>
+      {!live && can('test_clocks:read') && <TestClocks />}
+    </>
+  );
+}
+
+/** Test clocks: simulated time for subscriptions in test mode (docs/api.md "Test clocks"). */
+function TestClocks() {
+  const list = usePages((cursor) => api.GET('/api/test_clocks', { query: { limit: 25, ...cursor } }), []);
+  return (
+    <>
+      <h2>Test clocks</h2>
+      <States loaded={list} empty={list.rows.length === 0} emptyText="No test clocks.">
+        <Table caption="Test clocks" head={['Name', 'Time', 'Status', 'Created']}>
+          {list.rows.map((c) => (
+            <tr key={c.id}>
+              <td>{c.name ?? c.id}</td>
+              <td>
+                <Time at={c.frozen_time} />
+              </td>
+              <td>
+                <Status value={c.status} />
+              </td>
+              <td>
+                <Time at={c.created_at} />
               </td>
             </tr>
           ))}
