@@ -39,13 +39,12 @@ export interface Page<T> {
  * gets the cursor to send; a change of `deps` (filters) starts again from the first page.
  */
 export function usePages<T extends { id: string }>(load: (cursor: Cursor) => Promise<Page<T>>, deps: unknown[]) {
-  const [cursor, setCursor] = useState<Cursor>({});
-  const [first, setFirst] = useState(true);
-  useEffect(() => {
-    setCursor({});
-    setFirst(true);
-  }, deps);
-  const page = useLoad(() => load(cursor), [cursor, ...deps]);
+  // the cursor belongs to the filters it was read with: new filters start again from the first page
+  const filters = JSON.stringify(deps);
+  const [at, setAt] = useState<{ filters: string; cursor: Cursor; first: boolean }>({ filters, cursor: {}, first: true });
+  const { cursor, first } = at.filters === filters ? at : { cursor: {}, first: true };
+  const setCursor = (next: Cursor) => setAt({ filters, cursor: next, first: false });
+  const page = useLoad(() => load(cursor), [JSON.stringify(cursor), filters]);
   const rows = page.data?.data ?? [];
   const backwards = cursor.ending_before !== undefined;
   const hasNext = backwards ? true : (page.data?.has_more ?? false);
@@ -58,14 +57,8 @@ export function usePages<T extends { id: string }>(load: (cursor: Cursor) => Pro
         hasPrevious={hasPrevious && rows.length > 0}
         hasNext={hasNext && rows.length > 0}
         total={page.data?.total}
-        onPrevious={() => {
-          setFirst(false);
-          setCursor({ ending_before: rows[0]!.id });
-        }}
-        onNext={() => {
-          setFirst(false);
-          setCursor({ starting_after: rows.at(-1)!.id });
-        }}
+        onPrevious={() => setCursor({ ending_before: rows[0]!.id })}
+        onNext={() => setCursor({ starting_after: rows.at(-1)!.id })}
       />
     ),
   };
@@ -78,7 +71,7 @@ export interface Cursor {
 function Pager(props: { hasPrevious: boolean; hasNext: boolean; total?: number; onPrevious(): void; onNext(): void }) {
   if (!props.hasPrevious && !props.hasNext && props.total === undefined) return null;
   return (
-    <nav class="pager" aria-label="Pages">
+    <div class="pager" role="group" aria-label="Pages">
       {props.total !== undefined && <span>{props.total} in all</span>}
       <button type="button" disabled={!props.hasPrevious} onClick={props.onPrevious}>
         Previous page
@@ -86,7 +79,7 @@ function Pager(props: { hasPrevious: boolean; hasNext: boolean; total?: number; 
       <button type="button" disabled={!props.hasNext} onClick={props.onNext}>
         Next page
       </button>
-    </nav>
+    </div>
   );
 }
 

@@ -8,6 +8,7 @@ import { seriousViolations } from '../support/axe.ts';
 import { type Chromium, launchChromium } from '../support/browser.ts';
 import { fakeContext, queueEvent } from '../support/lambda.ts';
 import { bearer, newMerchant } from '../support/merchant.ts';
+import { freshCard } from '../support/payments.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { startTestGateway } from '../support/runtime.ts';
 import { streamEvents } from '../support/stream.ts';
@@ -113,6 +114,39 @@ describe('the dashboard in Chromium', () => {
     expect(paymentPage).toBe(`${gateway.url}/dashboard/payments/${merchant.paymentId} $25.00 succeeded ${merchant.paymentId}`);
     expect(sams.status).toBe(200);
     expect(await page.evaluate(() => document.cookie)).toBe('');
+  });
+
+  it('pages through the payments a page of 25 at a time, with the list’s cursor', async () => {
+    // Prepare: 26 payments
+    const merchant = await newMerchant({ payments: false });
+    const card = () => ({ type: 'card', card: { number: freshCard(), exp_month: 12, exp_year: 2034, cvc: '737' } });
+    const made = await Promise.all(
+      Array.from({ length: 26 }, (_, i) =>
+        api(merchant.apiKey, 'POST', '/api/payments/create', { amount: 100 + i, currency: 'usd', payment_method: card() }),
+      ),
+    );
+    const page = await newPage();
+    await signIn(page, merchant.email);
+    await open(page, 'Payments');
+    const rows = page.getByRole('region', { name: 'Payments' }).getByRole('row');
+    await expect.poll(() => rows.count()).toBe(26);
+    const total = await page.getByRole('group', { name: 'Pages' }).textContent();
+    const firstPage = await page.getByRole('region', { name: 'Payments' }).textContent();
+    // Act
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await expect.poll(() => rows.count()).toBe(2);
+    const last = await rows.nth(1).textContent();
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await expect.poll(() => rows.count()).toBe(26);
+    // Assess: the one payment not on the first page alone on the second; back on the first, no page before it
+    expect(made.map((m) => m.status)).toEqual(Array(26).fill(200));
+    expect(total).toContain('26 in all');
+    const lastId = /pay_[0-9a-z]{26}/.exec(last!)![0];
+    expect(made.map((m) => m.body.id)).toContain(lastId);
+    expect(firstPage).not.toContain(lastId);
+    expect(made.filter((m) => firstPage!.includes(m.body.id))).toHaveLength(25);
+    expect(await page.getByRole('button', { name: 'Previous page' }).isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(false);
   });
 
   it('shows a payment’s timeline; captures it and refunds part of it from the dialog', async () => {
