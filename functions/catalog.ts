@@ -132,6 +132,8 @@ export const catalog: readonly FunctionSpec[] = [
   }),
   http('POST', '/api/auth/verify-otp', 'auth/verify-otp', 'Exchange a one-time code for a session token', 'public', { secrets: ['otp'] }),
   http('POST', '/api/auth/sign-out', 'auth/sign-out', 'End the session', 'session'),
+  http('GET', '/api/auth/session', 'auth/session/get', 'Show the session: who, for which merchant, in which role', 'session'),
+  http('PUT', '/api/auth/session', 'auth/session/update', 'Act for another merchant of the signed-in user', 'session'),
 
   http('POST', '/api/team/invitations', 'team/invitations/create', 'Invite someone to the team by e-mail', 'merchant', {
     sends: ['email'],

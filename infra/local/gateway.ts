@@ -8,6 +8,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FunctionSpec, HttpFunctionSpec } from '../../functions/catalog.ts';
+import type { DashboardFiles } from '../../dashboard/build.ts';
+import { dashboardRoutes } from './dashboard.ts';
 import { docsRoutes, type StaticAnswer } from './docs.ts';
 import { apiGatewayEvent, invokeFunction, loadHandler, normalizeProxyResult, type HandlerLoader } from './lambda.ts';
 import { matchRoute, methodsForPath } from './router.ts';
@@ -70,6 +72,8 @@ export interface GatewayOptions {
   localRoutes?: Record<string, () => Promise<unknown> | unknown>;
   /** Serve `GET /api/openapi.json` and the docs page `GET /docs` (docs.ts). Default true. */
   docs?: boolean;
+  /** Serve the dashboard at `/dashboard` (and `/` → there) from this build (dashboard.ts). Default: not served. */
+  dashboard?: () => Promise<DashboardFiles>;
 }
 
 export interface Gateway {
@@ -99,6 +103,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const localRoutes = options.localRoutes ?? { '/_local/outbox': localOutbox };
   let url = '';
   const docs = options.docs === false ? async () => undefined : docsRoutes(() => url);
+  const dashboard = options.dashboard ? dashboardRoutes(options.dashboard) : async () => undefined;
 
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     // Every answer carries its request id, the gateway's own 500 included.
@@ -132,6 +137,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         sendJson(res, 500, internalError(requestId), requestId);
         done(500, 'local');
       }
+      return;
+    }
+    const page = await dashboard(method, path, res);
+    if (page) {
+      done(page.status, 'dashboard');
       return;
     }
     const doc = method === 'GET' ? await docs(path) : undefined;

@@ -104,7 +104,10 @@ try {
   Object.assign(process.env, stack.env, fakes.env);
   (await import('./private-functions.ts')).runPrivateFunctionsInProcess(catalog);
 
-  gateway = await startGateway({ port, catalog });
+  // The dashboard is built once, here: a build error stops the start as any other start-up fault does.
+  const { bundleDashboard } = await import('../../dashboard/build.ts');
+  const dashboard = await bundleDashboard();
+  gateway = await startGateway({ port, catalog, dashboard: async () => dashboard });
   // Links made outside a request (a renewal's invoice e-mail) point at this gateway.
   process.env.PUBLIC_API_URL = gateway.url;
   pollers = startQueuePollers({ catalog, sqs: stack.sqs.client, queueUrls: stack.queueUrls });
@@ -142,6 +145,7 @@ try {
         line,
         `  API            ${gateway.url}   (${httpCount} HTTP functions)`,
         `  Docs           ${gateway.url}/docs   (OpenAPI: ${gateway.url}/api/openapi.json)`,
+        `  Dashboard      ${gateway.url}/dashboard   (sign in with the demo e-mail; its code is printed and in the outbox)`,
         `  Outbox         ${gateway.url}/_local/outbox   (OTP e-mails and other sent messages)`,
         `  DynamoDB Local ${stack.dynamo.endpoint}   table ${stack.tableName}, ${persist ? 'persisted in .data/dynamodb' : 'in memory'} (pid ${stack.dynamo.pid})`,
         `  Card vault     tables ${stack.vaultTableName} and ${stack.cvcTableName} (CVCs), raw AES keys in ${relative(projectRoot, stack.env.VAULT_KEY_FILE ?? '')} (0600, kept)`,

@@ -14,8 +14,18 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
     "used. The answer lists the user's `memberships` and pending `invitations`. The first sign-in of an e-mail with no " +
     'membership and no pending invitation creates its merchant, with the user as owner; with a pending invitation it ' +
     'creates none and answers `merchant_id: null`: that token may only accept an invitation or sign out. A wrong, ' +
-    'expired or used-up code answers 401.',
-  'auth/sign-out': 'Ends the session: its token answers 401 from the next request on. A session token only.',
+    'expired or used-up code answers 401. With `session: "cookie"` (the dashboard) the token is set as the HttpOnly ' +
+    '`po_session` cookie instead of answered, and the answer carries the `csrf_token` that writes through the cookie send.',
+  'auth/sign-out':
+    'Ends the session: its token answers 401 from the next request on, and the answer clears the `po_session` cookie. ' +
+    'A session only (token or cookie).',
+  'auth/session/get':
+    'Shows the session (a Bearer session token or the `po_session` cookie): its user, the merchant it acts for and the ' +
+    "role there now, the memberships and pending invitations, when it ends, and a cookie session's `csrf_token` (the " +
+    'dashboard reads it on load). No session: 401.',
+  'auth/session/update':
+    'Points the session at another merchant the user is a member of (else 401, as at sign-in), recorded as a sign-in ' +
+    'into it in its audit log. The token, CSRF token and expiry stay.',
 
   'team/invitations/create':
     'Invites an e-mail to the team with a role and e-mails it how to join (locally: the outbox). The invitation can be ' +

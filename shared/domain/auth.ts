@@ -1,4 +1,5 @@
 import { clock, isoNow } from '../model/clock.ts';
+import { csrfMatches, openCsrf } from '../model/csrf.ts';
 import { KEY_PREFIX, SESSION_PREFIX, sha256 } from '../model/credentials.ts';
 import { BadRequest, PermissionDenied, Unauthorized } from '../model/errors.ts';
 import * as apiKeys from '../store/api-keys.ts';
@@ -32,6 +33,19 @@ export interface SessionHolder {
   email: string;
   /** null: the session acts for no merchant yet */
   merchantId: string | null;
+  /** the `created_at` of the membership it acts through (null with no merchant) */
+  memberSince: string | null;
+  /** a cookie session's CSRF token (null for a Bearer session's) */
+  csrfToken: string | null;
+  expiresMs: number;
+}
+
+/**
+ * A request that came with the session cookie and is not a GET or HEAD: it must carry its session's CSRF token
+ * (`sent`: the `X-CSRF-Token` header), checked as soon as the session is read, before anything else.
+ */
+export interface CsrfProof {
+  sent: string | undefined;
 }
 
 const LAST_USED_EVERY_MS = 60_000;
@@ -39,10 +53,12 @@ const LAST_USED_EVERY_MS = 60_000;
 /**
  * Resolves a bearer credential (API key or sign-in session token) to the merchant, or throws 401. `livemodeHeader` is
  * the request's `Livemode` header: `true` makes a session act in live mode; an API key's mode is its own, so a header
- * that contradicts it is a 400 rather than silently ignored.
+ * that contradicts it is a 400 rather than silently ignored. `csrf`: the session cookie's write (see CsrfProof).
  */
-export async function authenticate(credential: string | undefined, livemodeHeader?: string): Promise<Merchant> {
-  const asked = livemodeHeader === undefined ? undefined : parseLivemode(livemodeHeader);
+export async function authenticate(credential: string | undefined, livemodeHeader?: string, csrf?: CsrfProof): Promise<Merchant> {
+  const livemodeAsked = () => (livemodeHeader === undefined ? undefined : parseLivemode(livemodeHeader));
+  // a cookie's write without its CSRF token is refused before its Livemode header is even read
+  const asked = csrf ? undefined : livemodeAsked();
   if (!credential) throw new Unauthorized();
   const prefixes = Object.values(KEY_PREFIX).flatMap((byMode) => Object.values(byMode));
   if (prefixes.some((prefix) => credential.startsWith(prefix))) {
@@ -74,7 +90,8 @@ export async function authenticate(credential: string | undefined, livemodeHeade
     };
   }
   if (credential.startsWith(SESSION_PREFIX)) {
-    const session = await authenticateSession(credential);
+    const session = await authenticateSession(credential, csrf);
+    const mode = csrf ? livemodeAsked() : asked;
     if (session.merchantId === null) throw new PermissionDenied(NO_MERCHANT_YET);
     // The membership is read with every request, so a role change counts from the next one and a removal stops the
     // session at once; `member_since` tells a membership made again after a removal from the one the session joined.
@@ -83,7 +100,7 @@ export async function authenticate(credential: string | undefined, livemodeHeade
     return {
       id: session.merchantId,
       credential: 'session',
-      livemode: asked ?? false,
+      livemode: mode ?? false,
       user: { id: member.user_id, email: member.email, role: member.role },
     };
   }
@@ -92,15 +109,30 @@ export async function authenticate(credential: string | undefined, livemodeHeade
 
 const NO_MERCHANT_YET = 'this session acts for no merchant yet: accept an invitation (POST /api/team/invitations/{id}/accept) or sign out';
 
-/** A live sign-in session (whichever merchant it acts for, if any), or 401; an API key here is 401 too. */
-export async function authenticateSession(credential: string | undefined): Promise<SessionHolder & { memberSince: string | null }> {
+/**
+ * A live sign-in session (whichever merchant it acts for, if any), or 401; an API key here is 401 too. With `csrf`
+ * (a cookie's write), a token other than the session's is 403 `csrf_token_invalid`.
+ */
+export async function authenticateSession(credential: string | undefined, csrf?: CsrfProof): Promise<SessionHolder> {
   if (!credential?.startsWith(SESSION_PREFIX))
     throw new Unauthorized('invalid_api_key', 'this endpoint takes a session token from sign-in, not an API key');
   const tokenHash = sha256(credential);
   const session = await sessions.getSession(tokenHash);
   if (!session || session.expires_ms <= clock.now()) throw new Unauthorized();
-  return { tokenHash, userId: session.user_id, email: session.email, merchantId: session.merchant_id, memberSince: session.member_since };
+  const csrfToken = session.csrf_sealed === null ? null : openCsrf(session.csrf_sealed, credential);
+  if (csrf && !csrfMatches(csrf.sent, csrfToken)) throw new PermissionDenied(CSRF_REFUSED, 'csrf_token_invalid');
+  return {
+    tokenHash,
+    userId: session.user_id,
+    email: session.email,
+    merchantId: session.merchant_id,
+    memberSince: session.member_since,
+    csrfToken,
+    expiresMs: session.expires_ms,
+  };
 }
+
+const CSRF_REFUSED = 'a request with the session cookie that changes something carries the X-CSRF-Token header sign-in gave';
 
 function parseLivemode(value: string): boolean {
   const normalized = value.trim().toLowerCase();

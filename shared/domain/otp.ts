@@ -4,7 +4,7 @@ import * as otpRequests from '../store/otp-requests.ts';
 import * as rateLimits from '../store/rate-limits.ts';
 import { clock } from '../model/clock.ts';
 import { constantTimeEqual, hmac, newOtp, sha256 } from '../model/credentials.ts';
-import { signIn } from './team.ts';
+import { type SessionKind, signIn } from './team.ts';
 import { Unauthorized } from '../model/errors.ts';
 import { newId } from '../model/ids.ts';
 import type { AuditRequest } from '../model/audit.ts';
@@ -52,7 +52,7 @@ const REFUSED_TRY = { unknown: 'invalid_otp', used: 'invalid_otp', expired: 'otp
  * Single use, at most 5 tries (then the request is dead), and at most 20 wrong codes an hour per address over all its
  * requests (then its codes wait for the next hour); compared in constant time.
  */
-export async function verifyOtp(requestId: string, otp: string, merchantId: string | undefined, seen: SeenFrom) {
+export async function verifyOtp(requestId: string, otp: string, merchantId: string | undefined, seen: SeenFrom, kind: SessionKind = 'bearer') {
   const now = clock.now();
   // The try is counted atomically before the code is compared: only a guess that obtained one is compared, so
   // guesses sent at once get no more than 5 comparisons between them, and a right code after them none.
@@ -73,7 +73,7 @@ export async function verifyOtp(requestId: string, otp: string, merchantId: stri
   await rateLimits.returnWindowSlot('otp-wrong', address, hour.start);
   if (!(await otpRequests.consumeOtp(requestId))) throw new Unauthorized('invalid_otp');
 
-  const answer = await signIn(request.email, merchantId);
+  const answer = await signIn(request.email, merchantId, kind);
   if (answer.merchant_id !== null)
     await recordSignIn('sign_in', { merchant_id: answer.merchant_id, user_id: answer.user_id, email: request.email, role: answer.role! }, seen);
   return answer;

@@ -1,6 +1,7 @@
 import { emailSender } from '../messaging/email.ts';
 import { clock, isoNow } from '../model/clock.ts';
 import { newSessionToken, sha256 } from '../model/credentials.ts';
+import { newCsrfToken, sealCsrf } from '../model/csrf.ts';
 import { BadRequest, InvalidState, NotFound, PermissionDenied, Unauthorized } from '../model/errors.ts';
 import { freshOrigin, idFor, newId, type Origin } from '../model/ids.ts';
 import type { Role } from '../model/permissions.ts';
@@ -23,29 +24,49 @@ const OWNERS_ONLY = 'only an owner makes or unmakes owners';
 
 const isPending = (invitation: InvitationRecord, now: number) => invitation.status === 'pending' && invitation.expires_ms > now;
 
-/** What verify-otp and an accepted invitation answer: the token, the merchant it acts for (or null), and the choices. */
-function sessionAnswer(token: string, user: UserRecord, records: EmailRecords, chosen: MembershipRecord | undefined) {
-  const now = clock.now();
+/** How a session's token travels: `bearer` in the answer, `cookie` in the dashboard's cookie with a CSRF token. */
+export type SessionKind = 'bearer' | 'cookie';
+
+/** The merchants an e-mail may act for and the invitations it may accept (also `GET /api/auth/session`'s). */
+export function choicesOf(records: EmailRecords, now = clock.now()) {
   return {
-    token,
-    merchant_id: chosen?.merchant_id ?? null,
-    user_id: user.id,
-    role: chosen?.role ?? null,
     memberships: records.memberships.map((m) => ({ merchant_id: m.merchant_id, business_name: m.business_name, role: m.role })),
     invitations: records.invitations.filter((i) => isPending(i, now)).map((i) => ({ id: i.id, business_name: i.business_name, role: i.role })),
   };
 }
 
-async function openSession(user: UserRecord, membership: MembershipRecord | undefined): Promise<string> {
+/**
+ * What verify-otp and an accepted invitation answer: the token, the merchant it acts for (or null), and the choices;
+ * a cookie session's CSRF token too.
+ */
+function sessionAnswer(opened: OpenedSession, user: UserRecord, records: EmailRecords, chosen: MembershipRecord | undefined) {
+  return {
+    token: opened.token,
+    merchant_id: chosen?.merchant_id ?? null,
+    user_id: user.id,
+    role: chosen?.role ?? null,
+    ...choicesOf(records),
+    ...(opened.csrfToken !== null && { csrf_token: opened.csrfToken }),
+  };
+}
+
+interface OpenedSession {
+  token: string;
+  csrfToken: string | null;
+}
+
+async function openSession(user: UserRecord, membership: MembershipRecord | undefined, kind: SessionKind = 'bearer'): Promise<OpenedSession> {
   const token = newSessionToken();
+  const csrfToken = kind === 'cookie' ? newCsrfToken() : null;
   await sessions.putSession(sha256(token), {
     user_id: user.id,
     email: user.email,
     merchant_id: membership?.merchant_id ?? null,
     member_since: membership?.created_at ?? null,
     expires_ms: clock.now() + SESSION_TTL_MS,
+    csrf_sealed: csrfToken === null ? null : sealCsrf(csrfToken, token),
   });
-  return token;
+  return { token, csrfToken };
 }
 
 /**
@@ -53,7 +74,7 @@ async function openSession(user: UserRecord, membership: MembershipRecord | unde
  * it last used. The first sign-in of an e-mail with no membership and no pending invitation makes a merchant with it
  * as owner; with a pending invitation none is made, and the session acts for no merchant until one is accepted.
  */
-export async function signIn(email: string, requested?: string) {
+export async function signIn(email: string, requested?: string, kind: SessionKind = 'bearer') {
   for (let round = 0; round < SIGN_IN_ROUNDS; round++) {
     const records = await team.readEmail(email);
     const now = clock.now();
@@ -75,7 +96,7 @@ export async function signIn(email: string, requested?: string) {
         [...records.memberships].sort((a, b) => a.created_at.localeCompare(b.created_at))[0]);
     if (requested && !chosen) throw new Unauthorized('invalid_api_key', `${email} is not a member of ${requested}`);
     if (chosen && chosen.merchant_id !== user.last_merchant_id) await team.setLastMerchant(user, chosen.merchant_id);
-    return sessionAnswer(await openSession(user, chosen), user, records, chosen);
+    return sessionAnswer(await openSession(user, chosen, kind), user, records, chosen);
   }
   throw new Error(`Sign-in of an e-mail kept racing other sign-ins for ${SIGN_IN_ROUNDS} rounds`);
 }

@@ -73,6 +73,8 @@ export interface HttpInput<A extends Auth, B, Q, P> {
   raw: { headers: Readonly<Record<string, string | undefined>>; body: string };
   /** with a `concurrent` rate limit: awaited before the function's first write (rejects with the 429); else settled */
   admitted: Promise<void>;
+  /** headers the 200 answer carries besides the chain's (a sign-in's `Set-Cookie`); set them once the work is done */
+  responseHeaders: Record<string, string>;
 }
 
 export type HttpHandler = middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> & {
@@ -130,6 +132,7 @@ export function http<
         origin: state.origin,
         raw: { headers: event.headers ?? {}, body: typeof state.rawBody === 'string' ? state.rawBody : '' },
         admitted: state.admission ?? Promise.resolve(),
+        responseHeaders: state.responseHeaders,
       });
     const result = state.audit ? await audited(state.audit, run) : await run();
     if (result instanceof Redirect) return redirectResponse(state, result);

@@ -85,10 +85,11 @@ export class Unauthorized extends AppError {
 
 /**
  * The request may not do this: its credential lacks the permission (`permission_denied`), or it came from where it may
- * not (a shopper's form posted from another site; `ip_not_allowed`: an address outside the key's `allowed_ips`).
+ * not (a shopper's form posted from another site; `ip_not_allowed`: an address outside the key's `allowed_ips`;
+ * `csrf_token_invalid`: a write through the session cookie without its session's `X-CSRF-Token`).
  */
 export class PermissionDenied extends AppError {
-  constructor(reason?: string, code: 'permission_denied' | 'ip_not_allowed' = 'permission_denied') {
+  constructor(reason?: string, code: 'permission_denied' | 'ip_not_allowed' | 'csrf_token_invalid' = 'permission_denied') {
     super(403, 'permission_error', code, messageFor(403, reason));
   }
 }

@@ -12,4 +12,19 @@ export const VerifyOtpBody = v.object({
     v.description('the merchant the session acts for (one the user is a member of); default: the one last used'),
     v.examples([exampleId('merchant')]),
   ),
+  session: v.pipe(
+    v.optional(v.picklist(['bearer', 'cookie']), 'bearer'),
+    v.description(
+      '`cookie`: the token goes into the HttpOnly `po_session` cookie, not the answer, which carries a `csrf_token` instead (the dashboard)',
+    ),
+  ),
+});
+
+export const SwitchSessionBody = v.object({
+  merchant_id: v.pipe(
+    v.string(),
+    v.regex(idPattern('merchant'), 'a merchant id (mer_…)'),
+    v.description('a merchant the user is a member of'),
+    v.examples([exampleId('merchant')]),
+  ),
 });

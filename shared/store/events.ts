@@ -41,19 +41,17 @@ const keyOf = (ref: EventRef) => eventKeys.item(ref.event_id, ref.object_id);
  * table's stream hands it to the events queue (shared/events/stream.ts).
  */
 export function eventPut(event: DomainEvent) {
-  const { data, ...fields } = event;
+  const { data, id, type, ...fields } = event;
   return {
     Put: {
       TableName: TABLE,
       Item: {
-        ...eventKeys.item(event.id, objectIdOf(event)),
-        ...eventKeys.list(event, event.id),
+        ...eventKeys.item(id, objectIdOf(event)),
+        ...eventKeys.list(event, id),
         ...fields,
         data: deflateRawSync(JSON.stringify(data)),
         type: 'event',
-        event_type: event.type,
-        attempts: 0,
-        last_status_code: null,
+        event_type: type,
         expires_at: ttl(Date.parse(event.created_at) + KEEP_MS),
       },
       ConditionExpression: 'attribute_not_exists(pk)',
@@ -62,13 +60,14 @@ export function eventPut(event: DomainEvent) {
 }
 
 /**
- * The event as the table holds it, checked when read back (see item-schemas.ts): its type is kept in `event_type`
- * (`type` is the item's kind, `event`, like every item's); the delivery fields appear with the first round.
+ * The event as the table holds it, checked when read back (see item-schemas.ts): its id is its sort key's, its type
+ * is kept in `event_type` (`type` is the item's kind, `event`, like every item's); the delivery fields appear with the
+ * first round. Nothing repeated: a payment's event, written in its change's transaction, stays within one write unit.
  */
 const EndpointDeliveryItem = v.object({ delivered: v.boolean(), attempts: Int, last_status_code: nullable(Int) });
 const EventItem = v.pipe(
   v.object({
-    id: Text,
+    sk: v.pipe(Text, v.startsWith('EVT#')),
     event_type: v.picklist(EVENT_TYPES),
     merchant_id: Text,
     livemode: v.boolean(),
@@ -76,11 +75,11 @@ const EventItem = v.pipe(
     data: v.object({ object: v.record(v.string(), v.unknown()) }),
     targeted: v.optional(Int),
     pending: v.optional(Int),
-    attempts: Int,
-    last_status_code: nullable(Int),
+    attempts: v.optional(Int, 0),
+    last_status_code: v.optional(nullable(Int), null),
     endpoints: v.optional(v.record(v.string(), EndpointDeliveryItem)),
   }),
-  v.transform(({ event_type, ...event }) => ({ ...event, type: event_type })),
+  v.transform(({ sk, event_type, ...event }) => ({ id: sk.slice('EVT#'.length), ...event, type: event_type })),
 );
 const readEventItem: (item: Record<string, unknown>) => EventRecord = recordReader('event', EventItem);
 

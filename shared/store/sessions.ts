@@ -16,10 +16,19 @@ export interface SessionRecord {
   merchant_id: string | null;
   member_since: string | null;
   expires_ms: number;
+  /** a cookie session's CSRF token, sealed under the session token (shared/model/csrf.ts); null for a Bearer session */
+  csrf_sealed: string | null;
 }
 
 /** The session as the table holds it, checked when read back (see item-schemas.ts). */
-const SessionItem = v.object({ expires_ms: Int, merchant_id: nullable(Text), user_id: Text, email: Text, member_since: nullable(Text) });
+const SessionItem = v.object({
+  expires_ms: Int,
+  merchant_id: nullable(Text),
+  user_id: Text,
+  email: Text,
+  member_since: nullable(Text),
+  csrf_sealed: nullable(Text),
+});
 const sessionOf: (item: Record<string, unknown>) => SessionRecord = recordReader('session', SessionItem);
 
 export async function putSession(tokenHash: string, session: SessionRecord): Promise<void> {
@@ -30,6 +39,14 @@ export async function putSession(tokenHash: string, session: SessionRecord): Pro
 export async function getSession(tokenHash: string): Promise<SessionRecord | undefined> {
   const out = await db.send(new GetCommand({ TableName: TABLE, Key: sessionKeys.byTokenHash(tokenHash), ConsistentRead: true }));
   return out.Item && sessionOf(out.Item);
+}
+
+/** Points a live session at another merchant of its user's (`member_since`: that membership's `created_at`). */
+export async function pointSession(tokenHash: string, merchantId: string, memberSince: string): Promise<boolean> {
+  const changed = await commit({
+    writes: [{ update: { entity: 'session', tokenHash }, set: { merchant_id: merchantId, member_since: memberSince } }],
+  });
+  return changed === 'committed';
 }
 
 /** Ends a session; false when it was gone already. */

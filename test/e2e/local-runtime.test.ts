@@ -57,6 +57,16 @@ describe('npm start', () => {
     expect(body).toMatchObject({ data: expect.any(Array), has_more: false });
   });
 
+  it('serves the dashboard at the printed URL, built at start, and sends / there', async () => {
+    const { url, output } = runtime!;
+    const page = await fetch(`${url}/dashboard`);
+    const root = await fetch(`${url}/`, { redirect: 'manual' });
+    expect(output()).toContain(`Dashboard      ${url}/dashboard`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<script type="module" src="/dashboard/assets/');
+    expect(root.headers.get('location')).toBe('/dashboard');
+  });
+
   it('answers 404 in the error shape for an unknown route and for a known path with another method', async () => {
     const unknown = await fetch(`${runtime!.url}/api/nope`);
     const wrongMethod = await fetch(`${runtime!.url}/api/customers`, { method: 'DELETE' });

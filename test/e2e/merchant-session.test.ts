@@ -28,7 +28,8 @@ describe('a merchant session over HTTP', () => {
     const otp = /(\d{6})/.exec(mail.text)![1]!;
     const session = await api().POST('/api/auth/verify-otp', { body: { request_id: requested.data!.request_id, otp } });
     expect(session.response.status).toBe(200);
-    const owner = api(session.data!.token);
+    if (!session.data || !('token' in session.data)) throw new Error('a Bearer sign-in answers its token');
+    const owner = api(session.data.token);
 
     // Keys: create, list (prefix and last4, never the key), use, revoke → 401
     const created = await owner.POST('/api/api-keys', { body: { name: 'Checkout server', mode: 'test' } });

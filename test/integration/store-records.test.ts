@@ -143,18 +143,15 @@ const period = (subscriptionId: string, periodStart: string) => ({
   updated_at: NOW,
 });
 
-/** An event item as stored, with its keys (in the partition of the payment it reports) and its payload deflated. */
+/** An event item as stored before its first round: its keys (in the partition of the payment it reports, the id in the sort key), its payload deflated. */
 const event = (id: string, merchantId: string, objectId: string) => ({
   ...eventKeys.item(id, objectId),
-  id,
   type: 'event',
   event_type: 'payment.captured',
   merchant_id: merchantId,
   livemode: false,
   created_at: NOW,
   data: deflateRawSync(JSON.stringify({ object: { id: objectId, object: 'payment' } })),
-  attempts: 0,
-  last_status_code: null,
 });
 
 interface Case {
@@ -474,7 +471,14 @@ describe('records read from the table are parsed by their schemas at the store b
     ]);
     // Assess
     const { pk: _pk, sk: _sk, type: _itemType, event_type, data: _data, ...fields } = stored;
-    expect(read).toEqual({ ...fields, type: event_type, data: { object: { id: objectId, object: 'payment' } } });
+    expect(read).toEqual({
+      id: eventId,
+      ...fields,
+      type: event_type,
+      data: { object: { id: objectId, object: 'payment' } },
+      attempts: 0,
+      last_status_code: null,
+    });
     expect(claimed).toEqual(justClaimed);
     expect(auth).toMatchObject({ merchant_id: merchantId, mode: 'live', status: 'active', last_used: null });
   });

@@ -41,6 +41,7 @@ export async function sessionOf(merchantId: string, role: Role = 'owner'): Promi
     merchant_id: merchantId,
     member_since: user.created_at,
     expires_ms: clock.now() + 3_600_000,
+    csrf_sealed: null,
   });
   return token;
 }

@@ -9,14 +9,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { catalog } from '../../functions/catalog.ts';
+import { lazyDashboard } from '../../infra/local/dashboard.ts';
 import { startGateway, type Gateway } from '../../infra/local/gateway.ts';
 import { projectRoot } from '../../infra/local/lambda.ts';
 import { inject } from 'vitest';
 import { keepOutput } from './leak-capture.ts';
 
-/** In-process gateway on a free port (process.env already holds the services' env, see env.ts). */
+/** The dashboard's build, shared by the test gateways of this worker and made on the first request for it. */
+const dashboard = lazyDashboard();
+
+/** In-process gateway on a free port (process.env already holds the services' env, see env.ts), the dashboard too. */
 export function startTestGateway(): Promise<Gateway> {
-  return startGateway({ port: 0, catalog, log: false });
+  return startGateway({ port: 0, catalog, log: false, dashboard });
 }
 
 export interface RuntimeProcess {

@@ -4,7 +4,15 @@ import { CONNECTOR, PAYMENT, SETTLEMENT, TEST_CLOCK } from '../../shared/model/s
 import type { TransactItem } from '../../shared/store/client.ts';
 import { type Change, transactItemsOf } from '../../shared/store/commit.ts';
 import type { Operation, Target } from '../../shared/model/targets.ts';
-import { connectorKeys, reconciliationKeys, routingCopyKeys, routingRuleKeys, settlementKeys, testClockKeys } from '../../shared/store/keys.ts';
+import {
+  connectorKeys,
+  eventKeys,
+  reconciliationKeys,
+  routingCopyKeys,
+  routingRuleKeys,
+  settlementKeys,
+  testClockKeys,
+} from '../../shared/store/keys.ts';
 
 /** An update's or delete's condition (or an update's expression) with its names and values written in. */
 function resolved(expression: string | undefined, names: Record<string, string> = {}, values: Record<string, unknown> = {}): string {
@@ -76,7 +84,7 @@ describe('transactItemsOf', () => {
     expect(condition(paid!)).toBe('attribute_exists(pk) AND status IN ("pending")');
     expect(update(paid!)).toBe('SET status = "paid", paid_at = "2027-01-03T00:00:00.000Z" REMOVE gsi2pk, gsi2sk, change');
     expect(put!.Put).toMatchObject({
-      Item: { type: 'event', event_type: 'settlement.paid', id: event.id },
+      Item: { ...eventKeys.item(event.id, 'set_1'), type: 'event', event_type: 'settlement.paid' },
       ConditionExpression: 'attribute_not_exists(pk)',
     });
   });
