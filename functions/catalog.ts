@@ -158,8 +158,8 @@ export const catalog: readonly FunctionSpec[] = [
     },
   ),
 
-  http('GET', '/api/settings', 'settings/get', 'Retrieve the settings (checkout origins)'),
-  http('PUT', '/api/settings', 'settings/update', 'Update the settings (checkout origins)'),
+  http('GET', '/api/settings', 'settings/get', 'Retrieve the settings (checkout origins, branding)'),
+  http('PUT', '/api/settings', 'settings/update', 'Update the settings (checkout origins, branding)'),
 
   http('GET', '/api/audit_log', 'audit-log/list', 'List the audit log (who changed what, from where)'),
   http('GET', '/api/audit_log/export', 'audit-log/export', 'Export the audit log as JSON Lines'),
