@@ -58,12 +58,12 @@ export const DECLINED = 'Your card was declined. Try another card.';
  * contact the merchant.
  */
 export const DECLINES_PER_HOUR = 5;
-const HOUR_MS = 3_600_000;
-const DECLINE_LIMIT = 'hosted-pay-declines';
-const hourOf = (now: number) => now - (now % HOUR_MS);
+export const HOUR_MS = 3_600_000;
+export const DECLINE_LIMIT = 'hosted-pay-declines';
+export const hourOf = (now: number) => now - (now % HOUR_MS);
 
 /** How long a served form may be posted: a day (an older form's page is served again, with a fresh form). */
-const FORM_TTL_MS = 86_400_000;
+export const FORM_TTL_MS = 86_400_000;
 
 /** The API's base URL from the page's own (`…/hosted/pay/inv_…?…`): the 3-D Secure pages hang below it. */
 const apiBaseOf = (pageUrl: string, invoiceId: string) => pageUrl.slice(0, pageUrl.indexOf(`/hosted/pay/${invoiceId}`));
@@ -104,7 +104,7 @@ async function pageOf(invoice: InvoiceRecord, said: Pick<PayPage, 'problem' | 'b
 }
 
 /** The payment's origin from the form's id: its time when recent (a form served in the last day), else now. */
-function originOf(formId: string): Origin {
+export function originOf(formId: string): Origin {
   const [at, seed] = formId.split('.');
   const time = Number(at);
   const recent = Number.isSafeInteger(time) && time <= businessNow() + 60_000 && time > businessNow() - 86_400_000;

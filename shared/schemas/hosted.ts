@@ -98,3 +98,61 @@ export const typedCard = (form: { number: string; exp: string; cvc: string }) =>
   ...expiryOf(form.exp),
   cvc: form.cvc,
 });
+
+/**
+ * A payment link's form as posted: plain strings, checked field by field by `checkLinkForm` so that each mistake is
+ * shown next to its field with the form kept (a typo is no 400 page). Only the form id must be well formed.
+ */
+export const LinkFormBody = v.object({
+  form_id: FormId,
+  number: v.pipe(v.string(), v.maxLength(40)),
+  exp: v.pipe(v.string(), v.maxLength(20)),
+  cvc: v.pipe(v.string(), v.maxLength(10)),
+  email: v.optional(v.pipe(v.string(), v.maxLength(254))),
+});
+
+/** What a shopper reads next to a field typed wrong. */
+export const FIELD_ERRORS = {
+  number: 'Enter the 13 to 19 digits of the card number.',
+  numberTypo: 'This card number has a typo: check the digits.',
+  exp: 'Enter the expiry as MM / YY.',
+  expired: 'This card has expired.',
+  cvc: 'Enter the 3 or 4 digit security code.',
+  email: 'Enter an e-mail address such as name@example.com, or leave it empty.',
+} as const;
+
+type FieldName = 'number' | 'exp' | 'cvc' | 'email';
+
+/** The card typed (as a payment takes it) and the e-mail, or each field's error and what the form keeps. */
+export function checkTypedCard(form: {
+  number: string;
+  exp: string;
+  cvc: string;
+  email?: string | undefined;
+}):
+  | { card: { number: string; exp_month: number; exp_year: number; cvc: string }; email?: string }
+  | { errors: Partial<Record<FieldName, string>>; kept: { exp?: string; email?: string } } {
+  const errors: Partial<Record<FieldName, string>> = {};
+  const number = digits(form.number);
+  if (!/^\d{13,19}$/.test(number)) errors.number = FIELD_ERRORS.number;
+  else if (!luhnValid(number)) errors.number = FIELD_ERRORS.numberTypo;
+  if (!/^\s*(0[1-9]|1[0-2])\s*\/\s*\d{2}\s*$/.test(form.exp)) errors.exp = FIELD_ERRORS.exp;
+  else if (!notExpired(expiryOf(form.exp))) errors.exp = FIELD_ERRORS.expired;
+  if (!/^\d{3,4}$/.test(form.cvc.trim())) errors.cvc = FIELD_ERRORS.cvc;
+  const email = form.email?.trim() ? v.safeParse(v.pipe(v.string(), v.trim(), v.email(), v.toLowerCase()), form.email) : undefined;
+  if (email && !email.success) errors.email = FIELD_ERRORS.email;
+  if (Object.keys(errors).length > 0) {
+    return { errors, kept: { exp: form.exp.slice(0, 20), ...(form.email ? { email: form.email.slice(0, 254) } : {}) } };
+  }
+  return { card: { number, ...expiryOf(form.exp), cvc: form.cvc.trim() }, ...(email?.success ? { email: email.output } : {}) };
+}
+
+/** `/hosted/link/plink_…`: back from paying or from the bank, the shopper's payment. */
+export const LinkPageQuery = v.object({
+  payment_id: v.optional(v.pipe(v.string(), v.regex(/^pay_[0-9a-z]{26}$/, 'a payment id'))),
+});
+
+/** `/hosted/checkout.css`: the merchant's colour, `rrggbb`. */
+export const StylesheetQuery = v.object({
+  accent: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f]{6}$/, 'a colour as rrggbb'))),
+});
