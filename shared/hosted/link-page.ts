@@ -40,6 +40,9 @@ export function cardForm(options: {
   errors?: Partial<Record<FieldName, string>>;
   kept?: { exp?: string; email?: string };
   email?: boolean;
+  legend?: string;
+  /** more fields the post carries */
+  hidden?: Record<string, string>;
 }): string {
   const errors = options.errors ?? {};
   const field = (name: FieldName, label: string, attributes: string, value = '') => {
@@ -50,7 +53,8 @@ export function cardForm(options: {
   };
   return [
     `<form method="post" action="${escapeHtml(options.action)}" data-card-form novalidate><input type="hidden" name="form_id" value="${escapeHtml(options.formId)}">`,
-    '<fieldset><legend>Pay with a card</legend>',
+    ...Object.entries(options.hidden ?? {}).map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`),
+    `<fieldset><legend>${escapeHtml(options.legend ?? 'Pay with a card')}</legend>`,
     field('number', 'Card number', 'autocomplete="cc-number" inputmode="numeric" required'),
     '<div class="row">',
     field('exp', 'Expiry (MM / YY)', 'autocomplete="cc-exp" inputmode="numeric" placeholder="MM / YY" required', options.kept?.exp),
@@ -86,7 +90,7 @@ export function linkPageAnswer(page: LinkPage, action: string): FileBody {
     return shopperPage({ ...common, title: 'Payment received', body });
   }
   if (page.bankUrl) {
-    const body = `<p class="amount">${total}</p><p role="status">Your bank asks you to confirm this payment.</p><p><a class="button" href="${escapeHtml(page.bankUrl)}">Continue to your bank</a></p>`;
+    const body = `<p class="amount">${total}</p><p role="status">Your bank asks you to confirm this payment.</p><p><a href="${escapeHtml(page.bankUrl)}">Continue to your bank</a></p>`;
     return shopperPage({
       ...common,
       title: `Pay ${branding.business_name}`,

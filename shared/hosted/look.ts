@@ -41,7 +41,7 @@ export function shopperCss(accent: string): string {
     '.hint{color:#52525b;font-size:.9rem;margin:.25rem 0 0}.row{display:flex;gap:.75rem}.row>div{flex:1;min-width:0}',
     'button,.button{display:block;width:100%;font:inherit;font-weight:600;padding:.75rem 1rem;margin:1.25rem 0 .5rem;border:0;border-radius:8px;background:var(--accent);color:var(--on-accent);cursor:pointer;text-align:center;text-decoration:none}',
     'button:focus-visible,.button:focus-visible,input:focus-visible,a:focus-visible{outline:3px solid #18181b;outline-offset:2px}',
-    '.alert{border-left:4px solid #b91c1c;background:#fef2f2;color:#7f1d1d;padding:.6rem .8rem;border-radius:4px;margin:.75rem 0}',
+    '.alert,main>p[role=alert]{border-left:4px solid #b91c1c;background:#fef2f2;color:#7f1d1d;padding:.6rem .8rem;border-radius:4px;margin:.75rem 0}',
     '.notice{border-left:4px solid var(--accent);background:#f4f4f5;padding:.6rem .8rem;border-radius:4px;margin:.75rem 0}',
     'dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;margin:1rem 0}dt{color:#52525b}dd{margin:0;text-align:right}',
     'footer{max-width:30rem;margin:0 auto 2rem;padding:0 1rem;color:#52525b;font-size:.9rem}a{color:#1d4ed8}',
