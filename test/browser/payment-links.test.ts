@@ -2,20 +2,29 @@ import axe from 'axe-core';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../infra/local/gateway.ts';
+import { config } from '../../shared/config.ts';
 import { listLocalOutbox } from '../../shared/messaging/local-outbox.ts';
 import { type Chromium, launchChromium } from '../support/browser.ts';
+import { advanceClockTo } from '../support/clocks.ts';
 import { bearer, newMerchant } from '../support/merchant.ts';
+import { DUE, read, subscribedOnCard } from '../support/recovery.ts';
 import { startTestGateway } from '../support/runtime.ts';
 
 // Payment links in Chromium, against the test gateway and the sandbox: a shopper opens the link, pays, reads the
 // receipt; every shopper page is checked by axe-core and at 390 px wide.
 let gateway: Gateway;
 let chromium: Chromium;
+const realPublicUrl = config.PUBLIC_API_URL;
 beforeAll(async () => {
   [gateway, chromium] = await Promise.all([startTestGateway(), launchChromium()]);
+  // the invoice page's link is made from the stage's public URL
+  config.PUBLIC_API_URL = gateway.url;
 });
 afterEach(() => Promise.all(chromium.context.pages().map((p) => p.close())));
-afterAll(() => Promise.all([gateway?.close(), chromium?.close()]));
+afterAll(async () => {
+  config.PUBLIC_API_URL = realPublicUrl;
+  await Promise.all([gateway?.close(), chromium?.close()]);
+});
 
 const TSHIRTS = { line_items: [{ name: 'T-shirt', amount: 2000, quantity: 2 }], currency: 'eur', tax_rate: 20 };
 
@@ -150,5 +159,29 @@ describe('a payment link in Chromium', () => {
     await checkPage(stale);
     const listed = await api(apiKey, 'GET', '/api/payments/list?limit=10');
     expect(listed.body.data.filter((p: { payment_link_id: string }) => p.payment_link_id === link.id)).toHaveLength(1);
+  });
+
+  it("keeps a typo on the invoice page in the form, next to its field, and shows the invoice's business, lines and PDF", async () => {
+    // Prepare: a renewal waiting for the customer, who got the invoice page's link
+    const { apiKey, merchantId } = await newMerchant();
+    await api(apiKey, 'PUT', '/api/settings', { business_name: 'Acme Tees' });
+    const { clockId } = await subscribedOnCard(apiKey, '4000002760003184');
+    await advanceClockTo(apiKey, clockId, `${DUE}T10:00:00Z`);
+    const [required] = await read.events(merchantId, 'invoice.payment_action_required');
+    const page = await chromium.context.newPage();
+    await page.goto(required!.data.object.hosted_payment_url as string);
+    // Act
+    await page.getByLabel('Card number').fill('4242 4242 4242 4241');
+    await page.getByLabel('Expiry (MM / YY)').fill('12 / 34');
+    await page.getByLabel('Security code (CVC)').fill('123');
+    await page.getByRole('button', { name: /^Pay [^w]+$/ }).click();
+    // Assess
+    expect(await page.locator('#number-error').innerText()).toBe('This card number has a typo: check the digits.');
+    expect(await page.getByLabel('Card number').inputValue()).toBe('4242 4242 4242 4241');
+    const text = await page.locator('main').innerText();
+    expect(text).toContain('To Acme Tees');
+    expect(text).toContain('Total');
+    expect(await page.getByRole('link', { name: 'Download the invoice (PDF)' }).count()).toBe(1);
+    await checkPage(page);
   });
 });
