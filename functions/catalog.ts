@@ -80,6 +80,7 @@ const AREA_GROUPS: Readonly<Record<string, Group>> = {
   'payment-methods': 'customers',
   subscriptions: 'billing',
   invoices: 'billing',
+  'payment-links': 'payments',
   disputes: 'disputes',
   routing: 'routing',
   connectors: 'connectors',
@@ -160,8 +161,8 @@ export const catalog: readonly FunctionSpec[] = [
     },
   ),
 
-  http('GET', '/api/settings', 'settings/get', 'Retrieve the settings (checkout origins)'),
-  http('PUT', '/api/settings', 'settings/update', 'Update the settings (checkout origins)'),
+  http('GET', '/api/settings', 'settings/get', 'Retrieve the settings (checkout origins, branding)'),
+  http('PUT', '/api/settings', 'settings/update', 'Update the settings (checkout origins, branding)'),
 
   http('GET', '/api/audit_log', 'audit-log/list', 'List the audit log (who changed what, from where)'),
   http('GET', '/api/audit_log/export', 'audit-log/export', 'Export the audit log as JSON Lines'),
@@ -181,12 +182,26 @@ export const catalog: readonly FunctionSpec[] = [
   }),
   http('GET', '/hosted/pay/{id}', 'hosted/pay', "An invoice's payment page, for its customer (signed link)", 'public', { secrets: ['links'] }),
   http('POST', '/hosted/pay/{id}', 'hosted/pay-submit', 'The customer pays the invoice from its payment page', 'public', { secrets: ['links'] }),
+  http('GET', '/hosted/link/{id}', 'hosted/link', "A payment link's page: a checkout on every visit, then the receipt", 'public', {
+    sends: ['email'],
+  }),
+  http('POST', '/hosted/link/{id}', 'hosted/link-submit', 'The shopper pays on the payment link page', 'public'),
+  http('GET', '/hosted/checkout.css', 'hosted/stylesheet', "The shopper pages' stylesheet, in the merchant's colour", 'public'),
+  http('GET', '/hosted/card-form.js', 'hosted/card-form-script', "The shopper pages' card form check (Luhn, expiry, CVC) before sending", 'public'),
   // What those public pages do at the provider, apart: no route reaches these, only the page that names them calls them.
   {
     name: 'private/pay-invoice',
     trigger: { type: 'invoke', callers: ['hosted/pay-submit'] },
     ...API,
     vault: 'decrypt',
+    secrets: ['links', 'fingerprints', 'credentials'],
+  },
+  {
+    name: 'private/pay-link',
+    trigger: { type: 'invoke', callers: ['hosted/link-submit'] },
+    ...API,
+    vault: 'decrypt',
+    sends: ['email'],
     secrets: ['links', 'fingerprints', 'credentials'],
   },
   {
@@ -332,6 +347,11 @@ export const catalog: readonly FunctionSpec[] = [
     secrets: ['idempotency'],
   }),
   http('DELETE', '/api/test_clocks/{id}', 'test-clocks/delete', 'Delete a test clock and its objects', 'merchant', { vault: 'delete' }),
+
+  http('POST', '/api/payment_links', 'payment-links/create', 'Create a payment link', 'merchant', { secrets: ['idempotency'] }),
+  http('GET', '/api/payment_links', 'payment-links/list', 'List payment links'),
+  http('GET', '/api/payment_links/{id}', 'payment-links/get', 'Retrieve a payment link'),
+  http('PUT', '/api/payment_links/{id}', 'payment-links/update', 'Update a payment link (active, after_completion, metadata)'),
 
   http('POST', '/api/invoices', 'invoices/create', 'Create an invoice', 'merchant', { secrets: ['links', 'idempotency'] }),
   http('GET', '/api/invoices', 'invoices/list', 'List invoices', 'merchant', { secrets: ['links'] }),

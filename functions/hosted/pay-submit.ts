@@ -1,7 +1,8 @@
-import { payInvoice } from '../../shared/domain/payment-links.ts';
+import { payInvoice, payPageWithErrors } from '../../shared/domain/payment-links.ts';
+import { pdfUrlOf } from '../../shared/domain/invoices.ts';
 import { http, Redirect } from '../../shared/http/index.ts';
 import { payPageAnswer } from '../../shared/hosted/pay-page.ts';
-import { PayFormBody, PayLinkQuery, typedCard } from '../../shared/schemas/hosted.ts';
+import { checkTypedCard, PayFormBody, PayLinkQuery } from '../../shared/schemas/hosted.ts';
 
 /** The customer pays the invoice from its page: back to the page (the outcome, or on to their bank), or the page again. */
 export const handler = http(
@@ -20,8 +21,13 @@ export const handler = http(
   },
   async ({ params, query, body, baseUrl }) => {
     const link = `${params.id}?expires=${query.expires}&signature=${query.signature}`;
-    const form = body.pay_with === 'saved' ? { formId: body.form_id, saved: true as const } : { formId: body.form_id, card: typedCard(body) };
+    const pdf = await pdfUrlOf(params.id, baseUrl);
+    const typed = body.pay_with === 'card' ? checkTypedCard(body) : undefined;
+    // a card typed wrong charges nothing: the page again, each error next to its field
+    if (typed && 'errors' in typed)
+      return payPageAnswer(await payPageWithErrors(params.id, query, { fieldErrors: typed.errors, kept: typed.kept }), link, pdf);
+    const form = typed ? { formId: body.form_id, card: typed.card } : { formId: body.form_id, saved: true as const };
     const step = await payInvoice(params.id, query, form, `${baseUrl}/hosted/pay/${link}`);
-    return step.go === 'page' ? new Redirect(step.url) : payPageAnswer(step.page, link);
+    return step.go === 'page' ? new Redirect(step.url) : payPageAnswer(step.page, link, pdf);
   },
 );

@@ -75,6 +75,9 @@ const TABLE_OPERATIONS = [
   Operation.TRANSACT_WRITE_ITEMS,
 ];
 
+/** CloudWatch's most metrics in one alarm's math expression. */
+const MAX_ALARM_METRICS = 10;
+
 /** Route groups whose functions call a provider while the client waits. */
 const PROVIDER_AREAS = new Set(['payments', 'connectors', 'disputes', 'test_helpers', 'webhooks']);
 
@@ -124,6 +127,14 @@ export class Observability extends Construct {
     for (const fn of props.functions.filter((f) => isHttp(f.spec))) {
       const area = areaOf(fn.spec as Parameters<typeof areaOf>[0]);
       groups.set(area, [...(groups.get(area) ?? []), fn]);
+    }
+    // an alarm's math expression takes at most 10 metrics: a larger group (the shopper pages) is watched in parts
+    for (const [area, fns] of [...groups]) {
+      if (fns.length <= MAX_ALARM_METRICS) continue;
+      groups.delete(area);
+      for (let part = 0; part * MAX_ALARM_METRICS < fns.length; part++) {
+        groups.set(`${area}-${part + 1}`, fns.slice(part * MAX_ALARM_METRICS, (part + 1) * MAX_ALARM_METRICS));
+      }
     }
     const latency = [...groups].map(([area, fns]) => {
       const budget = PROVIDER_AREAS.has(area) ? THRESHOLDS.providerLatencyP99Ms : THRESHOLDS.latencyP99Ms;

@@ -28,6 +28,8 @@ import { openTestDispute } from '../../shared/domain/disputes.ts';
 import { createTestClock } from '../../shared/domain/test-clocks.ts';
 import { createPaymentMethod } from '../../shared/domain/payment-methods.ts';
 import { createPayment } from '../../shared/domain/payment-create.ts';
+import { createPaymentLink } from '../../shared/domain/payment-link-admin.ts';
+import { visitLink } from '../../shared/domain/payment-link-checkout.ts';
 import { sandboxAnswerSignature, threeDSecureLinks } from '../../shared/domain/signed-links.ts';
 import { changeSettings } from '../../shared/domain/settings.ts';
 import { reconcileConnector } from '../../shared/domain/reconciliation.ts';
@@ -92,6 +94,9 @@ export interface FixtureObjects {
   checkoutOrigin: string;
   /** an open reconciliation exception of the Stripe fake's connector account (to resolve) */
   exceptionId: string;
+  /** a payment link of two T-shirts with 20 % tax, and a form its page served */
+  paymentLinkId: string;
+  linkFormId: string;
 }
 
 /**
@@ -163,6 +168,11 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
   ]);
   // the 3-D Secure payment's return_url must be on a checkout origin
   const [checkoutOrigin] = (await changeSettings(merchant, { checkout_origins: ['https://shop.example'] })).checkout_origins;
+  const link = await createPaymentLink(
+    merchant,
+    { line_items: [{ name: 'T-shirt', amount: 2000, quantity: 2 }], currency: 'EUR', tax_rate: 20 },
+    baseUrl,
+  );
   const authenticated = await createPayment(
     merchant,
     {
@@ -246,6 +256,8 @@ export async function createFixtureObjects(demo: DemoMerchant): Promise<FixtureO
     threeDsPaymentId: authenticated.id,
     ...(await threeDsLinks(baseUrl, authenticated.id)),
     checkoutOrigin: checkoutOrigin!,
+    paymentLinkId: link.id,
+    linkFormId: await visitLink(link.id, undefined, link.url).then((step) => (step.go === 'stay' && step.page.formId) || ''),
     exceptionId,
     ...(await teamObjects(demo, baseUrl)),
   };

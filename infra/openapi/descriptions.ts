@@ -88,6 +88,15 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
     'Test mode’s built-in issuer asking the shopper to authenticate, for this service’s signed return page: a Pass and ' +
     'a Fail button, each carrying its answer signed by this page.',
   'hosted/3ds-sandbox-answer': 'The shopper’s answer on the sandbox challenge page, with the signature that page gave it, back to our return page.',
+  'hosted/link':
+    'A payment link’s page: every visit is a checkout (business, line items, tax, total, card form). Reading it changes ' +
+    'nothing but the form it serves. Back from paying (`payment_id`): the receipt, the merchant’s page ' +
+    '(`after_completion`), or the bank’s challenge. An inactive or sold-out link says so and takes nothing.',
+  'hosted/link-submit':
+    'The shopper pays the link’s total: captured at once, 3-D Secure when the bank asks. A typo is shown next to its ' +
+    'field with the form kept; only a form the page served is taken, once; the link’s limit is a conditional write.',
+  'hosted/stylesheet': 'The shopper pages’ one stylesheet, `accent` the merchant’s `brand_color` without `#`.',
+  'hosted/card-form-script': 'The script of the shopper pages’ card form: checks the number (Luhn), expiry and CVC before sending.',
   'hosted/pay':
     'The page where a customer pays an open invoice (the link of `invoice.payment_action_required` and of the invoice ' +
     'e-mail; signed, valid 30 days): the saved card in one click, or a new card. Reading it changes nothing. Back from ' +
@@ -267,6 +276,13 @@ export const DESCRIPTIONS: Readonly<Record<string, string>> = {
   'test-clocks/delete':
     'Test mode: deletes the clock with its customers, their payment methods (as `DELETE /api/payment_methods/:id` does), subscriptions and invoices.',
 
+  'payment-links/create':
+    'Creates an active payment link: `line_items`, `tax_rate` (totals as an invoice’s), an optional `limit` of payments ' +
+    'and what follows a payment (`after_completion`: a redirect to a checkout origin, or our receipt with a message). ' +
+    '`url` is the page shoppers pay on.',
+  'payment-links/list': 'Lists payment links, newest first, filtered by `active`.',
+  'payment-links/get': 'Retrieves a payment link with `paid_count`, the payments it took.',
+  'payment-links/update': 'Changes `active` (an inactive link’s page says it is closed and takes nothing), `after_completion` and `metadata`.',
   'invoices/create':
     'Creates a draft invoice with the next gapless number (`INV-000001`, …), tax computed from `tax_rate`, and a signed ' +
     '`pdf_url` valid for 7 days.',

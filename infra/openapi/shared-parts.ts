@@ -61,6 +61,12 @@ export const TAGS = [
     description: 'Invoices with computed tax, gapless numbers, a signed PDF link, and delivery by e-mail, SMS or WhatsApp.',
   },
   {
+    name: 'Payment links',
+    areas: ['payment-links'],
+    description:
+      'A page to pay without a checkout of your own: line items, tax, a limit; each visit a checkout with the hosted card fields and 3-D Secure.',
+  },
+  {
     name: 'Balance and settlements',
     areas: ['balance', 'settlements', 'reconciliation'],
     description:

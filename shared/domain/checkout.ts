@@ -31,20 +31,24 @@ export async function checkoutOf(key: string, origin: string): Promise<{ origins
 /**
  * Where a payment may send the shopper back (`return_url`, docs/api.md "3-D Secure and return URLs"): https on one of
  * the mode's checkout origins (an http one there is a loopback origin, as the list allows), on a local runtime also
- * any loopback origin, or this service's own invoice payment page (`serviceBaseUrl`/hosted/pay/…). Anything else
+ * any loopback origin, or this service's own invoice or payment link page (`serviceBaseUrl`/hosted/pay/…, /hosted/link/…). Anything else
  * answers 400 `url_not_allowed`: the service's domain is never an open redirect. `plainWebUrl` is the shape the
  * header values made from the URL later (`Location`, CSP sources) need.
  */
-export async function checkReturnUrl(merchant: Merchant, value: string, serviceBaseUrl: string): Promise<void> {
+/** This service's shopper pages a payment may come back to: an invoice's, a payment link's. */
+const OWN_PAGES = ['/hosted/pay/', '/hosted/link/'];
+
+export async function checkReturnUrl(merchant: Merchant, value: string, serviceBaseUrl: string, param = 'return_url'): Promise<void> {
   const url = plainWebUrl(value);
   // compared as parsed (dot segments resolved): a path that only starts so cannot lead elsewhere on the domain
-  const ownPage = !!url && serviceBaseUrl !== '' && url.href.startsWith(`${serviceBaseUrl.replace(/\/+$/, '')}/hosted/pay/`);
+  const base = serviceBaseUrl.replace(/\/+$/, '');
+  const ownPage = !!url && serviceBaseUrl !== '' && OWN_PAGES.some((page) => url.href.startsWith(`${base}${page}`));
   if (url && (ownPage || (isLocal && isLoopback(url)) || (await listedOrigin(merchant, url)))) return;
   const mode = merchant.livemode ? 'live' : 'test';
   throw new BadRequest(
     'url_not_allowed',
-    'return_url',
-    `return_url must be an https URL on one of your checkout_origins: add its origin to checkout_origins (PUT /api/settings, ${mode} mode) first`,
+    param,
+    `${param} must be an https URL on one of your checkout_origins: add its origin to checkout_origins (PUT /api/settings, ${mode} mode) first`,
   );
 }
 

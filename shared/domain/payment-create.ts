@@ -53,7 +53,7 @@ export const storedCardOf = async (card: Pick<CardInput, 'number' | 'exp_month' 
  */
 export async function createPayment(
   merchant: Merchant,
-  input: CreatePaymentInput,
+  input: CreatePaymentInput & { payment_link_id?: string },
   origin: Origin = freshOrigin(),
   admitted = Promise.resolve(),
   baseUrl = config.PUBLIC_API_URL ?? '',
@@ -140,6 +140,8 @@ export async function createPayment(
     // stored only when automatic: a manual create's item stays as it was (same size, same write units)
     ...(input.capture_method === 'automatic' ? { capture_method: 'automatic' as const } : {}),
     description: input.description ?? null,
+    // set only by a payment link's page (the API's schema has no such field)
+    ...(input.payment_link_id ? { payment_link_id: input.payment_link_id } : {}),
     metadata: input.metadata ?? {},
     risk_score: risk.score,
     created_at: new Date(createdAt).toISOString(),

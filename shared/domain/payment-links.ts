@@ -9,6 +9,8 @@ import * as paymentMethods from '../store/payment-methods.ts';
 import * as payments from '../store/payments.ts';
 import * as rateLimits from '../store/rate-limits.ts';
 import * as servedForms from '../store/served-forms.ts';
+import * as settings from '../store/settings.ts';
+import type { BrandingRecord } from '../store/settings.ts';
 import * as subscriptions from '../store/subscriptions.ts';
 import type { Merchant } from './auth.ts';
 import { Declined, InvalidState, NotFound, OperationInProgress, ProvidersUnavailable, ResourceMissing } from '../model/errors.ts';
@@ -30,6 +32,11 @@ import { retryNow } from './subscriptions.ts';
 /** What the page shows: the invoice, the saved card it may be paid with, and what happened. */
 export interface PayPage {
   invoice: InvoiceRecord;
+  /** the merchant's name, colour and support address, as every shopper page shows them */
+  branding: BrandingRecord;
+  /** a card typed wrong: each field's error, and what the form keeps (never the number nor the CVC) */
+  fieldErrors?: Partial<Record<'number' | 'exp' | 'cvc' | 'email', string>>;
+  kept?: { exp?: string; email?: string };
   savedCard: { brand: string; last4: string; exp_month: number; exp_year: number } | null;
   /** a fresh form's id (`<ms>.<random>`): the payment's id comes from it, so sending the form twice pays once */
   formId: string;
@@ -58,12 +65,12 @@ export const DECLINED = 'Your card was declined. Try another card.';
  * contact the merchant.
  */
 export const DECLINES_PER_HOUR = 5;
-const HOUR_MS = 3_600_000;
-const DECLINE_LIMIT = 'hosted-pay-declines';
-const hourOf = (now: number) => now - (now % HOUR_MS);
+export const HOUR_MS = 3_600_000;
+export const DECLINE_LIMIT = 'hosted-pay-declines';
+export const hourOf = (now: number) => now - (now % HOUR_MS);
 
 /** How long a served form may be posted: a day (an older form's page is served again, with a fresh form). */
-const FORM_TTL_MS = 86_400_000;
+export const FORM_TTL_MS = 86_400_000;
 
 /** The API's base URL from the page's own (`…/hosted/pay/inv_…?…`): the 3-D Secure pages hang below it. */
 const apiBaseOf = (pageUrl: string, invoiceId: string) => pageUrl.slice(0, pageUrl.indexOf(`/hosted/pay/${invoiceId}`));
@@ -87,16 +94,21 @@ async function savedCardOf(invoice: InvoiceRecord) {
  * The page as shown now. A page with forms records the form id it serves (the one write of a GET, which pays nothing):
  * a post is taken only with it. A page whose hour of declined cards is used up shows no form.
  */
-async function pageOf(invoice: InvoiceRecord, said: Pick<PayPage, 'problem' | 'bankUrl' | 'processing'> = {}): Promise<PayPage> {
+async function pageOf(
+  invoice: InvoiceRecord,
+  said: Pick<PayPage, 'problem' | 'bankUrl' | 'processing' | 'fieldErrors' | 'kept'> = {},
+): Promise<PayPage> {
   const now = clock.now();
-  const [saved, declines] =
+  const [[saved, declines], branding] = await Promise.all([
     invoice.status === 'paid'
-      ? [undefined, 0]
-      : await Promise.all([savedCardOf(invoice), rateLimits.readWindow(DECLINE_LIMIT, invoice.id, hourOf(now))]);
+      ? ([undefined, 0] as const)
+      : Promise.all([savedCardOf(invoice), rateLimits.readWindow(DECLINE_LIMIT, invoice.id, hourOf(now))]),
+    settings.getBranding(invoice.merchant_id),
+  ]);
   const savedCard = saved
     ? { brand: saved.card.brand, last4: saved.card.last4, exp_month: saved.card.exp_month, exp_year: saved.card.exp_year }
     : null;
-  const page: PayPage = { invoice, savedCard, formId: `${businessNow()}.${randomUUID()}`, ...said };
+  const page: PayPage = { invoice, branding, savedCard, formId: `${businessNow()}.${randomUUID()}`, ...said };
   if (invoice.status === 'paid' || page.bankUrl || page.processing) return page;
   if (declines >= DECLINES_PER_HOUR) return { ...page, blocked: true };
   await servedForms.recordServedForm(page.formId, invoice.id, now + FORM_TTL_MS);
@@ -104,7 +116,7 @@ async function pageOf(invoice: InvoiceRecord, said: Pick<PayPage, 'problem' | 'b
 }
 
 /** The payment's origin from the form's id: its time when recent (a form served in the last day), else now. */
-function originOf(formId: string): Origin {
+export function originOf(formId: string): Origin {
   const [at, seed] = formId.split('.');
   const time = Number(at);
   const recent = Number.isSafeInteger(time) && time <= businessNow() + 60_000 && time > businessNow() - 86_400_000;
@@ -127,6 +139,11 @@ export async function payPage(invoiceId: string, query: LinkQuery & { payment_id
   if (payment.status === 'failed') return pageOf(invoice, { problem: DECLINED });
   if (payment.status === 'processing') return pageOf(invoice, { processing: true });
   return pageOf(invoice);
+}
+
+/** The page again with the fields typed wrong (nothing was charged): each error next to its field. */
+export async function payPageWithErrors(invoiceId: string, query: LinkQuery, said: Pick<PayPage, 'fieldErrors' | 'kept'>): Promise<PayPage> {
+  return pageOf(await linkedInvoice(invoiceId, query), said);
 }
 
 const NO_SAVED_CARD = 'There is no saved card any more: enter a card.';

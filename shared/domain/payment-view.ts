@@ -34,6 +34,7 @@ export const paymentView = (p: PaymentRecord) => ({
   capture_method: p.capture_method ?? ('manual' as const),
   customer: p.customer,
   description: p.description,
+  payment_link_id: p.payment_link_id ?? null,
   metadata: p.metadata,
   livemode: p.livemode,
   created_at: p.created_at,

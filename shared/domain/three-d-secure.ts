@@ -1,4 +1,6 @@
 import type { ShopperAction } from '../providers/index.ts';
+import * as settings from '../store/settings.ts';
+import type { BrandingRecord } from '../store/settings.ts';
 import { invokeFunction } from '../invoke.ts';
 import type { FinishAuthenticationInput } from '../schemas/private.ts';
 import * as payments from '../store/payments.ts';
@@ -94,15 +96,25 @@ async function ourReturnPage(baseUrl: string, returnUrl: string): Promise<{ paym
 export async function sandboxChallenge(
   baseUrl: string,
   returnUrl: string,
-): Promise<{ returnUrl: string; merchantReturnUrl: string; answers: Record<SandboxAnswer, string> }> {
+): Promise<{
+  returnUrl: string;
+  merchantReturnUrl: string;
+  answers: Record<SandboxAnswer, string>;
+  /** what the shopper confirms: the amount, to whom (docs/api.md "Shopper pages (every page)") */
+  amount: number;
+  currency: string;
+  branding: BrandingRecord;
+}> {
   const { paymentId, expires } = await ourReturnPage(baseUrl, returnUrl);
   const payment = await payments.loadPayment(paymentId);
   if (!payment?.return_url) throw new NotFound(EXPIRED);
-  const [passed, failed] = await Promise.all([
+  const [passed, failed, branding] = await Promise.all([
     sandboxAnswerSignature(paymentId, 'passed', expires),
     sandboxAnswerSignature(paymentId, 'failed', expires),
+    settings.getBranding(payment.merchant_id),
   ]);
-  return { returnUrl, merchantReturnUrl: payment.return_url, answers: { passed, failed } };
+  const shown = { amount: payment.amount, currency: payment.currency, branding };
+  return { returnUrl, merchantReturnUrl: payment.return_url, answers: { passed, failed }, ...shown };
 }
 
 /**

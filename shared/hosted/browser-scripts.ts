@@ -8,8 +8,8 @@ import type * as esbuild from 'esbuild';
  * once and inlines their text as `BUILT_BROWSER_SCRIPTS` (esbuild's `define`), so Lambda needs neither esbuild nor the
  * source. No generated file, no step to run first (docs/architecture.md, "Project layout").
  */
-export type BrowserScript = 'card-fields' | 'card-fields-frame';
-const SCRIPTS: readonly BrowserScript[] = ['card-fields', 'card-fields-frame'];
+export type BrowserScript = 'card-fields' | 'card-fields-frame' | 'card-form';
+const SCRIPTS: readonly BrowserScript[] = ['card-fields', 'card-fields-frame', 'card-form'];
 
 /** Defined only in a Lambda bundle, as `buildBrowserScripts()`. */
 declare const BUILT_BROWSER_SCRIPTS: Record<BrowserScript, string> | undefined;

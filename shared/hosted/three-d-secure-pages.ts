@@ -1,7 +1,10 @@
 import { cspSource } from '../domain/header-values.ts';
 import type { ShopperStep } from '../domain/three-d-secure.ts';
 import { type FileBody, Redirect } from '../http/response.ts';
+import { formatMoney } from '../domain/tax.ts';
+import type { BrandingRecord } from '../store/settings.ts';
 import { escapeHtml, pageAnswer, styleHash } from './answers.ts';
+import { shopperPage } from './look.ts';
 
 const CSS =
   'body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem}button{font:inherit;padding:.5rem 1rem;margin:.25rem}';
@@ -37,9 +40,22 @@ export function sandboxChallengePage(challenge: {
   returnUrl: string;
   merchantReturnUrl: string;
   answers: Record<'passed' | 'failed', string>;
+  amount: number;
+  currency: string;
+  branding: BrandingRecord;
 }): FileBody {
   const button = (answer: 'passed' | 'failed', label: string) =>
     `<form method="get" action="sandbox/answer">${hidden({ return_url: challenge.returnUrl, answer, signature: challenge.answers[answer] })}<button type="submit">${label}</button></form>`;
-  const body = `<p>Sandbox issuer: this card asks you to authenticate the payment.</p>${button('passed', 'Pass')}${button('failed', 'Fail')}`;
-  return page('Authenticate (sandbox)', body, `'self' ${cspSource(challenge.merchantReturnUrl)}`);
+  const amount = escapeHtml(formatMoney(challenge.amount, challenge.currency));
+  const body = [
+    `<p class="amount">${amount}</p><p>To ${escapeHtml(challenge.branding.business_name)}.</p>`,
+    `<p>Sandbox issuer: this card asks you to authenticate the payment.</p>${button('passed', 'Pass')}${button('failed', 'Fail')}`,
+  ].join('');
+  return shopperPage({
+    title: 'Authenticate (sandbox)',
+    branding: challenge.branding,
+    root: '../',
+    body,
+    formAction: cspSource(challenge.merchantReturnUrl),
+  });
 }

@@ -31,6 +31,7 @@ export const EVENT_TYPES = [
   'payment_method.updated',
   'payment_method.deleted',
   'reconciliation.exception_created',
+  'payment_link.paid',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -26,6 +26,7 @@ export const PREFIXES = {
   user: 'usr',
   invitation: 'ivt',
   auditEntry: 'aud',
+  paymentLink: 'plink',
 } as const;
 
 export type Entity = keyof typeof PREFIXES;
@@ -54,6 +55,7 @@ export const ENTITY_NAMES: Record<Entity, string> = {
   user: 'team member',
   invitation: 'invitation',
   auditEntry: 'audit entry',
+  paymentLink: 'payment link',
 };
 
 /** Ids carry the creation time (the clock's), so a time range of a list is a key range. */

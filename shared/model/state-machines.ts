@@ -156,6 +156,24 @@ export const WEBHOOK_ENDPOINT = {
 } as const satisfies StateMachine<WebhookEndpointState, string>;
 export type WebhookEndpointState = 'active' | 'disabled';
 
+/** A payment link takes payments while `active`; the merchant switches it off and on (docs/api.md "Payment links"). */
+export const PAYMENT_LINK = {
+  deactivate: { from: ['active', 'inactive'], to: 'inactive' },
+  activate: { from: ['active', 'inactive'], to: 'active' },
+} as const satisfies StateMachine<PaymentLinkState, string>;
+export type PaymentLinkState = 'active' | 'inactive';
+
+/**
+ * A place a payment of a payment link holds while it is made (the link's `limit` counts the places held): `claimed`
+ * before the card is charged, `paid` once the payment is captured (the link's `paid_count` and event, once per
+ * payment), `released` when it failed (the place is given back).
+ */
+export const PAYMENT_LINK_PLACE = {
+  pay: { from: ['claimed'], to: 'paid', event: 'payment_link.paid' },
+  release: { from: ['claimed'], to: 'released' },
+} as const satisfies StateMachine<PaymentLinkPlaceState, string>;
+export type PaymentLinkPlaceState = 'claimed' | 'paid' | 'released';
+
 /**
  * An API key is revoked for good; revoking a revoked key again is allowed and changes nothing. A rolled key has a
  * successor and works until its `expires_at` (the overlap the roll gave it); it is rolled once.
@@ -231,6 +249,8 @@ export const MACHINES = {
   connector: { table: CONNECTOR, states: ['active', 'disabled', 'deleted'], initial: ['active'] },
   routing_rule: { table: ROUTING_RULE, states: ['active', 'disabled'], initial: ['active'] },
   invitation: { table: INVITATION, states: ['pending', 'accepted', 'revoked'], initial: ['pending'] },
+  payment_link: { table: PAYMENT_LINK, states: ['active', 'inactive'], initial: ['active'] },
+  payment_link_place: { table: PAYMENT_LINK_PLACE, states: ['claimed', 'paid', 'released'], initial: ['claimed'] },
 } as const satisfies Record<string, { table: StateMachine<string, string>; states: readonly string[]; initial: readonly string[] }>;
 
 const PAST = {
@@ -259,6 +279,9 @@ const PAST = {
   delete: 'deleted',
   resolve: 'resolved',
   roll: 'rolled',
+  deactivate: 'deactivated',
+  activate: 'activated',
+  release: 'released',
 } as Record<string, string>;
 
 /**

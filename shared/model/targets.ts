@@ -62,6 +62,9 @@ export type Target =
   | { entity: 'session'; tokenHash: string }
   /** a merchant's settings in one mode (one item, written whole or in part, created by its first change) */
   | { entity: 'settings'; owner: Owner }
+  | { entity: 'payment_link'; id: string; owner: Owner }
+  /** the place one payment holds on a payment link (its limit counts them), by the payment's id */
+  | { entity: 'payment_link_place'; linkId: string; paymentId: string }
   /** an entry of the owner's audit log: what its indexes need (the actor's id, the action, the object's id) */
   | { entity: 'audit_entry'; id: string; owner: Owner; actorId: string; action: string; objectId?: string };
 

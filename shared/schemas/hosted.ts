@@ -59,36 +59,22 @@ export const FormId = v.pipe(
 
 const digits = (text: string) => text.replace(/[\s-]/g, '');
 
-/** As typed: digits, with spaces or dashes between groups. */
-const TypedCardNumber = v.pipe(
-  v.string(),
-  v.regex(/^[\d\s-]{13,30}$/, 'a card number of 13 to 19 digits'),
-  v.check((text) => /^\d{13,19}$/.test(digits(text)) && luhnValid(digits(text)), 'a card number that passes the Luhn check'),
-  v.examples(['4242 4242 4242 4242']),
-);
-
 /** `MM / YY` (spaces optional), read as the month and 20YY. */
 export const expiryOf = (text: string) => {
   const [month, year] = text.split('/').map((part) => Number(part.trim()));
   return { exp_month: month!, exp_year: 2000 + year! };
 };
 
-const Expiry = v.pipe(
-  v.string(),
-  v.regex(/^\s*(0[1-9]|1[0-2])\s*\/\s*\d{2}\s*$/, 'an expiry as MM / YY'),
-  v.check((text) => notExpired(expiryOf(text)), 'must not be past: the card has expired'),
-  v.examples(['12 / 34']),
-);
-
 /** The payment page's forms: the saved card, or a new card (number as typed, `MM / YY`, CVC). */
 export const PayFormBody = v.variant('pay_with', [
   v.object({ pay_with: v.literal('saved'), form_id: FormId }),
+  // as typed: checked field by field (`checkTypedCard`), so that a typo is shown next to its field, the form kept
   v.object({
     pay_with: v.literal('card'),
     form_id: FormId,
-    number: TypedCardNumber,
-    exp: Expiry,
-    cvc: v.pipe(v.string(), v.regex(/^\d{3,4}$/, '3 or 4 digits'), v.examples(['123'])),
+    number: v.pipe(v.string(), v.maxLength(40), v.examples(['4242 4242 4242 4242'])),
+    exp: v.pipe(v.string(), v.maxLength(20), v.examples(['12 / 34'])),
+    cvc: v.pipe(v.string(), v.maxLength(10), v.examples(['123'])),
   }),
 ]);
 
@@ -97,4 +83,62 @@ export const typedCard = (form: { number: string; exp: string; cvc: string }) =>
   number: digits(form.number),
   ...expiryOf(form.exp),
   cvc: form.cvc,
+});
+
+/**
+ * A payment link's form as posted: plain strings, checked field by field by `checkLinkForm` so that each mistake is
+ * shown next to its field with the form kept (a typo is no 400 page). Only the form id must be well formed.
+ */
+export const LinkFormBody = v.object({
+  form_id: FormId,
+  number: v.pipe(v.string(), v.maxLength(40)),
+  exp: v.pipe(v.string(), v.maxLength(20)),
+  cvc: v.pipe(v.string(), v.maxLength(10)),
+  email: v.optional(v.pipe(v.string(), v.maxLength(254))),
+});
+
+/** What a shopper reads next to a field typed wrong. */
+export const FIELD_ERRORS = {
+  number: 'Enter the 13 to 19 digits of the card number.',
+  numberTypo: 'This card number has a typo: check the digits.',
+  exp: 'Enter the expiry as MM / YY.',
+  expired: 'This card has expired.',
+  cvc: 'Enter the 3 or 4 digit security code.',
+  email: 'Enter an e-mail address such as name@example.com, or leave it empty.',
+} as const;
+
+type FieldName = 'number' | 'exp' | 'cvc' | 'email';
+
+/** The card typed (as a payment takes it) and the e-mail, or each field's error and what the form keeps. */
+export function checkTypedCard(form: {
+  number: string;
+  exp: string;
+  cvc: string;
+  email?: string | undefined;
+}):
+  | { card: { number: string; exp_month: number; exp_year: number; cvc: string }; email?: string }
+  | { errors: Partial<Record<FieldName, string>>; kept: { exp?: string; email?: string } } {
+  const errors: Partial<Record<FieldName, string>> = {};
+  const number = digits(form.number);
+  if (!/^\d{13,19}$/.test(number)) errors.number = FIELD_ERRORS.number;
+  else if (!luhnValid(number)) errors.number = FIELD_ERRORS.numberTypo;
+  if (!/^\s*(0[1-9]|1[0-2])\s*\/\s*\d{2}\s*$/.test(form.exp)) errors.exp = FIELD_ERRORS.exp;
+  else if (!notExpired(expiryOf(form.exp))) errors.exp = FIELD_ERRORS.expired;
+  if (!/^\d{3,4}$/.test(form.cvc.trim())) errors.cvc = FIELD_ERRORS.cvc;
+  const email = form.email?.trim() ? v.safeParse(v.pipe(v.string(), v.trim(), v.email(), v.toLowerCase()), form.email) : undefined;
+  if (email && !email.success) errors.email = FIELD_ERRORS.email;
+  if (Object.keys(errors).length > 0) {
+    return { errors, kept: { exp: form.exp.slice(0, 20), ...(form.email ? { email: form.email.slice(0, 254) } : {}) } };
+  }
+  return { card: { number, ...expiryOf(form.exp), cvc: form.cvc.trim() }, ...(email?.success ? { email: email.output } : {}) };
+}
+
+/** `/hosted/link/plink_…`: back from paying or from the bank, the shopper's payment. */
+export const LinkPageQuery = v.object({
+  payment_id: v.optional(v.pipe(v.string(), v.regex(/^pay_[0-9a-z]{26}$/, 'a payment id'))),
+});
+
+/** `/hosted/checkout.css`: the merchant's colour, `rrggbb`. */
+export const StylesheetQuery = v.object({
+  accent: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-f]{6}$/, 'a colour as rrggbb'))),
 });

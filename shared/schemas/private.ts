@@ -26,6 +26,16 @@ export const PayInvoiceInput = v.object({
 });
 export type PayInvoiceInput = v.InferOutput<typeof PayInvoiceInput>;
 
+/** `private/pay-link`: the payment link, the page's form (its payment's origin), the page, the typed card and e-mail. */
+export const PayLinkInput = v.object({
+  link_id: v.pipe(v.string(), v.regex(idPattern('paymentLink'))),
+  form_id: FormId,
+  page_url: PageUrl,
+  card: PayInvoiceInput.entries.card.wrapped,
+  email: v.optional(v.pipe(v.string(), v.maxLength(254))),
+});
+export type PayLinkInput = v.InferOutput<typeof PayLinkInput>;
+
 /** `private/finish-authentication`: the payment whose signed return page the shopper reached, and the provider's fields. */
 export const FinishAuthenticationInput = v.object({
   payment_id: v.pipe(v.string(), v.regex(idPattern('payment'))),

@@ -14,6 +14,7 @@ import {
   disputeKeys,
   inboundKeys,
   invoiceKeys,
+  paymentLinkKeys,
   type Key,
   LEASE_SHARDS,
   leaseKeys,
@@ -382,6 +383,10 @@ export function keyOf(target: Target): Key {
       return sessionKeys.byTokenHash(target.tokenHash);
     case 'settings':
       return settingsKeys.item(target.owner);
+    case 'payment_link':
+      return paymentLinkKeys.item(target.id);
+    case 'payment_link_place':
+      return paymentLinkKeys.place(target.linkId, target.paymentId);
     case 'audit_entry':
       return auditKeys.item(target.owner, target.id);
   }
@@ -398,6 +403,7 @@ const stateFieldOf = (target: Target): string => (target.entity === 'subscriptio
 function listKeysOf(target: Target, status: unknown, shards: number): Record<string, string> {
   if (target.entity === 'payment' && status !== 'processing') return paymentKeys.list(target.owner, target.id, shards);
   if (target.entity === 'invoice') return invoiceKeys.list(target.owner, target.id);
+  if (target.entity === 'payment_link') return paymentLinkKeys.list(target.owner, target.id);
   if (target.entity === 'subscription') return subscriptionKeys.list(target.owner, target.id);
   if (target.entity === 'refund') return refundKeys.list(target.owner, target.id);
   if (target.entity === 'dispute') return disputeKeys.list(target.owner, target.id);

@@ -70,6 +70,9 @@
  * | settlements waiting to arrive (job)   | gsi2pk = SETTLEMENT#PENDING, gsi2sk <= <date>#~       | gsi2  |
  * | idempotency record                    | pk = IDEM#[<credential kind>:]<own>#<key>, sk = IDEM  | table |
  * | rate-limit window (one key, or shard) | pk = RATE#<limit>#<subject>#<window>[#<n>], sk = RATE | table |
+ * | payment link by id                    | pk = PLINK#<plink>, sk = PLINK                        | table |
+ * | merchant's payment links, newest first| gsi1pk = MER#<own>#PLINK, gsi1sk <plink>              | gsi1  |
+ * | a payment's place on its payment link | pk = PLINK#<plink>, sk = PAY#<pay>                    | table |
  * | a shopper page's served form          | pk = FORM#<form id>, sk = FORM                        | table |
  * | operations whose lease ended (reconc.)| gsi2pk = LEASE#<shard>, gsi2sk < <now iso>           | gsi2  |
  * | settlement of a provider's payout     | pk = SET#<set> (<set> derived from <con>#<payout>)    | table |
@@ -374,6 +377,17 @@ export const testClockKeys = {
   /** sparse: only while the clock advances, by when its advance last moved (the reconciler resumes stalled ones) */
   advancing: (movedAt: string, clockId: string) => ({ gsi2pk: 'CLOCK#ADVANCING', gsi2sk: `${movedAt}#${clockId}` }),
   advancingPartition: 'CLOCK#ADVANCING',
+};
+
+/**
+ * A payment link in a partition of its own (every visit and payment reads it), with the place each of its payments
+ * holds beside it (a link is paid at most a few times a second: far below a partition's writes); listed on gsi1.
+ */
+export const paymentLinkKeys = {
+  item: (linkId: string): Key => ({ pk: `PLINK#${linkId}`, sk: 'PLINK' }),
+  list: (owner: Owner, linkId: string) => ({ gsi1pk: `MER#${scopeOf(owner)}#PLINK`, gsi1sk: linkId }),
+  listPartition: (owner: Owner) => `MER#${scopeOf(owner)}#PLINK`,
+  place: (linkId: string, paymentId: string): Key => ({ pk: `PLINK#${linkId}`, sk: `PAY#${paymentId}` }),
 };
 
 export const invoiceKeys = {

@@ -84,6 +84,8 @@ export interface PaymentRecord {
   /** `automatic`: its create captures it once authorized (absent: `manual`, the default; stored only when automatic) */
   capture_method?: 'automatic';
   description: string | null;
+  /** the payment link it was made on (stored only then) */
+  payment_link_id?: string;
   metadata: Record<string, string>;
   routing_decision: RoutingDecision | null;
   risk_score: number;
@@ -224,6 +226,7 @@ const PaymentItem = v.object({
   customer_id: nullOrAbsent(Text),
   capture_method: v.optional(v.literal('automatic')),
   description: nullOrAbsent(Text),
+  payment_link_id: v.optional(Text),
   metadata: StringMap,
   routing_decision: nullOrAbsent(
     v.object({

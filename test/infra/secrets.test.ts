@@ -28,6 +28,7 @@ const CREDENTIAL_READERS = [
   'payments/void',
   'private/finish-authentication',
   'private/pay-invoice',
+  'private/pay-link',
   'workers/payment-method-removal',
   'workers/reconcile-account',
   'workers/reconciler',
@@ -123,6 +124,7 @@ describe('secrets (CDK)', () => {
     const invoked = catalog.flatMap((spec) => (spec.trigger.type === 'invoke' ? [{ name: spec.name, callers: [...spec.trigger.callers] }] : []));
     expect(invoked).toEqual([
       { name: 'private/pay-invoice', callers: ['hosted/pay-submit'] },
+      { name: 'private/pay-link', callers: ['hosted/link-submit'] },
       { name: 'private/finish-authentication', callers: ['hosted/3ds-return'] },
     ]);
     const logicalIdOf = (name: string) =>

@@ -12,7 +12,7 @@ import { defaultDeployment, mergedTemplate, type Resource, functionsOf, refersTo
 
 /** The functions that may open cards, listed by name: a change to this list is a change to who can see card numbers. */
 /** The functions that may open a card: a create, the invoice payment page (a saved card's number), renewals (in time, and on a test clock). */
-const DECRYPTING_FUNCTIONS = ['payments/create', 'private/pay-invoice', 'workers/renewal', 'workers/test-clock-advance'];
+const DECRYPTING_FUNCTIONS = ['payments/create', 'private/pay-invoice', 'private/pay-link', 'workers/renewal', 'workers/test-clock-advance'];
 /** The functions that may only seal cards: saving a payment method, and the test helper sealing an updated one. */
 const ENCRYPTING_FUNCTIONS = ['payment-methods/create', 'test-helpers/payment-method-update'];
 /** The functions that may only delete cards: deleting a payment method, alone or with its customer (or its test clock's). */

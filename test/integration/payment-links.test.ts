@@ -144,7 +144,7 @@ describe('a renewal the issuer wants authenticated waits for the customer to pay
     expect(await read.invoice(apiKey, invoiceId)).toMatchObject({ status: 'paid', payment_id: ofInvoice.find((p) => p.status === 'captured')!.id });
   });
 
-  it('a forged, expired or missing signature answers 404; a bad form 400, as a page', async () => {
+  it('a forged, expired or missing signature answers 404; a card typed wrong, the page with each error next to its field', async () => {
     // Prepare
     const { invoiceId, link } = await waitingForCustomer();
     const forged = link.replace(/signature=[0-9a-f]{4}/, 'signature=0000');
@@ -157,8 +157,12 @@ describe('a renewal the issuer wants authenticated waits for the customer to pay
     const badForm = await post(link, { pay_with: 'card', form_id: formIdOf((await get(link)).rawBody), number: '4242', exp: '13 / 30', cvc: '1' });
     // Assess
     expect(answers.map((a) => a.status)).toEqual([404, 404, 404]);
-    expect(badForm.status).toBe(400);
-    expect(badForm.rawBody).toContain('<title>Payment page unavailable</title>');
+    expect(badForm.status).toBe(200);
+    expect(badForm.rawBody).toContain('id="number-error" role="alert">Enter the 13 to 19 digits of the card number.</p>');
+    expect(badForm.rawBody).toContain('id="exp-error" role="alert">Enter the expiry as MM / YY.</p>');
+    expect(badForm.rawBody).toContain('id="cvc-error" role="alert">Enter the 3 or 4 digit security code.</p>');
+    expect(badForm.rawBody).toContain('value="13 / 30"');
+    expect(badForm.rawBody).toContain('<form');
   });
 });
 

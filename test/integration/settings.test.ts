@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { handler as getSettings } from '../../functions/settings/get.ts';
 import { handler as updateSettings } from '../../functions/settings/update.ts';
 import { apiEvent, invokeHttp } from '../support/lambda.ts';
+import { createApiKey } from '../../shared/domain/api-keys.ts';
 import { bearer, newMerchant, sessionOf } from '../support/merchant.ts';
 
 const read = (headers: Record<string, string>) => invokeHttp(getSettings, apiEvent({ method: 'GET', path: '/api/settings', headers }));
@@ -16,7 +17,15 @@ describe('settings', () => {
     const res = await read(bearer(apiKey));
     // Assess
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ object: 'settings', livemode: false, checkout_origins: [], updated_at: null });
+    expect(res.body).toEqual({
+      object: 'settings',
+      livemode: false,
+      checkout_origins: [],
+      business_name: expect.stringMatching(/^merchant-.+@example\.test$/),
+      brand_color: null,
+      support_email: null,
+      updated_at: null,
+    });
   });
 
   it('stores checkout origins as browsers send them: lowercase, no default port, no trailing slash, once each', async () => {
@@ -89,5 +98,63 @@ describe('settings', () => {
   it('answers 401 without a credential', async () => {
     const res = await read({});
     expect(res.status).toBe(401);
+  });
+});
+
+describe('branding', () => {
+  it('sets the business name, colour and support e-mail, the same in both modes, and clears the optional ones with null', async () => {
+    // Prepare
+    const { apiKey, merchantId } = await newMerchant();
+    const session = await sessionOf(merchantId);
+    // Act
+    const put = await update(bearer(apiKey), { business_name: '  Acme Tees ', brand_color: '#0F766E', support_email: 'Help@Acme.example' });
+    const live = await read({ ...bearer(session), Livemode: 'true' });
+    const cleared = await update(bearer(apiKey), { brand_color: null, support_email: null });
+    // Assess
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ business_name: 'Acme Tees', brand_color: '#0f766e', support_email: 'help@acme.example', checkout_origins: [] });
+    expect(live.body).toMatchObject({ livemode: true, business_name: 'Acme Tees', brand_color: '#0f766e', support_email: 'help@acme.example' });
+    expect(cleared.body).toMatchObject({ business_name: 'Acme Tees', brand_color: null, support_email: null });
+    expect((await read(bearer(apiKey))).body).toEqual(cleared.body);
+  });
+
+  it.each([
+    ['brand_color', 'teal', 'Invalid request body: brand_color must be a colour as #rrggbb'],
+    ['brand_color', '#12345', 'Invalid request body: brand_color must be a colour as #rrggbb'],
+    ['business_name', '   ', 'Invalid request body: business_name must be a name of 1 to 100 characters'],
+    ['business_name', 'x'.repeat(101), 'Invalid request body: business_name must be a name of 1 to 100 characters'],
+    ['support_email', 'not an e-mail', undefined],
+  ])('refuses a bad %s (%j), naming it, and changes nothing', async (param, value, message) => {
+    // Prepare
+    const { apiKey } = await newMerchant();
+    await update(bearer(apiKey), { business_name: 'Acme Tees' });
+    // Act
+    const res = await update(bearer(apiKey), { [param]: value });
+    // Assess
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'parameter_invalid', param });
+    if (message) expect(res.body.error.message).toBe(message);
+    expect((await read(bearer(apiKey))).body).toMatchObject({ business_name: 'Acme Tees', brand_color: null, support_email: null });
+  });
+
+  it('is changed with settings:write and read with settings:read, as the other settings', async () => {
+    // Prepare
+    const { apiKey, merchantId } = await newMerchant();
+    const { key: reader } = await createApiKey(merchantId, { name: 'r', mode: 'test', type: 'restricted', permissions: { settings: 'read' } });
+    const { key: payments } = await createApiKey(merchantId, { name: 'p', mode: 'test', type: 'restricted', permissions: { payments: 'write' } });
+    const analyst = await sessionOf(merchantId, 'analyst');
+    await update(bearer(apiKey), { business_name: 'Acme Tees' });
+    // Act
+    const readByReader = await read(bearer(reader!));
+    const writtenByReader = await update(bearer(reader!), { business_name: 'Other' });
+    const readByPayments = await read(bearer(payments!));
+    const writtenByAnalyst = await update(bearer(analyst), { brand_color: '#000000' });
+    // Assess
+    expect(readByReader.body.business_name).toBe('Acme Tees');
+    expect(writtenByReader.status).toBe(403);
+    expect(writtenByReader.body.error.message).toBe('Permission denied: this key lacks settings:write');
+    expect(readByPayments.status).toBe(403);
+    expect(writtenByAnalyst.status).toBe(403);
+    expect((await read(bearer(apiKey))).body).toMatchObject({ business_name: 'Acme Tees', brand_color: null });
   });
 });

@@ -11,6 +11,7 @@ const pageWith = (brand: string, last4: string): PayPage => ({
     merchant_email: 'shop@example.com',
     due_date: '2027-01-31',
   } as unknown as PayPage['invoice'],
+  branding: { business_name: 'Acme Tees', brand_color: null, support_email: null },
   savedCard: { brand, last4, exp_month: 12, exp_year: 2034 },
   formId: '1764662400000.abc',
 });

@@ -89,5 +89,12 @@ export const Settings = v.object({
     v.description('origins whose pages may frame the hosted card fields, as browsers send them'),
     v.examples([['https://shop.example']]),
   ),
+  business_name: v.pipe(v.string(), v.description('the name shoppers see (both modes); the sign-up e-mail until set'), v.examples(['Acme Tees'])),
+  brand_color: v.pipe(v.nullable(v.string()), v.description('#rrggbb, the accent of the shopper pages; null: the default'), v.examples(['#0f766e'])),
+  support_email: v.pipe(
+    v.nullable(v.string()),
+    v.description('shown to shoppers on pages and receipts; null: none'),
+    v.examples(['help@acme.example']),
+  ),
   updated_at: v.pipe(v.nullable(Timestamp), v.description('null until the first change')),
 });

@@ -8,6 +8,7 @@ import type { EventType } from '../../model/events.ts';
 import { Id, Livemode, Timestamp } from './common.ts';
 import { Dispute } from './disputes.ts';
 import { Invoice, Subscription } from './billing.ts';
+import { PaymentLink } from './payment-links.ts';
 import { PaymentMethod } from './payment-methods.ts';
 import { Payment, Refund, RefundObject } from './payments.ts';
 import { ReconciliationException } from './reconciliation.ts';
@@ -54,6 +55,11 @@ export const SettlementEventObject = withSequence(Settlement);
 export const TestClockEventObject = withSequence(TestClock);
 export const PaymentMethodEventObject = withSequence(PaymentMethod);
 export const ReconciliationExceptionEventObject = withSequence(ReconciliationException);
+/** `payment_link.paid`: the link (its `paid_count` counting this payment) and the payment it took. */
+export const PaymentLinkPaidEventObject = v.object({
+  ...withSequence(PaymentLink).entries,
+  payment_id: v.pipe(Id('payment'), v.description('the captured payment the shopper made')),
+});
 
 export interface EventDefinition {
   /** what makes the API send it */
@@ -121,6 +127,10 @@ export const EVENTS: Record<EventType, EventDefinition> = {
   'settlement.paid': {
     trigger: "A settlement reached its arrival date and was paid out: the sandbox's simulated one, or a provider's payout reconciled.",
     object: SettlementEventObject,
+  },
+  'payment_link.paid': {
+    trigger: 'A shopper paid on a payment link: the payment is captured, with `payment_link_id`; sent once per payment.',
+    object: PaymentLinkPaidEventObject,
   },
   'reconciliation.exception_created': {
     trigger: "A reconciliation run found a difference between a provider's payout and our records: its kind, expected and actual values.",

@@ -11,3 +11,4 @@ export * from './events.ts';
 export * from './test-clocks.ts';
 export * from './team.ts';
 export * from './audit-log.ts';
+export * from './payment-links.ts';

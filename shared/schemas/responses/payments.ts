@@ -78,6 +78,7 @@ const paymentEntries = {
   capture_method: v.pipe(v.picklist(['manual', 'automatic']), v.description('`automatic`: captured by its create')),
   customer: v.nullable(v.object({ email: v.optional(Email), name: v.optional(v.string()), phone: v.optional(Phone) })),
   description: v.nullable(v.string()),
+  payment_link_id: v.pipe(v.nullable(Id('paymentLink')), v.description('the payment link it was paid on (null: none)')),
   metadata: Metadata,
   livemode: Livemode,
   created_at: Timestamp,
