@@ -233,6 +233,26 @@ describe('the dashboard in Chromium', () => {
     expect((await api(merchant.apiKey, 'GET', '/api/routing/rules')).body.data).toEqual([]);
   });
 
+  it('sets the business name, brand colour and support e-mail shoppers see', async () => {
+    // Prepare
+    const merchant = await newMerchant({ payments: false });
+    const page = await newPage();
+    await signIn(page, merchant.email);
+    await open(page, 'Settings');
+    // Act
+    await page.getByLabel('Business name').fill('Acme Tees');
+    await page.getByLabel('Brand colour (#rrggbb)').fill('#0F766E');
+    await page.getByLabel('Support e-mail').fill('help@acme.test');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').getByText('Saved.').waitFor();
+    // Assess: what the API holds, the colour as stored
+    expect((await api(merchant.apiKey, 'GET', '/api/settings')).body).toMatchObject({
+      business_name: 'Acme Tees',
+      brand_color: '#0f766e',
+      support_email: 'help@acme.test',
+    });
+  });
+
   it('offers an analyst, invited from the Team page, no Capture, Refund or key creation', async () => {
     // Prepare: the owner invites an analyst, who signs in and joins
     const merchant = await newMerchant({ payments: true });
