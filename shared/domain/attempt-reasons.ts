@@ -1,5 +1,5 @@
 import type { AuthorizeRequest, AuthorizeResult } from '../providers/index.ts';
-import { describeTarget, type RouteTarget } from './connectors.ts';
+import { describeTarget, type RouteTarget } from './route-targets.ts';
 
 /** An attempt that did not end the payment: where it went, and what it answered. */
 export interface PassedOver {

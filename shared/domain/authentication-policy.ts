@@ -1,5 +1,5 @@
 import { type AuthorizeResult, FAILED_CHALLENGE, type ThreeDSecureResult } from '../providers/types.ts';
-import type { RouteTarget } from './connectors.ts';
+import type { RouteTarget } from './route-targets.ts';
 import { BadRequest } from '../model/errors.ts';
 
 /**

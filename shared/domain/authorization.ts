@@ -14,7 +14,8 @@ import { AUTHENTICATION_DECLINE, authenticatesElsewhere, redirectsShopper } from
 import { finishCreate } from './authorization-outcomes.ts';
 import { updateSavedCard } from './card-updates.ts';
 import { isoNow } from '../model/clock.ts';
-import { connectorForTarget, describeTarget, modeOf, type RouteTarget } from './connectors.ts';
+import { connectorForTarget } from './connectors.ts';
+import { describeTarget, modeOf, type RouteTarget } from './route-targets.ts';
 import { OperationInProgress, OutcomeUnknown, ProvidersUnavailable } from '../model/errors.ts';
 import { newId } from '../model/ids.ts';
 import { leaseFromNow, runOperation } from './operations.ts';

@@ -10,7 +10,7 @@ import type { CardBrand } from '../model/cards.ts';
 import { businessNow, isoNow } from '../model/clock.ts';
 import { Declined, OperationInProgress, OutcomeUnknown, ResourceMissing } from '../model/errors.ts';
 import { newId } from '../model/ids.ts';
-import { describeTarget } from './connectors.ts';
+import { describeTarget } from './route-targets.ts';
 import { capturePayment } from './payment-lifecycle.ts';
 import { authorizePayment, type RenewalAttempts } from './authorization.ts';
 import { resolveAuthorization } from './authorization-outcomes.ts';

@@ -1,19 +1,17 @@
 import * as v from 'valibot';
-import { type Connector, FEES, type FeeSchedule, feeOf, type Mode, type ProviderName, providerModule, sandboxFor } from '../providers/index.ts';
+import { type Connector, FEES, type Mode, type ProviderName, providerModule, sandboxFor } from '../providers/index.ts';
 import { sealer } from '../sealing.ts';
 import type { CreateConnectorBody, UpdateConnectorBody } from '../schemas/connectors.ts';
 import * as connectorsStore from '../store/connectors.ts';
 import type { ConnectorRecord, ShownConnector } from '../store/connectors.ts';
 import type { PageQuery } from '../store/pagination.ts';
-import * as routingStats from '../store/routing-stats.ts';
-import type { ProviderStats } from '../store/routing-stats.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { isoNow } from '../model/clock.ts';
 import { isUnknownKey, issueReason } from '../schemas/issue-reason.ts';
 import { BadRequest, NotFound } from '../model/errors.ts';
 import { freshOrigin, idFor, type Origin } from '../model/ids.ts';
 import { CONNECTOR, transition } from '../model/state-machines.ts';
-import { scoreProvider } from './routing.ts';
+import { modeOf, type RouteTarget } from './route-targets.ts';
 import type { Owner } from '../model/targets.ts';
 import { annotate } from '../tracer.ts';
 
@@ -26,8 +24,6 @@ export const MAX_CONNECTORS_PER_MERCHANT = 20;
 const VERIFY_TIMEOUT_MS = 8_000;
 
 const credentialsSealer = sealer('connector-credentials/v1', 'credentials');
-
-export const modeOf = (merchant: Pick<Merchant, 'livemode'>): Mode => (merchant.livemode ? 'live' : 'test');
 
 const view = (c: ShownConnector, baseUrl: string) => ({
   id: c.id,
@@ -144,9 +140,6 @@ export async function deleteConnector(merchant: Merchant, id: string) {
   return { id, object: 'connector' as const, deleted: true as const };
 }
 
-/** The active ones of the connector accounts routing read (store/routing-setup.ts), newest first: its candidates (see routeTargets). */
-export const activeConnectors = (connectors: readonly ConnectorRecord[]): ConnectorRecord[] => connectors.filter((c) => c.status === 'active');
-
 /** Live connectors built from opened credentials, per connector version (an update makes a new one). */
 const built = new Map<string, Promise<Connector>>();
 
@@ -162,58 +155,6 @@ export function liveConnectorFor(record: ConnectorRecord): Promise<Connector> {
   }
   return connector;
 }
-
-/** Where a payment can be sent: a connector account of the merchant, or (test mode only) a provider's built-in sandbox. */
-export interface RouteTarget {
-  provider: ProviderName;
-  connectorId: string | null;
-  label: string | null;
-  /** the account as routing listed it, when it did */
-  account?: ConnectorRecord;
-}
-
-/**
- * The targets for providers in routing order: each provider's active accounts of `mode`, best smart score first
- * (each account's own recent approvals, latency and fee; newest first while they score alike); in test mode a
- * provider with no connected test account is served by its sandbox; in live mode it is not eligible.
- */
-export function routeTargets(
-  accounts: readonly ConnectorRecord[],
-  mode: Mode,
-  providers: readonly ProviderName[],
-  scoring: { stats: Record<string, ProviderStats>; amount: number; cheapestFirst?: boolean },
-): RouteTarget[] {
-  const score = (a: ConnectorRecord) =>
-    scoring.cheapestFirst
-      ? -feeOf(a.fees, scoring.amount)
-      : scoreProvider(a.provider, scoring.stats[a.id] ?? routingStats.emptyStats(), scoring.amount, a.fees).score;
-  return providers.flatMap((provider): RouteTarget[] => {
-    const connected = eligible(accounts, mode, provider).sort((a, b) => score(b) - score(a));
-    if (connected.length > 0) return connected.map((a) => ({ provider, connectorId: a.id, label: a.label, account: a }));
-    return mode === 'test' ? [{ provider, connectorId: null, label: null }] : [];
-  });
-}
-
-const eligible = (accounts: readonly ConnectorRecord[], mode: Mode, provider: ProviderName) =>
-  accounts.filter((a) => a.provider === provider && a.mode === mode && a.status === 'active');
-
-/**
- * The fee schedule each provider stands for in routing: its cheapest eligible account's at `amount` (a provider the
- * sandbox serves, or none: the standard price).
- */
-export function providerFees(accounts: readonly ConnectorRecord[], mode: Mode, amount: number): Partial<Record<ProviderName, FeeSchedule>> {
-  const fees: Partial<Record<ProviderName, FeeSchedule>> = {};
-  for (const account of accounts) {
-    if (!eligible([account], mode, account.provider).length) continue;
-    const current = fees[account.provider];
-    if (!current || feeOf(account.fees, amount) < feeOf(current, amount)) fees[account.provider] = account.fees;
-  }
-  return fees;
-}
-
-/** A target as a reason names it: `stripe via con_… (Stripe EU)`, or `adyen (sandbox)`. */
-export const describeTarget = (t: RouteTarget): string =>
-  t.connectorId ? `${t.provider} via ${t.connectorId}${t.label ? ` (${t.label})` : ''}` : `${t.provider} (sandbox)`;
 
 /**
  * The connector an operation calls: the payment's connector account (whatever its status now: an authorization it

@@ -21,7 +21,7 @@ import type { OutcomeContext } from './refund-outcomes.ts';
 import { DISPUTE, type DisputeState, transition } from '../model/state-machines.ts';
 import { historyEntry } from './timeline-entries.ts';
 import { count } from '../metrics.ts';
-import { modeOf } from './connectors.ts';
+import { modeOf } from './route-targets.ts';
 
 /**
  * Disputes (chargebacks), docs/api.md "Disputes": created from what the provider reports, moved only forward by the

@@ -19,7 +19,7 @@ import { automaticCaptureOrigin, resolveAuthorization } from './authorization-ou
 import { binOf, cardBrand, cardFingerprint, type StoredCard } from '../model/cards.ts';
 import { checkReturnUrl } from './checkout.ts';
 import { clock } from '../model/clock.ts';
-import { modeOf } from './connectors.ts';
+import { modeOf } from './route-targets.ts';
 import { BadRequest, CaptureFailed, Declined, OperationInProgress, OutcomeUnknown, ProviderRefused, ResourceMissing } from '../model/errors.ts';
 import { newEvent } from '../model/events.ts';
 import { freshOrigin, idFor, type Origin } from '../model/ids.ts';

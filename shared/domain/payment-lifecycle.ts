@@ -1,6 +1,7 @@
 import type * as v from 'valibot';
 import type { OperationResult } from '../providers/index.ts';
-import { connectorForOperation, modeOf } from './connectors.ts';
+import { connectorForOperation } from './connectors.ts';
+import { modeOf } from './route-targets.ts';
 import type { CaptureBody, ListPaymentsQuery, UpdatePaymentBody } from '../schemas/payments.ts';
 import { commit } from '../store/commit.ts';
 import type { Operation } from '../model/targets.ts';

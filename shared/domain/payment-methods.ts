@@ -11,7 +11,7 @@ import { binOf, cardBrand } from '../model/cards.ts';
 import { hmac } from '../model/credentials.ts';
 import { BadRequest, InvalidState, NotFound, ResourceMissing } from '../model/errors.ts';
 import { freshOrigin, idFor, type Origin } from '../model/ids.ts';
-import { modeOf } from './connectors.ts';
+import { modeOf } from './route-targets.ts';
 
 export interface NewPaymentMethod {
   type: 'card';

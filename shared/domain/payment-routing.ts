@@ -6,7 +6,7 @@ import * as routingSetup from '../store/routing-setup.ts';
 import { type Merchant, ownerOf } from './auth.ts';
 import { redirectAuthenticating } from './authentication-policy.ts';
 import { binOf, cardBrand } from '../model/cards.ts';
-import { activeConnectors, describeTarget, modeOf, providerFees, type RouteTarget, routeTargets } from './connectors.ts';
+import { activeConnectors, describeTarget, modeOf, providerFees, type RouteTarget, routeTargets } from './route-targets.ts';
 import { BadRequest, ResourceMissing } from '../model/errors.ts';
 import { forcedProvider, planRoute, type RoutePlan } from './routing.ts';
 import { chance, recentStats, roundRobinTurn } from './routing-context.ts';

@@ -10,7 +10,7 @@ import { refundObject } from './refunds.ts';
 import { allows, PAYMENT, REFUND } from '../model/state-machines.ts';
 import { type ChangeSource, historyEntry } from './timeline-entries.ts';
 import { count } from '../metrics.ts';
-import { modeOf } from './connectors.ts';
+import { modeOf } from './route-targets.ts';
 
 /**
  * How a refund ends, whoever learns it (the refund request, a provider's notification, the reconciler): confirmed

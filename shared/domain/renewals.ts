@@ -11,7 +11,7 @@ import { today } from './subscriptions.ts';
 import { periodRenewal } from './period-renewal.ts';
 import { cancelAtPeriodEnd, completeRenewal, recordDecline, type RenewalOutcome, skip } from './renewal-outcomes.ts';
 import { count } from '../metrics.ts';
-import { modeOf } from './connectors.ts';
+import { modeOf } from './route-targets.ts';
 
 /**
  * Renewals (docs/architecture.md "Subscriptions and invoices"): an hourly scanner reads the sparse renewal index and

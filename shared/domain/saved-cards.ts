@@ -4,7 +4,7 @@ import * as paymentMethods from '../store/payment-methods.ts';
 import type { PaymentMethodRecord } from '../store/payment-methods.ts';
 import * as vault from '../store/vault.ts';
 import { type Merchant, ownerOf } from './auth.ts';
-import { modeOf, type RouteTarget } from './connectors.ts';
+import { modeOf, type RouteTarget } from './route-targets.ts';
 import { BadRequest, ResourceMissing } from '../model/errors.ts';
 import type { Origin } from '../model/ids.ts';
 import { detachPaymentMethod, keepPaymentMethod, savePaymentMethod } from './payment-methods.ts';

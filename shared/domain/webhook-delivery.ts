@@ -12,7 +12,7 @@ import { clock } from '../model/clock.ts';
 import { subscribed } from './webhook-subscriptions.ts';
 import { type DomainEvent, eventPayload } from '../model/events.ts';
 import { count } from '../metrics.ts';
-import { modeOf } from './connectors.ts';
+import { modeOf } from './route-targets.ts';
 import { WEBHOOK_ENDPOINT } from '../model/state-machines.ts';
 
 export const DELIVERY_TIMEOUT_MS = 15_000;

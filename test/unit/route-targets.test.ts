@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { providerFees, routeTargets } from '../../shared/domain/connectors.ts';
+import { providerFees, routeTargets } from '../../shared/domain/route-targets.ts';
 import { FEES } from '../../shared/providers/fees.ts';
 import type { ConnectorRecord } from '../../shared/store/connectors.ts';
 import type { ProviderStats } from '../../shared/store/routing-stats.ts';
