@@ -4,13 +4,12 @@
  * its CSS bundled beside it, and an `index.html` that loads them from `/dashboard/assets/`. `npm start` and the test
  * gateway serve it from memory (bundleDashboard); CDK deploys what buildDashboard writes.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Metafile } from 'esbuild';
+import { build, type BuildOptions, type BuildResult, buildSync, type Metafile } from 'esbuild';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-export const ASSETS_PATH = '/dashboard/assets/';
 
 export interface DashboardFiles {
   /** path below the build's root (`index.html`, `assets/main-3F2K….js`) → its bytes */
@@ -19,28 +18,34 @@ export interface DashboardFiles {
   initialScripts: string[];
 }
 
+const OPTIONS = {
+  entryPoints: [join(HERE, 'src/main.tsx')],
+  bundle: true,
+  minify: true,
+  splitting: true,
+  format: 'esm',
+  target: 'es2022',
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  outdir: join(HERE, 'out/assets'),
+  entryNames: '[name]-[hash]',
+  chunkNames: 'chunk-[hash]',
+  assetNames: '[name]-[hash]',
+  loader: { '.svg': 'file', '.png': 'file', '.woff2': 'file' },
+  define: { 'process.env.NODE_ENV': '"production"' },
+  legalComments: 'none',
+  metafile: true,
+  write: false,
+  logLevel: 'silent',
+} satisfies BuildOptions;
+
 /** The build in memory. */
-export async function bundleDashboard(): Promise<DashboardFiles> {
-  const result = await build({
-    entryPoints: [join(HERE, 'src/main.tsx')],
-    bundle: true,
-    minify: true,
-    splitting: true,
-    format: 'esm',
-    target: 'es2022',
-    jsx: 'automatic',
-    jsxImportSource: 'preact',
-    outdir: join(HERE, 'out/assets'),
-    entryNames: '[name]-[hash]',
-    chunkNames: 'chunk-[hash]',
-    assetNames: '[name]-[hash]',
-    loader: { '.svg': 'file', '.png': 'file', '.woff2': 'file' },
-    define: { 'process.env.NODE_ENV': '"production"' },
-    legalComments: 'none',
-    metafile: true,
-    write: false,
-    logLevel: 'silent',
-  });
+export const bundleDashboard = async (): Promise<DashboardFiles> => filesOf(await build(OPTIONS));
+
+/** The same, synchronously: for CDK, whose local bundling cannot wait. */
+export const bundleDashboardSync = (): DashboardFiles => filesOf(buildSync(OPTIONS));
+
+function filesOf(result: BuildResult<typeof OPTIONS>): DashboardFiles {
   const root = join(HERE, 'out');
   const files = new Map(result.outputFiles.map((f) => [relative(root, f.path), f.contents] as const));
   const { entry, css, initial } = entryOf(result.metafile, root);
@@ -50,11 +55,17 @@ export async function bundleDashboard(): Promise<DashboardFiles> {
 
 /** Writes the build to `outdir` (emptied first): `index.html` and `assets/`. */
 export async function buildDashboard(outdir: string): Promise<DashboardFiles> {
-  const built = await bundleDashboard();
-  await rm(outdir, { recursive: true, force: true });
+  return writeOut(await bundleDashboard(), outdir);
+}
+
+/** The same, synchronously (CDK's local bundling). */
+export const buildDashboardSync = (outdir: string): DashboardFiles => writeOut(bundleDashboardSync(), outdir);
+
+function writeOut(built: DashboardFiles, outdir: string): DashboardFiles {
+  rmSync(outdir, { recursive: true, force: true });
   for (const [path, bytes] of built.files) {
-    await mkdir(dirname(join(outdir, path)), { recursive: true });
-    await writeFile(join(outdir, path), bytes);
+    mkdirSync(dirname(join(outdir, path)), { recursive: true });
+    writeFileSync(join(outdir, path), bytes);
   }
   return built;
 }

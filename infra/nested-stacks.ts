@@ -6,6 +6,7 @@ import type { FunctionSpec } from '../functions/catalog.ts';
 import type { AppApi } from './constructs/api.ts';
 import { ApiRoutes } from './constructs/api-routes.ts';
 import { ApiStage } from './constructs/api-stage.ts';
+import { DashboardSite, type DashboardSiteProps } from './constructs/dashboard-site.ts';
 import { type AppFunction, AppFunctions, type FunctionDefaults } from './constructs/functions.ts';
 import { Vault } from './constructs/vault.ts';
 import { ApiFirewall } from './constructs/waf.ts';
@@ -101,5 +102,18 @@ export class VaultStack extends NestedStack {
   constructor(scope: Construct, id: string) {
     super(scope, id, { description: 'Payment orchestration: the card vault (KMS key and table)' });
     this.vault = new Vault(this, 'Vault');
+  }
+}
+
+/**
+ * The dashboard's CloudFront distribution and bucket (constructs/dashboard-site.ts), with the Lambda that copies the
+ * build into the bucket at deploy time: apart from the API's stacks, which it only names.
+ */
+export class DashboardSiteStack extends NestedStack {
+  readonly site: DashboardSite;
+
+  constructor(scope: Construct, id: string, props: DashboardSiteProps) {
+    super(scope, id, { description: 'Payment orchestration: the dashboard (CloudFront, S3) on the API domain' });
+    this.site = new DashboardSite(this, 'Site', props);
   }
 }

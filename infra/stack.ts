@@ -12,7 +12,7 @@ import { Observability } from './constructs/observability.ts';
 import { AppQueues } from './constructs/queues.ts';
 import { AppSecrets } from './constructs/secret.ts';
 import { AppTable } from './constructs/table.ts';
-import { ApiAreaStack, ApiStageStack, VaultStack, WorkersStack } from './nested-stacks.ts';
+import { ApiAreaStack, ApiStageStack, DashboardSiteStack, VaultStack, WorkersStack } from './nested-stacks.ts';
 import { type AppSettings, defaultSettings } from './settings.ts';
 
 export { type AppSettings, defaultSettings, settingsFromContext } from './settings.ts';
@@ -41,6 +41,7 @@ export class PaymentOrchestrationStack extends Stack {
   readonly areaStacks: readonly ApiAreaStack[];
   readonly workersStack: WorkersStack;
   readonly stageStack: ApiStageStack;
+  readonly dashboardStack: DashboardSiteStack;
   /** Every function, whichever nested stack holds it. */
   readonly functions: readonly AppFunction[];
 
@@ -92,6 +93,7 @@ export class PaymentOrchestrationStack extends Stack {
       ...logs,
     });
     this.functions = [...this.areaStacks, this.workersStack].flatMap((stack) => stack.functions);
+    this.dashboardStack = new DashboardSiteStack(this, 'Dashboard', { api: this.api.api, stageName });
 
     new Observability(this, 'Observability', {
       api: this.api.api,
@@ -105,6 +107,10 @@ export class PaymentOrchestrationStack extends Stack {
     });
 
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the API (append /api/...)', value: this.api.urlOf(stageName) });
+    new CfnOutput(this, 'DashboardUrl', {
+      description: 'The dashboard; the API answers on the same domain under /api',
+      value: `https://${this.dashboardStack.site.distribution.distributionDomainName}/dashboard`,
+    });
     new CfnOutput(this, 'TableName', { description: 'The single DynamoDB table', value: this.table.table.tableName });
   }
 }

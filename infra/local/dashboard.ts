@@ -8,18 +8,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { DashboardFiles } from '../../dashboard/build.ts';
-
-/** The page's Content-Security-Policy (CloudFront's response headers policy says the same). */
-export const DASHBOARD_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; " +
-  "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
-
-export const DASHBOARD_HEADERS: Readonly<Record<string, string>> = {
-  'Content-Security-Policy': DASHBOARD_CSP,
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'same-origin',
-};
+import { ASSET_CACHE_CONTROL, DASHBOARD_HEADERS } from '../../dashboard/headers.ts';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -45,7 +34,7 @@ export function dashboardRoutes(files: () => Promise<DashboardFiles>) {
     if (asset !== undefined) {
       const bytes = built.get(asset);
       if (!bytes) return send(res, method, 404, { 'Content-Type': 'text/plain; charset=utf-8' }, 'Not found');
-      return send(res, method, 200, { 'Content-Type': typeOf(asset), 'Cache-Control': 'public, max-age=31536000, immutable' }, bytes);
+      return send(res, method, 200, { 'Content-Type': typeOf(asset), 'Cache-Control': ASSET_CACHE_CONTROL }, bytes);
     }
     return send(res, method, 200, { 'Content-Type': TYPES['.html']!, 'Cache-Control': 'no-cache' }, built.get('index.html')!);
   };

@@ -113,7 +113,13 @@ describe('secrets (CDK)', () => {
         .sort(),
     );
     expect(pages.map((fn) => fn.name)).toEqual(expect.arrayContaining(['hosted/pay-submit', 'hosted/3ds-return']));
-    expect(signIn.map((fn) => fn.name).sort()).toEqual(['auth/request-otp', 'auth/sign-out', 'auth/verify-otp']);
+    expect(signIn.map((fn) => fn.name).sort()).toEqual([
+      'auth/request-otp',
+      'auth/session/get',
+      'auth/session/update',
+      'auth/sign-out',
+      'auth/verify-otp',
+    ]);
     for (const fn of [...pages, ...signIn]) {
       expect(readableBy(fn.statements), fn.name).not.toContain('credentials');
       expect(fn.env[arnVariableOf('credentials')], fn.name).toBeUndefined();

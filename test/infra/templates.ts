@@ -140,14 +140,17 @@ export const refersTo = (value: unknown, id: string): boolean => JSON.stringify(
 /** Each function of the template (named by its catalog entry) with its role's policy statements and its environment. */
 export function functionsOf(resources: Record<string, Resource>) {
   const policies = Object.values(resources).filter((r) => r.Type === 'AWS::IAM::Policy');
-  return Object.values(resources)
-    .filter((r) => r.Type === 'AWS::Lambda::Function')
-    .map((fn) => {
-      const roleId = JSON.stringify(fn.Properties?.Role).match(/"Fn::GetAtt":\["([A-Za-z0-9]+)"/)![1]!;
-      const statements = policies
-        .filter((p) => refersTo(p.Properties?.Roles, roleId))
-        .flatMap((p) => (p.Properties?.PolicyDocument as { Statement: Statement[] }).Statement);
-      const env = (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
-      return { name: String(fn.Properties?.Description).split(':')[0]!, statements, env };
-    });
+  return (
+    Object.values(resources)
+      // the catalog's functions, each described `<name>: <trigger>` (not the dashboard's deploy-time copier, CDK's own)
+      .filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties?.Description !== undefined)
+      .map((fn) => {
+        const roleId = JSON.stringify(fn.Properties?.Role).match(/"Fn::GetAtt":\["([A-Za-z0-9]+)"/)![1]!;
+        const statements = policies
+          .filter((p) => refersTo(p.Properties?.Roles, roleId))
+          .flatMap((p) => (p.Properties?.PolicyDocument as { Statement: Statement[] }).Statement);
+        const env = (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+        return { name: String(fn.Properties?.Description).split(':')[0]!, statements, env };
+      })
+  );
 }
