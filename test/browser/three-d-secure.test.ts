@@ -80,10 +80,13 @@ async function onToIssuer(page: Page, issuer: Issuer) {
 async function backAtShop(page: Page) {
   await page.waitForURL(/\/done\?payment_id=pay_/, { timeout: 45_000 });
   const result = page.locator('#result');
+  const outcome = await result.getAttribute('data-outcome');
   return {
     paymentId: new URL(page.url()).searchParams.get('payment_id')!,
-    outcome: await result.getAttribute('data-outcome'),
-    text: await result.textContent(),
+    outcome,
+    // paid: the receipt's heading and the payment it names; else what the shop says
+    text: await (outcome === 'paid' ? page.getByRole('heading', { level: 2 }) : result).textContent(),
+    receipt: outcome === 'paid' ? await page.locator('#receipt-payment').textContent() : null,
   };
 }
 
@@ -104,7 +107,12 @@ describe.each(['sandbox', 'stripe', 'adyen'] as const)('3-D Secure in Chromium a
     // Assess: the shop's page, what its server read from the API, the provider's hold, the challenge and the return on
     // the payment's timeline
     const back = await backAtShop(page);
-    expect(back).toEqual({ paymentId: expect.stringMatching(/^pay_/), outcome: 'paid', text: `Paid: ${back.paymentId} is succeeded.` });
+    expect(back).toEqual({
+      paymentId: expect.stringMatching(/^pay_/),
+      outcome: 'paid',
+      text: 'Thank you — your order is paid',
+      receipt: back.paymentId,
+    });
     const read = exchanges.find((e) => e.direction === 'sent' && e.method === 'GET' && e.url.endsWith(`/api/payments/${back.paymentId}`));
     expect(JSON.parse(read!.answer)).toMatchObject({
       status: 'succeeded',
@@ -125,7 +133,10 @@ describe.each(['sandbox', 'stripe', 'adyen'] as const)('3-D Secure in Chromium a
     await page.getByRole('button', { name: 'Fail' }).click();
     // Assess
     const back = await backAtShop(page);
-    expect(back).toMatchObject({ outcome: 'failed', text: `Not paid: ${back.paymentId} is failed (authentication_required).` });
+    expect(back).toMatchObject({
+      outcome: 'failed',
+      text: 'Your card was declined because your bank could not confirm that it was you. Nothing was charged: try another card, or ask your bank.',
+    });
     expect(heldFor(issuer, await readPayment(back.paymentId)).filter((h) => h.state !== 'voided')).toEqual([]);
   });
 
@@ -141,7 +152,7 @@ describe.each(['sandbox', 'stripe', 'adyen'] as const)('3-D Secure in Chromium a
     // Assess: both tabs back at the shop with the one payment, paid; one authorization held
     const [one, two] = await Promise.all([backAtShop(page), backAtShop(second)]);
     expect(two).toEqual(one);
-    expect(one).toMatchObject({ outcome: 'paid', text: `Paid: ${one.paymentId} is succeeded.` });
+    expect(one).toMatchObject({ outcome: 'paid', text: 'Thank you — your order is paid', receipt: one.paymentId });
     expect(heldFor(issuer, await readPayment(one.paymentId))).toHaveLength(1);
   });
 
@@ -155,7 +166,12 @@ describe.each(['sandbox', 'stripe', 'adyen'] as const)('3-D Secure in Chromium a
     await page.getByRole('button', { name: 'Pass' }).click();
     // Assess
     const back = await backAtShop(page);
-    expect(back).toEqual({ paymentId: created().id, outcome: 'failed', text: `Not paid: ${created().id} is voided.` });
+    expect(back).toEqual({
+      paymentId: created().id,
+      outcome: 'failed',
+      text: 'This payment was cancelled, so your order is not paid.',
+      receipt: null,
+    });
     expect(heldFor(issuer, await readPayment(back.paymentId)).filter((h) => h.state !== 'voided')).toEqual([]);
   });
 });
