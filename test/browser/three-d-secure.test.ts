@@ -5,6 +5,7 @@ import type { Gateway } from '../../infra/local/gateway.ts';
 import { config } from '../../shared/config.ts';
 import { sandboxBooks } from '../../shared/providers/sandbox.ts';
 import { type ProviderFakes, startProviderFakes } from '../../infra/local/fakes/index.ts';
+import { seriousViolations } from '../support/axe.ts';
 import { type Chromium, launchChromium } from '../support/browser.ts';
 import { openShop, type ShopOptions, typeCardAndPay } from '../support/demo-shop.ts';
 import { bearer } from '../support/merchant.ts';
@@ -173,6 +174,45 @@ describe.each(['sandbox', 'stripe', 'adyen'] as const)('3-D Secure in Chromium a
       receipt: null,
     });
     expect(heldFor(issuer, await readPayment(back.paymentId)).filter((h) => h.state !== 'voided')).toEqual([]);
+  });
+});
+
+describe("our hand-off page (Adyen's challenge wants a POST) in Chromium", () => {
+  it('shows the business and the amount in the shared look, lets the form post to the bank alone, and goes on', async () => {
+    // Prepare: the merchant's business name set; the shopper pays with Adyen's POST-challenge card
+    const { page, apiKey, readPayment } = await shopFor('adyen');
+    const named = await fetch(`${gateway.url}/api/settings`, {
+      method: 'PUT',
+      headers: { ...bearer(apiKey), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ business_name: 'Tee Shop Ltd' }),
+    });
+    expect(named.status).toBe(200);
+    const handOff = page.waitForResponse((r) => /\/hosted\/3ds\/pay_/.test(r.url()));
+    // Act
+    await typeCardAndPay(page, CHALLENGES.adyen.passed);
+    await expect.poll(() => page.title(), { timeout: 45_000 }).toBe('Confirm your payment');
+    // Assess: to whom and how much, in the shared stylesheet; the form may post here and to the bank's page only
+    const csp = (await (await handOff).allHeaders())['content-security-policy'];
+    const bank = new URL((await page.locator('form').getAttribute('action'))!).origin;
+    expect(csp).toContain(`form-action 'self' ${bank}`);
+    expect(csp).toContain("default-src 'none'");
+    expect({
+      business: await page.locator('header.brand').textContent(),
+      amount: await page.locator('.amount').textContent(),
+      to: await page.getByText('To Tee Shop Ltd.').count(),
+      stylesheet: await page.locator('link[rel=stylesheet]').getAttribute('href'),
+    }).toEqual({ business: 'Tee Shop Ltd', amount: 'USD 25.00', to: 1, stylesheet: expect.stringMatching(/^\.\.\/checkout\.css\?accent=/) });
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    // Act + Assess: the keyboard sends the form on to the bank; the challenge passed, paid
+    await page.getByRole('button', { name: 'Continue to your bank' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.title(), { timeout: 45_000 }).toBe(CHALLENGE_TITLE.adyen);
+    await page.getByRole('button', { name: 'Pass' }).click();
+    const back = await backAtShop(page);
+    expect(back.outcome).toBe('paid');
+    expect((await readPayment(back.paymentId)).status).toBe('succeeded');
   });
 });
 
