@@ -21,6 +21,7 @@ import { paymentKeys } from '../shared/store/keys.ts';
 import { type Call, record } from './dynamo.ts';
 import { itemBytes } from './model.ts';
 import { laterFlows } from './later-flows.ts';
+import { linkFlows } from './link-flows.ts';
 import { teamFlows } from './team-flows.ts';
 
 /** The default create: smart routing (which evaluates the merchant's rules, read with its accounts in one query whatever the routing), a new card. */
@@ -138,6 +139,7 @@ export async function benchCapacity(): Promise<CapacityResult> {
   operations.push(...saved.operations);
   await laterFlows(apiKey, customerId, async (name, op) => void operations.push(summarize(name, await steady(op))));
   await teamFlows(async (name, op) => void operations.push(summarize(name, await steady(op))), RUNS + 1);
+  await linkFlows(apiKey, async (name, op) => void operations.push(summarize(name, await steady(op))), RUNS + 1);
 
   const due = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
   const invoice = {

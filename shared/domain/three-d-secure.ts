@@ -11,7 +11,8 @@ import { finishAuthentication } from './shopper-authentication.ts';
 import { type LinkQuery, sandboxAnswerSignature, verifyHandOff, verifySandboxAnswer, verifyThreeDSecureReturn } from './signed-links.ts';
 
 /** Where the shopper goes next: a provider's page (GET, or a form to POST), or back to the merchant. */
-export type ShopperStep = { go: 'provider'; action: ShopperAction } | { go: 'merchant'; url: string };
+export type ShopperStep =
+  { go: 'provider'; action: ShopperAction; shown: { amount: number; currency: string; branding: BrandingRecord } } | { go: 'merchant'; url: string };
 
 /** The merchant's return URL with the payment's id (docs/checkout.md "3-D Secure"). */
 const backToMerchant = (payment: { id: string; return_url?: string }): ShopperStep => {
@@ -35,7 +36,9 @@ export async function handOff(paymentId: string, query: LinkQuery): Promise<Shop
   if (!(await verifyHandOff(paymentId, query))) throw new NotFound(EXPIRED);
   const payment = await signedPayment(paymentId);
   if (payment.status === 'requires_action' && payment.op?.kind === 'authenticate' && payment.provider_action) {
-    return { go: 'provider', action: payment.provider_action };
+    // what the shopper confirms on a hand-off page (a bank that wants a POST): the amount, to whom
+    const branding = await settings.getBranding(payment.merchant_id);
+    return { go: 'provider', action: payment.provider_action, shown: { amount: payment.amount, currency: payment.currency, branding } };
   }
   return backToMerchant(payment);
 }

@@ -3,17 +3,8 @@ import type { ShopperStep } from '../domain/three-d-secure.ts';
 import { type FileBody, Redirect } from '../http/response.ts';
 import { formatMoney } from '../domain/tax.ts';
 import type { BrandingRecord } from '../store/settings.ts';
-import { escapeHtml, pageAnswer, styleHash } from './answers.ts';
+import { escapeHtml } from './answers.ts';
 import { shopperPage } from './look.ts';
-
-const CSS =
-  'body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem}button{font:inherit;padding:.5rem 1rem;margin:.25rem}';
-
-const page = (title: string, body: string, formAction: string): FileBody =>
-  pageAnswer(
-    `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title><style>${CSS}</style><main><h1>${escapeHtml(title)}</h1>${body}</main></html>`,
-    `default-src 'none'; style-src ${styleHash(CSS)}; base-uri 'none'; form-action ${formAction}; frame-ancestors 'none'`,
-  );
 
 const hidden = (data: Record<string, string>) =>
   Object.entries(data)
@@ -28,8 +19,14 @@ export function shopperStepAnswer(step: ShopperStep): Redirect | FileBody {
   if (step.go === 'merchant') return new Redirect(step.url);
   const { action } = step;
   if (action.method === 'GET') return new Redirect(action.url);
-  const form = `<p>Your bank asks you to confirm this payment.</p><form method="post" action="${escapeHtml(action.url)}">${hidden(action.data ?? {})}<button type="submit">Continue to your bank</button></form>`;
-  return page('Confirm your payment', form, cspSource(action.url));
+  const { amount, currency, branding } = step.shown;
+  const body = [
+    `<p class="amount">${escapeHtml(formatMoney(amount, currency))}</p><p>To ${escapeHtml(branding.business_name)}.</p>`,
+    `<p>Your bank asks you to confirm this payment.</p><form method="post" action="${escapeHtml(action.url)}">`,
+    `${hidden(action.data ?? {})}<button type="submit">Continue to your bank</button></form>`,
+  ].join('');
+  // the form may post to the bank alone besides this service; no script, so it works anywhere
+  return shopperPage({ title: 'Confirm your payment', branding, root: '../', body, formAction: cspSource(action.url) });
 }
 
 /**

@@ -1,14 +1,26 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Request } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../infra/local/gateway.ts';
 import type { DemoCheckout, Exchange } from '../../infra/local/demo-checkout/server.ts';
 import { type Chromium, launchChromium } from '../support/browser.ts';
+import { seriousViolations } from '../support/axe.ts';
 import { fieldsOf, openShop, typeCardAndPay } from '../support/demo-shop.ts';
 import { startTestGateway } from '../support/runtime.ts';
 
 const CARD = '4242424242424242';
+
+/** The receipt the shop's page shows once paid, and how many Pay buttons are left. */
+async function readReceipt(page: Page) {
+  return {
+    heading: await page.getByRole('heading', { level: 2 }).textContent(),
+    amount: await page.locator('#receipt-amount').textContent(),
+    card: await page.locator('#receipt-card').textContent(),
+    paymentId: (await page.locator('#receipt-payment').textContent())!,
+    payButtons: await page.getByRole('button', { name: /Pay/ }).count(),
+  };
+}
 
 const shop = (gateway: Gateway, exchanges: Exchange[] = []) => openShop(gateway, { exchanges });
 
@@ -53,7 +65,17 @@ describe('hosted card fields in Chromium', () => {
     await typeCardAndPay(page, CARD);
     // Assess: paid, with the pm_ the frame posted to the page's exact origin
     await expect.poll(() => page.locator('#result').getAttribute('data-outcome'), { timeout: 45_000 }).toBe('paid');
-    expect(await page.locator('#result').textContent()).toMatch(/^Paid: pay_[0-9a-z]{26} is (succeeded|authorized)\.$/);
+    const receipt = await readReceipt(page);
+    expect(receipt).toEqual({
+      heading: 'Thank you — your order is paid',
+      amount: '$25.00',
+      card: 'Visa •••• 4242',
+      paymentId: expect.stringMatching(/^pay_[0-9a-z]{26}$/),
+      payButtons: 0,
+    });
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     const messages = (
       await page.evaluate(() => (window as unknown as { seenMessages: { origin: string; data: { type: string } }[] }).seenMessages)
     ).filter((m) => m.data.type === 'payment_method');
@@ -75,6 +97,31 @@ describe('hosted card fields in Chromium', () => {
     expect(pageRequests.map((r) => new URL(r.url()).pathname)).toEqual(expect.arrayContaining(['/', '/hosted/card-fields.js', '/shop.js', '/pay']));
     expect(serverTraffic.some((e) => e.includes('/api/payments/create'))).toBe(true);
     for (const traffic of [...pageTraffic, ...serverTraffic, JSON.stringify(messages)]) expect(traffic).not.toContain(CARD);
+    // Act + Assess: the order paid, the shop's server refuses to charge it again (one payment created, the receipt's)
+    const paidOrder = exchanges.find((e) => e.direction === 'received' && e.url === '/pay')!;
+    const again = await fetch(`${checkout.url}/pay`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: paidOrder.body });
+    expect([again.status, await again.json()]).toEqual([409, { message: 'This order is already paid, or being paid.' }]);
+    const created = exchanges.filter((e) => e.direction === 'sent' && e.url.endsWith('/api/payments/create'));
+    expect(created.map((e) => (JSON.parse(e.answer) as { id: string }).id)).toEqual([receipt.paymentId]);
+  });
+
+  it('tells the shopper in words when the card is declined, and lets them try again', async () => {
+    // Prepare
+    const exchanges: Exchange[] = [];
+    const { checkout } = await shop(gateway, exchanges);
+    closing.push(checkout);
+    const page = await chromium.context.newPage();
+    await page.goto(checkout.url);
+    // Act: a card the issuer declines for want of funds
+    await typeCardAndPay(page, '4000000000009995');
+    // Assess: the reason in words (no status, no code), the Pay button back for another card; the shop's server said 402
+    await expect.poll(() => page.locator('#result').getAttribute('data-outcome'), { timeout: 45_000 }).toBe('failed');
+    expect(await page.locator('#result').textContent()).toBe(
+      'Your card was declined because there are not enough funds on it. Nothing was charged: try another card, or ask your bank.',
+    );
+    expect(await page.getByRole('button', { name: 'Pay $25.00' }).isEnabled()).toBe(true);
+    expect(exchanges.filter((e) => e.direction === 'received' && e.url === '/pay').map((e) => e.status)).toEqual([402]);
+    expect(await seriousViolations(page)).toEqual([]);
   });
 
   it('shows a number that fails the Luhn check as an error, the field aria-invalid, as the shopper types', async () => {

@@ -5,6 +5,7 @@ import type { Gateway } from '../../infra/local/gateway.ts';
 import { config } from '../../shared/config.ts';
 import { sandboxBooks } from '../../shared/providers/sandbox.ts';
 import { type ProviderFakes, startProviderFakes } from '../../infra/local/fakes/index.ts';
+import { seriousViolations } from '../support/axe.ts';
 import { type Chromium, launchChromium } from '../support/browser.ts';
 import { openShop, type ShopOptions, typeCardAndPay } from '../support/demo-shop.ts';
 import { bearer } from '../support/merchant.ts';
@@ -80,10 +81,13 @@ async function onToIssuer(page: Page, issuer: Issuer) {
 async function backAtShop(page: Page) {
   await page.waitForURL(/\/done\?payment_id=pay_/, { timeout: 45_000 });
   const result = page.locator('#result');
+  const outcome = await result.getAttribute('data-outcome');
   return {
     paymentId: new URL(page.url()).searchParams.get('payment_id')!,
-    outcome: await result.getAttribute('data-outcome'),
-    text: await result.textContent(),
+    outcome,
+    // paid: the receipt's heading and the payment it names; else what the shop says
+    text: await (outcome === 'paid' ? page.getByRole('heading', { level: 2 }) : result).textContent(),
+    receipt: outcome === 'paid' ? await page.locator('#receipt-payment').textContent() : null,
   };
 }
 
@@ -104,7 +108,12 @@ describe.each(['sandbox', 'stripe', 'adyen'] as const)('3-D Secure in Chromium a
     // Assess: the shop's page, what its server read from the API, the provider's hold, the challenge and the return on
     // the payment's timeline
     const back = await backAtShop(page);
-    expect(back).toEqual({ paymentId: expect.stringMatching(/^pay_/), outcome: 'paid', text: `Paid: ${back.paymentId} is succeeded.` });
+    expect(back).toEqual({
+      paymentId: expect.stringMatching(/^pay_/),
+      outcome: 'paid',
+      text: 'Thank you — your order is paid',
+      receipt: back.paymentId,
+    });
     const read = exchanges.find((e) => e.direction === 'sent' && e.method === 'GET' && e.url.endsWith(`/api/payments/${back.paymentId}`));
     expect(JSON.parse(read!.answer)).toMatchObject({
       status: 'succeeded',
@@ -125,7 +134,10 @@ describe.each(['sandbox', 'stripe', 'adyen'] as const)('3-D Secure in Chromium a
     await page.getByRole('button', { name: 'Fail' }).click();
     // Assess
     const back = await backAtShop(page);
-    expect(back).toMatchObject({ outcome: 'failed', text: `Not paid: ${back.paymentId} is failed (authentication_required).` });
+    expect(back).toMatchObject({
+      outcome: 'failed',
+      text: 'Your card was declined because your bank could not confirm that it was you. Nothing was charged: try another card, or ask your bank.',
+    });
     expect(heldFor(issuer, await readPayment(back.paymentId)).filter((h) => h.state !== 'voided')).toEqual([]);
   });
 
@@ -141,7 +153,7 @@ describe.each(['sandbox', 'stripe', 'adyen'] as const)('3-D Secure in Chromium a
     // Assess: both tabs back at the shop with the one payment, paid; one authorization held
     const [one, two] = await Promise.all([backAtShop(page), backAtShop(second)]);
     expect(two).toEqual(one);
-    expect(one).toMatchObject({ outcome: 'paid', text: `Paid: ${one.paymentId} is succeeded.` });
+    expect(one).toMatchObject({ outcome: 'paid', text: 'Thank you — your order is paid', receipt: one.paymentId });
     expect(heldFor(issuer, await readPayment(one.paymentId))).toHaveLength(1);
   });
 
@@ -155,8 +167,52 @@ describe.each(['sandbox', 'stripe', 'adyen'] as const)('3-D Secure in Chromium a
     await page.getByRole('button', { name: 'Pass' }).click();
     // Assess
     const back = await backAtShop(page);
-    expect(back).toEqual({ paymentId: created().id, outcome: 'failed', text: `Not paid: ${created().id} is voided.` });
+    expect(back).toEqual({
+      paymentId: created().id,
+      outcome: 'failed',
+      text: 'This payment was cancelled, so your order is not paid.',
+      receipt: null,
+    });
     expect(heldFor(issuer, await readPayment(back.paymentId)).filter((h) => h.state !== 'voided')).toEqual([]);
+  });
+});
+
+describe("our hand-off page (Adyen's challenge wants a POST) in Chromium", () => {
+  it('shows the business and the amount in the shared look, lets the form post to the bank alone, and goes on', async () => {
+    // Prepare: the merchant's business name set; the shopper pays with Adyen's POST-challenge card
+    const { page, apiKey, readPayment } = await shopFor('adyen');
+    const named = await fetch(`${gateway.url}/api/settings`, {
+      method: 'PUT',
+      headers: { ...bearer(apiKey), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ business_name: 'Tee Shop Ltd' }),
+    });
+    expect(named.status).toBe(200);
+    const handOff = page.waitForResponse((r) => /\/hosted\/3ds\/pay_/.test(r.url()));
+    // Act
+    await typeCardAndPay(page, CHALLENGES.adyen.passed);
+    await expect.poll(() => page.title(), { timeout: 45_000 }).toBe('Confirm your payment');
+    // Assess: to whom and how much, in the shared stylesheet; the form may post here and to the bank's page only
+    const csp = (await (await handOff).allHeaders())['content-security-policy'];
+    const bank = new URL((await page.locator('form').getAttribute('action'))!).origin;
+    expect(csp).toContain(`form-action 'self' ${bank}`);
+    expect(csp).toContain("default-src 'none'");
+    expect({
+      business: await page.locator('header.brand').textContent(),
+      amount: await page.locator('.amount').textContent(),
+      to: await page.getByText('To Tee Shop Ltd.').count(),
+      stylesheet: await page.locator('link[rel=stylesheet]').getAttribute('href'),
+    }).toEqual({ business: 'Tee Shop Ltd', amount: 'USD 25.00', to: 1, stylesheet: expect.stringMatching(/^\.\.\/checkout\.css\?accent=/) });
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    // Act + Assess: the keyboard sends the form on to the bank; the challenge passed, paid
+    await page.getByRole('button', { name: 'Continue to your bank' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.title(), { timeout: 45_000 }).toBe(CHALLENGE_TITLE.adyen);
+    await page.getByRole('button', { name: 'Pass' }).click();
+    const back = await backAtShop(page);
+    expect(back.outcome).toBe('paid');
+    expect((await readPayment(back.paymentId)).status).toBe('succeeded');
   });
 });
 

@@ -3,13 +3,15 @@
  * page that mounts the hosted card fields with the merchant's publishable key, and the merchant's "server" route,
  * `POST /pay`, which charges the `pm_` the page hands it with the secret key. A card that asks for 3-D Secure sends
  * the shopper through the payment's next action; they come back to `GET /done`, where the shop's server reads the
- * payment. It shows a merchant's side of the integration, and the browser tests assert what it sees (never a card
- * number).
+ * payment. Each visit of the page is an order of its own: the server charges an order once (a second `POST /pay` for
+ * it answers 409), and a declined order may be paid with another card. It shows a merchant's side of the integration,
+ * and the browser tests assert what it sees (never a card number).
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { outcomeHtml, outcomeOf, type PaymentRead } from './words.ts';
 
 export interface DemoCheckoutOptions {
   /** 0 = any free port */
@@ -43,13 +45,12 @@ export interface DemoCheckout {
 const file = (name: string) => readFileSync(new URL(`./${name}`, import.meta.url), 'utf8');
 const DEMO_AMOUNT = 2500;
 
-interface PaymentView {
-  id?: string;
-  status?: string;
-  decline_code?: string | null;
+interface PaymentView extends PaymentRead {
   next_action?: { redirect_to_url: { url: string } } | null;
-  error?: { message?: string };
+  error?: { code?: string; decline_code?: string; payment_id?: string };
 }
+
+const ORDER_ID = /^ord_[0-9a-f-]{36}$/;
 
 export async function startDemoCheckout(options: DemoCheckoutOptions): Promise<DemoCheckout> {
   const api = new URL(options.apiUrl).origin;
@@ -57,7 +58,6 @@ export async function startDemoCheckout(options: DemoCheckoutOptions): Promise<D
     .replaceAll('{{API}}', options.apiUrl.replace(/\/$/, ''))
     .replaceAll('{{KEY}}', encodeURIComponent(options.publishableKey));
   const statics: Record<string, [string, string]> = {
-    '/': ['text/html; charset=utf-8', page],
     '/shop.js': ['text/javascript; charset=utf-8', file('shop.js')],
     '/shop.css': ['text/css; charset=utf-8', file('shop.css')],
   };
@@ -65,6 +65,9 @@ export async function startDemoCheckout(options: DemoCheckoutOptions): Promise<D
   const csp = `default-src 'self'; script-src 'self' ${api}; frame-src ${api}; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
 
   let shopUrl = '';
+  /** Orders the page was served for, and those being paid or paid (the payment's id once known). */
+  const issued = new Set<string>();
+  const taken = new Map<string, string>();
   const server = createServer((req, res) => {
     void handle(req, res).catch((err: unknown) => {
       console.error('[demo checkout]', err);
@@ -87,34 +90,59 @@ export async function startDemoCheckout(options: DemoCheckoutOptions): Promise<D
       });
       answer(res, status, type, content, csp);
     };
+    if (req.method === 'GET' && path === '/') {
+      const order = `ord_${randomUUID()}`;
+      issued.add(order);
+      return reply(200, 'text/html; charset=utf-8', page.replace('{{ORDER}}', order));
+    }
     const asset = req.method === 'GET' ? statics[path] : undefined;
     if (asset) return reply(200, asset[0], asset[1]);
     if (req.method === 'GET' && path === '/done') {
       const paymentId = new URL(req.url ?? '/', 'http://shop.local').searchParams.get('payment_id') ?? '';
-      const result = /^pay_[0-9a-z]{26}$/.test(paymentId) ? outcomeOf(await callApi('GET', `/api/payments/${paymentId}`)) : undefined;
-      return reply(result ? 200 : 404, 'text/html; charset=utf-8', donePage(result ?? { paid: false, text: 'No such payment.' }));
+      const read = /^pay_[0-9a-z]{26}$/.test(paymentId) ? await callApi('GET', `/api/payments/${paymentId}`) : undefined;
+      const outcome = read?.status === 200 ? outcomeOf(read.payment) : undefined;
+      return reply(outcome ? 200 : 404, 'text/html; charset=utf-8', donePage(outcome ?? { paid: false, message: 'We found no such payment.' }));
     }
     if (req.method !== 'POST' || path !== '/pay') return reply(404, 'application/json', JSON.stringify({ message: 'Not found' }));
-    const paymentMethod = (JSON.parse(body || '{}') as { payment_method?: unknown }).payment_method;
+    const { payment_method: paymentMethod, order } = JSON.parse(body || '{}') as { payment_method?: unknown; order?: unknown };
     if (typeof paymentMethod !== 'string') return reply(400, 'application/json', JSON.stringify({ message: 'payment_method is required' }));
-    const charge = await chargeCard(paymentMethod, `${shopUrl}/done`);
-    reply(charge.status === 200 ? 200 : 402, 'application/json', JSON.stringify(charge.view));
+    if (typeof order !== 'string' || !ORDER_ID.test(order) || !issued.has(order))
+      return reply(404, 'application/json', JSON.stringify({ message: 'We have no such order: reload the page.' }));
+    // Taken before the charge, so two presses at once charge once; given back when the card is declined.
+    if (taken.has(order)) return reply(409, 'application/json', JSON.stringify({ message: 'This order is already paid, or being paid.' }));
+    taken.set(order, '');
+    const charge = await chargeCard(paymentMethod, `${shopUrl}/done`).catch((err: unknown) => {
+      taken.delete(order);
+      throw err;
+    });
+    if (charge.paymentId && charge.status !== 402) taken.set(order, charge.paymentId);
+    else taken.delete(order);
+    reply(charge.status, 'application/json', JSON.stringify(charge.view));
   }
 
   /**
    * The merchant's server side: a payment of the `pm_` with the secret key (the card number is never here). When the
    * issuer asks the shopper to authenticate, the page sends them to the payment's next action.
    */
-  async function chargeCard(paymentMethod: string, returnUrl: string): Promise<{ status: number; view: Record<string, unknown> }> {
+  async function chargeCard(
+    paymentMethod: string,
+    returnUrl: string,
+  ): Promise<{ status: number; paymentId?: string; view: Record<string, unknown> }> {
     const request = { amount: DEMO_AMOUNT, currency: 'USD', payment_method: paymentMethod, description: 'Demo T-shirt', return_url: returnUrl };
     const { status, payment } = await callApi('POST', '/api/payments/create', {
       ...request,
       ...(options.routing ? { routing: options.routing } : {}),
     });
-    if (status !== 200) return { status, view: { message: payment.error?.message ?? 'The payment failed' } };
+    if (status === 402 && payment.error?.code === 'card_declined') {
+      const failed = { id: payment.error.payment_id, status: 'failed', decline_code: payment.error.decline_code ?? null };
+      return { status, view: outcomeOf(failed) };
+    }
+    if (status !== 200) return { status: 502, view: { message: 'We could not take the payment just now: please try again.' } };
+    const paymentId = payment.id;
     if (payment.status === 'requires_action')
-      return { status, view: { id: payment.id, status: payment.status, redirect_url: payment.next_action?.redirect_to_url.url } };
-    return { status: payment.status === 'failed' ? 402 : 200, view: { id: payment.id, status: payment.status, message: declined(payment) } };
+      return { status, paymentId, view: { id: paymentId, status: payment.status, redirect_url: payment.next_action?.redirect_to_url.url } };
+    const outcome = outcomeOf(payment);
+    return { status: outcome.paid ? 200 : 402, paymentId, view: outcome };
   }
 
   async function callApi(method: 'GET' | 'POST', path: string, request?: Record<string, unknown>): Promise<{ status: number; payment: PaymentView }> {
@@ -146,21 +174,7 @@ export async function startDemoCheckout(options: DemoCheckoutOptions): Promise<D
   };
 }
 
-const declined = (payment: PaymentView) => `${payment.id} is ${payment.status}${payment.decline_code ? ` (${payment.decline_code})` : ''}.`;
-
-/** What the shopper is told once back from their bank: the payment as the merchant's server read it. */
-function outcomeOf({ status, payment }: { status: number; payment: PaymentView }): { paid: boolean; text: string } | undefined {
-  if (status !== 200) return undefined;
-  const paid = payment.status === 'succeeded' || payment.status === 'authorized';
-  return { paid, text: paid ? `Paid: ${payment.id} is ${payment.status}.` : `Not paid: ${declined(payment)}` };
-}
-
-const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-const donePage = (result: { paid: boolean; text: string }) =>
-  file('done.html')
-    .replace('{{OUTCOME}}', result.paid ? 'paid' : 'failed')
-    .replace('{{RESULT}}', escapeHtml(result.text));
+const donePage = (outcome: Parameters<typeof outcomeHtml>[0]) => file('done.html').replace('{{RESULT}}', outcomeHtml(outcome));
 
 function answer(res: ServerResponse, status: number, type: string, content: string, csp?: string): void {
   res.statusCode = status;
