@@ -72,7 +72,7 @@ async function startWorkers(merchantId: string): Promise<void> {
     if (name === 'workers/event-stream') {
       return (async (event: DynamoDBStreamEvent, context) => {
         const mine = event.Records.filter((r: DynamoDBRecord) => r.dynamodb?.NewImage?.merchant_id?.S === merchantId);
-        for (const r of mine) streamed.add(r.dynamodb!.NewImage!.id!.S!);
+        for (const r of mine) streamed.add(r.dynamodb!.NewImage!.sk!.S!.replace(/^EVT#/, '')); // an event item's id is its sort key's
         return handler({ Records: mine }, context);
       }) as LambdaHandler;
     }
