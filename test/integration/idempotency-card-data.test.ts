@@ -79,8 +79,14 @@ const canonical = (value: unknown): string =>
 describe('what an Idempotency-Key keeps of a card', () => {
   it('finds the card endpoints from their schemas', () => {
     expect(idempotent.map(({ spec }) => spec.name).sort()).toEqual(Object.keys(requests).sort());
-    // the shopper's invoice page takes a card too, in a form that honours no key; a routing simulation stores nothing
-    expect(cardEndpoints.filter((e) => !idempotent.includes(e)).map(({ spec }) => spec.name)).toEqual(['hosted/pay-submit', 'routing/simulate']);
+    // the shopper's invoice and payment-link pages take a card too, in forms that honour no key; a routing simulation
+    // stores nothing
+    expect(
+      cardEndpoints
+        .filter((e) => !idempotent.includes(e))
+        .map(({ spec }) => spec.name)
+        .sort(),
+    ).toEqual(['hosted/link-submit', 'hosted/pay-submit', 'routing/simulate']);
   });
 
   it.each(idempotent.map(({ spec }) => [spec.name, spec] as const))(
