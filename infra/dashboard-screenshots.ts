@@ -11,6 +11,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
+import { SANDBOX_APPROVED_CARD, TEST_CARDS } from '../shared/providers/test-cards.ts';
 import { projectRoot } from './local/lambda.ts';
 
 const OUT = resolve(projectRoot, 'docs/dashboard');
@@ -134,16 +135,18 @@ async function giveHistory(url: string, apiKey: string, receiverUrl: string): Pr
     });
     return (await response.json()) as { id: string };
   };
-  const card = (number: string) => ({ type: 'card', card: { number, exp_month: 12, exp_year: 2034, cvc: '123' } });
+  const card = (number: string) => ({ type: 'card', card: { ...SANDBOX_APPROVED_CARD, number } });
+  /** the sandbox's card that declines with `code` */
+  const declining = (code: string) => Object.entries(TEST_CARDS).find(([, answer]) => 'decline' in answer && answer.decline === code)![0];
   const pay = (amount: number, currency: string, number: string, email: string) =>
     call('/api/payments/create', { amount, currency, payment_method: card(number), capture_method: 'automatic', customer: { email } });
   await call('/api/webhooks/configure', { url: receiverUrl, events: ['payment.succeeded', 'payment.refunded'] });
-  const paid = await pay(4900, 'eur', '4242424242424242', 'sam@example.com');
+  const paid = await pay(4900, 'eur', SANDBOX_APPROVED_CARD.number, 'sam@example.com');
   await call(`/api/payments/${paid.id}/refund`, { amount: 1500 });
-  const disputed = await pay(12900, 'usd', '5555555555554444', 'ada@example.com');
+  const disputed = await pay(12900, 'usd', SANDBOX_APPROVED_CARD.number, 'ada@example.com');
   await call(`/api/test_helpers/payments/${disputed.id}/dispute`, { reason: 'product_not_received' });
-  await pay(3200, 'eur', '4000000000000002', 'lee@example.com');
-  await pay(780, 'gbp', '4000000000009995', 'kim@example.com');
+  await pay(3200, 'eur', declining('generic_decline'), 'lee@example.com');
+  await pay(780, 'gbp', declining('insufficient_funds'), 'kim@example.com');
   await call('/api/routing/rules', {
     name: 'Yen to Adyen',
     provider: 'adyen',

@@ -61,7 +61,7 @@ export function Payments() {
         <input
           id="payment-search"
           type="search"
-          placeholder="pay_…, e-mail or last 4 digits"
+          placeholder="pay_… or e-mail"
           value={searchText}
           onInput={(e) => setSearchText(e.currentTarget.value)}
         />
