@@ -74,6 +74,11 @@ export interface GatewayOptions {
   docs?: boolean;
   /** Serve the dashboard at `/dashboard` (and `/` → there) from this build (dashboard.ts). Default: not served. */
   dashboard?: () => Promise<DashboardFiles>;
+  /**
+   * The address every request seems to come from, instead of the socket's. Tests give each gateway its own, so the
+   * per-address limits (hosted pages, sign-in) count one test file's requests, not every file's on 127.0.0.1.
+   */
+  clientIp?: string;
 }
 
 export interface Gateway {
@@ -178,7 +183,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       headers: pairs(req.rawHeaders),
       rawQuery,
       body: body.length > 0 ? body.toString('utf8') : null,
-      sourceIp: clientIp(req),
+      sourceIp: options.clientIp ?? clientIp(req),
       // API Gateway's own name for the API (what links are built on), never the client's Host header.
       domainName: new URL(url).host,
       requestId,

@@ -89,7 +89,8 @@ describe('publishable keys', () => {
     const save = (key: string, ip: string) => paymentMethods.create(key, cardBody(freshCard()), {}, ip);
     // Act, with the clock inside one window (15 s from its start)
     const realNow = clock.now;
-    clock.now = () => Math.floor(realNow() / 60_000) * 60_000 + 15_000;
+    const windowStart = Math.floor(realNow() / 60_000) * 60_000;
+    clock.now = () => windowStart + 15_000;
     const [first, over, otherIp, server] = await (async () => {
       const within = await Promise.all(Array.from({ length: 30 }, () => save(publishable, '198.51.100.7')));
       return [within, await save(publishable, '198.51.100.7'), await save(publishable, '198.51.100.8'), await save(apiKey, '198.51.100.7')] as const;

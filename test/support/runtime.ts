@@ -7,6 +7,7 @@
  *   fakes), waiting for the printed banner. For tests of the local runtime itself.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { catalog } from '../../functions/catalog.ts';
 import { lazyDashboard } from '../../infra/local/dashboard.ts';
@@ -18,9 +19,13 @@ import { keepOutput } from './leak-capture.ts';
 /** The dashboard's build, shared by the test gateways of this worker and made on the first request for it. */
 const dashboard = lazyDashboard();
 
-/** In-process gateway on a free port (process.env already holds the services' env, see env.ts), the dashboard too. */
+/**
+ * In-process gateway on a free port (process.env already holds the services' env, see env.ts), the dashboard too. Its
+ * clients seem to come from an address of their own in 198.18.0.0/15 (kept for tests, RFC 2544): the per-address
+ * limits of the hosted pages count this gateway's requests only, not those of every file running beside it.
+ */
 export function startTestGateway(): Promise<Gateway> {
-  return startGateway({ port: 0, catalog, log: false, dashboard });
+  return startGateway({ port: 0, catalog, log: false, dashboard, clientIp: `198.${18 + randomInt(2)}.${randomInt(256)}.${randomInt(1, 255)}` });
 }
 
 export interface RuntimeProcess {
