@@ -479,6 +479,12 @@ export interface LocalStackOptions {
   /** the vault's key file, created when missing; default `.data/vault-keys.json` (`LOCAL_VAULT_KEY_FILE`) */
   vaultKeyFile?: string;
   persistPath?: string;
+  /**
+   * Default true: the table's stream, which `npm start`'s pollers read. The test suite's shared table has none: DynamoDB
+   * Local keeps every stream record and each write costs more the more it keeps (the files that read a stream make a
+   * table of their own, test/support/own-table.ts).
+   */
+  tableStream?: boolean;
   dynamoPort?: number;
   sqsPort?: number;
   logLevel?: LocalEnvInput['logLevel'];
@@ -521,7 +527,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await Promise.all([sqs.stop(), dynamo.stop()]);
   };
   try {
-    await createTable(dynamo.client, tableName);
+    await createTable(dynamo.client, tableName, options.tableStream === false ? { ...tableDefinition, streamView: undefined } : tableDefinition);
     await createTable(dynamo.client, vaultTableName, vaultTableDefinition);
     await createTable(dynamo.client, cvcTableName, cvcTableDefinition);
     const queueUrls = await createQueues(sqs.client);

@@ -24,7 +24,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const leakDir = mkdtempSync(join(tmpdir(), 'payments-leak-capture-'));
   const cacheDir = mkdtempSync(join(tmpdir(), 'payments-suite-cache-'));
   project.provide('suiteCache', cacheDir);
-  const stack = await startLocalStack({ tableName: 'payments-test', vaultKeyFile: join(keyDir, 'vault-keys.json'), logLevel: 'WARN' });
+  const stack = await startLocalStack({
+    tableName: 'payments-test',
+    tableStream: false,
+    vaultKeyFile: join(keyDir, 'vault-keys.json'),
+    logLevel: 'WARN',
+  });
   console.log(
     `[global-setup] DynamoDB Local ${stack.dynamo.endpoint} (pid ${stack.dynamo.pid}, up in ${stack.dynamo.startupMs} ms), SQS ${stack.sqs.endpoint}`,
   );
