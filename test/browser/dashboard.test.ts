@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+// Reads the table's stream: a table of its own with one (the suite's shared table has none).
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('dashboard', { stream: true }));
 import { handler as deliveryWorker } from '../../functions/workers/webhook-delivery.ts';
 import type { Gateway } from '../../infra/local/gateway.ts';
 import { eventsQueue, type EventsMessage } from '../../shared/events/queue.ts';

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+// Reads the table's stream: a table of its own with one (the suite's shared table has none).
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('card-data', { stream: true }));
 import { handler as connect } from '../../functions/connectors/create.ts';
 import { handler as updateConnector } from '../../functions/connectors/update.ts';
 import { config } from '../../shared/config.ts';

@@ -1,5 +1,7 @@
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+// Reads the table's stream: a table of its own with one (the suite's shared table has none).
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('events', { stream: true }));
 import { handler as createKey } from '../../functions/api-keys/create.ts';
 import { handler as get } from '../../functions/events/get.ts';
 import { handler as redeliver } from '../../functions/events/redeliver.ts';

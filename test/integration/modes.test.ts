@@ -1,5 +1,7 @@
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+// Reads the table's stream: a table of its own with one (the suite's shared table has none).
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('modes', { stream: true }));
 import { handler as overview } from '../../functions/analytics/overview.ts';
 import { handler as createKey } from '../../functions/api-keys/create.ts';
 import { handler as balance } from '../../functions/balance/get.ts';

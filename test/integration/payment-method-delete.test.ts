@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+// Reads the table's stream: a table of its own with one (the suite's shared table has none).
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('payment-method-delete', { stream: true }));
 import { handler as deleteCustomer } from '../../functions/customers/delete.ts';
 import { handler as getCustomer } from '../../functions/customers/get.ts';
 import { handler as cancelSubscription } from '../../functions/subscriptions/cancel.ts';

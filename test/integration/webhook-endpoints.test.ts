@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+// Reads the table's stream: a table of its own with one (the suite's shared table has none).
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('webhook-endpoints', { stream: true }));
 import { handler as createKey } from '../../functions/api-keys/create.ts';
 import { handler as configure } from '../../functions/webhooks/configure.ts';
 import { handler as get } from '../../functions/webhooks/get.ts';

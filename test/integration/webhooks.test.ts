@@ -1,6 +1,8 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+// Reads the table's stream: a table of its own with one (the suite's shared table has none).
+await vi.hoisted(async () => (await import('../support/own-table.ts')).useOwnTable('webhooks', { stream: true }));
 import { handler as configure } from '../../functions/webhooks/configure.ts';
 import { handler as remove } from '../../functions/webhooks/delete.ts';
 import { handler as events } from '../../functions/webhooks/events.ts';

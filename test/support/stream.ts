@@ -8,7 +8,10 @@ import { fakeContext } from './lambda.ts';
 
 const trigger = catalog.find((f) => f.name === 'workers/event-stream')!.trigger as Extract<Trigger, { type: 'stream' }>;
 
-/** The table's stream from when the test file loads (every test makes its own merchant after that). */
+/**
+ * The table's stream from when the test file loads (every test makes its own merchant after that). The suite's shared
+ * table has no stream: a file reading one makes its own table first, `useOwnTable(name, { stream: true })`.
+ */
 const stream = await TableStream.open(new DynamoDBClient({}), process.env.AWS_ENDPOINT_URL_DYNAMODB!, TABLE, 'latest');
 /** Records read but not yet asked for: other merchants' (other tests of the file, or other files'). */
 let unread: DynamoDBRecord[] = [];

@@ -24,4 +24,10 @@ describe('the suite', () => {
     expect(sweeping.length).toBeGreaterThan(10);
     expect(sweeping.filter((f) => !/\buseOwnTable\(/.test(f.text)).map((f) => f.path)).toEqual([]);
   });
+
+  it('reads a table stream only from the file’s own table (the shared one has none, so no file pays for records nobody reads)', () => {
+    const reading = testFiles.filter((f) => /\b(streamEvents|streamed)\(/.test(f.text));
+    expect(reading.length).toBeGreaterThan(5);
+    expect(reading.filter((f) => !/\buseOwnTable\([^)]*(stream|queues): true/.test(f.text)).map((f) => f.path)).toEqual([]);
+  });
 });
