@@ -55,10 +55,10 @@ export async function updatePayment(merchant: Merchant, paymentId: string, input
 type ListInput = v.InferOutput<typeof ListPaymentsQuery>;
 
 export async function listPayments(merchant: Merchant, query: ListInput) {
-  const { limit, starting_after, ending_before, status, currency, provider, customer_email } = query;
+  const { limit, starting_after, ending_before, status, currency, provider, customer_email, card_last4 } = query;
   const result = await payments.listPayments(
     ownerOf(merchant),
-    { status, currency, provider, customer_email, created_gte: query['created[gte]'], created_lte: query['created[lte]'] },
+    { status, currency, provider, customer_email, card_last4, created_gte: query['created[gte]'], created_lte: query['created[lte]'] },
     { limit, starting_after, ending_before },
   );
   return { object: 'list' as const, data: result.data.map(paymentView), has_more: result.has_more, total: result.total };

@@ -165,6 +165,7 @@ export const ListPaymentsQuery = listQuery('payment', {
   currency: v.optional(Currency),
   provider: v.optional(v.picklist(PROVIDERS)),
   customer_email: v.optional(Email),
+  card_last4: v.optional(v.pipe(v.string(), v.regex(/^\d{4}$/, "the card number's last 4 digits"))),
   'created[gte]': v.optional(createdBound(false)),
   'created[lte]': v.optional(createdBound(true)),
 });

@@ -356,6 +356,8 @@ export interface PaymentFilters {
   currency?: string;
   provider?: ProviderName;
   customer_email?: string;
+  /** the card's last 4 digits (the item's `card_last4`, store/stored-form.ts) */
+  card_last4?: string;
   created_gte?: number;
   created_lte?: number;
 }
@@ -396,9 +398,10 @@ export function paymentCountChange(
   ];
 }
 
-/** `total`: from the count cells, unless the filters reach beyond them (an e-mail, a created range): then counted over the matches. */
+/** `total`: from the count cells, unless the filters reach beyond them (an e-mail, a card, a created range): then counted over the matches. */
 async function countPayments(owner: Owner, filters: PaymentFilters, ranges: readonly RangeSpec[]): Promise<number> {
-  if (filters.customer_email !== undefined || filters.created_gte !== undefined || filters.created_lte !== undefined)
+  const { customer_email, card_last4, created_gte, created_lte } = filters;
+  if ([customer_email, card_last4, created_gte, created_lte].some((filter) => filter !== undefined))
     return (await Promise.all(ranges.map(countItems))).reduce((sum, count) => sum + count, 0);
   const cells = await readCells(owner, 'PAYN', paymentCountKeys.all.from, paymentCountKeys.all.to);
   let total = 0;

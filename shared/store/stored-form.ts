@@ -10,6 +10,8 @@ import type { Target } from '../model/targets.ts';
  * - `packedEach`: list fields a change appends to (a `history`), stored as a list of packed entries.
  * - `nullsOmitted`: a null field is not stored (a change that sets it to null removes it); its schema reads it back
  *   as null.
+ * - `copied`: top-level attributes copied from a packed field where it is set, for a list's filter to read (a
+ *   payment's `card_last4`, 14 bytes); the record's schema leaves them out when the item is read.
  *
  * A packed value is the value's JSON deflated against a dictionary of the words these fields are made of (the routing
  * reason's sentences, the attempt's, the card's and a history entry's field names): a routing decision of 360 bytes of
@@ -20,9 +22,15 @@ interface StoredForm {
   packed: readonly string[];
   packedEach: readonly string[];
   nullsOmitted: boolean;
+  copied?: Record<string, (fields: Record<string, unknown>) => unknown>;
 }
 const STORED_FORMS: Partial<Record<Target['entity'], StoredForm>> = {
-  payment: { packed: ['routing_decision', 'attempts', 'card', 'metadata'], packedEach: ['history'], nullsOmitted: true },
+  payment: {
+    packed: ['routing_decision', 'attempts', 'card', 'metadata'],
+    packedEach: ['history'],
+    nullsOmitted: true,
+    copied: { card_last4: (fields) => (fields.card as { last4?: string } | undefined)?.last4 },
+  },
 };
 
 /** Marked pure, so a bundle that never packs or unpacks a value leaves the dictionary out. */
@@ -72,6 +80,10 @@ export function storedFields(entity: Target['entity'], fields: Record<string, un
   for (const [name, value] of Object.entries(fields)) {
     if (value === null && form.nullsOmitted) unset.push(name);
     else set[name] = storedValue(form, name, value);
+  }
+  for (const [name, copy] of Object.entries(form.copied ?? {})) {
+    const value = copy(fields);
+    if (value !== undefined) set[name] = value;
   }
   return { set, unset };
 }

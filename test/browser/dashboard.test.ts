@@ -78,10 +78,10 @@ const open = async (page: Page, name: string) => {
 };
 
 describe('the dashboard in Chromium', () => {
-  it('signs in with the e-mailed code, lists the payments and finds one by the customer’s e-mail and by its id', async () => {
-    // Prepare: the demo merchant's two payments for jane@example.com and one for sam@example.com
+  it('signs in with the e-mailed code, lists the payments and finds them by the customer’s e-mail, the card’s last 4 digits and the id', async () => {
+    // Prepare: the demo merchant's two payments for jane@example.com (Visa •••• 4242) and one for sam@example.com (•••• 4444)
     const merchant = await newMerchant({ payments: true });
-    const card = { type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2034, cvc: '737' } };
+    const card = { type: 'card', card: { number: '5555555555554444', exp_month: 12, exp_year: 2034, cvc: '737' } };
     const sams = await api(merchant.apiKey, 'POST', '/api/payments/create', {
       amount: 990,
       currency: 'eur',
@@ -98,6 +98,10 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Search' }).click();
     await expect.poll(() => table.getByRole('row').count()).toBe(2);
     const found = await table.textContent();
+    await page.getByLabel('Search').fill('4242');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => table.getByRole('row').count()).toBe(3);
+    const byCard = await table.textContent();
     await page.getByLabel('Search').fill(merchant.paymentId!);
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
@@ -113,6 +117,8 @@ describe('the dashboard in Chromium', () => {
     expect(found).toContain('sam@example.com');
     expect(found).toContain('€9.90');
     expect(found).not.toContain('jane@example.com');
+    expect(byCard).toContain('jane@example.com');
+    expect(byCard).not.toContain('sam@example.com');
     expect(paymentPage).toBe(`${gateway.url}/dashboard/payments/${merchant.paymentId} $25.00 succeeded ${merchant.paymentId}`);
     expect(sams.status).toBe(200);
     expect(await page.evaluate(() => document.cookie)).toBe('');

@@ -74,7 +74,27 @@ describe('listing payments', () => {
     }
   });
 
+  it("finds payments by the card's last 4 digits, counting the matches", async () => {
+    // Prepare: two payments on a Visa ending 4242, one on a Mastercard ending 4444
+    const { apiKey } = await newMerchant();
+    const visa = [
+      await payments.create(apiKey, paymentBody({}, '4242424242424242')),
+      await payments.create(apiKey, paymentBody({}, '4242424242424242')),
+    ];
+    const mastercard = await payments.create(apiKey, paymentBody({}, '5555555555554444'));
+    // Act
+    const [byVisa, byMastercard, none] = await Promise.all(['4242', '4444', '0000'].map((card_last4) => payments.list(apiKey, { card_last4 })));
+    // Assess
+    expect(ids(byVisa!)).toEqual([visa[1]!.body.id, visa[0]!.body.id]);
+    expect(byVisa!.body.total).toBe(2);
+    expect(byVisa!.body.data[0].payment_method.card).toMatchObject({ brand: 'visa', last4: '4242' });
+    expect(ids(byMastercard!)).toEqual([mastercard.body.id]);
+    expect(none!.body).toMatchObject({ data: [], total: 0, has_more: false });
+  });
+
   it.each([
+    [{ card_last4: '424' }, 'card_last4'],
+    [{ card_last4: '42a2' }, 'card_last4'],
     [{ status: 'pending' }, 'status'],
     [{ currency: 'XYZ' }, 'currency'],
     [{ provider: 'paypal' }, 'provider'],

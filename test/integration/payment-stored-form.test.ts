@@ -31,6 +31,9 @@ describe("a payment's stored form", () => {
     expect(itemBytes(marshall(item, { removeUndefinedValues: true }))).toBeLessThanOrEqual(1024);
     for (const packed of ['routing_decision', 'attempts', 'card', 'metadata']) expect(item[packed], packed).toBeInstanceOf(Uint8Array);
     expect(item.history[0]).toBeInstanceOf(Uint8Array);
+    // the card's last 4 digits beside it, for the list's filter; the record read back has no such field
+    expect(item.card_last4).toBe(created.body.payment_method.card.last4);
+    expect(created.body).not.toHaveProperty('card_last4');
     expect(item).not.toHaveProperty('decline_code');
     expect(item).not.toHaveProperty('connector_id');
     const read = await payments.get(apiKey, created.body.id);

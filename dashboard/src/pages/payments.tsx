@@ -1,6 +1,6 @@
 /**
  * Payments: the API's list, a page at a time (its cursor, never a full scan), filtered by status, provider and the
- * viewer's own dates, and a `Search` box for an id or a customer's e-mail.
+ * viewer's own dates, and a `Search` box for an id, a customer's e-mail or a card's last 4 digits.
  */
 import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
@@ -24,10 +24,11 @@ interface Filters {
 /** A local calendar day's first or last instant, as the API's ISO filter: the viewer's day, not UTC's. */
 const dayEdge = (date: string, end: boolean) => new Date(`${date}T${end ? '23:59:59.999' : '00:00:00'}`).toISOString();
 
-/** The search box's text as the list's filter: an e-mail (an id opens the payment). */
+/** The search box's text as the list's filter: an e-mail or a card's last 4 digits (an id opens the payment). */
 function searchFilter(text: string): Query {
   if (text.includes('@')) return { customer_email: text };
-  throw new Error('Search takes a payment id (pay_…) or a customer’s e-mail');
+  if (/^\d{4}$/.test(text)) return { card_last4: text };
+  throw new Error('Search takes a payment id (pay_…), a customer’s e-mail or a card’s last 4 digits');
 }
 
 async function listPayments(filters: Filters, cursor: Cursor) {
@@ -61,7 +62,7 @@ export function Payments() {
         <input
           id="payment-search"
           type="search"
-          placeholder="pay_… or e-mail"
+          placeholder="pay_…, e-mail or last 4"
           value={searchText}
           onInput={(e) => setSearchText(e.currentTarget.value)}
         />
